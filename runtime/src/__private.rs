@@ -1,0 +1,1 @@
+//! Not public API. Used by generated code.

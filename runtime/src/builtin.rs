@@ -1,0 +1,1 @@
+//! The built-in custom kinds: `compactionSummary`, `branchSummary`, `extension`.

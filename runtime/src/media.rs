@@ -1,0 +1,1 @@
+//! Media constructors and MIME sniffing for images, audio and documents.

@@ -1,0 +1,1 @@
+//! Recognising the context-overflow errors of each provider.

@@ -1,0 +1,1 @@
+//! The default projection of a transcript to LLM messages.

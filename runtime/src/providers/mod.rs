@@ -1,0 +1,165 @@
+//! Provider wire formats: request encoders, response and stream decoders.
+//!
+//! One module per API, each behind its Cargo feature (all on by default):
+//! [`openai_chat`], [`openai_responses`], [`anthropic`], [`gemini`]. Each has
+//! `encode_request(&Request) -> Result<Encoded, EncodeError>`,
+//! `decode_response(&str) -> Result<AssistantMessage, DecodeError>` and a
+//! `StreamDecoder` implementing [`StreamDecode`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::message::{AssistantMessage, Message};
+use crate::project::Report;
+
+#[cfg(feature = "anthropic")]
+pub mod anthropic;
+#[cfg(feature = "gemini")]
+pub mod gemini;
+#[cfg(feature = "openai-chat")]
+pub mod openai_chat;
+#[cfg(feature = "openai-responses")]
+pub mod openai_responses;
+
+/// A request to a model, before it is encoded for one provider.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Request {
+    /// The model id.
+    pub model: String,
+    /// The system prompt.
+    pub system: Option<String>,
+    /// The conversation: any projection of a transcript (the encoder prepares it
+    /// for its own target).
+    pub messages: Vec<Message>,
+    /// The tools the model may call.
+    pub tools: Vec<ToolSpec>,
+    /// The output token limit.
+    pub max_tokens: Option<u32>,
+}
+
+impl Request {
+    /// A request for `model` with these messages.
+    pub fn new(model: impl Into<String>, messages: Vec<Message>) -> Self {
+        Self {
+            model: model.into(),
+            messages,
+            ..Self::default()
+        }
+    }
+
+    /// The same request with a system prompt.
+    #[must_use]
+    pub fn with_system(mut self, system: impl Into<String>) -> Self {
+        self.system = Some(system.into());
+        self
+    }
+
+    /// The same request with these tools.
+    #[must_use]
+    pub fn with_tools(mut self, tools: Vec<ToolSpec>) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    /// The same request with an output token limit.
+    #[must_use]
+    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = Some(max_tokens);
+        self
+    }
+}
+
+/// A tool the model may call: its name, what it does, and the JSON Schema of its
+/// arguments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    /// The tool's name.
+    pub name: String,
+    /// What the tool does, for the model.
+    pub description: String,
+    /// The JSON Schema of the arguments object.
+    pub parameters: serde_json::Value,
+}
+
+impl ToolSpec {
+    /// A tool.
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        parameters: serde_json::Value,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            parameters,
+        }
+    }
+}
+
+/// A request body, with everything that was changed to make it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Encoded {
+    /// The JSON body to send.
+    pub body: serde_json::Value,
+    /// What `prepare` and the encoder changed, by input message index.
+    pub report: Report,
+}
+
+/// A request that cannot be encoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EncodeError {
+    /// Part of the request is not valid for this provider.
+    #[error("cannot encode {path}: {message}")]
+    Invalid {
+        /// Where, such as `messages[3].content[1]` or `tools[0].name`.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// A response body or stream that cannot be decoded.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// Not JSON, or JSON of the wrong shape for serde.
+    #[error("{}invalid JSON: {source}", at_event(*.event))]
+    Json {
+        /// The 0-based index of the stream event, for a stream.
+        event: Option<usize>,
+        /// The parser's error, with line and column.
+        source: serde_json::Error,
+    },
+    /// JSON that does not make sense for this provider.
+    #[error("{}invalid {path}: {message}", at_event(*.event))]
+    Invalid {
+        /// The 0-based index of the stream event, for a stream.
+        event: Option<usize>,
+        /// The field path, such as `content[2].input`.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The stream ended before the message was complete.
+    #[error("stream ended after {events} events: {message}")]
+    Truncated {
+        /// How many events were read.
+        events: usize,
+        /// What was missing.
+        message: String,
+    },
+}
+
+fn at_event(event: Option<usize>) -> String {
+    event.map_or_else(String::new, |e| format!("event {e}: "))
+}
+
+/// Folds a provider's stream events, one at a time, into an [`AssistantMessage`].
+pub trait StreamDecode {
+    /// Takes one event: the JSON of one SSE `data:` payload or chunk.
+    fn push(&mut self, event: &str) -> Result<(), DecodeError>;
+
+    /// The message, once every event has been pushed. A stream that stopped
+    /// before its end is an error (or a message whose stopReason is `error`).
+    fn finish(self) -> Result<AssistantMessage, DecodeError>;
+}
