@@ -19,3 +19,19 @@ pub fn conformance_dir() -> PathBuf {
     );
     dir
 }
+
+/// Validates `instance` against `schemas/<name>` of the conformance data and
+/// returns every error as `path: message` (empty when it is valid).
+pub fn schema_errors(name: &str, instance: &serde_json::Value) -> Vec<String> {
+    let path = conformance_dir().join("schemas").join(name);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read schema {}: {e}", path.display()));
+    let schema: serde_json::Value = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("schema {} is not JSON: {e}", path.display()));
+    let validator = jsonschema::validator_for(&schema)
+        .unwrap_or_else(|e| panic!("schema {} does not compile: {e}", path.display()));
+    validator
+        .iter_errors(instance)
+        .map(|e| format!("{}: {}", e.instance_path, e))
+        .collect()
+}
