@@ -51,10 +51,18 @@ fn match_here(pieces: &[Piece], text: &str, floating: bool) -> bool {
         return true;
     };
     match first {
-        Lit(lit) if floating => text.match_indices(lit).any(|(at, _)| {
-            text.get(at + lit.len()..)
-                .is_some_and(|after| match_here(rest, after, false))
-        }),
+        Lit(lit) if floating => {
+            // When nothing or a gap follows, the first occurrence leaves the most
+            // text for the rest, so later ones need not be tried (this keeps a
+            // long body linear).
+            let first_only = matches!(rest.first(), None | Some(Gap));
+            text.match_indices(lit)
+                .take(if first_only { 1 } else { usize::MAX })
+                .any(|(at, _)| {
+                    text.get(at + lit.len()..)
+                        .is_some_and(|after| match_here(rest, after, false))
+                })
+        }
         Lit(lit) => text
             .strip_prefix(lit)
             .is_some_and(|after| match_here(rest, after, false)),
@@ -89,8 +97,6 @@ pub const OVERFLOW_PATTERNS: &[OverflowPattern] = &[
     ),
     // "This model's maximum prompt length is 131072 but the request contains 537812 tokens."
     OverflowPattern::new("xAI", &[Lit("maximum prompt length is "), Number]),
-    // "Please reduce the length of the messages or completion."
-    OverflowPattern::new("Groq", &[Lit("reduce the length of the messages")]),
     // "This endpoint's maximum context length is 200000 tokens. However, you requested about 250000 tokens"
     // (OpenRouter); "This model's maximum context length is 8192 tokens. However, your messages
     // resulted in 9000 tokens." (OpenAI Chat Completions, vLLM, DeepSeek)
@@ -98,6 +104,8 @@ pub const OVERFLOW_PATTERNS: &[OverflowPattern] = &[
         "OpenRouter / OpenAI-compatible",
         &[Lit("maximum context length is "), Number, Lit(" tokens")],
     ),
+    // "Please reduce the length of the messages or completion."
+    OverflowPattern::new("Groq", &[Lit("reduce the length of the messages")]),
     // "prompt token count of 130000 exceeds the limit of 128000"
     OverflowPattern::new("GitHub Copilot", &[Lit("exceeds the limit of "), Number]),
     // "the request exceeds the available context size, try increasing it"
