@@ -396,8 +396,13 @@ pub struct ToolResultMessage {
     /// Unix milliseconds; 0 (and then not written) when unknown.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub timestamp: u64,
-    /// Data for the application only; never sent to a model.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Data for the application only; never sent to a model. An explicit `null`
+    /// is kept as `Some(Value::Null)`, so it is written back.
+    #[serde(
+        default,
+        deserialize_with = "present_value",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub details: Option<serde_json::Value>,
 }
 
@@ -769,6 +774,11 @@ impl<'de> crate::flat::RoleDispatch<'de> for LlmDispatch {
             turn_id: envelope.turn_id,
         })
     }
+}
+
+/// A field that is present, even as `null`, is `Some` (absent is `None` by default).
+fn present_value<'de, D: Deserializer<'de>>(d: D) -> Result<Option<serde_json::Value>, D::Error> {
+    serde_json::Value::deserialize(d).map(Some)
 }
 
 /// Reads `content` as a list of blocks, or a plain string as one text block.

@@ -1,0 +1,354 @@
+//! Round trips of every type of the transcript format: decode(encode(x)) == x,
+//! from our writer's bytes and from the same object with its keys reordered.
+
+use std::fmt::Debug;
+
+use agentmsg::{
+    AssistantContent, AssistantMessage, AudioContent, Content, Cost, DocumentContent,
+    ImageContent, LlmMessage, MediaSource, Message, MessageId, RedactedThinkingContent, Role,
+    StopReason, SystemMessage, TextContent, ThinkingContent, ToolCall, ToolResultContent,
+    ToolResultMessage, TurnId, Usage, UserContent, UserMessage,
+};
+use proptest::prelude::*;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// decode(encode(x)) == x, both from our bytes and from the keys in sorted order
+/// (which puts `role` and `type` after other keys, so readers must look for them).
+fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(x: &T) -> Result<(), TestCaseError> {
+    let text = serde_json::to_string(x).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let back: T = serde_json::from_str(&text)
+        .map_err(|e| TestCaseError::fail(format!("{e} in {text}")))?;
+    prop_assert_eq!(&back, x);
+    let sorted = serde_json::to_string(&serde_json::from_str::<Value>(&text).unwrap()).unwrap();
+    let back: T = serde_json::from_str(&sorted)
+        .map_err(|e| TestCaseError::fail(format!("{e} in {sorted}")))?;
+    prop_assert_eq!(&back, x);
+    Ok(())
+}
+
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![".*", "[a-zA-Z0-9 _.-]{0,12}"]
+}
+
+fn finite() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        prop::num::f64::NORMAL | prop::num::f64::SUBNORMAL | prop::num::f64::ZERO,
+        (0u32..1_000_000).prop_map(|n| f64::from(n) / 1e6),
+        any::<u32>().prop_map(f64::from),
+    ]
+}
+
+fn json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        finite().prop_map(Value::from),
+        text().prop_map(Value::String),
+    ];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::btree_map(text(), inner, 0..4)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+fn json_object() -> impl Strategy<Value = Map<String, Value>> {
+    prop::collection::btree_map(text(), json(), 0..4).prop_map(|m| m.into_iter().collect())
+}
+
+fn text_block() -> impl Strategy<Value = TextContent> {
+    text().prop_map(TextContent::new)
+}
+
+fn source() -> impl Strategy<Value = MediaSource> {
+    prop_oneof![
+        (text(), text()).prop_map(|(data, mime_type)| MediaSource::Base64 { data, mime_type }),
+        text().prop_map(MediaSource::Url),
+    ]
+}
+
+fn image() -> impl Strategy<Value = ImageContent> {
+    source().prop_map(|source| ImageContent { source })
+}
+
+fn audio() -> impl Strategy<Value = AudioContent> {
+    (text(), text()).prop_map(|(data, mime_type)| AudioContent { data, mime_type })
+}
+
+fn document() -> impl Strategy<Value = DocumentContent> {
+    (source(), prop::option::of(text())).prop_map(|(source, title)| DocumentContent { source, title })
+}
+
+fn thinking() -> impl Strategy<Value = ThinkingContent> {
+    (text(), prop::option::of(text())).prop_map(|(thinking, signature)| ThinkingContent {
+        thinking,
+        signature,
+    })
+}
+
+fn redacted() -> impl Strategy<Value = RedactedThinkingContent> {
+    text().prop_map(RedactedThinkingContent::new)
+}
+
+fn tool_call() -> impl Strategy<Value = ToolCall> {
+    (text(), text(), json_object(), prop::option::of(text())).prop_map(
+        |(id, name, arguments, signature)| ToolCall {
+            id,
+            name,
+            arguments,
+            signature,
+        },
+    )
+}
+
+fn user_content() -> impl Strategy<Value = UserContent> {
+    prop_oneof![
+        text_block().prop_map(UserContent::Text),
+        image().prop_map(UserContent::Image),
+        audio().prop_map(UserContent::Audio),
+        document().prop_map(UserContent::Document),
+    ]
+}
+
+fn assistant_content() -> impl Strategy<Value = AssistantContent> {
+    prop_oneof![
+        text_block().prop_map(AssistantContent::Text),
+        thinking().prop_map(AssistantContent::Thinking),
+        redacted().prop_map(AssistantContent::RedactedThinking),
+        tool_call().prop_map(AssistantContent::ToolCall),
+    ]
+}
+
+fn tool_result_content() -> impl Strategy<Value = ToolResultContent> {
+    prop_oneof![
+        text_block().prop_map(ToolResultContent::Text),
+        image().prop_map(ToolResultContent::Image),
+    ]
+}
+
+fn content() -> impl Strategy<Value = Content> {
+    prop_oneof![
+        user_content().prop_map(Content::from),
+        assistant_content().prop_map(Content::from),
+    ]
+}
+
+fn stop_reason() -> impl Strategy<Value = StopReason> {
+    prop::sample::select(StopReason::ALL.to_vec())
+}
+
+fn cost() -> impl Strategy<Value = Cost> {
+    (finite(), finite(), finite(), finite(), finite()).prop_map(
+        |(input, output, cache_read, cache_write, total)| Cost {
+            input,
+            output,
+            cache_read,
+            cache_write,
+            total,
+        },
+    )
+}
+
+fn usage() -> impl Strategy<Value = Usage> {
+    (
+        any::<[u64; 5]>(),
+        prop::option::of(any::<u64>()),
+        prop::option::of(cost()),
+    )
+        .prop_map(
+            |([input, output, reasoning, cache_read, cache_write], total_tokens, cost)| Usage {
+                input,
+                output,
+                reasoning,
+                cache_read,
+                cache_write,
+                total_tokens,
+                cost,
+            },
+        )
+}
+
+fn system() -> impl Strategy<Value = SystemMessage> {
+    (prop::collection::vec(text_block(), 0..3), any::<u64>())
+        .prop_map(|(content, timestamp)| SystemMessage { content, timestamp })
+}
+
+fn user() -> impl Strategy<Value = UserMessage> {
+    (prop::collection::vec(user_content(), 0..4), any::<u64>())
+        .prop_map(|(content, timestamp)| UserMessage { content, timestamp })
+}
+
+fn assistant() -> impl Strategy<Value = AssistantMessage> {
+    (
+        prop::collection::vec(assistant_content(), 0..4),
+        (text(), text(), text()),
+        prop::option::of(text()),
+        usage(),
+        stop_reason(),
+        prop::option::of(text()),
+        any::<u64>(),
+    )
+        .prop_map(
+            |(content, (api, provider, model), response_id, usage, stop_reason, error_message, timestamp)| {
+                AssistantMessage {
+                    content,
+                    api,
+                    provider,
+                    model,
+                    response_id,
+                    usage,
+                    stop_reason,
+                    error_message,
+                    timestamp,
+                }
+            },
+        )
+}
+
+fn tool_result() -> impl Strategy<Value = ToolResultMessage> {
+    (
+        (text(), text()),
+        prop::collection::vec(tool_result_content(), 0..3),
+        any::<bool>(),
+        any::<u64>(),
+        prop::option::of(json()),
+    )
+        .prop_map(
+            |((tool_call_id, tool_name), content, is_error, timestamp, details)| ToolResultMessage {
+                tool_call_id,
+                tool_name,
+                content,
+                is_error,
+                timestamp,
+                details,
+            },
+        )
+}
+
+fn message() -> impl Strategy<Value = Message> {
+    prop_oneof![
+        system().prop_map(Message::System),
+        user().prop_map(Message::User),
+        assistant().prop_map(Message::Assistant),
+        tool_result().prop_map(Message::ToolResult),
+    ]
+}
+
+fn llm_message() -> impl Strategy<Value = LlmMessage> {
+    (
+        message(),
+        prop::option::of(text().prop_map(MessageId::from)),
+        prop::option::of(text().prop_map(TurnId::from)),
+    )
+        .prop_map(|(message, id, turn_id)| LlmMessage {
+            message,
+            id,
+            turn_id,
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn text_blocks(x in text_block()) { round_trip(&x)?; }
+
+    #[test]
+    fn images(x in image()) { round_trip(&x)?; }
+
+    #[test]
+    fn audio_clips(x in audio()) { round_trip(&x)?; }
+
+    #[test]
+    fn documents(x in document()) { round_trip(&x)?; }
+
+    #[test]
+    fn thinking_blocks(x in thinking()) { round_trip(&x)?; }
+
+    #[test]
+    fn redacted_thinking_blocks(x in redacted()) { round_trip(&x)?; }
+
+    #[test]
+    fn tool_calls(x in tool_call()) { round_trip(&x)?; }
+
+    #[test]
+    fn user_contents(x in user_content()) { round_trip(&x)?; }
+
+    #[test]
+    fn assistant_contents(x in assistant_content()) { round_trip(&x)?; }
+
+    #[test]
+    fn tool_result_contents(x in tool_result_content()) { round_trip(&x)?; }
+
+    #[test]
+    fn contents(x in content()) { round_trip(&x)?; }
+
+    #[test]
+    fn roles(x in prop::sample::select(vec![Role::System, Role::User, Role::Assistant, Role::ToolResult])) {
+        round_trip(&x)?;
+        prop_assert_eq!(serde_json::to_value(x).unwrap(), Value::from(x.as_str()));
+    }
+
+    #[test]
+    fn stop_reasons(x in stop_reason()) { round_trip(&x)?; }
+
+    #[test]
+    fn costs(x in cost()) { round_trip(&x)?; }
+
+    #[test]
+    fn usages(x in usage()) { round_trip(&x)?; }
+
+    #[test]
+    fn system_messages(x in system()) { round_trip(&x)?; }
+
+    #[test]
+    fn user_messages(x in user()) { round_trip(&x)?; }
+
+    #[test]
+    fn assistant_messages(x in assistant()) { round_trip(&x)?; }
+
+    #[test]
+    fn tool_result_messages(x in tool_result()) { round_trip(&x)?; }
+
+    #[test]
+    fn messages(x in message()) {
+        round_trip(&x)?;
+        let value = serde_json::to_value(&x).unwrap();
+        prop_assert_eq!(value.get("role").and_then(Value::as_str), Some(x.role().as_str()));
+    }
+
+    #[test]
+    fn llm_messages(x in llm_message()) {
+        round_trip(&x)?;
+        let value = serde_json::to_value(&x).unwrap();
+        prop_assert_eq!(value.get("id").and_then(Value::as_str), x.id.as_ref().map(MessageId::as_str));
+        prop_assert_eq!(value.get("turnId").and_then(Value::as_str), x.turn_id.as_ref().map(TurnId::as_str));
+        // The same object read as a bare Message drops only the envelope.
+        let bare: Message = serde_json::from_value(value).unwrap();
+        prop_assert_eq!(bare, x.message);
+    }
+}
+
+#[test]
+fn fresh_ids_are_uuid_v7_and_sort_by_creation() {
+    let a = MessageId::new();
+    let b = MessageId::new();
+    assert_eq!(a.as_str().len(), 36);
+    assert_eq!(a.as_str().as_bytes().get(14), Some(&b'7'), "version nibble of {a}");
+    assert!(a < b, "{a} then {b}");
+    assert_eq!(TurnId::new().as_str().as_bytes().get(14), Some(&b'7'));
+}
+
+#[test]
+fn null_details_are_kept() {
+    let line = r#"{"role":"toolResult","toolCallId":"c","toolName":"t","content":[],"isError":false,"details":null}"#;
+    let message: Message = serde_json::from_str(line).unwrap();
+    assert_eq!(message.as_tool_result().and_then(|r| r.details.clone()), Some(Value::Null));
+    assert_eq!(serde_json::to_string(&message).unwrap(), line);
+}
