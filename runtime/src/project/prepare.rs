@@ -16,10 +16,12 @@
 //! 2. **Failed turns.** Assistant messages that ended in `error` or `aborted`
 //!    are skipped, with the results that answer their calls.
 //! 3. **Results.** A result answers the latest earlier open call with its id.
-//!    Each turn's results follow it directly, in the order of its calls; a call
-//!    without a result gets a synthetic error result ("No result provided",
-//!    `isError` true) after the turn's existing results. A result without a
-//!    call, and a second result for a call, are dropped.
+//!    Each turn's results follow it directly: those already there in their
+//!    order, then those moved up from further down; a call without a result
+//!    gets a synthetic error result ("No result provided", `isError` true)
+//!    after the turn's existing results, before the next user or assistant
+//!    message. A result without a call, and a second result for a call, are
+//!    dropped.
 //! 4. **Tool-call ids.** Ids the target's [`IdRule`] refuses, empty ids and ids
 //!    an earlier call already uses are mapped to a readable prefix plus a short
 //!    SHA-256 suffix, the same for a call and its result; the others stay.

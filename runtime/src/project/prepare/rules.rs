@@ -230,7 +230,7 @@ impl Finding {
             ),
             Event::MisplacedResult { id } => (
                 ProblemKind::MisplacedResult,
-                format!("result for `{id}` does not directly follow its call's turn in call order"),
+                format!("result for `{id}` does not directly follow its call's turn"),
             ),
             Event::IdMapped {
                 from,
@@ -617,30 +617,30 @@ impl Run<'_> {
         out: &mut Vec<Message>,
         origins: &mut Vec<Origin>,
     ) {
-        let answered: Vec<usize> = turn.calls.iter().filter_map(|c| c.result).collect();
         let run_end = messages
             .iter()
             .enumerate()
             .skip(turn_index + 1)
             .find(|(_, m)| !matches!(m, Message::ToolResult(_)))
             .map_or(messages.len(), |(k, _)| k);
-        let mut sorted = answered.clone();
-        sorted.sort_unstable();
+        // Results already after the turn keep their order; results from further
+        // down (always later in the input) come after them.
+        let mut answered: Vec<(usize, &Assigned)> = turn
+            .calls
+            .iter()
+            .zip(ids)
+            .filter_map(|(call, assigned)| Some((call.result?, assigned)))
+            .collect();
+        answered.sort_by_key(|&(r, _)| r);
 
         let mut moved: Vec<UserContent> = Vec::new();
         let mut moved_from: Option<usize> = None;
         let mut moved_timestamp = timestamp;
-        for (call, assigned) in turn.calls.iter().zip(ids) {
-            let Some(r) = call.result else { continue };
+        for (r, assigned) in answered {
             let Some(Message::ToolResult(result)) = messages.get(r) else {
                 continue;
             };
-            let position = answered.iter().position(|&x| x == r);
-            let in_place = r > turn_index
-                && r < run_end
-                && position.is_some()
-                && position == sorted.iter().position(|&x| x == r);
-            if !in_place {
+            if r <= turn_index || r >= run_end {
                 self.found(
                     r,
                     Event::MisplacedResult {
