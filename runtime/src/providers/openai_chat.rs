@@ -46,8 +46,8 @@ pub const PROVIDER: &str = "openai";
 ///
 /// The messages are first [prepared](crate::project::prepare) for
 /// `Target::new("openai", "openai-completions", &request.model)`; the report holds
-/// prepare's changes followed by the encoder's own (their `index` is the index of
-/// the prepared message). Fails only on a request that cannot be made valid: an
+/// prepare's changes followed by the encoder's own (each change's `index` is the
+/// input message it comes from). Fails only on a request that cannot be made valid: an
 /// empty model id or an empty tool name.
 ///
 /// ```
@@ -65,8 +65,8 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
         });
     }
     let target = Target::new(PROVIDER, API, &request.model);
-    let prepared = prepare(&request.messages, &target);
-    let mut report = prepared.report;
+    let mut prepared = prepare(&request.messages, &target);
+    let mut report = std::mem::take(&mut prepared.report);
     let mut out: Vec<Value> = Vec::new();
     if let Some(system) = &request.system {
         out.push(json!({"role": "system", "content": system}));
@@ -74,7 +74,8 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     // Images taken out of tool results, sent in one user message after the run of
     // tool messages they came from.
     let mut pending_images: Vec<Value> = Vec::new();
-    for (index, message) in prepared.messages.iter().enumerate() {
+    for (position, message) in prepared.messages.iter().enumerate() {
+        let index = prepared.input_index(position).unwrap_or(position);
         if !matches!(message, Message::ToolResult(_)) && !pending_images.is_empty() {
             out.push(json!({"role": "user", "content": std::mem::take(&mut pending_images)}));
         }
@@ -88,7 +89,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
                     change(
                         &mut report,
                         index,
-                        ChangeKind::UnsupportedContent,
+                        ChangeKind::DroppedEmptyMessage,
                         "empty user message dropped",
                     );
                     continue;
@@ -373,7 +374,7 @@ fn assistant_message(index: usize, m: &AssistantMessage, report: &mut Report) ->
         change(
             report,
             index,
-            ChangeKind::UnsupportedContent,
+            ChangeKind::DroppedEmptyMessage,
             "assistant message with nothing to send dropped",
         );
         return None;

@@ -72,8 +72,8 @@ pub const MIN_OUTPUT_TOKENS: u32 = 16;
 ///
 /// The messages are first [prepared](crate::project::prepare) for
 /// `Target::new("openai", "openai-responses", &request.model)`; the report holds
-/// prepare's changes followed by the encoder's own (their `index` is the index of
-/// the prepared message). The body is stateless: it sets neither `store` nor
+/// prepare's changes followed by the encoder's own (each change's `index` is the
+/// input message it comes from). The body is stateless: it sets neither `store` nor
 /// `include`; to replay reasoning with `store: false`, add
 /// `"include": ["reasoning.encrypted_content"]` to the request that produces it.
 /// Fails on an empty model id, an empty tool name, or `max_tokens` below 16.
@@ -93,10 +93,11 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
         });
     }
     let target = Target::new(PROVIDER, API, &request.model);
-    let prepared = prepare(&request.messages, &target);
-    let mut report = prepared.report;
+    let mut prepared = prepare(&request.messages, &target);
+    let mut report = std::mem::take(&mut prepared.report);
     let mut input: Vec<Value> = Vec::new();
-    for (index, message) in prepared.messages.iter().enumerate() {
+    for (position, message) in prepared.messages.iter().enumerate() {
+        let index = prepared.input_index(position).unwrap_or(position);
         match message {
             Message::System(m) => input.push(json!({"role": "system", "content": m.text()})),
             Message::User(m) => {
@@ -105,7 +106,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
                     change(
                         &mut report,
                         index,
-                        ChangeKind::UnsupportedContent,
+                        ChangeKind::DroppedEmptyMessage,
                         "empty user message dropped",
                     );
                     continue;
@@ -467,7 +468,7 @@ fn assistant_items(
         change(
             report,
             index,
-            ChangeKind::UnsupportedContent,
+            ChangeKind::DroppedEmptyMessage,
             "assistant message with nothing to send dropped",
         );
     }
