@@ -37,7 +37,8 @@
 //! Assistant text has no stored item id; the encoder gives its message item a
 //! deterministic id (`msg_` + a hash of its position and text).
 //!
-//! Decoding: usage `input` excludes the cached tokens (`cacheRead`); reasoning
+//! Decoding: usage `input` excludes the cached tokens (`cacheRead`) and the
+//! tokens written to the cache (`cache_write_tokens`, `cacheWrite`); reasoning
 //! tokens are `usage.reasoning`. `status` maps to the stop reason (`completed`
 //! → `stop`, or `toolUse` when there is a call; `incomplete` → `length`, or
 //! `guardRail` for `content_filter`; `failed` → `error`; `cancelled` →
@@ -524,6 +525,8 @@ struct WireUsage {
 struct InputDetails {
     #[serde(default)]
     cached_tokens: Option<u64>,
+    #[serde(default)]
+    cache_write_tokens: Option<u64>,
 }
 
 #[derive(Deserialize, Default, Clone)]
@@ -535,13 +538,11 @@ struct OutputDetails {
 impl WireUsage {
     fn to_usage(&self) -> Usage {
         let input = self.input_tokens.unwrap_or(0);
-        let cached = self
-            .input_tokens_details
-            .as_ref()
-            .and_then(|d| d.cached_tokens)
-            .unwrap_or(0);
+        let details = self.input_tokens_details.clone().unwrap_or_default();
+        let cached = details.cached_tokens.unwrap_or(0);
+        let written = details.cache_write_tokens.unwrap_or(0);
         Usage {
-            input: input.saturating_sub(cached),
+            input: input.saturating_sub(cached).saturating_sub(written),
             output: self.output_tokens.unwrap_or(0),
             reasoning: self
                 .output_tokens_details
@@ -549,7 +550,7 @@ impl WireUsage {
                 .and_then(|d| d.reasoning_tokens)
                 .unwrap_or(0),
             cache_read: cached,
-            cache_write: 0,
+            cache_write: written,
             total_tokens: self.total_tokens,
             cost: None,
         }
@@ -912,7 +913,8 @@ struct WireEvent {
 /// the status and usage; the items are then decoded as
 /// [`decode_response`] does, so a stream and the body of the same response give
 /// the same message. An `error` event makes the stop reason `error`. `push`
-/// fails on an event that is not JSON, naming its index, and `finish` then fails
+/// fails on an event that is not JSON or that comes after the terminal event
+/// (one decoder reads one response), naming its index, and `finish` then fails
 /// too; a stream without a terminal event fails in `finish` with
 /// [`DecodeError::Truncated`].
 #[derive(Default)]
@@ -1164,6 +1166,20 @@ impl StreamDecode for StreamDecoder {
         }
         match serde_json::from_str::<WireEvent>(event) {
             Ok(parsed) => {
+                if let Some((end, _)) = &self.terminal {
+                    let message = format!(
+                        "`{}` event after the end of the response at event {end}",
+                        parsed.kind
+                    );
+                    if self.bad_event.is_none() {
+                        self.bad_event = Some((index, message.clone()));
+                    }
+                    return Err(DecodeError::Invalid {
+                        event: Some(index),
+                        path: "type".into(),
+                        message,
+                    });
+                }
                 self.apply(parsed, index);
                 Ok(())
             }
