@@ -69,7 +69,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     }
     let target = Target::new(PROVIDER, API, &request.model);
     let prepared = prepare(&request.messages, &target);
-    let origins = origin_indices(&request.messages, &prepared.messages);
+    let origins: Vec<usize> = prepared.origins.iter().map(|o| o.index()).collect();
     let mut encoder = Encoder {
         report: prepared.report,
         ids: IdSanitizer::default(),
@@ -110,7 +110,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
                 block.insert("type".into(), "tool_result".into());
                 block.insert(
                     "tool_use_id".into(),
-                    encoder.ids.map(&result.tool_call_id).into(),
+                    encoder.ids.map(index, &result.tool_call_id).into(),
                 );
                 let content = encoder.tool_result_content(index, &result.content);
                 if !content.is_empty() {
@@ -125,8 +125,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
             }
         }
     }
-    for (original, mapped) in encoder.ids.changed() {
-        let index = origins.first().copied().unwrap_or(0);
+    for (index, original, mapped) in std::mem::take(&mut encoder.ids.changed) {
         encoder.change(
             index,
             ChangeKind::MappedId,
@@ -443,7 +442,7 @@ impl Encoder {
                 }
                 AssistantContent::ToolCall(call) => out.push(json!({
                     "type": "tool_use",
-                    "id": self.ids.map(&call.id),
+                    "id": self.ids.map(index, &call.id),
                     "name": call.name,
                     "input": call.arguments,
                 })),
@@ -472,41 +471,14 @@ fn text_block(text: &str) -> Value {
     json!({"type": "text", "text": text})
 }
 
-/// For each prepared message, the index of the input message it came from (the
-/// same message, or the nearest one when prepare rewrote or added it).
-fn origin_indices(input: &[Message], prepared: &[Message]) -> Vec<usize> {
-    let mut cursor = 0;
-    prepared
-        .iter()
-        .map(|message| {
-            let found = input
-                .iter()
-                .enumerate()
-                .skip(cursor)
-                .find(|(_, m)| {
-                    *m == message
-                        || (m.role() == message.role()
-                            && m.timestamp() != 0
-                            && m.timestamp() == message.timestamp())
-                })
-                .map(|(i, _)| i);
-            match found {
-                Some(i) => {
-                    cursor = i + 1;
-                    i
-                }
-                None => cursor.min(input.len().saturating_sub(1)),
-            }
-        })
-        .collect()
-}
-
 /// Maps tool-call ids to `^[a-zA-Z0-9_-]{1,64}$`, the same way for a call and
 /// its result, without collisions.
 #[derive(Default)]
 struct IdSanitizer {
     map: BTreeMap<String, String>,
     used: BTreeSet<String>,
+    /// `(input index, stored id, sent id)` of every id that was changed.
+    changed: Vec<(usize, String, String)>,
 }
 
 impl IdSanitizer {
@@ -518,7 +490,7 @@ impl IdSanitizer {
                 .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
     }
 
-    fn map(&mut self, id: &str) -> String {
+    fn map(&mut self, index: usize, id: &str) -> String {
         if let Some(mapped) = self.map.get(id) {
             return mapped.clone();
         }
@@ -544,17 +516,12 @@ impl IdSanitizer {
                 format!("{keep}_{hash}")
             }
         };
+        if mapped != id {
+            self.changed.push((index, id.to_owned(), mapped.clone()));
+        }
         self.used.insert(mapped.clone());
         self.map.insert(id.to_owned(), mapped.clone());
         mapped
-    }
-
-    fn changed(&self) -> Vec<(String, String)> {
-        self.map
-            .iter()
-            .filter(|(k, v)| k != v)
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect()
     }
 }
 

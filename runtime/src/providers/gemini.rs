@@ -70,7 +70,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     }
     let target = Target::new(PROVIDER, API, &request.model);
     let prepared = prepare(&request.messages, &target);
-    let origins = origin_indices(&request.messages, &prepared.messages);
+    let origins: Vec<usize> = prepared.origins.iter().map(|o| o.index()).collect();
     let mut encoder = Encoder {
         report: prepared.report,
         turns: Vec::new(),
@@ -459,35 +459,6 @@ fn guess_mime(source: &MediaSource, fallback: &str) -> Option<String> {
         _ => fallback,
     };
     Some(mime.to_owned())
-}
-
-/// For each prepared message, the index of the input message it came from (the
-/// same message, or the nearest one when prepare rewrote or added it).
-fn origin_indices(input: &[Message], prepared: &[Message]) -> Vec<usize> {
-    let mut cursor = 0;
-    prepared
-        .iter()
-        .map(|message| {
-            let found = input
-                .iter()
-                .enumerate()
-                .skip(cursor)
-                .find(|(_, m)| {
-                    *m == message
-                        || (m.role() == message.role()
-                            && m.timestamp() != 0
-                            && m.timestamp() == message.timestamp())
-                })
-                .map(|(i, _)| i);
-            match found {
-                Some(i) => {
-                    cursor = i + 1;
-                    i
-                }
-                None => cursor.min(input.len().saturating_sub(1)),
-            }
-        })
-        .collect()
 }
 
 // ---------------------------------------------------------------------------
