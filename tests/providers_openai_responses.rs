@@ -425,7 +425,7 @@ fn own_rule_errors(body: &Value, request: &Request) -> Vec<String> {
                         "input[{i}]: reasoning item without its following item (next: {next:?})"
                     ));
                 }
-                if !item["id"].as_str().is_some_and(|id| !id.is_empty()) {
+                if item["id"].as_str().is_none_or(str::is_empty) {
                     errors.push(format!("input[{i}]: reasoning item without an id"));
                 }
             }
@@ -631,8 +631,8 @@ fn user_blocks_map_to_parts_and_unsupported_ones_are_reported() {
     );
     assert_eq!(parts[2]["image_url"], "https://example.com/cat.jpg");
     assert_eq!(parts[2]["detail"], "auto");
-    for i in 3..6 {
-        assert_eq!(parts[i]["type"], "input_text", "audio {i} must not be sent");
+    for (i, part) in parts.iter().enumerate().take(6).skip(3) {
+        assert_eq!(part["type"], "input_text", "audio {i} must not be sent");
     }
     assert_eq!(
         parts[6],

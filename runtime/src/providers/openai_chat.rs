@@ -1,7 +1,7 @@
 //! OpenAI Chat Completions (`POST /v1/chat/completions`, api id
 //! `openai-completions`): request encoder, response decoder and stream decoder.
 //!
-//! Encoding (after [`prepare`](crate::project::prepare) for
+//! Encoding (after [`prepare`] for
 //! `Target::new("openai", "openai-completions", model)`):
 //!
 //! | agentmsg | Chat Completions |
@@ -44,7 +44,7 @@ pub const PROVIDER: &str = "openai";
 
 /// Encodes `request` as a Chat Completions request body.
 ///
-/// The messages are first [prepared](crate::project::prepare) for
+/// The messages are first [prepared](prepare) for
 /// `Target::new("openai", "openai-completions", &request.model)`; the report holds
 /// prepare's changes followed by the encoder's own (each change's `index` is the
 /// input message it comes from). Fails only on a request that cannot be made valid: an

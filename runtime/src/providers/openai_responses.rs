@@ -1,7 +1,7 @@
 //! OpenAI Responses (`POST /v1/responses`, api id `openai-responses`): request
 //! encoder, response decoder and stream decoder.
 //!
-//! Encoding (after [`prepare`](crate::project::prepare) for
+//! Encoding (after [`prepare`] for
 //! `Target::new("openai", "openai-responses", model)`):
 //!
 //! | agentmsg | Responses |
@@ -71,7 +71,7 @@ pub const MIN_OUTPUT_TOKENS: u32 = 16;
 
 /// Encodes `request` as a Responses request body.
 ///
-/// The messages are first [prepared](crate::project::prepare) for
+/// The messages are first [prepared](prepare) for
 /// `Target::new("openai", "openai-responses", &request.model)`; the report holds
 /// prepare's changes followed by the encoder's own (each change's `index` is the
 /// input message it comes from). The body is stateless: it sets neither `store` nor
