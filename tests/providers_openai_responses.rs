@@ -674,10 +674,8 @@ fn tool_calls_and_results() {
         input[1],
         json!({"type": "function_call", "call_id": "call_a", "name": "read", "arguments": "{\"path\":\"a\"}"})
     );
-    assert_eq!(
-        input[4],
-        json!({"type": "function_call_output", "call_id": "call_a", "output": "A"})
-    );
+    assert!(input[4..]
+        .contains(&json!({"type": "function_call_output", "call_id": "call_a", "output": "A"})));
     assert_eq!(encoded.body["max_output_tokens"], 100);
     assert_eq!(
         encoded.body["tools"][0],
