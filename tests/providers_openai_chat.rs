@@ -1150,3 +1150,28 @@ fn garbage_never_panics() {
     }
     assert!(seen.get(&false).copied().unwrap_or(0) > 0);
 }
+
+#[test]
+fn tool_call_deltas_without_index() {
+    let mut decoder = StreamDecoder::new();
+    for chunk in [
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"id": "a", "function": {"name": "f", "arguments": "{\"x\""}}]}}]}),
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"function": {"arguments": ":1}"}}]}}]}),
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"id": "b", "function": {"name": "g", "arguments": "{}"}}]}}]}),
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"id": "b", "function": {"arguments": ""}}]}, "finish_reason": "tool_calls"}]}),
+    ] {
+        decoder.push(&chunk.to_string()).unwrap();
+    }
+    let m = decoder.finish().unwrap();
+    let calls: Vec<(&str, &str, Value)> = m
+        .tool_calls()
+        .map(|c| {
+            (
+                c.id.as_str(),
+                c.name.as_str(),
+                Value::Object(c.arguments.clone()),
+            )
+        })
+        .collect();
+    assert_eq!(calls, [("a", "f", json!({"x": 1})), ("b", "g", json!({}))]);
+}

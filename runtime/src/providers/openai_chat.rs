@@ -980,7 +980,25 @@ impl StreamDecoder {
                 self.append_text(&refusal, false);
             }
             for call in delta.tool_calls {
-                let key = call.index.unwrap_or(0);
+                let key = match call.index {
+                    Some(index) => index,
+                    // Servers that send no index: a new id starts a new call.
+                    None => match self.calls.iter().next_back() {
+                        Some((&last, &position)) => {
+                            let new_id = call.id.as_deref().filter(|s| !s.is_empty());
+                            let starts_new = matches!(
+                                (self.blocks.get(position), new_id),
+                                (Some(Building::Call { id, .. }), Some(new_id)) if !id.is_empty() && id != new_id
+                            );
+                            if starts_new {
+                                last.saturating_add(1)
+                            } else {
+                                last
+                            }
+                        }
+                        None => 0,
+                    },
+                };
                 let position = match self.calls.get(&key) {
                     Some(&position) => position,
                     None => {
@@ -1002,7 +1020,7 @@ impl StreamDecoder {
                     ..
                 }) = self.blocks.get_mut(position)
                 {
-                    if let Some(new_id) = call.id.filter(|s| !s.is_empty()) {
+                    if let Some(new_id) = call.id.filter(|s| !s.is_empty() && id.is_empty()) {
                         *id = new_id;
                     }
                     if let Some(function) = call.function {
