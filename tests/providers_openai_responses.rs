@@ -1411,3 +1411,40 @@ fn garbage_never_panics() {
     }
     assert!(errors > 0);
 }
+
+#[test]
+fn parallel_wrapper_is_split() {
+    let (m, warnings) = openai_responses::decode_response_with_warnings(
+        &std::fs::read_to_string(fixtures().join("parallel-tool-call-wrapper.1.json")).unwrap(),
+    )
+    .unwrap();
+    let calls: Vec<(&str, &str, Value)> = m
+        .tool_calls()
+        .map(|c| {
+            (
+                c.id.as_str(),
+                c.name.as_str(),
+                Value::Object(c.arguments.clone()),
+            )
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            (
+                "call_parallel_0",
+                "weather",
+                json!({"location": "San Francisco"})
+            ),
+            (
+                "call_parallel_1",
+                "cityAttractions",
+                json!({"city": "Rome"})
+            ),
+        ]
+    );
+    assert_eq!(m.stop_reason, StopReason::ToolUse);
+    assert!(warnings
+        .iter()
+        .any(|w| w.to_string().contains("wrapper split into 2 calls")));
+}

@@ -29,7 +29,7 @@
 //! reasoning item to be followed by the item that followed it in the response
 //! ("Item 'rs_…' of type 'reasoning' was provided without its required following
 //! item"), so: the decoder keeps the replay JSON only when the next output item
-//! is one agentmsg models (a message or a function call), and the encoder sends
+//! is one agentmsg replays as it was (a message or a function call), and the encoder sends
 //! a reasoning item only when the next item it sends for that assistant message
 //! is not reasoning; anything else is dropped and reported. The `id` of a
 //! `function_call` item is kept in [`ToolCall::signature`] (the call id is
@@ -44,7 +44,9 @@
 //! `guardRail` for `content_filter`; `failed` → `error`; `cancelled` →
 //! `aborted`). Output items agentmsg does not model (web search, file search,
 //! code interpreter, image generation, MCP, shell, apply-patch, tool search,
-//! compaction…) are skipped and reported as warnings.
+//! compaction…) are skipped and reported as warnings. A `custom_tool_call` becomes
+//! a tool call with arguments `{"input": …}`; a `multi_tool_use.parallel`
+//! wrapper call is split into the calls it carries (ids `<call_id>_<n>`).
 
 use std::collections::BTreeMap;
 
@@ -614,8 +616,50 @@ struct WireItem {
     summary: Option<Vec<WirePart>>,
 }
 
-fn is_modelled(kind: &str) -> bool {
-    matches!(kind, "message" | "function_call" | "custom_tool_call")
+/// Whether an output item becomes a block that is replayed as the same item
+/// (so a reasoning item before it can be replayed too).
+fn is_replayed_item(item: &Value) -> bool {
+    match item.get("type").and_then(Value::as_str) {
+        Some("message") => true,
+        Some("function_call") => !item
+            .get("name")
+            .and_then(Value::as_str)
+            .is_some_and(is_parallel_wrapper),
+        _ => false,
+    }
+}
+
+fn is_parallel_wrapper(name: &str) -> bool {
+    matches!(name, "parallel" | "multi_tool_use.parallel")
+}
+
+/// The calls inside a `multi_tool_use.parallel` wrapper that some models emit
+/// (`{"tool_uses":[{"recipient_name":"functions.x","parameters":{…}}…]}`).
+fn unwrap_parallel(
+    name: &str,
+    arguments: &Map<String, Value>,
+) -> Option<Vec<(String, Map<String, Value>)>> {
+    if !is_parallel_wrapper(name) {
+        return None;
+    }
+    let uses = arguments.get("tool_uses")?.as_array()?;
+    if uses.is_empty() {
+        return None;
+    }
+    uses.iter()
+        .map(|entry| {
+            let name = entry
+                .get("recipient_name")?
+                .as_str()?
+                .strip_prefix("functions.")?;
+            let parameters = match entry.get("parameters") {
+                Some(Value::Object(map)) => map.clone(),
+                None | Some(Value::Null) => Map::new(),
+                Some(_) => return None,
+            };
+            Some((name.to_owned(), parameters))
+        })
+        .collect()
 }
 
 fn parse_arguments(
@@ -714,16 +758,12 @@ fn output_content(
                         .join("\n\n");
                 }
                 let replayable = item.id.as_deref().is_some_and(|id| !id.is_empty())
-                    && output
-                        .get(i + 1)
-                        .and_then(|next| next.get("type"))
-                        .and_then(Value::as_str)
-                        .is_some_and(is_modelled);
+                    && output.get(i + 1).is_some_and(is_replayed_item);
                 if !replayable {
                     warnings.push(DecodeError::Invalid {
                         event,
                         path: format!("output[{i}]"),
-                        message: "reasoning item not kept for replay: the item after it is not one agentmsg models"
+                        message: "reasoning item not kept for replay: the item after it is not one agentmsg replays"
                             .into(),
                     });
                     if !text.is_empty() {
@@ -754,9 +794,30 @@ fn output_content(
                         wrap_value(other)
                     }
                 };
+                let call_id = item.call_id.or(item.id.clone()).unwrap_or_default();
+                let name = item.name.unwrap_or_default();
+                if let Some(calls) = unwrap_parallel(&name, &arguments) {
+                    warnings.push(DecodeError::Invalid {
+                        event,
+                        path: format!("output[{i}]"),
+                        message: format!(
+                            "`{name}` wrapper split into {} calls with ids {call_id}_0…",
+                            calls.len()
+                        ),
+                    });
+                    for (k, (name, arguments)) in calls.into_iter().enumerate() {
+                        content.push(AssistantContent::ToolCall(ToolCall {
+                            id: format!("{call_id}_{k}"),
+                            name,
+                            arguments,
+                            signature: None,
+                        }));
+                    }
+                    continue;
+                }
                 content.push(AssistantContent::ToolCall(ToolCall {
-                    id: item.call_id.or(item.id.clone()).unwrap_or_default(),
-                    name: item.name.unwrap_or_default(),
+                    id: call_id,
+                    name,
                     arguments,
                     signature: item.id.filter(|id| !id.is_empty()),
                 }));
