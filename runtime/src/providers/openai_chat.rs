@@ -47,8 +47,8 @@ pub const PROVIDER: &str = "openai";
 /// The messages are first [prepared](prepare) for
 /// `Target::new("openai", "openai-completions", &request.model)`; the report holds
 /// prepare's changes followed by the encoder's own (each change's `index` is the
-/// input message it comes from). Fails only on a request that cannot be made valid: an
-/// empty model id or an empty tool name.
+/// input message it comes from). Fails only on a request that cannot be made
+/// valid: an empty model id, an empty tool name, or no message left to send.
 ///
 /// ```
 /// # use agentmsg_runtime::{Message, providers::{Request, openai_chat}};
@@ -147,6 +147,12 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
         out.push(json!({"role": "user", "content": pending_images}));
     }
 
+    if out.is_empty() {
+        return Err(EncodeError::Invalid {
+            path: "messages".into(),
+            message: "nothing to send: no message is left after preparing the transcript".into(),
+        });
+    }
     let mut body = Map::new();
     body.insert("model".into(), Value::String(request.model.clone()));
     body.insert("messages".into(), Value::Array(out));
