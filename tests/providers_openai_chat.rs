@@ -513,7 +513,38 @@ fn every_corpus_body_is_valid() {
         check_case(&name, &request);
         count += 1;
     }
-    assert!(count > 20, "only {count} cases");
+    // Every recorded Responses answer, replayed to a chat model (another api:
+    // its reasoning must not go back).
+    let dir = common::conformance_dir().join("responses/vercel/openai/responses");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    for path in files
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+    {
+        let text = std::fs::read_to_string(path).unwrap();
+        let answer = agentmsg::providers::openai_responses::decode_response(&text).unwrap();
+        let name = format!(
+            "from-responses-{}",
+            path.file_stem().unwrap().to_string_lossy()
+        );
+        // Error answers (no model, stop reason error) are skipped by prepare.
+        let request = Request::new(
+            MODEL,
+            vec![
+                Message::user("q"),
+                Message::Assistant(answer),
+                Message::user("go on"),
+            ],
+        );
+        let body = check_case(&name, &request);
+        assert!(!body.to_string().contains("encrypted_content"), "{name}");
+        count += 1;
+    }
+    assert!(count > 50, "only {count} cases");
 }
 
 // ---------------------------------------------------------------------------

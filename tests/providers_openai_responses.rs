@@ -590,6 +590,34 @@ fn every_corpus_body_is_valid() {
         );
         count += 1;
     }
+    // Recorded chat answers, replayed to a Responses model.
+    let chat = common::conformance_dir().join("responses");
+    let mut answers = vec![agentmsg::providers::openai_chat::decode_response(
+        &std::fs::read_to_string(chat.join("vercel/openai/chat/openai-text.json")).unwrap(),
+    )
+    .unwrap()];
+    let mut decoder = agentmsg::providers::openai_chat::StreamDecoder::new();
+    let sse = std::fs::read_to_string(chat.join("sse/openai-chat-tool-calls.sse")).unwrap();
+    for data in sse
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .take_while(|d| *d != "[DONE]")
+    {
+        decoder.push(data).unwrap();
+    }
+    answers.push(decoder.finish().unwrap());
+    for (k, answer) in answers.into_iter().enumerate() {
+        let request = Request::new(
+            MODEL,
+            vec![
+                Message::user("q"),
+                Message::Assistant(answer),
+                Message::user("go on"),
+            ],
+        );
+        check_case(&format!("from-chat-{k}"), &request);
+        count += 1;
+    }
     assert!(count > 40, "only {count} cases");
 }
 
