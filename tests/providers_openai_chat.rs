@@ -1361,3 +1361,17 @@ mod random {
         }
     }
 }
+
+#[test]
+fn done_without_finish_reason_ends_the_stream() {
+    let mut decoder = StreamDecoder::new();
+    decoder
+        .push(r#"{"id":"c","model":"m","choices":[{"index":0,"delta":{"content":"hi"}}]}"#)
+        .unwrap();
+    decoder.push("[DONE]").unwrap();
+    let m = decoder.finish().unwrap();
+    assert_eq!(
+        (m.text_content().as_str(), m.stop_reason),
+        ("hi", StopReason::Stop)
+    );
+}

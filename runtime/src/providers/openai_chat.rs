@@ -825,11 +825,12 @@ enum Building {
 ///
 /// Text and reasoning deltas are appended to the current block of their kind;
 /// tool-call deltas are gathered by their `index` and their arguments parsed at
-/// [`finish`](StreamDecode::finish). A `[DONE]` payload is accepted and ignored.
+/// [`finish`](StreamDecode::finish). A `[DONE]` payload marks the end (for servers
+/// that send no `finish_reason`).
 /// Only choice 0 is read. An `{"error":…}` chunk ends the message with stopReason
 /// `error`. `push` fails on a chunk that is not JSON, naming the event index, and
-/// `finish` then fails too; a stream without a `finish_reason` (or error) fails
-/// in `finish` with [`DecodeError::Truncated`].
+/// `finish` then fails too; a stream with no `finish_reason`, error chunk or
+/// `[DONE]` fails in `finish` with [`DecodeError::Truncated`].
 ///
 /// ```
 /// # use agentmsg_runtime::providers::{openai_chat::StreamDecoder, StreamDecode};
@@ -852,6 +853,7 @@ pub struct StreamDecoder {
     error: Option<String>,
     bad_event: Option<(usize, String)>,
     warnings: Vec<DecodeError>,
+    done: bool,
 }
 
 impl std::fmt::Debug for StreamDecoder {
@@ -915,13 +917,18 @@ impl StreamDecoder {
             message.error_message = Some(error);
             return Ok((message, warnings));
         }
-        let Some(reason) = self.finish_reason else {
-            return Err(DecodeError::Truncated {
-                events: self.events,
-                message: "no chunk carried a finish_reason".into(),
-            });
+        message.stop_reason = match (self.finish_reason, self.done) {
+            (Some(reason), _) => stop_reason(&reason),
+            // Some compatible servers end with `[DONE]` and no finish_reason.
+            (None, true) if message.tool_calls().next().is_some() => StopReason::ToolUse,
+            (None, true) => StopReason::Stop,
+            (None, false) => {
+                return Err(DecodeError::Truncated {
+                    events: self.events,
+                    message: "no chunk carried a finish_reason and no [DONE] came".into(),
+                })
+            }
         };
-        message.stop_reason = stop_reason(&reason);
         if self.refused && message.stop_reason == StopReason::Stop {
             message.stop_reason = StopReason::GuardRail;
         }
@@ -1051,6 +1058,7 @@ impl StreamDecode for StreamDecoder {
         let index = self.events;
         self.events += 1;
         if event.trim() == "[DONE]" {
+            self.done = true;
             return Ok(());
         }
         match serde_json::from_str::<WireChunk>(event) {
