@@ -1375,3 +1375,27 @@ fn done_without_finish_reason_ends_the_stream() {
         ("hi", StopReason::Stop)
     );
 }
+
+#[test]
+fn encoder_changes_name_the_input_message() {
+    // prepare drops the stray result (input 0), so the user message is the
+    // first one sent; the encoder's change must still name input 1.
+    let ogg = UserContent::Audio(AudioContent {
+        data: "T2dnUw==".into(),
+        mime_type: "audio/ogg".into(),
+    });
+    let request = Request::new(
+        MODEL,
+        vec![result("call_ghost", "read", "stray"), user(vec![ogg])],
+    );
+    let encoded = openai_chat::encode_request(&request).unwrap();
+    let kinds: Vec<(usize, ChangeKind)> =
+        encoded.report.iter().map(|c| (c.index, c.kind)).collect();
+    assert_eq!(
+        kinds,
+        [
+            (0, ChangeKind::DroppedResult),
+            (1, ChangeKind::UnsupportedContent)
+        ]
+    );
+}
