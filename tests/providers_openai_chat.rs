@@ -1399,3 +1399,15 @@ fn encoder_changes_name_the_input_message() {
         ]
     );
 }
+
+#[test]
+fn custom_tool_calls_are_kept() {
+    let body = json!({"choices": [{"index": 0, "message": {"tool_calls": [
+        {"id": "c1", "type": "custom", "custom": {"name": "sql", "input": "SELECT 1"}}]},
+        "finish_reason": "tool_calls"}]});
+    let (m, warnings) = openai_chat::decode_response_with_warnings(&body.to_string()).unwrap();
+    let call = m.tool_calls().next().unwrap();
+    assert_eq!((call.id.as_str(), call.name.as_str()), ("c1", "sql"));
+    assert_eq!(call.arguments["input"], "SELECT 1");
+    assert_eq!(warnings.len(), 1);
+}

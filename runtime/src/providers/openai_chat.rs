@@ -18,7 +18,8 @@
 //! `guardRail`) and tool calls, in that order. Tool-call arguments that are not a
 //! JSON object are kept as `{"value": <the JSON, or the raw text when it is not
 //! JSON>}` and reported by [`decode_response_with_warnings`] and
-//! [`StreamDecoder::finish_with_warnings`]. `usage.input` excludes the cached prompt tokens,
+//! [`StreamDecoder::finish_with_warnings`]; a custom tool call becomes a tool
+//! call with arguments `{"input": …}` (also reported). `usage.input` excludes the cached prompt tokens,
 //! which are `usage.cacheRead`. The timestamp is the response's `created` (0 when
 //! absent).
 
@@ -528,6 +529,17 @@ struct WireToolCall {
     id: Option<String>,
     #[serde(default)]
     function: Option<WireFunction>,
+    #[serde(default)]
+    custom: Option<WireCustom>,
+}
+
+/// A call of a custom (free-form input) tool.
+#[derive(Deserialize)]
+struct WireCustom {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    input: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -581,6 +593,12 @@ fn parse_arguments(
             wrap_value(Value::String(raw.to_owned()))
         }
     }
+}
+
+fn wrap_input(input: String) -> Map<String, Value> {
+    let mut map = Map::new();
+    map.insert("input".into(), Value::String(input));
+    map
 }
 
 fn wrap_value(value: Value) -> Map<String, Value> {
@@ -710,6 +728,21 @@ pub fn decode_response_with_warnings(
             .push(AssistantContent::Text(TextContent::new(refusal)));
     }
     for (i, call) in wire_message.tool_calls.into_iter().enumerate() {
+        if let Some(custom) = call.custom {
+            warnings.push(DecodeError::Invalid {
+                event: None,
+                path: format!("choices[0].message.tool_calls[{i}]"),
+                message: "custom tool call kept as a tool call with arguments {\"input\": …}"
+                    .into(),
+            });
+            message.content.push(AssistantContent::ToolCall(ToolCall {
+                id: call.id.unwrap_or_default(),
+                name: custom.name.unwrap_or_default(),
+                arguments: wrap_input(custom.input.unwrap_or_default()),
+                signature: None,
+            }));
+            continue;
+        }
         let path = format!("choices[0].message.tool_calls[{i}].function.arguments");
         let function = call.function.unwrap_or(WireFunction {
             name: None,
