@@ -12,7 +12,7 @@
 //! | user audio | not taken by the API: a text note, reported |
 //! | assistant text | an output `message` item whose `output_text` parts carry `annotations: []` and `logprobs: []` |
 //! | tool call | a `function_call` item (`call_id`, `arguments` as a JSON string, the item `id` when known) |
-//! | tool result | a `function_call_output` item (`output` is a string, or a list when it holds images) |
+//! | tool result | a `function_call_output` item (`output` is a string, or a list when it holds images, which prepare's default target moves into a user message) |
 //! | thinking / redacted thinking from this API | the `reasoning` item it came from |
 //! | `max_tokens` | `max_output_tokens` |
 //!
@@ -29,9 +29,11 @@
 //! reasoning item to be followed by the item that followed it in the response
 //! ("Item 'rs_…' of type 'reasoning' was provided without its required following
 //! item"), so: the decoder keeps the replay JSON only when the next output item
-//! is one agentmsg replays as it was (a message or a function call), and the encoder sends
-//! a reasoning item only when the next item it sends for that assistant message
-//! is not reasoning; anything else is dropped and reported. The `id` of a
+//! is one agentmsg replays as it was (a message or a function call), and the
+//! encoder sends a reasoning item only when the next item it sends for that
+//! assistant message is not reasoning; anything else is dropped and reported.
+//! The API also refuses an item id twice: a reasoning item already sent is not
+//! sent again, and a repeated `function_call` id is left out. The `id` of a
 //! `function_call` item is kept in [`ToolCall::signature`] (the call id is
 //! [`ToolCall::id`]), so the following item is replayed with its own id.
 //! Assistant text has no stored item id; the encoder gives its message item a
