@@ -1404,7 +1404,7 @@ fn truncated_streams_are_errors() {
 fn garbage_never_panics() {
     let samples = [
         "", "null", "[]", "{}", "1", "{\"type\":7}", "{\"type\":\"response.output_text.delta\",\"output_index\":0,\"delta\":\"x\"}",
-        "{\"type\":\"response.output_text.delta\",\"output_index\":0,\"content_index\":100000,\"delta\":\"x\"}",
+        "{\"type\":\"response.output_text.delta\",\"output_index\":0,\"content_index\":9223372036854775807,\"delta\":\"x\"}",
         "{\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":[]}",
         "{\"type\":\"response.reasoning_summary_text.delta\",\"output_index\":0,\"summary_index\":3,\"delta\":\"x\"}",
         "{\"type\":\"response.completed\",\"response\":{\"output\":[1,\"x\",{\"type\":\"message\",\"content\":7}]}}",
@@ -1659,4 +1659,89 @@ fn encoder_changes_name_the_input_message() {
             (1, ChangeKind::UnsupportedContent)
         ]
     );
+}
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// JSON built from the keys and values the decoders look at.
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            (0i64..3).prop_map(Value::from),
+            Just(Value::from(i64::MAX)),
+            prop_oneof![
+                Just("message"),
+                Just("reasoning"),
+                Just("function_call"),
+                Just("stop"),
+                Just("tool_calls"),
+                Just("response.completed"),
+                Just("response.output_text.delta"),
+                Just("response.output_item.done"),
+                Just("response.function_call_arguments.delta"),
+                Just("error"),
+                Just("{\"a\":"),
+                Just("")
+            ]
+            .prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 48, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::vec(
+                    (
+                        prop_oneof![
+                            Just("type"),
+                            Just("choices"),
+                            Just("delta"),
+                            Just("message"),
+                            Just("content"),
+                            Just("tool_calls"),
+                            Just("index"),
+                            Just("function"),
+                            Just("arguments"),
+                            Just("output"),
+                            Just("output_index"),
+                            Just("content_index"),
+                            Just("summary_index"),
+                            Just("item"),
+                            Just("response"),
+                            Just("usage"),
+                            Just("error"),
+                            Just("status"),
+                            Just("summary"),
+                            Just("finish_reason"),
+                            Just("text"),
+                            Just("id"),
+                            Just("call_id"),
+                            Just("name")
+                        ],
+                        inner
+                    ),
+                    0..6,
+                )
+                .prop_map(|pairs| Value::Object(
+                    pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+                )),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn decoders_never_panic(events in proptest::collection::vec(json_value(), 0..8)) {
+            let mut decoder = StreamDecoder::new();
+            for event in &events {
+                let _ = openai_responses::decode_response(&event.to_string());
+                let _ = decoder.push(&event.to_string());
+            }
+            let _ = decoder.finish();
+        }
+    }
 }

@@ -1053,10 +1053,15 @@ fn append_in_list(
     let Some(entries) = entries.as_array_mut() else {
         return;
     };
-    while entries.len() <= index {
+    // A part the stream never announced starts after the known ones (an index
+    // far past the end must not allocate up to it).
+    let slot = if index < entries.len() {
+        index
+    } else {
         entries.push(json!({"type": kind, field: ""}));
-    }
-    if let Some(entry) = entries.get_mut(index).and_then(Value::as_object_mut) {
+        entries.len() - 1
+    };
+    if let Some(entry) = entries.get_mut(slot).and_then(Value::as_object_mut) {
         let text = entry
             .entry(field)
             .or_insert_with(|| Value::String(String::new()));
