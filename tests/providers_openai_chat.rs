@@ -1189,7 +1189,7 @@ fn tool_call_deltas_without_index() {
         json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"id": "a", "function": {"name": "f", "arguments": "{\"x\""}}]}}]}),
         json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"function": {"arguments": ":1}"}}]}}]}),
         json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"id": "b", "function": {"name": "g", "arguments": "{}"}}]}}]}),
-        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"id": "b", "function": {"arguments": ""}}]}, "finish_reason": "tool_calls"}]}),
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"id": "b", "function": {"name": "g", "arguments": ""}}]}, "finish_reason": "tool_calls"}]}),
     ] {
         decoder.push(&chunk.to_string()).unwrap();
     }

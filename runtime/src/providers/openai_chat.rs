@@ -1070,7 +1070,9 @@ impl StreamDecoder {
                         *id = new_id;
                     }
                     if let Some(function) = call.function {
-                        if let Some(piece) = function.name {
+                        // Some compatible servers repeat the whole name in
+                        // every delta; OpenAI sends it once.
+                        if let Some(piece) = function.name.filter(|p| p != name) {
                             name.push_str(&piece);
                         }
                         if let Some(piece) = function.arguments {
