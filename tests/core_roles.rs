@@ -66,9 +66,15 @@ fn try_from_content_follows_the_table() {
 #[test]
 fn try_from_errors_read_well() {
     let err = UserContent::try_from(Content::from(ThinkingContent::new("x"))).unwrap_err();
-    assert_eq!(err.to_string(), "`thinking` blocks cannot appear in user messages");
+    assert_eq!(
+        err.to_string(),
+        "`thinking` blocks cannot appear in user messages"
+    );
     let err = AssistantContent::try_from(Content::from(ImageContent::from_url("u"))).unwrap_err();
-    assert_eq!(err.to_string(), "`image` blocks cannot appear in assistant messages");
+    assert_eq!(
+        err.to_string(),
+        "`image` blocks cannot appear in assistant messages"
+    );
     let err = ToolResultContent::try_from(Content::from(AudioContent {
         data: String::new(),
         mime_type: "audio/wav".into(),
@@ -106,7 +112,10 @@ fn decoding_a_block_in_the_wrong_role_names_both() {
         let text = value.to_string();
         let err = serde_json::from_str::<Message>(&text).unwrap_err();
         assert!(err.to_string().starts_with(expected), "{err}");
-        assert!(err.line() == 1 && err.column() > 0, "the error has a position: {err}");
+        assert!(
+            err.line() == 1 && err.column() > 0,
+            "the error has a position: {err}"
+        );
         let err = serde_json::from_value::<Message>(value).unwrap_err();
         assert!(err.to_string().starts_with(expected), "{err}");
     }
@@ -116,17 +125,25 @@ fn decoding_a_block_in_the_wrong_role_names_both() {
 fn unknown_and_malformed_blocks_are_serde_errors() {
     let err = serde_json::from_str::<UserContent>(r#"{"type":"video","url":"x"}"#).unwrap_err();
     assert!(err.to_string().contains("unknown variant `video`"), "{err}");
-    let err = serde_json::from_str::<AssistantContent>(r#"{"type":"toolCall","id":"c"}"#).unwrap_err();
+    let err =
+        serde_json::from_str::<AssistantContent>(r#"{"type":"toolCall","id":"c"}"#).unwrap_err();
     assert!(err.to_string().contains("missing field `name`"), "{err}");
     let err = serde_json::from_str::<UserContent>(r#"{"text":"no type"}"#).unwrap_err();
     assert!(err.to_string().contains("missing field `type`"), "{err}");
     let err = serde_json::from_str::<UserContent>(r#"{"type":"image","data":"AAAA"}"#).unwrap_err();
-    assert!(err.to_string().contains("image block has `data` but no `mimeType`"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("image block has `data` but no `mimeType`"),
+        "{err}"
+    );
 }
 
 #[test]
 fn role_enums_convert_from_their_blocks() {
-    assert_eq!(UserContent::from(TextContent::new("a")).kind(), BlockKind::Text);
+    assert_eq!(
+        UserContent::from(TextContent::new("a")).kind(),
+        BlockKind::Text
+    );
     assert_eq!(
         AssistantContent::from(ToolCall::new("c", "n", json!(null))).kind(),
         BlockKind::ToolCall

@@ -21,7 +21,10 @@ fn estimated_cost_charges_reasoning_once() {
     };
     let cost = usage.estimated_cost(&pricing);
     assert!(close(cost.input, 0.01), "{cost:?}");
-    assert!(close(cost.output, 0.025), "1000 output tokens, reasoning included: {cost:?}");
+    assert!(
+        close(cost.output, 0.025),
+        "1000 output tokens, reasoning included: {cost:?}"
+    );
     assert!(close(cost.cache_read, 0.005), "{cost:?}");
     assert!(close(cost.cache_write, 0.025), "{cost:?}");
     assert!(close(cost.total, 0.065), "{cost:?}");
@@ -64,7 +67,13 @@ fn combine_adds_every_field() {
     let b = usage(7, 3, 1, 0, 9);
     let sum = a.combine(&b);
     assert_eq!(
-        (sum.input, sum.output, sum.reasoning, sum.cache_read, sum.cache_write),
+        (
+            sum.input,
+            sum.output,
+            sum.reasoning,
+            sum.cache_read,
+            sum.cache_write
+        ),
         (107, 23, 6, 1_000, 59)
     );
     assert_eq!(sum.total_tokens, Some(1_170 + 19));
@@ -86,10 +95,17 @@ fn totals_without_a_reported_total() {
 
 #[test]
 fn add_add_assign_and_sum_agree_with_combine() {
-    let parts = [usage(1, 2, 0, 3, 4), usage(10, 20, 5, 30, 40), usage(100, 0, 0, 0, 0)];
+    let parts = [
+        usage(1, 2, 0, 3, 4),
+        usage(10, 20, 5, 30, 40),
+        usage(100, 0, 0, 0, 0),
+    ];
     let combined = parts[0].combine(&parts[1]).combine(&parts[2]);
 
-    assert_eq!(parts[0].clone() + parts[1].clone() + parts[2].clone(), combined);
+    assert_eq!(
+        parts[0].clone() + parts[1].clone() + parts[2].clone(),
+        combined
+    );
     assert_eq!(parts[0].clone() + &parts[1] + &parts[2], combined);
 
     let mut acc = Usage::default();
@@ -100,7 +116,10 @@ fn add_add_assign_and_sum_agree_with_combine() {
 
     assert_eq!(parts.iter().sum::<Usage>(), combined);
     assert_eq!(parts.into_iter().sum::<Usage>(), combined);
-    assert_eq!(Vec::<Usage>::new().into_iter().sum::<Usage>(), Usage::default());
+    assert_eq!(
+        Vec::<Usage>::new().into_iter().sum::<Usage>(),
+        Usage::default()
+    );
 }
 
 #[test]
@@ -115,7 +134,10 @@ fn costs_add() {
     let mut b = a + a;
     assert_eq!(b.total, 20.0);
     b += a;
-    assert_eq!((b.input, b.output, b.cache_read, b.cache_write, b.total), (3.0, 6.0, 9.0, 12.0, 30.0));
+    assert_eq!(
+        (b.input, b.output, b.cache_read, b.cache_write, b.total),
+        (3.0, 6.0, 9.0, 12.0, 30.0)
+    );
 }
 
 #[test]
@@ -138,10 +160,21 @@ fn usage_json_is_pis() {
         "cost":{"input":0.0139,"output":0.0035,"cacheRead":0,"cacheWrite":0,"total":0.0174}});
     let usage: Usage = serde_json::from_value(json.clone()).unwrap();
     assert_eq!(usage.reasoning, 0);
-    assert_eq!(serde_json::to_value(&usage).unwrap(), json, "zero reasoning is not written");
-    let with_reasoning = Usage { reasoning: 40, ..usage };
-    assert_eq!(serde_json::to_value(&with_reasoning).unwrap()["reasoning"], 40);
-    let old: Usage = serde_json::from_str(r#"{"input":1,"output":2,"cacheRead":0,"cacheWrite":0}"#).unwrap();
+    assert_eq!(
+        serde_json::to_value(&usage).unwrap(),
+        json,
+        "zero reasoning is not written"
+    );
+    let with_reasoning = Usage {
+        reasoning: 40,
+        ..usage
+    };
+    assert_eq!(
+        serde_json::to_value(&with_reasoning).unwrap()["reasoning"],
+        40
+    );
+    let old: Usage =
+        serde_json::from_str(r#"{"input":1,"output":2,"cacheRead":0,"cacheWrite":0}"#).unwrap();
     assert_eq!((old.total_tokens, old.cost), (None, None));
 }
 
@@ -163,11 +196,17 @@ fn stop_reasons_are_camel_case() {
     assert_eq!(StopReason::ALL.len(), 11);
     for (reason, name) in StopReason::ALL.into_iter().zip(names) {
         assert_eq!(serde_json::to_value(reason).unwrap(), name);
-        assert_eq!(serde_json::from_value::<StopReason>(name.into()).unwrap(), reason);
+        assert_eq!(
+            serde_json::from_value::<StopReason>(name.into()).unwrap(),
+            reason
+        );
         assert_eq!(reason.as_str(), name);
         assert_eq!(reason.to_string(), name);
         assert_eq!(reason.is_failure(), matches!(name, "error" | "aborted"));
     }
     let err = serde_json::from_str::<StopReason>("\"tool_use\"").unwrap_err();
-    assert!(err.to_string().contains("unknown variant `tool_use`"), "{err}");
+    assert!(
+        err.to_string().contains("unknown variant `tool_use`"),
+        "{err}"
+    );
 }
