@@ -97,7 +97,10 @@ fn image_block_with_url() {
     let Content::Image(image) = golden::<Content>("blocks/image-url.json") else {
         panic!("not an image")
     };
-    assert_eq!(image.source, MediaSource::Url("https://example.com/cat.jpg".into()));
+    assert_eq!(
+        image.source,
+        MediaSource::Url("https://example.com/cat.jpg".into())
+    );
     block_in_roles("blocks/image-url.json", "image", true, false, true);
 }
 
@@ -120,7 +123,13 @@ fn document_block_with_data_and_title() {
     assert_eq!(doc.mime_type(), Some("application/pdf"));
     assert_eq!(doc.to_base64(), Some("JVBERi0xLjcKJeLjz9MK"));
     assert_eq!(doc.title.as_deref(), Some("spec.pdf"));
-    block_in_roles("blocks/document-data-title.json", "document", true, false, false);
+    block_in_roles(
+        "blocks/document-data-title.json",
+        "document",
+        true,
+        false,
+        false,
+    );
 }
 
 #[test]
@@ -182,14 +191,19 @@ fn system_message() {
     assert_eq!(system.text(), "You are terse.Answer in English.");
     assert_eq!(system.timestamp, 1765233665292);
     // The concrete type reads the same object (the role is not its field).
-    assert_eq!(serde_json::from_str::<SystemMessage>(&read("messages/system.json")).unwrap(), system);
+    assert_eq!(
+        serde_json::from_str::<SystemMessage>(&read("messages/system.json")).unwrap(),
+        system
+    );
 }
 
 #[test]
 fn user_message() {
     let message = golden::<Message>("messages/user.json");
     assert_eq!(message.role(), Role::User);
-    let Message::User(user) = message else { panic!("not user") };
+    let Message::User(user) = message else {
+        panic!("not user")
+    };
     assert_eq!(user.timestamp, 1765233665292);
     assert_eq!(user.text(), "What is in these?");
     let [UserContent::Text(_), UserContent::Image(data), UserContent::Image(url), UserContent::Audio(audio), UserContent::Document(doc)] =
@@ -202,7 +216,10 @@ fn user_message() {
     assert_eq!(audio.mime_type, "audio/mpeg");
     assert_eq!(doc.title.as_deref(), Some("spec.pdf"));
     // The concrete type reads the same object (the role is not its field).
-    assert_eq!(serde_json::from_str::<UserMessage>(&read("messages/user.json")).unwrap(), user);
+    assert_eq!(
+        serde_json::from_str::<UserMessage>(&read("messages/user.json")).unwrap(),
+        user
+    );
 }
 
 #[test]
@@ -213,7 +230,10 @@ fn assistant_message() {
     assert_eq!(reply.api, "anthropic-messages");
     assert_eq!(reply.provider, "anthropic");
     assert_eq!(reply.model, "claude-opus-4-5");
-    assert_eq!(reply.response_id.as_deref(), Some("msg_01XFDUDYJgAACzvnptvVoYEL"));
+    assert_eq!(
+        reply.response_id.as_deref(),
+        Some("msg_01XFDUDYJgAACzvnptvVoYEL")
+    );
     assert_eq!(reply.stop_reason, StopReason::ToolUse);
     assert_eq!(reply.error_message, None);
     assert_eq!(reply.timestamp, 1765233669389);
@@ -224,7 +244,13 @@ fn assistant_message() {
     assert_eq!(calls, ["read"]);
     let usage = &reply.usage;
     assert_eq!(
-        (usage.input, usage.output, usage.reasoning, usage.cache_read, usage.cache_write),
+        (
+            usage.input,
+            usage.output,
+            usage.reasoning,
+            usage.cache_read,
+            usage.cache_write
+        ),
         (2775, 141, 40, 1024, 512)
     );
     assert_eq!(usage.total_tokens, Some(4452));
@@ -239,7 +265,10 @@ fn assistant_message() {
         })
     );
     // The concrete type reads the same object (the role is not its field).
-    assert_eq!(serde_json::from_str::<AssistantMessage>(&read("messages/assistant.json")).unwrap(), reply);
+    assert_eq!(
+        serde_json::from_str::<AssistantMessage>(&read("messages/assistant.json")).unwrap(),
+        reply
+    );
 }
 
 #[test]
@@ -265,18 +294,28 @@ fn tool_result_message() {
     assert!(result.is_error);
     assert_eq!(result.timestamp, 1765233669400);
     assert_eq!(result.text(), "Saved to shot.png");
-    assert!(matches!(result.content.get(1), Some(ToolResultContent::Image(i)) if i.source == png_source()));
+    assert!(
+        matches!(result.content.get(1), Some(ToolResultContent::Image(i)) if i.source == png_source())
+    );
     assert_eq!(result.details, Some(json!({"bytes":70,"path":"shot.png"})));
     // The concrete type reads the same object (the role is not its field).
-    assert_eq!(serde_json::from_str::<ToolResultMessage>(&read("messages/tool-result.json")).unwrap(), result);
+    assert_eq!(
+        serde_json::from_str::<ToolResultMessage>(&read("messages/tool-result.json")).unwrap(),
+        result
+    );
 }
 
 #[test]
 fn llm_message_with_envelope() {
     let line = golden::<LlmMessage>("messages/llm-message-envelope.json");
-    assert_eq!(line.id, Some(MessageId::from("0193a4b2-7c1e-7000-8000-000000000001")));
+    assert_eq!(
+        line.id,
+        Some(MessageId::from("0193a4b2-7c1e-7000-8000-000000000001"))
+    );
     assert_eq!(line.turn_id, Some(TurnId::from("t1")));
-    let Message::User(user) = &line.message else { panic!("not user") };
+    let Message::User(user) = &line.message else {
+        panic!("not user")
+    };
     assert_eq!(user.text(), "hi");
     // Read as a bare Message, the envelope is set aside, not kept in the body.
     let bare: Message = serde_json::from_str(&read("messages/llm-message-envelope.json")).unwrap();
@@ -299,7 +338,12 @@ fn design_example_lines() {
             serde_json::from_str(line).unwrap_or_else(|e| panic!("line {}: {e}", i + 1));
         assert_eq!(message.id, None);
         assert_eq!(message.turn_id, None);
-        assert_eq!(serde_json::to_string(&message).unwrap(), *line, "line {}", i + 1);
+        assert_eq!(
+            serde_json::to_string(&message).unwrap(),
+            *line,
+            "line {}",
+            i + 1
+        );
         roles.push(message.message.role());
     }
     assert_eq!(
@@ -311,13 +355,20 @@ fn design_example_lines() {
         .iter()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let Message::Assistant(reply) = &messages[2] else { panic!() };
+    let Message::Assistant(reply) = &messages[2] else {
+        panic!()
+    };
     assert_eq!(reply.usage.total(), 2916);
     assert_eq!(reply.usage.cost.map(|c| c.total), Some(0.0174));
     let call = reply.tool_calls().next().unwrap();
     assert_eq!((call.id.as_str(), call.name.as_str()), ("toolu_01", "read"));
-    assert_eq!(reply.thinking().next().and_then(|t| t.signature()), Some("EqQB…"));
-    let Message::ToolResult(result) = &messages[3] else { panic!() };
+    assert_eq!(
+        reply.thinking().next().and_then(|t| t.signature()),
+        Some("EqQB…")
+    );
+    let Message::ToolResult(result) = &messages[3] else {
+        panic!()
+    };
     assert_eq!(result.details, Some(json!({"bytes":12})));
     assert!(!result.is_error);
 }

@@ -1,8 +1,8 @@
 //! Media constructors: MIME sniffing, base64, files and their errors.
 
 use agentmsg::{
-    AudioContent, Base64Problem, DocumentContent, ImageContent, MediaError, MediaFormat,
-    MediaKind, MediaSource, UserContent,
+    AudioContent, Base64Problem, DocumentContent, ImageContent, MediaError, MediaFormat, MediaKind,
+    MediaSource, UserContent,
 };
 
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0";
@@ -61,7 +61,11 @@ fn rejects_near_misses() {
     assert_eq!(sniff(b"GIF88a\x01\0"), None, "no such GIF version");
     assert_eq!(sniff(b"RIFF\x24\0\0\0AVI LIST"), None, "AVI is RIFF too");
     assert_eq!(sniff(b"XXXX\x24\0\0\0WEBPVP8 "), None, "WEBP needs RIFF");
-    assert_eq!(sniff(b"%PDF"), None, "a PDF header has a dash and a version");
+    assert_eq!(
+        sniff(b"%PDF"),
+        None,
+        "a PDF header has a dash and a version"
+    );
     assert_eq!(sniff(b"{\"a\":1}"), None);
     assert_eq!(sniff(b""), None);
 }
@@ -148,7 +152,11 @@ fn bad_base64_says_where() {
     match &err {
         MediaError::InvalidBase64 {
             expected: MediaKind::Image,
-            problem: Base64Problem::InvalidByte { offset: 8, byte: b'-' },
+            problem:
+                Base64Problem::InvalidByte {
+                    offset: 8,
+                    byte: b'-',
+                },
         } => {}
         other => panic!("unexpected error {other:?}"),
     }
@@ -166,7 +174,11 @@ fn bad_base64_says_where() {
     text.replace_range(5000..5001, "*");
     match ImageContent::from_base64(text).unwrap_err() {
         MediaError::InvalidBase64 {
-            problem: Base64Problem::InvalidByte { offset: 5000, byte: b'*' },
+            problem:
+                Base64Problem::InvalidByte {
+                    offset: 5000,
+                    byte: b'*',
+                },
             ..
         } => {}
         other => panic!("unexpected error {other:?}"),
@@ -213,11 +225,21 @@ fn unrecognised_bytes_say_what_was_seen() {
     );
 
     let err = DocumentContent::from_bytes([]).unwrap_err();
-    assert!(matches!(err, MediaError::Empty { expected: MediaKind::Document }));
-    assert_eq!(err.to_string(), "no bytes: an empty input is not document data");
+    assert!(matches!(
+        err,
+        MediaError::Empty {
+            expected: MediaKind::Document
+        }
+    ));
+    assert_eq!(
+        err.to_string(),
+        "no bytes: an empty input is not document data"
+    );
     assert!(matches!(
         ImageContent::from_base64("").unwrap_err(),
-        MediaError::Empty { expected: MediaKind::Image }
+        MediaError::Empty {
+            expected: MediaKind::Image
+        }
     ));
 }
 
@@ -226,7 +248,10 @@ fn media_of_another_kind_names_both() {
     let err = AudioContent::from_bytes(PNG).unwrap_err();
     assert!(matches!(
         err,
-        MediaError::WrongKind { expected: MediaKind::Audio, found: MediaFormat::Png }
+        MediaError::WrongKind {
+            expected: MediaKind::Audio,
+            found: MediaFormat::Png
+        }
     ));
     assert_eq!(
         err.to_string(),
@@ -240,12 +265,22 @@ fn media_of_another_kind_names_both() {
     let err = DocumentContent::from_bytes(WAV).unwrap_err();
     assert!(matches!(
         err,
-        MediaError::WrongKind { expected: MediaKind::Document, found: MediaFormat::Wav }
+        MediaError::WrongKind {
+            expected: MediaKind::Document,
+            found: MediaFormat::Wav
+        }
     ));
-    let pdf_b64 = DocumentContent::from_bytes(PDF).unwrap().to_base64().unwrap().to_owned();
+    let pdf_b64 = DocumentContent::from_bytes(PDF)
+        .unwrap()
+        .to_base64()
+        .unwrap()
+        .to_owned();
     assert!(matches!(
         ImageContent::from_base64(pdf_b64).unwrap_err(),
-        MediaError::WrongKind { expected: MediaKind::Image, found: MediaFormat::Pdf }
+        MediaError::WrongKind {
+            expected: MediaKind::Image,
+            found: MediaFormat::Pdf
+        }
     ));
 }
 
@@ -259,11 +294,16 @@ fn from_file_reads_and_sniffs_the_contents_not_the_name() {
 
     let clip_path = dir.path().join("clip.wav");
     std::fs::write(&clip_path, WAV).unwrap();
-    assert_eq!(AudioContent::from_file(&clip_path).unwrap().mime_type, "audio/wav");
+    assert_eq!(
+        AudioContent::from_file(&clip_path).unwrap().mime_type,
+        "audio/wav"
+    );
 
     let pdf_path = dir.path().join("spec.pdf");
     std::fs::write(&pdf_path, PDF).unwrap();
-    let doc = DocumentContent::from_file(&pdf_path).unwrap().with_title("spec.pdf");
+    let doc = DocumentContent::from_file(&pdf_path)
+        .unwrap()
+        .with_title("spec.pdf");
     assert_eq!(doc.title.as_deref(), Some("spec.pdf"));
     assert_eq!(doc.to_bytes().unwrap(), PDF);
 }
@@ -274,8 +314,14 @@ fn file_errors_name_the_path() {
     let missing = dir.path().join("missing.png");
     let err = ImageContent::from_file(&missing).unwrap_err();
     assert!(matches!(&err, MediaError::Io { path, .. } if *path == missing));
-    assert_eq!(err.to_string(), format!("cannot read {}", missing.display()));
-    assert!(std::error::Error::source(&err).is_some(), "the io error is the source");
+    assert_eq!(
+        err.to_string(),
+        format!("cannot read {}", missing.display())
+    );
+    assert!(
+        std::error::Error::source(&err).is_some(),
+        "the io error is the source"
+    );
 
     let wrong = dir.path().join("notes.mp3");
     std::fs::write(&wrong, "just text").unwrap();
@@ -283,13 +329,19 @@ fn file_errors_name_the_path() {
     assert!(matches!(&err, MediaError::File { path, error }
         if *path == wrong && matches!(**error, MediaError::Unrecognised { len: 9, .. })));
     let shown = err.to_string();
-    assert!(shown.starts_with(&format!("{}: unrecognised audio format", wrong.display())), "{shown}");
+    assert!(
+        shown.starts_with(&format!("{}: unrecognised audio format", wrong.display())),
+        "{shown}"
+    );
 }
 
 #[test]
 fn urls_are_kept_and_have_no_inline_bytes() {
     let image = ImageContent::from_url("https://example.com/cat.jpg");
-    assert_eq!(image.source, MediaSource::Url("https://example.com/cat.jpg".into()));
+    assert_eq!(
+        image.source,
+        MediaSource::Url("https://example.com/cat.jpg".into())
+    );
     assert_eq!(image.url(), Some("https://example.com/cat.jpg"));
     assert_eq!(image.mime_type(), None);
     assert_eq!(image.to_base64(), None);
@@ -303,7 +355,10 @@ fn urls_are_kept_and_have_no_inline_bytes() {
     assert_eq!(doc.url(), Some("gs://bucket/spec.pdf"));
     assert!(matches!(
         doc.to_bytes().unwrap_err(),
-        MediaError::NotInline { kind: MediaKind::Document, .. }
+        MediaError::NotInline {
+            kind: MediaKind::Document,
+            ..
+        }
     ));
     let json = serde_json::to_value(UserContent::Document(doc)).unwrap();
     assert_eq!(
@@ -322,7 +377,10 @@ fn to_bytes_reports_corrupt_stored_data() {
         clip.to_bytes().unwrap_err(),
         MediaError::InvalidBase64 {
             expected: MediaKind::Audio,
-            problem: Base64Problem::InvalidByte { offset: 3, byte: b' ' }
+            problem: Base64Problem::InvalidByte {
+                offset: 3,
+                byte: b' '
+            }
         }
     ));
 }

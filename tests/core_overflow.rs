@@ -12,8 +12,15 @@ fn failed(error_message: &str) -> AssistantMessage {
 /// The message is recognised, by the pattern of `source`.
 #[track_caller]
 fn overflow(source: &str, error_message: &str) {
-    assert_eq!(context_overflow_source(error_message), Some(source), "{error_message}");
-    assert!(failed(error_message).is_context_overflow(), "{error_message}");
+    assert_eq!(
+        context_overflow_source(error_message),
+        Some(source),
+        "{error_message}"
+    );
+    assert!(
+        failed(error_message).is_context_overflow(),
+        "{error_message}"
+    );
 }
 
 #[test]
@@ -134,7 +141,10 @@ fn ollama_prompt_too_long() {
         "Ollama",
         "400 `prompt too long; exceeded max context length by 100918 tokens`",
     );
-    overflow("Ollama", "prompt too long; exceeded context length by 12 tokens");
+    overflow(
+        "Ollama",
+        "prompt too long; exceeded context length by 12 tokens",
+    );
 }
 
 #[test]
@@ -208,7 +218,11 @@ fn every_pattern_has_a_test_above() {
         "generic",
     ];
     for pattern in OVERFLOW_PATTERNS {
-        assert!(tested.contains(&pattern.source), "{} is untested", pattern.source);
+        assert!(
+            tested.contains(&pattern.source),
+            "{} is untested",
+            pattern.source
+        );
     }
     assert_eq!(OVERFLOW_PATTERNS.len(), 21);
 }
@@ -234,7 +248,10 @@ fn only_error_messages_count() {
     let text = "prompt is too long: 213462 tokens > 200000 maximum";
     let mut message = failed(text);
     message.stop_reason = StopReason::Stop;
-    assert!(!message.is_context_overflow(), "a finished answer is not an error");
+    assert!(
+        !message.is_context_overflow(),
+        "a finished answer is not an error"
+    );
     message.stop_reason = StopReason::Error;
     message.error_message = None;
     assert!(!message.is_context_overflow(), "no text, nothing to match");
@@ -242,7 +259,10 @@ fn only_error_messages_count() {
 
 #[test]
 fn matching_ignores_case() {
-    overflow("Anthropic", "PROMPT IS TOO LONG: 213462 TOKENS > 200000 MAXIMUM");
+    overflow(
+        "Anthropic",
+        "PROMPT IS TOO LONG: 213462 TOKENS > 200000 MAXIMUM",
+    );
 }
 
 #[test]
@@ -254,13 +274,25 @@ fn silent_overflow_compares_the_prompt_with_the_window() {
         ..Usage::default()
     };
     assert!(message.is_silent_context_overflow(128_000));
-    assert!(!message.is_silent_context_overflow(130_000), "equal is not over");
+    assert!(
+        !message.is_silent_context_overflow(130_000),
+        "equal is not over"
+    );
     message.usage.cache_write = 1;
-    assert!(message.is_silent_context_overflow(130_000), "cache writes are prompt tokens");
-    assert!(!message.is_silent_context_overflow(0), "an unknown window is no limit");
+    assert!(
+        message.is_silent_context_overflow(130_000),
+        "cache writes are prompt tokens"
+    );
+    assert!(
+        !message.is_silent_context_overflow(0),
+        "an unknown window is no limit"
+    );
     assert!(!message.is_context_overflow());
     let failed = message.clone().with_stop_reason(StopReason::Error);
-    assert!(!failed.is_silent_context_overflow(1_000), "only successful answers");
+    assert!(
+        !failed.is_silent_context_overflow(1_000),
+        "only successful answers"
+    );
 }
 
 #[test]

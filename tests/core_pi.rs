@@ -82,13 +82,18 @@ fn note(tally: &mut Tally, scope: &str, object: &Map<String, Value>, known: &[&s
 /// Decodes one pi message object; returns whether it is an LLM message.
 /// `raw` is the message's text as pi wrote it, when known.
 fn check_message(tally: &mut Tally, origin: &str, message: &Value, raw: Option<&str>) -> bool {
-    let role = message.get("role").and_then(Value::as_str).unwrap_or_default();
+    let role = message
+        .get("role")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     let role: &'static str = match role {
         "user" => "user",
         "assistant" => "assistant",
         "toolResult" => "toolResult",
         other => {
-            tally.unmodelled.insert((format!("message:{other}"), "*".into()));
+            tally
+                .unmodelled
+                .insert((format!("message:{other}"), "*".into()));
             return false;
         }
     };
@@ -103,7 +108,10 @@ fn check_message(tally: &mut Tally, origin: &str, message: &Value, raw: Option<&
 
     let written = serde_json::to_value(&line).unwrap();
     let expected = normalise(message);
-    assert_eq!(written, expected, "{origin}: re-encoded to a different value");
+    assert_eq!(
+        written, expected,
+        "{origin}: re-encoded to a different value"
+    );
     if raw.is_some_and(|raw| serde_json::to_string(&line).unwrap() == raw) {
         tally.byte_equal += 1;
     }
@@ -120,11 +128,25 @@ fn check_message(tally: &mut Tally, origin: &str, message: &Value, raw: Option<&
     let known: &[&str] = match line.message.role() {
         Role::User => &["role", "content", "timestamp"],
         Role::Assistant => &[
-            "role", "content", "api", "provider", "model", "responseId", "usage", "stopReason",
-            "errorMessage", "timestamp",
+            "role",
+            "content",
+            "api",
+            "provider",
+            "model",
+            "responseId",
+            "usage",
+            "stopReason",
+            "errorMessage",
+            "timestamp",
         ],
         Role::ToolResult => &[
-            "role", "toolCallId", "toolName", "content", "isError", "timestamp", "details",
+            "role",
+            "toolCallId",
+            "toolName",
+            "content",
+            "isError",
+            "timestamp",
+            "details",
         ],
         Role::System => &["role", "content", "timestamp"],
     };
@@ -136,11 +158,21 @@ fn check_message(tally: &mut Tally, origin: &str, message: &Value, raw: Option<&
         .flatten()
         .filter_map(Value::as_object)
     {
-        let kind = block.get("type").and_then(Value::as_str).unwrap_or_default();
+        let kind = block
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         let known: &[&str] = match kind {
             "text" => &["type", "text"],
             "thinking" => &["type", "thinking", "signature", "thinkingSignature"],
-            "toolCall" => &["type", "id", "name", "arguments", "signature", "thoughtSignature"],
+            "toolCall" => &[
+                "type",
+                "id",
+                "name",
+                "arguments",
+                "signature",
+                "thoughtSignature",
+            ],
             "image" => &["type", "data", "mimeType", "url"],
             _ => &["type"],
         };
@@ -148,11 +180,22 @@ fn check_message(tally: &mut Tally, origin: &str, message: &Value, raw: Option<&
     }
     if let Some(usage) = object.get("usage").and_then(Value::as_object) {
         let known = &[
-            "input", "output", "reasoning", "cacheRead", "cacheWrite", "totalTokens", "cost",
+            "input",
+            "output",
+            "reasoning",
+            "cacheRead",
+            "cacheWrite",
+            "totalTokens",
+            "cost",
         ];
         note(tally, "usage", usage, known);
         if let Some(cost) = usage.get("cost").and_then(Value::as_object) {
-            note(tally, "cost", cost, &["input", "output", "cacheRead", "cacheWrite", "total"]);
+            note(
+                tally,
+                "cost",
+                cost,
+                &["input", "output", "cacheRead", "cacheWrite", "total"],
+            );
         }
     }
     true
@@ -165,8 +208,13 @@ fn check_session(tally: &mut Tally, path: &Path) -> usize {
     for (i, line) in text.lines().enumerate() {
         let origin = format!("{name}:{}", i + 1);
         let entry: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{origin}: {e}"));
-        let object = entry.as_object().unwrap_or_else(|| panic!("{origin}: not an object"));
-        let kind = object.get("type").and_then(Value::as_str).unwrap_or_default();
+        let object = entry
+            .as_object()
+            .unwrap_or_else(|| panic!("{origin}: not an object"));
+        let kind = object
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         match object.get("message") {
             Some(message) if kind == "message" => {
                 // pi writes the message last: `{"type":"message",…,"message":{…}}`.
@@ -196,7 +244,11 @@ fn pi_sessions_decode_and_re_encode() {
         ("large-session.jsonl", 1019, 88, 453, 373, 1, 1, 391),
     ] {
         let mut tally = Tally::default();
-        assert_eq!(check_session(&mut tally, &dir.join(file)), lines, "{file}: lines");
+        assert_eq!(
+            check_session(&mut tally, &dir.join(file)),
+            lines,
+            "{file}: lines"
+        );
         let by_role = |r| tally.by_role.get(r).copied().unwrap_or(0);
         assert_eq!(
             (by_role("user"), by_role("assistant"), by_role("toolResult")),
@@ -222,7 +274,8 @@ fn pi_sessions_decode_and_re_encode() {
 
 #[test]
 fn pi_single_assistant_message() {
-    let path = common::conformance_dir().join("transcripts/pi/assistant-message-with-thinking-code.json");
+    let path =
+        common::conformance_dir().join("transcripts/pi/assistant-message-with-thinking-code.json");
     let text = std::fs::read_to_string(&path).unwrap();
     let message: Value = serde_json::from_str(&text).unwrap();
     let mut tally = Tally::default();

@@ -4,10 +4,10 @@
 use std::fmt::Debug;
 
 use agentmsg::{
-    AssistantContent, AssistantMessage, AudioContent, Content, Cost, DocumentContent,
-    ImageContent, LlmMessage, MediaSource, Message, MessageId, RedactedThinkingContent, Role,
-    StopReason, SystemMessage, TextContent, ThinkingContent, ToolCall, ToolResultContent,
-    ToolResultMessage, TurnId, Usage, UserContent, UserMessage,
+    AssistantContent, AssistantMessage, AudioContent, Content, Cost, DocumentContent, ImageContent,
+    LlmMessage, MediaSource, Message, MessageId, RedactedThinkingContent, Role, StopReason,
+    SystemMessage, TextContent, ThinkingContent, ToolCall, ToolResultContent, ToolResultMessage,
+    TurnId, Usage, UserContent, UserMessage,
 };
 use proptest::prelude::*;
 use serde::de::DeserializeOwned;
@@ -16,10 +16,12 @@ use serde_json::{Map, Value};
 
 /// decode(encode(x)) == x, both from our bytes and from the keys in sorted order
 /// (which puts `role` and `type` after other keys, so readers must look for them).
-fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(x: &T) -> Result<(), TestCaseError> {
+fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(
+    x: &T,
+) -> Result<(), TestCaseError> {
     let text = serde_json::to_string(x).map_err(|e| TestCaseError::fail(e.to_string()))?;
-    let back: T = serde_json::from_str(&text)
-        .map_err(|e| TestCaseError::fail(format!("{e} in {text}")))?;
+    let back: T =
+        serde_json::from_str(&text).map_err(|e| TestCaseError::fail(format!("{e} in {text}")))?;
     prop_assert_eq!(&back, x);
     let sorted = serde_json::to_string(&serde_json::from_str::<Value>(&text).unwrap()).unwrap();
     let back: T = serde_json::from_str(&sorted)
@@ -82,7 +84,8 @@ fn audio() -> impl Strategy<Value = AudioContent> {
 }
 
 fn document() -> impl Strategy<Value = DocumentContent> {
-    (source(), prop::option::of(text())).prop_map(|(source, title)| DocumentContent { source, title })
+    (source(), prop::option::of(text()))
+        .prop_map(|(source, title)| DocumentContent { source, title })
 }
 
 fn thinking() -> impl Strategy<Value = ThinkingContent> {
@@ -195,7 +198,15 @@ fn assistant() -> impl Strategy<Value = AssistantMessage> {
         any::<u64>(),
     )
         .prop_map(
-            |(content, (api, provider, model), response_id, usage, stop_reason, error_message, timestamp)| {
+            |(
+                content,
+                (api, provider, model),
+                response_id,
+                usage,
+                stop_reason,
+                error_message,
+                timestamp,
+            )| {
                 AssistantMessage {
                     content,
                     api,
@@ -220,13 +231,15 @@ fn tool_result() -> impl Strategy<Value = ToolResultMessage> {
         prop::option::of(json()),
     )
         .prop_map(
-            |((tool_call_id, tool_name), content, is_error, timestamp, details)| ToolResultMessage {
-                tool_call_id,
-                tool_name,
-                content,
-                is_error,
-                timestamp,
-                details,
+            |((tool_call_id, tool_name), content, is_error, timestamp, details)| {
+                ToolResultMessage {
+                    tool_call_id,
+                    tool_name,
+                    content,
+                    is_error,
+                    timestamp,
+                    details,
+                }
             },
         )
 }
@@ -340,7 +353,11 @@ fn fresh_ids_are_uuid_v7_and_sort_by_creation() {
     let a = MessageId::new();
     let b = MessageId::new();
     assert_eq!(a.as_str().len(), 36);
-    assert_eq!(a.as_str().as_bytes().get(14), Some(&b'7'), "version nibble of {a}");
+    assert_eq!(
+        a.as_str().as_bytes().get(14),
+        Some(&b'7'),
+        "version nibble of {a}"
+    );
     assert!(a < b, "{a} then {b}");
     assert_eq!(TurnId::new().as_str().as_bytes().get(14), Some(&b'7'));
 }
@@ -349,6 +366,9 @@ fn fresh_ids_are_uuid_v7_and_sort_by_creation() {
 fn null_details_are_kept() {
     let line = r#"{"role":"toolResult","toolCallId":"c","toolName":"t","content":[],"isError":false,"details":null}"#;
     let message: Message = serde_json::from_str(line).unwrap();
-    assert_eq!(message.as_tool_result().and_then(|r| r.details.clone()), Some(Value::Null));
+    assert_eq!(
+        message.as_tool_result().and_then(|r| r.details.clone()),
+        Some(Value::Null)
+    );
     assert_eq!(serde_json::to_string(&message).unwrap(), line);
 }

@@ -397,7 +397,7 @@ impl fmt::Display for BlockKind {
 }
 
 /// Content of a user message: text, image, audio or document.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum UserContent {
     /// A text block.
@@ -411,7 +411,7 @@ pub enum UserContent {
 }
 
 /// Content of an assistant message: text, thinking, redacted thinking or a tool call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum AssistantContent {
     /// A text block.
@@ -425,7 +425,7 @@ pub enum AssistantContent {
 }
 
 /// Content of a tool result: text or image.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum ToolResultContent {
     /// A text block.
@@ -505,13 +505,32 @@ impl ToolResultContent {
 
 /// A content block was moved into a role that does not allow it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("a `{block}` block cannot appear in a {role} message")]
+#[error("`{block}` blocks cannot appear in {role} messages")]
 pub struct RoleError {
     /// The block that did not fit.
     pub block: BlockKind,
     /// The role it was meant for.
     pub role: Role,
 }
+
+/// A role enum is read as any block, then checked: a block of another role is an
+/// error that names the block and the role (`a `thinking` block cannot appear in a
+/// user message`), not serde's "unknown variant". It costs no more than reading
+/// the role enum itself: the tag is matched once either way.
+macro_rules! role_deserialize {
+    ($($role_enum:ident),+) => {
+        $(
+            impl<'de> Deserialize<'de> for $role_enum {
+                fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                    let content = Content::deserialize(deserializer)?;
+                    Self::try_from(content).map_err(de::Error::custom)
+                }
+            }
+        )+
+    };
+}
+
+role_deserialize!(UserContent, AssistantContent, ToolResultContent);
 
 /// `From` each role enum and each block into [`Content`], and `TryFrom` back.
 macro_rules! content_conversions {

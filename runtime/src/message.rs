@@ -7,7 +7,7 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
 use crate::content::{
-    AssistantContent, AudioContent, ImageContent, IntoAssistantContent, IntoSystemContent,
+    AssistantContent, Content, RoleError, AudioContent, ImageContent, IntoAssistantContent, IntoSystemContent,
     IntoToolResultContent, IntoUserContent, RedactedThinkingContent, Role, TextContent,
     ThinkingContent, ToolCall, ToolResultContent, UserContent,
 };
@@ -817,22 +817,26 @@ where
 }
 
 fn text_blocks<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<TextContent>, D::Error> {
-    /// A system block must be text; anything else is an error naming the type.
-    #[derive(Deserialize)]
-    #[serde(tag = "type", rename_all = "camelCase")]
-    enum SystemBlock {
-        Text(TextContent),
+    /// A system block must be text; another block is an error naming it.
+    struct SystemBlock(TextContent);
+    impl<'de> Deserialize<'de> for SystemBlock {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            match Content::deserialize(d)? {
+                Content::Text(text) => Ok(Self(text)),
+                other => Err(de::Error::custom(RoleError {
+                    block: other.kind(),
+                    role: Role::System,
+                })),
+            }
+        }
     }
     impl From<TextContent> for SystemBlock {
         fn from(t: TextContent) -> Self {
-            Self::Text(t)
+            Self(t)
         }
     }
     let blocks: Vec<SystemBlock> = blocks(d)?;
-    Ok(blocks
-        .into_iter()
-        .map(|SystemBlock::Text(t)| t)
-        .collect())
+    Ok(blocks.into_iter().map(|SystemBlock(t)| t).collect())
 }
 
 fn user_blocks<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<UserContent>, D::Error> {
