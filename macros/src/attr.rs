@@ -76,6 +76,9 @@ pub enum ToLlm {
 #[derive(Default)]
 pub struct Container {
     pub kind: Option<LitStr>,
+    /// A `kind` key was written, even if its value did not parse (so a missing
+    /// kind is not reported on top of the malformed one).
+    pub kind_written: bool,
     pub aliases: Option<Vec<LitStr>>,
     pub version: Option<(LitInt, u32)>,
     pub migrate: Option<Path>,
@@ -129,6 +132,7 @@ pub fn container(attrs: &[Attribute], errors: &mut Errors) -> Container {
             let path = &meta.path;
             // #[agent_message(kind = "notice")]
             if path.is_ident(KIND) {
+                out.kind_written = true;
                 let lit: LitStr = meta.value()?.parse()?;
                 if out.kind.is_some() {
                     duplicate(errors, path, KIND);

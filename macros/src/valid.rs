@@ -52,6 +52,7 @@ pub fn check<'a>(cont: &'a Container<'a>, errors: &mut Errors) -> Option<Plan<'a
             check_kind(kind, "kind", errors);
             Some(kind)
         }
+        None if cont.attrs.kind_written => None,
         None => {
             errors.push(Error::new_spanned(
                 cont.ident,
@@ -184,7 +185,7 @@ fn check_keys(cont: &Container, field: &Field, errors: &mut Errors) {
             errors.push(Error::new_spanned(
                 field.ident,
                 format!(
-                    "field `{name}` uses the reserved key `{key}`{how} ({explain}); rename it, e.g. #[serde(rename = \"{name}Value\")]"
+                    "field `{name}` uses the reserved key `{key}`{how} ({explain}); rename it with #[serde(rename = \"…\")]"
                 ),
             ));
             return;

@@ -28,7 +28,7 @@ pub use crate::registry::Registration;
 /// Not public API. Used by generated code: a template placeholder's field, which
 /// must be `Display` (the call is spanned at the field's type).
 #[inline]
-pub fn display<T: ?Sized + Display>(value: &T) -> &T {
+pub fn display<T: Display>(value: &T) -> &dyn Display {
     value
 }
 
