@@ -766,11 +766,36 @@ pub(crate) fn role_of(line: &str) -> Option<Result<Cow<'_, str>, ()>> {
             }
         }
     }
+    if let Some(kind) = role_at_end(line) {
+        return Some(Ok(Cow::Borrowed(kind)));
+    }
     let value = top_level_value(line, "role")?;
     if !value.starts_with('"') {
         return Some(Err(()));
     }
     Some(unquote(value).ok_or(()))
+}
+
+/// The role of a line that ends with `"role":"kind"}` (as a writer that puts the
+/// role last writes it), found from the end without a scan. `None` when the line
+/// does not end that way or anything is unusual (escapes, a backslash before a
+/// quote); the full scan then decides. The decoder checks the role it meets
+/// against the one found, so a wrong guess is an error, never a wrong type.
+fn role_at_end(line: &str) -> Option<&str> {
+    let body = line.trim_end().strip_suffix('}')?.trim_end();
+    let body = body.strip_suffix('"')?;
+    let open = body.rfind(['"', '\\'])?;
+    if body.as_bytes().get(open) != Some(&b'"') {
+        return None;
+    }
+    let kind = body.get(open + 1..)?;
+    let before = body.get(..open)?.trim_end().strip_suffix(':')?.trim_end();
+    let before = before.strip_suffix("\"role\"")?;
+    if before.ends_with('\\') {
+        return None;
+    }
+    let before = before.trim_end();
+    (before.ends_with(',') || before.ends_with('{')).then_some(kind)
 }
 
 /// The `"v"` of a line, when it is a number that fits a `u32`.
@@ -903,6 +928,22 @@ mod tests {
         assert_eq!(role_of("[1]"), None);
         assert_eq!(role_of(r#"{"a":"#), None);
         assert_eq!(scan_version(r#"{"v":"2"}"#), None);
+        // From the end.
+        assert_eq!(role_at_end(r#"{"a":1,"role":"late"}"#), Some("late"));
+        assert_eq!(
+            role_at_end(r#"{ "a" : 1 , "role" : "late" } "#),
+            Some("late")
+        );
+        assert_eq!(role_at_end(r#"{"role":"only"}"#), Some("only"));
+        assert_eq!(role_at_end(r#"{"a":{"role":"inner"}}"#), None);
+        assert_eq!(role_at_end(r#"{"x\"role":"k"}"#), None);
+        assert_eq!(role_at_end(r#"{"a":"b\"role\":\"k"}"#), None);
+        assert_eq!(role_at_end(r#"{"a":["role":"k"}"#), None);
+        assert_eq!(role_at_end(r#"{"a":1,"role":"a\"b"}"#), None);
+        assert_eq!(
+            role_of(r#"{"a":{"role":"inner"},"role":"outer"}"#),
+            Some(Ok(Cow::Borrowed("outer")))
+        );
     }
 
     #[test]
