@@ -1,0 +1,1153 @@
+//! OpenAI Chat Completions codec: request bodies against the published schema and
+//! our own rules, recorded responses and streams, broken streams, snapshots.
+
+mod common;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use agentmsg::providers::openai_chat::{self, StreamDecoder};
+use agentmsg::providers::{DecodeError, Request, StreamDecode, ToolSpec};
+use agentmsg::{
+    AssistantContent, AssistantMessage, AudioContent, ChangeKind, DocumentContent, ImageContent,
+    MediaSource, Message, RedactedThinkingContent, StopReason, TextContent, ThinkingContent,
+    ToolCall, ToolResultMessage, UserContent, UserMessage,
+};
+use serde_json::{json, Value};
+
+const SCHEMA: &str = "openai-chat-request.schema.json";
+const API: &str = "openai-completions";
+const MODEL: &str = "gpt-4.1";
+const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+
+// ---------------------------------------------------------------------------
+// A broad set of transcripts
+
+fn png() -> ImageContent {
+    ImageContent {
+        source: MediaSource::Base64 {
+            data: PNG.into(),
+            mime_type: "image/png".into(),
+        },
+    }
+}
+
+fn user(blocks: Vec<UserContent>) -> Message {
+    Message::User(UserMessage {
+        content: blocks,
+        timestamp: 1,
+    })
+}
+
+fn assistant(blocks: Vec<AssistantContent>, api: &str, model: &str, stop: StopReason) -> Message {
+    Message::Assistant(AssistantMessage {
+        content: blocks,
+        api: api.into(),
+        provider: "openai".into(),
+        model: model.into(),
+        stop_reason: stop,
+        timestamp: 2,
+        ..AssistantMessage::default()
+    })
+}
+
+fn call(id: &str, name: &str, args: Value) -> AssistantContent {
+    AssistantContent::ToolCall(ToolCall::new(id, name, args))
+}
+
+fn result(id: &str, name: &str, text: &str) -> Message {
+    Message::tool_result(id, name, text)
+}
+
+fn text(t: &str) -> AssistantContent {
+    AssistantContent::Text(TextContent::new(t))
+}
+
+fn tools() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec::new(
+            "read",
+            "Read a file",
+            json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+        ),
+        ToolSpec::new("now", "The time", json!({})),
+    ]
+}
+
+/// Transcripts covering every block type and the repairs prepare makes.
+fn corpus() -> Vec<(&'static str, Request)> {
+    let thinking_here = assistant(
+        vec![
+            AssistantContent::Thinking(
+                ThinkingContent::new("Let me think.").with_signature("sig-abc"),
+            ),
+            AssistantContent::RedactedThinking(RedactedThinkingContent::new("opaque")),
+            text("Answer."),
+        ],
+        API,
+        MODEL,
+        StopReason::Stop,
+    );
+    let thinking_foreign = assistant(
+        vec![
+            AssistantContent::Thinking(
+                ThinkingContent::new("Claude thinks.").with_signature("EqQB"),
+            ),
+            text("Hi from Claude."),
+        ],
+        "anthropic-messages",
+        "claude-opus-4-5",
+        StopReason::Stop,
+    );
+    let long_id = "toolu_01".to_owned() + &"x".repeat(60);
+    let mut image_result =
+        ToolResultMessage::new("call_img", "screenshot", [TextContent::new("here")]);
+    image_result.content.push(png().into());
+    let mut error_result = ToolResultMessage::new("call_err", "read", [TextContent::new("ENOENT")]);
+    error_result.is_error = true;
+    vec![
+        (
+            "text",
+            Request::new(MODEL, vec![Message::user("hello")]).with_system("Be terse."),
+        ),
+        (
+            "system-in-transcript",
+            Request::new(
+                MODEL,
+                vec![Message::system("You are a cat."), Message::user("hi")],
+            ),
+        ),
+        (
+            "every-user-block",
+            Request::new(
+                MODEL,
+                vec![user(vec![
+                    UserContent::Text(TextContent::new("Look:")),
+                    UserContent::Image(png()),
+                    UserContent::Image(ImageContent {
+                        source: MediaSource::Url("https://example.com/cat.jpg".into()),
+                    }),
+                    UserContent::Audio(AudioContent {
+                        data: "UklGRg==".into(),
+                        mime_type: "audio/wav".into(),
+                    }),
+                    UserContent::Audio(AudioContent {
+                        data: "SUQz".into(),
+                        mime_type: "audio/mpeg".into(),
+                    }),
+                    UserContent::Audio(AudioContent {
+                        data: "T2dnUw==".into(),
+                        mime_type: "audio/ogg".into(),
+                    }),
+                    UserContent::Document(DocumentContent {
+                        source: MediaSource::Base64 {
+                            data: "JVBERi0xLjcK".into(),
+                            mime_type: "application/pdf".into(),
+                        },
+                        title: Some("spec.pdf".into()),
+                    }),
+                    UserContent::Document(DocumentContent {
+                        source: MediaSource::Base64 {
+                            data: "aGVsbG8=".into(),
+                            mime_type: "text/plain".into(),
+                        },
+                        title: None,
+                    }),
+                    UserContent::Document(DocumentContent {
+                        source: MediaSource::Url("https://example.com/a.pdf".into()),
+                        title: None,
+                    }),
+                    UserContent::Document(DocumentContent {
+                        source: MediaSource::Base64 {
+                            data: "UEsDBA==".into(),
+                            mime_type: "application/zip".into(),
+                        },
+                        title: None,
+                    }),
+                ])],
+            ),
+        ),
+        (
+            "tool-round-trip",
+            Request::new(
+                MODEL,
+                vec![
+                    Message::user("read a.rs"),
+                    assistant(
+                        vec![
+                            text("Reading."),
+                            call("call_1", "read", json!({"path": "a.rs"})),
+                        ],
+                        API,
+                        MODEL,
+                        StopReason::ToolUse,
+                    ),
+                    result("call_1", "read", "fn main() {}"),
+                    Message::assistant("It is empty."),
+                ],
+            )
+            .with_tools(tools())
+            .with_max_tokens(1024),
+        ),
+        (
+            "parallel-tool-calls",
+            Request::new(
+                MODEL,
+                vec![
+                    Message::user("read both"),
+                    assistant(
+                        vec![
+                            call("call_a", "read", json!({"path": "a"})),
+                            call("call_b", "read", json!({"path": "b"})),
+                            call("call_c", "now", json!({})),
+                        ],
+                        API,
+                        MODEL,
+                        StopReason::ToolUse,
+                    ),
+                    result("call_b", "read", "B"),
+                    result("call_a", "read", "A"),
+                    Message::ToolResult(error_result.clone()),
+                ],
+            )
+            .with_tools(tools()),
+        ),
+        (
+            "tool-result-images",
+            Request::new(
+                MODEL,
+                vec![
+                    Message::user("take a screenshot"),
+                    assistant(
+                        vec![call("call_img", "screenshot", json!({}))],
+                        API,
+                        MODEL,
+                        StopReason::ToolUse,
+                    ),
+                    Message::ToolResult(image_result),
+                ],
+            ),
+        ),
+        (
+            "thinking-with-signatures",
+            Request::new(
+                MODEL,
+                vec![
+                    Message::user("q"),
+                    thinking_here,
+                    Message::user("and?"),
+                    thinking_foreign,
+                    Message::user("ok"),
+                ],
+            ),
+        ),
+        (
+            "failed-turns",
+            Request::new(
+                MODEL,
+                vec![
+                    Message::user("go"),
+                    assistant(
+                        vec![
+                            text("partial"),
+                            call("call_f", "read", json!({"path": "x"})),
+                        ],
+                        API,
+                        MODEL,
+                        StopReason::Error,
+                    ),
+                    result("call_f", "read", "late"),
+                    assistant(vec![text("stopped")], API, MODEL, StopReason::Aborted),
+                    Message::user("again"),
+                ],
+            ),
+        ),
+        (
+            "orphaned-calls-and-results",
+            Request::new(
+                MODEL,
+                vec![
+                    result("call_ghost", "read", "no call"),
+                    Message::user("go"),
+                    assistant(
+                        vec![call("call_o", "read", json!({"path": "x"}))],
+                        API,
+                        MODEL,
+                        StopReason::ToolUse,
+                    ),
+                    Message::user("never mind"),
+                ],
+            ),
+        ),
+        (
+            "ids-too-long",
+            Request::new(
+                MODEL,
+                vec![
+                    Message::user("go"),
+                    assistant(
+                        vec![
+                            call(&long_id, "read", json!({"path": "x"})),
+                            call("functions.read:0|fc_abc", "read", json!({})),
+                        ],
+                        "anthropic-messages",
+                        "claude-opus-4-5",
+                        StopReason::ToolUse,
+                    ),
+                    result(&long_id, "read", "one"),
+                    result("functions.read:0|fc_abc", "read", "two"),
+                ],
+            ),
+        ),
+        (
+            "empty-and-odd",
+            Request::new(
+                MODEL,
+                vec![
+                    user(vec![]),
+                    assistant(vec![], API, MODEL, StopReason::Stop),
+                    Message::user("unicode ✓ \u{0} \"quotes\""),
+                    assistant(
+                        vec![call("call_n", "now", Value::Null)],
+                        API,
+                        MODEL,
+                        StopReason::ToolUse,
+                    ),
+                    result("call_n", "now", ""),
+                ],
+            ),
+        ),
+    ]
+}
+
+/// Every message of a pi session file (custom roles skipped).
+fn pi_messages(name: &str) -> Vec<Message> {
+    let path = common::conformance_dir().join("transcripts/pi").join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|entry| entry["type"] == "message")
+        .filter_map(|entry| serde_json::from_value::<Message>(entry["message"].clone()).ok())
+        .collect()
+}
+
+/// Windows of the real pi sessions: they start and end anywhere, so results
+/// lose their calls and calls their results.
+fn pi_corpus() -> Vec<(String, Request)> {
+    let mut out = Vec::new();
+    for file in ["before-compaction.jsonl", "large-session.jsonl"] {
+        let messages = pi_messages(file);
+        assert!(
+            messages.len() > 100,
+            "{file}: only {} messages",
+            messages.len()
+        );
+        let stem = file.trim_end_matches(".jsonl");
+        out.push((
+            format!("pi-{stem}-all"),
+            Request::new(MODEL, messages.clone()).with_tools(tools()),
+        ));
+        for (n, start) in (0..messages.len()).step_by(97).enumerate() {
+            let end = (start + 41).min(messages.len());
+            out.push((
+                format!("pi-{stem}-window{n}"),
+                Request::new(MODEL, messages[start..end].to_vec()),
+            ));
+        }
+    }
+    out
+}
+
+fn sdk_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sdk-bodies/openai-chat");
+    std::fs::create_dir_all(&dir).expect("create sdk-bodies dir");
+    dir
+}
+
+/// The rules the schema does not check (its objects are open).
+fn own_rule_errors(body: &Value, request: &Request) -> Vec<String> {
+    let mut errors = Vec::new();
+    let Some(messages) = body["messages"].as_array() else {
+        return vec!["messages is not an array".into()];
+    };
+    let mut open: Vec<String> = Vec::new();
+    let mut answered: HashSet<String> = HashSet::new();
+    let mut all_calls: HashSet<String> = HashSet::new();
+    for (i, m) in messages.iter().enumerate() {
+        let allowed: &[&str] = match m["role"].as_str() {
+            Some("system") => &["role", "content"],
+            Some("user") => &["role", "content"],
+            Some("assistant") => &["role", "content", "tool_calls"],
+            Some("tool") => &["role", "content", "tool_call_id"],
+            other => {
+                errors.push(format!("messages[{i}]: role {other:?}"));
+                continue;
+            }
+        };
+        for key in m.as_object().into_iter().flat_map(|o| o.keys()) {
+            if !allowed.contains(&key.as_str()) {
+                errors.push(format!("messages[{i}]: unexpected key {key}"));
+            }
+        }
+        let role = m["role"].as_str().unwrap_or_default();
+        if role != "tool" && !open.is_empty() {
+            errors.push(format!(
+                "messages[{i}]: calls {open:?} have no tool message before this {role} message"
+            ));
+            open.clear();
+        }
+        match role {
+            "assistant" => {
+                let calls = m["tool_calls"].as_array().cloned().unwrap_or_default();
+                if m["content"].is_null() && calls.is_empty() {
+                    errors.push(format!(
+                        "messages[{i}]: assistant with neither content nor tool_calls"
+                    ));
+                }
+                for (j, c) in calls.iter().enumerate() {
+                    let id = c["id"].as_str().unwrap_or_default().to_owned();
+                    if id.is_empty() || id.chars().count() > 40 {
+                        errors.push(format!(
+                            "messages[{i}].tool_calls[{j}].id {id:?} is empty or over 40 chars"
+                        ));
+                    }
+                    match c["function"]["arguments"].as_str().map(serde_json::from_str::<Value>) {
+                        Some(Ok(Value::Object(_))) => {}
+                        other => errors.push(format!("messages[{i}].tool_calls[{j}]: arguments {other:?} is not a JSON object string")),
+                    }
+                    if !all_calls.insert(id.clone()) {
+                        errors.push(format!("messages[{i}].tool_calls[{j}]: duplicate id {id}"));
+                    }
+                    open.push(id);
+                }
+                if m.get("reasoning_content").is_some() || m.get("reasoning").is_some() {
+                    errors.push(format!("messages[{i}]: reasoning replayed"));
+                }
+            }
+            "tool" => {
+                let id = m["tool_call_id"].as_str().unwrap_or_default().to_owned();
+                if let Some(pos) = open.iter().position(|c| *c == id) {
+                    open.remove(pos);
+                    answered.insert(id);
+                } else {
+                    errors.push(format!(
+                        "messages[{i}]: tool message for {id:?}, which is not an open call"
+                    ));
+                }
+                if !m["content"].is_string() {
+                    errors.push(format!("messages[{i}]: tool content is not a string"));
+                }
+            }
+            "user" => {
+                if let Some(parts) = m["content"].as_array() {
+                    if parts.is_empty() {
+                        errors.push(format!("messages[{i}]: empty content array"));
+                    }
+                    for (j, p) in parts.iter().enumerate() {
+                        if p["type"] == "input_audio"
+                            && !matches!(p["input_audio"]["format"].as_str(), Some("wav" | "mp3"))
+                        {
+                            errors.push(format!("messages[{i}].content[{j}]: audio format"));
+                        }
+                        if p["type"] == "image_url" {
+                            let url = p["image_url"]["url"].as_str().unwrap_or_default();
+                            if !(url.starts_with("data:image/") || url.starts_with("https://")) {
+                                errors.push(format!(
+                                    "messages[{i}].content[{j}]: image url {url:.40}"
+                                ));
+                            }
+                        }
+                        if p["type"] == "file" {
+                            let data = p["file"]["file_data"].as_str();
+                            if data.is_some_and(|d| !d.starts_with("data:application/pdf;base64,"))
+                                || (data.is_some() && p["file"]["filename"].as_str().is_none())
+                            {
+                                errors.push(format!("messages[{i}].content[{j}]: file part needs a data URL and a filename"));
+                            }
+                        }
+                    }
+                } else if !m["content"].is_string() {
+                    errors.push(format!(
+                        "messages[{i}]: user content is neither string nor array"
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    if !open.is_empty() {
+        errors.push(format!("calls {open:?} are never answered"));
+    }
+    if body.get("max_tokens").is_some() {
+        errors.push("max_tokens used instead of max_completion_tokens".into());
+    }
+    if request.max_tokens.map(Value::from).as_ref() != body.get("max_completion_tokens") {
+        errors.push("max_completion_tokens does not match the request".into());
+    }
+    errors
+}
+
+fn check_case(name: &str, request: &Request) -> Value {
+    let encoded = openai_chat::encode_request(request).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let body = encoded.body;
+    let mut errors = common::schema_errors(SCHEMA, &body);
+    errors.extend(own_rule_errors(&body, request));
+    assert!(errors.is_empty(), "{name}: {errors:#?}\n{body:#}");
+    let file = sdk_dir().join(format!("{name}.json"));
+    std::fs::write(
+        &file,
+        serde_json::to_string_pretty(&body).expect("serialize"),
+    )
+    .expect("write body");
+    body
+}
+
+#[test]
+fn every_corpus_body_is_valid() {
+    let mut count = 0;
+    for (name, request) in corpus() {
+        check_case(name, &request);
+        count += 1;
+    }
+    for (name, request) in pi_corpus() {
+        check_case(&name, &request);
+        count += 1;
+    }
+    assert!(count > 20, "only {count} cases");
+}
+
+// ---------------------------------------------------------------------------
+// What each rule does
+
+fn case(name: &str) -> Request {
+    corpus()
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, r)| r)
+        .unwrap_or_else(|| panic!("no case {name}"))
+}
+
+#[test]
+fn system_prompt_is_the_first_message() {
+    let body = openai_chat::encode_request(&case("text")).unwrap().body;
+    assert_eq!(
+        body["messages"][0],
+        json!({"role": "system", "content": "Be terse."})
+    );
+    assert_eq!(
+        body["messages"][1],
+        json!({"role": "user", "content": "hello"})
+    );
+}
+
+#[test]
+fn user_blocks_map_to_parts_and_unsupported_ones_are_reported() {
+    let encoded = openai_chat::encode_request(&case("every-user-block")).unwrap();
+    let parts = encoded.body["messages"][0]["content"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        parts[1]["image_url"]["url"],
+        format!("data:image/png;base64,{PNG}")
+    );
+    assert_eq!(parts[2]["image_url"]["url"], "https://example.com/cat.jpg");
+    assert_eq!(
+        parts[3]["input_audio"],
+        json!({"data": "UklGRg==", "format": "wav"})
+    );
+    assert_eq!(parts[4]["input_audio"]["format"], "mp3");
+    assert_eq!(
+        parts[5]["type"], "text",
+        "ogg audio must not be sent as input_audio"
+    );
+    assert_eq!(
+        parts[6]["file"],
+        json!({"filename": "spec.pdf", "file_data": "data:application/pdf;base64,JVBERi0xLjcK"})
+    );
+    assert_eq!(parts[7], json!({"type": "text", "text": "hello"}));
+    assert_eq!(parts[8]["type"], "text");
+    assert_eq!(parts[9]["type"], "text");
+    let details: Vec<&str> = encoded
+        .report
+        .changes
+        .iter()
+        .filter(|c| c.kind == ChangeKind::UnsupportedContent)
+        .map(|c| c.detail.as_str())
+        .collect();
+    assert_eq!(details.len(), 4, "{details:?}");
+    assert!(details[0].contains("audio/ogg"), "{details:?}");
+    assert!(encoded.report.changes.iter().all(|c| c.index == 0));
+}
+
+#[test]
+fn tool_calls_and_results() {
+    let encoded = openai_chat::encode_request(&case("parallel-tool-calls")).unwrap();
+    let messages = encoded.body["messages"].as_array().unwrap();
+    let calls = messages[1]["tool_calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 3);
+    assert_eq!(calls[0]["function"]["arguments"], "{\"path\":\"a\"}");
+    assert_eq!(calls[2]["function"]["arguments"], "{}");
+    assert!(messages[1]["content"].is_null());
+    // Results follow in the order of the calls; the missing one is synthetic.
+    let ids: Vec<&str> = messages[2..]
+        .iter()
+        .map(|m| m["tool_call_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["call_a", "call_b", "call_c"]);
+    assert!(
+        encoded.report.count(ChangeKind::ReorderedResult)
+            + encoded.report.count(ChangeKind::SyntheticResult)
+            >= 1
+    );
+    let tools = &encoded.body["tools"];
+    assert_eq!(tools[0]["type"], "function");
+    assert_eq!(tools[0]["function"]["name"], "read");
+    assert_eq!(
+        tools[1]["function"]["parameters"],
+        json!({"type": "object", "properties": {}})
+    );
+}
+
+#[test]
+fn max_tokens_is_max_completion_tokens() {
+    let body = openai_chat::encode_request(&case("tool-round-trip"))
+        .unwrap()
+        .body;
+    assert_eq!(body["max_completion_tokens"], 1024);
+    assert!(body.get("max_tokens").is_none());
+}
+
+#[test]
+fn tool_result_images_move_to_a_user_message() {
+    let encoded = openai_chat::encode_request(&case("tool-result-images")).unwrap();
+    let messages = encoded.body["messages"].as_array().unwrap();
+    let tool = messages.iter().position(|m| m["role"] == "tool").unwrap();
+    assert!(messages[tool]["content"].is_string());
+    let after = &messages[tool + 1];
+    assert_eq!(after["role"], "user");
+    assert!(after["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p["type"] == "image_url"));
+    assert!(encoded.report.count(ChangeKind::MovedImages) >= 1);
+}
+
+#[test]
+fn thinking_is_not_replayed_and_is_reported() {
+    let encoded = openai_chat::encode_request(&case("thinking-with-signatures")).unwrap();
+    let text = encoded.body.to_string();
+    assert!(
+        !text.contains("Let me think") && !text.contains("sig-abc") && !text.contains("opaque")
+    );
+    assert!(!text.contains("Claude thinks") && !text.contains("EqQB"));
+    assert!(text.contains("Answer.") && text.contains("Hi from Claude."));
+    // The same-model turn (input 1) is reported by the encoder, the foreign one
+    // (input 3) by prepare.
+    let dropped: Vec<usize> = encoded
+        .report
+        .changes
+        .iter()
+        .filter(|c| c.kind == ChangeKind::DroppedThinking)
+        .map(|c| c.index)
+        .collect();
+    assert!(
+        dropped.contains(&1) && dropped.contains(&3),
+        "{:?}",
+        encoded.report
+    );
+}
+
+#[test]
+fn long_ids_are_mapped_for_calls_and_results_alike() {
+    let encoded = openai_chat::encode_request(&case("ids-too-long")).unwrap();
+    let messages = encoded.body["messages"].as_array().unwrap();
+    let call_ids: Vec<&str> = messages[1]["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    let result_ids: Vec<&str> = messages[2..]
+        .iter()
+        .map(|m| m["tool_call_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(call_ids, result_ids);
+    assert!(call_ids.iter().all(|id| id.len() <= 40));
+    assert!(encoded.report.count(ChangeKind::MappedId) >= 1);
+}
+
+#[test]
+fn empty_model_and_tool_names_are_errors() {
+    let err = openai_chat::encode_request(&Request::new("", vec![Message::user("x")])).unwrap_err();
+    assert!(err.to_string().contains("model"), "{err}");
+    let err = openai_chat::encode_request(
+        &Request::new(MODEL, vec![Message::user("x")]).with_tools(vec![ToolSpec::new(
+            "",
+            "",
+            json!({}),
+        )]),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("tools[0].name"), "{err}");
+}
+
+// ---------------------------------------------------------------------------
+// Snapshots
+
+#[test]
+fn snapshots_pin_the_encoder() {
+    let bless = std::env::var_os("AGENTMSG_BLESS").is_some();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/openai-chat");
+    let mut failures = Vec::new();
+    for name in [
+        "text",
+        "every-user-block",
+        "parallel-tool-calls",
+        "tool-result-images",
+        "thinking-with-signatures",
+    ] {
+        let body = openai_chat::encode_request(&case(name)).unwrap().body;
+        let text = serde_json::to_string_pretty(&body).unwrap() + "\n";
+        let path = dir.join(format!("{name}.json"));
+        if bless {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(&path, &text).unwrap();
+            continue;
+        }
+        match std::fs::read_to_string(&path) {
+            Ok(expected) if expected == text => {}
+            Ok(_) => failures.push(format!(
+                "{name}: differs (AGENTMSG_BLESS=1 to regenerate)\n{text}"
+            )),
+            Err(e) => failures.push(format!(
+                "{name}: {}: {e} (AGENTMSG_BLESS=1 to create)",
+                path.display()
+            )),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+// ---------------------------------------------------------------------------
+// Responses and streams
+
+fn fixtures() -> PathBuf {
+    common::conformance_dir().join("responses/vercel/openai/chat")
+}
+
+fn decode_stream<'a>(
+    events: impl IntoIterator<Item = &'a str>,
+) -> Result<AssistantMessage, DecodeError> {
+    let mut decoder = StreamDecoder::new();
+    for event in events {
+        decoder.push(event)?;
+    }
+    decoder.finish()
+}
+
+fn chunk_lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+fn sse_data(path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if let Some(data) = line.strip_prefix("data:") {
+            let data = data.trim_start();
+            if data == "[DONE]" {
+                break;
+            }
+            out.push(data.to_owned());
+        }
+    }
+    out
+}
+
+/// What both a stream and a body carry.
+fn comparable(m: &AssistantMessage) -> Value {
+    json!({
+        "content": m.content,
+        "stopReason": m.stop_reason,
+        "model": m.model,
+        "responseId": m.response_id,
+        "api": m.api,
+        "provider": m.provider,
+    })
+}
+
+#[test]
+fn every_fixture_decodes() {
+    let mut seen = 0;
+    let mut entries: Vec<_> = std::fs::read_dir(fixtures())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let message = if name.ends_with(".chunks.txt") {
+            let lines = chunk_lines(&path);
+            decode_stream(lines.iter().map(String::as_str))
+                .unwrap_or_else(|e| panic!("{name}: {e}"))
+        } else if name.ends_with(".json") {
+            openai_chat::decode_response(&std::fs::read_to_string(&path).unwrap())
+                .unwrap_or_else(|e| panic!("{name}: {e}"))
+        } else {
+            continue;
+        };
+        seen += 1;
+        assert_eq!(message.api, API, "{name}");
+        assert_eq!(message.provider, "openai", "{name}");
+        if message.stop_reason == StopReason::Error {
+            assert!(message.error_message.is_some(), "{name}");
+        } else {
+            assert!(!message.content.is_empty(), "{name}: no content");
+            assert!(message.usage.output > 0, "{name}: no usage");
+        }
+    }
+    assert_eq!(seen, 4);
+}
+
+#[test]
+fn text_body_and_stream() {
+    let body = std::fs::read_to_string(fixtures().join("openai-text.json")).unwrap();
+    let message = openai_chat::decode_response(&body).unwrap();
+    let wire: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        message.text_content(),
+        wire["choices"][0]["message"]["content"].as_str().unwrap()
+    );
+    assert_eq!(message.response_id.as_deref(), wire["id"].as_str());
+    assert_eq!(message.model, wire["model"].as_str().unwrap());
+    assert_eq!(message.stop_reason, StopReason::Stop);
+    let usage = &wire["usage"];
+    let cached = usage["prompt_tokens_details"]["cached_tokens"]
+        .as_u64()
+        .unwrap_or(0);
+    assert_eq!(
+        message.usage.input + cached,
+        usage["prompt_tokens"].as_u64().unwrap()
+    );
+    assert_eq!(message.usage.cache_read, cached);
+    assert_eq!(
+        message.usage.output,
+        usage["completion_tokens"].as_u64().unwrap()
+    );
+    assert_eq!(message.usage.total_tokens, usage["total_tokens"].as_u64());
+    assert_eq!(message.timestamp, wire["created"].as_u64().unwrap() * 1000);
+
+    // The stream is another recording of the same prompt: it must fold to a
+    // message of the same shape, with the text of its own deltas.
+    let lines = chunk_lines(&fixtures().join("openai-text.chunks.txt"));
+    let streamed = decode_stream(lines.iter().map(String::as_str)).unwrap();
+    let deltas: String = lines
+        .iter()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter_map(|c| {
+            c["choices"][0]["delta"]["content"]
+                .as_str()
+                .map(str::to_owned)
+        })
+        .collect();
+    assert_eq!(streamed.text_content(), deltas);
+    assert_eq!(streamed.content.len(), 1);
+    assert_eq!(streamed.stop_reason, message.stop_reason);
+    assert_eq!(streamed.api, message.api);
+    assert!(streamed.usage.output > 0);
+}
+
+#[test]
+fn stream_and_body_of_one_response_agree() {
+    // A body rebuilt from the SSE stream's own data is the same response: the
+    // stream fold must equal the body decode field for field.
+    let events =
+        sse_data(&common::conformance_dir().join("responses/sse/openai-chat-tool-calls.sse"));
+    let streamed = decode_stream(events.iter().map(String::as_str)).unwrap();
+    let chunks: Vec<Value> = events
+        .iter()
+        .map(|e| serde_json::from_str(e).unwrap())
+        .collect();
+    let mut calls: Vec<Value> = Vec::new();
+    for chunk in &chunks {
+        for delta in chunk["choices"][0]["delta"]["tool_calls"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let i = delta["index"].as_u64().unwrap() as usize;
+            if calls.len() <= i {
+                calls.push(json!({"id": delta["id"], "type": "function", "function": {"name": delta["function"]["name"], "arguments": ""}}));
+            }
+            let args = calls[i]["function"]["arguments"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+                + delta["function"]["arguments"].as_str().unwrap_or("");
+            calls[i]["function"]["arguments"] = Value::String(args);
+        }
+    }
+    let finish = chunks
+        .iter()
+        .find_map(|c| c["choices"][0]["finish_reason"].as_str())
+        .unwrap();
+    let usage = chunks
+        .iter()
+        .find(|c| c["usage"].is_object())
+        .map(|c| c["usage"].clone())
+        .unwrap();
+    let body = json!({
+        "id": chunks[0]["id"], "object": "chat.completion", "created": chunks[0]["created"], "model": chunks[0]["model"],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": calls}, "finish_reason": finish}],
+        "usage": usage,
+    });
+    let decoded = openai_chat::decode_response(&body.to_string()).unwrap();
+    assert_eq!(comparable(&streamed), comparable(&decoded));
+    assert_eq!(streamed.usage, decoded.usage);
+    assert_eq!(streamed.timestamp, decoded.timestamp);
+}
+
+#[test]
+fn sse_parallel_tool_calls() {
+    let events =
+        sse_data(&common::conformance_dir().join("responses/sse/openai-chat-tool-calls.sse"));
+    let message = decode_stream(events.iter().map(String::as_str)).unwrap();
+    let calls: Vec<&ToolCall> = message.tool_calls().collect();
+    assert_eq!(calls.len(), 2, "{message:#?}");
+    assert_eq!(calls[0].id, "call_JMW1whyEaYG438VE1OIflxA2");
+    assert_eq!(calls[0].arguments["city"], "Edinburgh");
+    assert_eq!(calls[0].name, "GetWeatherArgs");
+    assert_eq!(calls[0].arguments["country"], "GB");
+    assert_eq!(calls[1].id, "call_DNYTawLBoN8fj3KN6qU9N1Ou");
+    assert_eq!(calls[1].name, "get_stock_price");
+    assert!(
+        calls[1].arguments.contains_key("ticker"),
+        "{:?}",
+        calls[1].arguments
+    );
+    assert_eq!(message.stop_reason, StopReason::ToolUse);
+    assert!(message.usage.input > 0 && message.usage.output > 0);
+    assert_eq!(message.model, "gpt-4o-2024-08-06");
+}
+
+#[test]
+fn azure_stream_with_filter_chunks() {
+    let lines = chunk_lines(&fixtures().join("azure-model-router.1.chunks.txt"));
+    let message = decode_stream(lines.iter().map(String::as_str)).unwrap();
+    assert!(
+        message.text_content().starts_with("Capital"),
+        "{}",
+        message.text_content()
+    );
+    assert_eq!(
+        message.response_id.as_deref(),
+        Some("chatcmpl-CYPS1lijGoK8gd9lYzY3r9Sx50nbt")
+    );
+    assert!(message.usage.reasoning > 0 || message.usage.output > 0);
+}
+
+#[test]
+fn error_body_becomes_an_error_message() {
+    let body =
+        std::fs::read_to_string(fixtures().join("reasoning-model-legacy-parameter-error.json"))
+            .unwrap();
+    let message = openai_chat::decode_response(&body).unwrap();
+    assert_eq!(message.stop_reason, StopReason::Error);
+    let text = message.error_message.unwrap();
+    assert!(
+        text.contains("max_completion_tokens") && text.contains("unsupported_parameter"),
+        "{text}"
+    );
+    assert!(message.content.is_empty());
+}
+
+#[test]
+fn reasoning_fields_of_compatible_servers() {
+    let body = json!({"id": "x", "model": "deepseek-reasoner", "created": 5, "choices": [{"index": 0,
+        "message": {"role": "assistant", "reasoning_content": "Hmm.", "content": "42",
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{\"a\":1}"}}]},
+        "finish_reason": "tool_calls"}],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120,
+            "prompt_tokens_details": {"cached_tokens": 60}, "completion_tokens_details": {"reasoning_tokens": 7}}});
+    let m = openai_chat::decode_response(&body.to_string()).unwrap();
+    assert!(
+        matches!(&m.content[0], AssistantContent::Thinking(t) if t.thinking == "Hmm." && t.signature.is_none())
+    );
+    assert!(matches!(&m.content[1], AssistantContent::Text(t) if t.text == "42"));
+    assert!(matches!(&m.content[2], AssistantContent::ToolCall(c) if c.arguments["a"] == 1));
+    assert_eq!(m.stop_reason, StopReason::ToolUse);
+    assert_eq!(
+        (
+            m.usage.input,
+            m.usage.cache_read,
+            m.usage.output,
+            m.usage.reasoning
+        ),
+        (40, 60, 20, 7)
+    );
+
+    let mut decoder = StreamDecoder::new();
+    for chunk in [
+        json!({"id": "x", "model": "m", "choices": [{"index": 0, "delta": {"reasoning": "Think "}}]}),
+        json!({"id": "x", "model": "m", "choices": [{"index": 0, "delta": {"reasoning": "more."}}]}),
+        json!({"id": "x", "model": "m", "choices": [{"index": 0, "delta": {"content": "Done"}, "finish_reason": "length"}]}),
+    ] {
+        decoder.push(&chunk.to_string()).unwrap();
+    }
+    let m = decoder.finish().unwrap();
+    assert!(matches!(&m.content[0], AssistantContent::Thinking(t) if t.thinking == "Think more."));
+    assert_eq!(m.text_content(), "Done");
+    assert_eq!(m.stop_reason, StopReason::Length);
+}
+
+#[test]
+fn finish_reasons_map_to_stop_reasons() {
+    for (reason, expected) in [
+        ("stop", StopReason::Stop),
+        ("length", StopReason::Length),
+        ("tool_calls", StopReason::ToolUse),
+        ("function_call", StopReason::ToolUse),
+        ("content_filter", StopReason::GuardRail),
+    ] {
+        let body = json!({"choices": [{"index": 0, "message": {"content": "x"}, "finish_reason": reason}]});
+        assert_eq!(
+            openai_chat::decode_response(&body.to_string())
+                .unwrap()
+                .stop_reason,
+            expected,
+            "{reason}"
+        );
+    }
+    let refusal = json!({"choices": [{"index": 0, "message": {"content": null, "refusal": "I can't."}, "finish_reason": "stop"}]});
+    let m = openai_chat::decode_response(&refusal.to_string()).unwrap();
+    assert_eq!(m.stop_reason, StopReason::GuardRail);
+    assert_eq!(m.text_content(), "I can't.");
+}
+
+#[test]
+fn invalid_arguments_are_kept_and_reported() {
+    let body = json!({"choices": [{"index": 0, "message": {"tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{\"a\": tru"}},
+        {"id": "c2", "type": "function", "function": {"name": "g", "arguments": "[1,2]"}},
+        {"id": "c3", "type": "function", "function": {"name": "h", "arguments": ""}}]}, "finish_reason": "tool_calls"}]});
+    let (m, warnings) = openai_chat::decode_response_with_warnings(&body.to_string()).unwrap();
+    let calls: Vec<&ToolCall> = m.tool_calls().collect();
+    assert_eq!(calls[0].arguments["value"], "{\"a\": tru");
+    assert_eq!(calls[1].arguments["value"], json!([1, 2]));
+    assert!(calls[2].arguments.is_empty());
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings[0].to_string().contains("tool_calls[0]"),
+        "{}",
+        warnings[0]
+    );
+
+    let mut decoder = StreamDecoder::new();
+    decoder.push(r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"f","arguments":"{\"a\""}}]}}]}"#).unwrap();
+    decoder
+        .push(r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#)
+        .unwrap();
+    let (m, warnings) = decoder.finish_with_warnings().unwrap();
+    assert_eq!(m.tool_calls().next().unwrap().arguments["value"], "{\"a\"");
+    assert_eq!(warnings.len(), 1);
+    assert!(
+        warnings[0].to_string().starts_with("event 0:"),
+        "{}",
+        warnings[0]
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Broken streams
+
+#[test]
+fn truncated_stream_is_an_error_naming_the_count() {
+    let events =
+        sse_data(&common::conformance_dir().join("responses/sse/openai-chat-tool-calls.sse"));
+    let finish_at = events
+        .iter()
+        .position(|e| e.contains("\"finish_reason\":\"tool_calls\""))
+        .unwrap();
+    for cut in [0, 1, finish_at / 2, finish_at] {
+        let result = decode_stream(events[..cut].iter().map(String::as_str));
+        match result {
+            Err(DecodeError::Truncated { events, .. }) => assert_eq!(events, cut),
+            other => panic!("cut at {cut}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn malformed_event_is_an_error_naming_its_index() {
+    let events =
+        sse_data(&common::conformance_dir().join("responses/sse/openai-chat-tool-calls.sse"));
+    let mut broken = events.clone();
+    broken[3] = broken[3][..broken[3].len() / 2].to_owned();
+    let mut decoder = StreamDecoder::new();
+    let mut first_error = None;
+    for e in &broken {
+        if let Err(err) = decoder.push(e) {
+            first_error.get_or_insert(err.to_string());
+        }
+    }
+    assert!(first_error.unwrap().starts_with("event 3: invalid JSON"));
+    let err = decoder.finish().unwrap_err();
+    assert!(err.to_string().starts_with("event 3:"), "{err}");
+}
+
+#[test]
+fn error_chunk_ends_in_stop_reason_error() {
+    let mut decoder = StreamDecoder::new();
+    decoder
+        .push(r#"{"id":"c","model":"m","choices":[{"index":0,"delta":{"content":"par"}}]}"#)
+        .unwrap();
+    decoder
+        .push(r#"{"error":{"message":"overloaded","type":"server_error"}}"#)
+        .unwrap();
+    let m = decoder.finish().unwrap();
+    assert_eq!(m.stop_reason, StopReason::Error);
+    assert_eq!(m.error_message.as_deref(), Some("server_error: overloaded"));
+    assert_eq!(m.text_content(), "par");
+}
+
+#[test]
+fn garbage_never_panics() {
+    let events =
+        sse_data(&common::conformance_dir().join("responses/sse/openai-chat-tool-calls.sse"));
+    let samples = [
+        "", "null", "[]", "{}", "42", "\"x\"", "{\"choices\":null}", "{\"choices\":[null]}",
+        "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":-1}]}}]}",
+        "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":99999999999,\"function\":{\"arguments\":1}}]}}]}",
+        "{\"usage\":{\"prompt_tokens\":-5}}", "{\"error\":\"x\"}", "[DONE]",
+    ];
+    for sample in samples {
+        let _ = openai_chat::decode_response(sample);
+        let mut d = StreamDecoder::new();
+        let _ = d.push(sample);
+        let _ = d.finish();
+    }
+    // Every prefix of every event, and every event with one byte changed.
+    let mut seen: HashMap<bool, usize> = HashMap::new();
+    for (i, event) in events.iter().enumerate() {
+        for cut in (0..event.len()).step_by(7) {
+            if !event.is_char_boundary(cut) {
+                continue;
+            }
+            let mut d = StreamDecoder::new();
+            for e in &events[..i] {
+                d.push(e).unwrap();
+            }
+            *seen.entry(d.push(&event[..cut]).is_ok()).or_default() += 1;
+            let _ = d.finish();
+            let _ = openai_chat::decode_response(&event[..cut]);
+        }
+    }
+    assert!(seen.get(&false).copied().unwrap_or(0) > 0);
+}
