@@ -1,0 +1,133 @@
+//! `agentmsg check`: every problem of a transcript, by line.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use agentmsg_runtime::{validate, Message, ProblemKind};
+
+use crate::error::CliError;
+use crate::load::{load_file, Diagnostic, Loaded, Severity};
+use crate::Outcome;
+
+/// The arguments of `agentmsg check`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Transcript files (JSON Lines, or one JSON array).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Count warnings as errors (exit 1 when there is any).
+    #[arg(long)]
+    pub deny_warnings: bool,
+    /// Print only the summary line of each file.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// The severity of a problem `validate` found. Errors are what a provider
+/// refuses when the transcript is sent as it is (an orphaned call, a result
+/// without its call, a duplicate id, an empty signature or message); a failed
+/// turn, and the results of its calls, are history the projection skips.
+fn severity(kind: ProblemKind) -> Severity {
+    match kind {
+        ProblemKind::FailedTurn | ProblemKind::ResultOfFailedTurn => Severity::Warning,
+        _ => Severity::Error,
+    }
+}
+
+fn code(kind: ProblemKind) -> &'static str {
+    match kind {
+        ProblemKind::FailedTurn => "failed-turn",
+        ProblemKind::MissingResult => "missing-result",
+        ProblemKind::ResultWithoutCall => "result-without-call",
+        ProblemKind::ResultOfFailedTurn => "result-of-failed-turn",
+        ProblemKind::DuplicateResult => "duplicate-result",
+        ProblemKind::MisplacedResult => "misplaced-result",
+        ProblemKind::DuplicateCallId => "duplicate-call-id",
+        ProblemKind::EmptyCallId => "empty-call-id",
+        ProblemKind::EmptySignature => "empty-signature",
+        ProblemKind::EmptyMessage => "empty-message",
+        _ => "problem",
+    }
+}
+
+/// The stored LLM messages of a transcript with their line numbers. Custom
+/// lines are left out: they are not tool calls or results, and each is checked
+/// by its own decoder.
+pub fn llm_messages(loaded: &Loaded) -> (Vec<&Message>, Vec<usize>) {
+    loaded
+        .messages()
+        .filter_map(|(line, m)| m.as_llm().map(|m| (m, line)))
+        .unzip()
+}
+
+/// What `validate` finds in the LLM messages, mapped back to line numbers.
+pub fn structural_diagnostics(loaded: &Loaded) -> Vec<Diagnostic> {
+    let (messages, lines) = llm_messages(loaded);
+    validate(&messages)
+        .into_iter()
+        .map(|p| Diagnostic {
+            line: lines.get(p.index).copied().unwrap_or(0),
+            severity: severity(p.kind),
+            code: code(p.kind),
+            message: p.detail,
+        })
+        .collect()
+}
+
+/// Every diagnostic of a loaded file, in line order.
+pub fn all_diagnostics(loaded: &Loaded) -> Vec<Diagnostic> {
+    let mut all = loaded.diagnostics.clone();
+    all.extend(structural_diagnostics(loaded));
+    all.sort_by_key(|d| d.line);
+    all
+}
+
+/// Runs `agentmsg check`.
+pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut outcome = Outcome::Ok;
+    let mut failed = false;
+    for path in &args.files {
+        let loaded = match load_file(path) {
+            Ok(loaded) => loaded,
+            Err(e) => {
+                eprintln!("agentmsg: error: {e}");
+                failed = true;
+                continue;
+            }
+        };
+        let diagnostics = all_diagnostics(&loaded);
+        let errors = diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        let warnings = diagnostics.len() - errors;
+        if !args.quiet {
+            for d in &diagnostics {
+                writeln!(
+                    out,
+                    "{}:{}: {}[{}]: {}",
+                    path.display(),
+                    d.line,
+                    d.severity,
+                    d.code,
+                    d.message
+                )?;
+            }
+        }
+        writeln!(
+            out,
+            "{}: {} lines, {} messages: {} errors, {} warnings",
+            path.display(),
+            loaded.total_lines,
+            loaded.messages().count(),
+            errors,
+            warnings
+        )?;
+        if errors > 0 || (args.deny_warnings && warnings > 0) {
+            outcome = Outcome::Problems;
+        }
+    }
+    Ok(if failed { Outcome::Failed } else { outcome })
+}
