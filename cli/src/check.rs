@@ -82,6 +82,18 @@ pub fn all_diagnostics(loaded: &Loaded) -> Vec<Diagnostic> {
     all
 }
 
+/// Whether the first line is a pi session header (`{"type":"session",…}`).
+fn looks_like_pi_session(loaded: &Loaded) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Entry {
+        #[serde(rename = "type")]
+        kind: Option<String>,
+    }
+    loaded.lines.first().is_some_and(|l| {
+        serde_json::from_slice::<Entry>(&l.raw).is_ok_and(|e| e.kind.as_deref() == Some("session"))
+    })
+}
+
 /// Runs `agentmsg check`.
 pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
     let stdout = std::io::stdout();
@@ -98,6 +110,13 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
             }
         };
         let diagnostics = all_diagnostics(&loaded);
+        if loaded.messages().next().is_none() && looks_like_pi_session(&loaded) {
+            writeln!(
+                out,
+                "{}: note: this looks like a pi session file (entries tagged by \"type\"); convert it with `agentmsg import`",
+                path.display()
+            )?;
+        }
         let errors = diagnostics
             .iter()
             .filter(|d| d.severity == Severity::Error)
@@ -105,15 +124,7 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
         let warnings = diagnostics.len() - errors;
         if !args.quiet {
             for d in &diagnostics {
-                writeln!(
-                    out,
-                    "{}:{}: {}[{}]: {}",
-                    path.display(),
-                    d.line,
-                    d.severity,
-                    d.code,
-                    d.message
-                )?;
+                writeln!(out, "{}", d.render(&path.display()))?;
             }
         }
         writeln!(

@@ -10,7 +10,7 @@
 //!   the id of the entry pi kept from), a `branch_summary` entry a
 //!   `branchSummary` line; fields of theirs that these kinds do not hold
 //!   (`details`, `fromHook`…) follow in an `extension` line of kind
-//!   `pi.compaction` / `pi.branch_summary`;
+//!   `pi.compaction` / `pi.branch_summary` whose id is `<entry id>/extra`;
 //! - every other entry becomes an `extension` line of kind `pi.<type>` whose
 //!   `data` is the entry, byte for byte;
 //! - a line that is not a JSON object becomes an `extension` line of kind
@@ -300,7 +300,11 @@ pub fn import(text: &str) -> Result<Imported, CliError> {
                         if let Some(rest) =
                             extras(map, &["type", "id", "parentId", "timestamp", "message"])?
                         {
-                            imported.push_extension("pi.message", &rest, None)?;
+                            imported.push_extension(
+                                "pi.message",
+                                &rest,
+                                Some(&format!("{id}/extra")),
+                            )?;
                         }
                     }
                     None => {
@@ -351,7 +355,11 @@ pub fn import(text: &str) -> Result<Imported, CliError> {
                     known.retain(|k| *k != "firstKeptEntryIndex");
                 }
                 if let Some(rest) = extras(map, &known)? {
-                    imported.push_extension("pi.compaction", &rest, None)?;
+                    imported.push_extension(
+                        "pi.compaction",
+                        &rest,
+                        Some(&format!("{id}/extra")),
+                    )?;
                 }
             }
             Some("branch_summary") => {
@@ -369,7 +377,11 @@ pub fn import(text: &str) -> Result<Imported, CliError> {
                     known.push("timestamp");
                 }
                 if let Some(rest) = extras(map, &known)? {
-                    imported.push_extension("pi.branch_summary", &rest, None)?;
+                    imported.push_extension(
+                        "pi.branch_summary",
+                        &rest,
+                        Some(&format!("{id}/extra")),
+                    )?;
                 }
             }
             Some(other) => {
@@ -410,10 +422,7 @@ pub fn run(args: &ImportArgs) -> Result<Outcome, CliError> {
     }
     let imported = import(&text)?;
     for d in &imported.diagnostics {
-        eprintln!(
-            "{file}:{}: {}[{}]: {}",
-            d.line, d.severity, d.code, d.message
-        );
+        eprintln!("{}", d.render(&file));
     }
     match &args.output {
         Some(path) => std::fs::write(path, &imported.text).map_err(|source| CliError::Write {

@@ -52,6 +52,19 @@ impl Diagnostic {
         }
     }
 
+    /// The diagnostic as one line of output: `FILE:LINE: severity[code]: message`
+    /// (`FILE: …` for a diagnostic about the whole file, line 0).
+    pub fn render(&self, file: &dyn fmt::Display) -> String {
+        if self.line == 0 {
+            format!("{file}: {}[{}]: {}", self.severity, self.code, self.message)
+        } else {
+            format!(
+                "{file}:{}: {}[{}]: {}",
+                self.line, self.severity, self.code, self.message
+            )
+        }
+    }
+
     pub fn warning(line: usize, code: &'static str, message: impl Into<String>) -> Self {
         Self {
             line,
@@ -69,6 +82,8 @@ pub enum Format {
     Jsonl,
     /// One JSON array of objects.
     Array,
+    /// One JSON object (a single message, pretty-printed).
+    Object,
 }
 
 /// What a line turned out to be.
@@ -141,10 +156,30 @@ pub fn load_bytes(bytes: &[u8]) -> Loaded {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'[') {
-        load_array(bytes)
-    } else {
-        load_jsonl(bytes)
+        return load_array(bytes);
     }
+    let loaded = load_jsonl(bytes);
+    // One message pretty-printed over several lines (a `.json` file of one
+    // message): read it as an array of one.
+    let first_line_broken = loaded
+        .lines
+        .first()
+        .is_some_and(|l| !matches!(l.body, Body::Message(_)));
+    if first == Some(&b'{') && first_line_broken && loaded.lines.len() > 1 {
+        if let Ok(text) = std::str::from_utf8(bytes) {
+            if serde_json::from_str::<&RawValue>(text).is_ok() {
+                let mut wrapped = Vec::with_capacity(bytes.len() + 2);
+                wrapped.push(b'[');
+                wrapped.extend_from_slice(bytes);
+                wrapped.push(b']');
+                let mut single = load_array(&wrapped);
+                single.format = Format::Object;
+                single.total_lines = loaded.total_lines;
+                return single;
+            }
+        }
+    }
+    loaded
 }
 
 fn load_jsonl(bytes: &[u8]) -> Loaded {

@@ -135,10 +135,7 @@ pub fn run(args: &ProjectArgs) -> Result<Outcome, CliError> {
     let loaded = load_file(&args.file)?;
     let file = args.file.display();
     for d in &loaded.diagnostics {
-        eprintln!(
-            "{file}:{}: {}[{}]: {}",
-            d.line, d.severity, d.code, d.message
-        );
+        eprintln!("{}", d.render(&file));
     }
     let (messages, lines, unknown) = project_lines(loaded.messages());
     let api = args.api;

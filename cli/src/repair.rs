@@ -246,10 +246,10 @@ pub fn run(args: &RepairArgs) -> Result<Outcome, CliError> {
             "{file}: note: {kept_broken} undecodable lines kept byte for byte (repair does not guess)"
         )?;
     }
-    if loaded.format == Format::Array {
+    if loaded.format != Format::Jsonl {
         writeln!(
             out,
-            "{file}: note: a JSON array; the copy is JSON Lines, one element per line"
+            "{file}: note: JSON, not JSON Lines; the copy is JSON Lines, one message per line"
         )?;
     }
     match (&args.output, args.dry_run) {

@@ -287,14 +287,7 @@ pub fn render_text(stats: &Stats, file: &str) -> String {
 pub fn run(args: &StatsArgs) -> Result<Outcome, CliError> {
     let loaded = load_file(&args.file)?;
     for d in &loaded.diagnostics {
-        eprintln!(
-            "{}:{}: {}[{}]: {}",
-            args.file.display(),
-            d.line,
-            d.severity,
-            d.code,
-            d.message
-        );
+        eprintln!("{}", d.render(&args.file.display()));
     }
     let stats = compute(&loaded);
     let mut out = std::io::stdout().lock();
