@@ -87,6 +87,8 @@ pub enum Format {
 }
 
 /// What a line turned out to be.
+// Nearly every line is a message: boxing it would cost an allocation per line.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Body {
     /// A message (an `Unknown` one included: it is kept byte for byte).

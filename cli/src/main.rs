@@ -76,7 +76,7 @@ enum Command {
     ///
     /// Messages are kept as they are (with the entry's id), compaction entries
     /// become compactionSummary lines, branch summaries branchSummary lines, and
-    /// every other entry an "extension" line of kind "pi.<type>" holding the
+    /// every other entry an "extension" line of kind "pi.TYPE" holding the
     /// entry, so nothing is lost.
     #[command(after_help = EXIT_CODES)]
     Import(import::ImportArgs),
