@@ -125,6 +125,11 @@ impl AppendTarget for LastAssistant {
 /// A block that may be appended to the message `T` names: anything
 /// [`IntoUserContent`] for [`LastUser`], anything [`IntoAssistantContent`] for
 /// [`LastAssistant`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be appended to `{T}`",
+    label = "not allowed in that message",
+    note = "`LastUser` takes what a user message may hold (text, image, audio, document); `LastAssistant` takes what an assistant message may hold (text, thinking, redacted thinking, tool calls)"
+)]
 pub trait PartOf<T: AppendTarget> {
     /// The block as content of that role.
     fn into_part(self) -> T::Content;
