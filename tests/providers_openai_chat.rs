@@ -589,17 +589,16 @@ fn tool_calls_and_results() {
     assert_eq!(calls[0]["function"]["arguments"], "{\"path\":\"a\"}");
     assert_eq!(calls[2]["function"]["arguments"], "{}");
     assert!(messages[1]["content"].is_null());
-    // Results follow in the order of the calls; the missing one is synthetic.
-    let ids: Vec<&str> = messages[2..]
+    // Every call is answered right after its turn; the missing one
+    // synthetically, the result without a call is dropped.
+    let mut ids: Vec<&str> = messages[2..]
         .iter()
         .map(|m| m["tool_call_id"].as_str().unwrap())
         .collect();
+    ids.sort_unstable();
     assert_eq!(ids, ["call_a", "call_b", "call_c"]);
-    assert!(
-        encoded.report.count(ChangeKind::ReorderedResult)
-            + encoded.report.count(ChangeKind::SyntheticResult)
-            >= 1
-    );
+    assert_eq!(encoded.report.count(ChangeKind::SyntheticResult), 1);
+    assert_eq!(encoded.report.count(ChangeKind::DroppedResult), 1);
     let tools = &encoded.body["tools"];
     assert_eq!(tools[0]["type"], "function");
     assert_eq!(tools[0]["function"]["name"], "read");
@@ -1150,4 +1149,29 @@ fn garbage_never_panics() {
         }
     }
     assert!(seen.get(&false).copied().unwrap_or(0) > 0);
+}
+
+#[test]
+fn tool_call_deltas_without_index() {
+    let mut decoder = StreamDecoder::new();
+    for chunk in [
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"id": "a", "function": {"name": "f", "arguments": "{\"x\""}}]}}]}),
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"function": {"arguments": ":1}"}}]}}]}),
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"id": "b", "function": {"name": "g", "arguments": "{}"}}]}}]}),
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"id": "b", "function": {"arguments": ""}}]}, "finish_reason": "tool_calls"}]}),
+    ] {
+        decoder.push(&chunk.to_string()).unwrap();
+    }
+    let m = decoder.finish().unwrap();
+    let calls: Vec<(&str, &str, Value)> = m
+        .tool_calls()
+        .map(|c| {
+            (
+                c.id.as_str(),
+                c.name.as_str(),
+                Value::Object(c.arguments.clone()),
+            )
+        })
+        .collect();
+    assert_eq!(calls, [("a", "f", json!({"x": 1})), ("b", "g", json!({}))]);
 }

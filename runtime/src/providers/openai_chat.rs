@@ -1,7 +1,7 @@
 //! OpenAI Chat Completions (`POST /v1/chat/completions`, api id
 //! `openai-completions`): request encoder, response decoder and stream decoder.
 //!
-//! Encoding (after [`prepare`](crate::project::prepare) for
+//! Encoding (after [`prepare`] for
 //! `Target::new("openai", "openai-completions", model)`):
 //!
 //! | agentmsg | Chat Completions |
@@ -44,7 +44,7 @@ pub const PROVIDER: &str = "openai";
 
 /// Encodes `request` as a Chat Completions request body.
 ///
-/// The messages are first [prepared](crate::project::prepare) for
+/// The messages are first [prepared](prepare) for
 /// `Target::new("openai", "openai-completions", &request.model)`; the report holds
 /// prepare's changes followed by the encoder's own (each change's `index` is the
 /// input message it comes from). Fails only on a request that cannot be made valid: an
@@ -980,7 +980,25 @@ impl StreamDecoder {
                 self.append_text(&refusal, false);
             }
             for call in delta.tool_calls {
-                let key = call.index.unwrap_or(0);
+                let key = match call.index {
+                    Some(index) => index,
+                    // Servers that send no index: a new id starts a new call.
+                    None => match self.calls.iter().next_back() {
+                        Some((&last, &position)) => {
+                            let new_id = call.id.as_deref().filter(|s| !s.is_empty());
+                            let starts_new = matches!(
+                                (self.blocks.get(position), new_id),
+                                (Some(Building::Call { id, .. }), Some(new_id)) if !id.is_empty() && id != new_id
+                            );
+                            if starts_new {
+                                last.saturating_add(1)
+                            } else {
+                                last
+                            }
+                        }
+                        None => 0,
+                    },
+                };
                 let position = match self.calls.get(&key) {
                     Some(&position) => position,
                     None => {
@@ -1002,7 +1020,7 @@ impl StreamDecoder {
                     ..
                 }) = self.blocks.get_mut(position)
                 {
-                    if let Some(new_id) = call.id.filter(|s| !s.is_empty()) {
+                    if let Some(new_id) = call.id.filter(|s| !s.is_empty() && id.is_empty()) {
                         *id = new_id;
                     }
                     if let Some(function) = call.function {

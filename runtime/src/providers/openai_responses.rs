@@ -1,7 +1,7 @@
 //! OpenAI Responses (`POST /v1/responses`, api id `openai-responses`): request
 //! encoder, response decoder and stream decoder.
 //!
-//! Encoding (after [`prepare`](crate::project::prepare) for
+//! Encoding (after [`prepare`] for
 //! `Target::new("openai", "openai-responses", model)`):
 //!
 //! | agentmsg | Responses |
@@ -29,7 +29,7 @@
 //! reasoning item to be followed by the item that followed it in the response
 //! ("Item 'rs_…' of type 'reasoning' was provided without its required following
 //! item"), so: the decoder keeps the replay JSON only when the next output item
-//! is one agentmsg models (a message or a function call), and the encoder sends
+//! is one agentmsg replays as it was (a message or a function call), and the encoder sends
 //! a reasoning item only when the next item it sends for that assistant message
 //! is not reasoning; anything else is dropped and reported. The `id` of a
 //! `function_call` item is kept in [`ToolCall::signature`] (the call id is
@@ -37,13 +37,16 @@
 //! Assistant text has no stored item id; the encoder gives its message item a
 //! deterministic id (`msg_` + a hash of its position and text).
 //!
-//! Decoding: usage `input` excludes the cached tokens (`cacheRead`); reasoning
+//! Decoding: usage `input` excludes the cached tokens (`cacheRead`) and the
+//! tokens written to the cache (`cache_write_tokens`, `cacheWrite`); reasoning
 //! tokens are `usage.reasoning`. `status` maps to the stop reason (`completed`
 //! → `stop`, or `toolUse` when there is a call; `incomplete` → `length`, or
 //! `guardRail` for `content_filter`; `failed` → `error`; `cancelled` →
 //! `aborted`). Output items agentmsg does not model (web search, file search,
 //! code interpreter, image generation, MCP, shell, apply-patch, tool search,
-//! compaction…) are skipped and reported as warnings.
+//! compaction…) are skipped and reported as warnings. A `custom_tool_call` becomes
+//! a tool call with arguments `{"input": …}`; a `multi_tool_use.parallel`
+//! wrapper call is split into the calls it carries (ids `<call_id>_<n>`).
 
 use std::collections::BTreeMap;
 
@@ -70,7 +73,7 @@ pub const MIN_OUTPUT_TOKENS: u32 = 16;
 
 /// Encodes `request` as a Responses request body.
 ///
-/// The messages are first [prepared](crate::project::prepare) for
+/// The messages are first [prepared](prepare) for
 /// `Target::new("openai", "openai-responses", &request.model)`; the report holds
 /// prepare's changes followed by the encoder's own (each change's `index` is the
 /// input message it comes from). The body is stateless: it sets neither `store` nor
@@ -524,6 +527,8 @@ struct WireUsage {
 struct InputDetails {
     #[serde(default)]
     cached_tokens: Option<u64>,
+    #[serde(default)]
+    cache_write_tokens: Option<u64>,
 }
 
 #[derive(Deserialize, Default, Clone)]
@@ -535,13 +540,11 @@ struct OutputDetails {
 impl WireUsage {
     fn to_usage(&self) -> Usage {
         let input = self.input_tokens.unwrap_or(0);
-        let cached = self
-            .input_tokens_details
-            .as_ref()
-            .and_then(|d| d.cached_tokens)
-            .unwrap_or(0);
+        let details = self.input_tokens_details.clone().unwrap_or_default();
+        let cached = details.cached_tokens.unwrap_or(0);
+        let written = details.cache_write_tokens.unwrap_or(0);
         Usage {
-            input: input.saturating_sub(cached),
+            input: input.saturating_sub(cached).saturating_sub(written),
             output: self.output_tokens.unwrap_or(0),
             reasoning: self
                 .output_tokens_details
@@ -549,7 +552,7 @@ impl WireUsage {
                 .and_then(|d| d.reasoning_tokens)
                 .unwrap_or(0),
             cache_read: cached,
-            cache_write: 0,
+            cache_write: written,
             total_tokens: self.total_tokens,
             cost: None,
         }
@@ -613,8 +616,50 @@ struct WireItem {
     summary: Option<Vec<WirePart>>,
 }
 
-fn is_modelled(kind: &str) -> bool {
-    matches!(kind, "message" | "function_call" | "custom_tool_call")
+/// Whether an output item becomes a block that is replayed as the same item
+/// (so a reasoning item before it can be replayed too).
+fn is_replayed_item(item: &Value) -> bool {
+    match item.get("type").and_then(Value::as_str) {
+        Some("message") => true,
+        Some("function_call") => !item
+            .get("name")
+            .and_then(Value::as_str)
+            .is_some_and(is_parallel_wrapper),
+        _ => false,
+    }
+}
+
+fn is_parallel_wrapper(name: &str) -> bool {
+    matches!(name, "parallel" | "multi_tool_use.parallel")
+}
+
+/// The calls inside a `multi_tool_use.parallel` wrapper that some models emit
+/// (`{"tool_uses":[{"recipient_name":"functions.x","parameters":{…}}…]}`).
+fn unwrap_parallel(
+    name: &str,
+    arguments: &Map<String, Value>,
+) -> Option<Vec<(String, Map<String, Value>)>> {
+    if !is_parallel_wrapper(name) {
+        return None;
+    }
+    let uses = arguments.get("tool_uses")?.as_array()?;
+    if uses.is_empty() {
+        return None;
+    }
+    uses.iter()
+        .map(|entry| {
+            let name = entry
+                .get("recipient_name")?
+                .as_str()?
+                .strip_prefix("functions.")?;
+            let parameters = match entry.get("parameters") {
+                Some(Value::Object(map)) => map.clone(),
+                None | Some(Value::Null) => Map::new(),
+                Some(_) => return None,
+            };
+            Some((name.to_owned(), parameters))
+        })
+        .collect()
 }
 
 fn parse_arguments(
@@ -713,16 +758,12 @@ fn output_content(
                         .join("\n\n");
                 }
                 let replayable = item.id.as_deref().is_some_and(|id| !id.is_empty())
-                    && output
-                        .get(i + 1)
-                        .and_then(|next| next.get("type"))
-                        .and_then(Value::as_str)
-                        .is_some_and(is_modelled);
+                    && output.get(i + 1).is_some_and(is_replayed_item);
                 if !replayable {
                     warnings.push(DecodeError::Invalid {
                         event,
                         path: format!("output[{i}]"),
-                        message: "reasoning item not kept for replay: the item after it is not one agentmsg models"
+                        message: "reasoning item not kept for replay: the item after it is not one agentmsg replays"
                             .into(),
                     });
                     if !text.is_empty() {
@@ -753,9 +794,30 @@ fn output_content(
                         wrap_value(other)
                     }
                 };
+                let call_id = item.call_id.or(item.id.clone()).unwrap_or_default();
+                let name = item.name.unwrap_or_default();
+                if let Some(calls) = unwrap_parallel(&name, &arguments) {
+                    warnings.push(DecodeError::Invalid {
+                        event,
+                        path: format!("output[{i}]"),
+                        message: format!(
+                            "`{name}` wrapper split into {} calls with ids {call_id}_0…",
+                            calls.len()
+                        ),
+                    });
+                    for (k, (name, arguments)) in calls.into_iter().enumerate() {
+                        content.push(AssistantContent::ToolCall(ToolCall {
+                            id: format!("{call_id}_{k}"),
+                            name,
+                            arguments,
+                            signature: None,
+                        }));
+                    }
+                    continue;
+                }
                 content.push(AssistantContent::ToolCall(ToolCall {
-                    id: item.call_id.or(item.id.clone()).unwrap_or_default(),
-                    name: item.name.unwrap_or_default(),
+                    id: call_id,
+                    name,
                     arguments,
                     signature: item.id.filter(|id| !id.is_empty()),
                 }));
@@ -912,7 +974,8 @@ struct WireEvent {
 /// the status and usage; the items are then decoded as
 /// [`decode_response`] does, so a stream and the body of the same response give
 /// the same message. An `error` event makes the stop reason `error`. `push`
-/// fails on an event that is not JSON, naming its index, and `finish` then fails
+/// fails on an event that is not JSON or that comes after the terminal event
+/// (one decoder reads one response), naming its index, and `finish` then fails
 /// too; a stream without a terminal event fails in `finish` with
 /// [`DecodeError::Truncated`].
 #[derive(Default)]
@@ -1164,6 +1227,20 @@ impl StreamDecode for StreamDecoder {
         }
         match serde_json::from_str::<WireEvent>(event) {
             Ok(parsed) => {
+                if let Some((end, _)) = &self.terminal {
+                    let message = format!(
+                        "`{}` event after the end of the response at event {end}",
+                        parsed.kind
+                    );
+                    if self.bad_event.is_none() {
+                        self.bad_event = Some((index, message.clone()));
+                    }
+                    return Err(DecodeError::Invalid {
+                        event: Some(index),
+                        path: "type".into(),
+                        message,
+                    });
+                }
                 self.apply(parsed, index);
                 Ok(())
             }

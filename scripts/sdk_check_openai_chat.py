@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Validate OpenAI Chat Completions request bodies against the official SDK types.
+
+Usage: sdk_check_openai_chat.py DIR
+
+Every ``*.json`` file in DIR must be a request body accepted by
+``openai.types.chat.CompletionCreateParamsNonStreaming`` (or ``...Streaming``
+when the body sets ``"stream": true``), validated by pydantic STRICTLY: every
+TypedDict of ``openai.types`` is closed (extra keys forbidden) and no value is
+coerced. Prints one line per failure (file, error path, message) and ends with
+``N passed, M failed``; exits 1 if any failed or if DIR holds no body.
+"""
+
+import importlib
+import json
+import pkgutil
+import sys
+from pathlib import Path
+
+import pydantic
+from typing_extensions import is_typeddict
+
+import openai.types
+
+STRICT = pydantic.ConfigDict(extra="forbid", strict=True)
+
+
+def close_every_typeddict() -> int:
+    """Set a forbid-extra, strict pydantic config on every SDK TypedDict."""
+    closed = 0
+    for info in pkgutil.walk_packages(openai.types.__path__, "openai.types."):
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if isinstance(value, type) and is_typeddict(value) and value.__module__.startswith("openai."):
+                value.__pydantic_config__ = STRICT
+                closed += 1
+    return closed
+
+
+def force(value, loc=()):
+    """Validate what pydantic left lazy: fields typed ``Iterable[...]`` are
+    checked only when iterated, so walk the result and exhaust them."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            force(item, loc + (key,))
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            force(item, loc + (index,))
+    elif hasattr(value, "__next__"):
+        index = 0
+        while True:
+            try:
+                item = next(value)
+            except StopIteration:
+                return
+            except pydantic.ValidationError as e:
+                raise LazyError(loc + (index,), e) from None
+            force(item, loc + (index,))
+            index += 1
+
+
+class LazyError(Exception):
+    """A validation error found while exhausting a lazy iterable."""
+
+    def __init__(self, loc, error):
+        super().__init__(str(error))
+        self.loc = loc
+        self.error = error
+
+
+def is_tag(part) -> bool:
+    return isinstance(part, str) and ("[" in part or part in ("str", "list", "dict"))
+
+
+def is_member(part) -> bool:
+    return isinstance(part, str) and part[:1].isupper() and "[" not in part
+
+
+def closest_errors(errors):
+    """Of the errors of a union, those of the member that came closest: the one
+    whose `type`/`role` literals matched, then the one with the fewest errors.
+    A branch through no named member (such as `input` as a plain string) is
+    used only when there is nothing else."""
+    groups = {}
+    for item in errors:
+        loc = tuple(item["loc"])
+        key = next((loc[: i + 1] for i, part in enumerate(loc) if is_member(part)), None)
+        groups.setdefault(key, []).append(item)
+    named = [group for key, group in groups.items() if key is not None]
+
+    def rank(group):
+        wrong_kind = sum(
+            1 for item in group if item["type"] == "literal_error" and item["loc"][-1] in ("type", "role")
+        )
+        return (wrong_kind, len(group))
+
+    return min(named or list(groups.values()), key=rank)
+
+
+def error_lines(name: str, prefix, error: pydantic.ValidationError, limit: int = 6):
+    errors = closest_errors(error.errors())
+    seen = set()
+    for item in errors:
+        loc = ".".join(str(part) for part in prefix + tuple(item["loc"]) if not is_tag(part))
+        line = f"{name}: {loc}: {item['msg']}"
+        if line not in seen:
+            seen.add(line)
+            if len(seen) <= limit:
+                yield line
+    if len(seen) > limit:
+        yield f"{name}: ... {len(seen) - limit} more errors"
+
+
+def main(argv) -> int:
+    if len(argv) != 2:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    directory = Path(argv[1])
+    files = sorted(directory.glob("*.json")) if directory.is_dir() else []
+    if close_every_typeddict() == 0:
+        print("no TypedDict found in openai.types", file=sys.stderr)
+        return 1
+    from openai.types.chat import completion_create_params as params
+
+    adapters = {
+        False: pydantic.TypeAdapter(params.CompletionCreateParamsNonStreaming),
+        True: pydantic.TypeAdapter(params.CompletionCreateParamsStreaming),
+    }
+    passed = failed = 0
+    for path in files:
+        try:
+            body = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            print(f"{path.name}: <file>: {e}")
+            failed += 1
+            continue
+        streaming = isinstance(body, dict) and body.get("stream") is True
+        try:
+            force(adapters[streaming].validate_python(body, strict=True))
+            passed += 1
+        except pydantic.ValidationError as e:
+            for line in error_lines(path.name, (), e):
+                print(line)
+            failed += 1
+        except LazyError as e:
+            for line in error_lines(path.name, e.loc, e.error):
+                print(line)
+            failed += 1
+    if not files:
+        print(f"{directory}: no request body (*.json) found")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed or not files else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
