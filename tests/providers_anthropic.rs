@@ -1109,3 +1109,95 @@ fn decoded_messages_replay_to_the_same_model_byte_for_byte() {
         assert!(common::schema_errors(SCHEMA, &body).is_empty());
     }
 }
+
+/// The blocks of a recorded body that agentmsg models, in order, as the decoder
+/// must give them: everything else (server tools, citations…) is left out.
+fn modelled_blocks(raw: &Value) -> Vec<Value> {
+    raw["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| match b["type"].as_str() {
+            Some("text") => Some(json!({"type": "text", "text": b["text"]})),
+            Some("thinking") => {
+                let mut out = json!({"type": "thinking", "thinking": b["thinking"]});
+                if b["signature"].as_str().is_some_and(|s| !s.is_empty()) {
+                    out["signature"] = b["signature"].clone();
+                }
+                Some(out)
+            }
+            Some("redacted_thinking") => Some(json!({"type": "redactedThinking", "data": b["data"]})),
+            Some("tool_use") => Some(json!({"type": "toolCall", "id": b["id"], "name": b["name"], "arguments": b["input"]})),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn bodies_with_server_tools_decode_into_the_blocks_we_model_in_order() {
+    let mut with_unmodelled = 0;
+    for path in fixtures(".json") {
+        let name = file_name(&path);
+        let text = std::fs::read_to_string(&path).expect("fixture");
+        let raw: Value = serde_json::from_str(&text).expect("fixture is JSON");
+        let expected = modelled_blocks(&raw);
+        if raw["content"].as_array().map_or(0, Vec::len) != expected.len() {
+            with_unmodelled += 1;
+        }
+        let decoded = anthropic::decode_response(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let got = serde_json::to_value(&decoded.content).expect("content serializes");
+        assert_eq!(got, Value::Array(expected), "{name}");
+    }
+    assert!(
+        with_unmodelled >= 10,
+        "only {with_unmodelled} bodies with server-side blocks"
+    );
+}
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn all_lines() -> Vec<Vec<String>> {
+        fixtures(".chunks.txt")
+            .iter()
+            .map(|p| chunk_lines(p))
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// A stream with one event damaged (cut, or a byte replaced) decodes or
+        /// fails with an error; it never panics.
+        #[test]
+        fn damaged_streams_never_panic(file in any::<prop::sample::Index>(), line in any::<prop::sample::Index>(),
+                                       at in any::<prop::sample::Index>(), byte in any::<u8>(), cut in any::<bool>()) {
+            let files = all_lines();
+            let lines = file.get(&files).clone();
+            prop_assume!(!lines.is_empty());
+            let i = line.index(lines.len());
+            let mut bytes = lines[i].clone().into_bytes();
+            let j = at.index(bytes.len().max(1)).min(bytes.len());
+            if cut { bytes.truncate(j) } else if j < bytes.len() { bytes[j] = byte }
+            let damaged = String::from_utf8_lossy(&bytes).into_owned();
+            let mut decoder = anthropic::StreamDecoder::new();
+            for (k, event) in lines.iter().enumerate() {
+                let _ = decoder.push(if k == i { &damaged } else { event });
+            }
+            let _ = decoder.finish();
+            let _ = anthropic::decode_response(&damaged);
+        }
+
+        /// Arbitrary text never panics either decoder.
+        #[test]
+        fn arbitrary_text_never_panics(events in prop::collection::vec(".{0,80}", 0..8)) {
+            let mut decoder = anthropic::StreamDecoder::new();
+            for event in &events {
+                let _ = decoder.push(event);
+                let _ = anthropic::decode_response(event);
+            }
+            let _ = decoder.finish();
+        }
+    }
+}
