@@ -734,15 +734,8 @@ fn apply_usage(out: &mut Usage, usage: &WireUsage) {
 }
 
 fn apply_stop(message: &mut AssistantMessage, reason: Option<&str>, details: Option<&StopDetails>) {
-    let has_calls = message.tool_calls().next().is_some();
     message.stop_reason = match reason {
-        Some("end_turn" | "stop_sequence") | None => {
-            if has_calls {
-                StopReason::ToolUse
-            } else {
-                StopReason::Stop
-            }
-        }
+        Some("end_turn" | "stop_sequence") | None => StopReason::Stop,
         Some("max_tokens" | "model_context_window_exceeded") => StopReason::Length,
         Some("tool_use") => StopReason::ToolUse,
         Some("refusal") => StopReason::GuardRail,
@@ -909,6 +902,22 @@ impl StreamDecoder {
                 if let Some(usage) = &wire.usage {
                     apply_usage(&mut self.usage, usage);
                 }
+                // A message_start may already carry whole blocks.
+                for (i, block) in wire.content.unwrap_or_default().into_iter().enumerate() {
+                    let path = format!("message.content[{i}]");
+                    let block: WireBlock = match serde_json::from_value(block) {
+                        Ok(block) => block,
+                        Err(e) => return Err(self.fail(index, &path, e.to_string())),
+                    };
+                    match block_content(block, Some(index), &path) {
+                        Ok(Some(content)) => message.content.push(content),
+                        Ok(None) => {}
+                        Err(e) => {
+                            self.failed = Some((index, e.to_string()));
+                            return Err(e);
+                        }
+                    }
+                }
                 self.message = Some(message);
             }
             WireEvent::ContentBlockStart {
@@ -931,6 +940,13 @@ impl StreamDecoder {
                         .unwrap_or_default()
                         .to_owned()
                 };
+                if kind == Some("fallback") {
+                    // The server switched models: what follows comes from `to`.
+                    let to = content_block.pointer("/to/model").and_then(Value::as_str);
+                    if let (Some(to), Some(message)) = (to, self.message.as_mut()) {
+                        message.model = to.to_owned();
+                    }
+                }
                 let open = match kind {
                     Some("text") => Open::Text(field("text")),
                     Some("thinking") => Open::Thinking(field("thinking"), field("signature")),

@@ -107,7 +107,15 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
             }
             Message::ToolResult(result) => {
                 seen_conversation = true;
-                let text = result.text();
+                let text = result
+                    .content
+                    .iter()
+                    .filter_map(|c| match c {
+                        ToolResultContent::Text(t) => Some(t.text.as_str()),
+                        ToolResultContent::Image(_) => None,
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n");
                 let response = if result.is_error {
                     json!({ "error": text })
                 } else {
