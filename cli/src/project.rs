@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use agentmsg_runtime::providers::{
     anthropic, gemini, openai_chat, openai_responses, EncodeError, Encoded, Request,
 };
-use agentmsg_runtime::{prepare, AgentMessage, Message, Report, Target};
+use agentmsg_runtime::{prepare, to_llm, AgentMessage, Message, Report, Target};
 
 use crate::error::CliError;
 use crate::load::load_file;
@@ -85,14 +85,13 @@ pub struct ProjectArgs {
     pub compact: bool,
 }
 
-/// What the model sees of one transcript line: an LLM message as it is, a
-/// custom message as it declares, a kept line nothing.
+/// What the model sees of one transcript line: the default projection
+/// ([`to_llm`]) of that line alone, so each projected message keeps its line.
 fn project_one(message: &AgentMessage) -> Vec<Message> {
-    match message {
-        AgentMessage::Llm(m) => vec![m.message.clone()],
-        AgentMessage::Custom(c) => c.message.project(),
-        AgentMessage::Unknown(_) => Vec::new(),
-    }
+    to_llm(std::slice::from_ref(message))
+        .into_iter()
+        .map(std::borrow::Cow::into_owned)
+        .collect()
 }
 
 /// The projected messages with the line each comes from, and how many kept
