@@ -509,3 +509,42 @@ fn schema_prints_a_draft_2020_12_schema_that_compiles() {
     assert_eq!(schema, agentmsg_runtime::transcript_line_schema());
     jsonschema::validator_for(&schema).expect("compiles");
 }
+
+/// The lines `check` reports as undecodable, invalid, torn or of an unknown
+/// kind are exactly those the runtime's strict reader refuses.
+#[test]
+fn check_agrees_with_the_strict_reader() {
+    use agentmsg_runtime::{JsonlReader, ReadError};
+    for name in ["orphaned.jsonl", "broken.jsonl"] {
+        let bytes = std::fs::read(fixtures().join(name)).unwrap();
+        let strict: Vec<usize> = JsonlReader::new(&bytes[..])
+            .strict()
+            .filter_map(Result::err)
+            .map(|e| match e {
+                ReadError::Line { line, .. }
+                | ReadError::TornLastLine { line, .. }
+                | ReadError::NotUtf8 { line, .. } => line,
+                other => panic!("{name}: unexpected {other}"),
+            })
+            .collect();
+        let run = agentmsg(&["check", name]);
+        let reported: Vec<usize> = run
+            .stdout
+            .lines()
+            .filter(|l| {
+                [
+                    "undecodable",
+                    "invalid-message",
+                    "torn-line",
+                    "unknown-kind",
+                    "not-utf8",
+                ]
+                .iter()
+                .any(|code| l.contains(&format!("[{code}]")))
+            })
+            .map(|l| l.split(':').nth(1).unwrap().parse().unwrap())
+            .collect();
+        assert!(!strict.is_empty(), "{name}");
+        assert_eq!(reported, strict, "{name}");
+    }
+}
