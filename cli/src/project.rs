@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use agentmsg_runtime::providers::{
-    anthropic, gemini, openai_chat, openai_responses, EncodeError, Encoded, Request,
+    anthropic, gemini, openai_chat, openai_responses, EncodeError, Encoded, Request, ToolSpec,
 };
 use agentmsg_runtime::{prepare, to_llm, AgentMessage, Message, Report, Target};
 
@@ -80,9 +80,31 @@ pub struct ProjectArgs {
     /// A system prompt.
     #[arg(long)]
     pub system: Option<String>,
+    /// A JSON file with the tools the model may call: an array of
+    /// `{"name", "description", "parameters"}` (parameters: the JSON Schema of
+    /// the arguments).
+    #[arg(long, value_name = "FILE")]
+    pub tools: Option<PathBuf>,
+    /// The output token limit.
+    #[arg(long)]
+    pub max_tokens: Option<u32>,
     /// Print the body on one line.
     #[arg(long)]
     pub compact: bool,
+}
+
+/// Reads the `--tools` file.
+fn read_tools(path: &std::path::Path) -> Result<Vec<ToolSpec>, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|source| CliError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|e| {
+        CliError::Usage(format!(
+            "{}: not a JSON array of tools ({{\"name\", \"description\", \"parameters\"}}): {e}",
+            path.display()
+        ))
+    })
 }
 
 /// What the model sees of one transcript line: the default projection
@@ -131,6 +153,10 @@ pub fn run(args: &ProjectArgs) -> Result<Outcome, CliError> {
     if args.model.trim().is_empty() {
         return Err(CliError::Usage("--model must not be empty".into()));
     }
+    let tools = match &args.tools {
+        Some(path) => read_tools(path)?,
+        None => Vec::new(),
+    };
     let loaded = load_file(&args.file)?;
     let file = args.file.display();
     for d in &loaded.diagnostics {
@@ -163,7 +189,20 @@ pub fn run(args: &ProjectArgs) -> Result<Outcome, CliError> {
         let origins: Vec<usize> = prepared.origins.iter().map(|o| o.index()).collect();
         (prepared.messages, prepared.report, Some(origins))
     };
-    let mut request = Request::new(args.model.clone(), request_messages);
+    let calls: usize = request_messages
+        .iter()
+        .filter_map(Message::as_assistant)
+        .map(|a| a.tool_calls().count())
+        .sum();
+    if calls > 0 && tools.is_empty() {
+        notes.push(format!(
+            "{calls} tool calls in the history but no tools declared (--tools FILE); Anthropic refuses tool_use blocks without tools"
+        ));
+    }
+    let mut request = Request::new(args.model.clone(), request_messages).with_tools(tools);
+    if let Some(max_tokens) = args.max_tokens {
+        request = request.with_max_tokens(max_tokens);
+    }
     if let Some(system) = &args.system {
         request = request.with_system(system.clone());
     }

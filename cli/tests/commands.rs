@@ -138,6 +138,26 @@ fn usage_errors_exit_two() {
         ][..],
         &["repair", "orphaned.jsonl"][..],
         &["stats"][..],
+        &[
+            "project",
+            "orphaned.jsonl",
+            "--api",
+            "openai-responses",
+            "--model",
+            "m",
+            "--tools",
+            "array.json",
+        ][..],
+        &[
+            "project",
+            "orphaned.jsonl",
+            "--api",
+            "openai-responses",
+            "--model",
+            "m",
+            "--tools",
+            "missing.json",
+        ][..],
     ] {
         let run = agentmsg(args);
         assert_eq!(run.code, 2, "{args:?}: {run:?}");
@@ -363,7 +383,7 @@ const APIS: [(&str, &str); 4] = [
 fn project_prints_a_body_each_provider_schema_accepts_and_reports_by_line() {
     for file in ["orphaned.jsonl", "array.json"] {
         for (api, schema) in APIS {
-            let run = agentmsg(&[
+            let mut args = vec![
                 "project",
                 file,
                 "--api",
@@ -372,7 +392,11 @@ fn project_prints_a_body_each_provider_schema_accepts_and_reports_by_line() {
                 "claude-sonnet-4-5",
                 "--system",
                 "Be terse.",
-            ]);
+            ];
+            if file == "orphaned.jsonl" {
+                args.extend(["--tools", "tools.json", "--max-tokens", "1000"]);
+            }
+            let run = agentmsg(&args);
             assert_eq!(run.code, 0, "{file} {api}: {run:?}");
             let mut body: Value = serde_json::from_str(&run.stdout).unwrap();
             if api == "google-generative-ai" {
@@ -383,6 +407,25 @@ fn project_prints_a_body_each_provider_schema_accepts_and_reports_by_line() {
             }
             let errors = errors_against(&conformance_schema(schema), &body);
             assert!(errors.is_empty(), "{file} {api}: {errors:?}");
+            if file == "orphaned.jsonl" {
+                assert!(
+                    run.stdout.contains("Print a file."),
+                    "{api}: the tools are sent"
+                );
+                assert!(
+                    run.stdout.contains("1000"),
+                    "{api}: the token limit is sent"
+                );
+                assert!(!run.stderr.contains("no tools declared"));
+            } else {
+                assert!(
+                    run.stderr.contains(
+                        "array.json: note: 1 tool calls in the history but no tools declared"
+                    ),
+                    "{api}: {}",
+                    run.stderr
+                );
+            }
             let line = if file == "array.json" { 3 } else { 2 };
             assert!(
                 run.stderr
