@@ -197,6 +197,17 @@ fn extras(map: &Map<String, Value>, known: &[&str]) -> Result<Option<String>, Cl
     }
 }
 
+/// The keys of an entry that every mapping accounts for: `type`, `id` when it
+/// is a string (it becomes the line's id) and `parentId` (not kept: a transcript
+/// is linear).
+fn base_known(map: &Map<String, Value>) -> Vec<&'static str> {
+    let mut known = vec!["type", "parentId"];
+    if string_field(map, "id").is_some() {
+        known.push("id");
+    }
+    known
+}
+
 /// The message object with `"id"` added as its last key (unless it has one).
 fn with_id(message: &str, id: &str) -> Result<String, CliError> {
     let message = message.trim();
@@ -297,9 +308,10 @@ pub fn import(text: &str) -> Result<Imported, CliError> {
                         };
                         imported.push_line(&line);
                         imported.messages += 1;
-                        if let Some(rest) =
-                            extras(map, &["type", "id", "parentId", "timestamp", "message"])?
-                        {
+                        // The entry's save time is not kept: the message has its own.
+                        let mut known = base_known(map);
+                        known.extend(["timestamp", "message"]);
+                        if let Some(rest) = extras(map, &known)? {
                             imported.push_extension(
                                 "pi.message",
                                 &rest,
@@ -318,17 +330,40 @@ pub fn import(text: &str) -> Result<Imported, CliError> {
                 }
             }
             Some("compaction") => {
-                let first_kept = string_field(map, "firstKeptEntryId")
-                    .map(str::to_owned)
-                    .or_else(|| {
-                        map.get("firstKeptEntryIndex")
-                            .and_then(Value::as_u64)
-                            .and_then(|i| usize::try_from(i).ok())
-                            .and_then(|i| ids.get(i).cloned())
-                    });
+                // Only what the summary line carries counts as kept; anything
+                // else (a malformed field included) goes to the extra line.
+                let mut known = base_known(map);
+                let by_id = string_field(map, "firstKeptEntryId").map(str::to_owned);
+                let by_index = map
+                    .get("firstKeptEntryIndex")
+                    .and_then(Value::as_u64)
+                    .and_then(|i| usize::try_from(i).ok())
+                    .and_then(|i| ids.get(i).cloned());
+                let first_kept = match (by_id, by_index) {
+                    (Some(id), _) => {
+                        known.push("firstKeptEntryId");
+                        Some(id)
+                    }
+                    (None, Some(id)) => {
+                        known.push("firstKeptEntryIndex");
+                        Some(id)
+                    }
+                    (None, None) => None,
+                };
+                let summary_text = string_field(map, "summary");
+                let tokens_before = map.get("tokensBefore").and_then(Value::as_u64);
+                for (key, carried) in [
+                    ("summary", summary_text.is_some()),
+                    ("tokensBefore", tokens_before.is_some()),
+                    ("timestamp", timestamp.is_some()),
+                ] {
+                    if carried {
+                        known.push(key);
+                    }
+                }
                 let mut summary = CompactionSummary::new(
-                    string_field(map, "summary").unwrap_or_default(),
-                    map.get("tokensBefore").and_then(Value::as_u64).unwrap_or(0),
+                    summary_text.unwrap_or_default(),
+                    tokens_before.unwrap_or(0),
                 );
                 summary.first_kept_id = first_kept.map(MessageId);
                 summary.timestamp = timestamp.unwrap_or(0);
@@ -337,23 +372,6 @@ pub fn import(text: &str) -> Result<Imported, CliError> {
                     .to_line()?;
                 imported.push_line(&line);
                 imported.summaries += 1;
-                let mut known = vec![
-                    "type",
-                    "id",
-                    "parentId",
-                    "summary",
-                    "tokensBefore",
-                    "firstKeptEntryId",
-                    "firstKeptEntryIndex",
-                ];
-                if timestamp.is_some() {
-                    known.push("timestamp");
-                }
-                if map.contains_key("firstKeptEntryIndex")
-                    && !map.get("firstKeptEntryIndex").is_some_and(Value::is_u64)
-                {
-                    known.retain(|k| *k != "firstKeptEntryIndex");
-                }
                 if let Some(rest) = extras(map, &known)? {
                     imported.push_extension(
                         "pi.compaction",
@@ -363,19 +381,26 @@ pub fn import(text: &str) -> Result<Imported, CliError> {
                 }
             }
             Some("branch_summary") => {
-                let mut summary =
-                    BranchSummary::new(string_field(map, "summary").unwrap_or_default());
-                summary.from_id = string_field(map, "fromId").map(|s| MessageId(s.to_owned()));
+                let mut known = base_known(map);
+                let summary_text = string_field(map, "summary");
+                let from_id = string_field(map, "fromId");
+                for (key, carried) in [
+                    ("summary", summary_text.is_some()),
+                    ("fromId", from_id.is_some()),
+                    ("timestamp", timestamp.is_some()),
+                ] {
+                    if carried {
+                        known.push(key);
+                    }
+                }
+                let mut summary = BranchSummary::new(summary_text.unwrap_or_default());
+                summary.from_id = from_id.map(|s| MessageId(s.to_owned()));
                 summary.timestamp = timestamp.unwrap_or(0);
                 let line = AgentMessage::custom(summary)
                     .with_id(Some(MessageId(id.clone())))
                     .to_line()?;
                 imported.push_line(&line);
                 imported.summaries += 1;
-                let mut known = vec!["type", "id", "parentId", "summary", "fromId"];
-                if timestamp.is_some() {
-                    known.push("timestamp");
-                }
                 if let Some(rest) = extras(map, &known)? {
                     imported.push_extension(
                         "pi.branch_summary",
@@ -468,6 +493,33 @@ mod tests {
         assert_eq!(iso_millis("yesterday"), None);
         assert_eq!(iso_millis("2024-01-01T00:00:00"), None);
         assert_eq!(iso_millis("1969-12-31T23:59:59Z"), None);
+    }
+
+    #[test]
+    fn fields_a_kind_cannot_hold_go_to_an_extra_line() {
+        let text = concat!(
+            r#"{"type":"session","id":"s"}"#,
+            "\n",
+            r#"{"type":"compaction","timestamp":"soon","summary":"S","tokensBefore":1.5,"firstKeptEntryIndex":99}"#,
+            "\n",
+            r#"{"type":"compaction","id":"c2","summary":"T","tokensBefore":7,"firstKeptEntryId":"e1","firstKeptEntryIndex":0,"timestamp":"1970-01-01T00:00:01Z"}"#,
+            "\n",
+        );
+        let imported = import(text).unwrap();
+        let lines: Vec<&str> = std::str::from_utf8(&imported.text)
+            .unwrap()
+            .lines()
+            .collect();
+        assert_eq!(
+            lines[1..],
+            [
+                r#"{"role":"compactionSummary","summary":"S","tokensBefore":0,"id":"s:1"}"#,
+                r#"{"role":"extension","kind":"pi.compaction","data":{"firstKeptEntryIndex":99,"timestamp":"soon","tokensBefore":1.5},"id":"s:1/extra"}"#,
+                r#"{"role":"compactionSummary","summary":"T","tokensBefore":7,"firstKeptId":"e1","timestamp":1000,"id":"c2"}"#,
+                r#"{"role":"extension","kind":"pi.compaction","data":{"firstKeptEntryIndex":0},"id":"c2/extra"}"#,
+            ]
+        );
+        assert!(imported.diagnostics.is_empty());
     }
 
     #[test]
