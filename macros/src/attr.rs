@@ -133,7 +133,12 @@ pub fn container(attrs: &[Attribute], errors: &mut Errors) -> Container {
             // #[agent_message(kind = "notice")]
             if path.is_ident(KIND) {
                 out.kind_written = true;
-                let lit: LitStr = meta.value()?.parse()?;
+                let lit: LitStr = meta.value()?.parse().map_err(|e: Error| {
+                    Error::new(
+                        e.span(),
+                        "the kind is a string: #[agent_message(kind = \"notice\")]",
+                    )
+                })?;
                 if out.kind.is_some() {
                     duplicate(errors, path, KIND);
                 } else {

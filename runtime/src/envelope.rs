@@ -188,7 +188,7 @@ impl AgentMessage {
     pub fn to_line(&self) -> serde_json::Result<String> {
         let mut out = Vec::with_capacity(256);
         self.write_line(&mut out)?;
-        String::from_utf8(out).map_err(|e| serde::ser::Error::custom(e))
+        String::from_utf8(out).map_err(serde::ser::Error::custom)
     }
 }
 

@@ -95,7 +95,8 @@ where
 
 /// Rewrites the transcript before it is projected (pi's `transformContext`):
 /// prune old entries, inject context, redact. Return `Cow::Borrowed` to leave it
-/// as it is.
+/// as it is. Any `fn(&[AgentMessage]) -> Cow<'_, [AgentMessage]>` is one (a
+/// closure must be written as a `fn` item to get that higher-ranked signature).
 pub trait TransformContext {
     /// The transcript the projection sees.
     fn transform<'a>(&self, messages: &'a [AgentMessage]) -> Cow<'a, [AgentMessage]>;
