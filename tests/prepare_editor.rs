@@ -189,3 +189,22 @@ fn added_messages_carry_no_invented_ids_or_timestamps() {
     assert!(last.get("timestamp").is_none(), "{last}");
     assert!(last.get("model").is_none(), "{last}");
 }
+
+#[test]
+fn a_stray_result_is_its_own_anchor() {
+    let mut editor = PromptEditor::with_ids([
+        (Some(id("u")), Message::user("hi")),
+        (
+            Some(id("r")),
+            Message::tool_result("call_9", "read", "stale"),
+        ),
+        (Some(id("a")), Message::assistant("hello")),
+    ]);
+    editor
+        .insert_before(&id("r"), PromptMessage::user(["before"]))
+        .expect("r exists");
+    editor
+        .insert_after(&id("r"), PromptMessage::user(["after"]))
+        .expect("r exists");
+    assert_eq!(texts(&editor), ["hi", "before", "stale", "after", "hello"]);
+}
