@@ -409,7 +409,12 @@ fn own_rule_errors(body: &Value, request: &Request) -> Vec<String> {
                 errors.push(format!("input[{i}]: duplicate item id {id}"));
             }
         }
-        if kind != "function_call_output" && kind != "function_call" && !open.is_empty() {
+        // Items of the assistant turn (its text, its reasoning) may sit between
+        // its calls and their outputs, as the model produced them; the next
+        // user or system message may not.
+        let turn_item = matches!(kind, "function_call_output" | "function_call" | "reasoning")
+            || item["role"] == "assistant";
+        if !turn_item && !open.is_empty() {
             errors.push(format!(
                 "input[{i}]: calls {open:?} are not answered before this {kind} item"
             ));
@@ -583,6 +588,34 @@ fn every_corpus_body_is_valid() {
                 .with_system("sys")
                 .with_max_tokens(16),
         );
+        count += 1;
+    }
+    // Recorded chat answers, replayed to a Responses model.
+    let chat = common::conformance_dir().join("responses");
+    let mut answers = vec![agentmsg::providers::openai_chat::decode_response(
+        &std::fs::read_to_string(chat.join("vercel/openai/chat/openai-text.json")).unwrap(),
+    )
+    .unwrap()];
+    let mut decoder = agentmsg::providers::openai_chat::StreamDecoder::new();
+    let sse = std::fs::read_to_string(chat.join("sse/openai-chat-tool-calls.sse")).unwrap();
+    for data in sse
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .take_while(|d| *d != "[DONE]")
+    {
+        decoder.push(data).unwrap();
+    }
+    answers.push(decoder.finish().unwrap());
+    for (k, answer) in answers.into_iter().enumerate() {
+        let request = Request::new(
+            MODEL,
+            vec![
+                Message::user("q"),
+                Message::Assistant(answer),
+                Message::user("go on"),
+            ],
+        );
+        check_case(&format!("from-chat-{k}"), &request);
         count += 1;
     }
     assert!(count > 40, "only {count} cases");
@@ -1371,7 +1404,7 @@ fn truncated_streams_are_errors() {
 fn garbage_never_panics() {
     let samples = [
         "", "null", "[]", "{}", "1", "{\"type\":7}", "{\"type\":\"response.output_text.delta\",\"output_index\":0,\"delta\":\"x\"}",
-        "{\"type\":\"response.output_text.delta\",\"output_index\":0,\"content_index\":100000,\"delta\":\"x\"}",
+        "{\"type\":\"response.output_text.delta\",\"output_index\":0,\"content_index\":9223372036854775807,\"delta\":\"x\"}",
         "{\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":[]}",
         "{\"type\":\"response.reasoning_summary_text.delta\",\"output_index\":0,\"summary_index\":3,\"delta\":\"x\"}",
         "{\"type\":\"response.completed\",\"response\":{\"output\":[1,\"x\",{\"type\":\"message\",\"content\":7}]}}",
@@ -1447,4 +1480,268 @@ fn parallel_wrapper_is_split() {
     assert!(warnings
         .iter()
         .any(|w| w.to_string().contains("wrapper split into 2 calls")));
+}
+
+// ---------------------------------------------------------------------------
+// Random transcripts
+
+mod random {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn id() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("call_1".to_owned()),
+            Just("call_2".to_owned()),
+            Just("toolu_".to_owned() + &"y".repeat(70)),
+            Just("functions.read:0|fc_9".to_owned()),
+            Just(String::new()),
+        ]
+    }
+
+    fn user_block() -> impl Strategy<Value = UserContent> {
+        prop_oneof![
+            "[a-z ✓]{0,12}".prop_map(|t| UserContent::Text(TextContent::new(t))),
+            Just(UserContent::Image(png())),
+            Just(UserContent::Image(ImageContent {
+                source: MediaSource::Url("https://example.com/x.png".into())
+            })),
+            prop_oneof![Just("audio/wav"), Just("audio/mpeg"), Just("audio/ogg")].prop_map(|m| {
+                UserContent::Audio(AudioContent {
+                    data: "AAAA".into(),
+                    mime_type: m.into(),
+                })
+            }),
+            prop_oneof![
+                Just("application/pdf"),
+                Just("text/markdown"),
+                Just("image/svg+xml")
+            ]
+            .prop_map(|m| {
+                UserContent::Document(DocumentContent {
+                    source: MediaSource::Base64 {
+                        data: "aGk=".into(),
+                        mime_type: m.into(),
+                    },
+                    title: None,
+                })
+            }),
+        ]
+    }
+
+    fn assistant_block() -> impl Strategy<Value = AssistantContent> {
+        prop_oneof![
+            "[a-z]{0,8}".prop_map(|t| AssistantContent::Text(TextContent::new(t))),
+            (any::<bool>(), 0..3u8).prop_map(|(summary, sig)| {
+                let text = if summary { "thought" } else { "" };
+                let thinking = ThinkingContent::new(text);
+                AssistantContent::Thinking(match sig {
+                    0 => thinking,
+                    1 => thinking.with_signature("EqQBsig"),
+                    _ => thinking.with_signature(reasoning_item("rs_p", text)),
+                })
+            }),
+            any::<bool>().prop_map(|r| AssistantContent::RedactedThinking(
+                RedactedThinkingContent::new(if r {
+                    reasoning_item("rs_q", "")
+                } else {
+                    "opaque".to_owned()
+                })
+            )),
+            (id(), "[a-z]{1,6}", any::<Option<bool>>(), any::<bool>()).prop_map(
+                |(id, name, arg, fc)| {
+                    let call =
+                        ToolCall::new(id, name, arg.map_or(Value::Null, |a| json!({"a": a})));
+                    AssistantContent::ToolCall(if fc {
+                        call.with_signature("fc_p")
+                    } else {
+                        call
+                    })
+                }
+            ),
+        ]
+    }
+
+    fn reasoning_item(id: &str, summary: &str) -> String {
+        let summary: Vec<Value> = if summary.is_empty() {
+            vec![]
+        } else {
+            vec![json!({"type": "summary_text", "text": summary})]
+        };
+        json!({"type": "reasoning", "id": id, "summary": summary, "encrypted_content": "gAAAAp"})
+            .to_string()
+    }
+
+    fn message() -> impl Strategy<Value = Message> {
+        let origin = prop_oneof![
+            Just((API, MODEL)),
+            Just(("anthropic-messages", "claude-opus-4-5")),
+            Just((API, "another-model")),
+        ];
+        let stop = prop_oneof![
+            Just(StopReason::Stop),
+            Just(StopReason::ToolUse),
+            Just(StopReason::Error),
+            Just(StopReason::Aborted),
+            Just(StopReason::Length),
+        ];
+        prop_oneof![
+            "[a-z]{0,10}".prop_map(Message::system),
+            proptest::collection::vec(user_block(), 0..4).prop_map(user),
+            (
+                proptest::collection::vec(assistant_block(), 0..5),
+                origin,
+                stop
+            )
+                .prop_map(|(blocks, (api, model), stop)| assistant(blocks, api, model, stop)),
+            (id(), any::<bool>(), any::<bool>()).prop_map(|(id, image, is_error)| {
+                let mut r = ToolResultMessage::new(id, "read", [TextContent::new("out")])
+                    .with_error(is_error);
+                if image {
+                    r.content.push(png().into());
+                }
+                Message::ToolResult(r)
+            }),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn random_transcripts_encode_to_valid_bodies(
+            messages in proptest::collection::vec(message(), 0..10),
+            system in proptest::option::of("[a-z]{1,8}"),
+            max in proptest::option::of(16u32..5000),
+        ) {
+            let mut request = Request::new(MODEL, messages).with_tools(tools());
+            request.system = system;
+            request.max_tokens = max;
+            let body = match openai_responses::encode_request(&request) {
+                Ok(encoded) => encoded.body,
+                Err(e) => {
+                    // Only a transcript with nothing left to send may fail.
+                    prop_assert!(e.to_string().contains("nothing to send"), "{}", e);
+                    prop_assert!(request.messages.iter().all(|m| !matches!(m, Message::User(u) if !u.content.is_empty())));
+                    return Ok(());
+                }
+            };
+            let mut errors = common::schema_errors(SCHEMA, &body);
+            errors.extend(own_rule_errors(&body, &request));
+            prop_assert!(errors.is_empty(), "{:#?}\n{:#}", errors, body);
+            // A bounded sample of them for the SDK check.
+            let text = serde_json::to_string_pretty(&body).unwrap();
+            let slot = text.bytes().fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b))) % 32;
+            std::fs::write(sdk_dir().join(format!("random-{slot:02}.json")), text).unwrap();
+        }
+    }
+}
+
+#[test]
+fn encoder_changes_name_the_input_message() {
+    // prepare drops the stray result (input 0), so the user message is the
+    // first one sent; the encoder's change must still name input 1.
+    let ogg = UserContent::Audio(AudioContent {
+        data: "T2dnUw==".into(),
+        mime_type: "audio/ogg".into(),
+    });
+    let request = Request::new(
+        MODEL,
+        vec![result("call_ghost", "read", "stray"), user(vec![ogg])],
+    );
+    let encoded = openai_responses::encode_request(&request).unwrap();
+    let kinds: Vec<(usize, ChangeKind)> =
+        encoded.report.iter().map(|c| (c.index, c.kind)).collect();
+    assert_eq!(
+        kinds,
+        [
+            (0, ChangeKind::DroppedResult),
+            (1, ChangeKind::UnsupportedContent)
+        ]
+    );
+}
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// JSON built from the keys and values the decoders look at.
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            (0i64..3).prop_map(Value::from),
+            Just(Value::from(i64::MAX)),
+            prop_oneof![
+                Just("message"),
+                Just("reasoning"),
+                Just("function_call"),
+                Just("stop"),
+                Just("tool_calls"),
+                Just("response.completed"),
+                Just("response.output_text.delta"),
+                Just("response.output_item.done"),
+                Just("response.function_call_arguments.delta"),
+                Just("error"),
+                Just("{\"a\":"),
+                Just("")
+            ]
+            .prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 48, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::vec(
+                    (
+                        prop_oneof![
+                            Just("type"),
+                            Just("choices"),
+                            Just("delta"),
+                            Just("message"),
+                            Just("content"),
+                            Just("tool_calls"),
+                            Just("index"),
+                            Just("function"),
+                            Just("arguments"),
+                            Just("output"),
+                            Just("output_index"),
+                            Just("content_index"),
+                            Just("summary_index"),
+                            Just("item"),
+                            Just("response"),
+                            Just("usage"),
+                            Just("error"),
+                            Just("status"),
+                            Just("summary"),
+                            Just("finish_reason"),
+                            Just("text"),
+                            Just("id"),
+                            Just("call_id"),
+                            Just("name")
+                        ],
+                        inner
+                    ),
+                    0..6,
+                )
+                .prop_map(|pairs| Value::Object(
+                    pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+                )),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn decoders_never_panic(events in proptest::collection::vec(json_value(), 0..8)) {
+            let mut decoder = StreamDecoder::new();
+            for event in &events {
+                let _ = openai_responses::decode_response(&event.to_string());
+                let _ = decoder.push(&event.to_string());
+            }
+            let _ = decoder.finish();
+        }
+    }
 }

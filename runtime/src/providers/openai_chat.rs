@@ -18,7 +18,8 @@
 //! `guardRail`) and tool calls, in that order. Tool-call arguments that are not a
 //! JSON object are kept as `{"value": <the JSON, or the raw text when it is not
 //! JSON>}` and reported by [`decode_response_with_warnings`] and
-//! [`StreamDecoder::finish_with_warnings`]. `usage.input` excludes the cached prompt tokens,
+//! [`StreamDecoder::finish_with_warnings`]; a custom tool call becomes a tool
+//! call with arguments `{"input": …}` (also reported). `usage.input` excludes the cached prompt tokens,
 //! which are `usage.cacheRead`. The timestamp is the response's `created` (0 when
 //! absent).
 
@@ -47,8 +48,8 @@ pub const PROVIDER: &str = "openai";
 /// The messages are first [prepared](prepare) for
 /// `Target::new("openai", "openai-completions", &request.model)`; the report holds
 /// prepare's changes followed by the encoder's own (each change's `index` is the
-/// input message it comes from). Fails only on a request that cannot be made valid: an
-/// empty model id or an empty tool name.
+/// input message it comes from). Fails only on a request that cannot be made
+/// valid: an empty model id, an empty tool name, or no message left to send.
 ///
 /// ```
 /// # use agentmsg_runtime::{Message, providers::{Request, openai_chat}};
@@ -147,6 +148,12 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
         out.push(json!({"role": "user", "content": pending_images}));
     }
 
+    if out.is_empty() {
+        return Err(EncodeError::Invalid {
+            path: "messages".into(),
+            message: "nothing to send: no message is left after preparing the transcript".into(),
+        });
+    }
     let mut body = Map::new();
     body.insert("model".into(), Value::String(request.model.clone()));
     body.insert("messages".into(), Value::Array(out));
@@ -522,6 +529,17 @@ struct WireToolCall {
     id: Option<String>,
     #[serde(default)]
     function: Option<WireFunction>,
+    #[serde(default)]
+    custom: Option<WireCustom>,
+}
+
+/// A call of a custom (free-form input) tool.
+#[derive(Deserialize)]
+struct WireCustom {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    input: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -575,6 +593,12 @@ fn parse_arguments(
             wrap_value(Value::String(raw.to_owned()))
         }
     }
+}
+
+fn wrap_input(input: String) -> Map<String, Value> {
+    let mut map = Map::new();
+    map.insert("input".into(), Value::String(input));
+    map
 }
 
 fn wrap_value(value: Value) -> Map<String, Value> {
@@ -704,6 +728,21 @@ pub fn decode_response_with_warnings(
             .push(AssistantContent::Text(TextContent::new(refusal)));
     }
     for (i, call) in wire_message.tool_calls.into_iter().enumerate() {
+        if let Some(custom) = call.custom {
+            warnings.push(DecodeError::Invalid {
+                event: None,
+                path: format!("choices[0].message.tool_calls[{i}]"),
+                message: "custom tool call kept as a tool call with arguments {\"input\": …}"
+                    .into(),
+            });
+            message.content.push(AssistantContent::ToolCall(ToolCall {
+                id: call.id.unwrap_or_default(),
+                name: custom.name.unwrap_or_default(),
+                arguments: wrap_input(custom.input.unwrap_or_default()),
+                signature: None,
+            }));
+            continue;
+        }
         let path = format!("choices[0].message.tool_calls[{i}].function.arguments");
         let function = call.function.unwrap_or(WireFunction {
             name: None,
@@ -819,11 +858,12 @@ enum Building {
 ///
 /// Text and reasoning deltas are appended to the current block of their kind;
 /// tool-call deltas are gathered by their `index` and their arguments parsed at
-/// [`finish`](StreamDecode::finish). A `[DONE]` payload is accepted and ignored.
+/// [`finish`](StreamDecode::finish). A `[DONE]` payload marks the end (for servers
+/// that send no `finish_reason`).
 /// Only choice 0 is read. An `{"error":…}` chunk ends the message with stopReason
 /// `error`. `push` fails on a chunk that is not JSON, naming the event index, and
-/// `finish` then fails too; a stream without a `finish_reason` (or error) fails
-/// in `finish` with [`DecodeError::Truncated`].
+/// `finish` then fails too; a stream with no `finish_reason`, error chunk or
+/// `[DONE]` fails in `finish` with [`DecodeError::Truncated`].
 ///
 /// ```
 /// # use agentmsg_runtime::providers::{openai_chat::StreamDecoder, StreamDecode};
@@ -846,6 +886,7 @@ pub struct StreamDecoder {
     error: Option<String>,
     bad_event: Option<(usize, String)>,
     warnings: Vec<DecodeError>,
+    done: bool,
 }
 
 impl std::fmt::Debug for StreamDecoder {
@@ -909,13 +950,18 @@ impl StreamDecoder {
             message.error_message = Some(error);
             return Ok((message, warnings));
         }
-        let Some(reason) = self.finish_reason else {
-            return Err(DecodeError::Truncated {
-                events: self.events,
-                message: "no chunk carried a finish_reason".into(),
-            });
+        message.stop_reason = match (self.finish_reason, self.done) {
+            (Some(reason), _) => stop_reason(&reason),
+            // Some compatible servers end with `[DONE]` and no finish_reason.
+            (None, true) if message.tool_calls().next().is_some() => StopReason::ToolUse,
+            (None, true) => StopReason::Stop,
+            (None, false) => {
+                return Err(DecodeError::Truncated {
+                    events: self.events,
+                    message: "no chunk carried a finish_reason and no [DONE] came".into(),
+                })
+            }
         };
-        message.stop_reason = stop_reason(&reason);
         if self.refused && message.stop_reason == StopReason::Stop {
             message.stop_reason = StopReason::GuardRail;
         }
@@ -1024,7 +1070,9 @@ impl StreamDecoder {
                         *id = new_id;
                     }
                     if let Some(function) = call.function {
-                        if let Some(piece) = function.name {
+                        // Some compatible servers repeat the whole name in
+                        // every delta; OpenAI sends it once.
+                        if let Some(piece) = function.name.filter(|p| p != name) {
                             name.push_str(&piece);
                         }
                         if let Some(piece) = function.arguments {
@@ -1045,6 +1093,7 @@ impl StreamDecode for StreamDecoder {
         let index = self.events;
         self.events += 1;
         if event.trim() == "[DONE]" {
+            self.done = true;
             return Ok(());
         }
         match serde_json::from_str::<WireChunk>(event) {

@@ -12,7 +12,7 @@
 //! | user audio | not taken by the API: a text note, reported |
 //! | assistant text | an output `message` item whose `output_text` parts carry `annotations: []` and `logprobs: []` |
 //! | tool call | a `function_call` item (`call_id`, `arguments` as a JSON string, the item `id` when known) |
-//! | tool result | a `function_call_output` item (`output` is a string, or a list when it holds images) |
+//! | tool result | a `function_call_output` item (`output` is a string, or a list when it holds images, which prepare's default target moves into a user message) |
 //! | thinking / redacted thinking from this API | the `reasoning` item it came from |
 //! | `max_tokens` | `max_output_tokens` |
 //!
@@ -29,9 +29,11 @@
 //! reasoning item to be followed by the item that followed it in the response
 //! ("Item 'rs_…' of type 'reasoning' was provided without its required following
 //! item"), so: the decoder keeps the replay JSON only when the next output item
-//! is one agentmsg replays as it was (a message or a function call), and the encoder sends
-//! a reasoning item only when the next item it sends for that assistant message
-//! is not reasoning; anything else is dropped and reported. The `id` of a
+//! is one agentmsg replays as it was (a message or a function call), and the
+//! encoder sends a reasoning item only when the next item it sends for that
+//! assistant message is not reasoning; anything else is dropped and reported.
+//! The API also refuses an item id twice: a reasoning item already sent is not
+//! sent again, and a repeated `function_call` id is left out. The `id` of a
 //! `function_call` item is kept in [`ToolCall::signature`] (the call id is
 //! [`ToolCall::id`]), so the following item is replayed with its own id.
 //! Assistant text has no stored item id; the encoder gives its message item a
@@ -48,7 +50,7 @@
 //! a tool call with arguments `{"input": …}`; a `multi_tool_use.parallel`
 //! wrapper call is split into the calls it carries (ids `<call_id>_<n>`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use base64::Engine as _;
 use serde::Deserialize;
@@ -79,7 +81,8 @@ pub const MIN_OUTPUT_TOKENS: u32 = 16;
 /// input message it comes from). The body is stateless: it sets neither `store` nor
 /// `include`; to replay reasoning with `store: false`, add
 /// `"include": ["reasoning.encrypted_content"]` to the request that produces it.
-/// Fails on an empty model id, an empty tool name, or `max_tokens` below 16.
+/// Fails on an empty model id, an empty tool name, `max_tokens` below 16, or no
+/// message left to send.
 ///
 /// ```
 /// # use agentmsg_runtime::{Message, providers::{Request, openai_responses}};
@@ -99,6 +102,8 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     let mut prepared = prepare(&request.messages, &target);
     let mut report = std::mem::take(&mut prepared.report);
     let mut input: Vec<Value> = Vec::new();
+    // Item ids already sent: the API refuses an input with an id twice.
+    let mut item_ids: HashSet<String> = HashSet::new();
     for (position, message) in prepared.messages.iter().enumerate() {
         let index = prepared.input_index(position).unwrap_or(position);
         match message {
@@ -116,7 +121,9 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
                 }
                 input.push(json!({"role": "user", "content": parts}));
             }
-            Message::Assistant(m) => assistant_items(index, m, &mut input, &mut report),
+            Message::Assistant(m) => {
+                assistant_items(index, m, &mut input, &mut item_ids, &mut report);
+            }
             Message::ToolResult(m) => {
                 let has_images = m
                     .content
@@ -146,6 +153,12 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
         }
     }
 
+    if input.is_empty() {
+        return Err(EncodeError::Invalid {
+            path: "input".into(),
+            message: "nothing to send: no message is left after preparing the transcript".into(),
+        });
+    }
     let mut body = Map::new();
     body.insert("model".into(), Value::String(request.model.clone()));
     if let Some(system) = &request.system {
@@ -316,14 +329,16 @@ fn unsupported_document(index: usize, mime_type: &str, report: &mut Report) -> V
 
 /// The reasoning item stored in a thinking signature or redacted-thinking data,
 /// if it is one.
-fn stored_reasoning(text: &str) -> Option<Value> {
+fn stored_reasoning(text: &str) -> Option<(String, Value)> {
     let value: Value = serde_json::from_str(text).ok()?;
-    let is_reasoning = value.get("type").and_then(Value::as_str) == Some("reasoning")
-        && value
-            .get("id")
-            .and_then(Value::as_str)
-            .is_some_and(|id| !id.is_empty());
-    is_reasoning.then(|| reasoning_replay(&value))
+    if value.get("type").and_then(Value::as_str) != Some("reasoning") {
+        return None;
+    }
+    let id = value
+        .get("id")
+        .and_then(Value::as_str)
+        .filter(|id| !id.is_empty())?;
+    Some((id.to_owned(), reasoning_replay(&value)))
 }
 
 /// The fields of a reasoning item that are sent back (and stored): `type`, `id`,
@@ -383,12 +398,15 @@ fn assistant_items(
     index: usize,
     m: &AssistantMessage,
     input: &mut Vec<Value>,
+    item_ids: &mut HashSet<String>,
     report: &mut Report,
 ) {
     let mut items: Vec<Value> = Vec::new();
     let mut dropped_thinking = 0usize;
+    let mut duplicates = 0usize;
     for (block_index, block) in m.content.iter().enumerate() {
         match block {
+            AssistantContent::Text(t) if t.text.is_empty() => {}
             AssistantContent::Text(t) => {
                 let part = json!({"type": "output_text", "text": t.text, "annotations": [], "logprobs": []});
                 // Consecutive text blocks share one message item.
@@ -413,7 +431,9 @@ fn assistant_items(
                 let mut item = Map::new();
                 item.insert("type".into(), "function_call".into());
                 if let Some(id) = call.signature.as_deref().filter(|s| s.starts_with("fc")) {
-                    item.insert("id".into(), Value::String(id.to_owned()));
+                    if item_ids.insert(id.to_owned()) {
+                        item.insert("id".into(), Value::String(id.to_owned()));
+                    }
                 }
                 item.insert("call_id".into(), Value::String(call.id.clone()));
                 item.insert("name".into(), Value::String(call.name.clone()));
@@ -424,11 +444,13 @@ fn assistant_items(
                 items.push(Value::Object(item));
             }
             AssistantContent::Thinking(t) => match t.signature().and_then(stored_reasoning) {
-                Some(item) => items.push(item),
+                Some((id, item)) if item_ids.insert(id.clone()) => items.push(item),
+                Some(_) => duplicates += 1,
                 None => dropped_thinking += 1,
             },
             AssistantContent::RedactedThinking(r) => match stored_reasoning(&r.data) {
-                Some(item) => items.push(item),
+                Some((id, item)) if item_ids.insert(id.clone()) => items.push(item),
+                Some(_) => duplicates += 1,
                 None => dropped_thinking += 1,
             },
         }
@@ -440,6 +462,16 @@ fn assistant_items(
             ChangeKind::DroppedThinking,
             &format!(
                 "{dropped_thinking} thinking block(s) without a Responses reasoning item not sent"
+            ),
+        );
+    }
+    if duplicates > 0 {
+        change(
+            report,
+            index,
+            ChangeKind::DroppedThinking,
+            &format!(
+                "{duplicates} reasoning item(s) already sent earlier in the input not sent again"
             ),
         );
     }
@@ -1021,10 +1053,15 @@ fn append_in_list(
     let Some(entries) = entries.as_array_mut() else {
         return;
     };
-    while entries.len() <= index {
+    // A part the stream never announced starts after the known ones (an index
+    // far past the end must not allocate up to it).
+    let slot = if index < entries.len() {
+        index
+    } else {
         entries.push(json!({"type": kind, field: ""}));
-    }
-    if let Some(entry) = entries.get_mut(index).and_then(Value::as_object_mut) {
+        entries.len() - 1
+    };
+    if let Some(entry) = entries.get_mut(slot).and_then(Value::as_object_mut) {
         let text = entry
             .entry(field)
             .or_insert_with(|| Value::String(String::new()));
