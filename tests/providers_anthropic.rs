@@ -143,6 +143,10 @@ fn cases() -> Vec<(String, Request)> {
                 {"type": "text", "text": ""},
             ], "timestamp": 1}).to_string(),
         ], None),
+        ("prefill".into(), vec![
+            user("Write JSON"),
+            assistant(json!([{"type": "text", "text": "{\n  "}]), "stop", MODEL),
+        ], None),
         ("empty_blocks".into(), vec![
             json!({"role": "user", "content": [{"type": "text", "text": ""}, {"type": "text", "text": "real"}], "timestamp": 1}).to_string(),
             assistant(json!([{"type": "text", "text": ""}]), "stop", MODEL),
@@ -319,6 +323,15 @@ fn role_errors(body: &Value) -> Vec<String> {
         }
         previous_role = role;
     }
+    if let Some(text) = messages
+        .last()
+        .filter(|m| m["role"] == "assistant")
+        .and_then(|m| m["content"].as_array()?.last()?["text"].as_str())
+    {
+        if text.trim_end() != text {
+            errors.push("the final assistant turn ends in whitespace".into());
+        }
+    }
     if !open_calls.is_empty() && previous_role == "assistant" {
         // A trailing assistant turn with calls is a prefill; the API refuses it.
         errors.push(format!("the last turn has unanswered calls {open_calls:?}"));
@@ -328,6 +341,8 @@ fn role_errors(body: &Value) -> Vec<String> {
 
 fn sdk_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sdk-bodies/anthropic");
+    // Start clean, so that the SDK check sees only this run's bodies.
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     dir
 }
@@ -1200,4 +1215,15 @@ mod fuzz {
             let _ = decoder.finish();
         }
     }
+}
+
+#[test]
+fn a_final_assistant_turn_loses_its_trailing_whitespace() {
+    let encoded = encode("prefill");
+    assert_eq!(encoded.body["messages"][1]["content"][0]["text"], "{");
+    assert!(encoded
+        .report
+        .changes
+        .iter()
+        .any(|c| c.index == 1 && c.kind == ChangeKind::UnsupportedContent));
 }

@@ -132,6 +132,11 @@ fn cases() -> Vec<(String, Request)> {
             json!({"role": "system", "content": "Late system note."}).to_string(),
             user("three"),
         ], None),
+        ("unsupported_media", vec![json!({"role": "user", "content": [
+                {"type": "image", "data": "Qk0=", "mimeType": "image/bmp"},
+                {"type": "document", "data": "UEsDBA==", "mimeType": "application/vnd.openxmlformats-officedocument.wordprocessingml.document"},
+                {"type": "document", "data": "aGVsbG8=", "mimeType": "text/markdown"},
+            ], "timestamp": 1}).to_string()], None),
         ("foreign_calls_on_gemini3", vec![
             user("go"),
             json!({"role": "assistant", "content": [{"type": "toolCall", "id": "toolu_1", "name": "read", "arguments": {"path": "x"}},
@@ -335,6 +340,8 @@ fn role_errors(body: &Value, gemini3: bool) -> Vec<String> {
 
 fn sdk_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sdk-bodies/gemini");
+    // Start clean, so that the SDK check sees only this run's bodies.
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     dir
 }
@@ -1085,4 +1092,34 @@ mod fuzz {
             let _ = decoder.finish();
         }
     }
+}
+
+#[test]
+fn media_gemini_cannot_read_becomes_a_placeholder() {
+    let encoded = encode("unsupported_media");
+    let parts = encoded.body["contents"][0]["parts"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        parts[0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("image/bmp")),
+        "{parts:?}"
+    );
+    assert!(
+        parts[1]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("wordprocessingml")),
+        "{parts:?}"
+    );
+    assert_eq!(
+        parts[2],
+        json!({"inlineData": {"mimeType": "text/markdown", "data": "aGVsbG8="}})
+    );
+    let kinds: Vec<_> = encoded.report.changes.iter().map(|c| c.kind).collect();
+    assert_eq!(
+        kinds,
+        [ChangeKind::ImagePlaceholder, ChangeKind::UnsupportedContent]
+    );
 }

@@ -19,6 +19,8 @@
 //! - a document's title is sent as the block's `context`;
 //! - tool-call ids outside `^[a-zA-Z0-9_-]{1,64}$` are mapped (calls and results
 //!   alike) if `prepare` left any;
+//! - trailing whitespace of a final assistant turn (a prefill) is removed, as
+//!   Anthropic refuses it;
 //! - `max_tokens`, required by Anthropic, is [`DEFAULT_MAX_TOKENS`] when the
 //!   request has none.
 //!
@@ -132,6 +134,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
             format!("tool-call id `{original}` sent as `{mapped}`"),
         );
     }
+    encoder.trim_final_assistant();
     if encoder.turns.is_empty() {
         return Err(invalid("messages", "no message left to send"));
     }
@@ -246,6 +249,8 @@ impl Role {
 struct Turn {
     role: Role,
     content: Vec<Value>,
+    /// The input index of the last message in the turn.
+    last_index: usize,
     /// Whether the turn so far holds only tool results.
     only_results: bool,
 }
@@ -286,6 +291,7 @@ impl Encoder {
             if last.role == role {
                 let expected = is_result && last.only_results;
                 last.content.extend(content);
+                last.last_index = index;
                 last.only_results &= is_result;
                 if !expected {
                     self.change(
@@ -300,8 +306,40 @@ impl Encoder {
         self.turns.push(Turn {
             role,
             content,
+            last_index: index,
             only_results: is_result,
         });
+    }
+
+    /// A conversation that ends with an assistant turn asks the model to go on
+    /// from it, and Anthropic refuses such a turn when it ends in whitespace.
+    fn trim_final_assistant(&mut self) {
+        let Some(turn) = self.turns.last_mut().filter(|t| t.role == Role::Assistant) else {
+            return;
+        };
+        let index = turn.last_index;
+        let Some(Value::Object(block)) = turn.content.last_mut() else {
+            return;
+        };
+        let Some(Value::String(text)) = block.get_mut("text") else {
+            return;
+        };
+        let trimmed = text.trim_end().len();
+        if trimmed == text.len() {
+            return;
+        }
+        text.truncate(trimmed);
+        if trimmed == 0 {
+            turn.content.pop();
+            if turn.content.is_empty() {
+                self.turns.pop();
+            }
+        }
+        self.change(
+            index,
+            ChangeKind::UnsupportedContent,
+            "trailing whitespace removed from the final assistant turn, which Anthropic refuses",
+        );
     }
 
     fn user_blocks(&mut self, index: usize, content: &[UserContent]) -> Vec<Value> {

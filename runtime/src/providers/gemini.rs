@@ -15,6 +15,8 @@
 //!   user turn (all results of one round in one turn, before any other part), and
 //!   consecutive turns of one role are merged;
 //! - images, audio and documents are `inlineData` (base64) or `fileData` (URL);
+//!   inline images other than PNG, JPEG, WebP, HEIC and HEIF, and documents other
+//!   than PDF and text, become a text placeholder; a document's title is not sent;
 //!   images left inside tool results follow the `functionResponse` parts as
 //!   `inlineData`;
 //! - `functionResponse.response` is `{"output": text}`, or `{"error": text}`
@@ -44,6 +46,14 @@ use crate::content::{
 use crate::message::{now_ms, AssistantMessage, Message, StopReason};
 use crate::project::{prepare, Change, ChangeKind, Report, Target};
 use crate::usage::Usage;
+
+const IMAGE_TYPES: [&str; 5] = [
+    "image/png",
+    "image/jpeg",
+    "image/webp",
+    "image/heic",
+    "image/heif",
+];
 
 /// The provider name written into decoded messages and used for the target.
 pub const PROVIDER: &str = "google";
@@ -326,9 +336,17 @@ impl Encoder {
                         out.push(json!({ "text": t.text }));
                     }
                 }
-                UserContent::Image(ImageContent { source }) => {
-                    out.push(media_part(source, guess_mime(source, "image/png")));
-                }
+                UserContent::Image(ImageContent { source }) => match source.mime_type() {
+                    Some(mime) if !IMAGE_TYPES.contains(&mime) => {
+                        self.change(
+                            index,
+                            ChangeKind::ImagePlaceholder,
+                            format!("Gemini does not read {mime} images: sent a text placeholder"),
+                        );
+                        out.push(json!({ "text": format!("[image ({mime}) omitted: unsupported format]") }));
+                    }
+                    _ => out.push(media_part(source, guess_mime(source, "image/png"))),
+                },
                 UserContent::Audio(audio) => out.push(json!({"inlineData": {
                     "mimeType": audio.mime_type,
                     "data": audio.data,
@@ -340,6 +358,24 @@ impl Encoder {
     }
 
     fn document_part(&mut self, index: usize, document: &DocumentContent) -> Value {
+        if let Some(mime) = document.source.mime_type() {
+            let readable = mime == "application/pdf"
+                || mime.starts_with("text/")
+                || matches!(
+                    mime,
+                    "application/json" | "application/xml" | "application/rtf"
+                );
+            if !readable {
+                self.change(
+                    index,
+                    ChangeKind::UnsupportedContent,
+                    format!(
+                        "Gemini reads PDF and text documents, not {mime}: sent a text placeholder"
+                    ),
+                );
+                return json!({ "text": format!("[document ({mime}) omitted: unsupported format]") });
+            }
+        }
         if let Some(title) = document.title.as_deref().filter(|t| !t.is_empty()) {
             self.change(
                 index,
