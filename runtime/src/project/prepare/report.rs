@@ -164,8 +164,7 @@ pub enum ProblemKind {
     ResultOfFailedTurn,
     /// A second result for a call that already has one.
     DuplicateResult,
-    /// A result does not directly follow its call's turn, or results are not in
-    /// the order of their calls.
+    /// A result does not directly follow its call's turn.
     MisplacedResult,
     /// A tool-call id is used by an earlier call too.
     DuplicateCallId,

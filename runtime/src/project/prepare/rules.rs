@@ -31,6 +31,8 @@ enum Why {
     Foreign(String),
     /// It has no signature and the target takes only signed thinking.
     Unsigned,
+    /// It is empty.
+    Empty,
 }
 
 impl Why {
@@ -40,6 +42,7 @@ impl Why {
             Self::Unsigned => {
                 "it has no signature and the target takes only signed thinking".to_owned()
             }
+            Self::Empty => "it is empty".to_owned(),
         }
     }
 }
@@ -230,7 +233,7 @@ impl Finding {
             ),
             Event::MisplacedResult { id } => (
                 ProblemKind::MisplacedResult,
-                format!("result for `{id}` does not directly follow its call's turn in call order"),
+                format!("result for `{id}` does not directly follow its call's turn"),
             ),
             Event::IdMapped {
                 from,
@@ -546,7 +549,7 @@ impl Run<'_> {
                     if self.mode == Mode::Validate || (same && !redacted.data.is_empty()) {
                         content.push(block.clone());
                     } else {
-                        let why = if same { Why::Unsigned } else { foreign() };
+                        let why = if same { Why::Empty } else { foreign() };
                         self.found(i, Event::RedactedDropped { block: b, why });
                     }
                 }
@@ -617,30 +620,30 @@ impl Run<'_> {
         out: &mut Vec<Message>,
         origins: &mut Vec<Origin>,
     ) {
-        let answered: Vec<usize> = turn.calls.iter().filter_map(|c| c.result).collect();
         let run_end = messages
             .iter()
             .enumerate()
             .skip(turn_index + 1)
             .find(|(_, m)| !matches!(m, Message::ToolResult(_)))
             .map_or(messages.len(), |(k, _)| k);
-        let mut sorted = answered.clone();
-        sorted.sort_unstable();
+        // Results already after the turn keep their order; results from further
+        // down (always later in the input) come after them.
+        let mut answered: Vec<(usize, &Assigned)> = turn
+            .calls
+            .iter()
+            .zip(ids)
+            .filter_map(|(call, assigned)| Some((call.result?, assigned)))
+            .collect();
+        answered.sort_by_key(|&(r, _)| r);
 
         let mut moved: Vec<UserContent> = Vec::new();
         let mut moved_from: Option<usize> = None;
         let mut moved_timestamp = timestamp;
-        for (call, assigned) in turn.calls.iter().zip(ids) {
-            let Some(r) = call.result else { continue };
+        for (r, assigned) in answered {
             let Some(Message::ToolResult(result)) = messages.get(r) else {
                 continue;
             };
-            let position = answered.iter().position(|&x| x == r);
-            let in_place = r > turn_index
-                && r < run_end
-                && position.is_some()
-                && position == sorted.iter().position(|&x| x == r);
-            if !in_place {
+            if r <= turn_index || r >= run_end {
                 self.found(
                     r,
                     Event::MisplacedResult {
@@ -649,13 +652,13 @@ impl Run<'_> {
                 );
             }
             let mut result = result.clone();
-            if assigned.fix.is_some() {
+            if let Some(fix) = assigned.fix {
                 self.found(
                     r,
                     Event::IdMapped {
                         from: result.tool_call_id.clone(),
                         to: assigned.id.clone(),
-                        fix: assigned.fix.unwrap_or(IdFix::Rule),
+                        fix,
                         call: false,
                     },
                 );
