@@ -24,9 +24,51 @@
 //! - `max_tokens`, required by Anthropic, is [`DEFAULT_MAX_TOKENS`] when the
 //!   request has none.
 //!
+//! ```
+//! use agentmsg_runtime::providers::{anthropic, Request, StreamDecode};
+//! use agentmsg_runtime::{Message, StopReason};
+//!
+//! let request = Request::new("claude-sonnet-4-5", vec![Message::user("Hi")]).with_system("Be terse.");
+//! let encoded = anthropic::encode_request(&request)?;
+//! assert_eq!(encoded.body["max_tokens"], anthropic::DEFAULT_MAX_TOKENS);
+//! assert_eq!(encoded.body["system"][0]["text"], "Be terse.");
+//!
+//! let reply = anthropic::decode_response(
+//!     r#"{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5",
+//!         "content":[{"type":"text","text":"Hello."}],"stop_reason":"end_turn",
+//!         "usage":{"input_tokens":9,"output_tokens":3,"cache_read_input_tokens":100}}"#,
+//! )?;
+//! assert_eq!((reply.text_content().as_str(), reply.stop_reason), ("Hello.", StopReason::Stop));
+//! assert_eq!((reply.usage.input, reply.usage.cache_read), (9, 100));
+//!
+//! let mut stream = anthropic::StreamDecoder::new();
+//! for event in [
+//!     r#"{"type":"message_start","message":{"id":"msg_2","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":9,"output_tokens":1}}}"#,
+//!     r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"read","input":{}}}"#,
+//!     r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"path\":"}}"#,
+//!     r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"\"a.rs\"}"}}"#,
+//!     r#"{"type":"content_block_stop","index":0}"#,
+//!     r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":12}}"#,
+//!     r#"{"type":"message_stop"}"#,
+//! ] {
+//!     stream.push(event)?;
+//! }
+//! let message = stream.finish()?;
+//! assert_eq!(message.stop_reason, StopReason::ToolUse);
+//! assert_eq!(message.tool_calls().next().map(|c| c.arguments["path"].clone()), Some("a.rs".into()));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! The decoders keep the blocks agentmsg models (text, thinking with its
 //! signature, redacted thinking, tool use) in their order and skip the
-//! server-side tool blocks (`server_tool_use`, `web_search_tool_result`, …).
+//! server-side tool blocks (`server_tool_use`, `web_search_tool_result`,
+//! `web_fetch_tool_result`, `code_execution_tool_result`, `mcp_tool_use`,
+//! `compaction`, …) and text citations. A `fallback` block (the server switched
+//! models) sets the message's `model` to the model that answered. `model` is
+//! the id the response names (often dated, such as `claude-sonnet-4-5-20250929`).
+//! Requests are encoded with the signatures of thinking made by exactly
+//! `request.model` (see [`prepare`]), so store the id you request with if you
+//! want thinking to replay.
 
 use std::collections::{BTreeMap, BTreeSet};
 

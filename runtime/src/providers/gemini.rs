@@ -27,12 +27,39 @@
 //!   `parametersJsonSchema` (the `parameters` field takes only Gemini's OpenAPI
 //!   subset).
 //!
+//! ```
+//! use agentmsg_runtime::providers::{gemini, Request, StreamDecode};
+//! use agentmsg_runtime::{Message, StopReason};
+//!
+//! let request = Request::new("gemini-2.5-flash", vec![Message::user("Hi")]).with_max_tokens(256);
+//! let body = gemini::encode_request(&request)?.body;
+//! assert_eq!(body["contents"][0]["parts"][0]["text"], "Hi");
+//! assert_eq!(body["generationConfig"]["maxOutputTokens"], 256);
+//!
+//! let mut stream = gemini::StreamDecoder::new();
+//! for chunk in [
+//!     r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"Hel"}]}}],"responseId":"r1","modelVersion":"gemini-2.5-flash"}"#,
+//!     r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"lo."}]},"finishReason":"STOP"}],"responseId":"r1",
+//!        "usageMetadata":{"promptTokenCount":12,"cachedContentTokenCount":8,"candidatesTokenCount":2,"thoughtsTokenCount":5}}"#,
+//! ] {
+//!     stream.push(chunk)?;
+//! }
+//! let message = stream.finish()?;
+//! assert_eq!((message.text_content().as_str(), message.stop_reason), ("Hello.", StopReason::Stop));
+//! // promptTokenCount includes the cached tokens; output includes the thoughts.
+//! assert_eq!((message.usage.input, message.usage.cache_read), (4, 8));
+//! assert_eq!((message.usage.output, message.usage.reasoning), (7, 5));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! Gemini may put a `thoughtSignature` on a plain text part. agentmsg's text block
 //! has no signature, so the decoders keep it as a [`ThinkingContent`] with empty
 //! `thinking` right after that text, and the encoder puts it back on the text
 //! part before it. Function calls that come without an `id` get a deterministic
 //! one (`call_` and 16 hex digits of a hash of the response id, the call's
-//! position, name and arguments).
+//! position, name and arguments). Parts agentmsg does not model (`inlineData`
+//! output, `executableCode`, `codeExecutionResult`) are skipped; only the first
+//! candidate is read.
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
