@@ -922,6 +922,17 @@ fn decoded_fields_match_the_recordings() {
         assert!(call.arguments.is_empty(), "{name}: {call:?}");
     }
 
+    for name in [
+        "anthropic-refusal.chunks.txt",
+        "anthropic-refusal-no-details.json",
+    ] {
+        let message = if name.ends_with(".json") {
+            decode_body(&dir.join(name))
+        } else {
+            decode_chunks(&dir.join(name)).expect(name)
+        };
+        assert_eq!(message.stop_reason, StopReason::GuardRail, "{name}");
+    }
     let refusal = decode_body(&dir.join("anthropic-refusal.json"));
     assert_eq!(refusal.stop_reason, StopReason::GuardRail);
     assert!(refusal

@@ -1123,3 +1123,24 @@ fn media_gemini_cannot_read_becomes_a_placeholder() {
         [ChangeKind::ImagePlaceholder, ChangeKind::UnsupportedContent]
     );
 }
+
+#[test]
+fn a_result_without_a_tool_name_takes_its_calls() {
+    let call = agentmsg::ToolCall::new("c1", "read", json!({"path": "a"})).with_signature(SIG);
+    let messages = vec![
+        Message::user("go"),
+        Message::Assistant(AssistantMessage::new([call]).with_origin(
+            "google-generative-ai",
+            "google",
+            MODEL,
+        )),
+        Message::tool_result("c1", "", "text"),
+    ];
+    let body = gemini::encode_request(&Request::new(MODEL, messages))
+        .expect("encodes")
+        .body;
+    assert_eq!(
+        body["contents"][2]["parts"][0]["functionResponse"]["name"],
+        "read"
+    );
+}

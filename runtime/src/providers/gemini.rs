@@ -61,6 +61,8 @@
 //! output, `executableCode`, `codeExecutionResult`) are skipped; only the first
 //! candidate is read.
 
+use std::collections::BTreeMap;
+
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
@@ -118,6 +120,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
         encoder.system.push(json!({ "text": system }));
     }
     let mut seen_conversation = false;
+    let mut call_names: BTreeMap<String, String> = BTreeMap::new();
     for (message, &index) in prepared.messages.iter().zip(&origins) {
         match message {
             Message::System(system) => {
@@ -139,6 +142,9 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
             }
             Message::Assistant(assistant) => {
                 seen_conversation = true;
+                for call in assistant.tool_calls() {
+                    call_names.insert(call.id.clone(), call.name.clone());
+                }
                 let parts = encoder.model_parts(index, &assistant.content);
                 encoder.push_turn(index, Role::Model, parts, false);
             }
@@ -158,9 +164,18 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
                 } else {
                     json!({ "output": text })
                 };
+                // Gemini matches a response to its call by name: take the
+                // call's when the result has none.
+                let name = match result.tool_name.as_str() {
+                    "" => call_names
+                        .get(&result.tool_call_id)
+                        .cloned()
+                        .unwrap_or_default(),
+                    name => name.to_owned(),
+                };
                 let mut parts = vec![json!({"functionResponse": {
                     "id": result.tool_call_id,
-                    "name": result.tool_name,
+                    "name": name,
                     "response": response,
                 }})];
                 let images: Vec<&ImageContent> = result
