@@ -85,6 +85,10 @@ use crate::message::{now_ms, AssistantMessage, Message, StopReason};
 use crate::project::{prepare, Change, ChangeKind, Report, Target};
 use crate::usage::Usage;
 
+/// The text of the user turn put before a conversation that opens with the
+/// model's turn (both APIs want a user turn first).
+pub const OPENING: &str = "(continued)";
+
 /// The provider name written into decoded messages and used for the target.
 pub const PROVIDER: &str = "anthropic";
 /// The API identifier.
@@ -176,6 +180,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
             format!("tool-call id `{original}` sent as `{mapped}`"),
         );
     }
+    encoder.open_with_user();
     encoder.trim_final_assistant();
     if encoder.turns.is_empty() {
         return Err(invalid("messages", "no message left to send"));
@@ -291,6 +296,8 @@ impl Role {
 struct Turn {
     role: Role,
     content: Vec<Value>,
+    /// The input index of the first message in the turn.
+    first_index: usize,
     /// The input index of the last message in the turn.
     last_index: usize,
     /// Whether the turn so far holds only tool results.
@@ -311,6 +318,30 @@ impl Encoder {
             kind,
             detail: detail.into(),
         });
+    }
+
+    /// The conversation must open with a user turn; one that opens with the
+    /// model's gets a short user turn before it.
+    fn open_with_user(&mut self) {
+        let Some(first) = self.turns.first().filter(|t| t.role == Role::Assistant) else {
+            return;
+        };
+        let index = first.first_index;
+        self.turns.insert(
+            0,
+            Turn {
+                role: Role::User,
+                content: vec![text_block(OPENING)],
+                first_index: index,
+                last_index: index,
+                only_results: false,
+            },
+        );
+        self.change(
+            index,
+            ChangeKind::UnsupportedContent,
+            format!("the conversation opened with the model's turn: a user turn `{OPENING}` was put before it"),
+        );
     }
 
     fn push_turn(&mut self, index: usize, role: Role, content: Vec<Value>, is_result: bool) {
@@ -348,6 +379,7 @@ impl Encoder {
         self.turns.push(Turn {
             role,
             content,
+            first_index: index,
             last_index: index,
             only_results: is_result,
         });

@@ -84,6 +84,10 @@ const IMAGE_TYPES: [&str; 5] = [
     "image/heif",
 ];
 
+/// The text of the user turn put before a conversation that opens with the
+/// model's turn (both APIs want a user turn first).
+pub const OPENING: &str = "(continued)";
+
 /// The provider name written into decoded messages and used for the target.
 pub const PROVIDER: &str = "google";
 /// The API identifier.
@@ -206,6 +210,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
             }
         }
     }
+    encoder.open_with_user();
     if encoder.turns.is_empty() {
         return Err(invalid("contents", "no message left to send"));
     }
@@ -217,13 +222,29 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
             json!({ "parts": encoder.system }),
         );
     }
+    let mut calls: Vec<String> = Vec::new();
     let contents: Vec<Value> = encoder
         .turns
         .into_iter()
         .map(|turn| {
             let mut parts = turn.parts;
             if turn.role == Role::User {
-                parts.sort_by_key(|p| p.get("functionResponse").is_none());
+                // Responses first, in the order of the calls they answer.
+                parts.sort_by_key(|p| {
+                    let id = p.pointer("/functionResponse/id").and_then(Value::as_str);
+                    match id {
+                        Some(id) => (0, calls.iter().position(|c| c == id).unwrap_or(usize::MAX)),
+                        None if p.get("functionResponse").is_some() => (0, usize::MAX),
+                        None => (1, 0),
+                    }
+                });
+                calls.clear();
+            } else {
+                calls = parts
+                    .iter()
+                    .filter_map(|p| p.pointer("/functionCall/id").and_then(Value::as_str))
+                    .map(str::to_owned)
+                    .collect();
             }
             json!({"role": turn.role.as_str(), "parts": parts})
         })
@@ -312,6 +333,8 @@ impl Role {
 struct Turn {
     role: Role,
     parts: Vec<Value>,
+    /// The input index of the first message in the turn.
+    first_index: usize,
     only_results: bool,
 }
 
@@ -329,6 +352,29 @@ impl Encoder {
             kind,
             detail: detail.into(),
         });
+    }
+
+    /// The conversation must open with a user turn; one that opens with the
+    /// model's gets a short user turn before it.
+    fn open_with_user(&mut self) {
+        let Some(first) = self.turns.first().filter(|t| t.role == Role::Model) else {
+            return;
+        };
+        let index = first.first_index;
+        self.turns.insert(
+            0,
+            Turn {
+                role: Role::User,
+                parts: vec![json!({ "text": OPENING })],
+                first_index: index,
+                only_results: false,
+            },
+        );
+        self.change(
+            index,
+            ChangeKind::UnsupportedContent,
+            format!("the conversation opened with the model's turn: a user turn `{OPENING}` was put before it"),
+        );
     }
 
     fn push_turn(&mut self, index: usize, role: Role, parts: Vec<Value>, is_result: bool) {
@@ -365,6 +411,7 @@ impl Encoder {
         self.turns.push(Turn {
             role,
             parts,
+            first_index: index,
             only_results: is_result,
         });
     }
@@ -433,12 +480,8 @@ impl Encoder {
 
     fn model_parts(&mut self, index: usize, content: &[AssistantContent]) -> Vec<Value> {
         let mut out: Vec<Value> = Vec::with_capacity(content.len());
-        let mut signed_call = content.iter().any(|c| match c {
-            AssistantContent::ToolCall(call) => {
-                call.signature.as_deref().is_some_and(|s| !s.is_empty())
-            }
-            _ => false,
-        });
+        // Gemini 3 validates the signature of the first call of each step.
+        let mut first_call = true;
         for block in content {
             match block {
                 AssistantContent::Text(t) => {
@@ -487,9 +530,8 @@ impl Encoder {
                         Some(signature) => {
                             part.insert("thoughtSignature".into(), signature.into());
                         }
-                        None if self.gemini3 && !signed_call => {
+                        None if self.gemini3 && first_call => {
                             part.insert("thoughtSignature".into(), SKIP_SIGNATURE.into());
-                            signed_call = true;
                             self.change(
                                 index,
                                 ChangeKind::UnsupportedContent,
@@ -501,6 +543,7 @@ impl Encoder {
                         }
                         None => {}
                     }
+                    first_call = false;
                     out.push(Value::Object(part));
                 }
             }
