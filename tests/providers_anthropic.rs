@@ -143,6 +143,10 @@ fn cases() -> Vec<(String, Request)> {
                 {"type": "text", "text": ""},
             ], "timestamp": 1}).to_string(),
         ], None),
+        ("prefill".into(), vec![
+            user("Write JSON"),
+            assistant(json!([{"type": "text", "text": "{\n  "}]), "stop", MODEL),
+        ], None),
         ("empty_blocks".into(), vec![
             json!({"role": "user", "content": [{"type": "text", "text": ""}, {"type": "text", "text": "real"}], "timestamp": 1}).to_string(),
             assistant(json!([{"type": "text", "text": ""}]), "stop", MODEL),
@@ -319,6 +323,15 @@ fn role_errors(body: &Value) -> Vec<String> {
         }
         previous_role = role;
     }
+    if let Some(text) = messages
+        .last()
+        .filter(|m| m["role"] == "assistant")
+        .and_then(|m| m["content"].as_array()?.last()?["text"].as_str())
+    {
+        if text.trim_end() != text {
+            errors.push("the final assistant turn ends in whitespace".into());
+        }
+    }
     if !open_calls.is_empty() && previous_role == "assistant" {
         // A trailing assistant turn with calls is a prefill; the API refuses it.
         errors.push(format!("the last turn has unanswered calls {open_calls:?}"));
@@ -328,6 +341,8 @@ fn role_errors(body: &Value) -> Vec<String> {
 
 fn sdk_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sdk-bodies/anthropic");
+    // Start clean, so that the SDK check sees only this run's bodies.
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     dir
 }
@@ -907,6 +922,17 @@ fn decoded_fields_match_the_recordings() {
         assert!(call.arguments.is_empty(), "{name}: {call:?}");
     }
 
+    for name in [
+        "anthropic-refusal.chunks.txt",
+        "anthropic-refusal-no-details.json",
+    ] {
+        let message = if name.ends_with(".json") {
+            decode_body(&dir.join(name))
+        } else {
+            decode_chunks(&dir.join(name)).expect(name)
+        };
+        assert_eq!(message.stop_reason, StopReason::GuardRail, "{name}");
+    }
     let refusal = decode_body(&dir.join("anthropic-refusal.json"));
     assert_eq!(refusal.stop_reason, StopReason::GuardRail);
     assert!(refusal
@@ -1198,6 +1224,101 @@ mod fuzz {
                 let _ = anthropic::decode_response(event);
             }
             let _ = decoder.finish();
+        }
+    }
+}
+
+#[test]
+fn a_final_assistant_turn_loses_its_trailing_whitespace() {
+    let encoded = encode("prefill");
+    assert_eq!(encoded.body["messages"][1]["content"][0]["text"], "{");
+    assert!(encoded
+        .report
+        .changes
+        .iter()
+        .any(|c| c.index == 1 && c.kind == ChangeKind::UnsupportedContent));
+}
+
+mod random_transcripts {
+    use super::*;
+    use proptest::prelude::*;
+
+    const IDS: [&str; 6] = [
+        "toolu_1",
+        "toolu_2",
+        "functions.read:0",
+        "call|x/y",
+        "",
+        "toolu_1",
+    ];
+
+    fn user_block() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            "[a-z ]{0,12}".prop_map(|t| json!({"type": "text", "text": t})),
+            Just(json!({"type": "image", "data": PNG, "mimeType": "image/png"})),
+            Just(json!({"type": "image", "data": "R0lGOD==", "mimeType": "image/tiff"})),
+            Just(json!({"type": "image", "url": "https://example.com/a.webp"})),
+            Just(json!({"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"})),
+            Just(
+                json!({"type": "document", "data": PDF, "mimeType": "application/pdf", "title": "t"})
+            ),
+            Just(json!({"type": "document", "url": "https://example.com/a.pdf"})),
+        ]
+    }
+
+    fn assistant_block() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            "[a-z ]{0,12}".prop_map(|t| json!({"type": "text", "text": t})),
+            Just(json!({"type": "thinking", "thinking": "hmm", "signature": "c2ln"})),
+            Just(json!({"type": "thinking", "thinking": "unsigned"})),
+            Just(json!({"type": "thinking", "thinking": "", "signature": "c2ln"})),
+            Just(json!({"type": "redactedThinking", "data": "b3BhcXVl"})),
+            (0..IDS.len()).prop_map(|i| json!({"type": "toolCall", "id": IDS[i], "name": "read", "arguments": {"path": "a"}})),
+        ]
+    }
+
+    fn message() -> impl Strategy<Value = Value> {
+        let models = prop_oneof![Just(MODEL), Just("claude-opus-4-5")];
+        let stops = prop_oneof![
+            Just("stop"),
+            Just("toolUse"),
+            Just("error"),
+            Just("aborted"),
+            Just("length")
+        ];
+        prop_oneof![
+            prop::collection::vec(user_block(), 0..4).prop_map(|c| json!({"role": "user", "content": c})),
+            (prop::collection::vec(assistant_block(), 0..5), models, stops).prop_map(|(c, m, s)| json!({
+                "role": "assistant", "content": c, "api": "anthropic-messages", "provider": "anthropic",
+                "model": m, "stopReason": s})),
+            (0..IDS.len(), any::<bool>(), any::<bool>()).prop_map(|(i, err, image)| {
+                let mut content = vec![json!({"type": "text", "text": "out"})];
+                if image {
+                    content.push(json!({"type": "image", "data": PNG, "mimeType": "image/png"}));
+                }
+                json!({"role": "toolResult", "toolCallId": IDS[i], "toolName": "read", "content": content, "isError": err})
+            }),
+            Just(json!({"role": "system", "content": "note"})),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Transcripts no test wrote by hand: every body that encodes passes the
+        /// schema and the role rules.
+        #[test]
+        fn random_transcripts_encode_to_valid_bodies(lines in prop::collection::vec(message(), 1..10)) {
+            let mut messages: Vec<Message> = lines
+                .iter()
+                .map(|l| serde_json::from_value(l.clone()).expect("generated lines decode"))
+                .collect();
+            messages.push(Message::user("go on"));
+            let request = Request::new(MODEL, messages).with_tools(tools());
+            let encoded = anthropic::encode_request(&request).expect("a transcript ending with a user turn encodes");
+            let mut errors = common::schema_errors(SCHEMA, &encoded.body);
+            errors.extend(role_errors(&encoded.body));
+            prop_assert!(errors.is_empty(), "{errors:?}\n{}", encoded.body);
         }
     }
 }
