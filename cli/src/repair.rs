@@ -23,7 +23,7 @@
 //! results are new text. The output is the same on every run (no clock, no
 //! random ids).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -69,20 +69,22 @@ pub struct Repaired {
 }
 
 /// The calls of each assistant message (by LLM index) that no result answers: a
-/// result answers the latest earlier call with its id that has no result yet.
+/// result answers the latest earlier call with its id that has no result yet
+/// (so two calls sharing an id in one turn need two results).
 fn unanswered(messages: &[&Message]) -> HashMap<usize, Vec<(String, String)>> {
-    let mut open: HashMap<&str, usize> = HashMap::new();
-    let mut answered: HashSet<(usize, &str)> = HashSet::new();
+    let mut open: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut answered: HashMap<(usize, &str), usize> = HashMap::new();
     for (i, m) in messages.iter().enumerate() {
         match m {
             Message::Assistant(a) => {
                 for call in a.tool_calls() {
-                    open.insert(call.id.as_str(), i);
+                    open.entry(call.id.as_str()).or_default().push(i);
                 }
             }
             Message::ToolResult(r) => {
-                if let Some(owner) = open.remove(r.tool_call_id.as_str()) {
-                    answered.insert((owner, r.tool_call_id.as_str()));
+                let id = r.tool_call_id.as_str();
+                if let Some(owner) = open.get_mut(id).and_then(Vec::pop) {
+                    *answered.entry((owner, id)).or_default() += 1;
                 }
             }
             _ => {}
@@ -91,13 +93,13 @@ fn unanswered(messages: &[&Message]) -> HashMap<usize, Vec<(String, String)>> {
     let mut missing: HashMap<usize, Vec<(String, String)>> = HashMap::new();
     for (i, m) in messages.iter().enumerate() {
         if let Message::Assistant(a) = m {
-            let mut seen = HashSet::new();
             for call in a.tool_calls() {
-                if !answered.contains(&(i, call.id.as_str())) && seen.insert(call.id.as_str()) {
-                    missing
+                match answered.get_mut(&(i, call.id.as_str())) {
+                    Some(n) if *n > 0 => *n -= 1,
+                    _ => missing
                         .entry(i)
                         .or_default()
-                        .push((call.id.clone(), call.name.clone()));
+                        .push((call.id.clone(), call.name.clone())),
                 }
             }
         }
@@ -157,7 +159,15 @@ pub fn repair(loaded: &Loaded) -> Result<Repaired, CliError> {
         let turn_line = loaded.lines.get(position).and_then(|l| l.message());
         let turn_id = turn_line.and_then(|m| m.turn_id().cloned());
         let turn_message_id = turn_line.and_then(|m| m.id().cloned());
+        let mut seen: HashMap<&str, usize> = HashMap::new();
         for (id, name) in calls {
+            let nth = seen.entry(id.as_str()).or_default();
+            *nth += 1;
+            let suffix = if *nth > 1 {
+                format!("#{nth}")
+            } else {
+                String::new()
+            };
             let result = ToolResultMessage::new(
                 id.clone(),
                 name.clone(),
@@ -171,7 +181,7 @@ pub fn repair(loaded: &Loaded) -> Result<Repaired, CliError> {
             // an id on every line and the output stays the same on every run.
             message.id = turn_message_id
                 .as_ref()
-                .map(|turn| MessageId(format!("{}/{id}", turn.as_str())));
+                .map(|turn| MessageId(format!("{}/{id}{suffix}", turn.as_str())));
             let what = format!(
                 "added a synthetic error result for the `{name}` call `{id}` of line {}",
                 loaded.lines.get(position).map_or(0, |l| l.number)
@@ -269,4 +279,152 @@ pub fn run(args: &RepairArgs) -> Result<Outcome, CliError> {
         )?,
     }
     Ok(Outcome::Ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::check::structural_diagnostics;
+    use crate::load::load_bytes;
+
+    /// One line of a random transcript. Call ids are unique (`c0`, `c1`… in
+    /// order): a reused id makes pairing ambiguous, which `check` reports as
+    /// `duplicate-call-id` and repair leaves alone.
+    #[derive(Debug, Clone)]
+    enum Op {
+        User,
+        Assistant(usize, &'static str),
+        Result(usize),
+        Notice,
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            Just(Op::User),
+            (
+                0..4usize,
+                proptest::sample::select(&["toolUse", "stop", "error", "aborted"][..]),
+            )
+                .prop_map(|(calls, stop)| Op::Assistant(calls, stop)),
+            (0..8usize).prop_map(Op::Result),
+            (0..8usize).prop_map(Op::Result),
+            Just(Op::Notice),
+        ]
+    }
+
+    fn render(ops: &[Op]) -> String {
+        let mut out = String::new();
+        let mut next_call = 0;
+        for (i, op) in ops.iter().enumerate() {
+            let line = match op {
+                Op::User => format!(r#"{{"role":"user","content":"u{i}","timestamp":{i}}}"#),
+                Op::Assistant(calls, stop) => {
+                    let blocks: Vec<String> = (0..*calls)
+                        .map(|_| {
+                            next_call += 1;
+                            format!(
+                                r#"{{"type":"toolCall","id":"c{}","name":"t","arguments":{{}}}}"#,
+                                next_call - 1
+                            )
+                        })
+                        .chain(std::iter::once(r#"{"type":"text","text":"x"}"#.to_owned()))
+                        .collect();
+                    format!(
+                        r#"{{"role":"assistant","content":[{}],"stopReason":"{stop}","timestamp":{i},"id":"m{i}"}}"#,
+                        blocks.join(",")
+                    )
+                }
+                Op::Result(k) => format!(
+                    r#"{{"role":"toolResult","toolCallId":"c{k}","toolName":"t","content":"r{i}","timestamp":{i}}}"#
+                ),
+                Op::Notice => format!(r#"{{"role":"notice","n": {i}}}"#),
+            };
+            out.push_str(&line);
+            out.push('\n');
+        }
+        out
+    }
+
+    #[test]
+    fn two_calls_sharing_an_id_in_one_turn_get_two_results() {
+        let text = concat!(
+            r#"{"role":"assistant","content":[{"type":"toolCall","id":"a","name":"t","arguments":{}},{"type":"toolCall","id":"a","name":"u","arguments":{}}],"stopReason":"toolUse","id":"m0"}"#,
+            "\n"
+        );
+        let repaired = repair(&load_bytes(text.as_bytes())).unwrap();
+        let out = String::from_utf8(repaired.text).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 3, "{out}");
+        assert!(lines[1].contains(r#""toolName":"t""#) && lines[1].ends_with(r#""id":"m0/a"}"#));
+        assert!(lines[2].contains(r#""toolName":"u""#) && lines[2].ends_with(r#""id":"m0/a#2"}"#));
+        let after = structural_diagnostics(&load_bytes(out.as_bytes()));
+        assert!(
+            after.iter().all(|d| !PAIRING.contains(&d.code)),
+            "{after:?}"
+        );
+    }
+
+    const PAIRING: [&str; 3] = ["missing-result", "result-without-call", "duplicate-result"];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// After repair no call lacks a result and no result lacks its call or
+        /// repeats one; repairing again changes nothing; every line kept is the
+        /// input's, in order.
+        #[test]
+        fn repair_pairs_every_call(ops in proptest::collection::vec(op(), 0..24)) {
+            let text = render(&ops);
+            let loaded = load_bytes(text.as_bytes());
+            let repaired = repair(&loaded).unwrap();
+            let again = load_bytes(&repaired.text);
+            let left: Vec<String> = structural_diagnostics(&again)
+                .into_iter()
+                .filter(|d| PAIRING.contains(&d.code))
+                .map(|d| d.render(&"repaired"))
+                .collect();
+            prop_assert!(left.is_empty(), "{text}\n=>\n{}\n{left:?}", String::from_utf8_lossy(&repaired.text));
+            let twice = repair(&again).unwrap();
+            prop_assert!(twice.fixes.is_empty(), "{:?}", twice.fixes);
+            prop_assert_eq!(&twice.text, &repaired.text);
+            let input: Vec<&str> = text.lines().collect();
+            let mut next = 0;
+            for line in std::str::from_utf8(&repaired.text).unwrap().lines() {
+                if let Some(found) = input[next..].iter().position(|l| *l == line) {
+                    next += found + 1;
+                } else {
+                    prop_assert!(line.contains("No result provided"), "{line}");
+                }
+            }
+        }
+
+        /// Nothing panics, whatever the bytes.
+        #[test]
+        fn any_bytes_are_survived(lines in proptest::collection::vec(
+            prop_oneof![
+                ".*",
+                Just(r#"{"role":"assistant","content":[{"type":"toolCall","id":"a","name":"t","arguments":{}}],"stopReason":"toolUse"}"#.to_owned()),
+                Just(r#"{"role":"toolResult","toolCallId":"a","toolName":"t","content":"x"}"#.to_owned()),
+                Just(r#"{"type":"compaction","summary":"s","firstKeptEntryIndex":1}"#.to_owned()),
+                Just(r#"{"type":"message","message":{"role":"user","content":"hi"}}"#.to_owned()),
+                r#"\{"role":"[a-z]{0,6}".{0,20}"#,
+                r#"\[.{0,30}"#,
+            ],
+            0..12,
+        ), newline_at_end in any::<bool>()) {
+            let mut text = lines.join("\n");
+            if newline_at_end {
+                text.push('\n');
+            }
+            let loaded = load_bytes(text.as_bytes());
+            let _ = crate::check::all_diagnostics(&loaded);
+            let _ = crate::stats::compute(&loaded);
+            let repaired = repair(&loaded).unwrap();
+            prop_assert!(repaired.text.is_empty() || repaired.text.ends_with(b"\n"));
+            let _ = crate::import::import(&text).unwrap();
+            let _ = crate::project::project_lines(loaded.messages());
+        }
+    }
 }
