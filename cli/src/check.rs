@@ -12,7 +12,7 @@ use crate::Outcome;
 /// The arguments of `agentmsg check`.
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// Transcript files (JSON Lines, or one JSON array).
+    /// Transcript files (JSON Lines, or one JSON array; `-` reads standard input).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Count warnings as errors (exit 1 when there is any).

@@ -38,7 +38,7 @@ use crate::Outcome;
 /// The arguments of `agentmsg import`.
 #[derive(Debug, clap::Args)]
 pub struct ImportArgs {
-    /// A pi coding-agent session file (`*.jsonl`).
+    /// A pi coding-agent session file (`*.jsonl`; `-` reads standard input).
     pub file: PathBuf,
     /// Where to write the transcript (standard output when absent).
     #[arg(short, long)]
@@ -436,10 +436,7 @@ pub fn import(text: &str) -> Result<Imported, CliError> {
 
 /// Runs `agentmsg import`.
 pub fn run(args: &ImportArgs) -> Result<Outcome, CliError> {
-    let bytes = std::fs::read(&args.file).map_err(|source| CliError::Read {
-        path: args.file.clone(),
-        source,
-    })?;
+    let bytes = crate::load::read_input(&args.file)?;
     let file = args.file.display();
     let text = String::from_utf8_lossy(&bytes);
     if let std::borrow::Cow::Owned(_) = text {

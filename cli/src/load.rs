@@ -43,6 +43,7 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// An error at `line`.
     pub fn error(line: usize, code: &'static str, message: impl Into<String>) -> Self {
         Self {
             line,
@@ -65,6 +66,7 @@ impl Diagnostic {
         }
     }
 
+    /// A warning at `line`.
     pub fn warning(line: usize, code: &'static str, message: impl Into<String>) -> Self {
         Self {
             line,
@@ -143,14 +145,25 @@ impl Loaded {
     }
 }
 
-/// Reads `path`; only a failure to read the file is an error here, every problem
+/// Reads `path` (`-`: standard input); only a failure to read the file is an error here, every problem
 /// inside it is a [`Diagnostic`].
 pub fn load_file(path: &Path) -> Result<Loaded, CliError> {
-    let bytes = std::fs::read(path).map_err(|source| CliError::Read {
+    Ok(load_bytes(&read_input(path)?))
+}
+
+/// The bytes of `path`, or of standard input when it is `-`.
+pub fn read_input(path: &Path) -> Result<Vec<u8>, CliError> {
+    let fail = |source| CliError::Read {
         path: path.to_owned(),
         source,
-    })?;
-    Ok(load_bytes(&bytes))
+    };
+    if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map_err(fail)?;
+        Ok(bytes)
+    } else {
+        std::fs::read(path).map_err(fail)
+    }
 }
 
 /// Reads a transcript from memory.

@@ -64,7 +64,7 @@ impl Api {
 /// The arguments of `agentmsg project`.
 #[derive(Debug, clap::Args)]
 pub struct ProjectArgs {
-    /// A transcript file (JSON Lines, or one JSON array).
+    /// A transcript file (JSON Lines, or one JSON array; `-` reads standard input).
     pub file: PathBuf,
     /// The provider API to encode for.
     #[arg(long, value_enum)]

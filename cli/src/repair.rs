@@ -39,7 +39,8 @@ use crate::Outcome;
 /// The arguments of `agentmsg repair`.
 #[derive(Debug, clap::Args)]
 pub struct RepairArgs {
-    /// A transcript file (JSON Lines, or one JSON array; the copy is JSON Lines).
+    /// A transcript file (JSON Lines, or one JSON array; the copy is JSON Lines;
+    /// `-` reads standard input).
     pub file: PathBuf,
     /// Where to write the repaired copy (may be FILE itself: it is replaced
     /// atomically).

@@ -15,7 +15,7 @@ use crate::Outcome;
 /// The arguments of `agentmsg stats`.
 #[derive(Debug, clap::Args)]
 pub struct StatsArgs {
-    /// A transcript file (JSON Lines, or one JSON array).
+    /// A transcript file (JSON Lines, or one JSON array; `-` reads standard input).
     pub file: PathBuf,
     /// Print JSON instead of text.
     #[arg(long)]
