@@ -453,3 +453,59 @@ fn the_schema_rejects_what_the_reader_rejects() {
         assert!(strict.is_err(), "the reader accepts {bad}");
     }
 }
+
+/// Both real sessions, projected for each API, give bodies the provider's
+/// published request schema accepts.
+#[test]
+fn imported_sessions_project_to_schema_valid_bodies_for_every_api() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in SESSIONS {
+        let transcript = import(&pi_session(name), dir.path());
+        for (api, schema) in [
+            (
+                "anthropic-messages",
+                "anthropic-messages-request.schema.json",
+            ),
+            ("openai-completions", "openai-chat-request.schema.json"),
+            ("openai-responses", "openai-responses-request.schema.json"),
+            (
+                "google-generative-ai",
+                "gemini-generatecontent-request.schema.json",
+            ),
+        ] {
+            let run = agentmsg(&[
+                "project",
+                transcript.to_str().unwrap(),
+                "--api",
+                api,
+                "--model",
+                "claude-opus-4-5",
+                "--compact",
+            ]);
+            assert_eq!(run.code, 0, "{name} {api}: {}", run.stderr);
+            let mut body: Value = serde_json::from_str(&run.stdout).unwrap();
+            if api == "google-generative-ai" {
+                if let Some(map) = body.as_object_mut() {
+                    map.remove("model");
+                }
+            }
+            let errors = errors_against(&conformance_schema(schema), &body);
+            assert!(
+                errors.is_empty(),
+                "{name} {api}: {:?}",
+                &errors[..errors.len().min(5)]
+            );
+            // Every failed turn the session has is skipped, and reported at its line.
+            let failed = if name == "large-session.jsonl" {
+                22
+            } else {
+                19
+            };
+            assert_eq!(
+                run.stderr.matches(": skipped failed turn: ").count(),
+                failed,
+                "{name} {api}"
+            );
+        }
+    }
+}
