@@ -19,8 +19,32 @@ pub struct CheckArgs {
     #[arg(long)]
     pub deny_warnings: bool,
     /// Print only the summary line of each file.
-    #[arg(long, short)]
+    #[arg(long, short, conflicts_with = "json")]
     pub quiet: bool,
+    /// Print one JSON array with a report per file instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One file's report, for `--json`.
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FileReport {
+    file: String,
+    lines: usize,
+    messages: usize,
+    errors: usize,
+    warnings: usize,
+    diagnostics: Vec<JsonDiagnostic>,
+}
+
+/// One diagnostic, for `--json`.
+#[derive(Debug, serde::Serialize)]
+struct JsonDiagnostic {
+    line: usize,
+    severity: String,
+    code: &'static str,
+    message: String,
 }
 
 /// The severity of a problem `validate` found. Errors are what a provider
@@ -100,6 +124,7 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
     let mut out = stdout.lock();
     let mut outcome = Outcome::Ok;
     let mut failed = false;
+    let mut reports = Vec::new();
     for path in &args.files {
         let loaded = match load_file(path) {
             Ok(loaded) => loaded,
@@ -110,7 +135,7 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
             }
         };
         let diagnostics = all_diagnostics(&loaded);
-        if loaded.messages().next().is_none() && looks_like_pi_session(&loaded) {
+        if !args.json && loaded.messages().next().is_none() && looks_like_pi_session(&loaded) {
             writeln!(
                 out,
                 "{}: note: this looks like a pi session file (entries tagged by \"type\"); convert it with `agentmsg import`",
@@ -122,23 +147,43 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
             .filter(|d| d.severity == Severity::Error)
             .count();
         let warnings = diagnostics.len() - errors;
-        if !args.quiet {
-            for d in &diagnostics {
-                writeln!(out, "{}", d.render(&path.display()))?;
+        let (lines, messages) = (loaded.total_lines, loaded.messages().count());
+        if args.json {
+            reports.push(FileReport {
+                file: path.display().to_string(),
+                lines,
+                messages,
+                errors,
+                warnings,
+                diagnostics: diagnostics
+                    .into_iter()
+                    .map(|d| JsonDiagnostic {
+                        line: d.line,
+                        severity: d.severity.to_string(),
+                        code: d.code,
+                        message: d.message,
+                    })
+                    .collect(),
+            });
+        } else {
+            if !args.quiet {
+                for d in &diagnostics {
+                    writeln!(out, "{}", d.render(&path.display()))?;
+                }
             }
+            writeln!(
+                out,
+                "{}: {lines} lines, {messages} messages: {errors} errors, {warnings} warnings",
+                path.display(),
+            )?;
         }
-        writeln!(
-            out,
-            "{}: {} lines, {} messages: {} errors, {} warnings",
-            path.display(),
-            loaded.total_lines,
-            loaded.messages().count(),
-            errors,
-            warnings
-        )?;
         if errors > 0 || (args.deny_warnings && warnings > 0) {
             outcome = Outcome::Problems;
         }
+    }
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &reports)?;
+        writeln!(out)?;
     }
     Ok(if failed { Outcome::Failed } else { outcome })
 }

@@ -613,3 +613,20 @@ fn a_dash_reads_standard_input() {
         "{stdout}"
     );
 }
+
+#[test]
+fn check_json_reports_each_file() {
+    let run = agentmsg(&["check", "--json", "orphaned.jsonl", "array.json"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    let reports: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(reports.as_array().unwrap().len(), 2);
+    assert_eq!(reports[0]["file"], "orphaned.jsonl");
+    assert_eq!(reports[0]["errors"], 3);
+    assert_eq!(reports[0]["warnings"], 1);
+    assert_eq!(
+        reports[0]["diagnostics"][0],
+        serde_json::json!({"line": 2, "severity": "error", "code": "missing-result", "message": "the `cat` call `call_b` has no result"})
+    );
+    assert_eq!(reports[1]["lines"], 13);
+    assert_eq!(reports[1]["diagnostics"][0]["line"], 3);
+}
