@@ -432,6 +432,31 @@ mod tests {
     }
 
     #[test]
+    fn a_torn_array_is_reported_where_it_stops() {
+        let loaded = load_bytes(b"[\n{\"role\":\"user\",\"content\":\"hi\"},\n{\"role\":\"us");
+        assert!(loaded.lines.is_empty());
+        assert_eq!(loaded.diagnostics.len(), 1);
+        assert_eq!(loaded.diagnostics[0].code, "torn-line");
+        assert_eq!(loaded.diagnostics[0].line, 3);
+        let loaded = load_bytes(b"[1, {\"role\":\"user\",\"content\":\"hi\"}]");
+        assert_eq!(loaded.lines.len(), 2);
+        assert_eq!(loaded.diagnostics[0].code, "undecodable");
+    }
+
+    #[test]
+    fn a_single_pretty_printed_object_is_one_message() {
+        let loaded = load_bytes(b"{\n  \"role\": \"user\",\n  \"content\": \"hi\"\n}\n");
+        assert_eq!(loaded.format, Format::Object);
+        assert_eq!(loaded.total_lines, 4);
+        assert_eq!(loaded.lines.len(), 1);
+        assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+        assert_eq!(
+            loaded.lines[0].raw,
+            b"{\"role\":\"user\",\"content\":\"hi\"}"
+        );
+    }
+
+    #[test]
     fn compact_keeps_strings() {
         assert_eq!(
             compact("{ \"a\" : \"x \\\" y\" ,\n \"b\": [1, 2] }"),

@@ -630,3 +630,19 @@ fn check_json_reports_each_file() {
     assert_eq!(reports[1]["lines"], 13);
     assert_eq!(reports[1]["diagnostics"][0]["line"], 3);
 }
+
+#[test]
+fn an_output_that_cannot_be_written_exits_two() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("no/such/dir/out.jsonl");
+    let run = agentmsg(&["repair", "orphaned.jsonl", "-o", out.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr.contains("agentmsg: error: cannot write"),
+        "{}",
+        run.stderr
+    );
+    let run = agentmsg(&["import", "pi-v3.jsonl", "-o", out.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("cannot write"), "{}", run.stderr);
+}
