@@ -49,6 +49,16 @@ fn pi_messages(name: &str) -> Vec<String> {
         .collect()
 }
 
+/// The same object with `"role"` moved to the end (key order kept otherwise).
+fn role_last(line: &str) -> String {
+    let prefix = "{\"role\":";
+    let rest = line.strip_prefix(prefix).expect("pi writes the role first");
+    let role_end = rest.find(',').unwrap();
+    let (role, body) = (&rest[..role_end], &rest[role_end + 1..]);
+    let body = body.strip_suffix('}').unwrap();
+    format!("{{{body},\"role\":{role}}}")
+}
+
 fn read(text: &str, registry: &Registry, mode: DecodeMode) -> Vec<Result<AgentMessage, ReadError>> {
     JsonlReader::new(text.as_bytes())
         .with_registry(registry)
@@ -76,6 +86,17 @@ fn pi_sessions_read_and_write_back() {
         for kept in &unknown {
             assert_eq!(kept.kind(), "bashExecution", "{:?}", kept.reason());
             assert_eq!(kept.reason(), &UnknownReason::UnknownKind);
+        }
+        // The reader's direct decoding agrees with the core codec, with the role
+        // first (as pi writes it) and with the role moved last.
+        for (line, message) in lines.iter().zip(&messages) {
+            if let Some(llm) = message.as_llm_message() {
+                let direct: agentmsg::LlmMessage = serde_json::from_str(line).unwrap();
+                assert_eq!(llm, &direct);
+                let moved = role_last(line);
+                let again = agentmsg::decode_line(&moved, &registry, DecodeMode::Strict).unwrap();
+                assert_eq!(again.as_llm_message(), Some(&direct), "{moved}");
+            }
         }
         let written = write_jsonl(Vec::new(), &messages).unwrap();
         let written = String::from_utf8(written).unwrap();
