@@ -1072,6 +1072,8 @@ fn error_bodies_and_error_events_become_error_messages() {
     assert_eq!(message.stop_reason, StopReason::Error);
     assert_eq!(message.response_id.as_deref(), Some("msg_1"));
     assert!(anthropic::decode_response("not json").is_err());
+    let error = anthropic::decode_response("{}").expect_err("no content");
+    assert!(error.to_string().contains("content"), "{error}");
     assert!(anthropic::decode_response("[1,2]").is_err());
     let bad_block = r#"{"id":"msg_1","model":"m","content":[{"type":"tool_use","id":"t","name":"x","input":[1]}],"stop_reason":"tool_use"}"#;
     assert!(anthropic::decode_response(bad_block)

@@ -754,7 +754,14 @@ pub fn decode_response(body: &str) -> Result<AssistantMessage, DecodeError> {
     if let Some(model) = wire.model {
         message.model = model;
     }
-    for (i, block) in wire.content.unwrap_or_default().into_iter().enumerate() {
+    let Some(content) = wire.content else {
+        return Err(DecodeError::Invalid {
+            event: None,
+            path: "content".to_owned(),
+            message: "neither a message (no `content`) nor an error body".to_owned(),
+        });
+    };
+    for (i, block) in content.into_iter().enumerate() {
         let block: WireBlock = serde_json::from_value(block).map_err(|e| DecodeError::Invalid {
             event: None,
             path: format!("content[{i}]"),
