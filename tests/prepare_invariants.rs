@@ -505,6 +505,27 @@ proptest! {
     }
 
     #[test]
+    fn arbitrary_ids_map_into_every_rule(ids in prop::collection::vec(".{0,90}", 1..6), rule in prop_oneof![
+        Just(IdRule::Anthropic), Just(IdRule::OpenAiChat), Just(IdRule::OpenAiResponses),
+        Just(IdRule::Gemini), Just(IdRule::Any)
+    ]) {
+        let calls = ids
+            .iter()
+            .map(|id| AssistantContent::ToolCall(ToolCall::new(id.clone(), "t", serde_json::json!({}))))
+            .collect();
+        let mut input = vec![Message::user("go"), Message::Assistant(AssistantMessage {
+            content: calls,
+            stop_reason: StopReason::ToolUse,
+            ..AssistantMessage::default()
+        })];
+        input.extend(ids.iter().map(|id| Message::tool_result(id.clone(), "t", "ok")));
+        let target = Target::new("openai", "openai-completions", "gpt-4o").id_rule(rule);
+        let prepared = prepare(&input, &target);
+        let bad = violations(&input, &target, &prepared);
+        prop_assert!(bad.is_empty(), "{}", bad.join("\n"));
+    }
+
+    #[test]
     fn validate_finds_what_prepare_repairs(input in transcript(8)) {
         // A target that takes every id and image: only the structural rules change things.
         let target = Target::new("", "", "").id_rule(IdRule::Any).vision(true).tool_result_images(true);
