@@ -1324,3 +1324,12 @@ mod random_transcripts {
         }
     }
 }
+
+#[test]
+fn a_tool_declared_twice_is_an_error() {
+    let mut twice = tools();
+    twice.push(tools().remove(0));
+    let request = Request::new(MODEL, vec![Message::user("x")]).with_tools(twice);
+    let error = anthropic::encode_request(&request).expect_err("duplicate tool");
+    assert!(error.to_string().contains("tools[2].name"), "{error}");
+}

@@ -253,6 +253,12 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     if !request.tools.is_empty() {
         let mut declarations = Vec::with_capacity(request.tools.len());
         for (i, tool) in request.tools.iter().enumerate() {
+            if request.tools.iter().take(i).any(|t| t.name == tool.name) {
+                return Err(invalid(
+                    format!("tools[{i}].name"),
+                    format!("`{}` is declared twice", tool.name),
+                ));
+            }
             declarations.push(encode_tool(i, tool)?);
         }
         body.insert(
