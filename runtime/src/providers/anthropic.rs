@@ -667,7 +667,7 @@ struct WireMessage {
     error: Option<WireError>,
 }
 
-#[derive(Deserialize, Default, Clone)]
+#[derive(Debug, Deserialize, Default, Clone)]
 struct StopDetails {
     #[serde(default)]
     explanation: Option<String>,
@@ -944,6 +944,7 @@ enum WireDelta {
 }
 
 /// A block being streamed.
+#[derive(Debug)]
 enum Open {
     Text(String),
     Thinking(String, String),
@@ -958,6 +959,7 @@ enum Open {
     Skipped,
 }
 
+#[derive(Debug)]
 enum Slot {
     Open(Open),
     Closed,
@@ -975,7 +977,7 @@ enum Slot {
 /// names the event index; a stream without `message_stop` fails in
 /// [`finish`](StreamDecode::finish) as [`DecodeError::Truncated`]; an `error`
 /// event ends the message with stopReason `error`.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct StreamDecoder {
     events: usize,
     message: Option<AssistantMessage>,

@@ -679,7 +679,7 @@ struct PartialArg {
     will_continue: Option<bool>,
 }
 
-#[derive(Deserialize, Default, Clone, Copy)]
+#[derive(Debug, Deserialize, Default, Clone, Copy)]
 #[serde(rename_all = "camelCase")]
 struct WireUsage {
     #[serde(default)]
@@ -773,7 +773,7 @@ impl WireError {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum OpenText {
     None,
     Text,
@@ -782,6 +782,7 @@ enum OpenText {
 
 /// Folds parts, in order, into assistant content. Shared by the body and the
 /// stream decoder so both give the same blocks.
+#[derive(Debug)]
 struct Builder {
     content: Vec<AssistantContent>,
     open: OpenText,
@@ -1098,7 +1099,7 @@ pub fn decode_response(body: &str) -> Result<AssistantMessage, DecodeError> {
     Ok(folder.into_message())
 }
 
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Folder {
     builder: Option<Builder>,
     response_id: Option<String>,
@@ -1235,7 +1236,7 @@ impl Folder {
 /// `finishReason` fails in [`finish`](StreamDecode::finish) as
 /// [`DecodeError::Truncated`]; an error chunk ends the message with stopReason
 /// `error`.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct StreamDecoder {
     events: usize,
     folder: Folder,
