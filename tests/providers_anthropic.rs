@@ -1333,3 +1333,20 @@ fn a_tool_declared_twice_is_an_error() {
     let error = anthropic::encode_request(&request).expect_err("duplicate tool");
     assert!(error.to_string().contains("tools[2].name"), "{error}");
 }
+
+#[test]
+fn a_conversation_opening_with_the_model_gets_a_user_turn_first() {
+    let request = Request::new(
+        MODEL,
+        vec![Message::assistant("Welcome back."), Message::user("hi")],
+    );
+    let encoded = anthropic::encode_request(&request).expect("encodes");
+    let first = &encoded.body["messages"][0];
+    assert_eq!(first["role"], "user");
+    assert_eq!(first["content"][0]["text"], anthropic::OPENING);
+    assert!(encoded
+        .report
+        .changes
+        .iter()
+        .any(|c| c.index == 0 && c.kind == ChangeKind::UnsupportedContent));
+}

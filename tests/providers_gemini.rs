@@ -1235,3 +1235,20 @@ fn a_tool_declared_twice_is_an_error() {
     let error = gemini::encode_request(&request).expect_err("duplicate tool");
     assert!(error.to_string().contains("tools[2].name"), "{error}");
 }
+
+#[test]
+fn a_conversation_opening_with_the_model_gets_a_user_turn_first() {
+    let request = Request::new(
+        MODEL,
+        vec![Message::assistant("Welcome back."), Message::user("hi")],
+    );
+    let encoded = gemini::encode_request(&request).expect("encodes");
+    let first = &encoded.body["contents"][0];
+    assert_eq!(first["role"], "user");
+    assert_eq!(first["parts"][0]["text"], gemini::OPENING);
+    assert!(encoded
+        .report
+        .changes
+        .iter()
+        .any(|c| c.index == 0 && c.kind == ChangeKind::UnsupportedContent));
+}
