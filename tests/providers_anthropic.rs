@@ -1350,3 +1350,30 @@ fn a_conversation_opening_with_the_model_gets_a_user_turn_first() {
         .iter()
         .any(|c| c.index == 0 && c.kind == ChangeKind::UnsupportedContent));
 }
+
+#[test]
+fn encoder_changes_name_the_input_message_even_after_prepare_drops_some() {
+    let messages = lines(
+        &[
+            json!({"role": "user", "content": "go", "timestamp": 1}).to_string(),
+            assistant(json!([{"type": "toolCall", "id": "toolu_x", "name": "read", "arguments": {}}]), "error", MODEL),
+            json!({"role": "toolResult", "toolCallId": "toolu_x", "toolName": "read", "content": "late", "isError": false}).to_string(),
+            json!({"role": "user", "content": [{"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"}]}).to_string(),
+        ]
+        .join("\n"),
+    );
+    let encoded = anthropic::encode_request(&Request::new(MODEL, messages)).expect("encodes");
+    let audio: Vec<_> = encoded
+        .report
+        .changes
+        .iter()
+        .filter(|c| c.detail.contains("audio"))
+        .map(|c| c.index)
+        .collect();
+    assert_eq!(audio, [3], "{:?}", encoded.report.changes);
+    assert!(encoded
+        .report
+        .changes
+        .iter()
+        .any(|c| c.index == 1 && c.kind == ChangeKind::SkippedFailedTurn));
+}
