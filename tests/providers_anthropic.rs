@@ -339,6 +339,31 @@ fn role_errors(body: &Value) -> Vec<String> {
     errors
 }
 
+/// `count` transcripts from the property tests' generator, with a fixed seed,
+/// so that the SDK check also sees bodies no test wrote by hand.
+fn generated_cases(count: usize) -> Vec<(String, Request)> {
+    use proptest::strategy::{Strategy, ValueTree};
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = proptest::collection::vec(random_transcripts::message(), 1..10);
+    (0..count)
+        .map(|n| {
+            let lines = strategy
+                .new_tree(&mut runner)
+                .expect("the generator runs")
+                .current();
+            let mut messages: Vec<Message> = lines
+                .into_iter()
+                .map(|l| serde_json::from_value(l).expect("generated lines decode"))
+                .collect();
+            messages.push(Message::user("go on"));
+            (
+                format!("generated_{n:02}"),
+                Request::new(MODEL, messages).with_tools(tools()),
+            )
+        })
+        .collect()
+}
+
 fn sdk_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sdk-bodies/anthropic");
     // Start clean, so that the SDK check sees only this run's bodies.
@@ -351,7 +376,11 @@ fn sdk_dir() -> PathBuf {
 fn every_request_body_validates_against_the_schema_and_role_rules() {
     let dir = sdk_dir();
     let mut failures = Vec::new();
-    let all: Vec<_> = cases().into_iter().chain(pi_cases()).collect();
+    let all: Vec<_> = cases()
+        .into_iter()
+        .chain(pi_cases())
+        .chain(generated_cases(40))
+        .collect();
     assert!(all.len() >= 20);
     for (name, request) in &all {
         let encoded = anthropic::encode_request(request).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -1279,7 +1308,7 @@ mod random_transcripts {
         ]
     }
 
-    fn message() -> impl Strategy<Value = Value> {
+    pub(super) fn message() -> impl Strategy<Value = Value> {
         let models = prop_oneof![Just(MODEL), Just("claude-opus-4-5")];
         let stops = prop_oneof![
             Just("stop"),
