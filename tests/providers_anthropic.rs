@@ -339,6 +339,31 @@ fn role_errors(body: &Value) -> Vec<String> {
     errors
 }
 
+/// `count` transcripts from the property tests' generator, with a fixed seed,
+/// so that the SDK check also sees bodies no test wrote by hand.
+fn generated_cases(count: usize) -> Vec<(String, Request)> {
+    use proptest::strategy::{Strategy, ValueTree};
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = proptest::collection::vec(random_transcripts::message(), 1..10);
+    (0..count)
+        .map(|n| {
+            let lines = strategy
+                .new_tree(&mut runner)
+                .expect("the generator runs")
+                .current();
+            let mut messages: Vec<Message> = lines
+                .into_iter()
+                .map(|l| serde_json::from_value(l).expect("generated lines decode"))
+                .collect();
+            messages.push(Message::user("go on"));
+            (
+                format!("generated_{n:02}"),
+                Request::new(MODEL, messages).with_tools(tools()),
+            )
+        })
+        .collect()
+}
+
 fn sdk_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sdk-bodies/anthropic");
     // Start clean, so that the SDK check sees only this run's bodies.
@@ -351,7 +376,11 @@ fn sdk_dir() -> PathBuf {
 fn every_request_body_validates_against_the_schema_and_role_rules() {
     let dir = sdk_dir();
     let mut failures = Vec::new();
-    let all: Vec<_> = cases().into_iter().chain(pi_cases()).collect();
+    let all: Vec<_> = cases()
+        .into_iter()
+        .chain(pi_cases())
+        .chain(generated_cases(40))
+        .collect();
     assert!(all.len() >= 20);
     for (name, request) in &all {
         let encoded = anthropic::encode_request(request).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -1072,6 +1101,8 @@ fn error_bodies_and_error_events_become_error_messages() {
     assert_eq!(message.stop_reason, StopReason::Error);
     assert_eq!(message.response_id.as_deref(), Some("msg_1"));
     assert!(anthropic::decode_response("not json").is_err());
+    let error = anthropic::decode_response("{}").expect_err("no content");
+    assert!(error.to_string().contains("content"), "{error}");
     assert!(anthropic::decode_response("[1,2]").is_err());
     let bad_block = r#"{"id":"msg_1","model":"m","content":[{"type":"tool_use","id":"t","name":"x","input":[1]}],"stop_reason":"tool_use"}"#;
     assert!(anthropic::decode_response(bad_block)
@@ -1277,7 +1308,7 @@ mod random_transcripts {
         ]
     }
 
-    fn message() -> impl Strategy<Value = Value> {
+    pub(super) fn message() -> impl Strategy<Value = Value> {
         let models = prop_oneof![Just(MODEL), Just("claude-opus-4-5")];
         let stops = prop_oneof![
             Just("stop"),
@@ -1321,4 +1352,57 @@ mod random_transcripts {
             prop_assert!(errors.is_empty(), "{errors:?}\n{}", encoded.body);
         }
     }
+}
+
+#[test]
+fn a_tool_declared_twice_is_an_error() {
+    let mut twice = tools();
+    twice.push(tools().remove(0));
+    let request = Request::new(MODEL, vec![Message::user("x")]).with_tools(twice);
+    let error = anthropic::encode_request(&request).expect_err("duplicate tool");
+    assert!(error.to_string().contains("tools[2].name"), "{error}");
+}
+
+#[test]
+fn a_conversation_opening_with_the_model_gets_a_user_turn_first() {
+    let request = Request::new(
+        MODEL,
+        vec![Message::assistant("Welcome back."), Message::user("hi")],
+    );
+    let encoded = anthropic::encode_request(&request).expect("encodes");
+    let first = &encoded.body["messages"][0];
+    assert_eq!(first["role"], "user");
+    assert_eq!(first["content"][0]["text"], anthropic::OPENING);
+    assert!(encoded
+        .report
+        .changes
+        .iter()
+        .any(|c| c.index == 0 && c.kind == ChangeKind::UnsupportedContent));
+}
+
+#[test]
+fn encoder_changes_name_the_input_message_even_after_prepare_drops_some() {
+    let messages = lines(
+        &[
+            json!({"role": "user", "content": "go", "timestamp": 1}).to_string(),
+            assistant(json!([{"type": "toolCall", "id": "toolu_x", "name": "read", "arguments": {}}]), "error", MODEL),
+            json!({"role": "toolResult", "toolCallId": "toolu_x", "toolName": "read", "content": "late", "isError": false}).to_string(),
+            json!({"role": "user", "content": [{"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"}]}).to_string(),
+        ]
+        .join("\n"),
+    );
+    let encoded = anthropic::encode_request(&Request::new(MODEL, messages)).expect("encodes");
+    let audio: Vec<_> = encoded
+        .report
+        .changes
+        .iter()
+        .filter(|c| c.detail.contains("audio"))
+        .map(|c| c.index)
+        .collect();
+    assert_eq!(audio, [3], "{:?}", encoded.report.changes);
+    assert!(encoded
+        .report
+        .changes
+        .iter()
+        .any(|c| c.index == 1 && c.kind == ChangeKind::SkippedFailedTurn));
 }

@@ -338,6 +338,31 @@ fn role_errors(body: &Value, gemini3: bool) -> Vec<String> {
     errors
 }
 
+/// `count` transcripts from the property tests' generator, with a fixed seed,
+/// so that the SDK check also sees bodies no test wrote by hand.
+fn generated_cases(count: usize) -> Vec<(String, Request)> {
+    use proptest::strategy::{Strategy, ValueTree};
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = proptest::collection::vec(random_transcripts::message(), 1..10);
+    (0..count)
+        .map(|n| {
+            let lines = strategy
+                .new_tree(&mut runner)
+                .expect("the generator runs")
+                .current();
+            let mut messages: Vec<Message> = lines
+                .into_iter()
+                .map(|l| serde_json::from_value(l).expect("generated lines decode"))
+                .collect();
+            messages.push(Message::user("go on"));
+            (
+                format!("generated_{n:02}"),
+                Request::new(MODEL, messages).with_tools(tools()),
+            )
+        })
+        .collect()
+}
+
 fn sdk_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sdk-bodies/gemini");
     // Start clean, so that the SDK check sees only this run's bodies.
@@ -350,7 +375,11 @@ fn sdk_dir() -> PathBuf {
 fn every_request_body_validates_against_the_schema_and_role_rules() {
     let dir = sdk_dir();
     let mut failures = Vec::new();
-    let all: Vec<_> = cases().into_iter().chain(pi_cases()).collect();
+    let all: Vec<_> = cases()
+        .into_iter()
+        .chain(pi_cases())
+        .chain(generated_cases(40))
+        .collect();
     assert!(all.len() >= 20);
     for (name, request) in &all {
         let encoded = gemini::encode_request(request).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -1182,7 +1211,7 @@ mod random_transcripts {
         ]
     }
 
-    fn message() -> impl Strategy<Value = Value> {
+    pub(super) fn message() -> impl Strategy<Value = Value> {
         let models = prop_oneof![Just(MODEL), Just("gemini-2.5-flash")];
         let stops = prop_oneof![
             Just("stop"),
@@ -1225,4 +1254,30 @@ mod random_transcripts {
             prop_assert!(errors.is_empty(), "{errors:?}\n{}", encoded.body);
         }
     }
+}
+
+#[test]
+fn a_tool_declared_twice_is_an_error() {
+    let mut twice = tools();
+    twice.push(tools().remove(0));
+    let request = Request::new(MODEL, vec![Message::user("x")]).with_tools(twice);
+    let error = gemini::encode_request(&request).expect_err("duplicate tool");
+    assert!(error.to_string().contains("tools[2].name"), "{error}");
+}
+
+#[test]
+fn a_conversation_opening_with_the_model_gets_a_user_turn_first() {
+    let request = Request::new(
+        MODEL,
+        vec![Message::assistant("Welcome back."), Message::user("hi")],
+    );
+    let encoded = gemini::encode_request(&request).expect("encodes");
+    let first = &encoded.body["contents"][0];
+    assert_eq!(first["role"], "user");
+    assert_eq!(first["parts"][0]["text"], gemini::OPENING);
+    assert!(encoded
+        .report
+        .changes
+        .iter()
+        .any(|c| c.index == 0 && c.kind == ChangeKind::UnsupportedContent));
 }

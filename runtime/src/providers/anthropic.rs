@@ -212,6 +212,12 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     if !request.tools.is_empty() {
         let mut tools = Vec::with_capacity(request.tools.len());
         for (i, tool) in request.tools.iter().enumerate() {
+            if request.tools.iter().take(i).any(|t| t.name == tool.name) {
+                return Err(invalid(
+                    format!("tools[{i}].name"),
+                    format!("`{}` is declared twice", tool.name),
+                ));
+            }
             tools.push(encode_tool(i, tool)?);
         }
         body.insert("tools".into(), Value::Array(tools));
@@ -661,7 +667,7 @@ struct WireMessage {
     error: Option<WireError>,
 }
 
-#[derive(Deserialize, Default, Clone)]
+#[derive(Debug, Deserialize, Default, Clone)]
 struct StopDetails {
     #[serde(default)]
     explanation: Option<String>,
@@ -754,7 +760,14 @@ pub fn decode_response(body: &str) -> Result<AssistantMessage, DecodeError> {
     if let Some(model) = wire.model {
         message.model = model;
     }
-    for (i, block) in wire.content.unwrap_or_default().into_iter().enumerate() {
+    let Some(content) = wire.content else {
+        return Err(DecodeError::Invalid {
+            event: None,
+            path: "content".to_owned(),
+            message: "neither a message (no `content`) nor an error body".to_owned(),
+        });
+    };
+    for (i, block) in content.into_iter().enumerate() {
         let block: WireBlock = serde_json::from_value(block).map_err(|e| DecodeError::Invalid {
             event: None,
             path: format!("content[{i}]"),
@@ -931,6 +944,7 @@ enum WireDelta {
 }
 
 /// A block being streamed.
+#[derive(Debug)]
 enum Open {
     Text(String),
     Thinking(String, String),
@@ -945,6 +959,7 @@ enum Open {
     Skipped,
 }
 
+#[derive(Debug)]
 enum Slot {
     Open(Open),
     Closed,
@@ -962,7 +977,7 @@ enum Slot {
 /// names the event index; a stream without `message_stop` fails in
 /// [`finish`](StreamDecode::finish) as [`DecodeError::Truncated`]; an `error`
 /// event ends the message with stopReason `error`.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct StreamDecoder {
     events: usize,
     message: Option<AssistantMessage>,

@@ -253,6 +253,12 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     if !request.tools.is_empty() {
         let mut declarations = Vec::with_capacity(request.tools.len());
         for (i, tool) in request.tools.iter().enumerate() {
+            if request.tools.iter().take(i).any(|t| t.name == tool.name) {
+                return Err(invalid(
+                    format!("tools[{i}].name"),
+                    format!("`{}` is declared twice", tool.name),
+                ));
+            }
             declarations.push(encode_tool(i, tool)?);
         }
         body.insert(
@@ -673,7 +679,7 @@ struct PartialArg {
     will_continue: Option<bool>,
 }
 
-#[derive(Deserialize, Default, Clone, Copy)]
+#[derive(Debug, Deserialize, Default, Clone, Copy)]
 #[serde(rename_all = "camelCase")]
 struct WireUsage {
     #[serde(default)]
@@ -767,7 +773,7 @@ impl WireError {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum OpenText {
     None,
     Text,
@@ -776,6 +782,7 @@ enum OpenText {
 
 /// Folds parts, in order, into assistant content. Shared by the body and the
 /// stream decoder so both give the same blocks.
+#[derive(Debug)]
 struct Builder {
     content: Vec<AssistantContent>,
     open: OpenText,
@@ -1092,7 +1099,7 @@ pub fn decode_response(body: &str) -> Result<AssistantMessage, DecodeError> {
     Ok(folder.into_message())
 }
 
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Folder {
     builder: Option<Builder>,
     response_id: Option<String>,
@@ -1229,7 +1236,7 @@ impl Folder {
 /// `finishReason` fails in [`finish`](StreamDecode::finish) as
 /// [`DecodeError::Truncated`]; an error chunk ends the message with stopReason
 /// `error`.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct StreamDecoder {
     events: usize,
     folder: Folder,
