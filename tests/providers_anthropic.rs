@@ -56,7 +56,8 @@ fn cases() -> Vec<(String, Request)> {
         .to_string()
     };
     let call = |id: &str| json!({"type": "toolCall", "id": id, "name": "read", "arguments": {"path": "a.rs"}});
-    let signed = json!({"type": "thinking", "thinking": "Let me look.", "signature": "EqQBCkgIARABGAIiQ=="});
+    let signed =
+        json!({"type": "thinking", "thinking": "Let me look.", "signature": "EqQBCkgIARABGAIiQ=="});
     let mut out: Vec<(String, Vec<String>, Option<&str>)> = vec![
         ("text".into(), vec![
             json!({"role": "system", "content": "You are terse."}).to_string(),
@@ -142,6 +143,10 @@ fn cases() -> Vec<(String, Request)> {
                 {"type": "text", "text": ""},
             ], "timestamp": 1}).to_string(),
         ], None),
+        ("prefill".into(), vec![
+            user("Write JSON"),
+            assistant(json!([{"type": "text", "text": "{\n  "}]), "stop", MODEL),
+        ], None),
         ("empty_blocks".into(), vec![
             json!({"role": "user", "content": [{"type": "text", "text": ""}, {"type": "text", "text": "real"}], "timestamp": 1}).to_string(),
             assistant(json!([{"type": "text", "text": ""}]), "stop", MODEL),
@@ -169,9 +174,15 @@ fn pi_messages(name: &str) -> Vec<Message> {
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
-        let entry: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{name}:{}: {e}", i + 1));
-        let Some(message) = entry.get("message") else { continue };
-        let role = message.get("role").and_then(Value::as_str).unwrap_or_default();
+        let entry: Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("{name}:{}: {e}", i + 1));
+        let Some(message) = entry.get("message") else {
+            continue;
+        };
+        let role = message
+            .get("role")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         if !["user", "assistant", "toolResult", "system"].contains(&role) {
             continue;
         }
@@ -190,7 +201,11 @@ fn pi_cases() -> Vec<(String, Request)> {
         ("large-session.jsonl", "claude-sonnet-4-5"),
     ] {
         let messages = pi_messages(file);
-        assert!(messages.len() > 500, "{file}: only {} messages", messages.len());
+        assert!(
+            messages.len() > 500,
+            "{file}: only {} messages",
+            messages.len()
+        );
         let stem = file.trim_end_matches(".jsonl").replace('-', "_");
         // Whole sessions, and prefixes that end at every kind of message.
         for cut in [7, 40, 41, 42, 150, messages.len()] {
@@ -218,7 +233,11 @@ fn role_errors(body: &Value) -> Vec<String> {
         return vec!["no messages array".into()];
     };
     let id_ok = |id: &str| {
-        !id.is_empty() && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        !id.is_empty()
+            && id.len() <= 64
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
     };
     let mut previous_role = "";
     let mut open_calls: BTreeSet<String> = BTreeSet::new();
@@ -255,7 +274,9 @@ fn role_errors(body: &Value) -> Vec<String> {
                     }
                     let id = block["tool_use_id"].as_str().unwrap_or_default().to_owned();
                     if !open_calls.contains(&id) {
-                        errors.push(format!("{at}: result `{id}` answers no call of the previous turn"));
+                        errors.push(format!(
+                            "{at}: result `{id}` answers no call of the previous turn"
+                        ));
                     }
                     if !id_ok(&id) {
                         errors.push(format!("{at}: bad id `{id}`"));
@@ -302,6 +323,15 @@ fn role_errors(body: &Value) -> Vec<String> {
         }
         previous_role = role;
     }
+    if let Some(text) = messages
+        .last()
+        .filter(|m| m["role"] == "assistant")
+        .and_then(|m| m["content"].as_array()?.last()?["text"].as_str())
+    {
+        if text.trim_end() != text {
+            errors.push("the final assistant turn ends in whitespace".into());
+        }
+    }
     if !open_calls.is_empty() && previous_role == "assistant" {
         // A trailing assistant turn with calls is a prefill; the API refuses it.
         errors.push(format!("the last turn has unanswered calls {open_calls:?}"));
@@ -309,8 +339,35 @@ fn role_errors(body: &Value) -> Vec<String> {
     errors
 }
 
+/// `count` transcripts from the property tests' generator, with a fixed seed,
+/// so that the SDK check also sees bodies no test wrote by hand.
+fn generated_cases(count: usize) -> Vec<(String, Request)> {
+    use proptest::strategy::{Strategy, ValueTree};
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = proptest::collection::vec(random_transcripts::message(), 1..10);
+    (0..count)
+        .map(|n| {
+            let lines = strategy
+                .new_tree(&mut runner)
+                .expect("the generator runs")
+                .current();
+            let mut messages: Vec<Message> = lines
+                .into_iter()
+                .map(|l| serde_json::from_value(l).expect("generated lines decode"))
+                .collect();
+            messages.push(Message::user("go on"));
+            (
+                format!("generated_{n:02}"),
+                Request::new(MODEL, messages).with_tools(tools()),
+            )
+        })
+        .collect()
+}
+
 fn sdk_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sdk-bodies/anthropic");
+    // Start clean, so that the SDK check sees only this run's bodies.
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     dir
 }
@@ -319,7 +376,11 @@ fn sdk_dir() -> PathBuf {
 fn every_request_body_validates_against_the_schema_and_role_rules() {
     let dir = sdk_dir();
     let mut failures = Vec::new();
-    let all: Vec<_> = cases().into_iter().chain(pi_cases()).collect();
+    let all: Vec<_> = cases()
+        .into_iter()
+        .chain(pi_cases())
+        .chain(generated_cases(40))
+        .collect();
     assert!(all.len() >= 20);
     for (name, request) in &all {
         let encoded = anthropic::encode_request(request).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -332,25 +393,42 @@ fn every_request_body_validates_against_the_schema_and_role_rules() {
         let text = serde_json::to_string_pretty(&encoded.body).expect("a Value serializes");
         std::fs::write(dir.join(format!("{name}.json")), text).expect("write body");
     }
-    assert!(failures.is_empty(), "{} problems:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} problems:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 fn encode(name: &str) -> agentmsg::providers::Encoded {
-    let (_, request) = cases().into_iter().find(|(n, _)| n == name).expect("case exists");
+    let (_, request) = cases()
+        .into_iter()
+        .find(|(n, _)| n == name)
+        .expect("case exists");
     anthropic::encode_request(&request).expect("encodes")
 }
 
 #[test]
 fn system_prompt_and_max_tokens() {
     let body = encode("text").body;
-    assert_eq!(body["system"], json!([{"type": "text", "text": "Be helpful."}, {"type": "text", "text": "You are terse."}]));
+    assert_eq!(
+        body["system"],
+        json!([{"type": "text", "text": "Be helpful."}, {"type": "text", "text": "You are terse."}])
+    );
     assert_eq!(body["max_tokens"], 1000);
     assert_eq!(body["model"], MODEL);
     let default = encode("parallel_tool_calls").body;
     assert_eq!(default["max_tokens"], anthropic::DEFAULT_MAX_TOKENS);
     assert!(default.get("system").is_none());
-    assert_eq!(default["tools"][0]["input_schema"]["required"], json!(["path"]));
-    assert_eq!(default["tools"][1], json!({"name": "now", "input_schema": {"type": "object", "properties": {}}}));
+    assert_eq!(
+        default["tools"][0]["input_schema"]["required"],
+        json!(["path"])
+    );
+    assert_eq!(
+        default["tools"][1],
+        json!({"name": "now", "input_schema": {"type": "object", "properties": {}}})
+    );
 }
 
 #[test]
@@ -358,104 +436,226 @@ fn every_block_type_maps_to_its_anthropic_form() {
     let encoded = encode("every_block");
     let body = encoded.body;
     let user = &body["messages"][0]["content"];
-    assert_eq!(user[1]["source"], json!({"type": "base64", "media_type": "image/png", "data": PNG}));
-    assert_eq!(user[2]["source"], json!({"type": "url", "url": "https://example.com/cat.jpg"}));
+    assert_eq!(
+        user[1]["source"],
+        json!({"type": "base64", "media_type": "image/png", "data": PNG})
+    );
+    assert_eq!(
+        user[2]["source"],
+        json!({"type": "url", "url": "https://example.com/cat.jpg"})
+    );
     assert_eq!(user[3]["type"], "text", "audio becomes a placeholder");
-    assert!(user[3]["text"].as_str().unwrap_or_default().contains("audio/wav"));
+    assert!(user[3]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("audio/wav"));
     assert_eq!(user[4]["source"]["media_type"], "application/pdf");
     assert_eq!(user[4]["context"], "Title: spec.pdf");
-    assert_eq!(user[5]["source"], json!({"type": "url", "url": "https://example.com/a.pdf"}));
-    assert_eq!(user[6]["source"], json!({"type": "text", "media_type": "text/plain", "data": "hello world"}));
+    assert_eq!(
+        user[5]["source"],
+        json!({"type": "url", "url": "https://example.com/a.pdf"})
+    );
+    assert_eq!(
+        user[6]["source"],
+        json!({"type": "text", "media_type": "text/plain", "data": "hello world"})
+    );
     let assistant = &body["messages"][1]["content"];
-    assert_eq!(assistant[0], json!({"type": "thinking", "thinking": "Let me look.", "signature": "EqQBCkgIARABGAIiQ=="}));
-    assert_eq!(assistant[1], json!({"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix"}));
-    assert_eq!(assistant[3], json!({"type": "tool_use", "id": "toolu_01", "name": "read", "input": {"path": "a.rs"}}));
+    assert_eq!(
+        assistant[0],
+        json!({"type": "thinking", "thinking": "Let me look.", "signature": "EqQBCkgIARABGAIiQ=="})
+    );
+    assert_eq!(
+        assistant[1],
+        json!({"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix"})
+    );
+    assert_eq!(
+        assistant[3],
+        json!({"type": "tool_use", "id": "toolu_01", "name": "read", "input": {"path": "a.rs"}})
+    );
     let result = &body["messages"][2]["content"][0];
     assert_eq!(result["type"], "tool_result");
-    assert_eq!(result["content"][1]["type"], "image", "images stay inside tool results");
+    assert_eq!(
+        result["content"][1]["type"], "image",
+        "images stay inside tool results"
+    );
     assert!(result.get("is_error").is_none());
-    let kinds: Vec<_> = encoded.report.changes.iter().map(|c| (c.index, c.kind.clone())).collect();
-    assert!(kinds.contains(&(0, ChangeKind::UnsupportedContent)), "{kinds:?}");
+    let kinds: Vec<_> = encoded
+        .report
+        .changes
+        .iter()
+        .map(|c| (c.index, c.kind))
+        .collect();
+    assert!(
+        kinds.contains(&(0, ChangeKind::UnsupportedContent)),
+        "{kinds:?}"
+    );
 }
 
 #[test]
 fn parallel_results_merge_into_one_user_turn_before_other_content() {
     let encoded = encode("parallel_tool_calls");
-    let messages = encoded.body["messages"].as_array().cloned().unwrap_or_default();
+    let messages = encoded.body["messages"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     assert_eq!(messages.len(), 3);
-    let content = messages[2]["content"].as_array().cloned().unwrap_or_default();
-    let kinds: Vec<_> = content.iter().map(|b| b["type"].as_str().unwrap_or_default()).collect();
+    let content = messages[2]["content"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let kinds: Vec<_> = content
+        .iter()
+        .map(|b| b["type"].as_str().unwrap_or_default())
+        .collect();
     assert_eq!(kinds, ["tool_result", "tool_result", "text"]);
     assert_eq!(content[1]["tool_use_id"], "toolu_b");
-    let merged: Vec<_> = encoded.report.changes.iter().filter(|c| c.kind == ChangeKind::MergedTurns).map(|c| c.index).collect();
-    assert_eq!(merged, [4], "only the user text joining the results is a merge");
+    let merged: Vec<_> = encoded
+        .report
+        .changes
+        .iter()
+        .filter(|c| c.kind == ChangeKind::MergedTurns)
+        .map(|c| c.index)
+        .collect();
+    assert_eq!(
+        merged,
+        [4],
+        "only the user text joining the results is a merge"
+    );
 }
 
 #[test]
 fn same_role_runs_are_merged_and_reported() {
     let encoded = encode("same_role_runs");
-    let roles: Vec<_> = encoded.body["messages"].as_array().into_iter().flatten().map(|m| m["role"].clone()).collect();
+    let roles: Vec<_> = encoded.body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| m["role"].clone())
+        .collect();
     assert_eq!(roles, [json!("user"), json!("assistant"), json!("user")]);
     assert_eq!(encoded.body["system"][0]["text"], "Late system note.");
-    let kinds: Vec<_> = encoded.report.changes.iter().map(|c| (c.index, c.kind.clone())).collect();
+    let kinds: Vec<_> = encoded
+        .report
+        .changes
+        .iter()
+        .map(|c| (c.index, c.kind))
+        .collect();
     assert!(kinds.contains(&(1, ChangeKind::MergedTurns)), "{kinds:?}");
     assert!(kinds.contains(&(3, ChangeKind::MergedTurns)), "{kinds:?}");
-    assert!(kinds.contains(&(4, ChangeKind::UnsupportedContent)), "{kinds:?}");
+    assert!(
+        kinds.contains(&(4, ChangeKind::UnsupportedContent)),
+        "{kinds:?}"
+    );
 }
 
 #[test]
 fn thinking_replays_only_with_a_signature_from_the_same_model() {
     let encoded = encode("thinking_signatures");
     let body = &encoded.body;
-    let thinking: Vec<_> = body["messages"].as_array().into_iter().flatten()
+    let thinking: Vec<_> = body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
         .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
         .filter(|b| b["type"] == "thinking")
         .collect();
-    assert_eq!(thinking, [json!({"type": "thinking", "thinking": "Let me look.", "signature": "EqQBCkgIARABGAIiQ=="})]);
-    assert!(encoded.report.changes.iter().filter(|c| c.kind == ChangeKind::DroppedThinking).count() >= 2);
+    assert_eq!(
+        thinking,
+        [
+            json!({"type": "thinking", "thinking": "Let me look.", "signature": "EqQBCkgIARABGAIiQ=="})
+        ]
+    );
+    assert!(
+        encoded
+            .report
+            .changes
+            .iter()
+            .filter(|c| c.kind == ChangeKind::DroppedThinking)
+            .count()
+            >= 2
+    );
 }
 
 #[test]
 fn failed_turns_orphans_and_odd_ids_are_repaired() {
     let failed = encode("failed_turns").body;
     let text = failed.to_string();
-    assert!(!text.contains("toolu_f") && !text.contains("Partial"), "{text}");
+    assert!(
+        !text.contains("toolu_f") && !text.contains("Partial"),
+        "{text}"
+    );
     let orphan = encode("orphaned_calls").body;
     let text = orphan.to_string();
     assert!(!text.contains("toolu_nobody"));
     assert!(text.contains("\"tool_use_id\":\"toolu_orphan\""));
     let encoded = encode("odd_ids");
-    let ids: Vec<String> = encoded.body["messages"][1]["content"].as_array().into_iter().flatten()
-        .map(|b| b["id"].as_str().unwrap_or_default().to_owned()).collect();
+    let ids: Vec<String> = encoded.body["messages"][1]["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|b| b["id"].as_str().unwrap_or_default().to_owned())
+        .collect();
     assert_eq!(ids.len(), 3);
-    assert!(ids.iter().all(|id| id.len() <= 64 && !id.contains(['.', ':', '|', '/'])), "{ids:?}");
+    assert!(
+        ids.iter()
+            .all(|id| id.len() <= 64 && !id.contains(['.', ':', '|', '/'])),
+        "{ids:?}"
+    );
     assert_eq!(ids.iter().collect::<BTreeSet<_>>().len(), 3);
-    let results: Vec<String> = encoded.body["messages"][2]["content"].as_array().into_iter().flatten()
-        .map(|b| b["tool_use_id"].as_str().unwrap_or_default().to_owned()).collect();
+    let results: Vec<String> = encoded.body["messages"][2]["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|b| b["tool_use_id"].as_str().unwrap_or_default().to_owned())
+        .collect();
     assert_eq!(ids, results);
-    assert_eq!(encoded.body["messages"][2]["content"][2]["content"], json!([{"type": "text", "text": "error"}]));
+    assert_eq!(
+        encoded.body["messages"][2]["content"][2]["content"],
+        json!([{"type": "text", "text": "error"}])
+    );
 }
 
 #[test]
 fn nothing_anthropic_cannot_read_is_sent_broken() {
     let encoded = encode("unsupported_media");
-    let content = encoded.body["messages"][0]["content"].as_array().cloned().unwrap_or_default();
+    let content = encoded.body["messages"][0]["content"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     assert_eq!(content.len(), 3);
     assert!(content.iter().all(|b| b["type"] == "text"), "{content:?}");
-    assert_eq!(encoded.report.changes.len(), 3, "{:?}", encoded.report.changes);
+    assert_eq!(
+        encoded.report.changes.len(),
+        3,
+        "{:?}",
+        encoded.report.changes
+    );
     let empty = encode("empty_blocks").body;
-    assert_eq!(empty["messages"].as_array().map(Vec::len), Some(1), "{empty}");
+    assert_eq!(
+        empty["messages"].as_array().map(Vec::len),
+        Some(1),
+        "{empty}"
+    );
 }
 
 #[test]
 fn bad_requests_are_typed_errors() {
-    let bad_tool = Request::new(MODEL, vec![Message::user("x")])
-        .with_tools(vec![ToolSpec::new("has space", "", json!({}))]);
+    let bad_tool = Request::new(MODEL, vec![Message::user("x")]).with_tools(vec![ToolSpec::new(
+        "has space",
+        "",
+        json!({}),
+    )]);
     let error = anthropic::encode_request(&bad_tool).expect_err("bad name");
     assert!(error.to_string().contains("tools[0].name"), "{error}");
-    let bad_schema = Request::new(MODEL, vec![Message::user("x")])
-        .with_tools(vec![ToolSpec::new("t", "", json!({"type": "string"}))]);
-    assert!(anthropic::encode_request(&bad_schema).expect_err("string schema").to_string().contains("tools[0].parameters"));
+    let bad_schema = Request::new(MODEL, vec![Message::user("x")]).with_tools(vec![ToolSpec::new(
+        "t",
+        "",
+        json!({"type": "string"}),
+    )]);
+    assert!(anthropic::encode_request(&bad_schema)
+        .expect_err("string schema")
+        .to_string()
+        .contains("tools[0].parameters"));
     assert!(anthropic::encode_request(&Request::new(MODEL, vec![])).is_err());
     assert!(anthropic::encode_request(&Request::new("", vec![Message::user("x")])).is_err());
 }
@@ -468,7 +668,13 @@ fn snapshots_pin_the_encoder_output() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/anthropic");
     let bless = std::env::var_os("AGENTMSG_BLESS").is_some();
     let mut stale = Vec::new();
-    for name in ["text", "every_block", "parallel_tool_calls", "odd_ids", "thinking_signatures"] {
+    for name in [
+        "text",
+        "every_block",
+        "parallel_tool_calls",
+        "odd_ids",
+        "thinking_signatures",
+    ] {
         let body = encode(name).body;
         let text = serde_json::to_string_pretty(&body).expect("serializes") + "\n";
         let path = dir.join(format!("{name}.json"));
@@ -483,7 +689,11 @@ fn snapshots_pin_the_encoder_output() {
             Err(e) => stale.push(format!("{}: {e}", path.display())),
         }
     }
-    assert!(stale.is_empty(), "run with AGENTMSG_BLESS=1 to regenerate:\n{}", stale.join("\n"));
+    assert!(
+        stale.is_empty(),
+        "run with AGENTMSG_BLESS=1 to regenerate:\n{}",
+        stale.join("\n")
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -508,7 +718,9 @@ fn decode_body(path: &Path) -> AssistantMessage {
     anthropic::decode_response(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-fn decode_events<'a>(events: impl IntoIterator<Item = &'a str>) -> Result<AssistantMessage, DecodeError> {
+fn decode_events<'a>(
+    events: impl IntoIterator<Item = &'a str>,
+) -> Result<AssistantMessage, DecodeError> {
     let mut decoder = anthropic::StreamDecoder::new();
     for event in events {
         decoder.push(event)?;
@@ -550,12 +762,17 @@ fn decode_all_chunks(path: &Path) -> Result<Vec<AssistantMessage>, DecodeError> 
 
 /// The first (usually only) stream of a chunk file.
 fn decode_chunks(path: &Path) -> Result<AssistantMessage, DecodeError> {
-    let lines = split_streams(&chunk_lines(path)).into_iter().next().unwrap_or_default();
+    let lines = split_streams(&chunk_lines(path))
+        .into_iter()
+        .next()
+        .unwrap_or_default();
     decode_events(lines.iter().map(String::as_str))
 }
 
 fn file_name(path: &Path) -> String {
-    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 fn shape(message: &AssistantMessage) -> Vec<String> {
@@ -581,10 +798,23 @@ fn every_response_body_decodes() {
         assert_eq!(message.api, "anthropic-messages", "{name}");
         assert_eq!(message.provider, "anthropic", "{name}");
         assert!(!message.model.is_empty(), "{name}");
-        assert!(message.response_id.as_deref().is_some_and(|id| id.starts_with("msg_")), "{name}");
-        assert!(message.usage.input > 0 || message.usage.cache_read > 0, "{name}: {:?}", message.usage);
+        assert!(
+            message
+                .response_id
+                .as_deref()
+                .is_some_and(|id| id.starts_with("msg_")),
+            "{name}"
+        );
+        assert!(
+            message.usage.input > 0 || message.usage.cache_read > 0,
+            "{name}: {:?}",
+            message.usage
+        );
         if message.stop_reason == StopReason::ToolUse {
-            assert!(message.tool_calls().next().is_some(), "{name}: toolUse without calls");
+            assert!(
+                message.tool_calls().next().is_some(),
+                "{name}: toolUse without calls"
+            );
         }
     }
 }
@@ -596,18 +826,30 @@ fn every_stream_decodes_and_bad_ones_fail_clearly() {
     for path in &streams {
         let name = file_name(path);
         let result = decode_all_chunks(path);
-        if name.starts_with("duplicate-message-start") || name.starts_with("spliced-message-start") {
+        if name.starts_with("duplicate-message-start") || name.starts_with("spliced-message-start")
+        {
             let error = result.expect_err(&name);
             let text = error.to_string();
-            assert!(text.contains("event 1") || text.contains("event 7"), "{name}: {text}");
+            assert!(
+                text.contains("event 1") || text.contains("event 7"),
+                "{name}: {text}"
+            );
             assert!(text.contains("message_start"), "{name}: {text}");
             continue;
         }
         for message in result.unwrap_or_else(|e| panic!("{name}: {e}")) {
             assert!(!message.model.is_empty(), "{name}");
-            assert_ne!(message.stop_reason, StopReason::Error, "{name}: {:?}", message.error_message);
+            assert_ne!(
+                message.stop_reason,
+                StopReason::Error,
+                "{name}: {:?}",
+                message.error_message
+            );
             if message.stop_reason == StopReason::ToolUse {
-                assert!(message.tool_calls().next().is_some(), "{name}: toolUse without calls");
+                assert!(
+                    message.tool_calls().next().is_some(),
+                    "{name}: toolUse without calls"
+                );
             }
         }
     }
@@ -630,7 +872,10 @@ fn stream_and_body_agree_on_what_both_carry() {
             continue;
         }
         let stream = streams.remove(0);
-        assert_eq!((body.api.as_str(), body.provider.as_str()), (stream.api.as_str(), stream.provider.as_str()));
+        assert_eq!(
+            (body.api.as_str(), body.provider.as_str()),
+            (stream.api.as_str(), stream.provider.as_str())
+        );
         assert_eq!(body.stop_reason, stream.stop_reason, "{stem}");
         if body.response_id == stream.response_id {
             // The same response recorded twice: everything but the clock agrees.
@@ -656,17 +901,36 @@ fn stream_and_body_agree_on_what_both_carry() {
 fn decoded_fields_match_the_recordings() {
     let dir = fixtures_dir();
     let thinking = decode_body(&dir.join("anthropic-clear-thinking.1.json"));
-    let raw: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("anthropic-clear-thinking.1.json")).expect("read"))
-        .expect("json");
+    let raw: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("anthropic-clear-thinking.1.json")).expect("read"),
+    )
+    .expect("json");
     let signature = raw["content"][0]["signature"].as_str().expect("signature");
-    assert_eq!(thinking.thinking().next().and_then(|t| t.signature.as_deref()), Some(signature));
+    assert_eq!(
+        thinking
+            .thinking()
+            .next()
+            .and_then(|t| t.signature.as_deref()),
+        Some(signature)
+    );
     assert_eq!(thinking.text_content(), "925 ÷ 5 = 185");
-    assert_eq!(thinking.response_id.as_deref(), Some("msg_01XrsJCi8CQoLcnnWdY8RsJz"));
+    assert_eq!(
+        thinking.response_id.as_deref(),
+        Some("msg_01XrsJCi8CQoLcnnWdY8RsJz")
+    );
     assert_eq!((thinking.usage.input, thinking.usage.output), (69, 33));
 
-    let streamed = decode_chunks(&dir.join("anthropic-clear-thinking.1.chunks.txt")).expect("stream");
-    let signature = streamed.thinking().next().and_then(|t| t.signature.clone()).unwrap_or_default();
-    assert!(signature.starts_with("EvQBCkYICxgCKkAxhD4N") && signature.ends_with("17BgB"), "{signature}");
+    let streamed =
+        decode_chunks(&dir.join("anthropic-clear-thinking.1.chunks.txt")).expect("stream");
+    let signature = streamed
+        .thinking()
+        .next()
+        .and_then(|t| t.signature.clone())
+        .unwrap_or_default();
+    assert!(
+        signature.starts_with("EvQBCkYICxgCKkAxhD4N") && signature.ends_with("17BgB"),
+        "{signature}"
+    );
     assert_eq!(streamed.usage.output, 53, "message_delta usage wins");
 
     let tool = decode_chunks(&dir.join("anthropic-json-tool.1.chunks.txt")).expect("stream");
@@ -674,20 +938,49 @@ fn decoded_fields_match_the_recordings() {
     assert!(!call.arguments.is_empty(), "{call:?}");
     assert_eq!(tool.stop_reason, StopReason::ToolUse);
 
-    for name in ["anthropic-tool-no-args.json", "anthropic-tool-no-args.chunks.txt"] {
-        let message = if name.ends_with(".json") { decode_body(&dir.join(name)) } else { decode_chunks(&dir.join(name)).expect(name) };
+    for name in [
+        "anthropic-tool-no-args.json",
+        "anthropic-tool-no-args.chunks.txt",
+    ] {
+        let message = if name.ends_with(".json") {
+            decode_body(&dir.join(name))
+        } else {
+            decode_chunks(&dir.join(name)).expect(name)
+        };
         let call = message.tool_calls().next().expect("a call");
         assert!(call.arguments.is_empty(), "{name}: {call:?}");
     }
 
+    for name in [
+        "anthropic-refusal.chunks.txt",
+        "anthropic-refusal-no-details.json",
+    ] {
+        let message = if name.ends_with(".json") {
+            decode_body(&dir.join(name))
+        } else {
+            decode_chunks(&dir.join(name)).expect(name)
+        };
+        assert_eq!(message.stop_reason, StopReason::GuardRail, "{name}");
+    }
     let refusal = decode_body(&dir.join("anthropic-refusal.json"));
     assert_eq!(refusal.stop_reason, StopReason::GuardRail);
-    assert!(refusal.error_message.as_deref().unwrap_or_default().contains("Usage Policy"));
+    assert!(refusal
+        .error_message
+        .as_deref()
+        .unwrap_or_default()
+        .contains("Usage Policy"));
 
-    let cached = decode_chunks(&dir.join("anthropic-code-execution-20260120-prompt-cache.1.chunks.txt")).expect("stream");
-    assert!(cached.usage.cache_read > 0 || cached.usage.cache_write > 0, "{:?}", cached.usage);
+    let cached =
+        decode_chunks(&dir.join("anthropic-code-execution-20260120-prompt-cache.1.chunks.txt"))
+            .expect("stream");
+    assert!(
+        cached.usage.cache_read > 0 || cached.usage.cache_write > 0,
+        "{:?}",
+        cached.usage
+    );
 
-    let late_input = decode_chunks(&dir.join("anthropic-message-delta-input-tokens.chunks.txt")).expect("stream");
+    let late_input = decode_chunks(&dir.join("anthropic-message-delta-input-tokens.chunks.txt"))
+        .expect("stream");
     assert_eq!((late_input.usage.input, late_input.usage.output), (61, 2));
     assert_eq!(late_input.text_content(), "pong");
 }
@@ -704,8 +997,14 @@ fn the_sdk_sse_recording_decodes() {
             event_name = name.trim().to_owned();
         } else if let Some(data) = line.strip_prefix("data:") {
             let payload: Value = serde_json::from_str(data.trim()).expect("data is JSON");
-            assert_eq!(payload["type"], event_name.as_str(), "event name and payload type agree");
-            decoder.push(data.trim()).unwrap_or_else(|e| panic!("event {events}: {e}"));
+            assert_eq!(
+                payload["type"],
+                event_name.as_str(),
+                "event name and payload type agree"
+            );
+            decoder
+                .push(data.trim())
+                .unwrap_or_else(|e| panic!("event {events}: {e}"));
             events += 1;
         }
     }
@@ -716,7 +1015,13 @@ fn the_sdk_sse_recording_decodes() {
     let call = message.tool_calls().next().expect("a call");
     assert_eq!(call.name, "get_weather");
     assert_eq!(call.id, "toolu_01NRLabsLyVHZPKxbKvkfSMn");
-    assert!(call.arguments.get("location").and_then(Value::as_str).is_some_and(|l| l.contains("Paris")), "{call:?}");
+    assert!(
+        call.arguments
+            .get("location")
+            .and_then(Value::as_str)
+            .is_some_and(|l| l.contains("Paris")),
+        "{call:?}"
+    );
 }
 
 fn check_truncations(name: &str, lines: &[String]) {
@@ -725,12 +1030,19 @@ fn check_truncations(name: &str, lines: &[String]) {
     for cut in 0..lines.len() {
         let prefix = lines.iter().take(cut).map(String::as_str);
         if let Ok(message) = decode_events(prefix) {
-            assert_eq!(message.stop_reason, StopReason::Error, "{name} cut at {cut}");
+            assert_eq!(
+                message.stop_reason,
+                StopReason::Error,
+                "{name} cut at {cut}"
+            );
         }
     }
     // A line cut in half is a JSON error that names its event.
     if let Some((i, line)) = lines.iter().enumerate().find(|(_, l)| l.len() > 20) {
-        let half = &line[..line.char_indices().nth(line.chars().count() / 2).map_or(0, |(b, _)| b)];
+        let half = &line[..line
+            .char_indices()
+            .nth(line.chars().count() / 2)
+            .map_or(0, |(b, _)| b)];
         let mut decoder = anthropic::StreamDecoder::new();
         let mut error = None;
         for (j, event) in lines.iter().enumerate() {
@@ -739,7 +1051,9 @@ fn check_truncations(name: &str, lines: &[String]) {
                 error.get_or_insert(e);
             }
         }
-        let error = error.map(|e| e.to_string()).or_else(|| decoder.finish().err().map(|e| e.to_string()));
+        let error = error
+            .map(|e| e.to_string())
+            .or_else(|| decoder.finish().err().map(|e| e.to_string()));
         if full_ok {
             let error = error.unwrap_or_else(|| panic!("{name}: half a line passed"));
             assert!(error.contains(&format!("event {i}")), "{name}: {error}");
@@ -773,7 +1087,10 @@ fn error_bodies_and_error_events_become_error_messages() {
     let body = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
     let message = anthropic::decode_response(body).expect("decodes");
     assert_eq!(message.stop_reason, StopReason::Error);
-    assert_eq!(message.error_message.as_deref(), Some("overloaded_error: Overloaded"));
+    assert_eq!(
+        message.error_message.as_deref(),
+        Some("overloaded_error: Overloaded")
+    );
     let message = decode_events([
         r#"{"type":"message_start","message":{"id":"msg_1","model":"m","content":[],"usage":{"input_tokens":3,"output_tokens":1}}}"#,
         r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
@@ -784,35 +1101,308 @@ fn error_bodies_and_error_events_become_error_messages() {
     assert_eq!(message.stop_reason, StopReason::Error);
     assert_eq!(message.response_id.as_deref(), Some("msg_1"));
     assert!(anthropic::decode_response("not json").is_err());
+    let error = anthropic::decode_response("{}").expect_err("no content");
+    assert!(error.to_string().contains("content"), "{error}");
     assert!(anthropic::decode_response("[1,2]").is_err());
     let bad_block = r#"{"id":"msg_1","model":"m","content":[{"type":"tool_use","id":"t","name":"x","input":[1]}],"stop_reason":"tool_use"}"#;
-    assert!(anthropic::decode_response(bad_block).expect_err("array input").to_string().contains("content[0]"));
+    assert!(anthropic::decode_response(bad_block)
+        .expect_err("array input")
+        .to_string()
+        .contains("content[0]"));
 }
 
 #[test]
 fn decoded_messages_replay_to_the_same_model_byte_for_byte() {
     let dir = fixtures_dir();
-    for name in ["anthropic-clear-thinking.1.json", "anthropic-clear-thinking.1.chunks.txt", "anthropic-json-tool.1.json"] {
-        let message = if name.ends_with(".json") { decode_body(&dir.join(name)) } else { decode_chunks(&dir.join(name)).expect(name) };
+    for name in [
+        "anthropic-clear-thinking.1.json",
+        "anthropic-clear-thinking.1.chunks.txt",
+        "anthropic-json-tool.1.json",
+    ] {
+        let message = if name.ends_with(".json") {
+            decode_body(&dir.join(name))
+        } else {
+            decode_chunks(&dir.join(name)).expect(name)
+        };
         let model = message.model.clone();
         let mut messages = vec![Message::user("q"), Message::Assistant(message.clone())];
         for call in message.tool_calls() {
-            messages.push(Message::tool_result(call.id.clone(), call.name.clone(), "ok"));
+            messages.push(Message::tool_result(
+                call.id.clone(),
+                call.name.clone(),
+                "ok",
+            ));
         }
         messages.push(Message::user("next"));
-        let body = anthropic::encode_request(&Request::new(model, messages)).expect("encodes").body;
+        let body = anthropic::encode_request(&Request::new(model, messages))
+            .expect("encodes")
+            .body;
         let replayed = &body["messages"][1]["content"];
         for (i, block) in message.content.iter().enumerate() {
             match block {
                 AssistantContent::Thinking(t) => {
-                    assert_eq!(replayed[i]["signature"].as_str(), t.signature.as_deref(), "{name}");
-                    assert_eq!(replayed[i]["thinking"].as_str(), Some(t.thinking.as_str()), "{name}");
+                    assert_eq!(
+                        replayed[i]["signature"].as_str(),
+                        t.signature.as_deref(),
+                        "{name}"
+                    );
+                    assert_eq!(
+                        replayed[i]["thinking"].as_str(),
+                        Some(t.thinking.as_str()),
+                        "{name}"
+                    );
                 }
-                AssistantContent::ToolCall(call) => assert_eq!(replayed[i]["input"], Value::Object(call.arguments.clone())),
-                AssistantContent::Text(t) => assert_eq!(replayed[i]["text"].as_str(), Some(t.text.as_str())),
-                AssistantContent::RedactedThinking(r) => assert_eq!(replayed[i]["data"].as_str(), Some(r.data.as_str())),
+                AssistantContent::ToolCall(call) => {
+                    assert_eq!(replayed[i]["input"], Value::Object(call.arguments.clone()))
+                }
+                AssistantContent::Text(t) => {
+                    assert_eq!(replayed[i]["text"].as_str(), Some(t.text.as_str()))
+                }
+                AssistantContent::RedactedThinking(r) => {
+                    assert_eq!(replayed[i]["data"].as_str(), Some(r.data.as_str()))
+                }
             }
         }
         assert!(common::schema_errors(SCHEMA, &body).is_empty());
     }
+}
+
+/// The blocks of a recorded body that agentmsg models, in order, as the decoder
+/// must give them: everything else (server tools, citations…) is left out.
+fn modelled_blocks(raw: &Value) -> Vec<Value> {
+    raw["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| match b["type"].as_str() {
+            Some("text") => Some(json!({"type": "text", "text": b["text"]})),
+            Some("thinking") => {
+                let mut out = json!({"type": "thinking", "thinking": b["thinking"]});
+                if b["signature"].as_str().is_some_and(|s| !s.is_empty()) {
+                    out["signature"] = b["signature"].clone();
+                }
+                Some(out)
+            }
+            Some("redacted_thinking") => Some(json!({"type": "redactedThinking", "data": b["data"]})),
+            Some("tool_use") => Some(json!({"type": "toolCall", "id": b["id"], "name": b["name"], "arguments": b["input"]})),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn bodies_with_server_tools_decode_into_the_blocks_we_model_in_order() {
+    let mut with_unmodelled = 0;
+    for path in fixtures(".json") {
+        let name = file_name(&path);
+        let text = std::fs::read_to_string(&path).expect("fixture");
+        let raw: Value = serde_json::from_str(&text).expect("fixture is JSON");
+        let expected = modelled_blocks(&raw);
+        if raw["content"].as_array().map_or(0, Vec::len) != expected.len() {
+            with_unmodelled += 1;
+        }
+        let decoded = anthropic::decode_response(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let got = serde_json::to_value(&decoded.content).expect("content serializes");
+        assert_eq!(got, Value::Array(expected), "{name}");
+    }
+    assert!(
+        with_unmodelled >= 10,
+        "only {with_unmodelled} bodies with server-side blocks"
+    );
+}
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn all_lines() -> Vec<Vec<String>> {
+        fixtures(".chunks.txt")
+            .iter()
+            .map(|p| chunk_lines(p))
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// A stream with one event damaged (cut, or a byte replaced) decodes or
+        /// fails with an error; it never panics.
+        #[test]
+        fn damaged_streams_never_panic(file in any::<prop::sample::Index>(), line in any::<prop::sample::Index>(),
+                                       at in any::<prop::sample::Index>(), byte in any::<u8>(), cut in any::<bool>()) {
+            let files = all_lines();
+            let lines = file.get(&files).clone();
+            prop_assume!(!lines.is_empty());
+            let i = line.index(lines.len());
+            let mut bytes = lines[i].clone().into_bytes();
+            let j = at.index(bytes.len().max(1)).min(bytes.len());
+            if cut { bytes.truncate(j) } else if j < bytes.len() { bytes[j] = byte }
+            let damaged = String::from_utf8_lossy(&bytes).into_owned();
+            let mut decoder = anthropic::StreamDecoder::new();
+            for (k, event) in lines.iter().enumerate() {
+                let _ = decoder.push(if k == i { &damaged } else { event });
+            }
+            let _ = decoder.finish();
+            let _ = anthropic::decode_response(&damaged);
+        }
+
+        /// Arbitrary text never panics either decoder.
+        #[test]
+        fn arbitrary_text_never_panics(events in prop::collection::vec(".{0,80}", 0..8)) {
+            let mut decoder = anthropic::StreamDecoder::new();
+            for event in &events {
+                let _ = decoder.push(event);
+                let _ = anthropic::decode_response(event);
+            }
+            let _ = decoder.finish();
+        }
+    }
+}
+
+#[test]
+fn a_final_assistant_turn_loses_its_trailing_whitespace() {
+    let encoded = encode("prefill");
+    assert_eq!(encoded.body["messages"][1]["content"][0]["text"], "{");
+    assert!(encoded
+        .report
+        .changes
+        .iter()
+        .any(|c| c.index == 1 && c.kind == ChangeKind::UnsupportedContent));
+}
+
+mod random_transcripts {
+    use super::*;
+    use proptest::prelude::*;
+
+    const IDS: [&str; 6] = [
+        "toolu_1",
+        "toolu_2",
+        "functions.read:0",
+        "call|x/y",
+        "",
+        "toolu_1",
+    ];
+
+    fn user_block() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            "[a-z ]{0,12}".prop_map(|t| json!({"type": "text", "text": t})),
+            Just(json!({"type": "image", "data": PNG, "mimeType": "image/png"})),
+            Just(json!({"type": "image", "data": "R0lGOD==", "mimeType": "image/tiff"})),
+            Just(json!({"type": "image", "url": "https://example.com/a.webp"})),
+            Just(json!({"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"})),
+            Just(
+                json!({"type": "document", "data": PDF, "mimeType": "application/pdf", "title": "t"})
+            ),
+            Just(json!({"type": "document", "url": "https://example.com/a.pdf"})),
+        ]
+    }
+
+    fn assistant_block() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            "[a-z ]{0,12}".prop_map(|t| json!({"type": "text", "text": t})),
+            Just(json!({"type": "thinking", "thinking": "hmm", "signature": "c2ln"})),
+            Just(json!({"type": "thinking", "thinking": "unsigned"})),
+            Just(json!({"type": "thinking", "thinking": "", "signature": "c2ln"})),
+            Just(json!({"type": "redactedThinking", "data": "b3BhcXVl"})),
+            (0..IDS.len()).prop_map(|i| json!({"type": "toolCall", "id": IDS[i], "name": "read", "arguments": {"path": "a"}})),
+        ]
+    }
+
+    pub(super) fn message() -> impl Strategy<Value = Value> {
+        let models = prop_oneof![Just(MODEL), Just("claude-opus-4-5")];
+        let stops = prop_oneof![
+            Just("stop"),
+            Just("toolUse"),
+            Just("error"),
+            Just("aborted"),
+            Just("length")
+        ];
+        prop_oneof![
+            prop::collection::vec(user_block(), 0..4).prop_map(|c| json!({"role": "user", "content": c})),
+            (prop::collection::vec(assistant_block(), 0..5), models, stops).prop_map(|(c, m, s)| json!({
+                "role": "assistant", "content": c, "api": "anthropic-messages", "provider": "anthropic",
+                "model": m, "stopReason": s})),
+            (0..IDS.len(), any::<bool>(), any::<bool>()).prop_map(|(i, err, image)| {
+                let mut content = vec![json!({"type": "text", "text": "out"})];
+                if image {
+                    content.push(json!({"type": "image", "data": PNG, "mimeType": "image/png"}));
+                }
+                json!({"role": "toolResult", "toolCallId": IDS[i], "toolName": "read", "content": content, "isError": err})
+            }),
+            Just(json!({"role": "system", "content": "note"})),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Transcripts no test wrote by hand: every body that encodes passes the
+        /// schema and the role rules.
+        #[test]
+        fn random_transcripts_encode_to_valid_bodies(lines in prop::collection::vec(message(), 1..10)) {
+            let mut messages: Vec<Message> = lines
+                .iter()
+                .map(|l| serde_json::from_value(l.clone()).expect("generated lines decode"))
+                .collect();
+            messages.push(Message::user("go on"));
+            let request = Request::new(MODEL, messages).with_tools(tools());
+            let encoded = anthropic::encode_request(&request).expect("a transcript ending with a user turn encodes");
+            let mut errors = common::schema_errors(SCHEMA, &encoded.body);
+            errors.extend(role_errors(&encoded.body));
+            prop_assert!(errors.is_empty(), "{errors:?}\n{}", encoded.body);
+        }
+    }
+}
+
+#[test]
+fn a_tool_declared_twice_is_an_error() {
+    let mut twice = tools();
+    twice.push(tools().remove(0));
+    let request = Request::new(MODEL, vec![Message::user("x")]).with_tools(twice);
+    let error = anthropic::encode_request(&request).expect_err("duplicate tool");
+    assert!(error.to_string().contains("tools[2].name"), "{error}");
+}
+
+#[test]
+fn a_conversation_opening_with_the_model_gets_a_user_turn_first() {
+    let request = Request::new(
+        MODEL,
+        vec![Message::assistant("Welcome back."), Message::user("hi")],
+    );
+    let encoded = anthropic::encode_request(&request).expect("encodes");
+    let first = &encoded.body["messages"][0];
+    assert_eq!(first["role"], "user");
+    assert_eq!(first["content"][0]["text"], anthropic::OPENING);
+    assert!(encoded
+        .report
+        .changes
+        .iter()
+        .any(|c| c.index == 0 && c.kind == ChangeKind::UnsupportedContent));
+}
+
+#[test]
+fn encoder_changes_name_the_input_message_even_after_prepare_drops_some() {
+    let messages = lines(
+        &[
+            json!({"role": "user", "content": "go", "timestamp": 1}).to_string(),
+            assistant(json!([{"type": "toolCall", "id": "toolu_x", "name": "read", "arguments": {}}]), "error", MODEL),
+            json!({"role": "toolResult", "toolCallId": "toolu_x", "toolName": "read", "content": "late", "isError": false}).to_string(),
+            json!({"role": "user", "content": [{"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"}]}).to_string(),
+        ]
+        .join("\n"),
+    );
+    let encoded = anthropic::encode_request(&Request::new(MODEL, messages)).expect("encodes");
+    let audio: Vec<_> = encoded
+        .report
+        .changes
+        .iter()
+        .filter(|c| c.detail.contains("audio"))
+        .map(|c| c.index)
+        .collect();
+    assert_eq!(audio, [3], "{:?}", encoded.report.changes);
+    assert!(encoded
+        .report
+        .changes
+        .iter()
+        .any(|c| c.index == 1 && c.kind == ChangeKind::SkippedFailedTurn));
 }

@@ -21,6 +21,7 @@ mod jsonl;
 mod registry;
 
 pub mod project;
+mod schema;
 
 #[cfg(any(
     feature = "openai-chat",
@@ -43,4 +44,5 @@ pub use message::*;
 pub use overflow::*;
 pub use project::*;
 pub use registry::*;
+pub use schema::*;
 pub use usage::*;

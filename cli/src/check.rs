@@ -1,0 +1,189 @@
+//! `agentmsg check`: every problem of a transcript, by line.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use agentmsg_runtime::{validate, Message, ProblemKind};
+
+use crate::error::CliError;
+use crate::load::{load_file, Diagnostic, Loaded, Severity};
+use crate::Outcome;
+
+/// The arguments of `agentmsg check`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Transcript files (JSON Lines, or one JSON array; `-` reads standard input).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Count warnings as errors (exit 1 when there is any).
+    #[arg(long)]
+    pub deny_warnings: bool,
+    /// Print only the summary line of each file.
+    #[arg(long, short, conflicts_with = "json")]
+    pub quiet: bool,
+    /// Print one JSON array with a report per file instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One file's report, for `--json`.
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FileReport {
+    file: String,
+    lines: usize,
+    messages: usize,
+    errors: usize,
+    warnings: usize,
+    diagnostics: Vec<JsonDiagnostic>,
+}
+
+/// One diagnostic, for `--json`.
+#[derive(Debug, serde::Serialize)]
+struct JsonDiagnostic {
+    line: usize,
+    severity: String,
+    code: &'static str,
+    message: String,
+}
+
+/// The severity of a problem `validate` found. Errors are what a provider
+/// refuses when the transcript is sent as it is (an orphaned call, a result
+/// without its call, a duplicate id, an empty signature or message); a failed
+/// turn, and the results of its calls, are history the projection skips.
+fn severity(kind: ProblemKind) -> Severity {
+    match kind {
+        ProblemKind::FailedTurn | ProblemKind::ResultOfFailedTurn => Severity::Warning,
+        _ => Severity::Error,
+    }
+}
+
+fn code(kind: ProblemKind) -> &'static str {
+    match kind {
+        ProblemKind::FailedTurn => "failed-turn",
+        ProblemKind::MissingResult => "missing-result",
+        ProblemKind::ResultWithoutCall => "result-without-call",
+        ProblemKind::ResultOfFailedTurn => "result-of-failed-turn",
+        ProblemKind::DuplicateResult => "duplicate-result",
+        ProblemKind::MisplacedResult => "misplaced-result",
+        ProblemKind::DuplicateCallId => "duplicate-call-id",
+        ProblemKind::EmptyCallId => "empty-call-id",
+        ProblemKind::EmptySignature => "empty-signature",
+        ProblemKind::EmptyMessage => "empty-message",
+        _ => "problem",
+    }
+}
+
+/// The stored LLM messages of a transcript with their line numbers. Custom
+/// lines are left out: they are not tool calls or results, and each is checked
+/// by its own decoder.
+pub fn llm_messages(loaded: &Loaded) -> (Vec<&Message>, Vec<usize>) {
+    loaded
+        .messages()
+        .filter_map(|(line, m)| m.as_llm().map(|m| (m, line)))
+        .unzip()
+}
+
+/// What `validate` finds in the LLM messages, mapped back to line numbers.
+pub fn structural_diagnostics(loaded: &Loaded) -> Vec<Diagnostic> {
+    let (messages, lines) = llm_messages(loaded);
+    validate(&messages)
+        .into_iter()
+        .map(|p| Diagnostic {
+            line: lines.get(p.index).copied().unwrap_or(0),
+            severity: severity(p.kind),
+            code: code(p.kind),
+            message: p.detail,
+        })
+        .collect()
+}
+
+/// Every diagnostic of a loaded file, in line order.
+pub fn all_diagnostics(loaded: &Loaded) -> Vec<Diagnostic> {
+    let mut all = loaded.diagnostics.clone();
+    all.extend(structural_diagnostics(loaded));
+    all.sort_by_key(|d| d.line);
+    all
+}
+
+/// Whether the first line is a pi session header (`{"type":"session",…}`).
+fn looks_like_pi_session(loaded: &Loaded) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Entry {
+        #[serde(rename = "type")]
+        kind: Option<String>,
+    }
+    loaded.lines.first().is_some_and(|l| {
+        serde_json::from_slice::<Entry>(&l.raw).is_ok_and(|e| e.kind.as_deref() == Some("session"))
+    })
+}
+
+/// Runs `agentmsg check`.
+pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut outcome = Outcome::Ok;
+    let mut failed = false;
+    let mut reports = Vec::new();
+    for path in &args.files {
+        let loaded = match load_file(path) {
+            Ok(loaded) => loaded,
+            Err(e) => {
+                eprintln!("agentmsg: error: {e}");
+                failed = true;
+                continue;
+            }
+        };
+        let diagnostics = all_diagnostics(&loaded);
+        if !args.json && loaded.messages().next().is_none() && looks_like_pi_session(&loaded) {
+            writeln!(
+                out,
+                "{}: note: this looks like a pi session file (entries tagged by \"type\"); convert it with `agentmsg import`",
+                path.display()
+            )?;
+        }
+        let errors = diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        let warnings = diagnostics.len() - errors;
+        let (lines, messages) = (loaded.total_lines, loaded.messages().count());
+        if args.json {
+            reports.push(FileReport {
+                file: path.display().to_string(),
+                lines,
+                messages,
+                errors,
+                warnings,
+                diagnostics: diagnostics
+                    .into_iter()
+                    .map(|d| JsonDiagnostic {
+                        line: d.line,
+                        severity: d.severity.to_string(),
+                        code: d.code,
+                        message: d.message,
+                    })
+                    .collect(),
+            });
+        } else {
+            if !args.quiet {
+                for d in &diagnostics {
+                    writeln!(out, "{}", d.render(&path.display()))?;
+                }
+            }
+            writeln!(
+                out,
+                "{}: {lines} lines, {messages} messages: {errors} errors, {warnings} warnings",
+                path.display(),
+            )?;
+        }
+        if errors > 0 || (args.deny_warnings && warnings > 0) {
+            outcome = Outcome::Problems;
+        }
+    }
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &reports)?;
+        writeln!(out)?;
+    }
+    Ok(if failed { Outcome::Failed } else { outcome })
+}

@@ -1,0 +1,466 @@
+//! Reading a transcript file so that every line keeps its number and its bytes,
+//! and every problem found while decoding is reported against its line.
+
+use std::fmt;
+use std::path::Path;
+
+use agentmsg_runtime::{decode_line, AgentMessage, DecodeMode, Registry, UnknownReason};
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
+
+use crate::error::CliError;
+
+/// How bad a problem is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// The transcript is still well formed (a kind this build does not know, a
+    /// failed turn kept as history).
+    Warning,
+    /// The line is broken, or a provider would refuse the transcript as it is.
+    Error,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Warning => "warning",
+            Self::Error => "error",
+        })
+    }
+}
+
+/// One problem, at one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// The line number, from 1 (for a JSON array, the line where the element starts).
+    pub line: usize,
+    /// How bad it is.
+    pub severity: Severity,
+    /// A short name of the problem, such as `torn-line` or `missing-result`.
+    pub code: &'static str,
+    /// What is wrong, for a person.
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// An error at `line`.
+    pub fn error(line: usize, code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            line,
+            severity: Severity::Error,
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// The diagnostic as one line of output: `FILE:LINE: severity[code]: message`
+    /// (`FILE: …` for a diagnostic about the whole file, line 0).
+    pub fn render(&self, file: &dyn fmt::Display) -> String {
+        if self.line == 0 {
+            format!("{file}: {}[{}]: {}", self.severity, self.code, self.message)
+        } else {
+            format!(
+                "{file}:{}: {}[{}]: {}",
+                self.line, self.severity, self.code, self.message
+            )
+        }
+    }
+
+    /// A warning at `line`.
+    pub fn warning(line: usize, code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            line,
+            severity: Severity::Warning,
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// The layout of the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// One object per line.
+    Jsonl,
+    /// One JSON array of objects.
+    Array,
+    /// One JSON object (a single message, pretty-printed).
+    Object,
+}
+
+/// What a line turned out to be.
+// Nearly every line is a message: boxing it would cost an allocation per line.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub enum Body {
+    /// A message (an `Unknown` one included: it is kept byte for byte).
+    Message(AgentMessage),
+    /// Not a transcript line at all (not JSON, not an object, no `"role"`, not UTF-8).
+    Undecodable,
+    /// The last line, cut off mid-object by a crash.
+    Torn,
+}
+
+/// One non-blank line (or array element) of the file.
+#[derive(Debug)]
+pub struct Line {
+    /// The line number, from 1.
+    pub number: usize,
+    /// The exact bytes, without the newline (for an array element, its text with
+    /// the whitespace between tokens removed, so that it fits on one line).
+    pub raw: Vec<u8>,
+    /// What it decoded to.
+    pub body: Body,
+}
+
+impl Line {
+    /// The message, when the line decoded to one.
+    pub fn message(&self) -> Option<&AgentMessage> {
+        match &self.body {
+            Body::Message(m) => Some(m),
+            _ => None,
+        }
+    }
+}
+
+/// A transcript file, read leniently.
+#[derive(Debug)]
+pub struct Loaded {
+    /// How the file is laid out.
+    pub format: Format,
+    /// Its non-blank lines, in order.
+    pub lines: Vec<Line>,
+    /// Every problem met while decoding, in line order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The number of lines in the file (blank ones included).
+    pub total_lines: usize,
+}
+
+impl Loaded {
+    /// The decoded messages with their line numbers.
+    pub fn messages(&self) -> impl Iterator<Item = (usize, &AgentMessage)> + '_ {
+        self.lines
+            .iter()
+            .filter_map(|l| l.message().map(|m| (l.number, m)))
+    }
+}
+
+/// Reads `path` (`-`: standard input); only a failure to read the file is an error here, every problem
+/// inside it is a [`Diagnostic`].
+pub fn load_file(path: &Path) -> Result<Loaded, CliError> {
+    Ok(load_bytes(&read_input(path)?))
+}
+
+/// The bytes of `path`, or of standard input when it is `-`.
+pub fn read_input(path: &Path) -> Result<Vec<u8>, CliError> {
+    let fail = |source| CliError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map_err(fail)?;
+        Ok(bytes)
+    } else {
+        std::fs::read(path).map_err(fail)
+    }
+}
+
+/// Reads a transcript from memory.
+pub fn load_bytes(bytes: &[u8]) -> Loaded {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first == Some(&b'[') {
+        return load_array(bytes);
+    }
+    let loaded = load_jsonl(bytes);
+    // One message pretty-printed over several lines (a `.json` file of one
+    // message): read it as an array of one.
+    let first_line_broken = loaded
+        .lines
+        .first()
+        .is_some_and(|l| !matches!(l.body, Body::Message(_)));
+    if first == Some(&b'{') && first_line_broken && loaded.lines.len() > 1 {
+        if let Ok(text) = std::str::from_utf8(bytes) {
+            if serde_json::from_str::<&RawValue>(text).is_ok() {
+                let mut wrapped = Vec::with_capacity(bytes.len() + 2);
+                wrapped.push(b'[');
+                wrapped.extend_from_slice(bytes);
+                wrapped.push(b']');
+                let mut single = load_array(&wrapped);
+                single.format = Format::Object;
+                single.total_lines = loaded.total_lines;
+                return single;
+            }
+        }
+    }
+    loaded
+}
+
+fn load_jsonl(bytes: &[u8]) -> Loaded {
+    let mut loaded = Loaded {
+        format: Format::Jsonl,
+        lines: Vec::new(),
+        diagnostics: Vec::new(),
+        total_lines: 0,
+    };
+    let ends_with_newline = bytes.last() == Some(&b'\n');
+    let mut pieces: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+    if ends_with_newline || bytes.is_empty() {
+        pieces.pop();
+    }
+    loaded.total_lines = pieces.len();
+    let last = pieces.len();
+    for (i, piece) in pieces.into_iter().enumerate() {
+        let number = i + 1;
+        let trimmed = piece.strip_suffix(b"\r").unwrap_or(piece);
+        if trimmed.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let text = match std::str::from_utf8(trimmed) {
+            Ok(text) => text,
+            Err(e) => {
+                loaded.diagnostics.push(Diagnostic::error(
+                    number,
+                    "not-utf8",
+                    format!("not UTF-8 (invalid byte at column {})", e.valid_up_to() + 1),
+                ));
+                loaded.lines.push(Line {
+                    number,
+                    raw: piece.to_vec(),
+                    body: Body::Undecodable,
+                });
+                continue;
+            }
+        };
+        let torn = number == last
+            && !ends_with_newline
+            && serde_json::from_str::<IgnoredAny>(text).is_err_and(|e| e.is_eof());
+        if torn {
+            loaded.diagnostics.push(Diagnostic::error(
+                number,
+                "torn-line",
+                format!(
+                    "torn last line: {} bytes cut off mid-object with no newline (a crash during a write); every line before it was read",
+                    piece.len()
+                ),
+            ));
+            loaded.lines.push(Line {
+                number,
+                raw: piece.to_vec(),
+                body: Body::Torn,
+            });
+            continue;
+        }
+        let body = decode(text, number, &mut loaded.diagnostics);
+        loaded.lines.push(Line {
+            number,
+            raw: piece.to_vec(),
+            body,
+        });
+    }
+    loaded
+}
+
+fn load_array(bytes: &[u8]) -> Loaded {
+    let total_lines = bytes.split(|b| *b == b'\n').count();
+    let mut loaded = Loaded {
+        format: Format::Array,
+        lines: Vec::new(),
+        diagnostics: Vec::new(),
+        total_lines,
+    };
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let line = line_of(bytes, e.valid_up_to());
+            loaded
+                .diagnostics
+                .push(Diagnostic::error(line, "not-utf8", "the file is not UTF-8"));
+            return loaded;
+        }
+    };
+    let elements: Vec<&RawValue> = match serde_json::from_str(text) {
+        Ok(elements) => elements,
+        Err(e) => {
+            loaded.diagnostics.push(Diagnostic::error(
+                e.line().max(1),
+                if e.is_eof() { "torn-line" } else { "not-json" },
+                format!("the file starts with `[` but is not a JSON array: {e}"),
+            ));
+            return loaded;
+        }
+    };
+    for element in elements {
+        let offset = (element.get().as_ptr() as usize)
+            .saturating_sub(text.as_ptr() as usize)
+            .min(bytes.len());
+        let number = line_of(bytes, offset);
+        let body = decode(element.get(), number, &mut loaded.diagnostics);
+        loaded.lines.push(Line {
+            number,
+            raw: compact(element.get()).into_bytes(),
+            body,
+        });
+    }
+    loaded
+}
+
+/// The 1-based line of byte `offset`.
+fn line_of(bytes: &[u8], offset: usize) -> usize {
+    bytes
+        .get(..offset)
+        .map_or(0, |b| b.iter().filter(|c| **c == b'\n').count())
+        + 1
+}
+
+/// JSON text without the whitespace between tokens (strings untouched), so a
+/// pretty-printed element fits on one line with its bytes otherwise unchanged.
+pub fn compact(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in json.chars() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+            out.push(c);
+        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn decode(text: &str, number: usize, diagnostics: &mut Vec<Diagnostic>) -> Body {
+    match decode_line(text, Registry::global(), DecodeMode::Lenient) {
+        Ok(AgentMessage::Unknown(unknown)) => {
+            let kind = unknown.kind();
+            let diagnostic = match unknown.reason() {
+                UnknownReason::UnknownKind => Diagnostic::warning(
+                    number,
+                    "unknown-kind",
+                    format!("unknown kind `{kind}`: no registered type claims it; kept as is"),
+                ),
+                UnknownReason::NewerVersion { found, supported } => Diagnostic::warning(
+                    number,
+                    "newer-version",
+                    format!(
+                        "kind `{kind}` version {found} is newer than this build reads ({supported}); kept as is"
+                    ),
+                ),
+                UnknownReason::AmbiguousKind { first, second } => Diagnostic::warning(
+                    number,
+                    "ambiguous-kind",
+                    format!("kind `{kind}` is claimed by both `{first}` and `{second}`; kept as is"),
+                ),
+                UnknownReason::Invalid { error } => Diagnostic::error(
+                    number,
+                    "invalid-message",
+                    format!("`{kind}` line does not decode: {error}"),
+                ),
+                UnknownReason::Migration { from, error } => Diagnostic::error(
+                    number,
+                    "migration-failed",
+                    format!("`{kind}` line: migration from version {from} failed: {error}"),
+                ),
+            };
+            diagnostics.push(diagnostic);
+            Body::Message(AgentMessage::Unknown(unknown))
+        }
+        Ok(message) => Body::Message(message),
+        Err(e) => {
+            diagnostics.push(Diagnostic::error(number, "undecodable", e.to_string()));
+            Body::Undecodable
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_lines_and_finds_a_torn_tail() {
+        let text = b"{\"role\":\"user\",\"content\":\"hi\"}\n\n{\"role\":\"notice\",\"text\":\"x\"}\nnot json\n{\"role\":\"user\",\"con";
+        let loaded = load_bytes(text);
+        assert_eq!(loaded.total_lines, 5);
+        let numbers: Vec<usize> = loaded.lines.iter().map(|l| l.number).collect();
+        assert_eq!(numbers, [1, 3, 4, 5]);
+        assert!(matches!(loaded.lines[3].body, Body::Torn));
+        assert!(matches!(loaded.lines[2].body, Body::Undecodable));
+        let codes: Vec<(usize, &str)> = loaded
+            .diagnostics
+            .iter()
+            .map(|d| (d.line, d.code))
+            .collect();
+        assert_eq!(
+            codes,
+            [(3, "unknown-kind"), (4, "undecodable"), (5, "torn-line")]
+        );
+    }
+
+    #[test]
+    fn a_complete_last_line_without_newline_is_not_torn() {
+        let loaded = load_bytes(b"{\"role\":\"user\",\"content\":\"hi\"}");
+        assert!(loaded.diagnostics.is_empty());
+        assert_eq!(loaded.lines.len(), 1);
+    }
+
+    #[test]
+    fn array_elements_get_the_line_they_start_on() {
+        let text = "[\n  {\"role\": \"user\", \"content\": \"a b\"},\n\n  {\"role\": \"assistant\",\n   \"content\": 5}\n]";
+        let loaded = load_bytes(text.as_bytes());
+        assert_eq!(loaded.format, Format::Array);
+        assert_eq!(loaded.lines[0].number, 2);
+        assert_eq!(loaded.lines[1].number, 4);
+        assert_eq!(
+            loaded.lines[0].raw,
+            b"{\"role\":\"user\",\"content\":\"a b\"}"
+        );
+        assert_eq!(loaded.diagnostics.len(), 1);
+        assert_eq!(loaded.diagnostics[0].line, 4);
+        assert_eq!(loaded.diagnostics[0].code, "invalid-message");
+    }
+
+    #[test]
+    fn a_torn_array_is_reported_where_it_stops() {
+        let loaded = load_bytes(b"[\n{\"role\":\"user\",\"content\":\"hi\"},\n{\"role\":\"us");
+        assert!(loaded.lines.is_empty());
+        assert_eq!(loaded.diagnostics.len(), 1);
+        assert_eq!(loaded.diagnostics[0].code, "torn-line");
+        assert_eq!(loaded.diagnostics[0].line, 3);
+        let loaded = load_bytes(b"[1, {\"role\":\"user\",\"content\":\"hi\"}]");
+        assert_eq!(loaded.lines.len(), 2);
+        assert_eq!(loaded.diagnostics[0].code, "undecodable");
+    }
+
+    #[test]
+    fn a_single_pretty_printed_object_is_one_message() {
+        let loaded = load_bytes(b"{\n  \"role\": \"user\",\n  \"content\": \"hi\"\n}\n");
+        assert_eq!(loaded.format, Format::Object);
+        assert_eq!(loaded.total_lines, 4);
+        assert_eq!(loaded.lines.len(), 1);
+        assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+        assert_eq!(
+            loaded.lines[0].raw,
+            b"{\"role\":\"user\",\"content\":\"hi\"}"
+        );
+    }
+
+    #[test]
+    fn compact_keeps_strings() {
+        assert_eq!(
+            compact("{ \"a\" : \"x \\\" y\" ,\n \"b\": [1, 2] }"),
+            "{\"a\":\"x \\\" y\",\"b\":[1,2]}"
+        );
+    }
+}

@@ -1,0 +1,130 @@
+//! `agentmsg`: check, inspect, repair, convert and project agent transcripts.
+//!
+//! Exit codes: 0 when all went well, 1 when problems were found (`check` found
+//! errors, `project` could not encode, `import` met lines it could not read),
+//! 2 on a usage or I/O error.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod check;
+mod error;
+mod import;
+mod load;
+mod project;
+mod repair;
+mod stats;
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  all went well
+  1  problems were found (check: errors in a transcript; project: the body could not
+     be encoded; import: lines that are not pi entries)
+  2  usage error, or a file could not be read or written";
+
+/// Check, inspect, repair, convert and project agentmsg transcripts.
+///
+/// A transcript is JSON Lines (one message object per line, tagged by "role"), or
+/// one JSON array of the same objects.
+#[derive(Debug, Parser)]
+#[command(name = "agentmsg", version, after_help = EXIT_CODES)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Report every problem of transcripts, with its line number.
+    ///
+    /// Errors: lines that are not JSON objects with a "role", known kinds whose
+    /// body does not decode, a torn last line (a crash mid-write), and what a
+    /// provider would refuse: tool calls without a result, results without a
+    /// call, second results, misplaced results, duplicate or empty tool-call ids,
+    /// empty signatures, empty messages. Warnings: kinds this build does not know
+    /// (kept as they are), newer versions of a kind, failed turns (error/aborted)
+    /// and the results of their calls. Exits 1 when a file has errors.
+    #[command(after_help = EXIT_CODES)]
+    Check(check::CheckArgs),
+    /// Count messages by kind, tool calls, tokens, cost and cache hits, by model.
+    #[command(after_help = EXIT_CODES)]
+    Stats(stats::StatsArgs),
+    /// Print the request body a provider would get for a transcript.
+    ///
+    /// The transcript is projected (custom messages as they declare, unknown
+    /// lines never), prepared for the target (reasoning replayed only to the
+    /// model that wrote it, failed turns skipped, calls and results paired,
+    /// tool-call ids mapped) and encoded. The body goes to standard output, every
+    /// change made on the way to standard error, by transcript line.
+    #[command(after_help = EXIT_CODES)]
+    Project(project::ProjectArgs),
+    /// Write a copy of a transcript with its tool calls and results paired.
+    ///
+    /// Adds a synthetic error result ("No result provided") for each call that
+    /// has none, after the results its turn has; drops results that answer no
+    /// call and second results; drops a torn last line. Changes nothing else:
+    /// thinking and signatures, tool-call ids, failed turns, misplaced results and
+    /// images stay as they are, since what a model may see of them depends on the
+    /// target and is decided at projection time. Every line kept is written byte
+    /// for byte (custom, unknown and undecodable lines included). Prints each
+    /// change.
+    #[command(after_help = EXIT_CODES)]
+    Repair(repair::RepairArgs),
+    /// Convert a pi coding-agent session file into a transcript.
+    ///
+    /// Messages are kept as they are (with the entry's id), compaction entries
+    /// become compactionSummary lines, branch summaries branchSummary lines, and
+    /// every other entry an "extension" line of kind "pi.TYPE" holding the
+    /// entry, so nothing is lost.
+    #[command(after_help = EXIT_CODES)]
+    Import(import::ImportArgs),
+    /// Print the JSON Schema (draft 2020-12) of one transcript line.
+    #[command(after_help = EXIT_CODES)]
+    Schema,
+}
+
+/// How a command ended, when it could run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// All went well.
+    Ok,
+    /// Problems were found and reported.
+    Problems,
+    /// An I/O error was met and already reported (check goes on to the next file).
+    Failed,
+}
+
+fn run(cli: &Cli) -> Result<Outcome, error::CliError> {
+    match &cli.command {
+        Command::Check(args) => check::run(args),
+        Command::Stats(args) => stats::run(args),
+        Command::Project(args) => project::run(args),
+        Command::Repair(args) => repair::run(args),
+        Command::Import(args) => import::run(args),
+        Command::Schema => {
+            let mut out = std::io::stdout().lock();
+            serde_json::to_writer_pretty(&mut out, &agentmsg_runtime::transcript_line_schema())?;
+            writeln!(out)?;
+            Ok(Outcome::Ok)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(Outcome::Ok) => ExitCode::SUCCESS,
+        Ok(Outcome::Problems) => ExitCode::from(1),
+        Ok(Outcome::Failed) => ExitCode::from(2),
+        // A closed pipe (`agentmsg schema | head`) is not worth a message.
+        Err(error::CliError::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("agentmsg: error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,252 @@
+//! `agentmsg project`: the request body a provider would get for a transcript.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+
+use agentmsg_runtime::providers::{
+    anthropic, gemini, openai_chat, openai_responses, EncodeError, Encoded, Request, ToolSpec,
+};
+use agentmsg_runtime::{prepare, to_llm, AgentMessage, Message, Report, Target};
+
+use crate::error::CliError;
+use crate::load::load_file;
+use crate::Outcome;
+
+/// The provider APIs a body can be made for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Api {
+    /// Anthropic Messages.
+    #[value(name = "anthropic-messages")]
+    AnthropicMessages,
+    /// OpenAI Chat Completions (and the servers that copy it).
+    #[value(name = "openai-completions")]
+    OpenaiCompletions,
+    /// OpenAI Responses.
+    #[value(name = "openai-responses")]
+    OpenaiResponses,
+    /// Google Gemini `generateContent`.
+    #[value(name = "google-generative-ai")]
+    GoogleGenerativeAi,
+}
+
+impl Api {
+    /// The api id, as written in an assistant message's `api`.
+    pub const fn id(self) -> &'static str {
+        match self {
+            Self::AnthropicMessages => anthropic::API,
+            Self::OpenaiCompletions => openai_chat::API,
+            Self::OpenaiResponses => openai_responses::API,
+            Self::GoogleGenerativeAi => gemini::API,
+        }
+    }
+
+    /// The provider id the api's encoder prepares for.
+    pub const fn provider(self) -> &'static str {
+        match self {
+            Self::AnthropicMessages => anthropic::PROVIDER,
+            Self::OpenaiCompletions => openai_chat::PROVIDER,
+            Self::OpenaiResponses => openai_responses::PROVIDER,
+            Self::GoogleGenerativeAi => gemini::PROVIDER,
+        }
+    }
+
+    fn encode(self, request: &Request) -> Result<Encoded, EncodeError> {
+        match self {
+            Self::AnthropicMessages => anthropic::encode_request(request),
+            Self::OpenaiCompletions => openai_chat::encode_request(request),
+            Self::OpenaiResponses => openai_responses::encode_request(request),
+            Self::GoogleGenerativeAi => gemini::encode_request(request),
+        }
+    }
+}
+
+/// The arguments of `agentmsg project`.
+#[derive(Debug, clap::Args)]
+pub struct ProjectArgs {
+    /// A transcript file (JSON Lines, or one JSON array; `-` reads standard input).
+    pub file: PathBuf,
+    /// The provider API to encode for.
+    #[arg(long, value_enum)]
+    pub api: Api,
+    /// The model id.
+    #[arg(long)]
+    pub model: String,
+    /// The provider id, when it is not the API's own (an OpenAI-compatible
+    /// server such as `openrouter`): reasoning is replayed only to the provider,
+    /// api and model that wrote it. Defaults to `anthropic`, `openai` or `google`.
+    #[arg(long)]
+    pub provider: Option<String>,
+    /// A system prompt.
+    #[arg(long)]
+    pub system: Option<String>,
+    /// A JSON file with the tools the model may call: an array of
+    /// `{"name", "description", "parameters"}` (parameters: the JSON Schema of
+    /// the arguments).
+    #[arg(long, value_name = "FILE")]
+    pub tools: Option<PathBuf>,
+    /// The output token limit.
+    #[arg(long)]
+    pub max_tokens: Option<u32>,
+    /// Print the body on one line.
+    #[arg(long)]
+    pub compact: bool,
+}
+
+/// Reads the `--tools` file.
+fn read_tools(path: &std::path::Path) -> Result<Vec<ToolSpec>, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|source| CliError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|e| {
+        CliError::Usage(format!(
+            "{}: not a JSON array of tools ({{\"name\", \"description\", \"parameters\"}}): {e}",
+            path.display()
+        ))
+    })
+}
+
+/// What the model sees of one transcript line: the default projection
+/// ([`to_llm`]) of that line alone, so each projected message keeps its line.
+fn project_one(message: &AgentMessage) -> Vec<Message> {
+    to_llm(std::slice::from_ref(message))
+        .into_iter()
+        .map(std::borrow::Cow::into_owned)
+        .collect()
+}
+
+/// The projected messages with the line each comes from, and how many kept
+/// (`Unknown`) lines were left out.
+pub fn project_lines<'a>(
+    messages: impl Iterator<Item = (usize, &'a AgentMessage)>,
+) -> (Vec<Message>, Vec<usize>, usize) {
+    let mut projected = Vec::new();
+    let mut lines = Vec::new();
+    let mut unknown = 0;
+    for (line, message) in messages {
+        if message.is_unknown() {
+            unknown += 1;
+            continue;
+        }
+        for m in project_one(message) {
+            projected.push(m);
+            lines.push(line);
+        }
+    }
+    (projected, lines, unknown)
+}
+
+/// A report line per change, at the transcript line it comes from.
+fn report_lines(report: &Report, line_of: impl Fn(usize) -> Option<usize>) -> Vec<String> {
+    report
+        .iter()
+        .map(|c| match line_of(c.index) {
+            Some(line) => format!("line {line}: {}: {}", c.kind, c.detail),
+            None => format!("message {}: {}: {}", c.index, c.kind, c.detail),
+        })
+        .collect()
+}
+
+/// Runs `agentmsg project`.
+pub fn run(args: &ProjectArgs) -> Result<Outcome, CliError> {
+    if args.model.trim().is_empty() {
+        return Err(CliError::Usage("--model must not be empty".into()));
+    }
+    let tools = match &args.tools {
+        Some(path) => read_tools(path)?,
+        None => Vec::new(),
+    };
+    let loaded = load_file(&args.file)?;
+    let file = args.file.display();
+    for d in &loaded.diagnostics {
+        eprintln!("{}", d.render(&file));
+    }
+    let (messages, lines, unknown) = project_lines(loaded.messages());
+    let api = args.api;
+    let provider = args.provider.as_deref().unwrap_or(api.provider());
+    let mut notes = Vec::new();
+    if unknown > 0 {
+        notes.push(format!(
+            "{unknown} kept (unknown) lines are never sent to a model"
+        ));
+    }
+    // The encoders prepare for their own provider id. For another provider,
+    // prepare for it first, then mark what it let through as the encoder's own
+    // provider so the encoder's second, idempotent pass keeps it.
+    let (request_messages, pre_report, origins) = if provider == api.provider() {
+        (messages, Report::default(), None)
+    } else {
+        let target = Target::new(provider, api.id(), &args.model);
+        let mut prepared = prepare(&messages, &target);
+        for m in &mut prepared.messages {
+            if let Message::Assistant(a) = m {
+                if a.provider == provider && a.api == api.id() && a.model == args.model {
+                    a.provider = api.provider().to_owned();
+                }
+            }
+        }
+        let origins: Vec<usize> = prepared.origins.iter().map(|o| o.index()).collect();
+        (prepared.messages, prepared.report, Some(origins))
+    };
+    let calls: usize = request_messages
+        .iter()
+        .filter_map(Message::as_assistant)
+        .map(|a| a.tool_calls().count())
+        .sum();
+    if calls > 0 && tools.is_empty() {
+        notes.push(format!(
+            "{calls} tool calls in the history but no tools declared (--tools FILE); Anthropic refuses tool_use blocks without tools"
+        ));
+    }
+    let mut request = Request::new(args.model.clone(), request_messages).with_tools(tools);
+    if let Some(max_tokens) = args.max_tokens {
+        request = request.with_max_tokens(max_tokens);
+    }
+    if let Some(system) = &args.system {
+        request = request.with_system(system.clone());
+    }
+    let encoded = match api.encode(&request) {
+        Ok(encoded) => encoded,
+        Err(e) => {
+            eprintln!("agentmsg: error: {file}: {e}");
+            return Ok(Outcome::Problems);
+        }
+    };
+    let line_of_projected = |i: usize| lines.get(i).copied();
+    let mut changes = report_lines(&pre_report, line_of_projected);
+    changes.extend(report_lines(&encoded.report, |i| match &origins {
+        None => line_of_projected(i),
+        Some(origins) => origins.get(i).and_then(|&p| line_of_projected(p)),
+    }));
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for c in pre_report.iter().chain(encoded.report.iter()) {
+        *counts.entry(c.kind.to_string()).or_default() += 1;
+    }
+    let mut err = std::io::stderr().lock();
+    for c in &changes {
+        writeln!(err, "{file}: {c}")?;
+    }
+    for n in &notes {
+        writeln!(err, "{file}: note: {n}")?;
+    }
+    let summary: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    writeln!(
+        err,
+        "{file}: {} messages projected for {provider}/{}/{}: {} changes{}{}",
+        lines.len(),
+        api.id(),
+        args.model,
+        changes.len(),
+        if summary.is_empty() { "" } else { ": " },
+        summary.join(", ")
+    )?;
+    let mut out = std::io::stdout().lock();
+    if args.compact {
+        serde_json::to_writer(&mut out, &encoded.body)?;
+    } else {
+        serde_json::to_writer_pretty(&mut out, &encoded.body)?;
+    }
+    writeln!(out)?;
+    Ok(Outcome::Ok)
+}

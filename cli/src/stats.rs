@@ -1,0 +1,314 @@
+//! `agentmsg stats`: what a transcript holds and what it cost.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::PathBuf;
+
+use agentmsg_runtime::{AssistantContent, Cost, Message, Usage};
+use serde::Serialize;
+
+use crate::error::CliError;
+use crate::load::{load_file, Body, Loaded};
+use crate::Outcome;
+
+/// The arguments of `agentmsg stats`.
+#[derive(Debug, clap::Args)]
+pub struct StatsArgs {
+    /// A transcript file (JSON Lines, or one JSON array; `-` reads standard input).
+    pub file: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Token counts, summed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tokens {
+    input: u64,
+    output: u64,
+    reasoning: u64,
+    cache_read: u64,
+    cache_write: u64,
+    total: u64,
+}
+
+impl From<&Usage> for Tokens {
+    fn from(u: &Usage) -> Self {
+        Self {
+            input: u.input,
+            output: u.output,
+            reasoning: u.reasoning,
+            cache_read: u.cache_read,
+            cache_write: u.cache_write,
+            total: u.total(),
+        }
+    }
+}
+
+/// The numbers of one model.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelStats {
+    provider: String,
+    model: String,
+    api: String,
+    assistant_messages: usize,
+    tool_calls: usize,
+    tokens: Tokens,
+    cost: Cost,
+    cache_hit_rate: f64,
+}
+
+/// Everything `stats` reports.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Stats {
+    lines: usize,
+    messages: usize,
+    /// Lines by `"role"` (LLM role or custom kind); undecodable and torn lines
+    /// under `(undecodable)` and `(torn)`.
+    kinds: BTreeMap<String, usize>,
+    /// Lines kept undecoded (kinds this build does not know, newer versions,
+    /// bodies that do not decode).
+    kept_unknown: usize,
+    tool_calls: usize,
+    tool_calls_by_name: BTreeMap<String, usize>,
+    tool_results: usize,
+    tool_result_errors: usize,
+    thinking_blocks: usize,
+    redacted_thinking_blocks: usize,
+    stop_reasons: BTreeMap<String, usize>,
+    tokens: Tokens,
+    cost: Cost,
+    /// `cacheRead / (input + cacheRead + cacheWrite)` over every assistant message.
+    cache_hit_rate: f64,
+    models: Vec<ModelStats>,
+}
+
+/// Computes the stats of a loaded transcript.
+pub fn compute(loaded: &Loaded) -> Stats {
+    let mut stats = Stats {
+        lines: loaded.total_lines,
+        ..Stats::default()
+    };
+    let mut usage = Usage::default();
+    let mut cost = Cost::default();
+    let mut by_model: BTreeMap<(String, String, String), (ModelStats, Usage)> = BTreeMap::new();
+    for line in &loaded.lines {
+        let message = match &line.body {
+            Body::Message(m) => m,
+            Body::Undecodable => {
+                *stats.kinds.entry("(undecodable)".into()).or_default() += 1;
+                continue;
+            }
+            Body::Torn => {
+                *stats.kinds.entry("(torn)".into()).or_default() += 1;
+                continue;
+            }
+        };
+        stats.messages += 1;
+        *stats.kinds.entry(message.kind().to_owned()).or_default() += 1;
+        if message.is_unknown() {
+            stats.kept_unknown += 1;
+        }
+        match message.as_llm() {
+            Some(Message::Assistant(a)) => {
+                let mut calls = 0;
+                for block in &a.content {
+                    match block {
+                        AssistantContent::ToolCall(call) => {
+                            calls += 1;
+                            *stats
+                                .tool_calls_by_name
+                                .entry(call.name.clone())
+                                .or_default() += 1;
+                        }
+                        AssistantContent::Thinking(_) => stats.thinking_blocks += 1,
+                        AssistantContent::RedactedThinking(_) => {
+                            stats.redacted_thinking_blocks += 1;
+                        }
+                        _ => {}
+                    }
+                }
+                stats.tool_calls += calls;
+                *stats
+                    .stop_reasons
+                    .entry(a.stop_reason.as_str().to_owned())
+                    .or_default() += 1;
+                usage += &a.usage;
+                if let Some(c) = a.usage.cost {
+                    cost += c;
+                }
+                let key = (a.provider.clone(), a.model.clone(), a.api.clone());
+                let (model, model_usage) = by_model.entry(key).or_insert_with(|| {
+                    (
+                        ModelStats {
+                            provider: a.provider.clone(),
+                            model: a.model.clone(),
+                            api: a.api.clone(),
+                            ..ModelStats::default()
+                        },
+                        Usage::default(),
+                    )
+                });
+                model.assistant_messages += 1;
+                model.tool_calls += calls;
+                if let Some(c) = a.usage.cost {
+                    model.cost += c;
+                }
+                *model_usage += &a.usage;
+            }
+            Some(Message::ToolResult(r)) => {
+                stats.tool_results += 1;
+                if r.is_error {
+                    stats.tool_result_errors += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    stats.tokens = Tokens::from(&usage);
+    stats.cost = cost;
+    stats.cache_hit_rate = usage.cache_hit_rate();
+    stats.models = by_model
+        .into_values()
+        .map(|(mut model, usage)| {
+            model.tokens = Tokens::from(&usage);
+            model.cache_hit_rate = usage.cache_hit_rate();
+            model
+        })
+        .collect();
+    stats
+}
+
+/// `1234567` as `1,234,567`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn tokens_line(t: &Tokens) -> String {
+    format!(
+        "input {}, output {} (reasoning {}), cache read {}, cache write {}, total {}",
+        grouped(t.input),
+        grouped(t.output),
+        grouped(t.reasoning),
+        grouped(t.cache_read),
+        grouped(t.cache_write),
+        grouped(t.total)
+    )
+}
+
+fn name_or_unknown(s: &str) -> &str {
+    if s.is_empty() {
+        "?"
+    } else {
+        s
+    }
+}
+
+/// The text report.
+pub fn render_text(stats: &Stats, file: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{file}: {} lines, {} messages ({} kept undecoded)",
+        stats.lines, stats.messages, stats.kept_unknown
+    );
+    let _ = writeln!(s, "kinds:");
+    let width = stats.kinds.keys().map(String::len).max().unwrap_or(0);
+    for (kind, n) in &stats.kinds {
+        let _ = writeln!(s, "  {kind:<width$}  {n:>7}");
+    }
+    let mut names: Vec<(&String, &usize)> = stats.tool_calls_by_name.iter().collect();
+    names.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let by_name: Vec<String> = names.iter().map(|(n, c)| format!("{n} {c}")).collect();
+    let _ = writeln!(
+        s,
+        "tool calls: {} ({})",
+        stats.tool_calls,
+        by_name.join(", ")
+    );
+    let _ = writeln!(
+        s,
+        "tool results: {} ({} errors)",
+        stats.tool_results, stats.tool_result_errors
+    );
+    let _ = writeln!(
+        s,
+        "thinking blocks: {} ({} redacted)",
+        stats.thinking_blocks, stats.redacted_thinking_blocks
+    );
+    let reasons: Vec<String> = stats
+        .stop_reasons
+        .iter()
+        .map(|(r, n)| format!("{r} {n}"))
+        .collect();
+    let _ = writeln!(s, "stop reasons: {}", reasons.join(", "));
+    let _ = writeln!(s, "tokens: {}", tokens_line(&stats.tokens));
+    let _ = writeln!(
+        s,
+        "cost: ${:.4} (input ${:.4}, output ${:.4}, cache read ${:.4}, cache write ${:.4})",
+        stats.cost.total,
+        stats.cost.input,
+        stats.cost.output,
+        stats.cost.cache_read,
+        stats.cost.cache_write
+    );
+    let _ = writeln!(s, "cache hit rate: {:.1}%", stats.cache_hit_rate * 100.0);
+    let _ = writeln!(s, "by model:");
+    for m in &stats.models {
+        let _ = writeln!(
+            s,
+            "  {}/{} ({}): {} assistant messages, {} tool calls, cost ${:.4}, cache hit rate {:.1}%",
+            name_or_unknown(&m.provider),
+            name_or_unknown(&m.model),
+            name_or_unknown(&m.api),
+            m.assistant_messages,
+            m.tool_calls,
+            m.cost.total,
+            m.cache_hit_rate * 100.0
+        );
+        let _ = writeln!(s, "    tokens: {}", tokens_line(&m.tokens));
+    }
+    s
+}
+
+/// Runs `agentmsg stats`.
+pub fn run(args: &StatsArgs) -> Result<Outcome, CliError> {
+    let loaded = load_file(&args.file)?;
+    for d in &loaded.diagnostics {
+        eprintln!("{}", d.render(&args.file.display()));
+    }
+    let stats = compute(&loaded);
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &stats)?;
+        writeln!(out)?;
+    } else {
+        out.write_all(render_text(&stats, &args.file.display().to_string()).as_bytes())?;
+    }
+    Ok(Outcome::Ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_digits() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1000), "1,000");
+        assert_eq!(grouped(1234567), "1,234,567");
+    }
+}

@@ -1,0 +1,648 @@
+//! `agentmsg` on small hand-made files: output and exit codes.
+
+mod common;
+
+use common::{agentmsg, agentmsg_in, conformance_schema, errors_against, fixture_lines, fixtures};
+use serde_json::Value;
+
+#[test]
+fn check_reports_every_pairing_problem_with_its_line() {
+    let run = agentmsg(&["check", "orphaned.jsonl"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(
+        run.stdout,
+        "orphaned.jsonl:2: error[missing-result]: the `cat` call `call_b` has no result\n\
+         orphaned.jsonl:4: warning[unknown-kind]: unknown kind `notice`: no registered type claims it; kept as is\n\
+         orphaned.jsonl:5: error[duplicate-result]: second result for `call_a`\n\
+         orphaned.jsonl:7: error[result-without-call]: result for `ghost` answers no earlier call\n\
+         orphaned.jsonl: 8 lines, 8 messages: 3 errors, 1 warnings\n"
+    );
+    assert_eq!(run.stderr, "");
+}
+
+#[test]
+fn check_reports_undecodable_invalid_and_torn_lines() {
+    let run = agentmsg(&["check", "broken.jsonl"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 6, "{}", run.stdout);
+    assert!(lines[0].starts_with("broken.jsonl:2: error[undecodable]: not a JSON object"));
+    assert_eq!(
+        lines[1],
+        "broken.jsonl:3: error[undecodable]: the object has no \"role\""
+    );
+    assert!(lines[2].starts_with("broken.jsonl:4: error[invalid-message]: `assistant` line does not decode: invalid type: string \"not an array\""));
+    assert!(lines[3].starts_with("broken.jsonl:5: error[invalid-message]: `user` line does not decode: unknown variant `thinking`"));
+    assert!(lines[4].starts_with("broken.jsonl:8: error[torn-line]: torn last line: 37 bytes"));
+    assert_eq!(
+        lines[5],
+        "broken.jsonl: 8 lines, 4 messages: 5 errors, 0 warnings"
+    );
+}
+
+#[test]
+fn check_maps_json_array_elements_to_their_lines() {
+    let run = agentmsg(&["check", "array.json"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(
+        run.stdout,
+        "array.json:3: error[missing-result]: the `read` call `functions.read:0` has no result\n\
+         array.json: 13 lines, 3 messages: 1 errors, 0 warnings\n"
+    );
+}
+
+#[test]
+fn warnings_alone_exit_zero_unless_denied() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("t.jsonl"),
+        "{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"someday\",\"x\":1}\n\
+         {\"role\":\"assistant\",\"content\":[],\"stopReason\":\"aborted\",\"errorMessage\":\"cancelled\"}\n",
+    )
+    .unwrap();
+    let run = agentmsg_in(dir.path(), &["check", "t.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("t.jsonl:2: warning[unknown-kind]"));
+    assert!(run.stdout.contains("t.jsonl:3: warning[failed-turn]"));
+    assert!(run
+        .stdout
+        .ends_with("t.jsonl: 3 lines, 3 messages: 0 errors, 2 warnings\n"));
+    let denied = agentmsg_in(dir.path(), &["check", "--deny-warnings", "t.jsonl"]);
+    assert_eq!(denied.code, 1, "{denied:?}");
+    let quiet = agentmsg_in(dir.path(), &["check", "-q", "t.jsonl"]);
+    assert_eq!(
+        quiet.stdout,
+        "t.jsonl: 3 lines, 3 messages: 0 errors, 2 warnings\n"
+    );
+}
+
+#[test]
+fn a_clean_transcript_checks_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("ok.jsonl"),
+        "{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"hello\"}],\"stopReason\":\"stop\"}\n",
+    )
+    .unwrap();
+    let run = agentmsg_in(dir.path(), &["check", "ok.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        run.stdout,
+        "ok.jsonl: 2 lines, 2 messages: 0 errors, 0 warnings\n"
+    );
+}
+
+#[test]
+fn a_missing_file_is_an_io_error_and_the_others_are_still_checked() {
+    let run = agentmsg(&["check", "no-such-file.jsonl", "array.json"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr.contains("cannot read no-such-file.jsonl"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.contains("array.json: 13 lines"),
+        "{}",
+        run.stdout
+    );
+    let stats = agentmsg(&["stats", "no-such-file.jsonl"]);
+    assert_eq!(stats.code, 2);
+    assert!(stats
+        .stderr
+        .starts_with("agentmsg: error: cannot read no-such-file.jsonl"));
+}
+
+#[test]
+fn usage_errors_exit_two() {
+    for args in [
+        &[][..],
+        &["check"][..],
+        &["frobnicate"][..],
+        &["project", "orphaned.jsonl", "--model", "m"][..],
+        &[
+            "project",
+            "orphaned.jsonl",
+            "--api",
+            "anthropic",
+            "--model",
+            "m",
+        ][..],
+        &[
+            "project",
+            "orphaned.jsonl",
+            "--api",
+            "anthropic-messages",
+            "--model",
+            " ",
+        ][..],
+        &["repair", "orphaned.jsonl"][..],
+        &["stats"][..],
+        &[
+            "project",
+            "orphaned.jsonl",
+            "--api",
+            "openai-responses",
+            "--model",
+            "m",
+            "--tools",
+            "array.json",
+        ][..],
+        &[
+            "project",
+            "orphaned.jsonl",
+            "--api",
+            "openai-responses",
+            "--model",
+            "m",
+            "--tools",
+            "missing.json",
+        ][..],
+    ] {
+        let run = agentmsg(args);
+        assert_eq!(run.code, 2, "{args:?}: {run:?}");
+        assert!(!run.stderr.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn every_command_has_help_with_the_exit_codes() {
+    for command in ["check", "stats", "project", "repair", "import", "schema"] {
+        let run = agentmsg(&[command, "--help"]);
+        assert_eq!(run.code, 0, "{command}: {run:?}");
+        assert!(
+            run.stdout.contains("Exit codes:"),
+            "{command}: {}",
+            run.stdout
+        );
+        assert!(run.stdout.contains("Usage: agentmsg"), "{command}");
+    }
+    let top = agentmsg(&["--help"]);
+    assert_eq!(top.code, 0);
+    for command in ["check", "stats", "project", "repair", "import", "schema"] {
+        assert!(top.stdout.contains(command));
+    }
+}
+
+#[test]
+fn stats_counts_tokens_cost_and_cache_by_model() {
+    let run = agentmsg(&["stats", "--json", "orphaned.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let stats: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        stats["kinds"],
+        serde_json::json!({"assistant": 2, "notice": 1, "toolResult": 3, "user": 2})
+    );
+    assert_eq!(stats["messages"], 8);
+    assert_eq!(stats["keptUnknown"], 1);
+    assert_eq!(stats["toolCalls"], 2);
+    assert_eq!(
+        stats["toolCallsByName"],
+        serde_json::json!({"cat": 1, "ls": 1})
+    );
+    assert_eq!(stats["toolResults"], 3);
+    assert_eq!(stats["toolResultErrors"], 1);
+    assert_eq!(stats["thinkingBlocks"], 1);
+    assert_eq!(
+        stats["stopReasons"],
+        serde_json::json!({"stop": 1, "toolUse": 1})
+    );
+    assert_eq!(
+        stats["tokens"],
+        // The second message reports no total: its sum (50 + 10 + 0 + 25) stands in.
+        serde_json::json!({"input": 150, "output": 30, "reasoning": 4, "cacheRead": 300, "cacheWrite": 25, "total": 505})
+    );
+    let total = stats["cost"]["total"].as_f64().unwrap();
+    assert!((total - 0.0009).abs() < 1e-12, "{total}");
+    let rate = stats["cacheHitRate"].as_f64().unwrap();
+    assert!((rate - 300.0 / 475.0).abs() < 1e-12, "{rate}");
+    let models = stats["models"].as_array().unwrap();
+    assert_eq!(models.len(), 2);
+    assert_eq!(models[0]["model"], "claude-sonnet-4-5");
+    assert_eq!(models[0]["toolCalls"], 2);
+    assert_eq!(models[0]["tokens"]["total"], 420);
+    assert_eq!(models[1]["provider"], "openai");
+    assert_eq!(models[1]["cacheHitRate"], 0.0);
+
+    let text = agentmsg(&["stats", "orphaned.jsonl"]);
+    assert_eq!(text.code, 0);
+    assert!(
+        text.stdout.contains("tool calls: 2 (cat 1, ls 1)"),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        text.stdout.contains("cache hit rate: 63.2%"),
+        "{}",
+        text.stdout
+    );
+    assert!(text.stdout.contains("cost: $0.0009"), "{}", text.stdout);
+    assert!(text.stdout.contains(
+        "anthropic/claude-sonnet-4-5 (anthropic-messages): 1 assistant messages, 2 tool calls"
+    ));
+}
+
+#[test]
+fn stats_counts_broken_lines_and_warns_on_stderr() {
+    let run = agentmsg(&["stats", "--json", "broken.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let stats: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(stats["kinds"]["(undecodable)"], 2);
+    assert_eq!(stats["kinds"]["(torn)"], 1);
+    assert_eq!(stats["kinds"]["assistant"], 2);
+    assert!(run.stderr.contains("broken.jsonl:8: error[torn-line]"));
+}
+
+fn repaired(input: &str) -> (common::Run, String, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.jsonl");
+    let run = agentmsg(&["repair", input, "-o", out.to_str().unwrap()]);
+    let text = std::fs::read_to_string(&out).unwrap_or_default();
+    (run, text, dir)
+}
+
+#[test]
+fn repair_pairs_calls_and_results_and_changes_nothing_else() {
+    let (run, text, dir) = repaired("orphaned.jsonl");
+    assert_eq!(run.code, 0, "{run:?}");
+    let src = fixture_lines("orphaned.jsonl");
+    let synthetic = "{\"role\":\"toolResult\",\"toolCallId\":\"call_b\",\"toolName\":\"cat\",\"content\":[{\"type\":\"text\",\"text\":\"No result provided\"}],\"isError\":true,\"timestamp\":1001,\"id\":\"m2/call_b\",\"turnId\":\"t1\"}";
+    let expected = [
+        src[0].as_str(),
+        &src[1], // thinking and its signature untouched
+        &src[2],
+        synthetic,
+        &src[3], // the unknown kind, byte for byte
+        &src[5],
+        &src[7],
+        "",
+    ]
+    .join("\n");
+    assert_eq!(text, expected);
+    assert_eq!(
+        run.stdout.lines().take(3).collect::<Vec<_>>(),
+        [
+            "orphaned.jsonl:3: added a synthetic error result for the `cat` call `call_b` of line 2",
+            "orphaned.jsonl:5: dropped: second result for `call_a`",
+            "orphaned.jsonl:7: dropped: result for `ghost` answers no earlier call",
+        ]
+    );
+    assert!(run.stdout.contains("3 changes, written to"));
+
+    // The copy checks clean (the unknown kind stays a warning), and repairing it
+    // again changes nothing.
+    let out = dir.path().join("out.jsonl");
+    let check = agentmsg(&["check", out.to_str().unwrap()]);
+    assert_eq!(check.code, 0, "{check:?}");
+    assert!(check
+        .stdout
+        .ends_with(": 7 lines, 7 messages: 0 errors, 1 warnings\n"));
+    let again = dir.path().join("again.jsonl");
+    let run = agentmsg(&[
+        "repair",
+        out.to_str().unwrap(),
+        "-o",
+        again.to_str().unwrap(),
+    ]);
+    assert!(
+        run.stdout.contains(": 0 changes, written to"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(std::fs::read_to_string(&again).unwrap(), text);
+}
+
+#[test]
+fn repair_keeps_undecodable_lines_and_drops_the_torn_one() {
+    let (run, text, _dir) = repaired("broken.jsonl");
+    assert_eq!(run.code, 0, "{run:?}");
+    let src = fixture_lines("broken.jsonl");
+    // Line 6 is blank, line 8 torn.
+    let expected: Vec<&str> = [0, 1, 2, 3, 4, 6]
+        .iter()
+        .map(|&i| src[i].as_str())
+        .collect();
+    assert_eq!(text, expected.join("\n") + "\n");
+    assert!(run
+        .stdout
+        .contains("broken.jsonl:8: dropped the torn last line (37 bytes cut off mid-object)"));
+    assert!(run
+        .stdout
+        .contains("2 undecodable lines kept byte for byte"));
+}
+
+#[test]
+fn repair_writes_json_lines_from_a_json_array() {
+    let (run, text, _dir) = repaired("array.json");
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        text,
+        "{\"role\":\"user\",\"content\":\"read a.rs\",\"timestamp\":1}\n\
+         {\"role\":\"assistant\",\"content\":[{\"type\":\"toolCall\",\"id\":\"functions.read:0\",\"name\":\"read\",\"arguments\":{\"path\":\"a.rs\"}}],\"stopReason\":\"toolUse\",\"timestamp\":2}\n\
+         {\"role\":\"toolResult\",\"toolCallId\":\"functions.read:0\",\"toolName\":\"read\",\"content\":[{\"type\":\"text\",\"text\":\"No result provided\"}],\"isError\":true,\"timestamp\":2}\n\
+         {\"role\":\"compactionSummary\",\"summary\":\"Read a file.\",\"tokensBefore\":10}\n"
+    );
+}
+
+#[test]
+fn repair_dry_run_writes_nothing_and_in_place_replaces() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.jsonl");
+    std::fs::copy(fixtures().join("orphaned.jsonl"), &path).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    let dry = agentmsg_in(dir.path(), &["repair", "--dry-run", "t.jsonl"]);
+    assert_eq!(dry.code, 0, "{dry:?}");
+    assert!(dry
+        .stdout
+        .ends_with("t.jsonl: 3 changes (dry run, nothing written)\n"));
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    let in_place = agentmsg_in(dir.path(), &["repair", "t.jsonl", "-o", "t.jsonl"]);
+    assert_eq!(in_place.code, 0, "{in_place:?}");
+    assert_eq!(agentmsg_in(dir.path(), &["check", "t.jsonl"]).code, 0);
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 1, "no temporary file left: {names:?}");
+}
+
+const APIS: [(&str, &str); 4] = [
+    (
+        "anthropic-messages",
+        "anthropic-messages-request.schema.json",
+    ),
+    ("openai-completions", "openai-chat-request.schema.json"),
+    ("openai-responses", "openai-responses-request.schema.json"),
+    (
+        "google-generative-ai",
+        "gemini-generatecontent-request.schema.json",
+    ),
+];
+
+#[test]
+fn project_prints_a_body_each_provider_schema_accepts_and_reports_by_line() {
+    for file in ["orphaned.jsonl", "array.json"] {
+        for (api, schema) in APIS {
+            let mut args = vec![
+                "project",
+                file,
+                "--api",
+                api,
+                "--model",
+                "claude-sonnet-4-5",
+                "--system",
+                "Be terse.",
+            ];
+            if file == "orphaned.jsonl" {
+                args.extend(["--tools", "tools.json", "--max-tokens", "1000"]);
+            }
+            let run = agentmsg(&args);
+            assert_eq!(run.code, 0, "{file} {api}: {run:?}");
+            let mut body: Value = serde_json::from_str(&run.stdout).unwrap();
+            if api == "google-generative-ai" {
+                // The model is in Gemini's URL, not in its body.
+                if let Some(map) = body.as_object_mut() {
+                    map.remove("model");
+                }
+            }
+            let errors = errors_against(&conformance_schema(schema), &body);
+            assert!(errors.is_empty(), "{file} {api}: {errors:?}");
+            if file == "orphaned.jsonl" {
+                assert!(
+                    run.stdout.contains("Print a file."),
+                    "{api}: the tools are sent"
+                );
+                assert!(
+                    run.stdout.contains("1000"),
+                    "{api}: the token limit is sent"
+                );
+                assert!(!run.stderr.contains("no tools declared"));
+            } else {
+                assert!(
+                    run.stderr.contains(
+                        "array.json: note: 1 tool calls in the history but no tools declared"
+                    ),
+                    "{api}: {}",
+                    run.stderr
+                );
+            }
+            let line = if file == "array.json" { 3 } else { 2 };
+            assert!(
+                run.stderr
+                    .contains(&format!("{file}: line {line}: synthetic result")),
+                "{file} {api}: {}",
+                run.stderr
+            );
+        }
+    }
+}
+
+#[test]
+fn project_replays_thinking_only_to_the_model_that_wrote_it() {
+    let same = agentmsg(&[
+        "project",
+        "orphaned.jsonl",
+        "--api",
+        "anthropic-messages",
+        "--model",
+        "claude-sonnet-4-5",
+    ]);
+    assert_eq!(same.code, 0, "{same:?}");
+    assert!(
+        same.stdout.contains("c2lnLTE="),
+        "the signature is replayed"
+    );
+    assert!(!same.stderr.contains("dropped thinking"));
+    assert!(
+        same.stderr
+            .contains("orphaned.jsonl: line 5: dropped result"),
+        "{}",
+        same.stderr
+    );
+    assert!(
+        same.stderr
+            .contains("orphaned.jsonl: line 7: dropped result"),
+        "{}",
+        same.stderr
+    );
+    assert!(same
+        .stderr
+        .contains("orphaned.jsonl: note: 1 kept (unknown) lines are never sent to a model"));
+
+    let other_model = agentmsg(&[
+        "project",
+        "orphaned.jsonl",
+        "--api",
+        "anthropic-messages",
+        "--model",
+        "claude-opus-4-5",
+    ]);
+    assert!(!other_model.stdout.contains("c2lnLTE="));
+    assert!(
+        other_model
+            .stderr
+            .contains("orphaned.jsonl: line 2: dropped thinking"),
+        "{}",
+        other_model.stderr
+    );
+
+    let other_provider = agentmsg(&[
+        "project",
+        "orphaned.jsonl",
+        "--api",
+        "anthropic-messages",
+        "--model",
+        "claude-sonnet-4-5",
+        "--provider",
+        "bedrock",
+    ]);
+    assert_eq!(other_provider.code, 0, "{other_provider:?}");
+    assert!(!other_provider.stdout.contains("c2lnLTE="));
+    assert!(other_provider
+        .stderr
+        .contains("for bedrock/anthropic-messages/claude-sonnet-4-5"));
+    assert!(other_provider
+        .stderr
+        .contains("orphaned.jsonl: line 2: dropped thinking"));
+}
+
+#[test]
+fn project_keeps_reasoning_for_the_provider_named() {
+    // A transcript written through an OpenAI-compatible provider: its reasoning
+    // goes back to that provider only when it is named.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("t.jsonl"),
+        "{\"role\":\"user\",\"content\":\"hi\"}\n\
+         {\"role\":\"assistant\",\"content\":[{\"type\":\"thinking\",\"thinking\":\"SECRET-REASONING\",\"signature\":\"sig-xyz\"},{\"type\":\"text\",\"text\":\"hello\"}],\"api\":\"anthropic-messages\",\"provider\":\"vertex\",\"model\":\"claude-sonnet-4-5\",\"stopReason\":\"stop\"}\n\
+         {\"role\":\"user\",\"content\":\"again\"}\n",
+    )
+    .unwrap();
+    let args = [
+        "project",
+        "t.jsonl",
+        "--api",
+        "anthropic-messages",
+        "--model",
+        "claude-sonnet-4-5",
+    ];
+    let default = agentmsg_in(dir.path(), &args);
+    assert_eq!(default.code, 0, "{default:?}");
+    assert!(!default.stdout.contains("SECRET-REASONING"));
+    let named = agentmsg_in(dir.path(), &[&args[..], &["--provider", "vertex"]].concat());
+    assert_eq!(named.code, 0, "{named:?}");
+    assert!(
+        named.stdout.contains("SECRET-REASONING"),
+        "{}",
+        named.stdout
+    );
+    assert!(named.stdout.contains("sig-xyz"));
+    assert!(named.stderr.contains("0 changes"), "{}", named.stderr);
+}
+
+#[test]
+fn schema_prints_a_draft_2020_12_schema_that_compiles() {
+    let run = agentmsg(&["schema"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let schema: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        schema["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    assert_eq!(schema, agentmsg_runtime::transcript_line_schema());
+    jsonschema::validator_for(&schema).expect("compiles");
+}
+
+/// The lines `check` reports as undecodable, invalid, torn or of an unknown
+/// kind are exactly those the runtime's strict reader refuses.
+#[test]
+fn check_agrees_with_the_strict_reader() {
+    use agentmsg_runtime::{JsonlReader, ReadError};
+    for name in ["orphaned.jsonl", "broken.jsonl"] {
+        let bytes = std::fs::read(fixtures().join(name)).unwrap();
+        let strict: Vec<usize> = JsonlReader::new(&bytes[..])
+            .strict()
+            .filter_map(Result::err)
+            .map(|e| match e {
+                ReadError::Line { line, .. }
+                | ReadError::TornLastLine { line, .. }
+                | ReadError::NotUtf8 { line, .. } => line,
+                other => panic!("{name}: unexpected {other}"),
+            })
+            .collect();
+        let run = agentmsg(&["check", name]);
+        let reported: Vec<usize> = run
+            .stdout
+            .lines()
+            .filter(|l| {
+                [
+                    "undecodable",
+                    "invalid-message",
+                    "torn-line",
+                    "unknown-kind",
+                    "not-utf8",
+                ]
+                .iter()
+                .any(|code| l.contains(&format!("[{code}]")))
+            })
+            .map(|l| l.split(':').nth(1).unwrap().parse().unwrap())
+            .collect();
+        assert!(!strict.is_empty(), "{name}");
+        assert_eq!(reported, strict, "{name}");
+    }
+}
+
+#[test]
+fn a_dash_reads_standard_input() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agentmsg"))
+        .args(["check", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = std::fs::read(fixtures().join("orphaned.jsonl")).unwrap();
+    child.stdin.take().unwrap().write_all(&input).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.starts_with("-:2: error[missing-result]"), "{stdout}");
+    assert!(
+        stdout.ends_with("-: 8 lines, 8 messages: 3 errors, 1 warnings\n"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn check_json_reports_each_file() {
+    let run = agentmsg(&["check", "--json", "orphaned.jsonl", "array.json"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    let reports: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(reports.as_array().unwrap().len(), 2);
+    assert_eq!(reports[0]["file"], "orphaned.jsonl");
+    assert_eq!(reports[0]["errors"], 3);
+    assert_eq!(reports[0]["warnings"], 1);
+    assert_eq!(
+        reports[0]["diagnostics"][0],
+        serde_json::json!({"line": 2, "severity": "error", "code": "missing-result", "message": "the `cat` call `call_b` has no result"})
+    );
+    assert_eq!(reports[1]["lines"], 13);
+    assert_eq!(reports[1]["diagnostics"][0]["line"], 3);
+}
+
+#[test]
+fn an_output_that_cannot_be_written_exits_two() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("no/such/dir/out.jsonl");
+    let run = agentmsg(&["repair", "orphaned.jsonl", "-o", out.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr.contains("agentmsg: error: cannot write"),
+        "{}",
+        run.stderr
+    );
+    let run = agentmsg(&["import", "pi-v3.jsonl", "-o", out.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("cannot write"), "{}", run.stderr);
+}

@@ -1,0 +1,89 @@
+//! Shared by the command's tests: running the binary, and where the data is.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// What a run of `agentmsg` gave.
+#[derive(Debug)]
+pub struct Run {
+    /// The exit code.
+    pub code: i32,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+/// The hand-made files in `cli/tests/fixtures`.
+pub fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// Runs `agentmsg ARGS` in `dir`.
+pub fn agentmsg_in(dir: &Path, args: &[&str]) -> Run {
+    let output = Command::new(env!("CARGO_BIN_EXE_agentmsg"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the agentmsg binary runs");
+    Run {
+        code: output.status.code().expect("agentmsg exited, not killed"),
+        stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
+    }
+}
+
+/// Runs `agentmsg ARGS` in the fixtures directory, so paths in the output are
+/// the short names given.
+pub fn agentmsg(args: &[&str]) -> Run {
+    agentmsg_in(&fixtures(), args)
+}
+
+/// `../shared/conformance` beside the repo, or `$AGENTMSG_CONFORMANCE_DIR`.
+/// Panics loudly when it is missing: tests that need it must not pass silently.
+pub fn conformance_dir() -> PathBuf {
+    let dir = std::env::var_os("AGENTMSG_CONFORMANCE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance")
+        });
+    assert!(
+        dir.join("README.md").is_file(),
+        "CONFORMANCE DATA NOT FOUND at {}: put shared/ beside the repo or set AGENTMSG_CONFORMANCE_DIR",
+        dir.display()
+    );
+    dir
+}
+
+/// The pi session files of the conformance data.
+pub fn pi_session(name: &str) -> PathBuf {
+    conformance_dir().join("transcripts/pi").join(name)
+}
+
+/// Every error of `instance` against `schema`, as `path: message`.
+pub fn errors_against(schema: &serde_json::Value, instance: &serde_json::Value) -> Vec<String> {
+    let validator = jsonschema::validator_for(schema).expect("the schema compiles");
+    validator
+        .iter_errors(instance)
+        .map(|e| format!("{}: {}", e.instance_path, e))
+        .collect()
+}
+
+/// The conformance schema `schemas/<name>`.
+pub fn conformance_schema(name: &str) -> serde_json::Value {
+    let path = conformance_dir().join("schemas").join(name);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read schema {}: {e}", path.display()));
+    serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("schema {} is not JSON: {e}", path.display()))
+}
+
+/// The lines of a fixture.
+pub fn fixture_lines(name: &str) -> Vec<String> {
+    std::fs::read_to_string(fixtures().join(name))
+        .expect("fixture readable")
+        .split('\n')
+        .map(str::to_owned)
+        .collect()
+}

@@ -1,0 +1,511 @@
+//! `agentmsg import` on the real pi sessions of the conformance data, and the
+//! line schema against everything the command writes.
+
+mod common;
+
+use std::path::Path;
+
+use agentmsg_runtime::{
+    AgentMessage, AssistantMessage, AudioContent, BranchSummary, CompactionSummary, Cost,
+    DocumentContent, ExtensionMessage, ImageContent, LlmMessage, MediaSource, Message, MessageId,
+    RedactedThinkingContent, StopReason, SystemMessage, TextContent, ThinkingContent, ToolCall,
+    ToolResultContent, ToolResultMessage, TurnId, Usage, UserContent, UserMessage,
+};
+use common::{agentmsg, agentmsg_in, conformance_schema, errors_against, fixtures, pi_session};
+use serde_json::{json, Value};
+
+const SESSIONS: [&str; 2] = ["before-compaction.jsonl", "large-session.jsonl"];
+
+/// Imports `session` into `dir/<session>` and returns the output path.
+fn import(session: &Path, dir: &Path) -> std::path::PathBuf {
+    let out = dir.join(session.file_name().unwrap());
+    let run = agentmsg(&[
+        "import",
+        session.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    out
+}
+
+fn jsonl(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn import_keeps_every_pi_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in SESSIONS {
+        let session = pi_session(name);
+        let entries = jsonl(&session);
+        let out = import(&session, dir.path());
+        let lines = jsonl(&out);
+        // Version 1 sessions: no entry has fields the kinds do not hold, so one
+        // line per entry.
+        assert_eq!(lines.len(), entries.len(), "{name}");
+        let session_id = entries[0]["id"].as_str().unwrap();
+        let mut counts = (0, 0, 0);
+        for (i, (entry, line)) in entries.iter().zip(&lines).enumerate() {
+            let id = format!("{session_id}:{i}");
+            assert_eq!(line["id"], id.as_str(), "{name} entry {i}");
+            match entry["type"].as_str().unwrap() {
+                "message" => {
+                    let mut expected = entry["message"].clone();
+                    expected["id"] = json!(id);
+                    assert_eq!(line, &expected, "{name} entry {i}");
+                    counts.0 += 1;
+                }
+                "compaction" => {
+                    let kept = entry["firstKeptEntryIndex"].as_u64().unwrap();
+                    assert_eq!(line["role"], "compactionSummary");
+                    assert_eq!(line["summary"], entry["summary"]);
+                    assert_eq!(line["tokensBefore"], entry["tokensBefore"]);
+                    assert_eq!(line["firstKeptId"], format!("{session_id}:{kept}").as_str());
+                    // pi keeps from a user message: the id points at it.
+                    assert_eq!(lines[kept as usize]["role"], "user", "{name} entry {i}");
+                    assert!(line["timestamp"].as_u64().unwrap() > 1_700_000_000_000);
+                    counts.1 += 1;
+                }
+                other => {
+                    assert_eq!(line["role"], "extension");
+                    assert_eq!(line["kind"], format!("pi.{other}").as_str());
+                    assert_eq!(&line["data"], entry, "{name} entry {i}");
+                    counts.2 += 1;
+                }
+            }
+        }
+        let expected_counts = if name == "before-compaction.jsonl" {
+            (990, 2, 11)
+        } else {
+            (914, 0, 105)
+        };
+        assert_eq!(counts, expected_counts, "{name}");
+    }
+}
+
+#[test]
+fn imported_sessions_check_repair_and_project() {
+    let dir = tempfile::tempdir().unwrap();
+    // large-session is well formed: warnings only (aborted turns).
+    let large = import(&pi_session("large-session.jsonl"), dir.path());
+    let run = agentmsg(&["check", large.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(
+        run.stdout
+            .lines()
+            .all(|l| l.contains("warning[failed-turn]") || l.ends_with("0 errors, 22 warnings")),
+        "{}",
+        run.stdout
+    );
+
+    // before-compaction has one call whose result never came (it was running
+    // when the session compacted): one error, at its line.
+    let before = import(&pi_session("before-compaction.jsonl"), dir.path());
+    let run = agentmsg(&["check", before.to_str().unwrap()]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let errors: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.contains(": error["))
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].ends_with(":628: error[missing-result]: the `bash` call `toolu_01571BXn2nSXvrR7sxVHAXXE` has no result"), "{}", errors[0]);
+    assert_eq!(
+        run.stdout
+            .matches("warning[unknown-kind]: unknown kind `bashExecution`")
+            .count(),
+        3
+    );
+
+    let repaired = dir.path().join("repaired.jsonl");
+    let run = agentmsg(&[
+        "repair",
+        before.to_str().unwrap(),
+        "-o",
+        repaired.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains(":628: added a synthetic error result for the `bash` call `toolu_01571BXn2nSXvrR7sxVHAXXE` of line 628"));
+    assert!(run.stdout.contains(": 1 changes, written to"));
+    let run = agentmsg(&["check", "-q", repaired.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout
+            .ends_with("1004 lines, 1004 messages: 0 errors, 22 warnings\n"),
+        "{}",
+        run.stdout
+    );
+    // Only the one line was added; every other line is byte for byte the same.
+    let a = std::fs::read_to_string(&before).unwrap();
+    let b = std::fs::read_to_string(&repaired).unwrap();
+    let mut b_lines: Vec<&str> = b.lines().collect();
+    let added = b_lines.remove(628);
+    assert!(added
+        .starts_with("{\"role\":\"toolResult\",\"toolCallId\":\"toolu_01571BXn2nSXvrR7sxVHAXXE\""));
+    assert_eq!(a.lines().collect::<Vec<_>>(), b_lines);
+
+    // The whole session projects to a body Anthropic's schema accepts, with its
+    // signed thinking replayed to the model that wrote it.
+    let run = agentmsg(&[
+        "project",
+        before.to_str().unwrap(),
+        "--api",
+        "anthropic-messages",
+        "--model",
+        "claude-opus-4-5",
+        "--compact",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let body: Value = serde_json::from_str(&run.stdout).unwrap();
+    let errors = errors_against(
+        &conformance_schema("anthropic-messages-request.schema.json"),
+        &body,
+    );
+    assert!(errors.is_empty(), "{:?}", &errors[..errors.len().min(5)]);
+    // 49 thinking blocks, 3 of them in aborted turns, which are skipped.
+    assert_eq!(run.stdout.matches("\"type\":\"thinking\"").count(), 46);
+    assert!(
+        run.stderr.contains(": line 628: synthetic result"),
+        "{}",
+        run.stderr
+    );
+    assert!(run
+        .stderr
+        .contains("note: 3 kept (unknown) lines are never sent to a model"));
+}
+
+#[test]
+fn stats_of_an_imported_session_match_the_pi_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = pi_session("before-compaction.jsonl");
+    let out = import(&session, dir.path());
+    let run = agentmsg(&["stats", "--json", out.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let stats: Value = serde_json::from_str(&run.stdout).unwrap();
+    // The same numbers, summed from the pi file as plain JSON.
+    let (mut assistants, mut calls, mut input, mut output, mut read, mut write, mut cost) =
+        (0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0f64);
+    for entry in jsonl(&session) {
+        let m = &entry["message"];
+        if m["role"] != "assistant" {
+            continue;
+        }
+        assistants += 1;
+        calls += m["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|b| b["type"] == "toolCall")
+            .count() as u64;
+        input += m["usage"]["input"].as_u64().unwrap();
+        output += m["usage"]["output"].as_u64().unwrap();
+        read += m["usage"]["cacheRead"].as_u64().unwrap();
+        write += m["usage"]["cacheWrite"].as_u64().unwrap();
+        cost += m["usage"]["cost"]["total"].as_f64().unwrap();
+    }
+    assert_eq!(stats["kinds"]["assistant"], assistants);
+    assert_eq!(stats["toolCalls"], calls);
+    assert_eq!(stats["tokens"]["input"], input);
+    assert_eq!(stats["tokens"]["output"], output);
+    assert_eq!(stats["tokens"]["cacheRead"], read);
+    assert_eq!(stats["tokens"]["cacheWrite"], write);
+    assert!((stats["cost"]["total"].as_f64().unwrap() - cost).abs() < 1e-9);
+    let rate = read as f64 / (input + read + write) as f64;
+    assert!((stats["cacheHitRate"].as_f64().unwrap() - rate).abs() < 1e-12);
+    assert_eq!(stats["kinds"]["compactionSummary"], 2);
+    assert_eq!(stats["kinds"]["bashExecution"], 3);
+}
+
+#[test]
+fn import_maps_a_version_3_session() {
+    let run = agentmsg(&["import", "pi-v3.jsonl"]);
+    // The one line that is not an entry is kept, and reported.
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(
+        run.stdout,
+        concat!(
+            r#"{"role":"extension","kind":"pi.session","data":{"type":"session","version":3,"id":"s-1","timestamp":"2026-01-02T03:04:05.000Z","cwd":"/tmp/p"},"id":"s-1:0"}"#,
+            "\n",
+            r#"{"role":"user","content":"hello","timestamp":1767323046000,"id":"e1"}"#,
+            "\n",
+            r#"{"role":"extension","kind":"pi.model_change","data":{"type":"model_change","id":"e2","parentId":"e1","timestamp":"2026-01-02T03:04:07.000Z","provider":"openai","modelId":"gpt-5"},"id":"e2"}"#,
+            "\n",
+            r#"{"role":"assistant","content":[{"type":"text","text":"Hi."}],"api":"openai-responses","provider":"openai","model":"gpt-5","usage":{"input":5,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":7,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1767323048000,"id":"e3"}"#,
+            "\n",
+            r#"{"role":"compactionSummary","summary":"Said hello.","tokensBefore":1234,"firstKeptId":"e3","timestamp":1767323049500,"id":"e4"}"#,
+            "\n",
+            r#"{"role":"extension","kind":"pi.compaction","data":{"details":{"readFiles":["a.rs"]},"fromHook":false},"id":"e4/extra"}"#,
+            "\n",
+            r#"{"role":"branchSummary","summary":"Tried another greeting.","fromId":"e4","timestamp":1767323050000,"id":"e5"}"#,
+            "\n",
+            r#"{"role":"extension","kind":"pi.custom","data":{"type":"custom","id":"e6","parentId":"e5","timestamp":"2026-01-02T03:04:11.000Z","customType":"todo","data":{"count":2}},"id":"e6"}"#,
+            "\n",
+            r#"{"role":"extension","kind":"pi.unparsed","data":"this line is not an entry"}"#,
+            "\n",
+            r#"{"role":"custom","customType":"todo","content":"2 todos","display":true,"timestamp":1767323052000,"id":"e7"}"#,
+            "\n",
+        )
+    );
+    assert!(
+        run.stderr.contains("pi-v3.jsonl:8: error[not-an-entry]"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("pi-v3.jsonl: warning[branched-session]: the session branches (1 entries"),
+        "{}",
+        run.stderr
+    );
+    assert!(run
+        .stderr
+        .contains("10 lines written: 3 messages, 2 summaries, 5 extension lines"));
+    // Each line decodes as its kind.
+    for line in run.stdout.lines() {
+        let message = AgentMessage::from_line(line).unwrap();
+        match message.kind() {
+            "compactionSummary" => assert_eq!(
+                message
+                    .downcast_ref::<CompactionSummary>()
+                    .unwrap()
+                    .first_kept_id,
+                Some(MessageId("e3".into()))
+            ),
+            "branchSummary" => assert_eq!(
+                message.downcast_ref::<BranchSummary>().unwrap().summary,
+                "Tried another greeting."
+            ),
+            "extension" => assert!(message
+                .downcast_ref::<ExtensionMessage>()
+                .unwrap()
+                .kind
+                .starts_with("pi.")),
+            "custom" => assert!(message.is_unknown()),
+            _ => assert!(message.is_llm(), "{line}"),
+        }
+    }
+}
+
+/// A transcript with every block type, every role, the built-in kinds and an
+/// unknown line, written by the runtime.
+fn generated_transcript() -> Vec<String> {
+    let image = ImageContent {
+        source: MediaSource::Base64 {
+            data: "iVBORw0KGgo=".into(),
+            mime_type: "image/png".into(),
+        },
+    };
+    let url_image = ImageContent {
+        source: MediaSource::Url("https://example.com/a.png".into()),
+    };
+    let document = DocumentContent {
+        source: MediaSource::Url("https://example.com/a.pdf".into()),
+        title: Some("spec".into()),
+    };
+    let audio = AudioContent {
+        data: "SUQz".into(),
+        mime_type: "audio/mpeg".into(),
+    };
+    let user = UserMessage {
+        content: vec![
+            UserContent::Text(TextContent::new("look")),
+            UserContent::Image(image.clone()),
+            UserContent::Image(url_image),
+            UserContent::Audio(audio),
+            UserContent::Document(document),
+        ],
+        timestamp: 5,
+    };
+    let mut assistant = AssistantMessage::new([ThinkingContent::new("hmm").with_signature("sig")])
+        .with_origin("anthropic-messages", "anthropic", "claude-sonnet-4-5")
+        .with_stop_reason(StopReason::ToolUse)
+        .with_usage(Usage {
+            reasoning: 3,
+            cost: Some(Cost {
+                total: 0.5,
+                ..Cost::default()
+            }),
+            ..Usage::new(10, 5)
+        })
+        .with_timestamp(6);
+    assistant
+        .content
+        .push(agentmsg_runtime::AssistantContent::RedactedThinking(
+            RedactedThinkingContent::new("opaque"),
+        ));
+    assistant
+        .content
+        .push(agentmsg_runtime::AssistantContent::ToolCall(ToolCall::new(
+            "call_1",
+            "read",
+            json!({"path": "a"}),
+        )));
+    assistant.response_id = Some("resp_1".into());
+    let mut result = ToolResultMessage::new("call_1", "read", ["text"])
+        .with_details(json!({"bytes": 4}))
+        .with_timestamp(7);
+    result.content.push(ToolResultContent::Image(image));
+    let mut failed = AssistantMessage::new(["partial"])
+        .with_stop_reason(StopReason::Error)
+        .with_timestamp(8);
+    failed.error_message = Some("overloaded".into());
+    let messages = vec![
+        AgentMessage::from(Message::System(
+            SystemMessage::new(["You are terse."]).with_timestamp(4),
+        )),
+        AgentMessage::Llm(
+            LlmMessage::with_turn(Message::User(user), TurnId("t1".into()))
+                .with_id(MessageId::new()),
+        ),
+        AgentMessage::from(Message::Assistant(assistant)),
+        AgentMessage::from(Message::ToolResult(result)),
+        AgentMessage::from(Message::Assistant(failed)),
+        AgentMessage::custom(CompactionSummary {
+            first_kept_id: Some(MessageId("m1".into())),
+            timestamp: 9,
+            ..CompactionSummary::new("sum", 100)
+        }),
+        AgentMessage::custom(BranchSummary::new("branch")),
+        AgentMessage::custom(ExtensionMessage::new("note", &json!({"a": [1, 2]})).unwrap())
+            .with_id(Some(MessageId("x1".into()))),
+        AgentMessage::from_line(r#"{"role":"screenshot","v":3,"path":"a.png","turnId":"t9"}"#)
+            .unwrap(),
+    ];
+    messages.iter().map(|m| m.to_line().unwrap()).collect()
+}
+
+#[test]
+fn every_line_written_validates_against_the_schema() {
+    let run = agentmsg(&["schema"]);
+    assert_eq!(run.code, 0);
+    let schema: Value = serde_json::from_str(&run.stdout).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let mut checked = 0;
+    let mut check_line = |origin: &str, line: &str| {
+        let value: Value = serde_json::from_str(line).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&value)
+            .map(|e| format!("{}: {e}", e.instance_path))
+            .collect();
+        assert!(errors.is_empty(), "{origin}: {line:.200}: {errors:?}");
+        checked += 1;
+    };
+    let generated = generated_transcript();
+    assert_eq!(generated.len(), 9);
+    for line in &generated {
+        check_line("generated", line);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for name in SESSIONS {
+        let out = import(&pi_session(name), dir.path());
+        for line in std::fs::read_to_string(&out).unwrap().lines() {
+            check_line(name, line);
+        }
+    }
+    let v3 = agentmsg_in(&fixtures(), &["import", "pi-v3.jsonl"]);
+    for line in v3.stdout.lines() {
+        check_line("pi-v3", line);
+    }
+    // The repaired fixture, synthetic result included.
+    let repaired = dir.path().join("r.jsonl");
+    agentmsg(&["repair", "orphaned.jsonl", "-o", repaired.to_str().unwrap()]);
+    for line in std::fs::read_to_string(&repaired).unwrap().lines() {
+        check_line("repaired", line);
+    }
+    assert_eq!(checked, 9 + 1003 + 1019 + 10 + 7);
+}
+
+#[test]
+fn the_schema_rejects_what_the_reader_rejects() {
+    let schema = agentmsg_runtime::transcript_line_schema();
+    for bad in [
+        json!({"content": "no role"}),
+        json!({"role": "user"}),
+        json!({"role": "user", "content": [{"type": "thinking", "thinking": "x"}]}),
+        json!({"role": "user", "content": "hi", "v": 2}),
+        json!({"role": "assistant", "content": "text is not an array"}),
+        json!({"role": "assistant", "content": [{"type": "image", "url": "https://x"}]}),
+        json!({"role": "assistant", "content": [], "stopReason": "finished"}),
+        json!({"role": "assistant", "content": [{"type": "toolCall", "id": "a", "name": "b", "arguments": "{}"}]}),
+        json!({"role": "toolResult", "toolName": "read", "content": []}),
+        json!({"role": "toolResult", "toolCallId": "a", "toolName": "read", "content": [{"type": "audio", "data": "x", "mimeType": "audio/wav"}]}),
+        json!({"role": "user", "content": [{"type": "image", "data": "x"}]}),
+        json!({"role": "user", "content": [{"type": "image", "data": "x", "mimeType": "image/png", "url": "https://x"}]}),
+        json!({"role": "user", "content": "hi", "timestamp": -1}),
+        json!({"role": "user", "content": "hi", "id": 5}),
+        json!({"role": "compactionSummary", "tokensBefore": 1}),
+        json!({"role": "extension", "data": {}}),
+        json!({"role": "notice", "v": 0}),
+    ] {
+        assert!(!errors_against(&schema, &bad).is_empty(), "accepted {bad}");
+        // The reader refuses each of them too (strictly), except the ones the
+        // lenient envelope keeps as unknown lines.
+        let strict = agentmsg_runtime::decode_line(
+            &bad.to_string(),
+            agentmsg_runtime::Registry::global(),
+            agentmsg_runtime::DecodeMode::Strict,
+        );
+        assert!(strict.is_err(), "the reader accepts {bad}");
+    }
+}
+
+/// Both real sessions, projected for each API, give bodies the provider's
+/// published request schema accepts.
+#[test]
+fn imported_sessions_project_to_schema_valid_bodies_for_every_api() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in SESSIONS {
+        let transcript = import(&pi_session(name), dir.path());
+        for (api, schema) in [
+            (
+                "anthropic-messages",
+                "anthropic-messages-request.schema.json",
+            ),
+            ("openai-completions", "openai-chat-request.schema.json"),
+            ("openai-responses", "openai-responses-request.schema.json"),
+            (
+                "google-generative-ai",
+                "gemini-generatecontent-request.schema.json",
+            ),
+        ] {
+            let run = agentmsg(&[
+                "project",
+                transcript.to_str().unwrap(),
+                "--api",
+                api,
+                "--model",
+                "claude-opus-4-5",
+                "--compact",
+            ]);
+            assert_eq!(run.code, 0, "{name} {api}: {}", run.stderr);
+            let mut body: Value = serde_json::from_str(&run.stdout).unwrap();
+            if api == "google-generative-ai" {
+                if let Some(map) = body.as_object_mut() {
+                    map.remove("model");
+                }
+            }
+            let errors = errors_against(&conformance_schema(schema), &body);
+            assert!(
+                errors.is_empty(),
+                "{name} {api}: {:?}",
+                &errors[..errors.len().min(5)]
+            );
+            // Every failed turn the session has is skipped, and reported at its line.
+            let failed = if name == "large-session.jsonl" {
+                22
+            } else {
+                19
+            };
+            assert_eq!(
+                run.stderr.matches(": skipped failed turn: ").count(),
+                failed,
+                "{name} {api}"
+            );
+        }
+    }
+}
