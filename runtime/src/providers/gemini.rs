@@ -674,8 +674,6 @@ struct PartialArg {
     #[serde(default)]
     bool_value: Option<bool>,
     #[serde(default)]
-    null_value: Option<Value>,
-    #[serde(default)]
     will_continue: Option<bool>,
 }
 
@@ -953,7 +951,7 @@ impl Builder {
                     } else if let Some(b) = piece.bool_value {
                         Value::Bool(b)
                     } else {
-                        let _ = piece.null_value;
+                        // `nullValue`, or a piece without a value.
                         Value::Null
                     };
                 }
