@@ -1,185 +1,133 @@
 //! Preparing projected messages for one target model.
 //!
-//! SKELETON: the public shape is fixed here so the provider encoders can be
-//! written against it; the rules themselves are implemented by the prepare work.
+//! [`prepare`] takes the messages a model is to see (any `&[M]` with
+//! `M: Borrow<Message>`, so both `&[Message]` and [`to_llm`](crate::to_llm)'s
+//! `&[Cow<Message>]`) and returns what the [`Target`] accepts, with a
+//! [`Report`] of every change and an [`IdMap`] back to the stored tool-call ids.
+//! The rules, in the order they apply:
+//!
+//! 1. **Replay of reasoning.** Thinking, redacted thinking and signatures
+//!    (of thinking blocks and of tool calls) go back only to the provider, api
+//!    and model that wrote the assistant message ([`Target::produced`]). For any
+//!    other target [`ThinkingPolicy::Drop`] removes them, and
+//!    [`ThinkingPolicy::AsText`] turns thinking into plain text. An empty
+//!    signature counts as none; unsigned thinking goes back only to targets
+//!    that take it ([`Target::unsigned_thinking`]).
+//! 2. **Failed turns.** Assistant messages that ended in `error` or `aborted`
+//!    are skipped, with the results that answer their calls.
+//! 3. **Results.** A result answers the latest earlier open call with its id.
+//!    Each turn's results follow it directly: those already there in their
+//!    order, then those moved up from further down; a call without a result
+//!    gets a synthetic error result ("No result provided", `isError` true)
+//!    after the turn's existing results, before the next user or assistant
+//!    message. A result without a call, and a second result for a call, are
+//!    dropped.
+//! 4. **Tool-call ids.** Ids the target's [`IdRule`] refuses, empty ids and ids
+//!    an earlier call already uses are mapped to a readable prefix plus a short
+//!    SHA-256 suffix, the same for a call and its result; the others stay.
+//! 5. **Images.** For a target without vision each image becomes a text
+//!    placeholder naming its MIME type; where tool results cannot carry images
+//!    they move into a user message right after the turn's results, and the
+//!    result says so where each image was.
+//! 6. A user or assistant message left without content is dropped.
+//!
+//! Nothing depends on a clock or on randomness: the same input gives the same
+//! output, byte for byte, and preparing prepared messages changes nothing.
+//!
+//! [`validate`] runs the target-independent rules (2, 3, duplicate and empty
+//! ids, empty signatures and messages) and reports what it finds, changing
+//! nothing. [`PromptEditor`] lets a hook adjust prepared messages without
+//! inventing ids or timestamps.
 
 use std::borrow::Borrow;
-use std::collections::BTreeMap;
 
 use crate::message::Message;
 
-/// What to do with thinking that goes to a model other than the one that made it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ThinkingPolicy {
-    /// Remove thinking, redacted thinking and signatures (the default).
-    #[default]
-    Drop,
-    /// Turn thinking into plain text; drop signatures and redacted blocks.
-    AsText,
-}
+mod editor;
+mod ids;
+mod report;
+mod rules;
+mod target;
 
-/// Which tool-call ids a target accepts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IdRule {
-    /// Anthropic: `^[a-zA-Z0-9_-]{1,64}$`.
-    Anthropic,
-    /// OpenAI Chat Completions: at most 40 characters.
-    OpenAiChat,
-    /// OpenAI Responses.
-    OpenAiResponses,
-    /// Gemini.
-    Gemini,
-    /// Any non-empty id.
-    Any,
-}
-
-/// The model a request goes to, and what it can take.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Target {
-    /// The provider, such as `anthropic`.
-    pub provider: String,
-    /// The API, such as `anthropic-messages`.
-    pub api: String,
-    /// The model id.
-    pub model: String,
-    /// Whether the model reads images.
-    pub vision: bool,
-    /// Whether tool results may carry images.
-    pub tool_result_images: bool,
-    /// Which tool-call ids it accepts.
-    pub id_rule: IdRule,
-    /// What to do with foreign thinking.
-    pub thinking: ThinkingPolicy,
-}
-
-impl Target {
-    /// A target with the defaults of its api.
-    pub fn new(provider: impl Into<String>, api: impl Into<String>, model: impl Into<String>) -> Self {
-        let api = api.into();
-        let (id_rule, tool_result_images) = match api.as_str() {
-            "anthropic-messages" => (IdRule::Anthropic, true),
-            "openai-completions" => (IdRule::OpenAiChat, false),
-            "openai-responses" => (IdRule::OpenAiResponses, false),
-            "google-generative-ai" => (IdRule::Gemini, false),
-            _ => (IdRule::OpenAiChat, false),
-        };
-        Self {
-            provider: provider.into(),
-            api,
-            model: model.into(),
-            vision: true,
-            tool_result_images,
-            id_rule,
-            thinking: ThinkingPolicy::Drop,
-        }
-    }
-
-    /// Whether the model reads images.
-    #[must_use]
-    pub fn vision(mut self, vision: bool) -> Self {
-        self.vision = vision;
-        self
-    }
-
-    /// Whether tool results may carry images.
-    #[must_use]
-    pub fn tool_result_images(mut self, allowed: bool) -> Self {
-        self.tool_result_images = allowed;
-        self
-    }
-
-    /// Which tool-call ids the target accepts.
-    #[must_use]
-    pub fn id_rule(mut self, rule: IdRule) -> Self {
-        self.id_rule = rule;
-        self
-    }
-
-    /// What to do with foreign thinking.
-    #[must_use]
-    pub fn thinking(mut self, policy: ThinkingPolicy) -> Self {
-        self.thinking = policy;
-        self
-    }
-}
-
-/// What kind of change was made.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ChangeKind {
-    /// Thinking, redacted thinking or a signature was removed.
-    DroppedThinking,
-    /// Thinking became text.
-    ThinkingAsText,
-    /// A failed (error/aborted) assistant turn was skipped.
-    SkippedFailedTurn,
-    /// A result was dropped.
-    DroppedResult,
-    /// A synthetic result was added for an orphaned call.
-    SyntheticResult,
-    /// Results were reordered to follow their calls.
-    ReorderedResult,
-    /// A tool-call id was changed.
-    MappedId,
-    /// An image became a text placeholder.
-    ImagePlaceholder,
-    /// Images moved out of a tool result into a user message.
-    MovedImages,
-    /// A block the provider cannot take was dropped or replaced.
-    UnsupportedContent,
-    /// Consecutive same-role turns were merged.
-    MergedTurns,
-}
-
-/// One change, with the index of the input message it touched.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Change {
-    /// Index of the message in the input.
-    pub index: usize,
-    /// What was done.
-    pub kind: ChangeKind,
-    /// A sentence for a person.
-    pub detail: String,
-}
-
-/// Every change made, in order.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Report {
-    /// The changes.
-    pub changes: Vec<Change>,
-}
-
-/// Maps a target-side tool-call id back to the stored one.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct IdMap {
-    to_stored: BTreeMap<String, String>,
-}
-
-impl IdMap {
-    /// The stored id behind a target-side id; ids that were not changed map to
-    /// themselves.
-    pub fn stored<'a>(&'a self, target_id: &'a str) -> &'a str {
-        self.to_stored.get(target_id).map_or(target_id, String::as_str)
-    }
-}
+pub use editor::{
+    AppendTarget, EditError, LastAssistant, LastUser, PartOf, PromptEditor, PromptMessage,
+};
+pub use ids::IdMap;
+pub use report::{Change, ChangeKind, Origin, Problem, ProblemKind, Report};
+pub use rules::NO_RESULT_TEXT;
+pub use target::{IdRule, Target, ThinkingPolicy};
 
 /// The messages ready for one target, what was changed, and the id mapping.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prepared {
     /// The messages.
     pub messages: Vec<Message>,
-    /// What was changed.
+    /// What was changed, by input message index.
     pub report: Report,
     /// Target-side ids back to stored ids.
     pub ids: IdMap,
+    /// Where each prepared message comes from, one per message: an encoder
+    /// that changes `messages[i]` reports the change against
+    /// `origins[i].index()`.
+    pub origins: Vec<Origin>,
 }
 
-/// Prepares `messages` for `target`. SKELETON: returns them unchanged for now.
-pub fn prepare<M: Borrow<Message>>(messages: &[M], target: &Target) -> Prepared {
-    let _ = target;
-    Prepared {
-        messages: messages.iter().map(|m| m.borrow().clone()).collect(),
-        report: Report::default(),
-        ids: IdMap::default(),
+impl Prepared {
+    /// The input index behind prepared message `i` (`None` past the end).
+    pub fn input_index(&self, i: usize) -> Option<usize> {
+        self.origins.get(i).map(|o| o.index())
     }
+}
+
+/// Prepares `messages` for `target`: see the [module documentation](self) for
+/// the rules.
+///
+/// ```
+/// use agentmsg_runtime::{prepare, AssistantMessage, ChangeKind, Message, StopReason, Target, ToolCall};
+///
+/// let call = ToolCall::new("functions.read:0", "read", serde_json::json!({"path": "a.rs"}));
+/// let messages = vec![
+///     Message::user("Read a.rs"),
+///     Message::Assistant(AssistantMessage::new([call]).with_stop_reason(StopReason::ToolUse)),
+/// ];
+/// let prepared = prepare(&messages, &Target::new("anthropic", "anthropic-messages", "claude-sonnet-4-5"));
+///
+/// // The call got a result, and an id Anthropic accepts that maps back.
+/// assert_eq!(prepared.messages.len(), 3);
+/// let result = prepared.messages[2].as_tool_result().unwrap();
+/// assert!(result.is_error);
+/// assert_eq!(prepared.ids.stored(&result.tool_call_id), "functions.read:0");
+/// assert_eq!(prepared.report.count(ChangeKind::SyntheticResult), 1);
+/// assert_eq!(prepared.report.count(ChangeKind::MappedId), 1);
+/// ```
+pub fn prepare<M: Borrow<Message>>(messages: &[M], target: &Target) -> Prepared {
+    let outcome = rules::run(messages, target, rules::Mode::Prepare);
+    Prepared {
+        report: Report {
+            changes: outcome.changes(),
+        },
+        messages: outcome.messages,
+        ids: outcome.ids,
+        origins: outcome.origins,
+    }
+}
+
+/// The problems [`prepare`] would repair for any target, found without
+/// changing anything: failed turns, calls without a result, results without a
+/// call or for a failed turn, second results, misplaced results, duplicate and
+/// empty tool-call ids, empty signatures and empty messages. An empty list
+/// means the transcript is well formed.
+///
+/// ```
+/// use agentmsg_runtime::{validate, Message, ProblemKind};
+///
+/// let messages = vec![Message::user("hi"), Message::tool_result("call_1", "read", "stale")];
+/// let problems = validate(&messages);
+/// assert_eq!(problems.len(), 1);
+/// assert_eq!(problems[0].index, 1);
+/// assert_eq!(problems[0].kind, ProblemKind::ResultWithoutCall);
+/// ```
+pub fn validate<M: Borrow<Message>>(messages: &[M]) -> Vec<Problem> {
+    let target = Target::new("", "", "");
+    rules::run(messages, &target, rules::Mode::Validate).problems()
 }

@@ -1,1 +1,1169 @@
-//! anthropic codec.
+//! Anthropic Messages (`anthropic-messages`): request encoder, response decoder
+//! and stream decoder.
+//!
+//! A request body, as [`encode_request`] writes it:
+//!
+//! ```json
+//! {"model":"claude-sonnet-4-5","max_tokens":4096,"system":[{"type":"text","text":"Be terse."}],
+//!  "messages":[{"role":"user","content":[{"type":"text","text":"Hi"}]}]}
+//! ```
+//!
+//! What the encoder does beyond a one-to-one mapping, each recorded in the
+//! [`Report`]:
+//! - system messages of the transcript join the top-level `system`;
+//! - consecutive turns of one role are merged (tool results always form one user
+//!   turn, with the `tool_result` blocks first);
+//! - audio (Anthropic takes none), images and documents of a MIME type Anthropic
+//!   does not read become a text placeholder;
+//! - thinking without a signature cannot be replayed and is dropped;
+//! - a document's title is sent as the block's `context`;
+//! - tool-call ids outside `^[a-zA-Z0-9_-]{1,64}$` are mapped (calls and results
+//!   alike) if `prepare` left any;
+//! - `max_tokens`, required by Anthropic, is [`DEFAULT_MAX_TOKENS`] when the
+//!   request has none.
+//!
+//! The decoders keep the blocks agentmsg models (text, thinking with its
+//! signature, redacted thinking, tool use) in their order and skip the
+//! server-side tool blocks (`server_tool_use`, `web_search_tool_result`, …).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use sha2::{Digest, Sha256};
+
+use super::{DecodeError, EncodeError, Encoded, Request, StreamDecode};
+use crate::content::{
+    AssistantContent, DocumentContent, ImageContent, MediaSource, RedactedThinkingContent,
+    TextContent, ThinkingContent, ToolCall, ToolResultContent, UserContent,
+};
+use crate::message::{now_ms, AssistantMessage, Message, StopReason};
+use crate::project::{prepare, Change, ChangeKind, Report, Target};
+use crate::usage::Usage;
+
+/// The provider name written into decoded messages and used for the target.
+pub const PROVIDER: &str = "anthropic";
+/// The API identifier.
+pub const API: &str = "anthropic-messages";
+/// `max_tokens` when the request sets none (Anthropic requires the field; this is
+/// the default the Vercel AI SDK uses too).
+pub const DEFAULT_MAX_TOKENS: u32 = 4096;
+
+const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+const MAX_ID_LEN: usize = 64;
+
+// ---------------------------------------------------------------------------
+// Encoding
+
+/// Encodes a request as an Anthropic Messages body. Runs [`prepare`] for the
+/// target `anthropic` / `anthropic-messages` / `request.model` first, so any
+/// projection of a transcript may be given.
+///
+/// # Errors
+/// [`EncodeError::Invalid`] for an empty model, a tool name Anthropic rejects,
+/// a tool schema that is not an object schema, or a conversation with no
+/// message left to send.
+pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
+    if request.model.trim().is_empty() {
+        return Err(invalid("model", "the model id is empty"));
+    }
+    let target = Target::new(PROVIDER, API, &request.model);
+    let prepared = prepare(&request.messages, &target);
+    let origins: Vec<usize> = prepared.origins.iter().map(|o| o.index()).collect();
+    let mut encoder = Encoder {
+        report: prepared.report,
+        ids: IdSanitizer::default(),
+        turns: Vec::new(),
+        system: Vec::new(),
+    };
+    if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
+        encoder.system.push(text_block(system));
+    }
+    let mut seen_conversation = false;
+    for (message, &index) in prepared.messages.iter().zip(&origins) {
+        match message {
+            Message::System(system) => {
+                if seen_conversation {
+                    encoder.change(
+                        index,
+                        ChangeKind::UnsupportedContent,
+                        "a system message in the conversation was moved to the top-level `system`",
+                    );
+                }
+                for block in system.content.iter().filter(|t| !t.text.is_empty()) {
+                    encoder.system.push(text_block(&block.text));
+                }
+            }
+            Message::User(user) => {
+                seen_conversation = true;
+                let blocks = encoder.user_blocks(index, &user.content);
+                encoder.push_turn(index, Role::User, blocks, false);
+            }
+            Message::Assistant(assistant) => {
+                seen_conversation = true;
+                let blocks = encoder.assistant_blocks(index, &assistant.content);
+                encoder.push_turn(index, Role::Assistant, blocks, false);
+            }
+            Message::ToolResult(result) => {
+                seen_conversation = true;
+                let mut block = Map::new();
+                block.insert("type".into(), "tool_result".into());
+                block.insert(
+                    "tool_use_id".into(),
+                    encoder.ids.map(index, &result.tool_call_id).into(),
+                );
+                let content = encoder.tool_result_content(index, &result.content);
+                if !content.is_empty() {
+                    block.insert("content".into(), Value::Array(content));
+                } else if result.is_error {
+                    block.insert("content".into(), json!([text_block("error")]));
+                }
+                if result.is_error {
+                    block.insert("is_error".into(), true.into());
+                }
+                encoder.push_turn(index, Role::User, vec![Value::Object(block)], true);
+            }
+        }
+    }
+    for (index, original, mapped) in std::mem::take(&mut encoder.ids.changed) {
+        encoder.change(
+            index,
+            ChangeKind::MappedId,
+            format!("tool-call id `{original}` sent as `{mapped}`"),
+        );
+    }
+    if encoder.turns.is_empty() {
+        return Err(invalid("messages", "no message left to send"));
+    }
+
+    let mut body = Map::new();
+    body.insert("model".into(), request.model.clone().into());
+    body.insert(
+        "max_tokens".into(),
+        request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS).into(),
+    );
+    if !encoder.system.is_empty() {
+        body.insert("system".into(), Value::Array(encoder.system));
+    }
+    let messages = encoder
+        .turns
+        .into_iter()
+        .map(|turn| {
+            let mut content = turn.content;
+            if turn.role == Role::User {
+                // tool_result blocks must open the user turn that answers the calls.
+                content
+                    .sort_by_key(|b| b.get("type").and_then(Value::as_str) != Some("tool_result"));
+            }
+            json!({"role": turn.role.as_str(), "content": content})
+        })
+        .collect();
+    body.insert("messages".into(), Value::Array(messages));
+    if !request.tools.is_empty() {
+        let mut tools = Vec::with_capacity(request.tools.len());
+        for (i, tool) in request.tools.iter().enumerate() {
+            tools.push(encode_tool(i, tool)?);
+        }
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    Ok(Encoded {
+        body: Value::Object(body),
+        report: encoder.report,
+    })
+}
+
+fn encode_tool(i: usize, tool: &super::ToolSpec) -> Result<Value, EncodeError> {
+    let valid_name = !tool.name.is_empty()
+        && tool.name.len() <= 128
+        && tool
+            .name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if !valid_name {
+        return Err(invalid(
+            format!("tools[{i}].name"),
+            format!(
+                "`{}` does not match ^[a-zA-Z0-9_-]{{1,128}}$, which Anthropic requires",
+                tool.name
+            ),
+        ));
+    }
+    let schema = match &tool.parameters {
+        Value::Null => json!({"type": "object", "properties": {}}),
+        Value::Object(map) if map.is_empty() => json!({"type": "object", "properties": {}}),
+        Value::Object(map) => match map.get("type") {
+            Some(Value::String(t)) if t == "object" => Value::Object(map.clone()),
+            None => {
+                let mut map = map.clone();
+                map.insert("type".into(), "object".into());
+                Value::Object(map)
+            }
+            Some(other) => {
+                return Err(invalid(
+                    format!("tools[{i}].parameters.type"),
+                    format!("Anthropic takes only object schemas, found {other}"),
+                ))
+            }
+        },
+        other => {
+            return Err(invalid(
+                format!("tools[{i}].parameters"),
+                format!("the schema must be a JSON object, found {other}"),
+            ))
+        }
+    };
+    let mut out = Map::new();
+    out.insert("name".into(), tool.name.clone().into());
+    if !tool.description.is_empty() {
+        out.insert("description".into(), tool.description.clone().into());
+    }
+    out.insert("input_schema".into(), schema);
+    Ok(Value::Object(out))
+}
+
+fn invalid(path: impl Into<String>, message: impl Into<String>) -> EncodeError {
+    EncodeError::Invalid {
+        path: path.into(),
+        message: message.into(),
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    User,
+    Assistant,
+}
+
+impl Role {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::User => "user",
+            Self::Assistant => "assistant",
+        }
+    }
+}
+
+struct Turn {
+    role: Role,
+    content: Vec<Value>,
+    /// Whether the turn so far holds only tool results.
+    only_results: bool,
+}
+
+struct Encoder {
+    report: Report,
+    ids: IdSanitizer,
+    turns: Vec<Turn>,
+    system: Vec<Value>,
+}
+
+impl Encoder {
+    fn change(&mut self, index: usize, kind: ChangeKind, detail: impl Into<String>) {
+        self.report.changes.push(Change {
+            index,
+            kind,
+            detail: detail.into(),
+        });
+    }
+
+    fn push_turn(&mut self, index: usize, role: Role, content: Vec<Value>, is_result: bool) {
+        if content.is_empty() {
+            self.change(
+                index,
+                ChangeKind::UnsupportedContent,
+                format!(
+                    "a {} message with nothing Anthropic can take was dropped",
+                    if is_result {
+                        "tool result"
+                    } else {
+                        role.as_str()
+                    }
+                ),
+            );
+            return;
+        }
+        if let Some(last) = self.turns.last_mut() {
+            if last.role == role {
+                let expected = is_result && last.only_results;
+                last.content.extend(content);
+                last.only_results &= is_result;
+                if !expected {
+                    self.change(
+                        index,
+                        ChangeKind::MergedTurns,
+                        format!("merged into the previous {} turn", role.as_str()),
+                    );
+                }
+                return;
+            }
+        }
+        self.turns.push(Turn {
+            role,
+            content,
+            only_results: is_result,
+        });
+    }
+
+    fn user_blocks(&mut self, index: usize, content: &[UserContent]) -> Vec<Value> {
+        let mut out = Vec::with_capacity(content.len());
+        for block in content {
+            match block {
+                UserContent::Text(t) => {
+                    if !t.text.is_empty() {
+                        out.push(text_block(&t.text));
+                    }
+                }
+                UserContent::Image(image) => out.push(self.image_block(index, image)),
+                UserContent::Audio(audio) => {
+                    self.change(
+                        index,
+                        ChangeKind::UnsupportedContent,
+                        format!(
+                            "Anthropic takes no audio input: a {} clip became a text placeholder",
+                            audio.mime_type
+                        ),
+                    );
+                    out.push(text_block(&format!(
+                        "[audio ({}) omitted: this model does not take audio]",
+                        audio.mime_type
+                    )));
+                }
+                UserContent::Document(document) => out.push(self.document_block(index, document)),
+            }
+        }
+        out
+    }
+
+    fn image_block(&mut self, index: usize, image: &ImageContent) -> Value {
+        match &image.source {
+            MediaSource::Base64 { data, mime_type } => {
+                if IMAGE_TYPES.contains(&mime_type.as_str()) {
+                    json!({"type": "image", "source": {"type": "base64", "media_type": mime_type, "data": data}})
+                } else {
+                    self.change(
+                        index,
+                        ChangeKind::ImagePlaceholder,
+                        format!(
+                            "Anthropic does not read {mime_type} images: sent a text placeholder"
+                        ),
+                    );
+                    text_block(&format!(
+                        "[image ({mime_type}) omitted: unsupported format]"
+                    ))
+                }
+            }
+            MediaSource::Url(url) => {
+                json!({"type": "image", "source": {"type": "url", "url": url}})
+            }
+        }
+    }
+
+    fn document_block(&mut self, index: usize, document: &DocumentContent) -> Value {
+        let source = match &document.source {
+            MediaSource::Base64 { data, mime_type } if mime_type == "application/pdf" => {
+                json!({"type": "base64", "media_type": "application/pdf", "data": data})
+            }
+            MediaSource::Base64 { data, mime_type } if mime_type.starts_with("text/") => {
+                use base64::Engine as _;
+                let text = base64::engine::general_purpose::STANDARD
+                    .decode(data)
+                    .ok()
+                    .and_then(|bytes| String::from_utf8(bytes).ok());
+                match text {
+                    Some(text) => json!({"type": "text", "media_type": "text/plain", "data": text}),
+                    None => {
+                        self.change(
+                            index,
+                            ChangeKind::UnsupportedContent,
+                            format!("a {mime_type} document is not valid base64 UTF-8: sent a text placeholder"),
+                        );
+                        return text_block(&format!(
+                            "[document ({mime_type}) omitted: unreadable]"
+                        ));
+                    }
+                }
+            }
+            MediaSource::Base64 { mime_type, .. } => {
+                self.change(
+                    index,
+                    ChangeKind::UnsupportedContent,
+                    format!("Anthropic reads PDF and plain-text documents, not {mime_type}: sent a text placeholder"),
+                );
+                return text_block(&format!(
+                    "[document{} ({mime_type}) omitted: unsupported format]",
+                    document
+                        .title
+                        .as_deref()
+                        .map(|t| format!(" \"{t}\""))
+                        .unwrap_or_default()
+                ));
+            }
+            MediaSource::Url(url) => json!({"type": "url", "url": url}),
+        };
+        let mut block = Map::new();
+        block.insert("type".into(), "document".into());
+        block.insert("source".into(), source);
+        if let Some(title) = document.title.as_deref().filter(|t| !t.is_empty()) {
+            // The published request schema has no `title` on document blocks;
+            // `context` is passed to the model beside the document.
+            block.insert("context".into(), format!("Title: {title}").into());
+            self.change(
+                index,
+                ChangeKind::UnsupportedContent,
+                format!("document title `{title}` sent as the block's `context`"),
+            );
+        }
+        Value::Object(block)
+    }
+
+    fn assistant_blocks(&mut self, index: usize, content: &[AssistantContent]) -> Vec<Value> {
+        let mut out = Vec::with_capacity(content.len());
+        for block in content {
+            match block {
+                AssistantContent::Text(t) => {
+                    if !t.text.is_empty() {
+                        out.push(text_block(&t.text));
+                    }
+                }
+                AssistantContent::Thinking(thinking) => match thinking.signature() {
+                    Some(signature) => out.push(json!({
+                        "type": "thinking",
+                        "thinking": thinking.thinking,
+                        "signature": signature,
+                    })),
+                    None => self.change(
+                        index,
+                        ChangeKind::DroppedThinking,
+                        "thinking without a signature cannot be replayed to Anthropic: dropped",
+                    ),
+                },
+                AssistantContent::RedactedThinking(r) => {
+                    out.push(json!({"type": "redacted_thinking", "data": r.data}));
+                }
+                AssistantContent::ToolCall(call) => out.push(json!({
+                    "type": "tool_use",
+                    "id": self.ids.map(index, &call.id),
+                    "name": call.name,
+                    "input": call.arguments,
+                })),
+            }
+        }
+        out
+    }
+
+    fn tool_result_content(&mut self, index: usize, content: &[ToolResultContent]) -> Vec<Value> {
+        let mut out = Vec::with_capacity(content.len());
+        for block in content {
+            match block {
+                ToolResultContent::Text(t) => {
+                    if !t.text.is_empty() {
+                        out.push(text_block(&t.text));
+                    }
+                }
+                ToolResultContent::Image(image) => out.push(self.image_block(index, image)),
+            }
+        }
+        out
+    }
+}
+
+fn text_block(text: &str) -> Value {
+    json!({"type": "text", "text": text})
+}
+
+/// Maps tool-call ids to `^[a-zA-Z0-9_-]{1,64}$`, the same way for a call and
+/// its result, without collisions.
+#[derive(Default)]
+struct IdSanitizer {
+    map: BTreeMap<String, String>,
+    used: BTreeSet<String>,
+    /// `(input index, stored id, sent id)` of every id that was changed.
+    changed: Vec<(usize, String, String)>,
+}
+
+impl IdSanitizer {
+    fn is_valid(id: &str) -> bool {
+        !id.is_empty()
+            && id.len() <= MAX_ID_LEN
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    }
+
+    fn map(&mut self, index: usize, id: &str) -> String {
+        if let Some(mapped) = self.map.get(id) {
+            return mapped.clone();
+        }
+        let mapped = if Self::is_valid(id) {
+            id.to_owned()
+        } else {
+            let cleaned: String = id
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            if !cleaned.is_empty() && cleaned.len() <= MAX_ID_LEN && !self.used.contains(&cleaned) {
+                cleaned
+            } else {
+                let digest = Sha256::digest(id.as_bytes());
+                let hash: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+                let keep: String = cleaned.chars().take(MAX_ID_LEN - 1 - hash.len()).collect();
+                format!("{keep}_{hash}")
+            }
+        };
+        if mapped != id {
+            self.changed.push((index, id.to_owned(), mapped.clone()));
+        }
+        self.used.insert(mapped.clone());
+        self.map.insert(id.to_owned(), mapped.clone());
+        mapped
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Decoding
+
+/// A response body or the `message` of a `message_start` event.
+#[derive(Deserialize)]
+struct WireMessage {
+    #[serde(default, rename = "type")]
+    kind: Option<String>,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    content: Option<Vec<Value>>,
+    #[serde(default)]
+    stop_reason: Option<String>,
+    #[serde(default)]
+    stop_details: Option<StopDetails>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+    #[serde(default)]
+    error: Option<WireError>,
+}
+
+#[derive(Deserialize, Default, Clone)]
+struct StopDetails {
+    #[serde(default)]
+    explanation: Option<String>,
+    #[serde(default)]
+    category: Option<String>,
+}
+
+#[derive(Deserialize, Default, Clone, Copy)]
+struct WireUsage {
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: Option<u64>,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct WireError {
+    #[serde(default, rename = "type")]
+    kind: Option<String>,
+    #[serde(default)]
+    message: Option<String>,
+}
+
+impl WireError {
+    fn describe(&self) -> String {
+        match (&self.kind, &self.message) {
+            (Some(kind), Some(message)) => format!("{kind}: {message}"),
+            (None, Some(message)) => message.clone(),
+            (Some(kind), None) => kind.clone(),
+            (None, None) => "unknown error".to_owned(),
+        }
+    }
+}
+
+/// The content blocks agentmsg models; every other type is skipped.
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum WireBlock {
+    Text {
+        #[serde(default)]
+        text: String,
+    },
+    Thinking {
+        #[serde(default)]
+        thinking: String,
+        #[serde(default)]
+        signature: Option<String>,
+    },
+    RedactedThinking {
+        #[serde(default)]
+        data: String,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        #[serde(default)]
+        input: Value,
+    },
+    #[serde(other)]
+    Other,
+}
+
+/// Decodes a non-streaming Anthropic Messages response body. An error body
+/// (`{"type":"error","error":{…}}`) becomes a message with stopReason `error`
+/// and its `errorMessage`.
+///
+/// # Errors
+/// [`DecodeError::Json`] when the body is not JSON of the right shape,
+/// [`DecodeError::Invalid`] when a known block is malformed.
+pub fn decode_response(body: &str) -> Result<AssistantMessage, DecodeError> {
+    let wire: WireMessage = serde_json::from_str(body).map_err(|source| DecodeError::Json {
+        event: None,
+        source,
+    })?;
+    let mut message = base_message();
+    if wire.kind.as_deref() == Some("error") || wire.error.is_some() {
+        message.stop_reason = StopReason::Error;
+        message.error_message = Some(
+            wire.error
+                .as_ref()
+                .map_or_else(|| "unknown error".to_owned(), WireError::describe),
+        );
+        return Ok(message);
+    }
+    message.response_id = wire.id;
+    if let Some(model) = wire.model {
+        message.model = model;
+    }
+    for (i, block) in wire.content.unwrap_or_default().into_iter().enumerate() {
+        let block: WireBlock = serde_json::from_value(block).map_err(|e| DecodeError::Invalid {
+            event: None,
+            path: format!("content[{i}]"),
+            message: e.to_string(),
+        })?;
+        if let Some(content) = block_content(block, None, &format!("content[{i}].input"))? {
+            message.content.push(content);
+        }
+    }
+    if let Some(usage) = wire.usage {
+        message.usage = usage_from(&usage);
+    }
+    apply_stop(
+        &mut message,
+        wire.stop_reason.as_deref(),
+        wire.stop_details.as_ref(),
+    );
+    Ok(message)
+}
+
+fn base_message() -> AssistantMessage {
+    AssistantMessage {
+        api: API.to_owned(),
+        provider: PROVIDER.to_owned(),
+        timestamp: now_ms(),
+        ..AssistantMessage::default()
+    }
+}
+
+fn block_content(
+    block: WireBlock,
+    event: Option<usize>,
+    path: &str,
+) -> Result<Option<AssistantContent>, DecodeError> {
+    Ok(match block {
+        WireBlock::Text { text } => Some(AssistantContent::Text(TextContent::new(text))),
+        WireBlock::Thinking {
+            thinking,
+            signature,
+        } => Some(AssistantContent::Thinking(ThinkingContent {
+            thinking,
+            signature: signature.filter(|s| !s.is_empty()),
+        })),
+        WireBlock::RedactedThinking { data } => Some(AssistantContent::RedactedThinking(
+            RedactedThinkingContent::new(data),
+        )),
+        WireBlock::ToolUse { id, name, input } => {
+            let input = match input {
+                Value::Object(_) | Value::Null => input,
+                other => {
+                    return Err(DecodeError::Invalid {
+                        event,
+                        path: path.to_owned(),
+                        message: format!("tool input must be a JSON object, found {other}"),
+                    })
+                }
+            };
+            Some(AssistantContent::ToolCall(ToolCall::new(id, name, input)))
+        }
+        WireBlock::Other => None,
+    })
+}
+
+fn usage_from(usage: &WireUsage) -> Usage {
+    let mut out = Usage::default();
+    apply_usage(&mut out, usage);
+    out
+}
+
+fn apply_usage(out: &mut Usage, usage: &WireUsage) {
+    if let Some(v) = usage.input_tokens {
+        out.input = v;
+    }
+    if let Some(v) = usage.output_tokens {
+        out.output = v;
+    }
+    if let Some(v) = usage.cache_read_input_tokens {
+        out.cache_read = v;
+    }
+    if let Some(v) = usage.cache_creation_input_tokens {
+        out.cache_write = v;
+    }
+    out.total_tokens = Some(
+        out.input
+            .saturating_add(out.output)
+            .saturating_add(out.cache_read)
+            .saturating_add(out.cache_write),
+    );
+}
+
+fn apply_stop(message: &mut AssistantMessage, reason: Option<&str>, details: Option<&StopDetails>) {
+    let has_calls = message.tool_calls().next().is_some();
+    message.stop_reason = match reason {
+        Some("end_turn" | "stop_sequence") | None => {
+            if has_calls {
+                StopReason::ToolUse
+            } else {
+                StopReason::Stop
+            }
+        }
+        Some("max_tokens" | "model_context_window_exceeded") => StopReason::Length,
+        Some("tool_use") => StopReason::ToolUse,
+        Some("refusal") => StopReason::GuardRail,
+        Some("pause_turn") => StopReason::Paused,
+        Some(other) => {
+            message.error_message = Some(format!("unknown stop_reason `{other}`"));
+            StopReason::Error
+        }
+    };
+    if message.stop_reason == StopReason::GuardRail {
+        if let Some(details) = details {
+            message.error_message = details
+                .explanation
+                .clone()
+                .or_else(|| details.category.as_ref().map(|c| format!("refusal: {c}")));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Streaming
+
+/// One stream event, by its `type`.
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum WireEvent {
+    MessageStart {
+        message: WireMessage,
+    },
+    ContentBlockStart {
+        index: usize,
+        content_block: Value,
+    },
+    ContentBlockDelta {
+        index: usize,
+        delta: WireDelta,
+    },
+    ContentBlockStop {
+        index: usize,
+    },
+    MessageDelta {
+        #[serde(default)]
+        delta: MessageDeltaBody,
+        #[serde(default)]
+        usage: Option<WireUsage>,
+    },
+    MessageStop,
+    Ping,
+    Error {
+        error: WireError,
+    },
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize, Default)]
+struct MessageDeltaBody {
+    #[serde(default)]
+    stop_reason: Option<String>,
+    #[serde(default)]
+    stop_details: Option<StopDetails>,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum WireDelta {
+    TextDelta {
+        text: String,
+    },
+    ThinkingDelta {
+        thinking: String,
+    },
+    SignatureDelta {
+        signature: String,
+    },
+    InputJsonDelta {
+        partial_json: String,
+    },
+    #[serde(other)]
+    Other,
+}
+
+/// A block being streamed.
+enum Open {
+    Text(String),
+    Thinking(String, String),
+    Redacted(String),
+    Tool {
+        id: String,
+        name: String,
+        start_input: Value,
+        json: String,
+    },
+    /// A block type agentmsg does not model (server tools…): its deltas are skipped.
+    Skipped,
+}
+
+enum Slot {
+    Open(Open),
+    Closed,
+}
+
+/// Folds Anthropic stream events (the JSON of each SSE `data:` line) into an
+/// [`AssistantMessage`].
+///
+/// ```json
+/// {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"loc"}}
+/// ```
+///
+/// A second `message_start`, a delta for a block that was never started, an
+/// event after `message_stop`, or tool input that is not JSON is an error that
+/// names the event index; a stream without `message_stop` fails in
+/// [`finish`](StreamDecode::finish) as [`DecodeError::Truncated`]; an `error`
+/// event ends the message with stopReason `error`.
+#[derive(Default)]
+pub struct StreamDecoder {
+    events: usize,
+    message: Option<AssistantMessage>,
+    slots: BTreeMap<usize, Slot>,
+    /// The finished blocks, by stream index (kept in that order).
+    done: BTreeMap<usize, AssistantContent>,
+    usage: Usage,
+    stop_reason: Option<String>,
+    stop_details: Option<StopDetails>,
+    stopped: bool,
+    error: Option<String>,
+    failed: Option<(usize, String)>,
+}
+
+impl StreamDecoder {
+    /// A decoder waiting for `message_start`.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn fail(&mut self, event: usize, path: &str, message: impl Into<String>) -> DecodeError {
+        let message = message.into();
+        self.failed = Some((event, format!("{path}: {message}")));
+        DecodeError::Invalid {
+            event: Some(event),
+            path: path.to_owned(),
+            message,
+        }
+    }
+
+    fn handle(&mut self, index: usize, event: WireEvent) -> Result<(), DecodeError> {
+        if self.stopped && !matches!(event, WireEvent::Ping | WireEvent::Other) {
+            return Err(self.fail(index, "type", "event after message_stop"));
+        }
+        match event {
+            WireEvent::MessageStart { message: wire } => {
+                if self.message.is_some() {
+                    return Err(self.fail(
+                        index,
+                        "type",
+                        "a second message_start: the stream holds more than one message",
+                    ));
+                }
+                let mut message = base_message();
+                message.response_id = wire.id;
+                if let Some(model) = wire.model {
+                    message.model = model;
+                }
+                if let Some(usage) = &wire.usage {
+                    apply_usage(&mut self.usage, usage);
+                }
+                self.message = Some(message);
+            }
+            WireEvent::ContentBlockStart {
+                index: block,
+                content_block,
+            } => {
+                self.require_started(index)?;
+                if self.slots.contains_key(&block) {
+                    return Err(self.fail(
+                        index,
+                        "index",
+                        format!("content block {block} started twice"),
+                    ));
+                }
+                let kind = content_block.get("type").and_then(Value::as_str);
+                let field = |name: &str| {
+                    content_block
+                        .get(name)
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned()
+                };
+                let open = match kind {
+                    Some("text") => Open::Text(field("text")),
+                    Some("thinking") => Open::Thinking(field("thinking"), field("signature")),
+                    Some("redacted_thinking") => Open::Redacted(field("data")),
+                    Some("tool_use") => {
+                        let (id, name) = (field("id"), field("name"));
+                        if id.is_empty() || name.is_empty() {
+                            return Err(self.fail(
+                                index,
+                                "content_block",
+                                "tool_use block without id or name",
+                            ));
+                        }
+                        Open::Tool {
+                            id,
+                            name,
+                            start_input: content_block.get("input").cloned().unwrap_or(Value::Null),
+                            json: String::new(),
+                        }
+                    }
+                    _ => Open::Skipped,
+                };
+                self.slots.insert(block, Slot::Open(open));
+            }
+            WireEvent::ContentBlockDelta {
+                index: block,
+                delta,
+            } => {
+                self.require_started(index)?;
+                let Some(Slot::Open(open)) = self.slots.get_mut(&block) else {
+                    return Err(self.fail(
+                        index,
+                        "index",
+                        format!("delta for content block {block}, which is not open"),
+                    ));
+                };
+                let mismatch = match (open, delta) {
+                    (Open::Skipped, _) | (_, WireDelta::Other) => false,
+                    (Open::Text(text), WireDelta::TextDelta { text: d }) => {
+                        text.push_str(&d);
+                        false
+                    }
+                    (Open::Thinking(text, _), WireDelta::ThinkingDelta { thinking }) => {
+                        text.push_str(&thinking);
+                        false
+                    }
+                    (Open::Thinking(_, sig), WireDelta::SignatureDelta { signature }) => {
+                        sig.push_str(&signature);
+                        false
+                    }
+                    (Open::Tool { json, .. }, WireDelta::InputJsonDelta { partial_json }) => {
+                        json.push_str(&partial_json);
+                        false
+                    }
+                    _ => true,
+                };
+                if mismatch {
+                    return Err(self.fail(
+                        index,
+                        "delta.type",
+                        format!("delta does not fit content block {block}"),
+                    ));
+                }
+            }
+            WireEvent::ContentBlockStop { index: block } => {
+                self.require_started(index)?;
+                let Some(Slot::Open(open)) = self.slots.insert(block, Slot::Closed) else {
+                    return Err(self.fail(
+                        index,
+                        "index",
+                        format!("stop for content block {block}, which is not open"),
+                    ));
+                };
+                if let Some(content) = self.close(index, open)? {
+                    self.done.insert(block, content);
+                }
+            }
+            WireEvent::MessageDelta { delta, usage } => {
+                self.require_started(index)?;
+                if let Some(reason) = delta.stop_reason {
+                    self.stop_reason = Some(reason);
+                }
+                if delta.stop_details.is_some() {
+                    self.stop_details = delta.stop_details;
+                }
+                if let Some(usage) = &usage {
+                    apply_usage(&mut self.usage, usage);
+                }
+            }
+            WireEvent::MessageStop => {
+                self.require_started(index)?;
+                self.stopped = true;
+            }
+            WireEvent::Error { error } => {
+                self.error = Some(error.describe());
+                self.stopped = true;
+            }
+            WireEvent::Ping | WireEvent::Other => {}
+        }
+        Ok(())
+    }
+
+    fn require_started(&mut self, index: usize) -> Result<(), DecodeError> {
+        if self.message.is_none() {
+            return Err(self.fail(index, "type", "event before message_start"));
+        }
+        Ok(())
+    }
+
+    fn close(&mut self, index: usize, open: Open) -> Result<Option<AssistantContent>, DecodeError> {
+        Ok(match open {
+            Open::Text(text) => Some(AssistantContent::Text(TextContent::new(text))),
+            Open::Thinking(thinking, signature) => {
+                Some(AssistantContent::Thinking(ThinkingContent {
+                    thinking,
+                    signature: Some(signature).filter(|s| !s.is_empty()),
+                }))
+            }
+            Open::Redacted(data) => Some(AssistantContent::RedactedThinking(
+                RedactedThinkingContent::new(data),
+            )),
+            Open::Tool {
+                id,
+                name,
+                start_input,
+                json,
+            } => {
+                let input = if json.trim().is_empty() {
+                    start_input
+                } else {
+                    match serde_json::from_str::<Value>(&json) {
+                        Ok(value @ Value::Object(_)) => value,
+                        Ok(other) => {
+                            return Err(self.fail(
+                                index,
+                                "input_json_delta",
+                                format!("tool input of `{name}` is not a JSON object: {other}"),
+                            ))
+                        }
+                        Err(e) => {
+                            return Err(self.fail(
+                                index,
+                                "input_json_delta",
+                                format!("tool input of `{name}` is not valid JSON: {e}"),
+                            ))
+                        }
+                    }
+                };
+                Some(AssistantContent::ToolCall(ToolCall::new(id, name, input)))
+            }
+            Open::Skipped => None,
+        })
+    }
+}
+
+impl StreamDecode for StreamDecoder {
+    fn push(&mut self, event: &str) -> Result<(), DecodeError> {
+        let index = self.events;
+        self.events += 1;
+        if let Some((at, why)) = &self.failed {
+            return Err(DecodeError::Invalid {
+                event: Some(index),
+                path: "stream".to_owned(),
+                message: format!("the stream already failed at event {at}: {why}"),
+            });
+        }
+        let parsed: WireEvent = match serde_json::from_str(event) {
+            Ok(parsed) => parsed,
+            Err(source) => {
+                self.failed = Some((index, format!("invalid JSON: {source}")));
+                return Err(DecodeError::Json {
+                    event: Some(index),
+                    source,
+                });
+            }
+        };
+        self.handle(index, parsed)
+    }
+
+    fn finish(self) -> Result<AssistantMessage, DecodeError> {
+        if let Some((event, why)) = self.failed {
+            return Err(DecodeError::Invalid {
+                event: Some(event),
+                path: "stream".to_owned(),
+                message: why,
+            });
+        }
+        if let Some(error) = self.error {
+            let mut message = self.message.unwrap_or_else(base_message);
+            message.content.extend(self.done.into_values());
+            message.usage = self.usage;
+            message.stop_reason = StopReason::Error;
+            message.error_message = Some(error);
+            return Ok(message);
+        }
+        let Some(mut message) = self.message else {
+            return Err(DecodeError::Truncated {
+                events: self.events,
+                message: "no message_start".to_owned(),
+            });
+        };
+        if !self.stopped {
+            let open = self
+                .slots
+                .iter()
+                .filter(|(_, s)| matches!(s, Slot::Open(_)))
+                .map(|(i, _)| i.to_string())
+                .collect::<Vec<_>>();
+            return Err(DecodeError::Truncated {
+                events: self.events,
+                message: if open.is_empty() {
+                    "no message_stop".to_owned()
+                } else {
+                    format!(
+                        "no message_stop; content blocks {} still open",
+                        open.join(", ")
+                    )
+                },
+            });
+        }
+        if let Some((block, _)) = self.slots.iter().find(|(_, s)| matches!(s, Slot::Open(_))) {
+            return Err(DecodeError::Truncated {
+                events: self.events,
+                message: format!("content block {block} was never stopped"),
+            });
+        }
+        message.content.extend(self.done.into_values());
+        message.usage = self.usage;
+        apply_stop(
+            &mut message,
+            self.stop_reason.as_deref(),
+            self.stop_details.as_ref(),
+        );
+        Ok(message)
+    }
+}

@@ -1,1 +1,1164 @@
-//! gemini codec.
+//! Google Gemini `generateContent` (`google-generative-ai`): request encoder,
+//! response decoder and stream decoder.
+//!
+//! A request body, as [`encode_request`] writes it (the model is in the URL, not
+//! the body):
+//!
+//! ```json
+//! {"systemInstruction":{"parts":[{"text":"Be terse."}]},
+//!  "contents":[{"role":"user","parts":[{"text":"Hi"}]}],
+//!  "generationConfig":{"maxOutputTokens":1024}}
+//! ```
+//!
+//! Mapping, with what is changed recorded in the [`Report`]:
+//! - roles are `user` and `model`; tool results are `functionResponse` parts of a
+//!   user turn (all results of one round in one turn, before any other part), and
+//!   consecutive turns of one role are merged;
+//! - images, audio and documents are `inlineData` (base64) or `fileData` (URL);
+//!   images left inside tool results follow the `functionResponse` parts as
+//!   `inlineData`;
+//! - `functionResponse.response` is `{"output": text}`, or `{"error": text}`
+//!   for a failed call;
+//! - thinking is a `thought: true` part; `thoughtSignature` goes back on the part
+//!   that carried it;
+//! - tools are `functionDeclarations` with the JSON Schema in
+//!   `parametersJsonSchema` (the `parameters` field takes only Gemini's OpenAPI
+//!   subset).
+//!
+//! Gemini may put a `thoughtSignature` on a plain text part. agentmsg's text block
+//! has no signature, so the decoders keep it as a [`ThinkingContent`] with empty
+//! `thinking` right after that text, and the encoder puts it back on the text
+//! part before it. Function calls that come without an `id` get a deterministic
+//! one (`call_` and 16 hex digits of a hash of the response id, the call's
+//! position, name and arguments).
+
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use sha2::{Digest, Sha256};
+
+use super::{DecodeError, EncodeError, Encoded, Request, StreamDecode, ToolSpec};
+use crate::content::{
+    AssistantContent, DocumentContent, ImageContent, MediaSource, TextContent, ThinkingContent,
+    ToolCall, ToolResultContent, UserContent,
+};
+use crate::message::{now_ms, AssistantMessage, Message, StopReason};
+use crate::project::{prepare, Change, ChangeKind, Report, Target};
+use crate::usage::Usage;
+
+/// The provider name written into decoded messages and used for the target.
+pub const PROVIDER: &str = "google";
+/// The API identifier.
+pub const API: &str = "google-generative-ai";
+/// The signature Google documents for function calls that a Gemini 3 model did
+/// not make itself (a transcript from another model), so that its signature
+/// validation lets them through.
+pub const SKIP_SIGNATURE: &str = "skip_thought_signature_validator";
+
+// ---------------------------------------------------------------------------
+// Encoding
+
+/// Encodes a request as a Gemini `generateContent` body. Runs [`prepare`] for
+/// the target `google` / `google-generative-ai` / `request.model` first.
+///
+/// # Errors
+/// [`EncodeError::Invalid`] for an empty model, a function name Gemini rejects,
+/// a tool schema that is not a JSON object, or a conversation with no message
+/// left to send.
+pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
+    if request.model.trim().is_empty() {
+        return Err(invalid("model", "the model id is empty"));
+    }
+    let target = Target::new(PROVIDER, API, &request.model);
+    let prepared = prepare(&request.messages, &target);
+    let origins: Vec<usize> = prepared.origins.iter().map(|o| o.index()).collect();
+    let mut encoder = Encoder {
+        report: prepared.report,
+        turns: Vec::new(),
+        system: Vec::new(),
+        gemini3: request.model.contains("gemini-3"),
+    };
+    if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
+        encoder.system.push(json!({ "text": system }));
+    }
+    let mut seen_conversation = false;
+    for (message, &index) in prepared.messages.iter().zip(&origins) {
+        match message {
+            Message::System(system) => {
+                if seen_conversation {
+                    encoder.change(
+                        index,
+                        ChangeKind::UnsupportedContent,
+                        "a system message in the conversation was moved to `systemInstruction`",
+                    );
+                }
+                for block in system.content.iter().filter(|t| !t.text.is_empty()) {
+                    encoder.system.push(json!({ "text": block.text }));
+                }
+            }
+            Message::User(user) => {
+                seen_conversation = true;
+                let parts = encoder.user_parts(index, &user.content);
+                encoder.push_turn(index, Role::User, parts, false);
+            }
+            Message::Assistant(assistant) => {
+                seen_conversation = true;
+                let parts = encoder.model_parts(index, &assistant.content);
+                encoder.push_turn(index, Role::Model, parts, false);
+            }
+            Message::ToolResult(result) => {
+                seen_conversation = true;
+                let text = result.text();
+                let response = if result.is_error {
+                    json!({ "error": text })
+                } else {
+                    json!({ "output": text })
+                };
+                let mut parts = vec![json!({"functionResponse": {
+                    "id": result.tool_call_id,
+                    "name": result.tool_name,
+                    "response": response,
+                }})];
+                let images: Vec<&ImageContent> = result
+                    .content
+                    .iter()
+                    .filter_map(|c| match c {
+                        ToolResultContent::Image(image) => Some(image),
+                        ToolResultContent::Text(_) => None,
+                    })
+                    .collect();
+                if !images.is_empty() {
+                    encoder.change(
+                        index,
+                        ChangeKind::MovedImages,
+                        format!(
+                            "{} image(s) of the tool result sent as parts after the function responses",
+                            images.len()
+                        ),
+                    );
+                    for image in images {
+                        parts.push(media_part(
+                            &image.source,
+                            guess_mime(&image.source, "image/png"),
+                        ));
+                    }
+                }
+                encoder.push_turn(index, Role::User, parts, true);
+            }
+        }
+    }
+    if encoder.turns.is_empty() {
+        return Err(invalid("contents", "no message left to send"));
+    }
+
+    let mut body = Map::new();
+    if !encoder.system.is_empty() {
+        body.insert(
+            "systemInstruction".into(),
+            json!({ "parts": encoder.system }),
+        );
+    }
+    let contents: Vec<Value> = encoder
+        .turns
+        .into_iter()
+        .map(|turn| {
+            let mut parts = turn.parts;
+            if turn.role == Role::User {
+                parts.sort_by_key(|p| p.get("functionResponse").is_none());
+            }
+            json!({"role": turn.role.as_str(), "parts": parts})
+        })
+        .collect();
+    body.insert("contents".into(), Value::Array(contents));
+    if !request.tools.is_empty() {
+        let mut declarations = Vec::with_capacity(request.tools.len());
+        for (i, tool) in request.tools.iter().enumerate() {
+            declarations.push(encode_tool(i, tool)?);
+        }
+        body.insert(
+            "tools".into(),
+            json!([{ "functionDeclarations": declarations }]),
+        );
+    }
+    if let Some(max) = request.max_tokens {
+        body.insert(
+            "generationConfig".into(),
+            json!({ "maxOutputTokens": max.min(i32::MAX as u32) }),
+        );
+    }
+    Ok(Encoded {
+        body: Value::Object(body),
+        report: encoder.report,
+    })
+}
+
+fn encode_tool(i: usize, tool: &ToolSpec) -> Result<Value, EncodeError> {
+    let mut chars = tool.name.chars();
+    let valid_name = tool.name.len() <= 64
+        && chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':' | '-'));
+    if !valid_name {
+        return Err(invalid(
+            format!("tools[{i}].name"),
+            format!(
+                "`{}` is not a Gemini function name (a letter or `_`, then letters, digits, `_ . : -`; at most 64)",
+                tool.name
+            ),
+        ));
+    }
+    let schema = match &tool.parameters {
+        Value::Null => None,
+        Value::Object(map) if map.is_empty() => None,
+        Value::Object(map) => Some(Value::Object(map.clone())),
+        other => {
+            return Err(invalid(
+                format!("tools[{i}].parameters"),
+                format!("the schema must be a JSON object, found {other}"),
+            ))
+        }
+    };
+    let mut out = Map::new();
+    out.insert("name".into(), tool.name.clone().into());
+    out.insert("description".into(), tool.description.clone().into());
+    if let Some(schema) = schema {
+        out.insert("parametersJsonSchema".into(), schema);
+    }
+    Ok(Value::Object(out))
+}
+
+fn invalid(path: impl Into<String>, message: impl Into<String>) -> EncodeError {
+    EncodeError::Invalid {
+        path: path.into(),
+        message: message.into(),
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    User,
+    Model,
+}
+
+impl Role {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::User => "user",
+            Self::Model => "model",
+        }
+    }
+}
+
+struct Turn {
+    role: Role,
+    parts: Vec<Value>,
+    only_results: bool,
+}
+
+struct Encoder {
+    report: Report,
+    turns: Vec<Turn>,
+    system: Vec<Value>,
+    gemini3: bool,
+}
+
+impl Encoder {
+    fn change(&mut self, index: usize, kind: ChangeKind, detail: impl Into<String>) {
+        self.report.changes.push(Change {
+            index,
+            kind,
+            detail: detail.into(),
+        });
+    }
+
+    fn push_turn(&mut self, index: usize, role: Role, parts: Vec<Value>, is_result: bool) {
+        if parts.is_empty() {
+            self.change(
+                index,
+                ChangeKind::UnsupportedContent,
+                format!(
+                    "a {} message with nothing Gemini can take was dropped",
+                    if is_result {
+                        "tool result"
+                    } else {
+                        role.as_str()
+                    }
+                ),
+            );
+            return;
+        }
+        if let Some(last) = self.turns.last_mut() {
+            if last.role == role {
+                let expected = is_result && last.only_results;
+                last.parts.extend(parts);
+                last.only_results &= is_result;
+                if !expected {
+                    self.change(
+                        index,
+                        ChangeKind::MergedTurns,
+                        format!("merged into the previous {} turn", role.as_str()),
+                    );
+                }
+                return;
+            }
+        }
+        self.turns.push(Turn {
+            role,
+            parts,
+            only_results: is_result,
+        });
+    }
+
+    fn user_parts(&mut self, index: usize, content: &[UserContent]) -> Vec<Value> {
+        let mut out = Vec::with_capacity(content.len());
+        for block in content {
+            match block {
+                UserContent::Text(t) => {
+                    if !t.text.is_empty() {
+                        out.push(json!({ "text": t.text }));
+                    }
+                }
+                UserContent::Image(ImageContent { source }) => {
+                    out.push(media_part(source, guess_mime(source, "image/png")));
+                }
+                UserContent::Audio(audio) => out.push(json!({"inlineData": {
+                    "mimeType": audio.mime_type,
+                    "data": audio.data,
+                }})),
+                UserContent::Document(document) => out.push(self.document_part(index, document)),
+            }
+        }
+        out
+    }
+
+    fn document_part(&mut self, index: usize, document: &DocumentContent) -> Value {
+        if let Some(title) = document.title.as_deref().filter(|t| !t.is_empty()) {
+            self.change(
+                index,
+                ChangeKind::UnsupportedContent,
+                format!("Gemini takes no document title: `{title}` was not sent"),
+            );
+        }
+        media_part(
+            &document.source,
+            guess_mime(&document.source, "application/pdf"),
+        )
+    }
+
+    fn model_parts(&mut self, index: usize, content: &[AssistantContent]) -> Vec<Value> {
+        let mut out: Vec<Value> = Vec::with_capacity(content.len());
+        let mut signed_call = content.iter().any(|c| match c {
+            AssistantContent::ToolCall(call) => {
+                call.signature.as_deref().is_some_and(|s| !s.is_empty())
+            }
+            _ => false,
+        });
+        for block in content {
+            match block {
+                AssistantContent::Text(t) => {
+                    if !t.text.is_empty() {
+                        out.push(json!({ "text": t.text }));
+                    }
+                }
+                AssistantContent::Thinking(thinking) if thinking.thinking.is_empty() => {
+                    // A signature Gemini put on a text part (see the module doc).
+                    let Some(signature) = thinking.signature() else {
+                        continue;
+                    };
+                    let previous = out.last_mut().and_then(Value::as_object_mut).filter(|p| {
+                        p.contains_key("text")
+                            && !p.contains_key("thought")
+                            && !p.contains_key("thoughtSignature")
+                    });
+                    match previous {
+                        Some(part) => {
+                            part.insert("thoughtSignature".into(), signature.into());
+                        }
+                        None => out.push(json!({"text": "", "thoughtSignature": signature})),
+                    }
+                }
+                AssistantContent::Thinking(thinking) => {
+                    let mut part = json!({"text": thinking.thinking, "thought": true});
+                    if let (Some(signature), Some(map)) =
+                        (thinking.signature(), part.as_object_mut())
+                    {
+                        map.insert("thoughtSignature".into(), signature.into());
+                    }
+                    out.push(part);
+                }
+                AssistantContent::RedactedThinking(_) => self.change(
+                    index,
+                    ChangeKind::DroppedThinking,
+                    "Gemini has no redacted thinking: the block was dropped",
+                ),
+                AssistantContent::ToolCall(call) => {
+                    let mut part = Map::new();
+                    part.insert(
+                        "functionCall".into(),
+                        json!({"id": call.id, "name": call.name, "args": call.arguments}),
+                    );
+                    match call.signature.as_deref().filter(|s| !s.is_empty()) {
+                        Some(signature) => {
+                            part.insert("thoughtSignature".into(), signature.into());
+                        }
+                        None if self.gemini3 && !signed_call => {
+                            part.insert("thoughtSignature".into(), SKIP_SIGNATURE.into());
+                            signed_call = true;
+                            self.change(
+                                index,
+                                ChangeKind::UnsupportedContent,
+                                format!(
+                                    "function call `{}` has no thought signature: sent with `{SKIP_SIGNATURE}`",
+                                    call.id
+                                ),
+                            );
+                        }
+                        None => {}
+                    }
+                    out.push(Value::Object(part));
+                }
+            }
+        }
+        out
+    }
+}
+
+fn media_part(source: &MediaSource, mime: Option<String>) -> Value {
+    match source {
+        MediaSource::Base64 { data, mime_type } => {
+            json!({"inlineData": {"mimeType": mime_type, "data": data}})
+        }
+        MediaSource::Url(url) => {
+            let mut file = Map::new();
+            file.insert("fileUri".into(), url.clone().into());
+            if let Some(mime) = mime {
+                file.insert("mimeType".into(), mime.into());
+            }
+            json!({ "fileData": file })
+        }
+    }
+}
+
+/// The MIME type of a URL source from its extension, else `fallback`.
+fn guess_mime(source: &MediaSource, fallback: &str) -> Option<String> {
+    let MediaSource::Url(url) = source else {
+        return source.mime_type().map(str::to_owned);
+    };
+    let path = url.split(['?', '#']).next().unwrap_or_default();
+    let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    let mime = match ext.as_deref() {
+        Some("png") => "image/png",
+        Some("jpg" | "jpeg") => "image/jpeg",
+        Some("gif") => "image/gif",
+        Some("webp") => "image/webp",
+        Some("heic") => "image/heic",
+        Some("pdf") => "application/pdf",
+        Some("txt") => "text/plain",
+        Some("mp3") => "audio/mpeg",
+        Some("wav") => "audio/wav",
+        _ => fallback,
+    };
+    Some(mime.to_owned())
+}
+
+// ---------------------------------------------------------------------------
+// Decoding
+
+/// A `generateContent` response, or one stream chunk.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireResponse {
+    #[serde(default)]
+    candidates: Option<Vec<WireCandidate>>,
+    #[serde(default)]
+    usage_metadata: Option<WireUsage>,
+    #[serde(default)]
+    model_version: Option<String>,
+    #[serde(default)]
+    response_id: Option<String>,
+    #[serde(default)]
+    prompt_feedback: Option<PromptFeedback>,
+    #[serde(default)]
+    error: Option<WireError>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireCandidate {
+    #[serde(default)]
+    content: Option<WireContent>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+    #[serde(default)]
+    finish_message: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WireContent {
+    #[serde(default)]
+    parts: Vec<WirePart>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WirePart {
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    thought: Option<bool>,
+    #[serde(default)]
+    thought_signature: Option<String>,
+    #[serde(default)]
+    function_call: Option<WireFunctionCall>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireFunctionCall {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    args: Option<Value>,
+    #[serde(default)]
+    partial_args: Vec<PartialArg>,
+    #[serde(default)]
+    will_continue: Option<bool>,
+}
+
+/// One piece of streamed function-call arguments (Vertex AI).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PartialArg {
+    json_path: String,
+    #[serde(default)]
+    string_value: Option<String>,
+    #[serde(default)]
+    number_value: Option<serde_json::Number>,
+    #[serde(default)]
+    bool_value: Option<bool>,
+    #[serde(default)]
+    null_value: Option<Value>,
+    #[serde(default)]
+    will_continue: Option<bool>,
+}
+
+#[derive(Deserialize, Default, Clone, Copy)]
+#[serde(rename_all = "camelCase")]
+struct WireUsage {
+    #[serde(default)]
+    prompt_token_count: Option<u64>,
+    #[serde(default)]
+    candidates_token_count: Option<u64>,
+    #[serde(default)]
+    cached_content_token_count: Option<u64>,
+    #[serde(default)]
+    thoughts_token_count: Option<u64>,
+    #[serde(default)]
+    tool_use_prompt_token_count: Option<u64>,
+    #[serde(default)]
+    total_token_count: Option<u64>,
+}
+
+impl WireUsage {
+    fn has_counts(&self) -> bool {
+        self.prompt_token_count.is_some()
+            || self.candidates_token_count.is_some()
+            || self.total_token_count.is_some()
+    }
+
+    /// Gemini's `promptTokenCount` includes the cached tokens, so `input` is
+    /// what remains after taking them out; `output` includes the thoughts.
+    fn to_usage(self) -> Usage {
+        let cached = self.cached_content_token_count.unwrap_or(0);
+        let prompt = self.prompt_token_count.unwrap_or(0);
+        let thoughts = self.thoughts_token_count.unwrap_or(0);
+        let input = prompt
+            .saturating_sub(cached)
+            .saturating_add(self.tool_use_prompt_token_count.unwrap_or(0));
+        let output = self
+            .candidates_token_count
+            .unwrap_or(0)
+            .saturating_add(thoughts);
+        Usage {
+            input,
+            output,
+            reasoning: thoughts,
+            cache_read: cached,
+            cache_write: 0,
+            total_tokens: Some(
+                self.total_token_count
+                    .unwrap_or_else(|| input.saturating_add(output).saturating_add(cached)),
+            ),
+            cost: None,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PromptFeedback {
+    #[serde(default)]
+    block_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WireError {
+    #[serde(default)]
+    code: Option<i64>,
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    status: Option<String>,
+}
+
+impl WireError {
+    fn describe(&self) -> String {
+        let mut out = String::new();
+        if let Some(status) = &self.status {
+            out.push_str(status);
+        }
+        if let Some(code) = self.code {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(&format!("({code})"));
+        }
+        if let Some(message) = &self.message {
+            if !out.is_empty() {
+                out.push_str(": ");
+            }
+            out.push_str(message);
+        }
+        if out.is_empty() {
+            out.push_str("unknown error");
+        }
+        out
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum OpenText {
+    None,
+    Text,
+    Thought,
+}
+
+/// Folds parts, in order, into assistant content. Shared by the body and the
+/// stream decoder so both give the same blocks.
+struct Builder {
+    content: Vec<AssistantContent>,
+    open: OpenText,
+    /// The content index of a function call whose arguments are still streaming,
+    /// and the JSON path of a string that continues in the next piece.
+    streaming: Option<(usize, Option<String>)>,
+}
+
+impl Builder {
+    fn new() -> Self {
+        Self {
+            content: Vec::new(),
+            open: OpenText::None,
+            streaming: None,
+        }
+    }
+
+    fn part(
+        &mut self,
+        part: WirePart,
+        event: Option<usize>,
+        path: &str,
+    ) -> Result<(), DecodeError> {
+        let signature = part.thought_signature.filter(|s| !s.is_empty());
+        if let Some(call) = part.function_call {
+            self.open = OpenText::None;
+            return self.function_call(call, signature, event, &format!("{path}.functionCall"));
+        }
+        match part.text {
+            Some(text) if part.thought == Some(true) => {
+                let signed = signature.is_some();
+                match (self.open, self.content.last_mut()) {
+                    (OpenText::Thought, Some(AssistantContent::Thinking(t))) => {
+                        t.thinking.push_str(&text);
+                        if signature.is_some() {
+                            t.signature = signature;
+                        }
+                    }
+                    _ => self
+                        .content
+                        .push(AssistantContent::Thinking(ThinkingContent {
+                            thinking: text,
+                            signature,
+                        })),
+                }
+                self.open = if signed {
+                    OpenText::None
+                } else {
+                    OpenText::Thought
+                };
+            }
+            Some(text) => {
+                match (self.open, self.content.last_mut()) {
+                    (OpenText::Text, Some(AssistantContent::Text(t))) => t.text.push_str(&text),
+                    _ if !text.is_empty() => {
+                        self.content
+                            .push(AssistantContent::Text(TextContent::new(text)));
+                        self.open = OpenText::Text;
+                    }
+                    _ => {}
+                }
+                if let Some(signature) = signature {
+                    self.push_text_signature(signature);
+                }
+            }
+            None => {
+                // inlineData, executableCode, codeExecutionResult… are not modelled.
+                self.open = OpenText::None;
+                if let Some(signature) = signature {
+                    self.push_text_signature(signature);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn push_text_signature(&mut self, signature: String) {
+        self.content
+            .push(AssistantContent::Thinking(ThinkingContent {
+                thinking: String::new(),
+                signature: Some(signature),
+            }));
+        self.open = OpenText::None;
+    }
+
+    fn function_call(
+        &mut self,
+        call: WireFunctionCall,
+        signature: Option<String>,
+        event: Option<usize>,
+        path: &str,
+    ) -> Result<(), DecodeError> {
+        if let Some(name) = call.name.filter(|n| !n.is_empty()) {
+            self.streaming = None;
+            let args = match call.args {
+                None | Some(Value::Null) => Value::Object(Map::new()),
+                Some(args @ Value::Object(_)) => args,
+                Some(other) => {
+                    return Err(DecodeError::Invalid {
+                        event,
+                        path: format!("{path}.args"),
+                        message: format!("arguments must be a JSON object, found {other}"),
+                    })
+                }
+            };
+            let mut tool = ToolCall::new(call.id.unwrap_or_default(), name, args);
+            tool.signature = signature;
+            self.content.push(AssistantContent::ToolCall(tool));
+            if call.will_continue == Some(true) {
+                self.streaming = Some((self.content.len() - 1, None));
+                self.apply_partial(call.partial_args, event, path)?;
+            }
+            return Ok(());
+        }
+        if self.streaming.is_none() {
+            if call.partial_args.is_empty() {
+                return Ok(());
+            }
+            return Err(DecodeError::Invalid {
+                event,
+                path: format!("{path}.partialArgs"),
+                message: "argument pieces without a function call in progress".to_owned(),
+            });
+        }
+        self.apply_partial(call.partial_args, event, path)?;
+        if call.will_continue != Some(true) {
+            self.streaming = None;
+        }
+        Ok(())
+    }
+
+    fn apply_partial(
+        &mut self,
+        pieces: Vec<PartialArg>,
+        event: Option<usize>,
+        path: &str,
+    ) -> Result<(), DecodeError> {
+        let Some((index, continuing)) = self.streaming.as_mut() else {
+            return Ok(());
+        };
+        let Some(AssistantContent::ToolCall(call)) = self.content.get_mut(*index) else {
+            return Ok(());
+        };
+        for (j, piece) in pieces.into_iter().enumerate() {
+            let at = format!("{path}.partialArgs[{j}].jsonPath");
+            let segments =
+                parse_json_path(&piece.json_path).ok_or_else(|| DecodeError::Invalid {
+                    event,
+                    path: at.clone(),
+                    message: format!("cannot read JSON path `{}`", piece.json_path),
+                })?;
+            let slot =
+                slot_at(&mut call.arguments, &segments).ok_or_else(|| DecodeError::Invalid {
+                    event,
+                    path: at.clone(),
+                    message: format!(
+                        "JSON path `{}` conflicts with earlier arguments",
+                        piece.json_path
+                    ),
+                })?;
+            let appending = continuing.as_deref() == Some(piece.json_path.as_str());
+            match (piece.string_value, slot) {
+                (Some(s), Value::String(existing)) if appending => existing.push_str(&s),
+                (Some(s), slot) => *slot = Value::String(s),
+                (None, slot) => {
+                    *slot = if let Some(n) = piece.number_value {
+                        Value::Number(n)
+                    } else if let Some(b) = piece.bool_value {
+                        Value::Bool(b)
+                    } else {
+                        let _ = piece.null_value;
+                        Value::Null
+                    };
+                }
+            }
+            *continuing = if piece.will_continue == Some(true) {
+                Some(piece.json_path)
+            } else {
+                None
+            };
+        }
+        Ok(())
+    }
+
+    /// The content, with a deterministic id on every call that came without one.
+    fn finish(mut self, response_id: Option<&str>) -> Vec<AssistantContent> {
+        let mut n = 0usize;
+        for block in &mut self.content {
+            if let AssistantContent::ToolCall(call) = block {
+                if call.id.is_empty() {
+                    let mut hasher = Sha256::new();
+                    hasher.update(response_id.unwrap_or_default().as_bytes());
+                    hasher.update([0]);
+                    hasher.update(n.to_string().as_bytes());
+                    hasher.update([0]);
+                    hasher.update(call.name.as_bytes());
+                    hasher.update([0]);
+                    hasher.update(Value::Object(call.arguments.clone()).to_string().as_bytes());
+                    let digest = hasher.finalize();
+                    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+                    call.id = format!("call_{hex}");
+                }
+                n += 1;
+            }
+        }
+        self.content
+    }
+}
+
+enum Segment {
+    Key(String),
+    Index(usize),
+}
+
+/// `$.a.b[0]["c d"]` → segments.
+fn parse_json_path(path: &str) -> Option<Vec<Segment>> {
+    let rest = path.strip_prefix('$')?;
+    let bytes = rest.as_bytes();
+    let mut segments = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes.get(i)? {
+            b'.' => {
+                let start = i + 1;
+                let mut end = start;
+                while end < bytes.len() && !matches!(bytes.get(end), Some(b'.' | b'[')) {
+                    end += 1;
+                }
+                let key = rest.get(start..end)?;
+                if key.is_empty() {
+                    return None;
+                }
+                segments.push(Segment::Key(key.to_owned()));
+                i = end;
+            }
+            b'[' => {
+                let close = rest.get(i..)?.find(']')? + i;
+                let inner = rest.get(i + 1..close)?;
+                if let Some(quoted) = inner
+                    .strip_prefix('\'')
+                    .and_then(|s| s.strip_suffix('\''))
+                    .or_else(|| inner.strip_prefix('"').and_then(|s| s.strip_suffix('"')))
+                {
+                    segments.push(Segment::Key(quoted.to_owned()));
+                } else {
+                    segments.push(Segment::Index(inner.parse().ok()?));
+                }
+                i = close + 1;
+            }
+            _ => return None,
+        }
+    }
+    Some(segments)
+}
+
+/// The value at `segments` under `root`, creating objects, arrays and slots on
+/// the way; `None` when the path crosses a value of another kind.
+fn slot_at<'a>(root: &'a mut Map<String, Value>, segments: &[Segment]) -> Option<&'a mut Value> {
+    let (first, rest) = segments.split_first()?;
+    let Segment::Key(key) = first else {
+        return None;
+    };
+    let mut current = root.entry(key.clone()).or_insert(Value::Null);
+    for segment in rest {
+        current = match segment {
+            Segment::Key(key) => {
+                if current.is_null() {
+                    *current = Value::Object(Map::new());
+                }
+                current
+                    .as_object_mut()?
+                    .entry(key.clone())
+                    .or_insert(Value::Null)
+            }
+            Segment::Index(index) => {
+                if current.is_null() {
+                    *current = Value::Array(Vec::new());
+                }
+                let array = current.as_array_mut()?;
+                if *index > array.len().saturating_add(1024) {
+                    return None;
+                }
+                while array.len() <= *index {
+                    array.push(Value::Null);
+                }
+                array.get_mut(*index)?
+            }
+        };
+    }
+    Some(current)
+}
+
+/// Decodes a non-streaming `generateContent` response body. An error body
+/// (`{"error":{…}}`) becomes a message with stopReason `error` and its
+/// `errorMessage`; a prompt blocked by safety filters stopReason `guardRail`.
+///
+/// # Errors
+/// [`DecodeError::Json`] when the body is not JSON of the right shape,
+/// [`DecodeError::Invalid`] when a part is malformed.
+pub fn decode_response(body: &str) -> Result<AssistantMessage, DecodeError> {
+    let wire: WireResponse = serde_json::from_str(body).map_err(|source| DecodeError::Json {
+        event: None,
+        source,
+    })?;
+    let mut folder = Folder::default();
+    folder.chunk(wire, None)?;
+    if folder.error.is_none() && folder.finish_reason.is_none() && folder.block_reason.is_none() {
+        if folder.saw_candidate {
+            folder.finish_reason = Some("STOP".to_owned());
+        } else {
+            folder.error = Some("the response has no candidates".to_owned());
+        }
+    }
+    Ok(folder.into_message())
+}
+
+#[derive(Default)]
+struct Folder {
+    builder: Option<Builder>,
+    response_id: Option<String>,
+    model: Option<String>,
+    usage: Option<WireUsage>,
+    finish_reason: Option<String>,
+    finish_message: Option<String>,
+    block_reason: Option<String>,
+    error: Option<String>,
+    saw_candidate: bool,
+}
+
+impl Folder {
+    fn chunk(&mut self, wire: WireResponse, event: Option<usize>) -> Result<(), DecodeError> {
+        if let Some(error) = wire.error {
+            self.error = Some(error.describe());
+            return Ok(());
+        }
+        if let Some(id) = wire.response_id {
+            match &self.response_id {
+                Some(previous) if *previous != id => {
+                    return Err(DecodeError::Invalid {
+                        event,
+                        path: "responseId".to_owned(),
+                        message: format!(
+                            "`{id}` after `{previous}`: chunks of two responses are mixed"
+                        ),
+                    })
+                }
+                _ => self.response_id = Some(id),
+            }
+        }
+        if self.model.is_none() {
+            self.model = wire.model_version;
+        }
+        if let Some(usage) = wire.usage_metadata.filter(WireUsage::has_counts) {
+            self.usage = Some(usage);
+        }
+        if let Some(reason) = wire.prompt_feedback.and_then(|f| f.block_reason) {
+            self.block_reason = Some(reason);
+        }
+        let builder = self.builder.get_or_insert_with(Builder::new);
+        if let Some(candidate) = wire.candidates.and_then(|c| c.into_iter().next()) {
+            self.saw_candidate = true;
+            if let Some(content) = candidate.content {
+                for (i, part) in content.parts.into_iter().enumerate() {
+                    builder.part(part, event, &format!("candidates[0].content.parts[{i}]"))?;
+                }
+            }
+            if let Some(reason) = candidate.finish_reason {
+                self.finish_reason = Some(reason);
+            }
+            if candidate.finish_message.is_some() {
+                self.finish_message = candidate.finish_message;
+            }
+        }
+        Ok(())
+    }
+
+    fn into_message(self) -> AssistantMessage {
+        let mut message = AssistantMessage {
+            api: API.to_owned(),
+            provider: PROVIDER.to_owned(),
+            timestamp: now_ms(),
+            ..AssistantMessage::default()
+        };
+        message.content = self
+            .builder
+            .map(|b| b.finish(self.response_id.as_deref()))
+            .unwrap_or_default();
+        message.response_id = self.response_id;
+        message.model = self.model.unwrap_or_default();
+        if let Some(usage) = self.usage {
+            message.usage = usage.to_usage();
+        }
+        if let Some(error) = self.error {
+            message.stop_reason = StopReason::Error;
+            message.error_message = Some(error);
+            return message;
+        }
+        if let Some(reason) = self.block_reason {
+            message.stop_reason = StopReason::GuardRail;
+            message.error_message = Some(format!("prompt blocked: {reason}"));
+            return message;
+        }
+        let has_calls = message.tool_calls().next().is_some();
+        let reason = self.finish_reason.unwrap_or_default();
+        message.stop_reason = match reason.as_str() {
+            "STOP" | "FINISH_REASON_UNSPECIFIED" | "" => {
+                if has_calls {
+                    StopReason::ToolUse
+                } else {
+                    StopReason::Stop
+                }
+            }
+            "MAX_TOKENS" => StopReason::Length,
+            "SAFETY"
+            | "RECITATION"
+            | "BLOCKLIST"
+            | "PROHIBITED_CONTENT"
+            | "SPII"
+            | "IMAGE_SAFETY"
+            | "IMAGE_PROHIBITED_CONTENT"
+            | "IMAGE_RECITATION" => StopReason::GuardRail,
+            _ => StopReason::Error,
+        };
+        if matches!(
+            message.stop_reason,
+            StopReason::GuardRail | StopReason::Error
+        ) {
+            message.error_message = Some(match self.finish_message {
+                Some(detail) => format!("{reason}: {detail}"),
+                None => format!("finishReason {reason}"),
+            });
+        }
+        message
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Streaming
+
+/// Folds Gemini `streamGenerateContent` chunks (each one a JSON
+/// `GenerateContentResponse`) into an [`AssistantMessage`]. Text and thoughts
+/// that arrive in pieces are joined; Vertex AI's streamed function-call
+/// arguments (`partialArgs` with a `jsonPath`) are assembled.
+///
+/// ```json
+/// {"candidates":[{"content":{"role":"model","parts":[{"text":"Hel"}]}}],"responseId":"r1"}
+/// ```
+///
+/// A chunk that is not JSON, a malformed part, or chunks of two responses mixed
+/// together is an error naming the chunk index; a stream that ends without a
+/// `finishReason` fails in [`finish`](StreamDecode::finish) as
+/// [`DecodeError::Truncated`]; an error chunk ends the message with stopReason
+/// `error`.
+#[derive(Default)]
+pub struct StreamDecoder {
+    events: usize,
+    folder: Folder,
+    failed: Option<(usize, String)>,
+}
+
+impl StreamDecoder {
+    /// A decoder waiting for the first chunk.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl StreamDecode for StreamDecoder {
+    fn push(&mut self, event: &str) -> Result<(), DecodeError> {
+        let index = self.events;
+        self.events += 1;
+        if let Some((at, why)) = &self.failed {
+            return Err(DecodeError::Invalid {
+                event: Some(index),
+                path: "stream".to_owned(),
+                message: format!("the stream already failed at event {at}: {why}"),
+            });
+        }
+        let wire: WireResponse = match serde_json::from_str(event) {
+            Ok(wire) => wire,
+            Err(source) => {
+                self.failed = Some((index, format!("invalid JSON: {source}")));
+                return Err(DecodeError::Json {
+                    event: Some(index),
+                    source,
+                });
+            }
+        };
+        if self.folder.error.is_some() {
+            return Ok(());
+        }
+        self.folder.chunk(wire, Some(index)).inspect_err(|e| {
+            self.failed = Some((index, e.to_string()));
+        })
+    }
+
+    fn finish(self) -> Result<AssistantMessage, DecodeError> {
+        if let Some((event, why)) = self.failed {
+            return Err(DecodeError::Invalid {
+                event: Some(event),
+                path: "stream".to_owned(),
+                message: why,
+            });
+        }
+        let folder = self.folder;
+        if folder.error.is_none() && folder.finish_reason.is_none() && folder.block_reason.is_none()
+        {
+            return Err(DecodeError::Truncated {
+                events: self.events,
+                message: "no chunk carried a finishReason".to_owned(),
+            });
+        }
+        Ok(folder.into_message())
+    }
+}

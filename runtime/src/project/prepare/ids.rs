@@ -1,0 +1,224 @@
+//! Tool-call ids: mapping stored ids to ids the target accepts, and back.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use sha2::{Digest, Sha256};
+
+use super::target::IdRule;
+
+/// Maps a target-side tool-call id back to the stored one.
+///
+/// Only ids that had to change are recorded; every other id maps to itself.
+/// The mapping is injective: a mapped id never equals another call's id, so
+/// [`stored`](Self::stored) is unambiguous.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct IdMap {
+    to_stored: BTreeMap<String, String>,
+}
+
+impl IdMap {
+    /// The stored id behind a target-side id; ids that were not changed map to
+    /// themselves.
+    pub fn stored<'a>(&'a self, target_id: &'a str) -> &'a str {
+        self.to_stored
+            .get(target_id)
+            .map_or(target_id, String::as_str)
+    }
+
+    /// Whether no id was changed.
+    pub fn is_empty(&self) -> bool {
+        self.to_stored.is_empty()
+    }
+
+    /// How many ids were changed.
+    pub fn len(&self) -> usize {
+        self.to_stored.len()
+    }
+
+    /// The changed ids as `(target id, stored id)`, sorted by target id.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
+        self.to_stored
+            .iter()
+            .map(|(target, stored)| (target.as_str(), stored.as_str()))
+    }
+
+    pub(super) fn insert(&mut self, target_id: String, stored_id: String) {
+        self.to_stored.insert(target_id, stored_id);
+    }
+}
+
+/// Why an id had to change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum IdFix {
+    /// The id was empty.
+    Empty,
+    /// An earlier call has the same id.
+    Duplicate,
+    /// The target does not accept it.
+    Rule,
+}
+
+/// One call's id after mapping.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Assigned {
+    pub id: String,
+    pub fix: Option<IdFix>,
+}
+
+/// Assigns an id to every call, in order: ids that fit the rule and are used by
+/// no earlier call stay; the others get a readable prefix and a short hash
+/// suffix, unique among all ids.
+pub(super) fn assign(stored: &[&str], rule: IdRule) -> Vec<Assigned> {
+    let mut kept: BTreeSet<&str> = BTreeSet::new();
+    let mut keep = vec![false; stored.len()];
+    for (slot, id) in keep.iter_mut().zip(stored) {
+        if rule.accepts(id) && kept.insert(id) {
+            *slot = true;
+        }
+    }
+    let mut taken: BTreeSet<String> = kept.iter().map(|s| (*s).to_owned()).collect();
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut out = Vec::with_capacity(stored.len());
+    for (id, keep) in stored.iter().zip(keep) {
+        let occurrence = seen.entry(id).or_insert(0);
+        let nth = *occurrence;
+        *occurrence += 1;
+        if keep {
+            out.push(Assigned {
+                id: (*id).to_owned(),
+                fix: None,
+            });
+            continue;
+        }
+        let fix = if id.is_empty() {
+            IdFix::Empty
+        } else if rule.accepts(id) {
+            IdFix::Duplicate
+        } else {
+            IdFix::Rule
+        };
+        let new = fresh_id(id, nth, rule, &taken);
+        taken.insert(new.clone());
+        out.push(Assigned {
+            id: new,
+            fix: Some(fix),
+        });
+    }
+    out
+}
+
+/// `prefix_hash`: the id with characters the rule refuses replaced by `_`,
+/// cut so the whole fits, then `_` and the first hex digits of the SHA-256 of
+/// the stored id (and of its occurrence number, for a repeated id). Longer
+/// hashes, then a counter, settle the (astronomically rare) collisions.
+fn fresh_id(stored: &str, nth: usize, rule: IdRule, taken: &BTreeSet<String>) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(stored.as_bytes());
+    if nth > 0 {
+        hasher.update(format!("#{nth}").as_bytes());
+    }
+    let digest = hex(&hasher.finalize());
+    let sanitized: String = stored
+        .chars()
+        .map(|c| if rule.allows_char(c) { c } else { '_' })
+        .collect();
+    let base = if sanitized.is_empty() {
+        "call".to_owned()
+    } else {
+        sanitized
+    };
+    let max = rule.max_len().unwrap_or(usize::MAX);
+    for hash_len in [8usize, 12, 16, 24, 32] {
+        let candidate = join(&base, &digest[..hash_len], max);
+        if !taken.contains(&candidate) {
+            return candidate;
+        }
+    }
+    let mut counter = 1u64;
+    loop {
+        let suffix = format!("{}{counter}", &digest[..8]);
+        let candidate = join(&base, &suffix, max);
+        if !taken.contains(&candidate) {
+            return candidate;
+        }
+        counter += 1;
+    }
+}
+
+/// `base` cut to fit `max` characters together with `_` and `suffix`.
+fn join(base: &str, suffix: &str, max: usize) -> String {
+    let room = max.saturating_sub(suffix.chars().count() + 1);
+    let prefix: String = base.chars().take(room).collect();
+    format!("{prefix}_{suffix}")
+}
+
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0x0f)]));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fitting_ids_stay_and_others_get_a_hash() {
+        let ids = [
+            "toolu_01",
+            "functions.write_todos:0",
+            "functions.write_todos_0",
+        ];
+        let out = assign(&ids, IdRule::Anthropic);
+        assert_eq!(out[0].id, "toolu_01");
+        assert_eq!(out[0].fix, None);
+        assert!(out[1].id.starts_with("functions_write_todos_0_"));
+        assert_eq!(out[1].id.len(), "functions_write_todos_0_".len() + 8);
+        assert_eq!(out[1].fix, Some(IdFix::Rule));
+        assert!(out[2].id.starts_with("functions_write_todos_0_"));
+        assert_ne!(
+            out[1].id, out[2].id,
+            "`.` vs `:` must not collide once sanitized"
+        );
+    }
+
+    #[test]
+    fn duplicates_and_empty_ids_become_unique() {
+        let ids = ["a", "a", "", ""];
+        let out = assign(&ids, IdRule::Any);
+        let set: BTreeSet<&str> = out.iter().map(|a| a.id.as_str()).collect();
+        assert_eq!(set.len(), 4);
+        assert_eq!(out[0].id, "a");
+        assert_eq!(out[1].fix, Some(IdFix::Duplicate));
+        assert_eq!(out[2].fix, Some(IdFix::Empty));
+        assert!(out[2].id.starts_with("call_"));
+    }
+
+    #[test]
+    fn long_ids_fit_the_limit() {
+        let long = "x".repeat(446);
+        for rule in [
+            IdRule::OpenAiChat,
+            IdRule::OpenAiResponses,
+            IdRule::Anthropic,
+        ] {
+            let out = assign(&[long.as_str()], rule);
+            assert!(rule.accepts(&out[0].id), "{rule:?}: {}", out[0].id);
+        }
+    }
+
+    #[test]
+    fn a_mapped_id_never_takes_a_kept_one() {
+        let long = format!("{}.", "y".repeat(70));
+        let first = assign(&[long.as_str()], IdRule::Anthropic);
+        let ids = [first[0].id.as_str(), long.as_str()];
+        let out = assign(&ids, IdRule::Anthropic);
+        assert_eq!(out[0].id, first[0].id);
+        assert_ne!(out[1].id, out[0].id);
+        assert!(IdRule::Anthropic.accepts(&out[1].id));
+    }
+}

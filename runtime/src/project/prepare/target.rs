@@ -1,0 +1,202 @@
+//! The model a request goes to and what it accepts.
+
+/// What to do with thinking that cannot be replayed to the target: thinking from
+/// another provider, api or model, or unsigned thinking for a target that only
+/// takes signed thinking back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ThinkingPolicy {
+    /// Remove thinking, redacted thinking and signatures (the default).
+    ///
+    /// Replaying another model's reasoning as text teaches the target to write
+    /// its own reasoning into its answers (pydantic-ai#5869), so it is dropped
+    /// unless asked for.
+    #[default]
+    Drop,
+    /// Turn thinking into plain text (no tags around it); drop signatures and
+    /// redacted blocks, which are opaque.
+    AsText,
+}
+
+/// Which tool-call ids a target accepts. Ids that do not fit are mapped by
+/// [`prepare`](crate::prepare) (see [`IdMap`](crate::IdMap)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IdRule {
+    /// Anthropic Messages: `^[a-zA-Z0-9_-]{1,64}$` (the `tool_use.id` pattern;
+    /// the API caps the length at 64).
+    Anthropic,
+    /// OpenAI Chat Completions: 1 to 40 characters (`string too long. Expected a
+    /// string with maximum length 40`).
+    OpenAiChat,
+    /// OpenAI Responses: `call_id` is 1 to 64 characters (`minLength: 1,
+    /// maxLength: 64` in the published spec).
+    OpenAiResponses,
+    /// Gemini: `FunctionCall.id` is an optional string with no documented pattern
+    /// or length, so any non-empty id is kept.
+    Gemini,
+    /// Any non-empty id.
+    Any,
+}
+
+impl IdRule {
+    /// The longest id the rule accepts, in characters; `None` when unbounded.
+    pub const fn max_len(self) -> Option<usize> {
+        match self {
+            Self::Anthropic | Self::OpenAiResponses => Some(64),
+            Self::OpenAiChat => Some(40),
+            Self::Gemini | Self::Any => None,
+        }
+    }
+
+    /// Whether `c` may appear in an id.
+    pub fn allows_char(self, c: char) -> bool {
+        match self {
+            Self::Anthropic => c.is_ascii_alphanumeric() || c == '_' || c == '-',
+            Self::OpenAiChat | Self::OpenAiResponses | Self::Gemini | Self::Any => true,
+        }
+    }
+
+    /// Whether the target accepts `id` as it is.
+    ///
+    /// ```
+    /// use agentmsg_runtime::IdRule;
+    /// assert!(IdRule::Anthropic.accepts("toolu_01A-b"));
+    /// assert!(!IdRule::Anthropic.accepts("functions.write_todos:0"));
+    /// assert!(!IdRule::OpenAiChat.accepts(&"x".repeat(41)));
+    /// assert!(!IdRule::Any.accepts(""));
+    /// ```
+    pub fn accepts(self, id: &str) -> bool {
+        if id.is_empty() {
+            return false;
+        }
+        if let Some(max) = self.max_len() {
+            if id.chars().count() > max {
+                return false;
+            }
+        }
+        id.chars().all(|c| self.allows_char(c))
+    }
+
+    /// The rule an api uses by default: `anthropic-messages` → [`Anthropic`](Self::Anthropic),
+    /// `openai-responses` → [`OpenAiResponses`](Self::OpenAiResponses),
+    /// `google-generative-ai` → [`Gemini`](Self::Gemini), anything else (Chat
+    /// Completions and the servers that copy it) → [`OpenAiChat`](Self::OpenAiChat).
+    pub fn for_api(api: &str) -> Self {
+        match api {
+            "anthropic-messages" => Self::Anthropic,
+            "openai-responses" => Self::OpenAiResponses,
+            "google-generative-ai" => Self::Gemini,
+            _ => Self::OpenAiChat,
+        }
+    }
+}
+
+/// The model a request goes to, and what it can take.
+///
+/// ```
+/// use agentmsg_runtime::{IdRule, Target, ThinkingPolicy};
+/// let target = Target::new("openai", "openai-completions", "gpt-4o-mini")
+///     .vision(false)
+///     .thinking(ThinkingPolicy::AsText);
+/// assert_eq!(target.id_rule, IdRule::OpenAiChat);
+/// assert!(!target.tool_result_images);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Target {
+    /// The provider, such as `anthropic`.
+    pub provider: String,
+    /// The API, such as `anthropic-messages`.
+    pub api: String,
+    /// The model id.
+    pub model: String,
+    /// Whether the model reads images. Without vision, every image becomes a
+    /// text placeholder naming its MIME type.
+    pub vision: bool,
+    /// Whether tool results may carry images. Where they may not, the images
+    /// move into a user message right after the results.
+    pub tool_result_images: bool,
+    /// Whether the target takes back thinking that has no signature from the
+    /// model that wrote it. Anthropic, OpenAI Responses and Gemini verify
+    /// reasoning by its signature (an unsigned block is a 400, pydantic-ai#7597),
+    /// so for them unsigned thinking is handled like foreign thinking.
+    pub unsigned_thinking: bool,
+    /// Which tool-call ids it accepts.
+    pub id_rule: IdRule,
+    /// What to do with thinking that cannot be replayed.
+    pub thinking: ThinkingPolicy,
+}
+
+impl Target {
+    /// A target with the defaults of its api: vision on; tool-result images,
+    /// signed-only thinking and the id rule as the api takes them
+    /// (`anthropic-messages`: images in tool results, signed thinking only,
+    /// [`IdRule::Anthropic`]; `openai-responses`: signed thinking only,
+    /// [`IdRule::OpenAiResponses`]; `google-generative-ai`: signed thinking only,
+    /// [`IdRule::Gemini`]; anything else: unsigned thinking allowed,
+    /// [`IdRule::OpenAiChat`]); thinking policy [`ThinkingPolicy::Drop`].
+    pub fn new(
+        provider: impl Into<String>,
+        api: impl Into<String>,
+        model: impl Into<String>,
+    ) -> Self {
+        let api = api.into();
+        let (tool_result_images, unsigned_thinking) = match api.as_str() {
+            "anthropic-messages" => (true, false),
+            "openai-responses" | "google-generative-ai" => (false, false),
+            _ => (false, true),
+        };
+        Self {
+            provider: provider.into(),
+            id_rule: IdRule::for_api(&api),
+            api,
+            model: model.into(),
+            vision: true,
+            tool_result_images,
+            unsigned_thinking,
+            thinking: ThinkingPolicy::Drop,
+        }
+    }
+
+    /// Whether the model reads images.
+    #[must_use]
+    pub fn vision(mut self, vision: bool) -> Self {
+        self.vision = vision;
+        self
+    }
+
+    /// Whether tool results may carry images.
+    #[must_use]
+    pub fn tool_result_images(mut self, allowed: bool) -> Self {
+        self.tool_result_images = allowed;
+        self
+    }
+
+    /// Whether unsigned thinking from this same model may be replayed.
+    #[must_use]
+    pub fn unsigned_thinking(mut self, allowed: bool) -> Self {
+        self.unsigned_thinking = allowed;
+        self
+    }
+
+    /// Which tool-call ids the target accepts.
+    #[must_use]
+    pub fn id_rule(mut self, rule: IdRule) -> Self {
+        self.id_rule = rule;
+        self
+    }
+
+    /// What to do with thinking that cannot be replayed.
+    #[must_use]
+    pub fn thinking(mut self, policy: ThinkingPolicy) -> Self {
+        self.thinking = policy;
+        self
+    }
+
+    /// Whether an assistant message from `provider`/`api`/`model` was written by
+    /// this very target, so its thinking and signatures may go back to it.
+    pub fn produced(&self, provider: &str, api: &str, model: &str) -> bool {
+        !self.model.is_empty()
+            && self.provider == provider
+            && self.api == api
+            && self.model == model
+    }
+}

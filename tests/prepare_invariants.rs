@@ -1,0 +1,602 @@
+//! The invariants of `prepare`, checked over random transcripts (proptest) and
+//! over the real pi sessions of the conformance data.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use agentmsg::{
+    prepare, validate, AssistantContent, AssistantMessage, ChangeKind, IdRule, ImageContent,
+    MediaSource, Message, Origin, Prepared, StopReason, Target, TextContent, ThinkingContent,
+    ThinkingPolicy, ToolCall, ToolResultContent, ToolResultMessage, UserContent, UserMessage,
+};
+use proptest::prelude::*;
+
+fn json(messages: &[Message]) -> String {
+    serde_json::to_string(messages).expect("messages serialize")
+}
+
+fn one(message: &Message) -> String {
+    serde_json::to_string(message).expect("message serializes")
+}
+
+/// Every invariant `prepare` promises, as a list of violations (empty when
+/// all hold).
+fn violations(input: &[Message], target: &Target, prepared: &Prepared) -> Vec<String> {
+    let mut bad = Vec::new();
+    let out = &prepared.messages;
+
+    if prepared.origins.len() != out.len() {
+        bad.push(format!(
+            "{} origins for {} messages",
+            prepared.origins.len(),
+            out.len()
+        ));
+        return bad;
+    }
+
+    // Calls and results: each call's results come right after its turn, one
+    // per call; no result stands anywhere else.
+    let mut call_ids = BTreeSet::new();
+    let mut k = 0;
+    while k < out.len() {
+        match &out[k] {
+            Message::Assistant(a) => {
+                if a.stop_reason.is_failure() {
+                    bad.push(format!("out[{k}]: a failed turn was kept"));
+                }
+                let calls: Vec<&str> = a.tool_calls().map(|c| c.id.as_str()).collect();
+                for id in &calls {
+                    if !call_ids.insert(id.to_string()) {
+                        bad.push(format!("out[{k}]: call id `{id}` is used twice"));
+                    }
+                    if !target.id_rule.accepts(id) {
+                        bad.push(format!(
+                            "out[{k}]: call id `{id}` breaks {:?}",
+                            target.id_rule
+                        ));
+                    }
+                }
+                let mut answered = BTreeSet::new();
+                for j in 0..calls.len() {
+                    match out.get(k + 1 + j) {
+                        Some(Message::ToolResult(r)) => {
+                            if !calls.contains(&r.tool_call_id.as_str()) {
+                                bad.push(format!(
+                                    "out[{}]: result `{}` is not for a call of out[{k}]",
+                                    k + 1 + j,
+                                    r.tool_call_id
+                                ));
+                            }
+                            if !answered.insert(r.tool_call_id.clone()) {
+                                bad.push(format!(
+                                    "out[{}]: second result for `{}`",
+                                    k + 1 + j,
+                                    r.tool_call_id
+                                ));
+                            }
+                        }
+                        _ => bad.push(format!(
+                            "out[{k}]: {} calls but only {j} results follow",
+                            calls.len()
+                        )),
+                    }
+                }
+                if let Some(Message::ToolResult(r)) = out.get(k + 1 + calls.len()) {
+                    bad.push(format!(
+                        "out[{}]: result `{}` after the turn's results",
+                        k + 1 + calls.len(),
+                        r.tool_call_id
+                    ));
+                }
+                k += 1 + calls.len();
+            }
+            Message::ToolResult(r) => {
+                bad.push(format!(
+                    "out[{k}]: result `{}` without its turn before it",
+                    r.tool_call_id
+                ));
+                k += 1;
+            }
+            _ => k += 1,
+        }
+    }
+
+    // Thinking and images.
+    for (k, message) in out.iter().enumerate() {
+        match message {
+            Message::Assistant(a) => {
+                let same = target.produced(&a.provider, &a.api, &a.model);
+                for block in &a.content {
+                    match block {
+                        AssistantContent::Thinking(t) => {
+                            if !same {
+                                bad.push(format!("out[{k}]: foreign thinking kept"));
+                            }
+                            if t.signature.as_deref() == Some("") {
+                                bad.push(format!("out[{k}]: empty thinking signature"));
+                            }
+                            if t.signature.is_none() && !target.unsigned_thinking {
+                                bad.push(format!(
+                                    "out[{k}]: unsigned thinking for a signed-only target"
+                                ));
+                            }
+                        }
+                        AssistantContent::RedactedThinking(_) if !same => {
+                            bad.push(format!("out[{k}]: foreign redacted thinking kept"));
+                        }
+                        AssistantContent::ToolCall(c) => {
+                            if c.signature.as_deref() == Some("") {
+                                bad.push(format!("out[{k}]: empty tool-call signature"));
+                            }
+                            if c.signature.is_some() && !same {
+                                bad.push(format!("out[{k}]: foreign tool-call signature kept"));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                if a.content.is_empty() {
+                    bad.push(format!("out[{k}]: empty assistant message"));
+                }
+            }
+            Message::User(u) => {
+                if !target.vision && u.content.iter().any(|c| matches!(c, UserContent::Image(_))) {
+                    bad.push(format!("out[{k}]: image for a target without vision"));
+                }
+                if u.content.is_empty() {
+                    bad.push(format!("out[{k}]: empty user message"));
+                }
+            }
+            Message::ToolResult(r) => {
+                if !target.id_rule.accepts(&r.tool_call_id) {
+                    bad.push(format!(
+                        "out[{k}]: result id `{}` breaks the rule",
+                        r.tool_call_id
+                    ));
+                }
+                let images = r
+                    .content
+                    .iter()
+                    .any(|c| matches!(c, ToolResultContent::Image(_)));
+                if images && (!target.vision || !target.tool_result_images) {
+                    bad.push(format!("out[{k}]: image left in a tool result"));
+                }
+            }
+            Message::System(_) => {}
+        }
+    }
+
+    // Accounting: what the report does not name is untouched, once, in order.
+    let reported: BTreeSet<usize> = prepared.report.iter().map(|c| c.index).collect();
+    if let Some(c) = prepared.report.iter().find(|c| c.index >= input.len()) {
+        bad.push(format!(
+            "report names message {} of {}",
+            c.index,
+            input.len()
+        ));
+    }
+    let mut seen = BTreeMap::new();
+    let mut last_unreported = None;
+    for (k, origin) in prepared.origins.iter().enumerate() {
+        match *origin {
+            Origin::Input(i) => {
+                *seen.entry(i).or_insert(0) += 1;
+                let Some(original) = input.get(i) else {
+                    bad.push(format!("out[{k}]: origin {i} is past the input"));
+                    continue;
+                };
+                if !reported.contains(&i) {
+                    if one(original) != one(&out[k]) {
+                        bad.push(format!(
+                            "out[{k}]: input {i} changed but the report does not say so"
+                        ));
+                    }
+                    if last_unreported.is_some_and(|last| last > i) {
+                        bad.push(format!("out[{k}]: unreported input {i} moved"));
+                    }
+                    last_unreported = Some(i);
+                }
+                // Ids map back to the stored ones.
+                if let (Message::Assistant(before), Message::Assistant(after)) = (original, &out[k])
+                {
+                    for (b, a) in before.tool_calls().zip(after.tool_calls()) {
+                        if prepared.ids.stored(&a.id) != b.id {
+                            bad.push(format!(
+                                "out[{k}]: `{}` maps back to `{}`, not `{}`",
+                                a.id,
+                                prepared.ids.stored(&a.id),
+                                b.id
+                            ));
+                        }
+                    }
+                }
+                if let (Message::ToolResult(before), Message::ToolResult(after)) =
+                    (original, &out[k])
+                {
+                    if prepared.ids.stored(&after.tool_call_id) != before.tool_call_id {
+                        bad.push(format!("out[{k}]: result id does not map back"));
+                    }
+                }
+            }
+            Origin::SyntheticResult(i) => {
+                if !prepared
+                    .report
+                    .for_message(i)
+                    .any(|c| c.kind == ChangeKind::SyntheticResult)
+                {
+                    bad.push(format!("out[{k}]: synthetic result not reported at {i}"));
+                }
+                match &out[k] {
+                    Message::ToolResult(r) if r.is_error && r.text() == "No result provided" => {}
+                    _ => bad.push(format!(
+                        "out[{k}]: synthetic result is not the error result"
+                    )),
+                }
+            }
+            Origin::MovedImages(i) => {
+                if !prepared
+                    .report
+                    .for_message(i)
+                    .any(|c| c.kind == ChangeKind::MovedImages)
+                {
+                    bad.push(format!("out[{k}]: moved images not reported at {i}"));
+                }
+            }
+        }
+    }
+    for (i, n) in &seen {
+        if *n > 1 {
+            bad.push(format!("input {i} appears {n} times"));
+        }
+    }
+    for i in 0..input.len() {
+        if !seen.contains_key(&i) && !reported.contains(&i) {
+            bad.push(format!("input {i} vanished without a report"));
+        }
+    }
+
+    // Deterministic and idempotent.
+    let again = prepare(input, target);
+    if json(&again.messages) != json(out)
+        || again.report != prepared.report
+        || again.ids != prepared.ids
+    {
+        bad.push("a second run gave another result".to_owned());
+    }
+    let twice = prepare(out, target);
+    if json(&twice.messages) != json(out) {
+        bad.push("prepare(prepare(x)) differs from prepare(x)".to_owned());
+    }
+    if !twice.report.is_empty() {
+        bad.push(format!(
+            "preparing prepared messages changed things:\n{}",
+            twice.report
+        ));
+    }
+    if !validate(out).is_empty() {
+        bad.push(format!(
+            "prepared messages do not validate: {:?}",
+            validate(out)
+        ));
+    }
+    bad
+}
+
+// ---------------------------------------------------------------------------
+// Random transcripts.
+
+const PROVIDERS: [(&str, &str, &str); 4] = [
+    ("anthropic", "anthropic-messages", "claude-sonnet-4-5"),
+    ("openai", "openai-responses", "gpt-5.1-codex"),
+    ("openai", "openai-completions", "gpt-4o-mini"),
+    ("google", "google-generative-ai", "gemini-2.5-pro"),
+];
+
+fn id_pool() -> Vec<String> {
+    vec![
+        "call_1".to_owned(),
+        "call_2".to_owned(),
+        "toolu_01A".to_owned(),
+        "functions.write_todos:0".to_owned(),
+        "functions.write_todos_0".to_owned(),
+        String::new(),
+        "x".repeat(45),
+        format!("call_q1|fc_{}", "Ab+/=".repeat(88)),
+        "a b".to_owned(),
+        "é".repeat(41),
+    ]
+}
+
+fn signature() -> impl Strategy<Value = Option<String>> {
+    prop_oneof![
+        Just(None),
+        Just(Some(String::new())),
+        Just(Some("EqQBsig".to_owned()))
+    ]
+}
+
+fn image() -> impl Strategy<Value = ImageContent> {
+    prop_oneof![
+        Just(ImageContent {
+            source: MediaSource::Base64 {
+                data: "iVBORw0KGgo=".to_owned(),
+                mime_type: "image/png".to_owned()
+            }
+        }),
+        Just(ImageContent {
+            source: MediaSource::Url("https://example.com/cat.jpg".to_owned())
+        }),
+    ]
+}
+
+fn assistant_block() -> impl Strategy<Value = AssistantContent> {
+    prop_oneof![
+        "[a-z ]{0,8}".prop_map(|t| AssistantContent::Text(TextContent::new(t))),
+        ("[a-z ]{0,8}", signature()).prop_map(|(t, s)| AssistantContent::Thinking(
+            ThinkingContent {
+                thinking: t,
+                signature: s
+            }
+        )),
+        "[a-z]{0,4}".prop_map(|d| AssistantContent::RedactedThinking(
+            agentmsg::RedactedThinkingContent::new(d)
+        )),
+        (0..10usize, signature()).prop_map(|(i, s)| {
+            let mut call = ToolCall::new(id_pool()[i].clone(), "read", serde_json::json!({"i": i}));
+            call.signature = s;
+            AssistantContent::ToolCall(call)
+        }),
+    ]
+}
+
+fn message() -> impl Strategy<Value = Message> {
+    let stop = prop_oneof![
+        4 => Just(StopReason::ToolUse),
+        2 => Just(StopReason::Stop),
+        1 => Just(StopReason::Error),
+        1 => Just(StopReason::Aborted),
+        1 => Just(StopReason::Length),
+    ];
+    prop_oneof![
+        1 => "[a-z]{1,6}".prop_map(Message::system),
+        3 => (prop::collection::vec(
+                prop_oneof![
+                    "[a-z ]{1,6}".prop_map(|t| UserContent::Text(TextContent::new(t))),
+                    image().prop_map(UserContent::Image),
+                ],
+                0..3,
+            ))
+            .prop_map(|content| Message::User(UserMessage { content, timestamp: 7 })),
+        4 => (prop::collection::vec(assistant_block(), 0..4), stop, 0..4usize).prop_map(
+            |(content, stop_reason, p)| {
+                let (provider, api, model) = PROVIDERS.get(p).copied().unwrap_or(("", "", ""));
+                Message::Assistant(AssistantMessage {
+                    content,
+                    stop_reason,
+                    timestamp: 11,
+                    ..AssistantMessage::default()
+                }
+                .with_origin(api, provider, model))
+            }
+        ),
+        5 => (0..10usize, prop::collection::vec(
+                prop_oneof![
+                    "[a-z]{0,5}".prop_map(|t| ToolResultContent::Text(TextContent::new(t))),
+                    image().prop_map(ToolResultContent::Image),
+                ],
+                0..3,
+            ), any::<bool>())
+            .prop_map(|(i, content, is_error)| Message::ToolResult(ToolResultMessage {
+                tool_call_id: id_pool()[i].clone(),
+                tool_name: "read".to_owned(),
+                content,
+                is_error,
+                timestamp: 13,
+                details: None,
+            })),
+    ]
+}
+
+fn target() -> impl Strategy<Value = Target> {
+    (
+        0..4usize,
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(p, vision, images, as_text, unsigned)| {
+            let (provider, api, model) = PROVIDERS[p];
+            Target::new(provider, api, model)
+                .vision(vision)
+                .tool_result_images(images)
+                .unsigned_thinking(unsigned)
+                .thinking(if as_text {
+                    ThinkingPolicy::AsText
+                } else {
+                    ThinkingPolicy::Drop
+                })
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn prepare_keeps_every_promise(input in prop::collection::vec(message(), 0..14), target in target()) {
+        let prepared = prepare(&input, &target);
+        let bad = violations(&input, &target, &prepared);
+        prop_assert!(bad.is_empty(), "{}\ninput: {}\noutput: {}\nreport:\n{}", bad.join("\n"), json(&input), json(&prepared.messages), prepared.report);
+    }
+
+    #[test]
+    fn every_id_rule_holds(input in prop::collection::vec(message(), 0..10), rule in prop_oneof![
+        Just(IdRule::Anthropic), Just(IdRule::OpenAiChat), Just(IdRule::OpenAiResponses),
+        Just(IdRule::Gemini), Just(IdRule::Any)
+    ]) {
+        let target = Target::new("openai", "openai-completions", "gpt-4o-mini").id_rule(rule);
+        let prepared = prepare(&input, &target);
+        let bad = violations(&input, &target, &prepared);
+        prop_assert!(bad.is_empty(), "{}", bad.join("\n"));
+    }
+
+    #[test]
+    fn validate_finds_what_prepare_repairs(input in prop::collection::vec(message(), 0..10)) {
+        // A target that takes every id and image: only the structural rules change things.
+        let target = Target::new("", "", "").id_rule(IdRule::Any).vision(true).tool_result_images(true);
+        let problems = validate(&input);
+        let prepared = prepare(&input, &target);
+        for problem in &problems {
+            prop_assert!(prepared.report.touches(problem.index), "{problem} but prepare changed nothing there:\n{}", prepared.report);
+        }
+        let structural = [ChangeKind::SkippedFailedTurn, ChangeKind::DroppedResult, ChangeKind::SyntheticResult, ChangeKind::ReorderedResult];
+        for change in prepared.report.iter().filter(|c| structural.contains(&c.kind)) {
+            prop_assert!(problems.iter().any(|p| p.index == change.index), "{change} but validate found nothing: {problems:?}");
+        }
+        // validate changes nothing and is deterministic.
+        prop_assert_eq!(validate(&input), problems);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The real pi sessions.
+
+fn pi_messages(name: &str) -> (Vec<Message>, usize) {
+    let path = common::conformance_dir().join("transcripts/pi").join(name);
+    let text =
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let mut messages = Vec::new();
+    let mut custom = 0;
+    for (n, line) in text.lines().enumerate() {
+        let entry: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("{name}:{}: {e}", n + 1));
+        if entry["type"] != "message" {
+            continue;
+        }
+        let message = &entry["message"];
+        match message["role"].as_str() {
+            Some("user" | "assistant" | "toolResult" | "system") => messages.push(
+                serde_json::from_value::<Message>(message.clone())
+                    .unwrap_or_else(|e| panic!("{name}:{}: {e}", n + 1)),
+            ),
+            _ => custom += 1,
+        }
+    }
+    (messages, custom)
+}
+
+#[test]
+fn real_pi_sessions_keep_every_promise() {
+    let kinds = [
+        ChangeKind::DroppedThinking,
+        ChangeKind::ThinkingAsText,
+        ChangeKind::SkippedFailedTurn,
+        ChangeKind::DroppedResult,
+        ChangeKind::SyntheticResult,
+        ChangeKind::ReorderedResult,
+        ChangeKind::MappedId,
+        ChangeKind::ImagePlaceholder,
+        ChangeKind::MovedImages,
+        ChangeKind::DroppedEmptyMessage,
+    ];
+    let mut total_changes = 0;
+    for name in ["before-compaction.jsonl", "large-session.jsonl"] {
+        let (input, custom) = pi_messages(name);
+        assert!(input.len() > 800, "{name}: only {} messages", input.len());
+        let mut models: BTreeMap<(&str, &str, &str), usize> = BTreeMap::new();
+        for a in input.iter().filter_map(Message::as_assistant) {
+            *models.entry((&a.provider, &a.api, &a.model)).or_default() += 1;
+        }
+        let (provider, api, model) = models
+            .iter()
+            .max_by_key(|(_, n)| **n)
+            .map(|(m, _)| *m)
+            .expect("assistant messages");
+        let targets = [
+            ("same model", Target::new(provider, api, model)),
+            (
+                "other claude",
+                Target::new("anthropic", "anthropic-messages", "claude-haiku-4-5"),
+            ),
+            (
+                "chat, no vision",
+                Target::new("openai", "openai-completions", "gpt-4o-mini").vision(false),
+            ),
+            (
+                "responses, as text",
+                Target::new("openai", "openai-responses", "gpt-5.1-codex")
+                    .thinking(ThinkingPolicy::AsText),
+            ),
+            (
+                "gemini",
+                Target::new("google", "google-generative-ai", "gemini-2.5-pro"),
+            ),
+        ];
+        let problems = validate(&input);
+        println!(
+            "{name}: {} LLM messages ({custom} custom), validate: {} problems",
+            input.len(),
+            problems.len()
+        );
+        for (label, target) in &targets {
+            let prepared = prepare(&input, target);
+            let bad = violations(&input, target, &prepared);
+            assert!(bad.is_empty(), "{name} / {label}:\n{}", bad.join("\n"));
+            let counts: Vec<String> = kinds
+                .iter()
+                .map(|k| (k, prepared.report.count(*k)))
+                .filter(|(_, n)| *n > 0)
+                .map(|(k, n)| format!("{k}: {n}"))
+                .collect();
+            println!(
+                "  {label}: {} → {} messages; {}",
+                input.len(),
+                prepared.messages.len(),
+                counts.join(", ")
+            );
+            total_changes += prepared.report.len();
+            // The sessions hold aborted and errored turns: they are never replayed.
+            assert!(prepared.report.count(ChangeKind::SkippedFailedTurn) > 0);
+        }
+    }
+    assert!(total_changes > 0);
+}
+
+#[test]
+fn same_model_keeps_signed_thinking_of_the_real_session() {
+    let (input, _) = pi_messages("before-compaction.jsonl");
+    let signed_in = input
+        .iter()
+        .filter_map(Message::as_assistant)
+        .filter(|a| !a.stop_reason.is_failure())
+        .flat_map(|a| a.thinking())
+        .filter(|t| t.signature().is_some())
+        .count();
+    assert!(signed_in > 0);
+    let prepared = prepare(
+        &input,
+        &Target::new("anthropic", "anthropic-messages", "claude-opus-4-5"),
+    );
+    let signed_out = prepared
+        .messages
+        .iter()
+        .filter_map(Message::as_assistant)
+        .flat_map(|a| a.thinking())
+        .filter(|t| t.signature().is_some())
+        .count();
+    assert_eq!(signed_in, signed_out);
+    let other = prepare(
+        &input,
+        &Target::new("anthropic", "anthropic-messages", "claude-sonnet-4-5"),
+    );
+    assert_eq!(
+        other
+            .messages
+            .iter()
+            .filter_map(Message::as_assistant)
+            .flat_map(|a| a.thinking())
+            .count(),
+        0
+    );
+}
