@@ -1,11 +1,22 @@
 //! Not public API. Used by generated code.
+//!
+//! Every item here is named only by the code `#[derive(AgentMessage)]` writes,
+//! through `::agentmsg::__private` (or `crate = path`).
+
+use std::fmt::Display;
+
+use crate::content::{
+    AssistantContent, IntoAssistantContent, IntoSystemContent, IntoUserContent, TextContent,
+    UserContent,
+};
+use crate::message::{AssistantMessage, StopReason, SystemMessage, UserMessage};
 
 /// Not public API. Used by generated code.
 pub use inventory;
 /// Not public API. Used by generated code.
 pub use serde_json::Value;
 /// Not public API. Used by generated code.
-pub use std::{format, vec, vec::Vec};
+pub use std::{format, result::Result, vec, vec::Vec};
 
 /// Not public API. Used by generated code.
 pub use crate::custom::{CustomMessage, MigrateError};
@@ -13,3 +24,81 @@ pub use crate::custom::{CustomMessage, MigrateError};
 pub use crate::message::Message;
 /// Not public API. Used by generated code.
 pub use crate::registry::Registration;
+
+/// Not public API. Used by generated code: a template placeholder's field, which
+/// must be `Display` (the call is spanned at the field's type).
+#[inline]
+pub fn display<T: Display>(value: &T) -> &dyn Display {
+    value
+}
+
+/// Not public API. Used by generated code: a `to_llm = user` content field
+/// (spanned at the field's type, so a block the role does not allow is reported
+/// there, by `IntoUserContent`'s diagnostic).
+#[inline]
+pub fn user_content<T: IntoUserContent + Clone>(value: &T) -> UserContent {
+    value.clone().into_user_content()
+}
+
+/// Not public API. Used by generated code: a `to_llm = assistant` content field.
+#[inline]
+pub fn assistant_content<T: IntoAssistantContent + Clone>(value: &T) -> AssistantContent {
+    value.clone().into_assistant_content()
+}
+
+/// Not public API. Used by generated code: a `to_llm = system` content field.
+#[inline]
+pub fn system_content<T: IntoSystemContent + Clone>(value: &T) -> TextContent {
+    value.clone().into_system_content()
+}
+
+/// Not public API. Used by generated code. The projection carries no timestamp
+/// (0), so projecting twice gives the same messages.
+pub fn user_message(content: Vec<UserContent>) -> Message {
+    Message::User(UserMessage {
+        content,
+        timestamp: 0,
+    })
+}
+
+/// Not public API. Used by generated code.
+pub fn assistant_message(content: Vec<AssistantContent>) -> Message {
+    Message::Assistant(AssistantMessage {
+        content,
+        stop_reason: StopReason::Stop,
+        ..AssistantMessage::default()
+    })
+}
+
+/// Not public API. Used by generated code.
+pub fn system_message(content: Vec<TextContent>) -> Message {
+    Message::System(SystemMessage {
+        content,
+        timestamp: 0,
+    })
+}
+
+/// Not public API. Used by generated code: `to_llm = user("template")`.
+pub fn user_text(text: String) -> Message {
+    user_message(vec![UserContent::Text(TextContent::new(text))])
+}
+
+/// Not public API. Used by generated code: `to_llm = assistant("template")`.
+pub fn assistant_text(text: String) -> Message {
+    assistant_message(vec![AssistantContent::Text(TextContent::new(text))])
+}
+
+/// Not public API. Used by generated code: `to_llm = system("template")`.
+pub fn system_text(text: String) -> Message {
+    system_message(vec![TextContent::new(text)])
+}
+
+/// Not public API. Used by generated code: `migrate = path`, whose error only
+/// needs to be `Display`.
+pub fn run_migration<E: Display>(
+    migrate: fn(u32, Value) -> Result<Value, E>,
+    from: u32,
+    value: Value,
+) -> Result<Value, MigrateError> {
+    migrate(from, value).map_err(|e| MigrateError::new(e.to_string()))
+}

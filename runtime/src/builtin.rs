@@ -4,7 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::custom::CustomMessage;
+use agentmsg_macros::AgentMessage;
+
 use crate::message::{Message, UserMessage};
 use crate::TextContent;
 
@@ -36,8 +37,9 @@ fn summary_message(prefix: &str, summary: &str, suffix: &str, timestamp: u64) ->
 /// ```json
 /// {"role":"compactionSummary","summary":"We fixed the parser.","tokensBefore":48213,"firstKeptId":"0193…","timestamp":1765238302057}
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, AgentMessage)]
 #[serde(rename_all = "camelCase")]
+#[agent_message(crate = crate, kind = "compactionSummary", to_llm = with(CompactionSummary::render))]
 pub struct CompactionSummary {
     /// The summary written by the model.
     pub summary: String,
@@ -63,7 +65,8 @@ impl CompactionSummary {
         }
     }
 
-    fn render(&self) -> Vec<Message> {
+    /// The user message the model sees: the summary in pi's framing.
+    pub fn render(&self) -> Vec<Message> {
         summary_message(
             COMPACTION_SUMMARY_PREFIX,
             &self.summary,
@@ -79,8 +82,9 @@ impl CompactionSummary {
 /// ```json
 /// {"role":"branchSummary","summary":"Tried a regex parser; too slow.","fromId":"0193…","timestamp":1765238302057}
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, AgentMessage)]
 #[serde(rename_all = "camelCase")]
+#[agent_message(crate = crate, kind = "branchSummary", to_llm = with(BranchSummary::render))]
 pub struct BranchSummary {
     /// The summary written by the model.
     pub summary: String,
@@ -102,7 +106,8 @@ impl BranchSummary {
         }
     }
 
-    fn render(&self) -> Vec<Message> {
+    /// The user message the model sees: the summary in pi's framing.
+    pub fn render(&self) -> Vec<Message> {
         summary_message(
             BRANCH_SUMMARY_PREFIX,
             &self.summary,
@@ -118,7 +123,8 @@ impl BranchSummary {
 /// ```json
 /// {"role":"extension","kind":"notification","data":{"text":"build passed"}}
 /// ```
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, AgentMessage)]
+#[agent_message(crate = crate, kind = "extension")]
 pub struct ExtensionMessage {
     /// The application's category, such as `notification` or `debug`.
     pub kind: String,
@@ -144,25 +150,3 @@ impl ExtensionMessage {
         T::deserialize(&self.data)
     }
 }
-
-impl CustomMessage for CompactionSummary {
-    const KIND: &'static str = "compactionSummary";
-    fn to_llm(&self) -> Vec<Message> {
-        self.render()
-    }
-}
-
-impl CustomMessage for BranchSummary {
-    const KIND: &'static str = "branchSummary";
-    fn to_llm(&self) -> Vec<Message> {
-        self.render()
-    }
-}
-
-impl CustomMessage for ExtensionMessage {
-    const KIND: &'static str = "extension";
-}
-
-inventory::submit! { crate::registry::Registration::new::<CompactionSummary>() }
-inventory::submit! { crate::registry::Registration::new::<BranchSummary>() }
-inventory::submit! { crate::registry::Registration::new::<ExtensionMessage>() }

@@ -2,6 +2,7 @@
 //! an application's custom message or a line kept as it was (`Unknown`).
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt;
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess};
@@ -9,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::content::Role;
 use crate::custom::{CustomEntry, CustomMessage, DynCustomMessage};
-use crate::flat::{deserialize_flat, EnvelopeSlot, RoleDispatch};
+use crate::flat::{deserialize_flat, Envelope, EnvelopeSlot, Key, RoleDispatch};
 use crate::message::{
     AssistantMessage, LlmMessage, Message, MessageId, SystemMessage, ToolResultMessage, TurnId,
     UserMessage,
@@ -188,7 +189,7 @@ impl AgentMessage {
     pub fn to_line(&self) -> serde_json::Result<String> {
         let mut out = Vec::with_capacity(256);
         self.write_line(&mut out)?;
-        String::from_utf8(out).map_err(|e| serde::ser::Error::custom(e))
+        String::from_utf8(out).map_err(serde::ser::Error::custom)
     }
 }
 
@@ -586,14 +587,12 @@ pub fn decode_line(
         }
     };
     let reason = match &*kind {
-        "user" | "assistant" | "toolResult" | "system" => {
-            match serde_json::from_str::<LlmMessage>(line) {
-                Ok(message) => return Ok(AgentMessage::Llm(message)),
-                Err(e) => UnknownReason::Invalid {
-                    error: e.to_string(),
-                },
-            }
-        }
+        "user" | "assistant" | "toolResult" | "system" => match decode_llm(line, &kind) {
+            Ok(message) => return Ok(AgentMessage::Llm(message)),
+            Err(e) => UnknownReason::Invalid {
+                error: e.to_string(),
+            },
+        },
         other => match registry.get(other) {
             Some(registration) => match registration.decode_line(line) {
                 Ok(entry) => return Ok(AgentMessage::Custom(entry)),
@@ -614,6 +613,149 @@ pub fn decode_line(
     }
 }
 
+/// Decodes an LLM line whose role is already known, straight into its type.
+fn decode_llm(line: &str, role: &str) -> serde_json::Result<LlmMessage> {
+    let is = |expected: &'static str| move |r: &str| r == expected;
+    let (message, envelope) = match role {
+        "user" => decode_known::<UserMessage>(line, &is("user")).map(|(m, e)| (m.into(), e)),
+        "assistant" => {
+            decode_known::<AssistantMessage>(line, &is("assistant")).map(|(m, e)| (m.into(), e))
+        }
+        "toolResult" => {
+            decode_known::<ToolResultMessage>(line, &is("toolResult")).map(|(m, e)| (m.into(), e))
+        }
+        _ => decode_known::<SystemMessage>(line, &is("system")).map(|(m, e)| (m.into(), e)),
+    }?;
+    if let Some(v) = envelope.v {
+        return Err(de::Error::custom(format_args!(
+            "unexpected `v` ({v}) on a {role} message"
+        )));
+    }
+    Ok(LlmMessage {
+        message,
+        id: envelope.id,
+        turn_id: envelope.turn_id,
+    })
+}
+
+/// Decodes a whole line as `T` when its role is already known (`accept` says
+/// which roles are `T`'s), wherever the role stands: the role key is checked and
+/// skipped and the envelope keys are taken out while `T` reads the other keys, so
+/// nothing is held back or decoded twice.
+pub(crate) fn decode_known<'de, T: Deserialize<'de>>(
+    line: &'de str,
+    accept: &dyn Fn(&str) -> bool,
+) -> serde_json::Result<(T, Envelope)> {
+    let mut de = serde_json::Deserializer::from_str(line);
+    let decoded = de::Deserializer::deserialize_map(
+        &mut de,
+        KnownRole {
+            accept,
+            marker: std::marker::PhantomData,
+        },
+    )?;
+    de.end()?;
+    Ok(decoded)
+}
+
+struct KnownRole<'a, T> {
+    accept: &'a dyn Fn(&str) -> bool,
+    marker: std::marker::PhantomData<T>,
+}
+
+impl<'de, T: Deserialize<'de>> de::Visitor<'de> for KnownRole<'_, T> {
+    type Value = (T, Envelope);
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a message object with a \"role\"")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(T, Envelope), A::Error> {
+        let state = RefCell::new((Envelope::default(), false));
+        let body = SkipRole {
+            inner: map,
+            accept: self.accept,
+            state: &state,
+        };
+        let value = T::deserialize(de::value::MapAccessDeserializer::new(body))?;
+        let (envelope, role_seen) = state.into_inner();
+        if !role_seen {
+            return Err(de::Error::missing_field("role"));
+        }
+        Ok((value, envelope))
+    }
+}
+
+/// The entries of a line less `role` (checked) and the envelope keys (kept).
+struct SkipRole<'s, A> {
+    inner: A,
+    accept: &'s dyn Fn(&str) -> bool,
+    state: &'s RefCell<(Envelope, bool)>,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for SkipRole<'_, A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        loop {
+            let Some(key) = self.inner.next_key::<Key<'de>>()? else {
+                return Ok(None);
+            };
+            match key.as_str() {
+                "role" => {
+                    let role: Key<'de> = self.inner.next_value()?;
+                    let mut state = self.state.borrow_mut();
+                    if state.1 {
+                        return Err(de::Error::duplicate_field("role"));
+                    }
+                    if !(self.accept)(role.as_str()) {
+                        return Err(de::Error::custom(format_args!(
+                            "unexpected role `{}`",
+                            role.as_str()
+                        )));
+                    }
+                    state.1 = true;
+                }
+                "id" => {
+                    let id = self.inner.next_value::<Option<MessageId>>()?;
+                    self.state.borrow_mut().0.id = id;
+                }
+                "turnId" => {
+                    let turn_id = self.inner.next_value::<Option<TurnId>>()?;
+                    self.state.borrow_mut().0.turn_id = turn_id;
+                }
+                "v" => {
+                    let v = self.inner.next_value::<u32>()?;
+                    self.state.borrow_mut().0.v = Some(v);
+                }
+                _ => {
+                    return match key {
+                        Key::Borrowed(s) => {
+                            seed.deserialize(de::value::BorrowedStrDeserializer::new(s))
+                        }
+                        Key::Owned(s) => seed.deserialize(de::value::StringDeserializer::new(s)),
+                    }
+                    .map(Some)
+                }
+            }
+        }
+    }
+
+    fn next_value_seed<V: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, A::Error> {
+        self.inner.next_value_seed(seed)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.inner.size_hint()
+    }
+}
+
 /// The `"role"` of a line: `None` when there is none (or the line is not an
 /// object), `Some(Err(()))` when it is not a string.
 pub(crate) fn role_of(line: &str) -> Option<Result<Cow<'_, str>, ()>> {
@@ -624,11 +766,36 @@ pub(crate) fn role_of(line: &str) -> Option<Result<Cow<'_, str>, ()>> {
             }
         }
     }
+    if let Some(kind) = role_at_end(line) {
+        return Some(Ok(Cow::Borrowed(kind)));
+    }
     let value = top_level_value(line, "role")?;
     if !value.starts_with('"') {
         return Some(Err(()));
     }
     Some(unquote(value).ok_or(()))
+}
+
+/// The role of a line that ends with `"role":"kind"}` (as a writer that puts the
+/// role last writes it), found from the end without a scan. `None` when the line
+/// does not end that way or anything is unusual (escapes, a backslash before a
+/// quote); the full scan then decides. The decoder checks the role it meets
+/// against the one found, so a wrong guess is an error, never a wrong type.
+fn role_at_end(line: &str) -> Option<&str> {
+    let body = line.trim_end().strip_suffix('}')?.trim_end();
+    let body = body.strip_suffix('"')?;
+    let open = body.rfind(['"', '\\'])?;
+    if body.as_bytes().get(open) != Some(&b'"') {
+        return None;
+    }
+    let kind = body.get(open + 1..)?;
+    let before = body.get(..open)?.trim_end().strip_suffix(':')?.trim_end();
+    let before = before.strip_suffix("\"role\"")?;
+    if before.ends_with('\\') {
+        return None;
+    }
+    let before = before.trim_end();
+    (before.ends_with(',') || before.ends_with('{')).then_some(kind)
 }
 
 /// The `"v"` of a line, when it is a number that fits a `u32`.
@@ -761,6 +928,22 @@ mod tests {
         assert_eq!(role_of("[1]"), None);
         assert_eq!(role_of(r#"{"a":"#), None);
         assert_eq!(scan_version(r#"{"v":"2"}"#), None);
+        // From the end.
+        assert_eq!(role_at_end(r#"{"a":1,"role":"late"}"#), Some("late"));
+        assert_eq!(
+            role_at_end(r#"{ "a" : 1 , "role" : "late" } "#),
+            Some("late")
+        );
+        assert_eq!(role_at_end(r#"{"role":"only"}"#), Some("only"));
+        assert_eq!(role_at_end(r#"{"a":{"role":"inner"}}"#), None);
+        assert_eq!(role_at_end(r#"{"x\"role":"k"}"#), None);
+        assert_eq!(role_at_end(r#"{"a":"b\"role\":\"k"}"#), None);
+        assert_eq!(role_at_end(r#"{"a":["role":"k"}"#), None);
+        assert_eq!(role_at_end(r#"{"a":1,"role":"a\"b"}"#), None);
+        assert_eq!(
+            role_of(r#"{"a":{"role":"inner"},"role":"outer"}"#),
+            Some(Ok(Cow::Borrowed("outer")))
+        );
     }
 
     #[test]

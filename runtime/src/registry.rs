@@ -21,7 +21,7 @@ use serde::Deserialize;
 
 use crate::custom::{CustomEntry, CustomMessage};
 use crate::envelope::UnknownReason;
-use crate::flat::{deserialize_flat, Envelope, EnvelopeSlot, RoleDispatch};
+use crate::flat::Envelope;
 
 /// One custom type's entry in the registry: its kind, aliases and monomorphized
 /// decoders. `#[derive(AgentMessage)]` submits one for each type.
@@ -102,29 +102,6 @@ impl std::fmt::Debug for Registration {
 
 inventory::collect!(Registration);
 
-/// Decodes the body of a line as `T`, keeping the envelope.
-struct TypedDispatch<T>(std::marker::PhantomData<T>);
-
-impl<'de, T: CustomMessage> RoleDispatch<'de> for TypedDispatch<T> {
-    type Value = (T, Envelope);
-
-    fn dispatch<M: serde::de::MapAccess<'de>>(
-        self,
-        role: &str,
-        map: M,
-        envelope: &EnvelopeSlot,
-    ) -> Result<(T, Envelope), M::Error> {
-        if role != T::KIND && !T::ALIASES.contains(&role) {
-            return Err(serde::de::Error::custom(format_args!(
-                "`{role}` is not the kind of {}",
-                std::any::type_name::<T>()
-            )));
-        }
-        let value = T::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
-        Ok((value, envelope.take()))
-    }
-}
-
 fn entry<T: CustomMessage>(value: T, envelope: Envelope) -> CustomEntry {
     CustomEntry {
         message: Box::new(value),
@@ -139,10 +116,8 @@ fn stored_version(v: Option<u32>) -> u32 {
 }
 
 fn decode_str<T: CustomMessage>(line: &str) -> Result<CustomEntry, UnknownReason> {
-    let mut de = serde_json::Deserializer::from_str(line);
-    let decoded = deserialize_flat(&mut de, TypedDispatch::<T>(std::marker::PhantomData))
-        .and_then(|decoded| de.end().map(|()| decoded));
-    match decoded {
+    let accept = |role: &str| role == T::KIND || T::ALIASES.contains(&role);
+    match crate::envelope::decode_known::<T>(line, &accept) {
         Ok((value, envelope)) => {
             let from = stored_version(envelope.v);
             if from == T::VERSION {

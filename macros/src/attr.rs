@@ -1,0 +1,378 @@
+//! Every `#[agent_message(..)]` attribute parsed once into typed values, and the
+//! parts of `#[serde(..)]` that decide a field's keys.
+
+use proc_macro2::TokenTree;
+use syn::parse::ParseStream;
+use syn::punctuated::Punctuated;
+use syn::{Attribute, Error, Ident, LitInt, LitStr, Path, Token};
+
+const AGENT_MESSAGE: &str = "agent_message";
+const SERDE: &str = "serde";
+
+const KIND: &str = "kind";
+const ALIASES: &str = "aliases";
+const VERSION: &str = "version";
+const MIGRATE: &str = "migrate";
+const TO_LLM: &str = "to_llm";
+const CRATE: &str = "crate";
+const CONTENT: &str = "content";
+const WITH: &str = "with";
+
+/// Collects errors so that all of them are reported together.
+#[derive(Default)]
+pub struct Errors(Option<Error>);
+
+impl Errors {
+    pub fn push(&mut self, error: Error) {
+        match &mut self.0 {
+            Some(all) => all.combine(error),
+            None => self.0 = Some(error),
+        }
+    }
+
+    pub fn finish(self) -> Result<(), Error> {
+        match self.0 {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The role a projection produces.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+    System,
+}
+
+impl Role {
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::System => "system",
+        }
+    }
+}
+
+/// A role keyword as written, kept for its span.
+pub struct RoleKw {
+    pub role: Role,
+    pub ident: Ident,
+}
+
+/// The `to_llm = …` projection.
+pub enum ToLlm {
+    /// `to_llm = user("[Request from {from}]: {request}")`
+    Template { role: RoleKw, template: LitStr },
+    /// `to_llm = user`, with `#[agent_message(content)]` fields
+    Content { role: RoleKw },
+    /// `to_llm = with(Approval::render)`
+    With { path: Path },
+}
+
+/// The container attributes.
+#[derive(Default)]
+pub struct Container {
+    pub kind: Option<LitStr>,
+    /// A `kind` key was written, even if its value did not parse (so a missing
+    /// kind is not reported on top of the malformed one).
+    pub kind_written: bool,
+    pub aliases: Option<Vec<LitStr>>,
+    pub version: Option<(LitInt, u32)>,
+    pub migrate: Option<Path>,
+    pub to_llm: Option<ToLlm>,
+    pub krate: Option<Path>,
+    /// `#[serde(rename_all = "…")]`, for each direction.
+    pub rename_all: Vec<LitStr>,
+}
+
+/// The field attributes.
+#[derive(Default)]
+pub struct Field {
+    /// `#[agent_message(content)]`
+    pub content: Option<Ident>,
+    /// `#[serde(rename = "…")]` or `rename(serialize = "…", deserialize = "…")`.
+    pub renames: Vec<LitStr>,
+    /// `#[serde(alias = "…")]`.
+    pub aliases: Vec<LitStr>,
+    /// `#[serde(flatten)]`
+    pub flatten: bool,
+}
+
+fn duplicate(errors: &mut Errors, path: &Path, name: &str) {
+    errors.push(Error::new_spanned(
+        path,
+        format!("duplicate #[agent_message({name})]"),
+    ));
+}
+
+fn unknown(path: &Path, place: &str) -> Error {
+    let name = path
+        .get_ident()
+        .map_or_else(|| quote::quote!(#path).to_string(), Ident::to_string);
+    Error::new_spanned(
+        path,
+        format!("unknown agent_message attribute `{name}`{place}"),
+    )
+}
+
+pub fn container(attrs: &[Attribute], errors: &mut Errors) -> Container {
+    let mut out = Container::default();
+    for attr in attrs {
+        if attr.path().is_ident(SERDE) {
+            serde_container(attr, &mut out);
+            continue;
+        }
+        if !attr.path().is_ident(AGENT_MESSAGE) {
+            continue;
+        }
+        let parsed = attr.parse_nested_meta(|meta| {
+            let path = &meta.path;
+            // #[agent_message(kind = "notice")]
+            if path.is_ident(KIND) {
+                out.kind_written = true;
+                let lit: LitStr = meta.value()?.parse().map_err(|e: Error| {
+                    Error::new(
+                        e.span(),
+                        "the kind is a string: #[agent_message(kind = \"notice\")]",
+                    )
+                })?;
+                if out.kind.is_some() {
+                    duplicate(errors, path, KIND);
+                } else {
+                    out.kind = Some(lit);
+                }
+            // #[agent_message(aliases = ["oldNotice", "note"])]
+            } else if path.is_ident(ALIASES) {
+                let input = meta.value()?;
+                let content;
+                syn::bracketed!(content in input);
+                let list = Punctuated::<LitStr, Token![,]>::parse_terminated(&content)?;
+                if out.aliases.is_some() {
+                    duplicate(errors, path, ALIASES);
+                } else {
+                    out.aliases = Some(list.into_iter().collect());
+                }
+            // #[agent_message(version = 2)]
+            } else if path.is_ident(VERSION) {
+                let lit: LitInt = meta.value()?.parse()?;
+                let value = lit.base10_parse::<u32>()?;
+                if out.version.is_some() {
+                    duplicate(errors, path, VERSION);
+                } else {
+                    out.version = Some((lit, value));
+                }
+            // #[agent_message(migrate = approval_from_v1)]
+            } else if path.is_ident(MIGRATE) {
+                let target: Path = meta.value()?.parse()?;
+                if out.migrate.is_some() {
+                    duplicate(errors, path, MIGRATE);
+                } else {
+                    out.migrate = Some(target);
+                }
+            // #[agent_message(to_llm = user("…{field}…"))]
+            // #[agent_message(to_llm = user)]
+            // #[agent_message(to_llm = with(Self::render))]
+            } else if path.is_ident(TO_LLM) {
+                let to_llm = parse_to_llm(meta.value()?)?;
+                if out.to_llm.is_some() {
+                    duplicate(errors, path, TO_LLM);
+                } else {
+                    out.to_llm = Some(to_llm);
+                }
+            // #[agent_message(crate = my_agentmsg)]
+            } else if path.is_ident(CRATE) {
+                let krate = meta.value()?.call(Path::parse_mod_style)?;
+                if out.krate.is_some() {
+                    duplicate(errors, path, CRATE);
+                } else {
+                    out.krate = Some(krate);
+                }
+            } else if path.is_ident(CONTENT) {
+                return Err(Error::new_spanned(
+                    path,
+                    "#[agent_message(content)] goes on a field, not on the struct",
+                ));
+            } else {
+                return Err(unknown(
+                    path,
+                    "; expected `kind`, `aliases`, `version`, `migrate`, `to_llm` or `crate`",
+                ));
+            }
+            Ok(())
+        });
+        if let Err(error) = parsed {
+            errors.push(error);
+        }
+    }
+    out
+}
+
+fn parse_to_llm(input: ParseStream) -> syn::Result<ToLlm> {
+    let ident: Ident = input.call(syn::ext::IdentExt::parse_any)?;
+    if ident == WITH {
+        let content;
+        syn::parenthesized!(content in input);
+        let path: Path = content.parse()?;
+        if !content.is_empty() {
+            return Err(content.error("expected one path: `to_llm = with(path::to::function)`"));
+        }
+        return Ok(ToLlm::With { path });
+    }
+    let role = match ident.to_string().as_str() {
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        "system" => Role::System,
+        other => {
+            return Err(Error::new(
+                ident.span(),
+                format!(
+                    "unknown projection `{other}`; expected `user`, `assistant`, `system` (each with an optional \"template\") or `with(path)`"
+                ),
+            ))
+        }
+    };
+    let role = RoleKw { role, ident };
+    if input.peek(syn::token::Paren) {
+        let content;
+        syn::parenthesized!(content in input);
+        let template: LitStr = content.parse()?;
+        if !content.is_empty() {
+            return Err(content.error("expected one template string"));
+        }
+        Ok(ToLlm::Template { role, template })
+    } else {
+        Ok(ToLlm::Content { role })
+    }
+}
+
+pub fn field(attrs: &[Attribute], errors: &mut Errors) -> Field {
+    let mut out = Field::default();
+    for attr in attrs {
+        if attr.path().is_ident(SERDE) {
+            serde_field(attr, &mut out);
+            continue;
+        }
+        if !attr.path().is_ident(AGENT_MESSAGE) {
+            continue;
+        }
+        let parsed = attr.parse_nested_meta(|meta| {
+            // #[agent_message(content)]
+            if meta.path.is_ident(CONTENT) {
+                let ident = meta.path.get_ident().cloned();
+                if out.content.is_some() {
+                    duplicate(errors, &meta.path, CONTENT);
+                } else {
+                    out.content = ident;
+                }
+                Ok(())
+            } else if [KIND, ALIASES, VERSION, MIGRATE, TO_LLM, CRATE]
+                .iter()
+                .any(|name| meta.path.is_ident(name))
+            {
+                skip_value(meta.input)?;
+                Err(Error::new_spanned(
+                    &meta.path,
+                    "this agent_message attribute goes on the struct, not on a field",
+                ))
+            } else {
+                Err(unknown(&meta.path, " on a field; expected `content`"))
+            }
+        });
+        if let Err(error) = parsed {
+            errors.push(error);
+        }
+    }
+    out
+}
+
+/// `rename_all` of `#[serde(..)]`; anything malformed is left to serde to report.
+fn serde_container(attr: &Attribute, out: &mut Container) {
+    let _ = attr.parse_nested_meta(|meta| {
+        if meta.path.is_ident("rename_all") {
+            directional(&meta, &mut out.rename_all)
+        } else {
+            skip_value(meta.input)
+        }
+    });
+}
+
+/// The keys of `#[serde(..)]` on a field; anything malformed is left to serde.
+fn serde_field(attr: &Attribute, out: &mut Field) {
+    let _ = attr.parse_nested_meta(|meta| {
+        if meta.path.is_ident("rename") {
+            directional(&meta, &mut out.renames)
+        } else if meta.path.is_ident("alias") {
+            out.aliases.push(meta.value()?.parse()?);
+            Ok(())
+        } else if meta.path.is_ident("flatten") {
+            out.flatten = true;
+            Ok(())
+        } else {
+            skip_value(meta.input)
+        }
+    });
+}
+
+/// `name = "x"` or `name(serialize = "x", deserialize = "y")`.
+fn directional(meta: &syn::meta::ParseNestedMeta, into: &mut Vec<LitStr>) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        into.push(meta.value()?.parse()?);
+        return Ok(());
+    }
+    meta.parse_nested_meta(|inner| {
+        if inner.path.is_ident("serialize") || inner.path.is_ident("deserialize") {
+            into.push(inner.value()?.parse()?);
+            Ok(())
+        } else {
+            skip_value(inner.input)
+        }
+    })
+}
+
+/// Skips `= value` or `(..)` up to the next comma.
+fn skip_value(input: ParseStream) -> syn::Result<()> {
+    while !input.is_empty() && !input.peek(Token![,]) {
+        input.parse::<TokenTree>()?;
+    }
+    Ok(())
+}
+
+/// The key serde gives a field named `name` under `rule` (serde's `RenameRule`).
+pub fn rename(name: &str, rule: &str) -> Option<String> {
+    let pascal = || {
+        let mut out = String::new();
+        let mut upper = true;
+        for c in name.chars() {
+            if c == '_' {
+                upper = true;
+            } else if upper {
+                out.extend(c.to_uppercase());
+                upper = false;
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    };
+    Some(match rule {
+        "lowercase" => name.to_ascii_lowercase(),
+        "UPPERCASE" => name.to_ascii_uppercase(),
+        "PascalCase" => pascal(),
+        "camelCase" => {
+            let pascal = pascal();
+            let mut chars = pascal.chars();
+            match chars.next() {
+                Some(first) => first.to_lowercase().chain(chars).collect(),
+                None => String::new(),
+            }
+        }
+        "snake_case" => name.to_owned(),
+        "SCREAMING_SNAKE_CASE" => name.to_ascii_uppercase(),
+        "kebab-case" => name.replace('_', "-"),
+        "SCREAMING-KEBAB-CASE" => name.to_ascii_uppercase().replace('_', "-"),
+        _ => return None,
+    })
+}

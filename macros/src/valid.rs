@@ -1,0 +1,327 @@
+//! The rules across attributes and fields; what `expand` needs, checked.
+
+use syn::{Error, LitStr};
+
+use crate::ast::{Container, Field};
+use crate::attr::{self, Errors, Role, ToLlm};
+
+/// Keys of a transcript line that a custom type's fields may not use.
+const RESERVED_KEYS: [&str; 4] = ["role", "id", "turnId", "v"];
+/// Kinds that belong to the LLM messages.
+const RESERVED_KINDS: [&str; 4] = ["system", "user", "assistant", "toolResult"];
+
+/// The projection, checked.
+pub enum Projection<'a> {
+    /// UI-only.
+    None,
+    /// The template with its placeholders' fields (each once).
+    Template {
+        role: Role,
+        template: &'a LitStr,
+        fields: Vec<&'a Field<'a>>,
+    },
+    /// The content fields, in order.
+    Content {
+        role: Role,
+        fields: Vec<&'a Field<'a>>,
+    },
+    /// `with(path)`.
+    With { path: &'a syn::Path },
+}
+
+/// What `expand` writes, all checked.
+pub struct Plan<'a> {
+    pub kind: &'a LitStr,
+    pub aliases: Vec<&'a LitStr>,
+    pub version: u32,
+    pub migrate: Option<&'a syn::Path>,
+    pub projection: Projection<'a>,
+}
+
+pub fn check<'a>(cont: &'a Container<'a>, errors: &mut Errors) -> Option<Plan<'a>> {
+    let generics = &cont.original.generics;
+    if !generics.params.is_empty() {
+        errors.push(Error::new_spanned(
+            generics,
+            "#[derive(AgentMessage)] does not support generic types: each kind decodes into one concrete type",
+        ));
+    }
+
+    let kind = match &cont.attrs.kind {
+        Some(kind) => {
+            check_kind(kind, "kind", errors);
+            Some(kind)
+        }
+        None if cont.attrs.kind_written => None,
+        None => {
+            errors.push(Error::new_spanned(
+                cont.ident,
+                format!(
+                    "missing #[agent_message(kind = \"…\")] on `{}`: the kind is what a transcript stores, so it is never derived from the type's name",
+                    cont.ident
+                ),
+            ));
+            None
+        }
+    };
+
+    let mut aliases = Vec::new();
+    for alias in cont.attrs.aliases.iter().flatten() {
+        check_kind(alias, "alias", errors);
+        if kind.is_some_and(|kind| kind.value() == alias.value()) {
+            errors.push(Error::new_spanned(
+                alias,
+                format!("alias `{}` repeats the kind", alias.value()),
+            ));
+        } else if aliases.iter().any(|a: &&LitStr| a.value() == alias.value()) {
+            errors.push(Error::new_spanned(
+                alias,
+                format!("duplicate alias `{}`", alias.value()),
+            ));
+        } else {
+            aliases.push(alias);
+        }
+    }
+
+    let version = match &cont.attrs.version {
+        Some((lit, 0)) => {
+            errors.push(Error::new_spanned(lit, "versions start at 1"));
+            1
+        }
+        Some((_, version)) => *version,
+        None => 1,
+    };
+    if let Some(migrate) = &cont.attrs.migrate {
+        if version <= 1 {
+            errors.push(Error::new_spanned(
+                migrate,
+                "`migrate` needs `version` above 1: it upgrades stored objects whose `v` is below `version` (no `v` means 1)",
+            ));
+        }
+    }
+
+    for field in &cont.fields {
+        check_keys(cont, field, errors);
+    }
+
+    let projection = projection(cont, errors);
+    let kind = kind?;
+    Some(Plan {
+        kind,
+        aliases,
+        version,
+        migrate: cont.attrs.migrate.as_ref(),
+        projection,
+    })
+}
+
+fn check_kind(lit: &LitStr, what: &str, errors: &mut Errors) {
+    let value = lit.value();
+    let mut chars = value.chars();
+    let message = match chars.next() {
+        None => Some(format!(
+            "empty {what}: write #[agent_message({what} = \"notice\")]"
+        )),
+        Some(first) if !first.is_ascii_alphabetic() => Some(format!(
+            "malformed {what} `{value}`: it must start with an ASCII letter"
+        )),
+        Some(_) => chars
+            .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':' | '/')))
+            .map(|c| {
+                format!(
+                    "malformed {what} `{value}`: `{c}` is not allowed; use ASCII letters, digits, `_`, `-`, `.`, `:` and `/`"
+                )
+            }),
+    };
+    let message = message.or_else(|| {
+        RESERVED_KINDS.contains(&value.as_str()).then(|| {
+            format!(
+                "`{value}` is a reserved kind (system, user, assistant and toolResult are the LLM messages); choose another {what}"
+            )
+        })
+    });
+    if let Some(message) = message {
+        errors.push(Error::new_spanned(lit, message));
+    }
+}
+
+fn check_keys(cont: &Container, field: &Field, errors: &mut Errors) {
+    if field.attrs.flatten {
+        return;
+    }
+    let reserved = |key: &str| RESERVED_KEYS.contains(&key);
+    let explain = "role, id, turnId and v are the keys of the transcript line itself";
+    for lit in field.attrs.renames.iter().chain(&field.attrs.aliases) {
+        let key = lit.value();
+        if reserved(&key) {
+            errors.push(Error::new_spanned(
+                lit,
+                format!(
+                    "field `{}` uses the reserved key `{key}` ({explain}); choose another name",
+                    field.name()
+                ),
+            ));
+        }
+    }
+    if !field.attrs.renames.is_empty() {
+        return;
+    }
+    let name = field.name();
+    let mut keys = vec![(name.clone(), None)];
+    for rule in &cont.attrs.rename_all {
+        if let Some(key) = attr::rename(&name, &rule.value()) {
+            keys.push((key, Some(rule)));
+        }
+    }
+    if !cont.attrs.rename_all.is_empty() {
+        keys.remove(0);
+    }
+    for (key, rule) in keys {
+        if reserved(&key) {
+            let how = match rule {
+                Some(rule) => format!(" (after rename_all = \"{}\")", rule.value()),
+                None => String::new(),
+            };
+            errors.push(Error::new_spanned(
+                field.ident,
+                format!(
+                    "field `{name}` uses the reserved key `{key}`{how} ({explain}); rename it with #[serde(rename = \"…\")]"
+                ),
+            ));
+            return;
+        }
+    }
+}
+
+fn projection<'a>(cont: &'a Container<'a>, errors: &mut Errors) -> Projection<'a> {
+    let content: Vec<&Field> = cont
+        .fields
+        .iter()
+        .filter(|f| f.attrs.content.is_some())
+        .collect();
+    let misplaced = |errors: &mut Errors, why: &str| {
+        for field in &content {
+            if let Some(ident) = &field.attrs.content {
+                errors.push(Error::new_spanned(
+                    ident,
+                    format!("#[agent_message(content)] needs `to_llm = user`, `to_llm = assistant` or `to_llm = system` on the struct{why}"),
+                ));
+            }
+        }
+    };
+    match &cont.attrs.to_llm {
+        None => {
+            misplaced(errors, "; without `to_llm` the message is UI-only");
+            Projection::None
+        }
+        Some(ToLlm::With { path }) => {
+            misplaced(errors, "; `with(path)` projects the message itself");
+            Projection::With { path }
+        }
+        Some(ToLlm::Template { role, template }) => {
+            misplaced(errors, "; a template projects the message itself");
+            let fields = placeholders(cont, template, errors);
+            Projection::Template {
+                role: role.role,
+                template,
+                fields,
+            }
+        }
+        Some(ToLlm::Content { role }) => {
+            if content.is_empty() {
+                errors.push(Error::new_spanned(
+                    &role.ident,
+                    format!(
+                        "`to_llm = {}` needs at least one #[agent_message(content)] field; or write a template: `to_llm = {}(\"…{{field}}…\")`",
+                        role.role.name(),
+                        role.role.name()
+                    ),
+                ));
+            }
+            Projection::Content {
+                role: role.role,
+                fields: content,
+            }
+        }
+    }
+}
+
+/// The fields a template names, each once, in order of first use.
+fn placeholders<'a>(
+    cont: &'a Container<'a>,
+    template: &LitStr,
+    errors: &mut Errors,
+) -> Vec<&'a Field<'a>> {
+    let text = template.value();
+    let mut names: Vec<String> = Vec::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+            }
+            '}' => {
+                errors.push(Error::new_spanned(
+                    template,
+                    "unmatched `}` in template; write `}}` for a literal brace",
+                ));
+                return Vec::new();
+            }
+            '{' => {
+                let mut name = String::new();
+                let mut closed = false;
+                for c in chars.by_ref() {
+                    if c == '}' {
+                        closed = true;
+                        break;
+                    }
+                    name.push(c);
+                }
+                if !closed {
+                    errors.push(Error::new_spanned(
+                        template,
+                        "unclosed `{` in template; write `{{` for a literal brace",
+                    ));
+                    return Vec::new();
+                }
+                let is_ident = name
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_alphabetic() || c == '_')
+                    && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+                if !is_ident {
+                    errors.push(Error::new_spanned(
+                        template,
+                        format!("template placeholder `{{{name}}}` must name a field: `{{field}}`, without format options"),
+                    ));
+                    continue;
+                }
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut fields = Vec::new();
+    for name in names {
+        match cont.fields.iter().find(|f| f.name() == name) {
+            Some(field) => fields.push(field),
+            None => {
+                let known: Vec<String> = cont.fields.iter().map(Field::name).collect();
+                errors.push(Error::new_spanned(
+                    template,
+                    format!(
+                        "template placeholder `{{{name}}}` names no field of `{}`; its fields are: {}",
+                        cont.ident,
+                        known.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    fields
+}

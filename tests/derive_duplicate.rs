@@ -1,0 +1,91 @@
+//! Two derived types claiming one kind (and one alias) in the same binary: the
+//! global registry reports both type names and decodes the kind to neither.
+
+use agentmsg::{AgentMessage, Registry, RegistryError, UnknownReason};
+use serde::{Deserialize, Serialize};
+
+mod billing {
+    #[derive(
+        Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, agentmsg::AgentMessage,
+    )]
+    #[agent_message(kind = "invoice", aliases = ["bill"])]
+    pub struct Invoice {
+        pub amount: u64,
+    }
+}
+
+mod shipping {
+    #[derive(
+        Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, agentmsg::AgentMessage,
+    )]
+    #[agent_message(kind = "invoice")]
+    pub struct Invoice {
+        pub parcel: String,
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, agentmsg::AgentMessage)]
+#[agent_message(kind = "receipt", aliases = ["bill"])]
+struct Receipt {
+    total: u64,
+}
+
+#[test]
+fn duplicates_are_reported_with_both_type_names() {
+    let registry = Registry::global();
+    let mut duplicates: Vec<_> = registry.duplicates().iter().map(|d| d.kind).collect();
+    duplicates.sort_unstable();
+    assert_eq!(duplicates, ["bill", "invoice"]);
+
+    let invoice = registry.duplicate("invoice").unwrap();
+    let names = [invoice.first, invoice.second];
+    assert!(
+        names.iter().any(|n| n.ends_with("billing::Invoice")),
+        "{names:?}"
+    );
+    assert!(
+        names.iter().any(|n| n.ends_with("shipping::Invoice")),
+        "{names:?}"
+    );
+    let text = registry.check().unwrap_err().to_string();
+    assert!(text.contains("is claimed by both"), "{text}");
+
+    let bill = registry.duplicate("bill").unwrap();
+    let names = [bill.first, bill.second];
+    assert!(
+        names.iter().any(|n| n.ends_with("billing::Invoice")),
+        "{names:?}"
+    );
+    assert!(names.iter().any(|n| n.ends_with("Receipt")), "{names:?}");
+
+    assert!(matches!(
+        registry.resolve("invoice"),
+        Err(RegistryError::Duplicate(_))
+    ));
+    // The unambiguous kind of one of them still resolves.
+    assert!(registry.get("receipt").is_some());
+}
+
+#[test]
+fn an_ambiguous_kind_is_kept_not_guessed() {
+    let line = r#"{"role":"invoice","amount":3}"#;
+    let kept = AgentMessage::from_line(line).unwrap();
+    let unknown = kept.as_unknown().unwrap();
+    assert_eq!(unknown.raw(), line);
+    assert!(matches!(
+        unknown.reason(),
+        UnknownReason::AmbiguousKind { .. }
+    ));
+    let generic: AgentMessage = serde_json::from_str(line).unwrap();
+    assert!(matches!(
+        generic.as_unknown().unwrap().reason(),
+        UnknownReason::AmbiguousKind { .. }
+    ));
+    // Written directly, each type still encodes under its kind.
+    let written = AgentMessage::custom(billing::Invoice { amount: 3 })
+        .to_line()
+        .unwrap();
+    assert_eq!(written, line);
+    let parcel = AgentMessage::custom(shipping::Invoice { parcel: "p".into() });
+    assert_eq!(parcel.kind(), "invoice");
+}

@@ -1,0 +1,12 @@
+use agentmsg::AgentMessage;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, AgentMessage)]
+#[agent_message(kind = "notice")]
+struct Notice {
+    #[serde(rename = "id")]
+    notice_id: String,
+    text: String,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use agentmsg::AgentMessage;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, AgentMessage)]
+#[agent_message(kind = "notice", rename = "other")]
+struct Notice {
+    text: String,
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+use agentmsg::AgentMessage;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, AgentMessage)]
+#[agent_message(kind = "notice")]
+struct Notice {
+    #[agent_message(hidden)]
+    text: String,
+}
+
+fn main() {}
