@@ -32,7 +32,7 @@ fn check_reports_undecodable_invalid_and_torn_lines() {
         "broken.jsonl:3: error[undecodable]: the object has no \"role\""
     );
     assert!(lines[2].starts_with("broken.jsonl:4: error[invalid-message]: `assistant` line does not decode: invalid type: string \"not an array\""));
-    assert!(lines[3].starts_with("broken.jsonl:5: error[invalid-message]: `user` line does not decode: unknown variant `thinking`"));
+    assert!(lines[3].starts_with("broken.jsonl:5: error[invalid-message]: `user` line does not decode: `thinking` blocks cannot appear in user messages"));
     assert!(lines[4].starts_with("broken.jsonl:8: error[torn-line]: torn last line: 37 bytes"));
     assert_eq!(
         lines[5],
