@@ -161,6 +161,171 @@
 //! of the 11 [`StopReason`]s), and optionally `responseId` and `errorMessage`; a
 //! tool result adds `toolCallId`, `toolName`, `isError` and `details`, which is
 //! for the application and never sent to a model.
+//!
+//! # Custom messages
+//!
+//! An application's own entries live in the same transcript. `#[derive(AgentMessage)]`
+//! gives a struct a stable kind (its `"role"` on disk), a decoder registered at link
+//! time (so a stored transcript reads back into the application's types), and a
+//! projection to the model that is declared, never guessed. Without `to_llm` a
+//! message is UI-only: it is kept, shown, persisted, and never reaches a model.
+//!
+//! ```
+//! use agentmsg::{AgentMessage, ImageContent, Message, TextContent};
+//!
+//! #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, AgentMessage)]
+//! #[agent_message(kind = "notice")] // UI-only
+//! struct Notice { text: String }
+//!
+//! #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, AgentMessage)]
+//! #[agent_message(kind = "agentCall", to_llm = user("[Request from {from}]: {request}"))]
+//! struct AgentCall { from: String, request: String }
+//!
+//! #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, AgentMessage)]
+//! #[agent_message(kind = "screenshot", to_llm = user)] // its content fields become the content
+//! struct Screenshot {
+//!     #[agent_message(content)] caption: TextContent,
+//!     #[agent_message(content)] image: ImageContent,
+//!     path: String,
+//! }
+//!
+//! let transcript: Vec<agentmsg::AgentMessage> = vec![
+//!     Message::user("Ask the researcher about Rust.").into(),
+//!     Notice { text: "researcher started".into() }.into(),
+//!     AgentCall { from: "planner".into(), request: "Rust trends".into() }.into(),
+//! ];
+//!
+//! // One flat object per line, the kind written first.
+//! let line = transcript[1].to_line()?;
+//! assert_eq!(line, r#"{"role":"notice","text":"researcher started"}"#);
+//! let back = agentmsg::AgentMessage::from_line(&line).unwrap();
+//! assert_eq!(back.downcast_ref::<Notice>(), Some(&Notice { text: "researcher started".into() }));
+//!
+//! // What the model sees: the notice is dropped, the call is rendered as declared.
+//! let projected = agentmsg::to_llm(&transcript);
+//! assert_eq!(projected.len(), 2);
+//! assert_eq!(projected[1].as_user().unwrap().text(), "[Request from planner]: Rust trends");
+//! # Ok::<(), serde_json::Error>(())
+//! ```
+//!
+//! The compiler checks what it can: a missing or reserved kind, a field named
+//! like an envelope key (`role`, `id`, `turnId`, `v`), a template placeholder
+//! that names no field, or a content field the projected role may not carry:
+//!
+//! ```compile_fail
+//! use agentmsg::{AgentMessage, ThinkingContent};
+//!
+//! #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, AgentMessage)]
+//! #[agent_message(kind = "musing", to_llm = user)]
+//! struct Musing {
+//!     // error: `ThinkingContent` cannot appear in a user message
+//!     #[agent_message(content)] thought: ThinkingContent,
+//! }
+//! ```
+//!
+//! `version = N` with `migrate = path` upgrades stored objects of older versions;
+//! `aliases = ["old"]` claims kinds a type was stored under before. The built-in
+//! kinds [`CompactionSummary`], [`BranchSummary`] and [`ExtensionMessage`] are
+//! defined with the same derive.
+//!
+//! # Reading and writing transcripts
+//!
+//! [`JsonlReader`] streams any `BufRead` (JSON Lines or a JSON array), with line
+//! numbers. Nothing is lost: a line of an unregistered kind, of a newer version,
+//! or that fails to decode is kept as [`AgentMessage::Unknown`] with its exact
+//! bytes and the reason, and [`JsonlWriter`] writes those bytes back unchanged. A
+//! strict mode turns each into an error naming the line; a torn last line (a crash
+//! mid-write) is reported with every line before it kept.
+//!
+//! ```
+//! use agentmsg::{JsonlReader, JsonlWriter, Message};
+//!
+//! let stored = concat!(
+//!     r#"{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1}"#, "\n",
+//!     r#"{"role":"fromTheFuture","payload":[1,2,3]}"#, "\n",
+//! );
+//! let transcript = JsonlReader::new(stored.as_bytes()).read_all()?;
+//! assert_eq!(transcript.messages.len(), 2);
+//! assert!(transcript.messages[1].is_unknown());
+//!
+//! let mut writer = JsonlWriter::new(Vec::new());
+//! writer.write_all(&transcript.messages)?;
+//! assert_eq!(String::from_utf8(writer.into_inner()?).unwrap(), stored);
+//!
+//! // Strict mode names the line.
+//! let err = JsonlReader::new(stored.as_bytes()).strict().read_all().unwrap_err();
+//! assert!(err.to_string().contains("line 2"), "{err}");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Preparing a request for one model
+//!
+//! [`to_llm`] gives what a model may see of a transcript; [`prepare`] makes it
+//! safe to send to one [`Target`], deterministically, and says what it changed:
+//! thinking and signatures go back only to the model that wrote them, failed
+//! turns are skipped, orphaned tool calls get an error result, stray and duplicate
+//! results are dropped, tool-call ids are mapped to what the target accepts (and
+//! back, through [`IdMap`]), images are replaced for models without vision.
+//! [`validate`] reports the same problems and changes nothing; [`PromptEditor`]
+//! lets a hook adjust a prepared request without inventing ids.
+//!
+//! ```
+//! use agentmsg::{prepare, AssistantMessage, ChangeKind, Message, StopReason, Target, ToolCall};
+//! use serde_json::json;
+//!
+//! // The agent crashed after the model asked for a tool.
+//! let messages = vec![
+//!     Message::user("Read a.rs"),
+//!     AssistantMessage::new([ToolCall::new("functions.read:0", "read", json!({"path": "a.rs"}))])
+//!         .with_origin("openai-completions", "openai", "gpt-5")
+//!         .into(),
+//! ];
+//! let target = Target::new("anthropic", "anthropic-messages", "claude-sonnet-4-5");
+//! let prepared = prepare(&messages, &target);
+//! assert_eq!(prepared.messages.len(), 3); // a synthetic error result was added
+//! assert_eq!(prepared.report.count(ChangeKind::SyntheticResult), 1);
+//! assert_eq!(prepared.report.count(ChangeKind::MappedId), 1); // `.` and `:` are refused
+//! let result = prepared.messages[2].as_tool_result().unwrap();
+//! assert_eq!(prepared.ids.stored(&result.tool_call_id), "functions.read:0");
+//! ```
+//!
+//! # Providers
+//!
+//! [`providers`] encodes a request for OpenAI Chat Completions, OpenAI Responses,
+//! Anthropic Messages and Gemini (one Cargo feature each, all on by default), and
+//! decodes each one's responses and streams back into an [`AssistantMessage`]
+//! with usage, stop reason and replayable reasoning. Each encoder runs
+//! [`prepare`] for its own target, so any projection can be handed over.
+//!
+//! ```
+//! # #[cfg(feature = "anthropic")] {
+//! use agentmsg::providers::{anthropic, Request, ToolSpec};
+//! use agentmsg::Message;
+//! use serde_json::json;
+//!
+//! let request = Request::new("claude-sonnet-4-5", vec![Message::user("What is in a.rs?")])
+//!     .with_system("You are terse.")
+//!     .with_tools(vec![ToolSpec::new("read", "Read a file", json!({
+//!         "type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]
+//!     }))]);
+//! let encoded = anthropic::encode_request(&request).unwrap();
+//! assert_eq!(encoded.body["system"][0]["text"], "You are terse.");
+//! assert_eq!(encoded.body["tools"][0]["name"], "read");
+//!
+//! let reply = anthropic::decode_response(r#"{"id":"msg_1","type":"message","role":"assistant",
+//!     "model":"claude-sonnet-4-5","content":[{"type":"text","text":"A main function."}],
+//!     "stop_reason":"end_turn","usage":{"input_tokens":12,"output_tokens":5}}"#).unwrap();
+//! assert_eq!(reply.text_content(), "A main function.");
+//! assert_eq!(reply.usage.output, 5);
+//! # }
+//! ```
+//!
+//! # The `agentmsg` command
+//!
+//! The `agentmsg-cli` crate installs `agentmsg`: `check` (every problem with its
+//! line number), `stats` (counts, tokens, cost, cache hit rate), `project` (the
+//! request body for one provider), `repair` (a repaired copy), `import` (a pi
+//! session) and `schema` (the JSON Schema of a transcript line).
 
 pub use agentmsg_macros::AgentMessage;
 pub use agentmsg_runtime::*;
