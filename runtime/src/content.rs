@@ -298,7 +298,11 @@ pub struct ToolCall {
 impl ToolCall {
     /// A tool call. `arguments` that are not a JSON object are wrapped as
     /// `{"value": …}` so nothing is lost; `null` becomes `{}`.
-    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: serde_json::Value) -> Self {
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: serde_json::Value,
+    ) -> Self {
         let arguments = match arguments {
             serde_json::Value::Object(map) => map,
             serde_json::Value::Null => serde_json::Map::new(),
@@ -565,22 +569,31 @@ macro_rules! content_conversions {
     };
 }
 
-content_conversions!(UserContent, Role::User, [
-    Text(TextContent),
-    Image(ImageContent),
-    Audio(AudioContent),
-    Document(DocumentContent),
-]);
-content_conversions!(AssistantContent, Role::Assistant, [
-    Text(TextContent),
-    Thinking(ThinkingContent),
-    RedactedThinking(RedactedThinkingContent),
-    ToolCall(ToolCall),
-]);
-content_conversions!(ToolResultContent, Role::ToolResult, [
-    Text(TextContent),
-    Image(ImageContent),
-]);
+content_conversions!(
+    UserContent,
+    Role::User,
+    [
+        Text(TextContent),
+        Image(ImageContent),
+        Audio(AudioContent),
+        Document(DocumentContent),
+    ]
+);
+content_conversions!(
+    AssistantContent,
+    Role::Assistant,
+    [
+        Text(TextContent),
+        Thinking(ThinkingContent),
+        RedactedThinking(RedactedThinkingContent),
+        ToolCall(ToolCall),
+    ]
+);
+content_conversions!(
+    ToolResultContent,
+    Role::ToolResult,
+    [Text(TextContent), Image(ImageContent),]
+);
 
 macro_rules! block_into_content {
     ($($variant:ident($block:ty)),+ $(,)?) => {
@@ -664,16 +677,42 @@ macro_rules! role_trait_impls {
     };
 }
 
-role_trait_impls!(IntoUserContent, into_user_content, UserContent, [
-    UserContent, TextContent, ImageContent, AudioContent, DocumentContent,
-]);
-role_trait_impls!(IntoAssistantContent, into_assistant_content, AssistantContent, [
-    AssistantContent, TextContent, ThinkingContent, RedactedThinkingContent, ToolCall,
-]);
-role_trait_impls!(IntoToolResultContent, into_tool_result_content, ToolResultContent, [
-    ToolResultContent, TextContent, ImageContent,
-]);
-role_trait_impls!(IntoSystemContent, into_system_content, TextContent, [TextContent]);
+role_trait_impls!(
+    IntoUserContent,
+    into_user_content,
+    UserContent,
+    [
+        UserContent,
+        TextContent,
+        ImageContent,
+        AudioContent,
+        DocumentContent,
+    ]
+);
+role_trait_impls!(
+    IntoAssistantContent,
+    into_assistant_content,
+    AssistantContent,
+    [
+        AssistantContent,
+        TextContent,
+        ThinkingContent,
+        RedactedThinkingContent,
+        ToolCall,
+    ]
+);
+role_trait_impls!(
+    IntoToolResultContent,
+    into_tool_result_content,
+    ToolResultContent,
+    [ToolResultContent, TextContent, ImageContent,]
+);
+role_trait_impls!(
+    IntoSystemContent,
+    into_system_content,
+    TextContent,
+    [TextContent]
+);
 
 impl IntoUserContent for &str {
     fn into_user_content(self) -> UserContent {

@@ -293,7 +293,12 @@ impl<'a, M: SerializeMap> Serializer for FlatMapSerializer<'a, M> {
     fn serialize_unit_struct(self, _: &'static str) -> Result<(), M::Error> {
         Ok(())
     }
-    fn serialize_unit_variant(self, _: &'static str, _: u32, _: &'static str) -> Result<(), M::Error> {
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+    ) -> Result<(), M::Error> {
         Err(not_flat("an enum"))
     }
     fn serialize_newtype_struct<T: ?Sized + Serialize>(

@@ -7,8 +7,8 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
 use crate::content::{
-    AssistantContent, Content, RoleError, AudioContent, ImageContent, IntoAssistantContent, IntoSystemContent,
-    IntoToolResultContent, IntoUserContent, RedactedThinkingContent, Role, TextContent,
+    AssistantContent, AudioContent, Content, ImageContent, IntoAssistantContent, IntoSystemContent,
+    IntoToolResultContent, IntoUserContent, RedactedThinkingContent, Role, RoleError, TextContent,
     ThinkingContent, ToolCall, ToolResultContent, UserContent,
 };
 use crate::usage::Usage;
@@ -123,16 +123,26 @@ impl UserMessage {
     }
 
     /// A text block followed by images.
-    pub fn with_images(text: impl Into<String>, images: impl IntoIterator<Item = ImageContent>) -> Self {
+    pub fn with_images(
+        text: impl Into<String>,
+        images: impl IntoIterator<Item = ImageContent>,
+    ) -> Self {
         let mut message = Self::new([TextContent::new(text)]);
-        message.content.extend(images.into_iter().map(UserContent::Image));
+        message
+            .content
+            .extend(images.into_iter().map(UserContent::Image));
         message
     }
 
     /// A text block followed by audio clips.
-    pub fn with_audio(text: impl Into<String>, clips: impl IntoIterator<Item = AudioContent>) -> Self {
+    pub fn with_audio(
+        text: impl Into<String>,
+        clips: impl IntoIterator<Item = AudioContent>,
+    ) -> Self {
         let mut message = Self::new([TextContent::new(text)]);
-        message.content.extend(clips.into_iter().map(UserContent::Audio));
+        message
+            .content
+            .extend(clips.into_iter().map(UserContent::Audio));
         message
     }
 

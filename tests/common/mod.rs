@@ -9,9 +9,7 @@ use std::path::PathBuf;
 pub fn conformance_dir() -> PathBuf {
     let dir = std::env::var_os("AGENTMSG_CONFORMANCE_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance")
-        });
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"));
     assert!(
         dir.join("README.md").is_file(),
         "CONFORMANCE DATA NOT FOUND at {}: put shared/ beside the repo or set AGENTMSG_CONFORMANCE_DIR",
