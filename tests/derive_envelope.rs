@@ -310,3 +310,19 @@ fn conversions_and_downcast_by_value() {
     let entry: CustomEntry = entry.downcast::<Note>().unwrap_err();
     assert_eq!(entry.downcast::<BranchSummary>().unwrap().summary, "b");
 }
+
+#[test]
+fn unknown_messages_can_be_made_by_hand_only_from_json_objects() {
+    let kept = agentmsg::UnknownMessage::new(
+        r#"{"x":1,"role":"later","turnId":"t"}"#,
+        UnknownReason::UnknownKind,
+    )
+    .unwrap();
+    assert_eq!(kept.kind(), "later");
+    assert_eq!(kept.turn_id().unwrap().as_str(), "t");
+    assert_eq!(kept.to_value().unwrap()["x"], 1);
+    let message = AgentMessage::from(kept.clone());
+    assert_eq!(serde_json::to_string(&message).unwrap(), kept.raw());
+    assert!(agentmsg::UnknownMessage::new("{\"role\":", UnknownReason::UnknownKind).is_err());
+    assert!(agentmsg::UnknownMessage::new("[]", UnknownReason::UnknownKind).is_err());
+}

@@ -568,3 +568,16 @@ fn a_turn_left_empty_is_dropped() {
     assert!(same.report.is_empty());
     assert_stable(&input, &claude());
 }
+
+/// `prepare` takes `to_llm`'s borrowed `Cow`s as well as owned messages.
+#[test]
+fn borrowed_and_owned_input_prepare_alike() {
+    let input = transcript(SCREENSHOT);
+    let cows: Vec<std::borrow::Cow<'_, Message>> =
+        input.iter().map(std::borrow::Cow::Borrowed).collect();
+    let refs: Vec<&Message> = input.iter().collect();
+    let target = Target::new("openai", "openai-completions", "gpt-4o");
+    let owned = prepare(&input, &target);
+    assert_eq!(prepare(&cows, &target), owned);
+    assert_eq!(prepare(&refs, &target), owned);
+}

@@ -398,6 +398,69 @@ fn message() -> impl Strategy<Value = Message> {
     ]
 }
 
+/// A well-formed turn: an assistant message with calls, then results for some
+/// of them (in any order, some with images).
+fn turn() -> impl Strategy<Value = Vec<Message>> {
+    (
+        prop::collection::vec((0..10usize, any::<bool>()), 1..4),
+        0..4usize,
+        prop::collection::vec(image(), 0..2),
+        any::<bool>(),
+    )
+        .prop_map(|(calls, p, images, reverse)| {
+            let (provider, api, model) = PROVIDERS.get(p).copied().unwrap_or(("", "", ""));
+            let content = calls
+                .iter()
+                .map(|(i, _)| {
+                    AssistantContent::ToolCall(ToolCall::new(
+                        id_pool()[*i].clone(),
+                        "look",
+                        serde_json::json!({}),
+                    ))
+                })
+                .collect();
+            let mut turn = vec![Message::Assistant(
+                AssistantMessage {
+                    content,
+                    stop_reason: StopReason::ToolUse,
+                    timestamp: 17,
+                    ..AssistantMessage::default()
+                }
+                .with_origin(api, provider, model),
+            )];
+            let mut results: Vec<Message> = calls
+                .iter()
+                .filter(|(_, answered)| *answered)
+                .map(|(i, _)| {
+                    let mut content = vec![ToolResultContent::Text(TextContent::new("seen"))];
+                    content.extend(images.iter().cloned().map(ToolResultContent::Image));
+                    Message::ToolResult(ToolResultMessage {
+                        tool_call_id: id_pool()[*i].clone(),
+                        tool_name: "look".to_owned(),
+                        content,
+                        is_error: false,
+                        timestamp: 19,
+                        details: None,
+                    })
+                })
+                .collect();
+            if reverse {
+                results.reverse();
+            }
+            turn.extend(results);
+            turn
+        })
+}
+
+/// A transcript: well-formed turns mixed with arbitrary messages.
+fn transcript(max: usize) -> impl Strategy<Value = Vec<Message>> {
+    prop::collection::vec(
+        prop_oneof![2 => message().prop_map(|m| vec![m]), 1 => turn()],
+        0..max,
+    )
+    .prop_map(|chunks| chunks.into_iter().flatten().collect())
+}
+
 fn target() -> impl Strategy<Value = Target> {
     (
         0..4usize,
@@ -424,14 +487,14 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
     #[test]
-    fn prepare_keeps_every_promise(input in prop::collection::vec(message(), 0..14), target in target()) {
+    fn prepare_keeps_every_promise(input in transcript(10), target in target()) {
         let prepared = prepare(&input, &target);
         let bad = violations(&input, &target, &prepared);
         prop_assert!(bad.is_empty(), "{}\ninput: {}\noutput: {}\nreport:\n{}", bad.join("\n"), json(&input), json(&prepared.messages), prepared.report);
     }
 
     #[test]
-    fn every_id_rule_holds(input in prop::collection::vec(message(), 0..10), rule in prop_oneof![
+    fn every_id_rule_holds(input in transcript(8), rule in prop_oneof![
         Just(IdRule::Anthropic), Just(IdRule::OpenAiChat), Just(IdRule::OpenAiResponses),
         Just(IdRule::Gemini), Just(IdRule::Any)
     ]) {
@@ -442,7 +505,28 @@ proptest! {
     }
 
     #[test]
-    fn validate_finds_what_prepare_repairs(input in prop::collection::vec(message(), 0..10)) {
+    fn arbitrary_ids_map_into_every_rule(ids in prop::collection::vec(".{0,90}", 1..6), rule in prop_oneof![
+        Just(IdRule::Anthropic), Just(IdRule::OpenAiChat), Just(IdRule::OpenAiResponses),
+        Just(IdRule::Gemini), Just(IdRule::Any)
+    ]) {
+        let calls = ids
+            .iter()
+            .map(|id| AssistantContent::ToolCall(ToolCall::new(id.clone(), "t", serde_json::json!({}))))
+            .collect();
+        let mut input = vec![Message::user("go"), Message::Assistant(AssistantMessage {
+            content: calls,
+            stop_reason: StopReason::ToolUse,
+            ..AssistantMessage::default()
+        })];
+        input.extend(ids.iter().map(|id| Message::tool_result(id.clone(), "t", "ok")));
+        let target = Target::new("openai", "openai-completions", "gpt-4o").id_rule(rule);
+        let prepared = prepare(&input, &target);
+        let bad = violations(&input, &target, &prepared);
+        prop_assert!(bad.is_empty(), "{}", bad.join("\n"));
+    }
+
+    #[test]
+    fn validate_finds_what_prepare_repairs(input in transcript(8)) {
         // A target that takes every id and image: only the structural rules change things.
         let target = Target::new("", "", "").id_rule(IdRule::Any).vision(true).tool_result_images(true);
         let problems = validate(&input);
@@ -457,6 +541,41 @@ proptest! {
         // validate changes nothing and is deterministic.
         prop_assert_eq!(validate(&input), problems);
     }
+}
+
+/// The random transcripts above reach every rule: each kind of change shows up.
+#[test]
+fn random_transcripts_exercise_every_rule() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+
+    let mut runner = TestRunner::deterministic();
+    let strategy = (transcript(10), target());
+    let mut seen: BTreeMap<ChangeKind, usize> = BTreeMap::new();
+    for _ in 0..400 {
+        let (input, target) = strategy.new_tree(&mut runner).expect("a value").current();
+        for change in prepare(&input, &target).report.iter() {
+            *seen.entry(change.kind).or_default() += 1;
+        }
+    }
+    for kind in [
+        ChangeKind::DroppedThinking,
+        ChangeKind::ThinkingAsText,
+        ChangeKind::SkippedFailedTurn,
+        ChangeKind::DroppedResult,
+        ChangeKind::SyntheticResult,
+        ChangeKind::ReorderedResult,
+        ChangeKind::MappedId,
+        ChangeKind::ImagePlaceholder,
+        ChangeKind::MovedImages,
+        ChangeKind::DroppedEmptyMessage,
+    ] {
+        assert!(
+            seen.get(&kind).copied().unwrap_or(0) > 0,
+            "{kind} never happens: {seen:?}"
+        );
+    }
+    println!("changes over 400 random transcripts: {seen:?}");
 }
 
 // ---------------------------------------------------------------------------

@@ -307,6 +307,10 @@ impl UnknownMessage {
 
     /// Validates `raw` and reads its `id` and `turnId`.
     fn keep(raw: String, kind: String, reason: UnknownReason) -> Result<Self, DecodeError> {
+        // A derived struct also reads a JSON array; only an object is a line.
+        if !raw.trim_start().starts_with('{') {
+            return Err(DecodeError::NotJson("expected a JSON object".to_owned()));
+        }
         let head: UnknownHead =
             serde_json::from_str(&raw).map_err(|e| DecodeError::NotJson(e.to_string()))?;
         Ok(Self {

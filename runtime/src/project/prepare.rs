@@ -1,43 +1,6 @@
 //! Preparing projected messages for one target model.
 //!
-//! [`prepare`] takes the messages a model is to see (any `&[M]` with
-//! `M: Borrow<Message>`, so both `&[Message]` and [`to_llm`](crate::to_llm)'s
-//! `&[Cow<Message>]`) and returns what the [`Target`] accepts, with a
-//! [`Report`] of every change and an [`IdMap`] back to the stored tool-call ids.
-//! The rules, in the order they apply:
-//!
-//! 1. **Replay of reasoning.** Thinking, redacted thinking and signatures
-//!    (of thinking blocks and of tool calls) go back only to the provider, api
-//!    and model that wrote the assistant message ([`Target::produced`]). For any
-//!    other target [`ThinkingPolicy::Drop`] removes them, and
-//!    [`ThinkingPolicy::AsText`] turns thinking into plain text. An empty
-//!    signature counts as none; unsigned thinking goes back only to targets
-//!    that take it ([`Target::unsigned_thinking`]).
-//! 2. **Failed turns.** Assistant messages that ended in `error` or `aborted`
-//!    are skipped, with the results that answer their calls.
-//! 3. **Results.** A result answers the latest earlier open call with its id.
-//!    Each turn's results follow it directly: those already there in their
-//!    order, then those moved up from further down; a call without a result
-//!    gets a synthetic error result ("No result provided", `isError` true)
-//!    after the turn's existing results, before the next user or assistant
-//!    message. A result without a call, and a second result for a call, are
-//!    dropped.
-//! 4. **Tool-call ids.** Ids the target's [`IdRule`] refuses, empty ids and ids
-//!    an earlier call already uses are mapped to a readable prefix plus a short
-//!    SHA-256 suffix, the same for a call and its result; the others stay.
-//! 5. **Images.** For a target without vision each image becomes a text
-//!    placeholder naming its MIME type; where tool results cannot carry images
-//!    they move into a user message right after the turn's results, and the
-//!    result says so where each image was.
-//! 6. A user or assistant message left without content is dropped.
-//!
-//! Nothing depends on a clock or on randomness: the same input gives the same
-//! output, byte for byte, and preparing prepared messages changes nothing.
-//!
-//! [`validate`] runs the target-independent rules (2, 3, duplicate and empty
-//! ids, empty signatures and messages) and reports what it finds, changing
-//! nothing. [`PromptEditor`] lets a hook adjust prepared messages without
-//! inventing ids or timestamps.
+//! See [`prepare`], [`validate`] and [`PromptEditor`].
 
 use std::borrow::Borrow;
 
@@ -79,8 +42,46 @@ impl Prepared {
     }
 }
 
-/// Prepares `messages` for `target`: see the [module documentation](self) for
-/// the rules.
+/// Prepares `messages` for `target`.
+///
+/// Takes the messages a model is to see (any `&[M]` with
+/// `M: Borrow<Message>`, so both `&[Message]` and `to_llm`'s
+/// `&[Cow<Message>]`) and returns what the [`Target`] accepts, with a
+/// [`Report`] of every change and an [`IdMap`] back to the stored tool-call ids.
+/// The rules, in the order they apply:
+///
+/// 1. **Replay of reasoning.** Thinking, redacted thinking and signatures
+///    (of thinking blocks and of tool calls) go back only to the provider, api
+///    and model that wrote the assistant message ([`Target::produced`]). For any
+///    other target [`ThinkingPolicy::Drop`] removes them, and
+///    [`ThinkingPolicy::AsText`] turns thinking into plain text. An empty
+///    signature counts as none; unsigned thinking goes back only to targets
+///    that take it ([`Target::unsigned_thinking`]).
+/// 2. **Failed turns.** Assistant messages that ended in `error` or `aborted`
+///    are skipped, with the results that answer their calls.
+/// 3. **Results.** A result answers the latest earlier open call with its id.
+///    Each turn's results follow it directly: those already there in their
+///    order, then those moved up from further down; a call without a result
+///    gets a synthetic error result ("No result provided", `isError` true)
+///    after the turn's existing results, before the next user or assistant
+///    message. A result without a call, and a second result for a call, are
+///    dropped.
+/// 4. **Tool-call ids.** Ids the target's [`IdRule`] refuses, empty ids and ids
+///    an earlier call already uses are mapped to a readable prefix plus a short
+///    SHA-256 suffix, the same for a call and its result; the others stay.
+/// 5. **Images.** For a target without vision each image becomes a text
+///    placeholder naming its MIME type; where tool results cannot carry images
+///    they move into a user message right after the turn's results, and the
+///    result says so where each image was.
+/// 6. A user or assistant message left without content is dropped.
+///
+/// Nothing depends on a clock or on randomness: the same input gives the same
+/// output, byte for byte, and preparing prepared messages changes nothing.
+///
+/// [`validate`] runs the target-independent rules (2, 3, duplicate and empty
+/// ids, empty signatures and messages) and reports what it finds, changing
+/// nothing. [`PromptEditor`] lets a hook adjust prepared messages without
+/// inventing ids or timestamps.
 ///
 /// ```
 /// use agentmsg_runtime::{prepare, AssistantMessage, ChangeKind, Message, StopReason, Target, ToolCall};

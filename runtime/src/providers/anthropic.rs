@@ -19,12 +19,56 @@
 //! - a document's title is sent as the block's `context`;
 //! - tool-call ids outside `^[a-zA-Z0-9_-]{1,64}$` are mapped (calls and results
 //!   alike) if `prepare` left any;
+//! - trailing whitespace of a final assistant turn (a prefill) is removed, as
+//!   Anthropic refuses it;
 //! - `max_tokens`, required by Anthropic, is [`DEFAULT_MAX_TOKENS`] when the
 //!   request has none.
 //!
+//! ```
+//! use agentmsg_runtime::providers::{anthropic, Request, StreamDecode};
+//! use agentmsg_runtime::{Message, StopReason};
+//!
+//! let request = Request::new("claude-sonnet-4-5", vec![Message::user("Hi")]).with_system("Be terse.");
+//! let encoded = anthropic::encode_request(&request)?;
+//! assert_eq!(encoded.body["max_tokens"], anthropic::DEFAULT_MAX_TOKENS);
+//! assert_eq!(encoded.body["system"][0]["text"], "Be terse.");
+//!
+//! let reply = anthropic::decode_response(
+//!     r#"{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5",
+//!         "content":[{"type":"text","text":"Hello."}],"stop_reason":"end_turn",
+//!         "usage":{"input_tokens":9,"output_tokens":3,"cache_read_input_tokens":100}}"#,
+//! )?;
+//! assert_eq!((reply.text_content().as_str(), reply.stop_reason), ("Hello.", StopReason::Stop));
+//! assert_eq!((reply.usage.input, reply.usage.cache_read), (9, 100));
+//!
+//! let mut stream = anthropic::StreamDecoder::new();
+//! for event in [
+//!     r#"{"type":"message_start","message":{"id":"msg_2","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":9,"output_tokens":1}}}"#,
+//!     r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"read","input":{}}}"#,
+//!     r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"path\":"}}"#,
+//!     r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"\"a.rs\"}"}}"#,
+//!     r#"{"type":"content_block_stop","index":0}"#,
+//!     r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":12}}"#,
+//!     r#"{"type":"message_stop"}"#,
+//! ] {
+//!     stream.push(event)?;
+//! }
+//! let message = stream.finish()?;
+//! assert_eq!(message.stop_reason, StopReason::ToolUse);
+//! assert_eq!(message.tool_calls().next().map(|c| c.arguments["path"].clone()), Some("a.rs".into()));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! The decoders keep the blocks agentmsg models (text, thinking with its
 //! signature, redacted thinking, tool use) in their order and skip the
-//! server-side tool blocks (`server_tool_use`, `web_search_tool_result`, …).
+//! server-side tool blocks (`server_tool_use`, `web_search_tool_result`,
+//! `web_fetch_tool_result`, `code_execution_tool_result`, `mcp_tool_use`,
+//! `compaction`, …) and text citations. A `fallback` block (the server switched
+//! models) sets the message's `model` to the model that answered. `model` is
+//! the id the response names (often dated, such as `claude-sonnet-4-5-20250929`).
+//! Requests are encoded with the signatures of thinking made by exactly
+//! `request.model` (see [`prepare`]), so store the id you request with if you
+//! want thinking to replay.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -40,6 +84,10 @@ use crate::content::{
 use crate::message::{now_ms, AssistantMessage, Message, StopReason};
 use crate::project::{prepare, Change, ChangeKind, Report, Target};
 use crate::usage::Usage;
+
+/// The text of the user turn put before a conversation that opens with the
+/// model's turn (both APIs want a user turn first).
+pub const OPENING: &str = "(continued)";
 
 /// The provider name written into decoded messages and used for the target.
 pub const PROVIDER: &str = "anthropic";
@@ -132,6 +180,8 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
             format!("tool-call id `{original}` sent as `{mapped}`"),
         );
     }
+    encoder.open_with_user();
+    encoder.trim_final_assistant();
     if encoder.turns.is_empty() {
         return Err(invalid("messages", "no message left to send"));
     }
@@ -162,6 +212,12 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     if !request.tools.is_empty() {
         let mut tools = Vec::with_capacity(request.tools.len());
         for (i, tool) in request.tools.iter().enumerate() {
+            if request.tools.iter().take(i).any(|t| t.name == tool.name) {
+                return Err(invalid(
+                    format!("tools[{i}].name"),
+                    format!("`{}` is declared twice", tool.name),
+                ));
+            }
             tools.push(encode_tool(i, tool)?);
         }
         body.insert("tools".into(), Value::Array(tools));
@@ -246,6 +302,10 @@ impl Role {
 struct Turn {
     role: Role,
     content: Vec<Value>,
+    /// The input index of the first message in the turn.
+    first_index: usize,
+    /// The input index of the last message in the turn.
+    last_index: usize,
     /// Whether the turn so far holds only tool results.
     only_results: bool,
 }
@@ -264,6 +324,30 @@ impl Encoder {
             kind,
             detail: detail.into(),
         });
+    }
+
+    /// The conversation must open with a user turn; one that opens with the
+    /// model's gets a short user turn before it.
+    fn open_with_user(&mut self) {
+        let Some(first) = self.turns.first().filter(|t| t.role == Role::Assistant) else {
+            return;
+        };
+        let index = first.first_index;
+        self.turns.insert(
+            0,
+            Turn {
+                role: Role::User,
+                content: vec![text_block(OPENING)],
+                first_index: index,
+                last_index: index,
+                only_results: false,
+            },
+        );
+        self.change(
+            index,
+            ChangeKind::UnsupportedContent,
+            format!("the conversation opened with the model's turn: a user turn `{OPENING}` was put before it"),
+        );
     }
 
     fn push_turn(&mut self, index: usize, role: Role, content: Vec<Value>, is_result: bool) {
@@ -286,6 +370,7 @@ impl Encoder {
             if last.role == role {
                 let expected = is_result && last.only_results;
                 last.content.extend(content);
+                last.last_index = index;
                 last.only_results &= is_result;
                 if !expected {
                     self.change(
@@ -300,8 +385,41 @@ impl Encoder {
         self.turns.push(Turn {
             role,
             content,
+            first_index: index,
+            last_index: index,
             only_results: is_result,
         });
+    }
+
+    /// A conversation that ends with an assistant turn asks the model to go on
+    /// from it, and Anthropic refuses such a turn when it ends in whitespace.
+    fn trim_final_assistant(&mut self) {
+        let Some(turn) = self.turns.last_mut().filter(|t| t.role == Role::Assistant) else {
+            return;
+        };
+        let index = turn.last_index;
+        let Some(Value::Object(block)) = turn.content.last_mut() else {
+            return;
+        };
+        let Some(Value::String(text)) = block.get_mut("text") else {
+            return;
+        };
+        let trimmed = text.trim_end().len();
+        if trimmed == text.len() {
+            return;
+        }
+        text.truncate(trimmed);
+        if trimmed == 0 {
+            turn.content.pop();
+            if turn.content.is_empty() {
+                self.turns.pop();
+            }
+        }
+        self.change(
+            index,
+            ChangeKind::UnsupportedContent,
+            "trailing whitespace removed from the final assistant turn, which Anthropic refuses",
+        );
     }
 
     fn user_blocks(&mut self, index: usize, content: &[UserContent]) -> Vec<Value> {
@@ -549,7 +667,7 @@ struct WireMessage {
     error: Option<WireError>,
 }
 
-#[derive(Deserialize, Default, Clone)]
+#[derive(Debug, Deserialize, Default, Clone)]
 struct StopDetails {
     #[serde(default)]
     explanation: Option<String>,
@@ -642,7 +760,14 @@ pub fn decode_response(body: &str) -> Result<AssistantMessage, DecodeError> {
     if let Some(model) = wire.model {
         message.model = model;
     }
-    for (i, block) in wire.content.unwrap_or_default().into_iter().enumerate() {
+    let Some(content) = wire.content else {
+        return Err(DecodeError::Invalid {
+            event: None,
+            path: "content".to_owned(),
+            message: "neither a message (no `content`) nor an error body".to_owned(),
+        });
+    };
+    for (i, block) in content.into_iter().enumerate() {
         let block: WireBlock = serde_json::from_value(block).map_err(|e| DecodeError::Invalid {
             event: None,
             path: format!("content[{i}]"),
@@ -734,15 +859,8 @@ fn apply_usage(out: &mut Usage, usage: &WireUsage) {
 }
 
 fn apply_stop(message: &mut AssistantMessage, reason: Option<&str>, details: Option<&StopDetails>) {
-    let has_calls = message.tool_calls().next().is_some();
     message.stop_reason = match reason {
-        Some("end_turn" | "stop_sequence") | None => {
-            if has_calls {
-                StopReason::ToolUse
-            } else {
-                StopReason::Stop
-            }
-        }
+        Some("end_turn" | "stop_sequence") | None => StopReason::Stop,
         Some("max_tokens" | "model_context_window_exceeded") => StopReason::Length,
         Some("tool_use") => StopReason::ToolUse,
         Some("refusal") => StopReason::GuardRail,
@@ -826,6 +944,7 @@ enum WireDelta {
 }
 
 /// A block being streamed.
+#[derive(Debug)]
 enum Open {
     Text(String),
     Thinking(String, String),
@@ -840,6 +959,7 @@ enum Open {
     Skipped,
 }
 
+#[derive(Debug)]
 enum Slot {
     Open(Open),
     Closed,
@@ -857,7 +977,7 @@ enum Slot {
 /// names the event index; a stream without `message_stop` fails in
 /// [`finish`](StreamDecode::finish) as [`DecodeError::Truncated`]; an `error`
 /// event ends the message with stopReason `error`.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct StreamDecoder {
     events: usize,
     message: Option<AssistantMessage>,
@@ -909,6 +1029,22 @@ impl StreamDecoder {
                 if let Some(usage) = &wire.usage {
                     apply_usage(&mut self.usage, usage);
                 }
+                // A message_start may already carry whole blocks.
+                for (i, block) in wire.content.unwrap_or_default().into_iter().enumerate() {
+                    let path = format!("message.content[{i}]");
+                    let block: WireBlock = match serde_json::from_value(block) {
+                        Ok(block) => block,
+                        Err(e) => return Err(self.fail(index, &path, e.to_string())),
+                    };
+                    match block_content(block, Some(index), &path) {
+                        Ok(Some(content)) => message.content.push(content),
+                        Ok(None) => {}
+                        Err(e) => {
+                            self.failed = Some((index, e.to_string()));
+                            return Err(e);
+                        }
+                    }
+                }
                 self.message = Some(message);
             }
             WireEvent::ContentBlockStart {
@@ -931,6 +1067,13 @@ impl StreamDecoder {
                         .unwrap_or_default()
                         .to_owned()
                 };
+                if kind == Some("fallback") {
+                    // The server switched models: what follows comes from `to`.
+                    let to = content_block.pointer("/to/model").and_then(Value::as_str);
+                    if let (Some(to), Some(message)) = (to, self.message.as_mut()) {
+                        message.model = to.to_owned();
+                    }
+                }
                 let open = match kind {
                     Some("text") => Open::Text(field("text")),
                     Some("thinking") => Open::Thinking(field("thinking"), field("signature")),

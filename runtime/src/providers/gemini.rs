@@ -15,6 +15,8 @@
 //!   user turn (all results of one round in one turn, before any other part), and
 //!   consecutive turns of one role are merged;
 //! - images, audio and documents are `inlineData` (base64) or `fileData` (URL);
+//!   inline images other than PNG, JPEG, WebP, HEIC and HEIF, and documents other
+//!   than PDF and text, become a text placeholder; a document's title is not sent;
 //!   images left inside tool results follow the `functionResponse` parts as
 //!   `inlineData`;
 //! - `functionResponse.response` is `{"output": text}`, or `{"error": text}`
@@ -25,12 +27,41 @@
 //!   `parametersJsonSchema` (the `parameters` field takes only Gemini's OpenAPI
 //!   subset).
 //!
+//! ```
+//! use agentmsg_runtime::providers::{gemini, Request, StreamDecode};
+//! use agentmsg_runtime::{Message, StopReason};
+//!
+//! let request = Request::new("gemini-2.5-flash", vec![Message::user("Hi")]).with_max_tokens(256);
+//! let body = gemini::encode_request(&request)?.body;
+//! assert_eq!(body["contents"][0]["parts"][0]["text"], "Hi");
+//! assert_eq!(body["generationConfig"]["maxOutputTokens"], 256);
+//!
+//! let mut stream = gemini::StreamDecoder::new();
+//! for chunk in [
+//!     r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"Hel"}]}}],"responseId":"r1","modelVersion":"gemini-2.5-flash"}"#,
+//!     r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"lo."}]},"finishReason":"STOP"}],"responseId":"r1",
+//!        "usageMetadata":{"promptTokenCount":12,"cachedContentTokenCount":8,"candidatesTokenCount":2,"thoughtsTokenCount":5}}"#,
+//! ] {
+//!     stream.push(chunk)?;
+//! }
+//! let message = stream.finish()?;
+//! assert_eq!((message.text_content().as_str(), message.stop_reason), ("Hello.", StopReason::Stop));
+//! // promptTokenCount includes the cached tokens; output includes the thoughts.
+//! assert_eq!((message.usage.input, message.usage.cache_read), (4, 8));
+//! assert_eq!((message.usage.output, message.usage.reasoning), (7, 5));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! Gemini may put a `thoughtSignature` on a plain text part. agentmsg's text block
 //! has no signature, so the decoders keep it as a [`ThinkingContent`] with empty
 //! `thinking` right after that text, and the encoder puts it back on the text
 //! part before it. Function calls that come without an `id` get a deterministic
 //! one (`call_` and 16 hex digits of a hash of the response id, the call's
-//! position, name and arguments).
+//! position, name and arguments). Parts agentmsg does not model (`inlineData`
+//! output, `executableCode`, `codeExecutionResult`) are skipped; only the first
+//! candidate is read.
+
+use std::collections::BTreeMap;
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -44,6 +75,18 @@ use crate::content::{
 use crate::message::{now_ms, AssistantMessage, Message, StopReason};
 use crate::project::{prepare, Change, ChangeKind, Report, Target};
 use crate::usage::Usage;
+
+const IMAGE_TYPES: [&str; 5] = [
+    "image/png",
+    "image/jpeg",
+    "image/webp",
+    "image/heic",
+    "image/heif",
+];
+
+/// The text of the user turn put before a conversation that opens with the
+/// model's turn (both APIs want a user turn first).
+pub const OPENING: &str = "(continued)";
 
 /// The provider name written into decoded messages and used for the target.
 pub const PROVIDER: &str = "google";
@@ -81,6 +124,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
         encoder.system.push(json!({ "text": system }));
     }
     let mut seen_conversation = false;
+    let mut call_names: BTreeMap<String, String> = BTreeMap::new();
     for (message, &index) in prepared.messages.iter().zip(&origins) {
         match message {
             Message::System(system) => {
@@ -102,20 +146,40 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
             }
             Message::Assistant(assistant) => {
                 seen_conversation = true;
+                for call in assistant.tool_calls() {
+                    call_names.insert(call.id.clone(), call.name.clone());
+                }
                 let parts = encoder.model_parts(index, &assistant.content);
                 encoder.push_turn(index, Role::Model, parts, false);
             }
             Message::ToolResult(result) => {
                 seen_conversation = true;
-                let text = result.text();
+                let text = result
+                    .content
+                    .iter()
+                    .filter_map(|c| match c {
+                        ToolResultContent::Text(t) => Some(t.text.as_str()),
+                        ToolResultContent::Image(_) => None,
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n");
                 let response = if result.is_error {
                     json!({ "error": text })
                 } else {
                     json!({ "output": text })
                 };
+                // Gemini matches a response to its call by name: take the
+                // call's when the result has none.
+                let name = match result.tool_name.as_str() {
+                    "" => call_names
+                        .get(&result.tool_call_id)
+                        .cloned()
+                        .unwrap_or_default(),
+                    name => name.to_owned(),
+                };
                 let mut parts = vec![json!({"functionResponse": {
                     "id": result.tool_call_id,
-                    "name": result.tool_name,
+                    "name": name,
                     "response": response,
                 }})];
                 let images: Vec<&ImageContent> = result
@@ -146,6 +210,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
             }
         }
     }
+    encoder.open_with_user();
     if encoder.turns.is_empty() {
         return Err(invalid("contents", "no message left to send"));
     }
@@ -157,13 +222,29 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
             json!({ "parts": encoder.system }),
         );
     }
+    let mut calls: Vec<String> = Vec::new();
     let contents: Vec<Value> = encoder
         .turns
         .into_iter()
         .map(|turn| {
             let mut parts = turn.parts;
             if turn.role == Role::User {
-                parts.sort_by_key(|p| p.get("functionResponse").is_none());
+                // Responses first, in the order of the calls they answer.
+                parts.sort_by_key(|p| {
+                    let id = p.pointer("/functionResponse/id").and_then(Value::as_str);
+                    match id {
+                        Some(id) => (0, calls.iter().position(|c| c == id).unwrap_or(usize::MAX)),
+                        None if p.get("functionResponse").is_some() => (0, usize::MAX),
+                        None => (1, 0),
+                    }
+                });
+                calls.clear();
+            } else {
+                calls = parts
+                    .iter()
+                    .filter_map(|p| p.pointer("/functionCall/id").and_then(Value::as_str))
+                    .map(str::to_owned)
+                    .collect();
             }
             json!({"role": turn.role.as_str(), "parts": parts})
         })
@@ -172,6 +253,12 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     if !request.tools.is_empty() {
         let mut declarations = Vec::with_capacity(request.tools.len());
         for (i, tool) in request.tools.iter().enumerate() {
+            if request.tools.iter().take(i).any(|t| t.name == tool.name) {
+                return Err(invalid(
+                    format!("tools[{i}].name"),
+                    format!("`{}` is declared twice", tool.name),
+                ));
+            }
             declarations.push(encode_tool(i, tool)?);
         }
         body.insert(
@@ -252,6 +339,8 @@ impl Role {
 struct Turn {
     role: Role,
     parts: Vec<Value>,
+    /// The input index of the first message in the turn.
+    first_index: usize,
     only_results: bool,
 }
 
@@ -269,6 +358,29 @@ impl Encoder {
             kind,
             detail: detail.into(),
         });
+    }
+
+    /// The conversation must open with a user turn; one that opens with the
+    /// model's gets a short user turn before it.
+    fn open_with_user(&mut self) {
+        let Some(first) = self.turns.first().filter(|t| t.role == Role::Model) else {
+            return;
+        };
+        let index = first.first_index;
+        self.turns.insert(
+            0,
+            Turn {
+                role: Role::User,
+                parts: vec![json!({ "text": OPENING })],
+                first_index: index,
+                only_results: false,
+            },
+        );
+        self.change(
+            index,
+            ChangeKind::UnsupportedContent,
+            format!("the conversation opened with the model's turn: a user turn `{OPENING}` was put before it"),
+        );
     }
 
     fn push_turn(&mut self, index: usize, role: Role, parts: Vec<Value>, is_result: bool) {
@@ -305,6 +417,7 @@ impl Encoder {
         self.turns.push(Turn {
             role,
             parts,
+            first_index: index,
             only_results: is_result,
         });
     }
@@ -318,9 +431,17 @@ impl Encoder {
                         out.push(json!({ "text": t.text }));
                     }
                 }
-                UserContent::Image(ImageContent { source }) => {
-                    out.push(media_part(source, guess_mime(source, "image/png")));
-                }
+                UserContent::Image(ImageContent { source }) => match source.mime_type() {
+                    Some(mime) if !IMAGE_TYPES.contains(&mime) => {
+                        self.change(
+                            index,
+                            ChangeKind::ImagePlaceholder,
+                            format!("Gemini does not read {mime} images: sent a text placeholder"),
+                        );
+                        out.push(json!({ "text": format!("[image ({mime}) omitted: unsupported format]") }));
+                    }
+                    _ => out.push(media_part(source, guess_mime(source, "image/png"))),
+                },
                 UserContent::Audio(audio) => out.push(json!({"inlineData": {
                     "mimeType": audio.mime_type,
                     "data": audio.data,
@@ -332,6 +453,24 @@ impl Encoder {
     }
 
     fn document_part(&mut self, index: usize, document: &DocumentContent) -> Value {
+        if let Some(mime) = document.source.mime_type() {
+            let readable = mime == "application/pdf"
+                || mime.starts_with("text/")
+                || matches!(
+                    mime,
+                    "application/json" | "application/xml" | "application/rtf"
+                );
+            if !readable {
+                self.change(
+                    index,
+                    ChangeKind::UnsupportedContent,
+                    format!(
+                        "Gemini reads PDF and text documents, not {mime}: sent a text placeholder"
+                    ),
+                );
+                return json!({ "text": format!("[document ({mime}) omitted: unsupported format]") });
+            }
+        }
         if let Some(title) = document.title.as_deref().filter(|t| !t.is_empty()) {
             self.change(
                 index,
@@ -347,12 +486,8 @@ impl Encoder {
 
     fn model_parts(&mut self, index: usize, content: &[AssistantContent]) -> Vec<Value> {
         let mut out: Vec<Value> = Vec::with_capacity(content.len());
-        let mut signed_call = content.iter().any(|c| match c {
-            AssistantContent::ToolCall(call) => {
-                call.signature.as_deref().is_some_and(|s| !s.is_empty())
-            }
-            _ => false,
-        });
+        // Gemini 3 validates the signature of the first call of each step.
+        let mut first_call = true;
         for block in content {
             match block {
                 AssistantContent::Text(t) => {
@@ -401,9 +536,8 @@ impl Encoder {
                         Some(signature) => {
                             part.insert("thoughtSignature".into(), signature.into());
                         }
-                        None if self.gemini3 && !signed_call => {
+                        None if self.gemini3 && first_call => {
                             part.insert("thoughtSignature".into(), SKIP_SIGNATURE.into());
-                            signed_call = true;
                             self.change(
                                 index,
                                 ChangeKind::UnsupportedContent,
@@ -415,6 +549,7 @@ impl Encoder {
                         }
                         None => {}
                     }
+                    first_call = false;
                     out.push(Value::Object(part));
                 }
             }
@@ -539,12 +674,10 @@ struct PartialArg {
     #[serde(default)]
     bool_value: Option<bool>,
     #[serde(default)]
-    null_value: Option<Value>,
-    #[serde(default)]
     will_continue: Option<bool>,
 }
 
-#[derive(Deserialize, Default, Clone, Copy)]
+#[derive(Debug, Deserialize, Default, Clone, Copy)]
 #[serde(rename_all = "camelCase")]
 struct WireUsage {
     #[serde(default)]
@@ -638,7 +771,7 @@ impl WireError {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum OpenText {
     None,
     Text,
@@ -647,6 +780,7 @@ enum OpenText {
 
 /// Folds parts, in order, into assistant content. Shared by the body and the
 /// stream decoder so both give the same blocks.
+#[derive(Debug)]
 struct Builder {
     content: Vec<AssistantContent>,
     open: OpenText,
@@ -817,7 +951,7 @@ impl Builder {
                     } else if let Some(b) = piece.bool_value {
                         Value::Bool(b)
                     } else {
-                        let _ = piece.null_value;
+                        // `nullValue`, or a piece without a value.
                         Value::Null
                     };
                 }
@@ -963,7 +1097,7 @@ pub fn decode_response(body: &str) -> Result<AssistantMessage, DecodeError> {
     Ok(folder.into_message())
 }
 
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Folder {
     builder: Option<Builder>,
     response_id: Option<String>,
@@ -1100,7 +1234,7 @@ impl Folder {
 /// `finishReason` fails in [`finish`](StreamDecode::finish) as
 /// [`DecodeError::Truncated`]; an error chunk ends the message with stopReason
 /// `error`.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct StreamDecoder {
     events: usize,
     folder: Folder,

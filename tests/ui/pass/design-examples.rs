@@ -33,7 +33,10 @@ struct Approval {
 
 impl Approval {
     fn render(&self) -> Vec<Message> {
-        vec![Message::user(format!("{}: {}", self.tool_call_id, self.granted))]
+        vec![Message::user(format!(
+            "{}: {}",
+            self.tool_call_id, self.granted
+        ))]
     }
 }
 
@@ -44,14 +47,22 @@ fn approval_from_v1(_from: u32, value: serde_json::Value) -> Result<serde_json::
 fn main() {
     let transcript: Vec<agentmsg::AgentMessage> = vec![
         Notice { text: "hi".into() }.into(),
-        AgentCall { from: "a".into(), request: "b".into() }.into(),
+        AgentCall {
+            from: "a".into(),
+            request: "b".into(),
+        }
+        .into(),
         Screenshot {
             caption: TextContent::new("c"),
             image: image_url("https://example.com/x.png"),
             path: "x.png".into(),
         }
         .into(),
-        Approval { tool_call_id: "t".into(), granted: true }.into(),
+        Approval {
+            tool_call_id: "t".into(),
+            granted: true,
+        }
+        .into(),
     ];
     assert_eq!(agentmsg::to_llm(&transcript).len(), 3);
     assert_eq!(Approval::VERSION, 2);

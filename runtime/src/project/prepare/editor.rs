@@ -125,6 +125,11 @@ impl AppendTarget for LastAssistant {
 /// A block that may be appended to the message `T` names: anything
 /// [`IntoUserContent`] for [`LastUser`], anything [`IntoAssistantContent`] for
 /// [`LastAssistant`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be appended to `{T}`",
+    label = "not allowed in that message",
+    note = "`LastUser` takes what a user message may hold (text, image, audio, document); `LastAssistant` takes what an assistant message may hold (text, thinking, redacted thinking, tool calls)"
+)]
 pub trait PartOf<T: AppendTarget> {
     /// The block as content of that role.
     fn into_part(self) -> T::Content;
@@ -386,18 +391,23 @@ impl PromptEditor {
             .position(|e| e.id.as_ref() == Some(id))
             .ok_or_else(|| EditError::UnknownId { id: id.clone() })?;
         let follows_turn = |e: &Entry| e.derived || matches!(e.message, Message::ToolResult(_));
+        let is_assistant = |k: usize| {
+            matches!(
+                self.entries.get(k).map(|e| &e.message),
+                Some(Message::Assistant(_))
+            )
+        };
+        // Back to the assistant message that opens the turn, if there is one.
         let mut start = at;
-        if self.entries.get(at).is_some_and(follows_turn) {
-            while start > 0 && self.entries.get(start).is_some_and(follows_turn) {
-                start -= 1;
-            }
+        while self.entries.get(start).is_some_and(follows_turn) && start > 0 {
+            start -= 1;
         }
+        if !is_assistant(start) {
+            start = at;
+        }
+        // Forward past the turn's results and what prepare added after them.
         let mut end = start + 1;
-        let opens_turn = matches!(
-            self.entries.get(start).map(|e| &e.message),
-            Some(Message::Assistant(_))
-        );
-        if opens_turn || start != at {
+        if is_assistant(start) || start != at {
             while self.entries.get(end).is_some_and(follows_turn) {
                 end += 1;
             }

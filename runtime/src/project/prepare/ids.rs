@@ -9,6 +9,11 @@ use super::target::IdRule;
 /// Maps a target-side tool-call id back to the stored one.
 ///
 /// Only ids that had to change are recorded; every other id maps to itself.
+/// A changed id is the stored one with every character outside
+/// `[A-Za-z0-9_-]` replaced by `_`, cut to fit, and `_` plus 8 hex digits of
+/// its SHA-256:
+/// `functions.write_todos:0` becomes `functions_write_todos_0_89e48a22` for
+/// Anthropic.
 /// The mapping is injective: a mapped id never equals another call's id, so
 /// [`stored`](Self::stored) is unambiguous.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -107,10 +112,13 @@ pub(super) fn assign(stored: &[&str], rule: IdRule) -> Vec<Assigned> {
     out
 }
 
-/// `prefix_hash`: the id with characters the rule refuses replaced by `_`,
-/// cut so the whole fits, then `_` and the first hex digits of the SHA-256 of
-/// the stored id (and of its occurrence number, for a repeated id). Longer
-/// hashes, then a counter, settle the (astronomically rare) collisions.
+/// `prefix_hash`: the id with every character outside `[A-Za-z0-9_-]`
+/// replaced by `_` (a made-up id is portable to every provider, and carries no
+/// `|`, pi's separator between a Responses call id and item id, so no encoder
+/// splits a made-up item id out of it), cut so the whole fits, then `_` and
+/// the first hex digits of the SHA-256 of the stored id (and of its occurrence
+/// number, for a repeated id). Longer hashes, then a counter, settle the
+/// (astronomically rare) collisions.
 fn fresh_id(stored: &str, nth: usize, rule: IdRule, taken: &BTreeSet<String>) -> String {
     let mut hasher = Sha256::new();
     hasher.update(stored.as_bytes());
@@ -120,7 +128,13 @@ fn fresh_id(stored: &str, nth: usize, rule: IdRule, taken: &BTreeSet<String>) ->
     let digest = hex(&hasher.finalize());
     let sanitized: String = stored
         .chars()
-        .map(|c| if rule.allows_char(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     let base = if sanitized.is_empty() {
         "call".to_owned()
@@ -196,6 +210,19 @@ mod tests {
         assert_eq!(out[1].fix, Some(IdFix::Duplicate));
         assert_eq!(out[2].fix, Some(IdFix::Empty));
         assert!(out[2].id.starts_with("call_"));
+    }
+
+    #[test]
+    fn the_mapping_is_pinned() {
+        // Prompt caches depend on these bytes: a change here is a breaking change.
+        let out = assign(&["functions.write_todos:0"], IdRule::Anthropic);
+        assert_eq!(out[0].id, "functions_write_todos_0_89e48a22");
+        let accented = assign(&["é".repeat(41).as_str()], IdRule::OpenAiChat);
+        assert!(accented[0].id.is_ascii(), "{}", accented[0].id);
+        let pipe = format!("call_abc|fc_{}", "a".repeat(40));
+        let out = assign(&[pipe.as_str()], IdRule::OpenAiChat);
+        assert!(!out[0].id.contains('|'), "{}", out[0].id);
+        assert!(out[0].id.starts_with("call_abc_fc_"), "{}", out[0].id);
     }
 
     #[test]

@@ -87,8 +87,9 @@ impl fmt::Display for Change {
     }
 }
 
-/// Every change made, ordered by input message index (changes to one message
-/// in the order they were made).
+/// Every change made. [`prepare`](crate::prepare) lists its changes by input
+/// message index (changes to one message in the order they were made); an
+/// encoder appends its own after them.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Report {
     /// The changes.

@@ -31,6 +31,8 @@ enum Why {
     Foreign(String),
     /// It has no signature and the target takes only signed thinking.
     Unsigned,
+    /// It is empty.
+    Empty,
 }
 
 impl Why {
@@ -40,6 +42,7 @@ impl Why {
             Self::Unsigned => {
                 "it has no signature and the target takes only signed thinking".to_owned()
             }
+            Self::Empty => "it is empty".to_owned(),
         }
     }
 }
@@ -546,7 +549,7 @@ impl Run<'_> {
                     if self.mode == Mode::Validate || (same && !redacted.data.is_empty()) {
                         content.push(block.clone());
                     } else {
-                        let why = if same { Why::Unsigned } else { foreign() };
+                        let why = if same { Why::Empty } else { foreign() };
                         self.found(i, Event::RedactedDropped { block: b, why });
                     }
                 }
@@ -649,13 +652,13 @@ impl Run<'_> {
                 );
             }
             let mut result = result.clone();
-            if assigned.fix.is_some() {
+            if let Some(fix) = assigned.fix {
                 self.found(
                     r,
                     Event::IdMapped {
                         from: result.tool_call_id.clone(),
                         to: assigned.id.clone(),
-                        fix: assigned.fix.unwrap_or(IdFix::Rule),
+                        fix,
                         call: false,
                     },
                 );
