@@ -326,3 +326,60 @@ fn image_url(url: &str) -> agentmsg::ImageContent {
         source: agentmsg::MediaSource::Url(url.to_owned()),
     }
 }
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, agentmsg::AgentMessage)]
+#[serde(deny_unknown_fields)]
+#[agent_message(kind = "strictFields", version = 2)]
+struct StrictFields {
+    a: u8,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Extra {
+    b: u8,
+    c: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, agentmsg::AgentMessage)]
+#[agent_message(kind = "flattened")]
+struct Flattened {
+    a: u8,
+    #[serde(flatten)]
+    extra: Extra,
+}
+
+#[test]
+fn envelope_keys_never_reach_the_type() {
+    // `deny_unknown_fields` does not see role, id, turnId or v.
+    let line = r#"{"id":"i","role":"strictFields","a":1,"turnId":"t","v":2}"#;
+    for message in [
+        AgentMessage::from_line(line).unwrap(),
+        serde_json::from_str::<AgentMessage>(line).unwrap(),
+    ] {
+        assert_eq!(
+            message.downcast_ref::<StrictFields>(),
+            Some(&StrictFields { a: 1 })
+        );
+        assert_eq!(message.turn_id().unwrap().as_str(), "t");
+    }
+    let extra = r#"{"role":"strictFields","a":1,"b":2,"v":2}"#;
+    let kept = AgentMessage::from_line(extra).unwrap();
+    let reason = kept.as_unknown().unwrap().reason().to_string();
+    assert!(reason.contains("unknown field `b`"), "{reason}");
+
+    let flat = Flattened {
+        a: 1,
+        extra: Extra {
+            b: 2,
+            c: "x".into(),
+        },
+    };
+    let line = AgentMessage::from(flat.clone())
+        .with_id(Some("f".into()))
+        .to_line()
+        .unwrap();
+    assert_eq!(line, r#"{"role":"flattened","a":1,"b":2,"c":"x","id":"f"}"#);
+    let back = AgentMessage::from_line(&line).unwrap();
+    assert_eq!(back.downcast_ref::<Flattened>(), Some(&flat));
+    assert_eq!(back.id().unwrap().as_str(), "f");
+}

@@ -324,7 +324,7 @@ pub enum WriteError {
 /// ```
 /// # use agentmsg_runtime::{JsonlWriter, AgentMessage, Message};
 /// let mut writer = JsonlWriter::new(Vec::new());
-/// writer.write(&AgentMessage::from(Message::user("hi").clone())).unwrap();
+/// writer.write(&AgentMessage::from(Message::user("hi"))).unwrap();
 /// let bytes = writer.into_inner().unwrap();
 /// assert!(bytes.ends_with(b"}\n"));
 /// ```
