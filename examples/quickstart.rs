@@ -12,7 +12,7 @@ use std::io::BufReader;
 use agentmsg::providers::{anthropic, Request};
 use agentmsg::{
     prepare, read_transcript, to_llm, AgentMessage, AssistantContent, AssistantMessage,
-    ImageContent, JsonlWriter, MediaSource, Message, MessageId, StopReason, Target, TextContent,
+    ImageContent, JsonlWriter, Message, MessageId, StopReason, Target, TextContent,
     ThinkingContent, ToolCall, ToolResultContent, UserContent,
 };
 use serde::{Deserialize, Serialize};
@@ -69,12 +69,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Message::user("The login button is misaligned on mobile. Can you fix it?").into(),
         Screenshot {
             caption: TextContent::new("Login page at 375px wide"),
-            image: ImageContent {
-                source: MediaSource::Base64 {
-                    data: PNG.into(),
-                    mime_type: "image/png".into(),
-                },
-            },
+            // The MIME type is read from the bytes themselves.
+            image: ImageContent::from_base64(PNG)?,
             path: "/tmp/shots/login-375.png".into(),
         }
         .into(),
