@@ -336,3 +336,8 @@ pub mod __private {
     /// Not public API. Used by generated code.
     pub use agentmsg_runtime::__private::*;
 }
+
+/// The README's examples, run as doctests so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
