@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Validate OpenAI Chat Completions request bodies against the official SDK types.
+"""Validate OpenAI request bodies against the official SDK types.
 
-Usage: sdk_check_openai_chat.py DIR
+Usage: sdk_check_openai.py chat|responses DIR
 
 Every ``*.json`` file in DIR must be a request body accepted by
-``openai.types.chat.CompletionCreateParamsNonStreaming`` (or ``...Streaming``
-when the body sets ``"stream": true``), validated by pydantic STRICTLY: every
+``openai.types.chat.CompletionCreateParamsNonStreaming`` (chat) or
+``openai.types.responses.ResponseCreateParamsNonStreaming`` (responses), or
+their ``...Streaming`` forms when the body sets ``"stream": true``, validated by pydantic STRICTLY: every
 TypedDict of ``openai.types`` is closed (extra keys forbidden) and no value is
 coerced. Prints one line per failure (file, error path, message) and ends with
 ``N passed, M failed``; exits 1 if any failed or if DIR holds no body.
@@ -112,20 +113,28 @@ def error_lines(name: str, prefix, error: pydantic.ValidationError, limit: int =
 
 
 def main(argv) -> int:
-    if len(argv) != 2:
+    if len(argv) != 3 or argv[1] not in ("chat", "responses"):
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
-    directory = Path(argv[1])
+    directory = Path(argv[2])
     files = sorted(directory.glob("*.json")) if directory.is_dir() else []
     if close_every_typeddict() == 0:
         print("no TypedDict found in openai.types", file=sys.stderr)
         return 1
-    from openai.types.chat import completion_create_params as params
+    if argv[1] == "chat":
+        from openai.types.chat import completion_create_params as params
 
-    adapters = {
-        False: pydantic.TypeAdapter(params.CompletionCreateParamsNonStreaming),
-        True: pydantic.TypeAdapter(params.CompletionCreateParamsStreaming),
-    }
+        adapters = {
+            False: pydantic.TypeAdapter(params.CompletionCreateParamsNonStreaming),
+            True: pydantic.TypeAdapter(params.CompletionCreateParamsStreaming),
+        }
+    else:
+        from openai.types.responses import response_create_params as params
+
+        adapters = {
+            False: pydantic.TypeAdapter(params.ResponseCreateParamsNonStreaming),
+            True: pydantic.TypeAdapter(params.ResponseCreateParamsStreaming),
+        }
     passed = failed = 0
     for path in files:
         try:
