@@ -193,10 +193,39 @@ impl Target {
 
     /// Whether an assistant message from `provider`/`api`/`model` was written by
     /// this very target, so its thinking and signatures may go back to it.
+    ///
+    /// A response names the snapshot that answered (`claude-sonnet-4-5-20250929`,
+    /// `gpt-4o-2024-08-06`, `models/gemini-2.5-pro`) where the request named an
+    /// alias (`claude-sonnet-4-5`, `gpt-4o`, `gemini-2.5-pro`): the two are the
+    /// same model here, so a decoded reply's reasoning goes back to the alias it
+    /// was asked for.
     pub fn produced(&self, provider: &str, api: &str, model: &str) -> bool {
         !self.model.is_empty()
             && self.provider == provider
             && self.api == api
-            && self.model == model
+            && (self.model == model || model_base(&self.model) == model_base(model))
     }
+}
+
+/// A model id without a `models/` prefix and without a trailing snapshot date
+/// (`-20250929` or `-2024-08-06`).
+fn model_base(model: &str) -> &str {
+    let model = model.strip_prefix("models/").unwrap_or(model);
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if let Some((base, date)) = model.rsplit_once('-') {
+        if date.len() == 8 && digits(date) {
+            return base;
+        }
+    }
+    let parts: Vec<&str> = model.rsplitn(4, '-').collect();
+    if let [day, month, year, base] = parts[..] {
+        if year.len() == 4
+            && month.len() == 2
+            && day.len() == 2
+            && [year, month, day].into_iter().all(digits)
+        {
+            return base;
+        }
+    }
+    model
 }

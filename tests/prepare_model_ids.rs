@@ -1,0 +1,67 @@
+//! A reply names the snapshot that answered; the next request names the alias.
+//! Reasoning goes back to the alias it was asked for, and to nothing else.
+
+use agentmsg::{
+    prepare, AssistantContent, AssistantMessage, ChangeKind, Message, StopReason, Target,
+    ThinkingContent,
+};
+
+fn reply(api: &str, provider: &str, model: &str) -> Vec<Message> {
+    vec![
+        Message::user("hi"),
+        AssistantMessage::new([
+            AssistantContent::from(ThinkingContent::new("hmm").with_signature("sig")),
+            AssistantContent::from(agentmsg::TextContent::new("hello")),
+        ])
+        .with_origin(api, provider, model)
+        .with_stop_reason(StopReason::Stop)
+        .into(),
+        Message::user("again"),
+    ]
+}
+
+fn dropped(messages: &[Message], target: &Target) -> usize {
+    prepare(messages, target)
+        .report
+        .count(ChangeKind::DroppedThinking)
+}
+
+#[test]
+fn a_dated_snapshot_is_the_alias_it_was_asked_for() {
+    let anthropic = Target::new("anthropic", "anthropic-messages", "claude-sonnet-4-5");
+    let stored = reply(
+        "anthropic-messages",
+        "anthropic",
+        "claude-sonnet-4-5-20250929",
+    );
+    assert_eq!(dropped(&stored, &anthropic), 0);
+
+    let openai = Target::new("openai", "openai-responses", "gpt-4o");
+    let stored = reply("openai-responses", "openai", "gpt-4o-2024-08-06");
+    assert_eq!(dropped(&stored, &openai), 0);
+
+    let gemini = Target::new("google", "google-generative-ai", "gemini-2.5-pro");
+    let stored = reply("google-generative-ai", "google", "models/gemini-2.5-pro");
+    assert_eq!(dropped(&stored, &gemini), 0);
+}
+
+#[test]
+fn another_model_of_the_same_family_is_not_the_same_model() {
+    let target = Target::new("anthropic", "anthropic-messages", "claude-sonnet-4-5");
+    for other in [
+        "claude-sonnet-4",
+        "claude-sonnet-4-5-mini",
+        "claude-opus-4-5-20251101",
+        "claude-sonnet-4-5-2025092",
+    ] {
+        let stored = reply("anthropic-messages", "anthropic", other);
+        assert_eq!(dropped(&stored, &target), 1, "{other}");
+    }
+    // Same model, other provider or api: still foreign.
+    let stored = reply(
+        "anthropic-messages",
+        "bedrock",
+        "claude-sonnet-4-5-20250929",
+    );
+    assert_eq!(dropped(&stored, &target), 1);
+}
