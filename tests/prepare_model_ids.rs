@@ -65,3 +65,20 @@ fn another_model_of_the_same_family_is_not_the_same_model() {
     );
     assert_eq!(dropped(&stored, &target), 1);
 }
+
+#[cfg(feature = "anthropic")]
+#[test]
+fn another_provider_of_the_api_gets_its_own_reasoning_back() {
+    use agentmsg::providers::{anthropic, Request};
+    // A reply written by the same model, served through Bedrock's Anthropic API.
+    let stored = reply("anthropic-messages", "bedrock", "claude-sonnet-4-5");
+    let request = Request::new("claude-sonnet-4-5", stored);
+    let as_anthropic = anthropic::encode_request(&request).unwrap();
+    assert_eq!(as_anthropic.report.count(ChangeKind::DroppedThinking), 1);
+    let as_bedrock = anthropic::encode_request(&request.with_provider("bedrock")).unwrap();
+    assert_eq!(as_bedrock.report.count(ChangeKind::DroppedThinking), 0);
+    assert_eq!(
+        as_bedrock.body["messages"][1]["content"][0]["type"],
+        "thinking"
+    );
+}

@@ -104,7 +104,8 @@ const MAX_ID_LEN: usize = 64;
 // Encoding
 
 /// Encodes a request as an Anthropic Messages body. Runs [`prepare`] for the
-/// target `anthropic` / `anthropic-messages` / `request.model` first, so any
+/// target `anthropic` (or [`Request::provider`]) / `anthropic-messages` /
+/// `request.model` first, so any
 /// projection of a transcript may be given.
 ///
 /// # Errors
@@ -115,7 +116,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     if request.model.trim().is_empty() {
         return Err(invalid("model", "the model id is empty"));
     }
-    let target = Target::new(PROVIDER, API, &request.model);
+    let target = Target::new(request.provider_or(PROVIDER), API, &request.model);
     let prepared = prepare(&request.messages, &target);
     let origins: Vec<usize> = prepared.origins.iter().map(|o| o.index()).collect();
     let mut encoder = Encoder {

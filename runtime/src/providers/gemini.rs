@@ -101,7 +101,8 @@ pub const SKIP_SIGNATURE: &str = "skip_thought_signature_validator";
 // Encoding
 
 /// Encodes a request as a Gemini `generateContent` body. Runs [`prepare`] for
-/// the target `google` / `google-generative-ai` / `request.model` first.
+/// the target `google` (or [`Request::provider`]) / `google-generative-ai` /
+/// `request.model` first.
 ///
 /// # Errors
 /// [`EncodeError::Invalid`] for an empty model, a function name Gemini rejects,
@@ -111,7 +112,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     if request.model.trim().is_empty() {
         return Err(invalid("model", "the model id is empty"));
     }
-    let target = Target::new(PROVIDER, API, &request.model);
+    let target = Target::new(request.provider_or(PROVIDER), API, &request.model);
     let prepared = prepare(&request.messages, &target);
     let origins: Vec<usize> = prepared.origins.iter().map(|o| o.index()).collect();
     let mut encoder = Encoder {

@@ -34,6 +34,11 @@ pub struct Request {
     pub tools: Vec<ToolSpec>,
     /// The output token limit.
     pub max_tokens: Option<u32>,
+    /// The provider serving the model, when it is not the API's own (`groq`,
+    /// `openrouter`, `azure`, `bedrock`…). It names the [`Target`](crate::Target)
+    /// the encoder prepares for, so reasoning that this provider wrote goes back to
+    /// it. `None`: the API's own provider (`openai`, `anthropic`, `google`).
+    pub provider: Option<String>,
 }
 
 impl Request {
@@ -58,6 +63,19 @@ impl Request {
     pub fn with_tools(mut self, tools: Vec<ToolSpec>) -> Self {
         self.tools = tools;
         self
+    }
+
+    /// The same request, for a model served by `provider`.
+    #[must_use]
+    pub fn with_provider(mut self, provider: impl Into<String>) -> Self {
+        self.provider = Some(provider.into());
+        self
+    }
+
+    /// The provider the encoder prepares for: [`Request::provider`] or, when
+    /// unset, `default`.
+    pub fn provider_or<'a>(&'a self, default: &'a str) -> &'a str {
+        self.provider.as_deref().unwrap_or(default)
     }
 
     /// The same request with an output token limit.

@@ -46,7 +46,8 @@ pub const PROVIDER: &str = "openai";
 /// Encodes `request` as a Chat Completions request body.
 ///
 /// The messages are first [prepared](prepare) for
-/// `Target::new("openai", "openai-completions", &request.model)`; the report holds
+/// `Target::new("openai", "openai-completions", &request.model)` (the provider is
+/// [`Request::provider`] when set); the report holds
 /// prepare's changes followed by the encoder's own (each change's `index` is the
 /// input message it comes from). Fails only on a request that cannot be made
 /// valid: an empty model id, an empty tool name, or no message left to send.
@@ -65,7 +66,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
             message: "the model id is empty".into(),
         });
     }
-    let target = Target::new(PROVIDER, API, &request.model);
+    let target = Target::new(request.provider_or(PROVIDER), API, &request.model);
     let mut prepared = prepare(&request.messages, &target);
     let mut report = std::mem::take(&mut prepared.report);
     let mut out: Vec<Value> = Vec::new();

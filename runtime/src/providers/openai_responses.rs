@@ -76,7 +76,8 @@ pub const MIN_OUTPUT_TOKENS: u32 = 16;
 /// Encodes `request` as a Responses request body.
 ///
 /// The messages are first [prepared](prepare) for
-/// `Target::new("openai", "openai-responses", &request.model)`; the report holds
+/// `Target::new("openai", "openai-responses", &request.model)` (the provider is
+/// [`Request::provider`] when set); the report holds
 /// prepare's changes followed by the encoder's own (each change's `index` is the
 /// input message it comes from). The body is stateless: it sets neither `store` nor
 /// `include`; to replay reasoning with `store: false`, add
@@ -98,7 +99,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
             message: "the model id is empty".into(),
         });
     }
-    let target = Target::new(PROVIDER, API, &request.model);
+    let target = Target::new(request.provider_or(PROVIDER), API, &request.model);
     let mut prepared = prepare(&request.messages, &target);
     let mut report = std::mem::take(&mut prepared.report);
     let mut input: Vec<Value> = Vec::new();
