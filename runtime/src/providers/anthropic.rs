@@ -9,7 +9,8 @@
 //! ```
 //!
 //! What the encoder does beyond a one-to-one mapping, each recorded in the
-//! [`Report`]:
+//! [`Report`] (tool-call ids are already mapped to `^[a-zA-Z0-9_-]{1,64}$` by
+//! [`prepare`]):
 //! - system messages of the transcript join the top-level `system`;
 //! - consecutive turns of one role are merged (tool results always form one user
 //!   turn, with the `tool_result` blocks first);
@@ -17,8 +18,6 @@
 //!   does not read become a text placeholder;
 //! - thinking without a signature cannot be replayed and is dropped;
 //! - a document's title is sent as the block's `context`;
-//! - tool-call ids outside `^[a-zA-Z0-9_-]{1,64}$` are mapped (calls and results
-//!   alike) if `prepare` left any;
 //! - trailing whitespace of a final assistant turn (a prefill) is removed, as
 //!   Anthropic refuses it;
 //! - `max_tokens`, required by Anthropic, is [`DEFAULT_MAX_TOKENS`] when the
@@ -70,11 +69,10 @@
 //! `request.model` (see [`prepare`]), so store the id you request with if you
 //! want thinking to replay.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use sha2::{Digest, Sha256};
 
 use super::{DecodeError, EncodeError, Encoded, Request, StreamDecode};
 use crate::content::{
@@ -98,7 +96,6 @@ pub const API: &str = "anthropic-messages";
 pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 
 const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
-const MAX_ID_LEN: usize = 64;
 
 // ---------------------------------------------------------------------------
 // Encoding
@@ -121,7 +118,6 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     let origins: Vec<usize> = prepared.origins.iter().map(|o| o.index()).collect();
     let mut encoder = Encoder {
         report: prepared.report,
-        ids: IdSanitizer::default(),
         turns: Vec::new(),
         system: Vec::new(),
     };
@@ -157,10 +153,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
                 seen_conversation = true;
                 let mut block = Map::new();
                 block.insert("type".into(), "tool_result".into());
-                block.insert(
-                    "tool_use_id".into(),
-                    encoder.ids.map(index, &result.tool_call_id).into(),
-                );
+                block.insert("tool_use_id".into(), result.tool_call_id.as_str().into());
                 let content = encoder.tool_result_content(index, &result.content);
                 if !content.is_empty() {
                     block.insert("content".into(), Value::Array(content));
@@ -173,13 +166,6 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
                 encoder.push_turn(index, Role::User, vec![Value::Object(block)], true);
             }
         }
-    }
-    for (index, original, mapped) in std::mem::take(&mut encoder.ids.changed) {
-        encoder.change(
-            index,
-            ChangeKind::MappedId,
-            format!("tool-call id `{original}` sent as `{mapped}`"),
-        );
     }
     encoder.open_with_user();
     encoder.trim_final_assistant();
@@ -313,7 +299,6 @@ struct Turn {
 
 struct Encoder {
     report: Report,
-    ids: IdSanitizer,
     turns: Vec<Turn>,
     system: Vec<Value>,
 }
@@ -561,7 +546,7 @@ impl Encoder {
                 }
                 AssistantContent::ToolCall(call) => out.push(json!({
                     "type": "tool_use",
-                    "id": self.ids.map(index, &call.id),
+                    "id": call.id,
                     "name": call.name,
                     "input": call.arguments,
                 })),
@@ -588,60 +573,6 @@ impl Encoder {
 
 fn text_block(text: &str) -> Value {
     json!({"type": "text", "text": text})
-}
-
-/// Maps tool-call ids to `^[a-zA-Z0-9_-]{1,64}$`, the same way for a call and
-/// its result, without collisions.
-#[derive(Default)]
-struct IdSanitizer {
-    map: BTreeMap<String, String>,
-    used: BTreeSet<String>,
-    /// `(input index, stored id, sent id)` of every id that was changed.
-    changed: Vec<(usize, String, String)>,
-}
-
-impl IdSanitizer {
-    fn is_valid(id: &str) -> bool {
-        !id.is_empty()
-            && id.len() <= MAX_ID_LEN
-            && id
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-    }
-
-    fn map(&mut self, index: usize, id: &str) -> String {
-        if let Some(mapped) = self.map.get(id) {
-            return mapped.clone();
-        }
-        let mapped = if Self::is_valid(id) {
-            id.to_owned()
-        } else {
-            let cleaned: String = id
-                .chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect();
-            if !cleaned.is_empty() && cleaned.len() <= MAX_ID_LEN && !self.used.contains(&cleaned) {
-                cleaned
-            } else {
-                let digest = Sha256::digest(id.as_bytes());
-                let hash: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-                let keep: String = cleaned.chars().take(MAX_ID_LEN - 1 - hash.len()).collect();
-                format!("{keep}_{hash}")
-            }
-        };
-        if mapped != id {
-            self.changed.push((index, id.to_owned(), mapped.clone()));
-        }
-        self.used.insert(mapped.clone());
-        self.map.insert(id.to_owned(), mapped.clone());
-        mapped
-    }
 }
 
 // ---------------------------------------------------------------------------
