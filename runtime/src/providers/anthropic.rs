@@ -80,7 +80,7 @@ use crate::content::{
     TextContent, ThinkingContent, ToolCall, ToolResultContent, UserContent,
 };
 use crate::message::{now_ms, AssistantMessage, Message, StopReason};
-use crate::project::{prepare, Change, ChangeKind, Report, Target};
+use crate::project::{prepare, ChangeKind, Report, Target};
 use crate::usage::Usage;
 
 /// The text of the user turn put before a conversation that opens with the
@@ -305,11 +305,7 @@ struct Encoder {
 
 impl Encoder {
     fn change(&mut self, index: usize, kind: ChangeKind, detail: impl Into<String>) {
-        self.report.changes.push(Change {
-            index,
-            kind,
-            detail: detail.into(),
-        });
+        self.report.record(index, kind, detail);
     }
 
     /// The conversation must open with a user turn; one that opens with the

@@ -73,7 +73,7 @@ use crate::content::{
     ToolCall, ToolResultContent, UserContent,
 };
 use crate::message::{now_ms, AssistantMessage, Message, StopReason};
-use crate::project::{prepare, Change, ChangeKind, Report, Target};
+use crate::project::{prepare, ChangeKind, Report, Target};
 use crate::usage::Usage;
 
 const IMAGE_TYPES: [&str; 5] = [
@@ -354,11 +354,7 @@ struct Encoder {
 
 impl Encoder {
     fn change(&mut self, index: usize, kind: ChangeKind, detail: impl Into<String>) {
-        self.report.changes.push(Change {
-            index,
-            kind,
-            detail: detail.into(),
-        });
+        self.report.record(index, kind, detail);
     }
 
     /// The conversation must open with a user turn; one that opens with the

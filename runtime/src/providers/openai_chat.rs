@@ -35,7 +35,7 @@ use crate::content::{
     UserContent,
 };
 use crate::message::{AssistantMessage, Message, StopReason};
-use crate::project::{prepare, Change, ChangeKind, Report, Target};
+use crate::project::{prepare, ChangeKind, Report, Target};
 use crate::usage::Usage;
 
 /// The api id of Chat Completions.
@@ -88,8 +88,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
             Message::User(m) => {
                 let parts = user_parts(index, &m.content, &mut report);
                 if parts.is_empty() {
-                    change(
-                        &mut report,
+                    report.record(
                         index,
                         ChangeKind::DroppedEmptyMessage,
                         "empty user message dropped",
@@ -118,9 +117,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
                     }
                 }
                 if !images.is_empty() {
-                    change(
-                        &mut report,
-                        index,
+                    report.record(index,
                         ChangeKind::MovedImages,
                         &format!(
                             "{} image(s) of the result of `{}` sent in a user message after the tool messages",
@@ -198,14 +195,6 @@ fn tool_parameters(parameters: &Value) -> Value {
     }
 }
 
-fn change(report: &mut Report, index: usize, kind: ChangeKind, detail: &str) {
-    report.changes.push(Change {
-        index,
-        kind,
-        detail: detail.to_owned(),
-    });
-}
-
 /// A data URL for inline bytes, or the URL itself.
 fn media_url(source: &MediaSource) -> String {
     match source {
@@ -245,9 +234,7 @@ fn user_parts(index: usize, content: &[UserContent], report: &mut Report) -> Vec
                     "input_audio": {"data": audio.data, "format": format},
                 })),
                 None => {
-                    change(
-                        report,
-                        index,
+                    report.record(index,
                         ChangeKind::UnsupportedContent,
                         &format!(
                             "audio of type {} replaced by a note: input_audio takes only wav and mp3",
@@ -296,8 +283,7 @@ fn document_part(
                 .and_then(|bytes| String::from_utf8(bytes).ok());
             match decoded {
                 Some(text) => {
-                    change(
-                        report,
+                    report.record(
                         index,
                         ChangeKind::UnsupportedContent,
                         &format!("{mime_type} document sent as text"),
@@ -313,9 +299,7 @@ fn document_part(
             json!({"type": "file", "file": {"file_id": url}})
         }
         MediaSource::Url(url) => {
-            change(
-                report,
-                index,
+            report.record(index,
                 ChangeKind::UnsupportedContent,
                 "document URL sent as a text reference: Chat Completions takes files inline or by file id",
             );
@@ -326,8 +310,7 @@ fn document_part(
 }
 
 fn unsupported_document(index: usize, mime_type: &str, report: &mut Report) -> Value {
-    change(
-        report,
+    report.record(
         index,
         ChangeKind::UnsupportedContent,
         &format!(
@@ -369,8 +352,7 @@ fn assistant_message(index: usize, m: &AssistantMessage, report: &mut Report) ->
         }
     }
     if dropped > 0 {
-        change(
-            report,
+        report.record(
             index,
             ChangeKind::DroppedThinking,
             &format!(
@@ -379,8 +361,7 @@ fn assistant_message(index: usize, m: &AssistantMessage, report: &mut Report) ->
         );
     }
     if text.is_empty() && calls.is_empty() {
-        change(
-            report,
+        report.record(
             index,
             ChangeKind::DroppedEmptyMessage,
             "assistant message with nothing to send dropped",

@@ -63,7 +63,7 @@ use crate::content::{
     ToolResultContent, UserContent,
 };
 use crate::message::{AssistantMessage, Message, StopReason};
-use crate::project::{prepare, Change, ChangeKind, Report, Target};
+use crate::project::{prepare, ChangeKind, Report, Target};
 use crate::usage::Usage;
 
 /// The api id of the Responses API.
@@ -112,8 +112,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
             Message::User(m) => {
                 let parts = user_parts(index, &m.content, &mut report);
                 if parts.is_empty() {
-                    change(
-                        &mut report,
+                    report.record(
                         index,
                         ChangeKind::DroppedEmptyMessage,
                         "empty user message dropped",
@@ -212,14 +211,6 @@ fn tool_parameters(parameters: &Value) -> Value {
     }
 }
 
-fn change(report: &mut Report, index: usize, kind: ChangeKind, detail: &str) {
-    report.changes.push(Change {
-        index,
-        kind,
-        detail: detail.to_owned(),
-    });
-}
-
 fn image_part(source: &MediaSource) -> Value {
     match source {
         MediaSource::Base64 { data, mime_type } => json!({
@@ -241,9 +232,7 @@ fn user_parts(index: usize, content: &[UserContent], report: &mut Report) -> Vec
             UserContent::Text(t) => parts.push(json!({"type": "input_text", "text": t.text})),
             UserContent::Image(image) => parts.push(image_part(&image.source)),
             UserContent::Audio(audio) => {
-                change(
-                    report,
-                    index,
+                report.record(index,
                     ChangeKind::UnsupportedContent,
                     &format!(
                         "audio of type {} replaced by a note: the Responses API takes no audio input",
@@ -292,8 +281,7 @@ fn document_part(
                 .and_then(|bytes| String::from_utf8(bytes).ok());
             match decoded {
                 Some(text) => {
-                    change(
-                        report,
+                    report.record(
                         index,
                         ChangeKind::UnsupportedContent,
                         &format!("{mime_type} document sent as text"),
@@ -319,9 +307,7 @@ fn document_part(
 }
 
 fn unsupported_document(index: usize, mime_type: &str, report: &mut Report) -> Value {
-    change(
-        report,
-        index,
+    report.record(index,
         ChangeKind::UnsupportedContent,
         &format!("{mime_type} document replaced by a note: only PDF and text documents can be sent inline"),
     );
@@ -457,8 +443,7 @@ fn assistant_items(
         }
     }
     if dropped_thinking > 0 {
-        change(
-            report,
+        report.record(
             index,
             ChangeKind::DroppedThinking,
             &format!(
@@ -467,8 +452,7 @@ fn assistant_items(
         );
     }
     if duplicates > 0 {
-        change(
-            report,
+        report.record(
             index,
             ChangeKind::DroppedThinking,
             &format!(
@@ -491,9 +475,7 @@ fn assistant_items(
         kept.push(item.clone());
     }
     if unpaired > 0 {
-        change(
-            report,
-            index,
+        report.record(index,
             ChangeKind::DroppedThinking,
             &format!(
                 "{unpaired} reasoning item(s) not sent: a reasoning item must be followed by the item that followed it"
@@ -501,8 +483,7 @@ fn assistant_items(
         );
     }
     if kept.is_empty() {
-        change(
-            report,
+        report.record(
             index,
             ChangeKind::DroppedEmptyMessage,
             "assistant message with nothing to send dropped",

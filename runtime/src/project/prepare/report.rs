@@ -117,6 +117,11 @@ impl Report {
         self.changes.push(change);
     }
 
+    /// Adds a change to input message `index`.
+    pub fn record(&mut self, index: usize, kind: ChangeKind, detail: impl Into<String>) {
+        self.push(Change::new(index, kind, detail));
+    }
+
     /// How many changes of this kind were made.
     pub fn count(&self, kind: ChangeKind) -> usize {
         self.changes.iter().filter(|c| c.kind == kind).count()
