@@ -119,7 +119,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
                 if !images.is_empty() {
                     report.record(index,
                         ChangeKind::MovedImages,
-                        &format!(
+                        format!(
                             "{} image(s) of the result of `{}` sent in a user message after the tool messages",
                             images.len(),
                             m.tool_call_id
@@ -236,7 +236,7 @@ fn user_parts(index: usize, content: &[UserContent], report: &mut Report) -> Vec
                 None => {
                     report.record(index,
                         ChangeKind::UnsupportedContent,
-                        &format!(
+                        format!(
                             "audio of type {} replaced by a note: input_audio takes only wav and mp3",
                             audio.mime_type
                         ),
@@ -286,7 +286,7 @@ fn document_part(
                     report.record(
                         index,
                         ChangeKind::UnsupportedContent,
-                        &format!("{mime_type} document sent as text"),
+                        format!("{mime_type} document sent as text"),
                     );
                     let heading = name.map(|n| format!("{n}\n\n")).unwrap_or_default();
                     json!({"type": "text", "text": format!("{heading}{text}")})
@@ -313,9 +313,7 @@ fn unsupported_document(index: usize, mime_type: &str, report: &mut Report) -> V
     report.record(
         index,
         ChangeKind::UnsupportedContent,
-        &format!(
-            "{mime_type} document replaced by a note: only PDF and text documents can be sent"
-        ),
+        format!("{mime_type} document replaced by a note: only PDF and text documents can be sent"),
     );
     json!({"type": "text", "text": format!("[document ({mime_type}) omitted: unsupported type]")})
 }
@@ -355,7 +353,7 @@ fn assistant_message(index: usize, m: &AssistantMessage, report: &mut Report) ->
         report.record(
             index,
             ChangeKind::DroppedThinking,
-            &format!(
+            format!(
                 "{dropped} thinking block(s) not sent: Chat Completions takes no reasoning back"
             ),
         );

@@ -234,7 +234,7 @@ fn user_parts(index: usize, content: &[UserContent], report: &mut Report) -> Vec
             UserContent::Audio(audio) => {
                 report.record(index,
                     ChangeKind::UnsupportedContent,
-                    &format!(
+                    format!(
                         "audio of type {} replaced by a note: the Responses API takes no audio input",
                         audio.mime_type
                     ),
@@ -284,7 +284,7 @@ fn document_part(
                     report.record(
                         index,
                         ChangeKind::UnsupportedContent,
-                        &format!("{mime_type} document sent as text"),
+                        format!("{mime_type} document sent as text"),
                     );
                     let heading = name.map(|n| format!("{n}\n\n")).unwrap_or_default();
                     json!({"type": "input_text", "text": format!("{heading}{text}")})
@@ -309,7 +309,7 @@ fn document_part(
 fn unsupported_document(index: usize, mime_type: &str, report: &mut Report) -> Value {
     report.record(index,
         ChangeKind::UnsupportedContent,
-        &format!("{mime_type} document replaced by a note: only PDF and text documents can be sent inline"),
+        format!("{mime_type} document replaced by a note: only PDF and text documents can be sent inline"),
     );
     json!({"type": "input_text", "text": format!("[document ({mime_type}) omitted: unsupported type]")})
 }
@@ -446,7 +446,7 @@ fn assistant_items(
         report.record(
             index,
             ChangeKind::DroppedThinking,
-            &format!(
+            format!(
                 "{dropped_thinking} thinking block(s) without a Responses reasoning item not sent"
             ),
         );
@@ -455,7 +455,7 @@ fn assistant_items(
         report.record(
             index,
             ChangeKind::DroppedThinking,
-            &format!(
+            format!(
                 "{duplicates} reasoning item(s) already sent earlier in the input not sent again"
             ),
         );
@@ -477,7 +477,7 @@ fn assistant_items(
     if unpaired > 0 {
         report.record(index,
             ChangeKind::DroppedThinking,
-            &format!(
+            format!(
                 "{unpaired} reasoning item(s) not sent: a reasoning item must be followed by the item that followed it"
             ),
         );
