@@ -11,53 +11,19 @@ use agentmsg::providers::{DecodeError, Request, StreamDecode, ToolSpec};
 use agentmsg::{
     AssistantContent, AssistantMessage, AudioContent, ChangeKind, DocumentContent, ImageContent,
     MediaSource, Message, RedactedThinkingContent, StopReason, TextContent, ThinkingContent,
-    ToolCall, ToolResultMessage, UserContent, UserMessage,
+    ToolCall, ToolResultMessage, UserContent,
 };
 use serde_json::{json, Value};
 
 const SCHEMA: &str = "openai-responses-request.schema.json";
 const API: &str = "openai-responses";
 const MODEL: &str = "gpt-5";
-const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+use common::openai::PNG;
 
 // ---------------------------------------------------------------------------
 // A broad set of transcripts
 
-fn png() -> ImageContent {
-    ImageContent {
-        source: MediaSource::Base64 {
-            data: PNG.into(),
-            mime_type: "image/png".into(),
-        },
-    }
-}
-
-fn user(blocks: Vec<UserContent>) -> Message {
-    Message::User(UserMessage {
-        content: blocks,
-        timestamp: 1,
-    })
-}
-
-fn assistant(blocks: Vec<AssistantContent>, api: &str, model: &str, stop: StopReason) -> Message {
-    Message::Assistant(AssistantMessage {
-        content: blocks,
-        api: api.into(),
-        provider: "openai".into(),
-        model: model.into(),
-        stop_reason: stop,
-        timestamp: 2,
-        ..AssistantMessage::default()
-    })
-}
-
-fn call(id: &str, name: &str, args: Value) -> AssistantContent {
-    AssistantContent::ToolCall(ToolCall::new(id, name, args))
-}
-
-fn result(id: &str, name: &str, text: &str) -> Message {
-    Message::tool_result(id, name, text)
-}
+use common::openai::{assistant, call, png, result, user};
 
 /// A stored Responses reasoning item, as the decoder writes it.
 fn reasoning_json(id: &str, summary: &str, encrypted: &str) -> String {
@@ -1487,130 +1453,15 @@ fn parallel_wrapper_is_split() {
 
 mod random {
     use super::*;
+    use common::openai::message;
     use proptest::prelude::*;
-
-    fn id() -> impl Strategy<Value = String> {
-        prop_oneof![
-            Just("call_1".to_owned()),
-            Just("call_2".to_owned()),
-            Just("toolu_".to_owned() + &"y".repeat(70)),
-            Just("functions.read:0|fc_9".to_owned()),
-            Just(String::new()),
-        ]
-    }
-
-    fn user_block() -> impl Strategy<Value = UserContent> {
-        prop_oneof![
-            "[a-z ✓]{0,12}".prop_map(|t| UserContent::Text(TextContent::new(t))),
-            Just(UserContent::Image(png())),
-            Just(UserContent::Image(ImageContent {
-                source: MediaSource::Url("https://example.com/x.png".into())
-            })),
-            prop_oneof![Just("audio/wav"), Just("audio/mpeg"), Just("audio/ogg")].prop_map(|m| {
-                UserContent::Audio(AudioContent {
-                    data: "AAAA".into(),
-                    mime_type: m.into(),
-                })
-            }),
-            prop_oneof![
-                Just("application/pdf"),
-                Just("text/markdown"),
-                Just("image/svg+xml")
-            ]
-            .prop_map(|m| {
-                UserContent::Document(DocumentContent {
-                    source: MediaSource::Base64 {
-                        data: "aGk=".into(),
-                        mime_type: m.into(),
-                    },
-                    title: None,
-                })
-            }),
-        ]
-    }
-
-    fn assistant_block() -> impl Strategy<Value = AssistantContent> {
-        prop_oneof![
-            "[a-z]{0,8}".prop_map(|t| AssistantContent::Text(TextContent::new(t))),
-            (any::<bool>(), 0..3u8).prop_map(|(summary, sig)| {
-                let text = if summary { "thought" } else { "" };
-                let thinking = ThinkingContent::new(text);
-                AssistantContent::Thinking(match sig {
-                    0 => thinking,
-                    1 => thinking.with_signature("EqQBsig"),
-                    _ => thinking.with_signature(reasoning_item("rs_p", text)),
-                })
-            }),
-            any::<bool>().prop_map(|r| AssistantContent::RedactedThinking(
-                RedactedThinkingContent::new(if r {
-                    reasoning_item("rs_q", "")
-                } else {
-                    "opaque".to_owned()
-                })
-            )),
-            (id(), "[a-z]{1,6}", any::<Option<bool>>(), any::<bool>()).prop_map(
-                |(id, name, arg, fc)| {
-                    let call =
-                        ToolCall::new(id, name, arg.map_or(Value::Null, |a| json!({"a": a})));
-                    AssistantContent::ToolCall(if fc {
-                        call.with_signature("fc_p")
-                    } else {
-                        call
-                    })
-                }
-            ),
-        ]
-    }
-
-    fn reasoning_item(id: &str, summary: &str) -> String {
-        let summary: Vec<Value> = if summary.is_empty() {
-            vec![]
-        } else {
-            vec![json!({"type": "summary_text", "text": summary})]
-        };
-        json!({"type": "reasoning", "id": id, "summary": summary, "encrypted_content": "gAAAAp"})
-            .to_string()
-    }
-
-    fn message() -> impl Strategy<Value = Message> {
-        let origin = prop_oneof![
-            Just((API, MODEL)),
-            Just(("anthropic-messages", "claude-opus-4-5")),
-            Just((API, "another-model")),
-        ];
-        let stop = prop_oneof![
-            Just(StopReason::Stop),
-            Just(StopReason::ToolUse),
-            Just(StopReason::Error),
-            Just(StopReason::Aborted),
-            Just(StopReason::Length),
-        ];
-        prop_oneof![
-            "[a-z]{0,10}".prop_map(Message::system),
-            proptest::collection::vec(user_block(), 0..4).prop_map(user),
-            (
-                proptest::collection::vec(assistant_block(), 0..5),
-                origin,
-                stop
-            )
-                .prop_map(|(blocks, (api, model), stop)| assistant(blocks, api, model, stop)),
-            (id(), any::<bool>(), any::<bool>()).prop_map(|(id, image, is_error)| {
-                let mut r = ToolResultMessage::new(id, "read", [TextContent::new("out")])
-                    .with_error(is_error);
-                if image {
-                    r.content.push(png().into());
-                }
-                Message::ToolResult(r)
-            }),
-        ]
-    }
 
     proptest! {
         #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
 
         #[test]
         fn random_transcripts_encode_to_valid_bodies(
-            messages in proptest::collection::vec(message(), 0..10),
+            messages in proptest::collection::vec(message(API, MODEL), 0..10),
             system in proptest::option::of("[a-z]{1,8}"),
             max in proptest::option::of(16u32..5000),
         ) {

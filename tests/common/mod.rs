@@ -1,6 +1,8 @@
 //! Shared by the integration tests: where the conformance data is.
 #![allow(dead_code)]
 
+pub mod openai;
+
 use std::path::PathBuf;
 
 /// `../shared/conformance` beside the repo, or `$AGENTMSG_CONFORMANCE_DIR`.
