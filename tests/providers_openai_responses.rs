@@ -7,11 +7,10 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use agentmsg::providers::openai_responses::{self, StreamDecoder};
-use agentmsg::providers::{DecodeError, Request, StreamDecode, ToolSpec};
+use agentmsg::providers::{DecodeError, Request, StreamDecode};
 use agentmsg::{
-    AssistantContent, AssistantMessage, AudioContent, ChangeKind, DocumentContent, ImageContent,
-    MediaSource, Message, RedactedThinkingContent, StopReason, TextContent, ThinkingContent,
-    ToolCall, ToolResultMessage, UserContent,
+    AssistantContent, AssistantMessage, AudioContent, ChangeKind, Message, RedactedThinkingContent,
+    StopReason, ThinkingContent, ToolCall, UserContent,
 };
 use serde_json::{json, Value};
 
@@ -23,7 +22,7 @@ use common::openai::PNG;
 // ---------------------------------------------------------------------------
 // A broad set of transcripts
 
-use common::openai::{assistant, call, png, result, user};
+use common::openai::{assistant, result, text, tools, user};
 
 /// A stored Responses reasoning item, as the decoder writes it.
 fn reasoning_json(id: &str, summary: &str, encrypted: &str) -> String {
@@ -34,21 +33,6 @@ fn reasoning_json(id: &str, summary: &str, encrypted: &str) -> String {
     };
     json!({"type": "reasoning", "id": id, "summary": summary, "encrypted_content": encrypted})
         .to_string()
-}
-
-fn text(t: &str) -> AssistantContent {
-    AssistantContent::Text(TextContent::new(t))
-}
-
-fn tools() -> Vec<ToolSpec> {
-    vec![
-        ToolSpec::new(
-            "read",
-            "Read a file",
-            json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
-        ),
-        ToolSpec::new("now", "The time", json!({})),
-    ]
 }
 
 /// Transcripts covering every block type and the repairs prepare makes.
@@ -82,237 +66,11 @@ fn corpus() -> Vec<(&'static str, Request)> {
         MODEL,
         StopReason::ToolUse,
     );
-    let thinking_foreign = assistant(
-        vec![
-            AssistantContent::Thinking(
-                ThinkingContent::new("Claude thinks.").with_signature("EqQB"),
-            ),
-            text("Hi from Claude."),
-        ],
-        "anthropic-messages",
-        "claude-opus-4-5",
-        StopReason::Stop,
-    );
-    let long_id = "toolu_01".to_owned() + &"x".repeat(60);
-    let mut image_result =
-        ToolResultMessage::new("call_img", "screenshot", [TextContent::new("here")]);
-    image_result.content.push(png().into());
-    let mut error_result = ToolResultMessage::new("call_err", "read", [TextContent::new("ENOENT")]);
-    error_result.is_error = true;
-    vec![
-        (
-            "text",
-            Request::new(MODEL, vec![Message::user("hello")]).with_system("Be terse."),
-        ),
-        (
-            "system-in-transcript",
-            Request::new(
-                MODEL,
-                vec![Message::system("You are a cat."), Message::user("hi")],
-            ),
-        ),
-        (
-            "every-user-block",
-            Request::new(
-                MODEL,
-                vec![user(vec![
-                    UserContent::Text(TextContent::new("Look:")),
-                    UserContent::Image(png()),
-                    UserContent::Image(ImageContent {
-                        source: MediaSource::Url("https://example.com/cat.jpg".into()),
-                    }),
-                    UserContent::Audio(AudioContent {
-                        data: "UklGRg==".into(),
-                        mime_type: "audio/wav".into(),
-                    }),
-                    UserContent::Audio(AudioContent {
-                        data: "SUQz".into(),
-                        mime_type: "audio/mpeg".into(),
-                    }),
-                    UserContent::Audio(AudioContent {
-                        data: "T2dnUw==".into(),
-                        mime_type: "audio/ogg".into(),
-                    }),
-                    UserContent::Document(DocumentContent {
-                        source: MediaSource::Base64 {
-                            data: "JVBERi0xLjcK".into(),
-                            mime_type: "application/pdf".into(),
-                        },
-                        title: Some("spec.pdf".into()),
-                    }),
-                    UserContent::Document(DocumentContent {
-                        source: MediaSource::Base64 {
-                            data: "aGVsbG8=".into(),
-                            mime_type: "text/plain".into(),
-                        },
-                        title: None,
-                    }),
-                    UserContent::Document(DocumentContent {
-                        source: MediaSource::Url("https://example.com/a.pdf".into()),
-                        title: None,
-                    }),
-                    UserContent::Document(DocumentContent {
-                        source: MediaSource::Base64 {
-                            data: "UEsDBA==".into(),
-                            mime_type: "application/zip".into(),
-                        },
-                        title: None,
-                    }),
-                ])],
-            ),
-        ),
-        (
-            "tool-round-trip",
-            Request::new(
-                MODEL,
-                vec![
-                    Message::user("read a.rs"),
-                    assistant(
-                        vec![
-                            text("Reading."),
-                            call("call_1", "read", json!({"path": "a.rs"})),
-                        ],
-                        API,
-                        MODEL,
-                        StopReason::ToolUse,
-                    ),
-                    result("call_1", "read", "fn main() {}"),
-                    Message::assistant("It is empty."),
-                ],
-            )
-            .with_tools(tools())
-            .with_max_tokens(1024),
-        ),
-        (
-            "parallel-tool-calls",
-            Request::new(
-                MODEL,
-                vec![
-                    Message::user("read both"),
-                    assistant(
-                        vec![
-                            call("call_a", "read", json!({"path": "a"})),
-                            call("call_b", "read", json!({"path": "b"})),
-                            call("call_c", "now", json!({})),
-                        ],
-                        API,
-                        MODEL,
-                        StopReason::ToolUse,
-                    ),
-                    result("call_b", "read", "B"),
-                    result("call_a", "read", "A"),
-                    Message::ToolResult(error_result.clone()),
-                ],
-            )
-            .with_tools(tools()),
-        ),
-        (
-            "tool-result-images",
-            Request::new(
-                MODEL,
-                vec![
-                    Message::user("take a screenshot"),
-                    assistant(
-                        vec![call("call_img", "screenshot", json!({}))],
-                        API,
-                        MODEL,
-                        StopReason::ToolUse,
-                    ),
-                    Message::ToolResult(image_result),
-                ],
-            ),
-        ),
-        (
-            "thinking-with-signatures",
-            Request::new(
-                MODEL,
-                vec![
-                    Message::user("q"),
-                    thinking_here,
-                    result("call_r", "read", "R"),
-                    Message::user("and?"),
-                    thinking_foreign,
-                    Message::user("ok"),
-                ],
-            ),
-        ),
-        (
-            "failed-turns",
-            Request::new(
-                MODEL,
-                vec![
-                    Message::user("go"),
-                    assistant(
-                        vec![
-                            text("partial"),
-                            call("call_f", "read", json!({"path": "x"})),
-                        ],
-                        API,
-                        MODEL,
-                        StopReason::Error,
-                    ),
-                    result("call_f", "read", "late"),
-                    assistant(vec![text("stopped")], API, MODEL, StopReason::Aborted),
-                    Message::user("again"),
-                ],
-            ),
-        ),
-        (
-            "orphaned-calls-and-results",
-            Request::new(
-                MODEL,
-                vec![
-                    result("call_ghost", "read", "no call"),
-                    Message::user("go"),
-                    assistant(
-                        vec![call("call_o", "read", json!({"path": "x"}))],
-                        API,
-                        MODEL,
-                        StopReason::ToolUse,
-                    ),
-                    Message::user("never mind"),
-                ],
-            ),
-        ),
-        (
-            "ids-too-long",
-            Request::new(
-                MODEL,
-                vec![
-                    Message::user("go"),
-                    assistant(
-                        vec![
-                            call(&long_id, "read", json!({"path": "x"})),
-                            call("functions.read:0|fc_abc", "read", json!({})),
-                        ],
-                        "anthropic-messages",
-                        "claude-opus-4-5",
-                        StopReason::ToolUse,
-                    ),
-                    result(&long_id, "read", "one"),
-                    result("functions.read:0|fc_abc", "read", "two"),
-                ],
-            ),
-        ),
-        (
-            "empty-and-odd",
-            Request::new(
-                MODEL,
-                vec![
-                    user(vec![]),
-                    assistant(vec![], API, MODEL, StopReason::Stop),
-                    Message::user("unicode ✓ \u{0} \"quotes\""),
-                    assistant(
-                        vec![call("call_n", "now", Value::Null)],
-                        API,
-                        MODEL,
-                        StopReason::ToolUse,
-                    ),
-                    result("call_n", "now", ""),
-                ],
-            ),
-        ),
-    ]
+    common::openai::corpus(
+        API,
+        MODEL,
+        vec![thinking_here, result("call_r", "read", "R")],
+    )
 }
 
 /// Every message of a pi session file (custom roles skipped).

@@ -1,5 +1,6 @@
 //! Messages and random transcripts shared by the two OpenAI codec tests.
 
+use agentmsg::providers::{Request, ToolSpec};
 use agentmsg::{
     AssistantContent, AssistantMessage, AudioContent, DocumentContent, ImageContent, MediaSource,
     Message, RedactedThinkingContent, StopReason, TextContent, ThinkingContent, ToolCall,
@@ -50,6 +51,259 @@ pub fn call(id: &str, name: &str, args: Value) -> AssistantContent {
 
 pub fn result(id: &str, name: &str, text: &str) -> Message {
     Message::tool_result(id, name, text)
+}
+
+pub fn text(t: &str) -> AssistantContent {
+    AssistantContent::Text(TextContent::new(t))
+}
+
+pub fn tools() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec::new(
+            "read",
+            "Read a file",
+            json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+        ),
+        ToolSpec::new("now", "The time", json!({})),
+    ]
+}
+
+/// Transcripts covering every block type and the repairs prepare makes, for
+/// `api`/`model`; `thinking_here` is that model's own reasoning turn (with its
+/// results), in the form each api replays.
+pub fn corpus(
+    api: &'static str,
+    model: &'static str,
+    thinking_here: Vec<Message>,
+) -> Vec<(&'static str, Request)> {
+    let thinking_foreign = assistant(
+        vec![
+            AssistantContent::Thinking(
+                ThinkingContent::new("Claude thinks.").with_signature("EqQB"),
+            ),
+            text("Hi from Claude."),
+        ],
+        "anthropic-messages",
+        "claude-opus-4-5",
+        StopReason::Stop,
+    );
+    let long_id = "toolu_01".to_owned() + &"x".repeat(60);
+    let mut image_result =
+        ToolResultMessage::new("call_img", "screenshot", [TextContent::new("here")]);
+    image_result.content.push(png().into());
+    let mut error_result = ToolResultMessage::new("call_err", "read", [TextContent::new("ENOENT")]);
+    error_result.is_error = true;
+    vec![
+        (
+            "text",
+            Request::new(model, vec![Message::user("hello")]).with_system("Be terse."),
+        ),
+        (
+            "system-in-transcript",
+            Request::new(
+                model,
+                vec![Message::system("You are a cat."), Message::user("hi")],
+            ),
+        ),
+        (
+            "every-user-block",
+            Request::new(
+                model,
+                vec![user(vec![
+                    UserContent::Text(TextContent::new("Look:")),
+                    UserContent::Image(png()),
+                    UserContent::Image(ImageContent {
+                        source: MediaSource::Url("https://example.com/cat.jpg".into()),
+                    }),
+                    UserContent::Audio(AudioContent {
+                        data: "UklGRg==".into(),
+                        mime_type: "audio/wav".into(),
+                    }),
+                    UserContent::Audio(AudioContent {
+                        data: "SUQz".into(),
+                        mime_type: "audio/mpeg".into(),
+                    }),
+                    UserContent::Audio(AudioContent {
+                        data: "T2dnUw==".into(),
+                        mime_type: "audio/ogg".into(),
+                    }),
+                    UserContent::Document(DocumentContent {
+                        source: MediaSource::Base64 {
+                            data: "JVBERi0xLjcK".into(),
+                            mime_type: "application/pdf".into(),
+                        },
+                        title: Some("spec.pdf".into()),
+                    }),
+                    UserContent::Document(DocumentContent {
+                        source: MediaSource::Base64 {
+                            data: "aGVsbG8=".into(),
+                            mime_type: "text/plain".into(),
+                        },
+                        title: None,
+                    }),
+                    UserContent::Document(DocumentContent {
+                        source: MediaSource::Url("https://example.com/a.pdf".into()),
+                        title: None,
+                    }),
+                    UserContent::Document(DocumentContent {
+                        source: MediaSource::Base64 {
+                            data: "UEsDBA==".into(),
+                            mime_type: "application/zip".into(),
+                        },
+                        title: None,
+                    }),
+                ])],
+            ),
+        ),
+        (
+            "tool-round-trip",
+            Request::new(
+                model,
+                vec![
+                    Message::user("read a.rs"),
+                    assistant(
+                        vec![
+                            text("Reading."),
+                            call("call_1", "read", json!({"path": "a.rs"})),
+                        ],
+                        api,
+                        model,
+                        StopReason::ToolUse,
+                    ),
+                    result("call_1", "read", "fn main() {}"),
+                    Message::assistant("It is empty."),
+                ],
+            )
+            .with_tools(tools())
+            .with_max_tokens(1024),
+        ),
+        (
+            "parallel-tool-calls",
+            Request::new(
+                model,
+                vec![
+                    Message::user("read both"),
+                    assistant(
+                        vec![
+                            call("call_a", "read", json!({"path": "a"})),
+                            call("call_b", "read", json!({"path": "b"})),
+                            call("call_c", "now", json!({})),
+                        ],
+                        api,
+                        model,
+                        StopReason::ToolUse,
+                    ),
+                    result("call_b", "read", "B"),
+                    result("call_a", "read", "A"),
+                    Message::ToolResult(error_result.clone()),
+                ],
+            )
+            .with_tools(tools()),
+        ),
+        (
+            "tool-result-images",
+            Request::new(
+                model,
+                vec![
+                    Message::user("take a screenshot"),
+                    assistant(
+                        vec![call("call_img", "screenshot", json!({}))],
+                        api,
+                        model,
+                        StopReason::ToolUse,
+                    ),
+                    Message::ToolResult(image_result),
+                ],
+            ),
+        ),
+        (
+            "thinking-with-signatures",
+            Request::new(
+                model,
+                [Message::user("q")]
+                    .into_iter()
+                    .chain(thinking_here)
+                    .chain([Message::user("and?"), thinking_foreign, Message::user("ok")])
+                    .collect(),
+            ),
+        ),
+        (
+            "failed-turns",
+            Request::new(
+                model,
+                vec![
+                    Message::user("go"),
+                    assistant(
+                        vec![
+                            text("partial"),
+                            call("call_f", "read", json!({"path": "x"})),
+                        ],
+                        api,
+                        model,
+                        StopReason::Error,
+                    ),
+                    result("call_f", "read", "late"),
+                    assistant(vec![text("stopped")], api, model, StopReason::Aborted),
+                    Message::user("again"),
+                ],
+            ),
+        ),
+        (
+            "orphaned-calls-and-results",
+            Request::new(
+                model,
+                vec![
+                    result("call_ghost", "read", "no call"),
+                    Message::user("go"),
+                    assistant(
+                        vec![call("call_o", "read", json!({"path": "x"}))],
+                        api,
+                        model,
+                        StopReason::ToolUse,
+                    ),
+                    Message::user("never mind"),
+                ],
+            ),
+        ),
+        (
+            "ids-too-long",
+            Request::new(
+                model,
+                vec![
+                    Message::user("go"),
+                    assistant(
+                        vec![
+                            call(&long_id, "read", json!({"path": "x"})),
+                            call("functions.read:0|fc_abc", "read", json!({})),
+                        ],
+                        "anthropic-messages",
+                        "claude-opus-4-5",
+                        StopReason::ToolUse,
+                    ),
+                    result(&long_id, "read", "one"),
+                    result("functions.read:0|fc_abc", "read", "two"),
+                ],
+            ),
+        ),
+        (
+            "empty-and-odd",
+            Request::new(
+                model,
+                vec![
+                    user(vec![]),
+                    assistant(vec![], api, model, StopReason::Stop),
+                    Message::user("unicode ✓ \u{0} \"quotes\""),
+                    assistant(
+                        vec![call("call_n", "now", Value::Null)],
+                        api,
+                        model,
+                        StopReason::ToolUse,
+                    ),
+                    result("call_n", "now", ""),
+                ],
+            ),
+        ),
+    ]
 }
 
 // Random transcripts
