@@ -214,6 +214,44 @@ fn lines_that_are_not_objects_are_errors() {
     );
     // An unknown kind followed by garbage is not kept.
     assert!(decode_line(r#"{"role":"zzz",]"#, &r, DecodeMode::Lenient).is_err());
+    assert!(decode_line(r#"{"role":"zzz","x":[1,"#, &r, DecodeMode::Lenient).is_err());
+}
+
+#[test]
+fn unclaimed_lines_are_kept_unparsed_and_checked_on_demand() {
+    // No decoder claims the kind, so only the braces and the role are checked
+    // when the line is read; the bytes survive either way.
+    let merged = r#"{"role":"zzz","x":"ab{"role":"user","content":"hi","id":"u"}"#;
+    let kept = lenient(merged);
+    let unknown = kept.as_unknown().unwrap();
+    assert_eq!(unknown.raw(), merged);
+    assert_eq!(unknown.kind(), "zzz");
+    assert_eq!(kept.to_line().unwrap(), merged);
+    assert!(matches!(unknown.validate(), Err(DecodeError::NotJson(e)) if e.contains("column")));
+    assert_eq!(kept.id(), None);
+    // A well-formed one validates, wherever its role is and however it is spelt.
+    for (line, kind) in [
+        (r#"{"x":1,"id":"a","role":"zzz"}"#, "zzz"),
+        (r#"{"x":1, "role" : "z\u007az", "id":"a"}"#, "zzz"),
+        (r#"{"role":"z\"q","id":"a"}"#, "z\"q"),
+    ] {
+        let kept = lenient(line);
+        let unknown = kept.as_unknown().unwrap();
+        assert_eq!((unknown.raw(), unknown.kind()), (line, kind));
+        assert_eq!(unknown.validate(), Ok(()));
+        assert_eq!(kept.id().map(|id| id.as_str()), Some("a"));
+        // Clones and comparisons see the same line, parsed or not.
+        let copy = kept.clone();
+        assert_eq!(copy, lenient(line));
+    }
+    // A newer version of a known kind is kept the same way.
+    let newer = r#"{"role":"note","text":"x","v":9,"turnId":"t"}"#;
+    let kept = lenient(newer);
+    assert!(matches!(
+        kept.as_unknown().unwrap().reason(),
+        UnknownReason::NewerVersion { found: 9, .. }
+    ));
+    assert_eq!(kept.turn_id().map(|t| t.as_str()), Some("t"));
 }
 
 #[test]

@@ -41,12 +41,47 @@ proptest! {
 
     #[test]
     fn cut_and_spliced_lines_never_panic(cut in 0usize..200, splice in "[{}\\[\\]\",:\\\\ a-z0-9]{0,6}") {
-        let line = r#"{"role":"fuzzNote","text":"a \"quoted\" {brace}","v":2,"id":"x","extra":[1,{"role":"user"}]}"#;
+        let lines = [
+            r#"{"role":"fuzzNote","text":"a \"quoted\" {brace}","v":2,"id":"x","extra":[1,{"role":"user"}]}"#,
+            r#"{"role":"user","content":[{"type":"text","text":"a {b}"}],"timestamp":5,"id":"m","turnId":"t"}"#,
+        ];
+        let registry = Registry::new().with::<FuzzNote>();
+        for line in lines {
+            let cut = cut.min(line.len());
+            let text = format!("{}{}{}", &line[..cut], splice, &line[cut..]);
+            for mode in [DecodeMode::Lenient, DecodeMode::Strict] {
+                // Whatever decodes into a type was one well-formed JSON object.
+                if let Ok(AgentMessage::Llm(_) | AgentMessage::Custom(_)) = decode_line(&text, &registry, mode) {
+                    let parsed = serde_json::from_str::<serde_json::Value>(&text);
+                    prop_assert!(parsed.is_ok_and(|v| v.is_object()), "{}", text);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn kept_lines_know_whether_they_are_json(cut in 0usize..160, splice in "[{}\\[\\]\",:\\\\ a-z0-9]{0,6}") {
+        // An unregistered kind is kept without being parsed; `validate`, `id` and
+        // `turn_id` parse it on first use and must agree with a full parse.
+        let line = r#"{"role":"someday","text":"a \"quoted\" {brace}","id":"m1","turnId":"t1","extra":[1,{"id":"inner"}]}"#;
         let cut = cut.min(line.len());
         let text = format!("{}{}{}", &line[..cut], splice, &line[cut..]);
-        let registry = Registry::new().with::<FuzzNote>();
-        for mode in [DecodeMode::Lenient, DecodeMode::Strict] {
-            let _ = decode_line(&text, &registry, mode);
+        let parsed = serde_json::from_str::<serde_json::Value>(&text).ok().filter(|v| v.is_object());
+        match decode_line(&text, &Registry::empty(), DecodeMode::Lenient) {
+            Ok(AgentMessage::Unknown(kept)) => {
+                prop_assert_eq!(kept.raw(), text.as_str());
+                prop_assert_eq!(kept.validate().is_ok(), parsed.is_some(), "{}", text);
+                let id = parsed.as_ref().and_then(|v| v.get("id")).and_then(|v| v.as_str());
+                prop_assert_eq!(kept.id().map(|id| id.0.as_str()), id);
+                let turn = parsed.as_ref().and_then(|v| v.get("turnId")).and_then(|v| v.as_str());
+                prop_assert_eq!(kept.turn_id().map(|t| t.0.as_str()), turn);
+                if let Some(value) = &parsed {
+                    prop_assert_eq!(Some(kept.kind()), value.get("role").and_then(|r| r.as_str()));
+                }
+            }
+            Ok(other) => prop_assert!(false, "{text} decoded as {other:?}"),
+            // Not kept: then it is not an object (or has no string role).
+            Err(_) => prop_assert!(parsed.as_ref().and_then(|v| v.get("role")).and_then(|r| r.as_str()).is_none(), "{}", text),
         }
     }
 

@@ -343,6 +343,11 @@ pub fn compact(json: &str) -> String {
 fn decode(text: &str, number: usize, diagnostics: &mut Vec<Diagnostic>) -> Body {
     match decode_line(text, Registry::global(), DecodeMode::Lenient) {
         Ok(AgentMessage::Unknown(unknown)) => {
+            // A line of an unclaimed kind is kept unparsed; a checker parses it.
+            if let Err(e) = unknown.validate() {
+                diagnostics.push(Diagnostic::error(number, "undecodable", e.to_string()));
+                return Body::Undecodable;
+            }
             let kind = unknown.kind();
             let diagnostic = match unknown.reason() {
                 UnknownReason::UnknownKind => Diagnostic::warning(

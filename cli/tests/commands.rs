@@ -77,6 +77,32 @@ fn warnings_alone_exit_zero_unless_denied() {
 }
 
 #[test]
+fn a_malformed_line_of_an_unknown_kind_is_an_error_and_survives_repair() {
+    // A torn write followed by an append: one line of an unclaimed kind that
+    // starts and ends like an object but is not JSON. The reader keeps such a
+    // line without parsing it; the checker must still find it.
+    let dir = tempfile::tempdir().unwrap();
+    let merged = "{\"role\":\"someday\",\"x\":\"ab{\"role\":\"user\",\"content\":\"hi\"}";
+    std::fs::write(
+        dir.path().join("t.jsonl"),
+        format!("{{\"role\":\"user\",\"content\":\"a\"}}\n{merged}\n"),
+    )
+    .unwrap();
+    let run = agentmsg_in(dir.path(), &["check", "t.jsonl"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stdout
+            .starts_with("t.jsonl:2: error[undecodable]: not a JSON object: expected"),
+        "{}",
+        run.stdout
+    );
+    let repair = agentmsg_in(dir.path(), &["repair", "t.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(repair.code, 0, "{repair:?}");
+    let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    assert_eq!(out.lines().nth(1), Some(merged));
+}
+
+#[test]
 fn a_clean_transcript_checks_clean() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(

@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::fmt;
+use std::sync::OnceLock;
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess};
 use serde::{Deserialize, Serialize};
@@ -115,7 +116,7 @@ impl AgentMessage {
         match self {
             Self::Llm(m) => m.id.as_ref(),
             Self::Custom(c) => c.id.as_ref(),
-            Self::Unknown(u) => u.id.as_ref(),
+            Self::Unknown(u) => u.id(),
         }
     }
 
@@ -124,7 +125,7 @@ impl AgentMessage {
         match self {
             Self::Llm(m) => m.turn_id.as_ref(),
             Self::Custom(c) => c.turn_id.as_ref(),
-            Self::Unknown(u) => u.turn_id.as_ref(),
+            Self::Unknown(u) => u.turn_id(),
         }
     }
 
@@ -278,24 +279,74 @@ impl fmt::Display for UnknownReason {
 /// A line kept as it was, with its kind and why it was not decoded. Writing the
 /// transcript back emits [`raw`](Self::raw) unchanged.
 ///
-/// The raw text is always one JSON object. Lines read by the transcript reader
-/// ([`decode_line`], [`JsonlReader`](crate::JsonlReader)) keep their exact bytes;
-/// the generic `Deserialize` of [`AgentMessage`] (used by
-/// `serde_json::from_str::<Vec<AgentMessage>>`) cannot see the input's bytes, so it
-/// keeps a re-encoding of the object: `role` first, the other keys sorted, then
+/// Lines read by the transcript reader ([`decode_line`],
+/// [`JsonlReader`](crate::JsonlReader)) keep their exact bytes. Keeping a line
+/// costs about a copy of it: a line that no decoder ran on (an unregistered or
+/// ambiguous kind, a newer version) is checked only for its `{`, its string
+/// `"role"` and its closing `}`, and the rest is parsed on first use by
+/// [`id`](Self::id), [`turn_id`](Self::turn_id) or [`validate`](Self::validate)
+/// (once; the answer is cached). A line whose decoder ran and failed was parsed
+/// already: a syntax error there makes [`decode_line`] fail with
+/// [`DecodeError::NotJson`] instead. [`UnknownMessage::new`] validates at once.
+///
+/// The generic `Deserialize` of [`AgentMessage`] (used by
+/// `serde_json::from_str::<Vec<AgentMessage>>`) cannot see the input's bytes, so
+/// it keeps a re-encoding of the object: `role` first, the other keys sorted, then
 /// `id`, `turnId` and `v`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct UnknownMessage {
     raw: String,
-    kind: String,
+    kind: KindText,
     reason: UnknownReason,
+    /// `id`, `turnId` and whether `raw` is well-formed, read on first use.
+    head: OnceLock<Head>,
+}
+
+/// Where the kind of a kept line is: a span of its raw text (no allocation), or
+/// its own text when the role had escapes.
+#[derive(Clone)]
+enum KindText {
+    Span(usize, usize),
+    Owned(String),
+}
+
+/// What a full parse of a kept line found.
+#[derive(Clone, Default)]
+struct Head {
     id: Option<MessageId>,
     turn_id: Option<TurnId>,
+    /// Why the raw text is not one JSON object, if it is not.
+    error: Option<String>,
+}
+
+impl Head {
+    /// Parses `raw` once: its `id` and `turnId` (when strings), or why it is not
+    /// one JSON object.
+    fn parse(raw: &str) -> Self {
+        // A derived struct also reads a JSON array; only an object is a line.
+        if !raw.trim_start().starts_with('{') {
+            return Self {
+                error: Some("expected a JSON object".to_owned()),
+                ..Self::default()
+            };
+        }
+        match serde_json::from_str::<UnknownHead>(raw) {
+            Ok(head) => Self {
+                id: head.id.and_then(|s| s.0).map(MessageId),
+                turn_id: head.turn_id.and_then(|s| s.0).map(TurnId),
+                error: None,
+            },
+            Err(e) => Self {
+                error: Some(e.to_string()),
+                ..Self::default()
+            },
+        }
+    }
 }
 
 impl UnknownMessage {
-    /// Keeps `raw`, a JSON object whose `"role"` is `kind`, for `reason`. Fails
-    /// when `raw` is not one JSON object.
+    /// Keeps `raw`, a JSON object whose `"role"` is its kind, for `reason`. Fails
+    /// when `raw` is not one JSON object (it is parsed in full here).
     pub fn new(raw: impl Into<String>, reason: UnknownReason) -> Result<Self, DecodeError> {
         let raw = raw.into();
         let kind = match role_of(&raw) {
@@ -305,21 +356,59 @@ impl UnknownMessage {
         Self::keep(raw, kind, reason)
     }
 
-    /// Validates `raw` and reads its `id` and `turnId`.
+    /// Keeps `raw` after a full parse (its decoder ran, or the caller asked).
     fn keep(raw: String, kind: String, reason: UnknownReason) -> Result<Self, DecodeError> {
-        // A derived struct also reads a JSON array; only an object is a line.
-        if !raw.trim_start().starts_with('{') {
-            return Err(DecodeError::NotJson("expected a JSON object".to_owned()));
+        let head = Head::parse(&raw);
+        if let Some(error) = head.error {
+            return Err(DecodeError::NotJson(error));
         }
-        let head: UnknownHead =
-            serde_json::from_str(&raw).map_err(|e| DecodeError::NotJson(e.to_string()))?;
         Ok(Self {
             raw,
+            kind: KindText::Owned(kind),
+            reason,
+            head: OnceLock::from(head),
+        })
+    }
+
+    /// Keeps `line` as it is, parsing nothing: the caller found its string
+    /// `"role"` (`kind`, a slice of `line` or an unescaped copy). Only the
+    /// object's braces are checked here; [`Head::parse`] runs on first use.
+    fn keep_unparsed(
+        line: &str,
+        kind: Cow<'_, str>,
+        reason: UnknownReason,
+    ) -> Result<Self, DecodeError> {
+        let trimmed = line.trim_matches([' ', '\t', '\n', '\r']);
+        if !(trimmed.starts_with('{') && trimmed.ends_with('}')) {
+            // Not an object: say where the parser stops.
+            let error = match serde_json::from_str::<IgnoredAny>(line) {
+                Err(e) => e.to_string(),
+                Ok(_) => "expected a JSON object".to_owned(),
+            };
+            return Err(DecodeError::NotJson(error));
+        }
+        let kind = match kind {
+            Cow::Borrowed(kind) => {
+                let start = (kind.as_ptr() as usize).wrapping_sub(line.as_ptr() as usize);
+                match line.get(start..start.wrapping_add(kind.len())) {
+                    Some(span) if std::ptr::eq(span, kind) => {
+                        KindText::Span(start, start + kind.len())
+                    }
+                    _ => KindText::Owned(kind.to_owned()),
+                }
+            }
+            Cow::Owned(kind) => KindText::Owned(kind),
+        };
+        Ok(Self {
+            raw: line.to_owned(),
             kind,
             reason,
-            id: head.id.and_then(|s| s.0).map(MessageId),
-            turn_id: head.turn_id.and_then(|s| s.0).map(TurnId),
+            head: OnceLock::new(),
         })
+    }
+
+    fn head(&self) -> &Head {
+        self.head.get_or_init(|| Head::parse(&self.raw))
     }
 
     /// The exact text of the line (without its newline).
@@ -329,7 +418,10 @@ impl UnknownMessage {
 
     /// The `"role"` of the line.
     pub fn kind(&self) -> &str {
-        &self.kind
+        match &self.kind {
+            KindText::Span(start, end) => self.raw.get(*start..*end).unwrap_or_default(),
+            KindText::Owned(kind) => kind,
+        }
     }
 
     /// Why it was not decoded.
@@ -337,14 +429,33 @@ impl UnknownMessage {
         &self.reason
     }
 
-    /// The line's `"id"`, when it is a string.
+    /// The line's `"id"`, when it is a string (and the line is well-formed).
     pub fn id(&self) -> Option<&MessageId> {
-        self.id.as_ref()
+        self.head().id.as_ref()
     }
 
-    /// The line's `"turnId"`, when it is a string.
+    /// The line's `"turnId"`, when it is a string (and the line is well-formed).
     pub fn turn_id(&self) -> Option<&TurnId> {
-        self.turn_id.as_ref()
+        self.head().turn_id.as_ref()
+    }
+
+    /// `Ok` when the raw text is one well-formed JSON object; otherwise
+    /// [`DecodeError::NotJson`] with the parser's message. A line whose kind no
+    /// decoder claims is kept without being parsed; this parses it (once).
+    ///
+    /// ```
+    /// # use agentmsg_runtime::{decode_line, AgentMessage, DecodeMode, Registry};
+    /// let line = r#"{"role":"someday","x":[1,}"#;
+    /// let kept = decode_line(line, &Registry::new(), DecodeMode::Lenient).unwrap();
+    /// let kept = kept.as_unknown().unwrap();
+    /// assert_eq!(kept.raw(), line); // still kept byte for byte
+    /// assert!(kept.validate().is_err());
+    /// ```
+    pub fn validate(&self) -> Result<(), DecodeError> {
+        match &self.head().error {
+            None => Ok(()),
+            Some(error) => Err(DecodeError::NotJson(error.clone())),
+        }
     }
 
     /// The line parsed as a JSON value.
@@ -357,6 +468,25 @@ impl UnknownMessage {
         self.raw
     }
 }
+
+impl fmt::Debug for UnknownMessage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UnknownMessage")
+            .field("raw", &self.raw)
+            .field("kind", &self.kind())
+            .field("reason", &self.reason)
+            .finish()
+    }
+}
+
+/// Two kept lines are equal when their bytes, kinds and reasons are.
+impl PartialEq for UnknownMessage {
+    fn eq(&self, other: &Self) -> bool {
+        self.raw == other.raw && self.kind() == other.kind() && self.reason == other.reason
+    }
+}
+
+impl Eq for UnknownMessage {}
 
 impl Serialize for UnknownMessage {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -497,10 +627,13 @@ impl<'de> RoleDispatch<'de> for AgentDispatch<'_> {
                 let raw = String::from_utf8(raw).map_err(de::Error::custom)?;
                 return Ok(AgentMessage::Unknown(UnknownMessage {
                     raw,
-                    kind: kind.to_owned(),
+                    kind: KindText::Owned(kind.to_owned()),
                     reason,
-                    id: envelope.id,
-                    turn_id: envelope.turn_id,
+                    head: OnceLock::from(Head {
+                        id: envelope.id,
+                        turn_id: envelope.turn_id,
+                        error: None,
+                    }),
                 }));
             }
         };
@@ -573,6 +706,11 @@ pub fn decode_line(
     registry: &Registry,
     mode: DecodeMode,
 ) -> Result<AgentMessage, DecodeError> {
+    // Most lines are LLM messages written by us, role first.
+    if let Some(role) = llm_role_first(line) {
+        return decode_llm(line, role, true)
+            .or_else(|e| not_decoded(line, Cow::Borrowed(role.as_str()), invalid(&e), mode));
+    }
     let kind = match role_of(line) {
         Some(Ok(kind)) => kind,
         Some(Err(())) => {
@@ -590,27 +728,57 @@ pub fn decode_line(
             });
         }
     };
-    let reason = match &*kind {
-        "user" | "assistant" | "toolResult" | "system" => match decode_llm(line, &kind) {
-            Ok(message) => return Ok(AgentMessage::Llm(message)),
-            Err(e) => UnknownReason::Invalid {
-                error: e.to_string(),
-            },
+    let llm_role = match &*kind {
+        "user" => Some(Role::User),
+        "assistant" => Some(Role::Assistant),
+        "toolResult" => Some(Role::ToolResult),
+        "system" => Some(Role::System),
+        _ => None,
+    };
+    let reason = match llm_role {
+        Some(role) => match decode_llm(line, role, false) {
+            Ok(message) => return Ok(message),
+            Err(e) => invalid(&e),
         },
-        other => match registry.get(other) {
+        None => match registry.get(&kind) {
             Some(registration) => match registration.decode_line(line) {
                 Ok(entry) => return Ok(AgentMessage::Custom(entry)),
                 Err(reason) => reason,
             },
-            None => unregistered_reason(registry, other),
+            None => unregistered_reason(registry, &kind),
         },
     };
-    match mode {
-        DecodeMode::Strict => Err(DecodeError::Rejected {
+    not_decoded(line, kind, reason, mode)
+}
+
+fn invalid(error: &serde_json::Error) -> UnknownReason {
+    UnknownReason::Invalid {
+        error: error.to_string(),
+    }
+}
+
+/// A line of `kind` that was not decoded for `reason`: kept (lenient) or an
+/// error (strict).
+fn not_decoded(
+    line: &str,
+    kind: Cow<'_, str>,
+    reason: UnknownReason,
+    mode: DecodeMode,
+) -> Result<AgentMessage, DecodeError> {
+    match (mode, &reason) {
+        (DecodeMode::Strict, _) => Err(DecodeError::Rejected {
             kind: kind.into_owned(),
             reason,
         }),
-        DecodeMode::Lenient => {
+        // No decoder ran: keep the bytes at the cost of a copy, parse on first use.
+        (
+            DecodeMode::Lenient,
+            UnknownReason::UnknownKind
+            | UnknownReason::AmbiguousKind { .. }
+            | UnknownReason::NewerVersion { .. },
+        ) => UnknownMessage::keep_unparsed(line, kind, reason).map(AgentMessage::Unknown),
+        // A decoder ran and failed: tell a syntax error from a body of the wrong shape.
+        (DecodeMode::Lenient, _) => {
             let kind = kind.into_owned();
             UnknownMessage::keep(line.to_owned(), kind, reason).map(AgentMessage::Unknown)
         }
@@ -618,28 +786,263 @@ pub fn decode_line(
 }
 
 /// Decodes an LLM line whose role is already known, straight into its type.
-fn decode_llm(line: &str, role: &str) -> serde_json::Result<LlmMessage> {
-    let is = |expected: &'static str| move |r: &str| r == expected;
-    let (message, envelope) = match role {
-        "user" => decode_known::<UserMessage>(line, &is("user")).map(|(m, e)| (m.into(), e)),
-        "assistant" => {
-            decode_known::<AssistantMessage>(line, &is("assistant")).map(|(m, e)| (m.into(), e))
-        }
-        "toolResult" => {
-            decode_known::<ToolResultMessage>(line, &is("toolResult")).map(|(m, e)| (m.into(), e))
-        }
-        _ => decode_known::<SystemMessage>(line, &is("system")).map(|(m, e)| (m.into(), e)),
-    }?;
-    if let Some(v) = envelope.v {
-        return Err(de::Error::custom(format_args!(
-            "unexpected `v` ({v}) on a {role} message"
-        )));
+/// `at_start`: the line starts with exactly `{"role":"<role>"`, so the first
+/// role value need not be read again.
+fn decode_llm(line: &str, role: Role, at_start: bool) -> serde_json::Result<AgentMessage> {
+    match role {
+        Role::User => decode_llm_as::<UserMessage>(line, role, at_start),
+        Role::Assistant => decode_llm_as::<AssistantMessage>(line, role, at_start),
+        Role::ToolResult => decode_llm_as::<ToolResultMessage>(line, role, at_start),
+        Role::System => decode_llm_as::<SystemMessage>(line, role, at_start),
     }
-    Ok(LlmMessage {
-        message,
-        id: envelope.id,
-        turn_id: envelope.turn_id,
-    })
+}
+
+/// The LLM role of a line that starts `{"role":"<role>"`, as our writer puts it.
+/// (Fixed comparisons: this runs on every line.)
+fn llm_role_first(line: &str) -> Option<Role> {
+    let rest = line.as_bytes().strip_prefix(b"{\"role\":\"")?;
+    match rest.first()? {
+        b'a' if rest.starts_with(b"assistant\"") => Some(Role::Assistant),
+        b't' if rest.starts_with(b"toolResult\"") => Some(Role::ToolResult),
+        b'u' if rest.starts_with(b"user\"") => Some(Role::User),
+        b's' if rest.starts_with(b"system\"") => Some(Role::System),
+        _ => None,
+    }
+}
+
+/// Decodes a line as the LLM message type `T` in one pass. The four message
+/// types have no field named `role`, `id`, `turnId` or `v`, so their derived
+/// decoders treat those keys as unknown; [`EnvelopeKeys`] reads their values on
+/// the way. (A custom type may deny unknown fields, so it goes through
+/// [`decode_known`] instead, which hides the envelope keys from it.) The message
+/// is built where it is returned: these values are large, and every move is a
+/// copy.
+fn decode_llm_as<'de, T: Deserialize<'de> + Into<Message>>(
+    line: &'de str,
+    role: Role,
+    at_start: bool,
+) -> serde_json::Result<AgentMessage> {
+    let mut de = serde_json::Deserializer::from_str(line);
+    let mut result = de::Deserializer::deserialize_map(
+        &mut de,
+        LlmLine::<T> {
+            role,
+            at_start,
+            marker: std::marker::PhantomData,
+        },
+    );
+    // Not `?` and `Ok(message)`: the value is returned where it was built.
+    if result.is_ok() {
+        if let Err(e) = de.end() {
+            result = Err(e);
+        }
+    }
+    result
+}
+
+struct LlmLine<T> {
+    role: Role,
+    at_start: bool,
+    marker: std::marker::PhantomData<T>,
+}
+
+impl<'de, T: Deserialize<'de> + Into<Message>> de::Visitor<'de> for LlmLine<T> {
+    type Value = AgentMessage;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a {} message object", self.role.as_str())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<AgentMessage, A::Error> {
+        let state = LineState::default();
+        let body = EnvelopeKeys {
+            inner: map,
+            role: self.role.as_str(),
+            role_checked: self.at_start,
+            state: &state,
+        };
+        let message = T::deserialize(de::value::MapAccessDeserializer::new(body))?;
+        if !state.role_seen.get() {
+            return Err(de::Error::missing_field("role"));
+        }
+        if let Some(v) = state.v.get() {
+            return Err(de::Error::custom(format_args!(
+                "unexpected `v` ({v}) on a {} message",
+                self.role.as_str()
+            )));
+        }
+        Ok(AgentMessage::Llm(LlmMessage {
+            message: message.into(),
+            id: state.id.take(),
+            turn_id: state.turn_id.take(),
+        }))
+    }
+}
+
+/// Which envelope key was just read (its value is the next one).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Pending {
+    #[default]
+    Field,
+    Role,
+    Id,
+    TurnId,
+    V,
+}
+
+impl Pending {
+    fn of(key: &str) -> Self {
+        match key {
+            "role" => Self::Role,
+            "id" => Self::Id,
+            "turnId" => Self::TurnId,
+            "v" => Self::V,
+            _ => Self::Field,
+        }
+    }
+}
+
+/// What [`EnvelopeKeys`] found, read back once the body is decoded.
+#[derive(Default)]
+struct LineState {
+    pending: std::cell::Cell<Pending>,
+    role_seen: std::cell::Cell<bool>,
+    id: std::cell::Cell<Option<MessageId>>,
+    turn_id: std::cell::Cell<Option<TurnId>>,
+    v: std::cell::Cell<Option<u32>>,
+}
+
+/// The entries of a line, all passed through to the decoder; the values of the
+/// envelope keys are read here (the role checked) and the decoder, which skips
+/// those keys as unknown, is handed a unit in their place.
+struct EnvelopeKeys<'s, A> {
+    inner: A,
+    role: &'static str,
+    /// The first role value was checked already (by the line's prefix).
+    role_checked: bool,
+    state: &'s LineState,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for EnvelopeKeys<'_, A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        self.inner.next_key_seed(NoteKey {
+            seed,
+            pending: &self.state.pending,
+        })
+    }
+
+    fn next_value_seed<V: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, A::Error> {
+        let state = self.state;
+        match state.pending.replace(Pending::Field) {
+            Pending::Field => return self.inner.next_value_seed(seed),
+            Pending::Role => {
+                if state.role_seen.replace(true) {
+                    return Err(de::Error::duplicate_field("role"));
+                }
+                if self.role_checked {
+                    self.inner.next_value::<IgnoredAny>()?;
+                    return seed.deserialize(de::value::UnitDeserializer::new());
+                }
+                let role: Key<'de> = self.inner.next_value()?;
+                if role.as_str() != self.role {
+                    return Err(de::Error::custom(format_args!(
+                        "unexpected role `{}`",
+                        role.as_str()
+                    )));
+                }
+            }
+            Pending::Id => state
+                .id
+                .set(self.inner.next_value_seed(OptText)?.map(MessageId)),
+            Pending::TurnId => state
+                .turn_id
+                .set(self.inner.next_value_seed(OptText)?.map(TurnId)),
+            Pending::V => state.v.set(Some(self.inner.next_value()?)),
+        }
+        seed.deserialize(de::value::UnitDeserializer::new())
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.inner.size_hint()
+    }
+}
+
+/// The value of `id` or `turnId`: a string, or `null` for none (what
+/// `Option<MessageId>` reads, in one step instead of three).
+struct OptText;
+
+impl<'de> de::DeserializeSeed<'de> for OptText {
+    type Value = Option<String>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> de::Visitor<'de> for OptText {
+    type Value = Option<String>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string or null")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Some(v.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Some(v))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+}
+
+/// A key seed that notes whether the key is an envelope key, then hands the key
+/// to the decoder's own seed.
+struct NoteKey<'p, K> {
+    seed: K,
+    pending: &'p std::cell::Cell<Pending>,
+}
+
+impl<'de, K: de::DeserializeSeed<'de>> de::DeserializeSeed<'de> for NoteKey<'_, K> {
+    type Value = K::Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<K::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de, K: de::DeserializeSeed<'de>> de::Visitor<'de> for NoteKey<'_, K> {
+    type Value = K::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, key: &'de str) -> Result<K::Value, E> {
+        self.pending.set(Pending::of(key));
+        self.seed
+            .deserialize(de::value::BorrowedStrDeserializer::new(key))
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<K::Value, E> {
+        self.pending.set(Pending::of(key));
+        self.seed.deserialize(de::value::StrDeserializer::new(key))
+    }
 }
 
 /// Decodes a whole line as `T` when its role is already known (`accept` says
@@ -764,9 +1167,14 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for SkipRole<'_, A> {
 /// object), `Some(Err(()))` when it is not a string.
 pub(crate) fn role_of(line: &str) -> Option<Result<Cow<'_, str>, ()>> {
     if let Some(rest) = line.strip_prefix("{\"role\":\"") {
-        if let Some(end) = rest.find(['"', '\\']) {
-            if rest.as_bytes().get(end) == Some(&b'"') {
-                return Some(Ok(Cow::Borrowed(&rest[..end])));
+        // A byte loop: kinds are short, and `str::find` with a char set costs
+        // several times more per line.
+        let end = rest.bytes().position(|b| b == b'"' || b == b'\\');
+        if let Some(end) = end {
+            if rest.as_bytes()[end] == b'"' {
+                if let Some(kind) = rest.get(..end) {
+                    return Some(Ok(Cow::Borrowed(kind)));
+                }
             }
         }
     }
