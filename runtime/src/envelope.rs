@@ -378,8 +378,8 @@ impl UnknownMessage {
         kind: Cow<'_, str>,
         reason: UnknownReason,
     ) -> Result<Self, DecodeError> {
-        let trimmed = line.trim_matches([' ', '\t', '\n', '\r']);
-        if !(trimmed.starts_with('{') && trimmed.ends_with('}')) {
+        let braced = |text: &str| text.starts_with('{') && text.ends_with('}');
+        if !(braced(line) || braced(line.trim_matches([' ', '\t', '\n', '\r']))) {
             // Not an object: say where the parser stops.
             let error = match serde_json::from_str::<IgnoredAny>(line) {
                 Err(e) => e.to_string(),
@@ -488,6 +488,9 @@ impl PartialEq for UnknownMessage {
 
 impl Eq for UnknownMessage {}
 
+/// Emits the kept line as it is (as a raw JSON value); fails when the line is
+/// not well-formed JSON (see [`UnknownMessage::validate`]). The transcript
+/// writers do not parse it: they copy its bytes.
 impl Serialize for UnknownMessage {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let raw: &serde_json::value::RawValue =
