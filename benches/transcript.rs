@@ -719,45 +719,76 @@ struct Data {
     typetag: Vec<Box<dyn Line>>,
     role_first: Vec<String>,
     role_last: Vec<String>,
+    /// `role_first` without `id` and `turnId`, to tell what keeping them costs.
+    bare_first: Vec<String>,
     unknown: Vec<String>,
+    /// The same lines with a 2 kB text field: the size of an average line.
+    unknown_long: Vec<String>,
     registry: &'static Registry,
 }
 
 impl Data {
     fn new() -> Self {
         let mut rng = Lcg(0x5eed_0a6e_17d5);
-        // Every representation is a fresh copy made in line order, so none of them
-        // is favoured by where its heap blocks landed.
         let generated = generate(&mut rng, lines());
-        let agent: Vec<AgentMessage> = generated
-            .iter()
-            .map(|(c, id, turn)| c.to_agent(id.clone(), turn.clone()))
-            .collect();
+        // The representations the encoders read are built line by line, all five
+        // copies of a line one after the other, so that each side reads memory
+        // laid out the same way. (Built one after the other, a representation
+        // whose blocks filled the holes another left was up to 30% slower to
+        // encode for reasons that have nothing to do with the encoder.)
+        let n = generated.len();
+        let (mut concrete, mut agent, mut agent_bare) = (
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+        );
+        let (mut tagged, mut typetag) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for (i, (c, id, turn)) in generated.iter().enumerate() {
+            let message = c.to_agent(id.clone(), turn.clone());
+            // Which copy comes first rotates from line to line. A clone lays the
+            // line out in one run (`to_agent` allocated the ids between the
+            // message's own blocks).
+            for k in 0..5 {
+                match (i + k) % 5 {
+                    0 => agent.push(message.clone()),
+                    1 => agent_bare.push(message.clone().with_id(None).with_turn_id(None).clone()),
+                    2 => concrete.push(c.clone()),
+                    3 => tagged.push(c.to_tagged()),
+                    _ => typetag.push(c.to_typetag()),
+                }
+            }
+        }
+        drop(generated);
         let role_first: Vec<String> = agent
             .iter()
             .map(|m| m.to_line().expect("every generated message encodes"))
             .collect();
         let role_last: Vec<String> = role_first.iter().map(|l| role_last(l)).collect();
-        let concrete: Vec<Concrete> = generated.iter().map(|(c, _, _)| c.clone()).collect();
-        drop(generated);
-        // `to_agent` allocated the ids between the messages' own blocks; a clone
-        // lays each line out in one run, like the other representations.
-        let fresh: Vec<AgentMessage> = agent.clone();
-        drop(agent);
-        let agent = fresh;
+        let bare_first: Vec<String> = agent_bare
+            .iter()
+            .map(|m| m.to_line().expect("every generated message encodes"))
+            .collect();
+        let unknown = unknown_lines(&mut rng, UNKNOWN_LINES);
         let data = Self {
             kinds: concrete.iter().map(Concrete::kind).collect(),
-            tagged: concrete.iter().map(Concrete::to_tagged).collect(),
-            typetag: concrete.iter().map(Concrete::to_typetag).collect(),
+            tagged,
+            typetag,
             concrete,
-            agent_bare: agent
-                .iter()
-                .map(|m| m.clone().with_id(None).with_turn_id(None))
-                .collect(),
+            agent_bare,
             agent,
             role_first,
             role_last,
-            unknown: unknown_lines(&mut rng, UNKNOWN_LINES),
+            bare_first,
+            unknown_long: unknown
+                .iter()
+                .map(|line| {
+                    let note =
+                        serde_json::to_string(&prose(&mut rng, 1800, 2200)).unwrap_or_default();
+                    let body = line.strip_suffix('}').unwrap_or(line);
+                    format!("{body},\"note\":{note}}}")
+                })
+                .collect(),
+            unknown,
             registry: Registry::global(),
         };
         data.check();
@@ -784,8 +815,10 @@ impl Data {
                 serde_json::from_str::<Box<dyn Line>>(line).expect("typetag decodes");
             }
             assert_eq!(self.agent[i].to_line().ok().as_ref(), Some(first));
+            let bare = decode_line(&self.bare_first[i], self.registry, DecodeMode::Strict);
+            assert_eq!(bare.ok().as_ref(), Some(&self.agent_bare[i]), "line {i}");
         }
-        for line in &self.unknown {
+        for line in self.unknown.iter().chain(&self.unknown_long) {
             let kept = decode_line(line, self.registry, DecodeMode::Lenient).expect("kept");
             assert_eq!(kept.as_unknown().map(|u| u.raw()), Some(line.as_str()));
         }
@@ -950,7 +983,12 @@ fn pass_encode_typetag(data: &Data, r: Range<usize>, out: &mut Vec<u8>) -> usize
 
 #[inline(never)]
 fn pass_unknown_ours(data: &Data, r: Range<usize>) {
-    for line in &data.unknown[r] {
+    pass_unknown_ours_in(data, &data.unknown, r);
+}
+
+#[inline(never)]
+fn pass_unknown_ours_in(data: &Data, lines: &[String], r: Range<usize>) {
+    for line in &lines[r] {
         let _ = black_box(decode_line(
             black_box(line),
             data.registry,
@@ -961,7 +999,12 @@ fn pass_unknown_ours(data: &Data, r: Range<usize>) {
 
 #[inline(never)]
 fn pass_unknown_copy(data: &Data, r: Range<usize>) {
-    for line in &data.unknown[r] {
+    pass_unknown_copy_in(&data.unknown, r);
+}
+
+#[inline(never)]
+fn pass_unknown_copy_in(lines: &[String], r: Range<usize>) {
+    for line in &lines[r] {
         black_box(black_box(line.as_str()).to_owned());
     }
 }
@@ -1126,6 +1169,15 @@ fn print_ratios(data: &Data) {
         });
         rows.push((format!("decode/{version} typetag"), r, "baseline"));
     }
+    let bare = &data.bare_first;
+    let r = ratio(len, &mut |r| pass_decode_ours(data, bare, r), &mut |r| {
+        pass_decode_limit(data, bare, r)
+    });
+    rows.push((
+        "decode/role-first without id/turnId".to_owned(),
+        r,
+        "what keeping them costs",
+    ));
     type Encode = fn(&Data, Range<usize>, &mut Vec<u8>) -> usize;
     let encoders: [(&str, Encode, &str); 4] = [
         ("encode", pass_encode_ours, "<= 1.05x"),
@@ -1155,6 +1207,16 @@ fn print_ratios(data: &Data) {
         &mut |r| pass_unknown_copy(data, r),
     );
     rows.push(("unknown-kept/copy".to_owned(), r, "cost of a copy"));
+    let r = ratio(
+        data.unknown_long.len(),
+        &mut |r| pass_unknown_ours_in(data, &data.unknown_long, r),
+        &mut |r| pass_unknown_copy_in(&data.unknown_long, r),
+    );
+    rows.push((
+        "unknown-kept/copy, 2 kB lines".to_owned(),
+        r,
+        "cost of a copy",
+    ));
     for (name, r, target) in rows {
         println!(
             "ratio {name}: {:.2}x  (fastest pass {:.2}x: {:.1} ms vs {:.1} ms; target {target})",
@@ -1178,6 +1240,8 @@ fn profile(data: &Data, variant: &str) {
     let all = 0..data.agent.len();
     match variant {
         "decode-first" => pass_decode_ours(data, &data.role_first, all),
+        "decode-bare" => pass_decode_ours(data, &data.bare_first, all),
+        "limit-bare" => pass_decode_limit(data, &data.bare_first, all),
         "decode-last" => pass_decode_ours(data, &data.role_last, all),
         "limit-first" => pass_decode_limit(data, &data.role_first, all),
         "limit-last" => pass_decode_limit(data, &data.role_last, all),

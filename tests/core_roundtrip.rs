@@ -346,6 +346,53 @@ proptest! {
         let bare: Message = serde_json::from_value(value).unwrap();
         prop_assert_eq!(bare, x.message);
     }
+
+    /// The transcript reader decodes LLM lines through its own wire forms (the
+    /// message's fields and the envelope in one decoder); whatever the object,
+    /// it must agree with the message types' own `Deserialize`: the same value,
+    /// or an error on both sides.
+    #[test]
+    fn line_reader_agrees_with_the_message_types(
+        x in llm_message(),
+        drop in prop::collection::vec(any::<prop::sample::Index>(), 0..3),
+        extra in prop::option::of(json()),
+        string_content in any::<bool>(),
+        null_details in any::<bool>(),
+    ) {
+        let mut value = serde_json::to_value(&x).unwrap();
+        let object = value.as_object_mut().unwrap();
+        let keys: Vec<String> = object.keys().filter(|k| *k != "role").cloned().collect();
+        for index in drop {
+            if !keys.is_empty() {
+                object.remove(&keys[index.index(keys.len())]);
+            }
+        }
+        if let Some(extra) = extra {
+            object.insert("someFutureField".into(), extra);
+        }
+        if string_content && object.contains_key("content") {
+            object.insert("content".into(), Value::from("plain text"));
+        }
+        if null_details && object.contains_key("toolCallId") {
+            object.insert("details".into(), Value::Null);
+        }
+        let role = object.remove("role").unwrap();
+        let rest = serde_json::to_string(&*object).unwrap();
+        let body = rest.strip_prefix('{').unwrap().strip_suffix('}').unwrap();
+        let sep = if body.is_empty() { "" } else { "," };
+        for text in [
+            format!("{{\"role\":{role}{sep}{body}}}"),
+            format!("{{{body}{sep}\"role\":{role}}}"),
+        ] {
+            let generic = serde_json::from_str::<LlmMessage>(&text);
+            let line = agentmsg::decode_line(&text, &agentmsg::Registry::new(), agentmsg::DecodeMode::Strict);
+            match (generic, line) {
+                (Ok(a), Ok(agentmsg::AgentMessage::Llm(b))) => prop_assert_eq!(a, b, "{}", text),
+                (Err(_), Err(_)) => {}
+                (a, b) => prop_assert!(false, "{text}\nmessage types: {a:?}\nline reader: {b:?}"),
+            }
+        }
+    }
 }
 
 #[test]

@@ -13,6 +13,10 @@ use crate::content::{
 };
 use crate::usage::Usage;
 
+// The transcript reader decodes these four messages through their line forms in
+// `message/line.rs`; a field or decoding attribute changed here changes there.
+pub(crate) mod line;
+
 /// The current time in Unix milliseconds, as the constructors stamp it.
 pub fn now_ms() -> u64 {
     SystemTime::now()

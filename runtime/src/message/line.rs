@@ -1,0 +1,213 @@
+//! The wire form of a transcript line that holds an LLM message: the message's
+//! own fields plus the envelope keys (`role`, `id`, `turnId`, `v`), read by one
+//! derived decoder. This is the fastest way serde has to read such a line: the
+//! same work as decoding the bare message, plus the envelope values, with no
+//! wrapper between the parser and the fields.
+//!
+//! Each `*Line` struct repeats its message's fields with the same decoding
+//! attributes. The compiler checks the field lists (`split` names every field of
+//! the message); a property test checks the attributes by decoding random,
+//! mutated lines both ways (`line_reader_agrees_with_the_message_types` in
+//! `tests/core_roundtrip.rs`).
+
+use std::marker::PhantomData;
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+
+use super::{
+    present_value, text_blocks, tool_result_blocks, user_blocks, AssistantMessage, Message,
+    MessageId, StopReason, SystemMessage, ToolResultMessage, TurnId, UserMessage,
+};
+use crate::content::{AssistantContent, Role, TextContent, ToolResultContent, UserContent};
+use crate::usage::Usage;
+
+/// A line of one LLM role, decoded in one pass.
+pub(crate) trait LineForm<'de>: Deserialize<'de> {
+    /// The message and the line's `id`, `turnId` and `v`.
+    fn split(self) -> (Message, Option<MessageId>, Option<TurnId>, Option<u32>);
+}
+
+/// The role an LLM line must have.
+pub(crate) trait RoleName {
+    const ROLE: Role;
+}
+
+/// The `"role"` value, checked against `R` (nothing is kept).
+pub(crate) struct Expect<R>(PhantomData<R>);
+
+impl<'de, R: RoleName> Deserialize<'de> for Expect<R> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_str(Expect(PhantomData))
+    }
+}
+
+impl<'de, R: RoleName> Visitor<'de> for Expect<R> {
+    type Value = Expect<R>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the role `{}`", R::ROLE.as_str())
+    }
+
+    fn visit_str<E: de::Error>(self, role: &str) -> Result<Self::Value, E> {
+        if role == R::ROLE.as_str() {
+            Ok(self)
+        } else {
+            Err(E::custom(format_args!("unexpected role `{role}`")))
+        }
+    }
+}
+
+macro_rules! role_name {
+    ($name:ident, $role:expr) => {
+        pub(crate) struct $name;
+        impl RoleName for $name {
+            const ROLE: Role = $role;
+        }
+    };
+}
+
+role_name!(IsSystem, Role::System);
+role_name!(IsUser, Role::User);
+role_name!(IsAssistant, Role::Assistant);
+role_name!(IsToolResult, Role::ToolResult);
+
+/// [`SystemMessage`]'s line.
+#[derive(Deserialize)]
+pub(crate) struct SystemLine {
+    #[serde(rename = "role")]
+    _role: Expect<IsSystem>,
+    #[serde(deserialize_with = "text_blocks")]
+    content: Vec<TextContent>,
+    #[serde(default)]
+    timestamp: u64,
+    #[serde(default)]
+    id: Option<MessageId>,
+    #[serde(default, rename = "turnId")]
+    turn_id: Option<TurnId>,
+    #[serde(default)]
+    v: Option<u32>,
+}
+
+impl LineForm<'_> for SystemLine {
+    fn split(self) -> (Message, Option<MessageId>, Option<TurnId>, Option<u32>) {
+        let message = SystemMessage {
+            content: self.content,
+            timestamp: self.timestamp,
+        };
+        (Message::System(message), self.id, self.turn_id, self.v)
+    }
+}
+
+/// [`UserMessage`]'s line.
+#[derive(Deserialize)]
+pub(crate) struct UserLine {
+    #[serde(rename = "role")]
+    _role: Expect<IsUser>,
+    #[serde(deserialize_with = "user_blocks")]
+    content: Vec<UserContent>,
+    #[serde(default)]
+    timestamp: u64,
+    #[serde(default)]
+    id: Option<MessageId>,
+    #[serde(default, rename = "turnId")]
+    turn_id: Option<TurnId>,
+    #[serde(default)]
+    v: Option<u32>,
+}
+
+impl LineForm<'_> for UserLine {
+    fn split(self) -> (Message, Option<MessageId>, Option<TurnId>, Option<u32>) {
+        let message = UserMessage {
+            content: self.content,
+            timestamp: self.timestamp,
+        };
+        (Message::User(message), self.id, self.turn_id, self.v)
+    }
+}
+
+/// [`AssistantMessage`]'s line.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct AssistantLine {
+    #[serde(rename = "role")]
+    _role: Expect<IsAssistant>,
+    content: Vec<AssistantContent>,
+    #[serde(default)]
+    api: String,
+    #[serde(default)]
+    provider: String,
+    #[serde(default)]
+    model: String,
+    #[serde(default)]
+    response_id: Option<String>,
+    #[serde(default)]
+    usage: Usage,
+    #[serde(default)]
+    stop_reason: StopReason,
+    #[serde(default)]
+    error_message: Option<String>,
+    #[serde(default)]
+    timestamp: u64,
+    #[serde(default)]
+    id: Option<MessageId>,
+    #[serde(default)]
+    turn_id: Option<TurnId>,
+    #[serde(default)]
+    v: Option<u32>,
+}
+
+impl LineForm<'_> for AssistantLine {
+    fn split(self) -> (Message, Option<MessageId>, Option<TurnId>, Option<u32>) {
+        let message = AssistantMessage {
+            content: self.content,
+            api: self.api,
+            provider: self.provider,
+            model: self.model,
+            response_id: self.response_id,
+            usage: self.usage,
+            stop_reason: self.stop_reason,
+            error_message: self.error_message,
+            timestamp: self.timestamp,
+        };
+        (Message::Assistant(message), self.id, self.turn_id, self.v)
+    }
+}
+
+/// [`ToolResultMessage`]'s line.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ToolResultLine {
+    #[serde(rename = "role")]
+    _role: Expect<IsToolResult>,
+    tool_call_id: String,
+    tool_name: String,
+    #[serde(deserialize_with = "tool_result_blocks")]
+    content: Vec<ToolResultContent>,
+    #[serde(default)]
+    is_error: bool,
+    #[serde(default)]
+    timestamp: u64,
+    #[serde(default, deserialize_with = "present_value")]
+    details: Option<serde_json::Value>,
+    #[serde(default)]
+    id: Option<MessageId>,
+    #[serde(default)]
+    turn_id: Option<TurnId>,
+    #[serde(default)]
+    v: Option<u32>,
+}
+
+impl LineForm<'_> for ToolResultLine {
+    fn split(self) -> (Message, Option<MessageId>, Option<TurnId>, Option<u32>) {
+        let message = ToolResultMessage {
+            tool_call_id: self.tool_call_id,
+            tool_name: self.tool_name,
+            content: self.content,
+            is_error: self.is_error,
+            timestamp: self.timestamp,
+            details: self.details,
+        };
+        (Message::ToolResult(message), self.id, self.turn_id, self.v)
+    }
+}
