@@ -983,11 +983,11 @@ fn pass_encode_typetag(data: &Data, r: Range<usize>, out: &mut Vec<u8>) -> usize
 
 #[inline(never)]
 fn pass_unknown_ours(data: &Data, r: Range<usize>) {
-    pass_unknown_ours_in(data, &data.unknown, r);
+    kept_unknown_in(data, &data.unknown, r);
 }
 
 #[inline(never)]
-fn pass_unknown_ours_in(data: &Data, lines: &[String], r: Range<usize>) {
+fn kept_unknown_in(data: &Data, lines: &[String], r: Range<usize>) {
     for line in &lines[r] {
         let _ = black_box(decode_line(
             black_box(line),
@@ -999,11 +999,11 @@ fn pass_unknown_ours_in(data: &Data, lines: &[String], r: Range<usize>) {
 
 #[inline(never)]
 fn pass_unknown_copy(data: &Data, r: Range<usize>) {
-    pass_unknown_copy_in(&data.unknown, r);
+    copied_unknown_in(&data.unknown, r);
 }
 
 #[inline(never)]
-fn pass_unknown_copy_in(lines: &[String], r: Range<usize>) {
+fn copied_unknown_in(lines: &[String], r: Range<usize>) {
     for line in &lines[r] {
         black_box(black_box(line.as_str()).to_owned());
     }
@@ -1209,8 +1209,8 @@ fn print_ratios(data: &Data) {
     rows.push(("unknown-kept/copy".to_owned(), r, "cost of a copy"));
     let r = ratio(
         data.unknown_long.len(),
-        &mut |r| pass_unknown_ours_in(data, &data.unknown_long, r),
-        &mut |r| pass_unknown_copy_in(&data.unknown_long, r),
+        &mut |r| kept_unknown_in(data, &data.unknown_long, r),
+        &mut |r| copied_unknown_in(&data.unknown_long, r),
     );
     rows.push((
         "unknown-kept/copy, 2 kB lines".to_owned(),
