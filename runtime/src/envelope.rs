@@ -1111,6 +1111,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn messages_cross_threads() {
+        // A kept line caches its parse in a `OnceLock`, which keeps it `Sync`.
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<AgentMessage>();
+        send_sync::<UnknownMessage>();
+        let line = r#"{"role":"someday","id":"a"}"#;
+        let kept = decode_line(line, &Registry::new(), DecodeMode::Lenient).unwrap();
+        let id = std::thread::scope(|s| s.spawn(|| kept.id().cloned()).join().ok().flatten());
+        assert_eq!(id.as_ref().map(MessageId::as_str), Some("a"));
+        assert_eq!(kept.id(), id.as_ref());
+    }
+
+    #[test]
     fn scan_finds_top_level_keys_only() {
         let line = r#"{"a":{"role":"inner","v":9},"b":["role",{"v":3}],"s":"\"role\":\"x\"","role":"notice","v":2}"#;
         assert_eq!(role_of(line), Some(Ok(Cow::Borrowed("notice"))));
