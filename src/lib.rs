@@ -235,7 +235,10 @@
 //! or that fails to decode is kept as [`AgentMessage::Unknown`] with its exact
 //! bytes and the reason, and [`JsonlWriter`] writes those bytes back unchanged. A
 //! strict mode turns each into an error naming the line; a torn last line (a crash
-//! mid-write) is reported with every line before it kept.
+//! mid-write) is reported with every line before it kept. Keeping a line that no
+//! type claims costs about a copy of it: it is parsed only when asked
+//! ([`UnknownMessage::validate`](crate::UnknownMessage::validate), `id`), and
+//! `agentmsg check` does ask.
 //!
 //! ```
 //! use agentmsg::{JsonlReader, JsonlWriter, Message};
