@@ -908,77 +908,61 @@ fn flush(out: &mut Vec<u8>, written: &mut usize, force: bool) {
 }
 
 /// Returns the bytes written.
-#[inline(never)]
-fn pass_encode_ours(data: &Data, r: Range<usize>, out: &mut Vec<u8>) -> usize {
+/// Writes each item as one line with `write` into `out`, "flushed" every
+/// [`FLUSH_AT`] bytes; returns the bytes written. Inlined into each pass, so
+/// every variant runs its own loop.
+#[inline(always)]
+fn encode_lines<T>(
+    items: &[T],
+    out: &mut Vec<u8>,
+    mut write: impl FnMut(&T, &mut Vec<u8>) -> serde_json::Result<()>,
+) -> usize {
     let mut written = 0;
     out.clear();
-    for message in &data.agent[r] {
-        let _ = message.write_line(out);
+    for item in items {
+        let _ = write(item, out);
         out.push(b'\n');
         flush(out, &mut written, false);
     }
     flush(out, &mut written, true);
     written
+}
+
+#[inline(never)]
+fn pass_encode_ours(data: &Data, r: Range<usize>, out: &mut Vec<u8>) -> usize {
+    encode_lines(&data.agent[r], out, |m, out| m.write_line(out))
 }
 
 #[inline(never)]
 fn pass_encode_bare(data: &Data, r: Range<usize>, out: &mut Vec<u8>) -> usize {
-    let mut written = 0;
-    out.clear();
-    for message in &data.agent_bare[r] {
-        let _ = message.write_line(out);
-        out.push(b'\n');
-        flush(out, &mut written, false);
-    }
-    flush(out, &mut written, true);
-    written
+    encode_lines(&data.agent_bare[r], out, |m, out| m.write_line(out))
 }
 
 #[inline(never)]
 fn pass_encode_limit(data: &Data, r: Range<usize>, out: &mut Vec<u8>) -> usize {
-    let mut written = 0;
-    out.clear();
-    for value in &data.concrete[r] {
-        let _ = match value {
-            Concrete::User(m) => serde_json::to_writer(&mut *out, m),
-            Concrete::Assistant(m) => serde_json::to_writer(&mut *out, m),
-            Concrete::ToolResult(m) => serde_json::to_writer(&mut *out, m),
-            Concrete::Notice(m) => serde_json::to_writer(&mut *out, m),
-            Concrete::Bash(m) => serde_json::to_writer(&mut *out, m),
-            Concrete::ModelChange(m) => serde_json::to_writer(&mut *out, m),
-            Concrete::Compaction(m) => serde_json::to_writer(&mut *out, m),
-        };
-        out.push(b'\n');
-        flush(out, &mut written, false);
-    }
-    flush(out, &mut written, true);
-    written
+    encode_lines(&data.concrete[r], out, |value, out| match value {
+        Concrete::User(m) => serde_json::to_writer(out, m),
+        Concrete::Assistant(m) => serde_json::to_writer(out, m),
+        Concrete::ToolResult(m) => serde_json::to_writer(out, m),
+        Concrete::Notice(m) => serde_json::to_writer(out, m),
+        Concrete::Bash(m) => serde_json::to_writer(out, m),
+        Concrete::ModelChange(m) => serde_json::to_writer(out, m),
+        Concrete::Compaction(m) => serde_json::to_writer(out, m),
+    })
 }
 
 #[inline(never)]
 fn pass_encode_tagged(data: &Data, r: Range<usize>, out: &mut Vec<u8>) -> usize {
-    let mut written = 0;
-    out.clear();
-    for value in &data.tagged[r] {
-        let _ = serde_json::to_writer(&mut *out, value);
-        out.push(b'\n');
-        flush(out, &mut written, false);
-    }
-    flush(out, &mut written, true);
-    written
+    encode_lines(&data.tagged[r], out, |value, out| {
+        serde_json::to_writer(out, value)
+    })
 }
 
 #[inline(never)]
 fn pass_encode_typetag(data: &Data, r: Range<usize>, out: &mut Vec<u8>) -> usize {
-    let mut written = 0;
-    out.clear();
-    for value in &data.typetag[r] {
-        let _ = serde_json::to_writer(&mut *out, value);
-        out.push(b'\n');
-        flush(out, &mut written, false);
-    }
-    flush(out, &mut written, true);
-    written
+    encode_lines(&data.typetag[r], out, |value, out| {
+        serde_json::to_writer(out, value)
+    })
 }
 
 #[inline(never)]
