@@ -10,6 +10,8 @@ use agentmsg::providers::{anthropic, DecodeError, Request, StreamDecode, ToolSpe
 use agentmsg::{AssistantContent, AssistantMessage, ChangeKind, Message, StopReason};
 use serde_json::{json, Value};
 
+use common::{chunk_lines, file_name, lines, pi_messages};
+
 const SCHEMA: &str = "anthropic-messages-request.schema.json";
 const MODEL: &str = "claude-sonnet-4-5";
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
@@ -17,17 +19,6 @@ const PDF: &str = "JVBERi0xLjQKJcOkw7zDtsOfCjIgMCBvYmoKPDwvTGVuZ3RoIDMgMCBSPj4Kc
 
 // ---------------------------------------------------------------------------
 // Transcripts
-
-fn lines(text: &str) -> Vec<Message> {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .enumerate()
-        .map(|(i, l)| {
-            serde_json::from_str(l).unwrap_or_else(|e| panic!("case line {}: {e}: {l}", i + 1))
-        })
-        .collect()
-}
 
 fn assistant(content: Value, stop: &str, model: &str) -> String {
     json!({"role": "assistant", "content": content, "api": "anthropic-messages", "provider": "anthropic",
@@ -166,32 +157,6 @@ fn cases() -> Vec<(String, Request)> {
             (name, request)
         })
         .collect()
-}
-
-/// The LLM messages of a pi session file.
-fn pi_messages(name: &str) -> Vec<Message> {
-    let path = common::conformance_dir().join("transcripts/pi").join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let entry: Value =
-            serde_json::from_str(line).unwrap_or_else(|e| panic!("{name}:{}: {e}", i + 1));
-        let Some(message) = entry.get("message") else {
-            continue;
-        };
-        let role = message
-            .get("role")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        if !["user", "assistant", "toolResult", "system"].contains(&role) {
-            continue;
-        }
-        out.push(
-            serde_json::from_value(message.clone())
-                .unwrap_or_else(|e| panic!("{name}:{}: {e}", i + 1)),
-        );
-    }
-    out
 }
 
 fn pi_cases() -> Vec<(String, Request)> {
@@ -339,47 +304,18 @@ fn role_errors(body: &Value) -> Vec<String> {
     errors
 }
 
-/// `count` transcripts from the property tests' generator, with a fixed seed,
-/// so that the SDK check also sees bodies no test wrote by hand.
-fn generated_cases(count: usize) -> Vec<(String, Request)> {
-    use proptest::strategy::{Strategy, ValueTree};
-    let mut runner = proptest::test_runner::TestRunner::deterministic();
-    let strategy = proptest::collection::vec(random_transcripts::message(), 1..10);
-    (0..count)
-        .map(|n| {
-            let lines = strategy
-                .new_tree(&mut runner)
-                .expect("the generator runs")
-                .current();
-            let mut messages: Vec<Message> = lines
-                .into_iter()
-                .map(|l| serde_json::from_value(l).expect("generated lines decode"))
-                .collect();
-            messages.push(Message::user("go on"));
-            (
-                format!("generated_{n:02}"),
-                Request::new(MODEL, messages).with_tools(tools()),
-            )
-        })
-        .collect()
-}
-
-fn sdk_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sdk-bodies/anthropic");
-    // Start clean, so that the SDK check sees only this run's bodies.
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    dir
-}
-
 #[test]
 fn every_request_body_validates_against_the_schema_and_role_rules() {
-    let dir = sdk_dir();
+    let dir = common::fresh_sdk_dir("anthropic");
     let mut failures = Vec::new();
     let all: Vec<_> = cases()
         .into_iter()
         .chain(pi_cases())
-        .chain(generated_cases(40))
+        .chain(common::generated_cases(
+            40,
+            proptest::collection::vec(random_transcripts::message(), 1..10),
+            |messages| Request::new(MODEL, messages).with_tools(tools()),
+        ))
         .collect();
     assert!(all.len() >= 20);
     for (name, request) in &all {
@@ -699,18 +635,12 @@ fn snapshots_pin_the_encoder_output() {
 // ---------------------------------------------------------------------------
 // Responses and streams
 
-fn fixtures_dir() -> PathBuf {
-    common::conformance_dir().join("responses/vercel/anthropic")
+fn fixtures(ext: &str) -> Vec<PathBuf> {
+    common::files_ending(&fixtures_dir(), ext)
 }
 
-fn fixtures(ext: &str) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(fixtures_dir())
-        .expect("fixture dir")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.to_string_lossy().ends_with(ext))
-        .collect();
-    out.sort();
-    out
+fn fixtures_dir() -> PathBuf {
+    common::conformance_dir().join("responses/vercel/anthropic")
 }
 
 fn decode_body(path: &Path) -> AssistantMessage {
@@ -726,15 +656,6 @@ fn decode_events<'a>(
         decoder.push(event)?;
     }
     decoder.finish()
-}
-
-fn chunk_lines(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .expect("fixture")
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(str::to_owned)
-        .collect()
 }
 
 /// A chunk file may hold several recorded streams one after another (the
@@ -767,12 +688,6 @@ fn decode_chunks(path: &Path) -> Result<AssistantMessage, DecodeError> {
         .next()
         .unwrap_or_default();
     decode_events(lines.iter().map(String::as_str))
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
 }
 
 fn shape(message: &AssistantMessage) -> Vec<String> {

@@ -10,6 +10,8 @@ use agentmsg::providers::{gemini, DecodeError, Request, StreamDecode, ToolSpec};
 use agentmsg::{AssistantContent, AssistantMessage, ChangeKind, Message, StopReason};
 use serde_json::{json, Value};
 
+use common::{chunk_lines, file_name, lines, pi_messages};
+
 const SCHEMA: &str = "gemini-generatecontent-request.schema.json";
 const MODEL: &str = "gemini-3-pro-preview";
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
@@ -18,17 +20,6 @@ const SIG: &str = "EqQBCkgIARABGAIiQA==";
 
 // ---------------------------------------------------------------------------
 // Transcripts
-
-fn lines(text: &str) -> Vec<Message> {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .enumerate()
-        .map(|(i, l)| {
-            serde_json::from_str(l).unwrap_or_else(|e| panic!("case line {}: {e}: {l}", i + 1))
-        })
-        .collect()
-}
 
 fn assistant(content: Value, stop: &str, model: &str) -> String {
     json!({"role": "assistant", "content": content, "api": "google-generative-ai", "provider": "google",
@@ -158,31 +149,6 @@ fn cases() -> Vec<(String, Request)> {
             (name.to_owned(), request)
         })
         .collect()
-}
-
-fn pi_messages(name: &str) -> Vec<Message> {
-    let path = common::conformance_dir().join("transcripts/pi").join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let entry: Value =
-            serde_json::from_str(line).unwrap_or_else(|e| panic!("{name}:{}: {e}", i + 1));
-        let Some(message) = entry.get("message") else {
-            continue;
-        };
-        let role = message
-            .get("role")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        if !["user", "assistant", "toolResult", "system"].contains(&role) {
-            continue;
-        }
-        out.push(
-            serde_json::from_value(message.clone())
-                .unwrap_or_else(|e| panic!("{name}:{}: {e}", i + 1)),
-        );
-    }
-    out
 }
 
 fn pi_cases() -> Vec<(String, Request)> {
@@ -338,47 +304,18 @@ fn role_errors(body: &Value, gemini3: bool) -> Vec<String> {
     errors
 }
 
-/// `count` transcripts from the property tests' generator, with a fixed seed,
-/// so that the SDK check also sees bodies no test wrote by hand.
-fn generated_cases(count: usize) -> Vec<(String, Request)> {
-    use proptest::strategy::{Strategy, ValueTree};
-    let mut runner = proptest::test_runner::TestRunner::deterministic();
-    let strategy = proptest::collection::vec(random_transcripts::message(), 1..10);
-    (0..count)
-        .map(|n| {
-            let lines = strategy
-                .new_tree(&mut runner)
-                .expect("the generator runs")
-                .current();
-            let mut messages: Vec<Message> = lines
-                .into_iter()
-                .map(|l| serde_json::from_value(l).expect("generated lines decode"))
-                .collect();
-            messages.push(Message::user("go on"));
-            (
-                format!("generated_{n:02}"),
-                Request::new(MODEL, messages).with_tools(tools()),
-            )
-        })
-        .collect()
-}
-
-fn sdk_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sdk-bodies/gemini");
-    // Start clean, so that the SDK check sees only this run's bodies.
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    dir
-}
-
 #[test]
 fn every_request_body_validates_against_the_schema_and_role_rules() {
-    let dir = sdk_dir();
+    let dir = common::fresh_sdk_dir("gemini");
     let mut failures = Vec::new();
     let all: Vec<_> = cases()
         .into_iter()
         .chain(pi_cases())
-        .chain(generated_cases(40))
+        .chain(common::generated_cases(
+            40,
+            proptest::collection::vec(random_transcripts::message(), 1..10),
+            |messages| Request::new(MODEL, messages).with_tools(tools()),
+        ))
         .collect();
     assert!(all.len() >= 20);
     for (name, request) in &all {
@@ -646,38 +583,17 @@ fn snapshots_pin_the_encoder_output() {
 // ---------------------------------------------------------------------------
 // Responses and streams
 
+fn fixtures(ext: &str) -> Vec<PathBuf> {
+    common::files_ending(&fixtures_dir(), ext)
+}
+
 fn fixtures_dir() -> PathBuf {
     common::conformance_dir().join("responses/vercel/google")
-}
-
-fn fixtures(ext: &str) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(fixtures_dir())
-        .expect("fixture dir")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.to_string_lossy().ends_with(ext))
-        .collect();
-    out.sort();
-    out
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
 }
 
 fn decode_body(path: &Path) -> AssistantMessage {
     let text = std::fs::read_to_string(path).expect("fixture");
     gemini::decode_response(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn chunk_lines(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .expect("fixture")
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(str::to_owned)
-        .collect()
 }
 
 fn decode_events<'a>(

@@ -41,50 +41,6 @@ fn corpus() -> Vec<(&'static str, Request)> {
     common::openai::corpus(API, MODEL, vec![thinking_here])
 }
 
-/// Every message of a pi session file (custom roles skipped).
-fn pi_messages(name: &str) -> Vec<Message> {
-    let path = common::conformance_dir().join("transcripts/pi").join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    text.lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|entry| entry["type"] == "message")
-        .filter_map(|entry| serde_json::from_value::<Message>(entry["message"].clone()).ok())
-        .collect()
-}
-
-/// Windows of the real pi sessions: they start and end anywhere, so results
-/// lose their calls and calls their results.
-fn pi_corpus() -> Vec<(String, Request)> {
-    let mut out = Vec::new();
-    for file in ["before-compaction.jsonl", "large-session.jsonl"] {
-        let messages = pi_messages(file);
-        assert!(
-            messages.len() > 100,
-            "{file}: only {} messages",
-            messages.len()
-        );
-        let stem = file.trim_end_matches(".jsonl");
-        out.push((
-            format!("pi-{stem}-all"),
-            Request::new(MODEL, messages.clone()).with_tools(tools()),
-        ));
-        for (n, start) in (0..messages.len()).step_by(97).enumerate() {
-            let end = (start + 41).min(messages.len());
-            out.push((
-                format!("pi-{stem}-window{n}"),
-                Request::new(MODEL, messages[start..end].to_vec()),
-            ));
-        }
-    }
-    out
-}
-
-fn sdk_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sdk-bodies/openai-chat");
-    std::fs::create_dir_all(&dir).expect("create sdk-bodies dir");
-    dir
-}
-
 /// The rules the schema does not check (its objects are open).
 fn own_rule_errors(body: &Value, request: &Request) -> Vec<String> {
     let mut errors = Vec::new();
@@ -214,7 +170,7 @@ fn check_case(name: &str, request: &Request) -> Value {
     let mut errors = common::schema_errors(SCHEMA, &body);
     errors.extend(own_rule_errors(&body, request));
     assert!(errors.is_empty(), "{name}: {errors:#?}\n{body:#}");
-    let file = sdk_dir().join(format!("{name}.json"));
+    let file = common::sdk_dir("openai-chat").join(format!("{name}.json"));
     std::fs::write(
         &file,
         serde_json::to_string_pretty(&body).expect("serialize"),
@@ -230,7 +186,7 @@ fn every_corpus_body_is_valid() {
         check_case(name, &request);
         count += 1;
     }
-    for (name, request) in pi_corpus() {
+    for (name, request) in common::openai::pi_corpus(MODEL) {
         check_case(&name, &request);
         count += 1;
     }
@@ -498,15 +454,6 @@ fn decode_stream<'a>(
     decoder.finish()
 }
 
-fn chunk_lines(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(str::to_owned)
-        .collect()
-}
-
 fn sse_data(path: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut out = Vec::new();
@@ -545,7 +492,7 @@ fn every_fixture_decodes() {
     for path in entries {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let message = if name.ends_with(".chunks.txt") {
-            let lines = chunk_lines(&path);
+            let lines = common::chunk_lines(&path);
             decode_stream(lines.iter().map(String::as_str))
                 .unwrap_or_else(|e| panic!("{name}: {e}"))
         } else if name.ends_with(".json") {
@@ -597,7 +544,7 @@ fn text_body_and_stream() {
 
     // The stream is another recording of the same prompt: it must fold to a
     // message of the same shape, with the text of its own deltas.
-    let lines = chunk_lines(&fixtures().join("openai-text.chunks.txt"));
+    let lines = common::chunk_lines(&fixtures().join("openai-text.chunks.txt"));
     let streamed = decode_stream(lines.iter().map(String::as_str)).unwrap();
     let deltas: String = lines
         .iter()
@@ -690,7 +637,7 @@ fn sse_parallel_tool_calls() {
 
 #[test]
 fn azure_stream_with_filter_chunks() {
-    let lines = chunk_lines(&fixtures().join("azure-model-router.1.chunks.txt"));
+    let lines = common::chunk_lines(&fixtures().join("azure-model-router.1.chunks.txt"));
     let message = decode_stream(lines.iter().map(String::as_str)).unwrap();
     assert!(
         message.text_content().starts_with("Capital"),
@@ -963,7 +910,7 @@ mod random {
             // A bounded sample of them for the SDK check.
             let text = serde_json::to_string_pretty(&body).unwrap();
             let slot = text.bytes().fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b))) % 32;
-            std::fs::write(sdk_dir().join(format!("random-{slot:02}.json")), text).unwrap();
+            std::fs::write(common::sdk_dir("openai-chat").join(format!("random-{slot:02}.json")), text).unwrap();
         }
     }
 }

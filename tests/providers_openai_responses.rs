@@ -73,50 +73,6 @@ fn corpus() -> Vec<(&'static str, Request)> {
     )
 }
 
-/// Every message of a pi session file (custom roles skipped).
-fn pi_messages(name: &str) -> Vec<Message> {
-    let path = common::conformance_dir().join("transcripts/pi").join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    text.lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|entry| entry["type"] == "message")
-        .filter_map(|entry| serde_json::from_value::<Message>(entry["message"].clone()).ok())
-        .collect()
-}
-
-/// Windows of the real pi sessions: they start and end anywhere, so results
-/// lose their calls and calls their results.
-fn pi_corpus() -> Vec<(String, Request)> {
-    let mut out = Vec::new();
-    for file in ["before-compaction.jsonl", "large-session.jsonl"] {
-        let messages = pi_messages(file);
-        assert!(
-            messages.len() > 100,
-            "{file}: only {} messages",
-            messages.len()
-        );
-        let stem = file.trim_end_matches(".jsonl");
-        out.push((
-            format!("pi-{stem}-all"),
-            Request::new(MODEL, messages.clone()).with_tools(tools()),
-        ));
-        for (n, start) in (0..messages.len()).step_by(97).enumerate() {
-            let end = (start + 41).min(messages.len());
-            out.push((
-                format!("pi-{stem}-window{n}"),
-                Request::new(MODEL, messages[start..end].to_vec()),
-            ));
-        }
-    }
-    out
-}
-
-fn sdk_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sdk-bodies/openai-responses");
-    std::fs::create_dir_all(&dir).expect("create sdk-bodies dir");
-    dir
-}
-
 /// The rules the schema does not check.
 fn own_rule_errors(body: &Value, request: &Request) -> Vec<String> {
     let mut errors = Vec::new();
@@ -280,7 +236,7 @@ fn check_case(name: &str, request: &Request) -> Value {
     let mut errors = common::schema_errors(SCHEMA, &body);
     errors.extend(own_rule_errors(&body, request));
     assert!(errors.is_empty(), "{name}: {errors:#?}\n{body:#}");
-    let file = sdk_dir().join(format!("{name}.json"));
+    let file = common::sdk_dir("openai-responses").join(format!("{name}.json"));
     std::fs::write(
         &file,
         serde_json::to_string_pretty(&body).expect("serialize"),
@@ -296,7 +252,7 @@ fn every_corpus_body_is_valid() {
         check_case(name, &request);
         count += 1;
     }
-    for (name, request) in pi_corpus() {
+    for (name, request) in common::openai::pi_corpus(MODEL) {
         check_case(&name, &request);
         count += 1;
     }
@@ -658,15 +614,6 @@ fn fixtures() -> PathBuf {
     common::conformance_dir().join("responses/vercel/openai/responses")
 }
 
-fn chunk_lines(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(str::to_owned)
-        .collect()
-}
-
 fn decode_stream<'a>(
     events: impl IntoIterator<Item = &'a str>,
 ) -> Result<(AssistantMessage, Vec<DecodeError>), DecodeError> {
@@ -681,7 +628,7 @@ fn decode_stream<'a>(
 /// streams one after the other, each starting with `response.created`.
 fn responses_of(path: &Path) -> Vec<Vec<String>> {
     let mut groups: Vec<Vec<String>> = Vec::new();
-    for line in chunk_lines(path) {
+    for line in common::chunk_lines(path) {
         let starts = line.contains("\"type\":\"response.created\"");
         match groups.last_mut() {
             Some(group) if !starts => group.push(line),
@@ -1089,7 +1036,7 @@ fn error_bodies_and_events() {
 
 #[test]
 fn malformed_fixture_is_an_error_naming_the_event() {
-    let lines = chunk_lines(&fixtures().join(MALFORMED_FIXTURE));
+    let lines = common::chunk_lines(&fixtures().join(MALFORMED_FIXTURE));
     let err = decode_stream(lines.iter().map(String::as_str)).unwrap_err();
     assert!(
         err.to_string().starts_with("event 0: invalid JSON"),
@@ -1241,7 +1188,7 @@ mod random {
             // A bounded sample of them for the SDK check.
             let text = serde_json::to_string_pretty(&body).unwrap();
             let slot = text.bytes().fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b))) % 32;
-            std::fs::write(sdk_dir().join(format!("random-{slot:02}.json")), text).unwrap();
+            std::fs::write(common::sdk_dir("openai-responses").join(format!("random-{slot:02}.json")), text).unwrap();
         }
     }
 }

@@ -1,9 +1,15 @@
-//! Shared by the integration tests: where the conformance data is.
+//! Shared by the integration tests: where the conformance data is, and the
+//! helpers every provider test needs (transcripts from text and from pi
+//! sessions, fixture files, the directory the SDK check reads).
 #![allow(dead_code)]
 
 pub mod openai;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use agentmsg::providers::Request;
+use agentmsg::Message;
+use serde_json::Value;
 
 /// `../shared/conformance` beside the repo, or `$AGENTMSG_CONFORMANCE_DIR`.
 /// Panics with a loud message when it is missing: tests that need it must not
@@ -33,5 +39,121 @@ pub fn schema_errors(name: &str, instance: &serde_json::Value) -> Vec<String> {
     validator
         .iter_errors(instance)
         .map(|e| format!("{}: {}", e.instance_path, e))
+        .collect()
+}
+
+/// The messages of a test case written one JSON object per line (blank lines
+/// skipped); panics naming the line that does not decode.
+pub fn lines(text: &str) -> Vec<Message> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .enumerate()
+        .map(|(i, l)| {
+            serde_json::from_str(l).unwrap_or_else(|e| panic!("case line {}: {e}: {l}", i + 1))
+        })
+        .collect()
+}
+
+/// Every LLM message of a pi session file of the conformance data (entries of
+/// other kinds and custom roles skipped); panics naming the line of one that
+/// does not decode.
+pub fn pi_messages(name: &str) -> Vec<Message> {
+    let path = conformance_dir().join("transcripts/pi").join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let entry: Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("{name}:{}: {e}", i + 1));
+        let Some(message) = entry.get("message") else {
+            continue;
+        };
+        let role = message
+            .get("role")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if !["user", "assistant", "toolResult", "system"].contains(&role) {
+            continue;
+        }
+        out.push(
+            serde_json::from_value(message.clone())
+                .unwrap_or_else(|e| panic!("{name}:{}: {e}", i + 1)),
+        );
+    }
+    out
+}
+
+/// `count` transcripts drawn from `strategy` (lines as JSON values) with a fixed
+/// seed, each ending with a user turn and made a request by `request`, so that
+/// the schema and SDK checks also see bodies no test wrote by hand.
+pub fn generated_cases<S>(
+    count: usize,
+    strategy: S,
+    request: impl Fn(Vec<Message>) -> Request,
+) -> Vec<(String, Request)>
+where
+    S: proptest::strategy::Strategy<Value = Vec<Value>>,
+{
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    (0..count)
+        .map(|n| {
+            let lines = strategy
+                .new_tree(&mut runner)
+                .expect("the generator runs")
+                .current();
+            let mut messages: Vec<Message> = lines
+                .into_iter()
+                .map(|l| serde_json::from_value(l).expect("generated lines decode"))
+                .collect();
+            messages.push(Message::user("go on"));
+            (format!("generated_{n:02}"), request(messages))
+        })
+        .collect()
+}
+
+/// The directory the SDK check of `.ci/run` reads for `api`'s request bodies
+/// (`sdk-bodies/<api>` in Cargo's test temp dir), created if missing.
+pub fn sdk_dir(api: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("sdk-bodies")
+        .join(api);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    dir
+}
+
+/// [`sdk_dir`] emptied first, so that the SDK check sees only this run's bodies
+/// (for a test binary in which one test writes them all).
+pub fn fresh_sdk_dir(api: &str) -> PathBuf {
+    let dir = sdk_dir(api);
+    let _ = std::fs::remove_dir_all(&dir);
+    sdk_dir(api)
+}
+
+/// The files of `dir` whose names end with `ext`, sorted.
+pub fn files_ending(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with(ext))
+        .collect();
+    out.sort();
+    out
+}
+
+/// The last component of `path`, as text.
+pub fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The non-blank lines of a recorded stream.
+pub fn chunk_lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_owned)
         .collect()
 }

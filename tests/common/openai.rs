@@ -424,3 +424,30 @@ pub fn message(api: &'static str, model: &'static str) -> impl Strategy<Value = 
         }),
     ]
 }
+
+/// Windows of the real pi sessions for `model`: they start and end anywhere, so
+/// results lose their calls and calls their results.
+pub fn pi_corpus(model: &str) -> Vec<(String, Request)> {
+    let mut out = Vec::new();
+    for file in ["before-compaction.jsonl", "large-session.jsonl"] {
+        let messages = super::pi_messages(file);
+        assert!(
+            messages.len() > 100,
+            "{file}: only {} messages",
+            messages.len()
+        );
+        let stem = file.trim_end_matches(".jsonl");
+        out.push((
+            format!("pi-{stem}-all"),
+            Request::new(model, messages.clone()).with_tools(tools()),
+        ));
+        for (n, start) in (0..messages.len()).step_by(97).enumerate() {
+            let end = (start + 41).min(messages.len());
+            out.push((
+                format!("pi-{stem}-window{n}"),
+                Request::new(model, messages[start..end].to_vec()),
+            ));
+        }
+    }
+    out
+}
