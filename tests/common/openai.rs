@@ -451,3 +451,70 @@ pub fn pi_corpus(model: &str) -> Vec<(String, Request)> {
     }
     out
 }
+
+/// JSON built from the keys and values both OpenAI decoders look at, for the
+/// never-panic properties.
+pub fn decoder_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        (0i64..3).prop_map(Value::from),
+        Just(Value::from(i64::MAX)),
+        prop_oneof![
+            Just("message"),
+            Just("reasoning"),
+            Just("function_call"),
+            Just("stop"),
+            Just("tool_calls"),
+            Just("response.completed"),
+            Just("response.output_text.delta"),
+            Just("response.output_item.done"),
+            Just("response.function_call_arguments.delta"),
+            Just("error"),
+            Just("{\"a\":"),
+            Just("")
+        ]
+        .prop_map(Value::from),
+    ];
+    leaf.prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            proptest::collection::vec(
+                (
+                    prop_oneof![
+                        Just("type"),
+                        Just("choices"),
+                        Just("delta"),
+                        Just("message"),
+                        Just("content"),
+                        Just("tool_calls"),
+                        Just("index"),
+                        Just("function"),
+                        Just("arguments"),
+                        Just("output"),
+                        Just("output_index"),
+                        Just("content_index"),
+                        Just("summary_index"),
+                        Just("item"),
+                        Just("response"),
+                        Just("usage"),
+                        Just("error"),
+                        Just("status"),
+                        Just("summary"),
+                        Just("finish_reason"),
+                        Just("text"),
+                        Just("id"),
+                        Just("call_id"),
+                        Just("name")
+                    ],
+                    inner
+                ),
+                0..6,
+            )
+            .prop_map(|pairs| Value::Object(
+                pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+            )),
+        ]
+    })
+}
