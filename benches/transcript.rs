@@ -501,10 +501,10 @@ fn generate(rng: &mut Lcg, lines: usize) -> Vec<(Concrete, MessageId, TurnId)> {
     while out.len() < lines {
         // One turn: custom entries (one on average), a prompt, then assistant steps
         // with tool calls and their results, ending in a text answer.
-        let turn = TurnId(rng.uuid(ms));
+        let turn = TurnId::from(rng.uuid(ms));
         let mut push = |rng: &mut Lcg, value: Concrete, ms: &mut u64| {
             *ms += rng.range(40, 9000);
-            out.push((value, MessageId(rng.uuid(*ms)), turn.clone()));
+            out.push((value, MessageId::from(rng.uuid(*ms)), turn.clone()));
         };
         for _ in 0..*rng.pick(&[0, 1, 1, 2]) {
             let value = match rng.range(0, 9) {
@@ -536,7 +536,7 @@ fn generate(rng: &mut Lcg, lines: usize) -> Vec<(Concrete, MessageId, TurnId)> {
                 _ => Concrete::Compaction(CompactionSummary {
                     summary: prose(rng, 800, 4000),
                     tokens_before: rng.range(60_000, 180_000),
-                    first_kept_id: Some(MessageId(rng.uuid(ms))),
+                    first_kept_id: Some(MessageId::from(rng.uuid(ms))),
                     timestamp: ms,
                 }),
             };
@@ -1126,6 +1126,13 @@ fn ratio(
     }
 }
 
+/// Whether the ratio row `name` is measured: all of them, or those whose name
+/// starts with `AGENTMSG_BENCH_RATIOS` (e.g. `decode/role-first`), to compare two
+/// builds quickly.
+fn wanted(name: &str) -> bool {
+    std::env::var("AGENTMSG_BENCH_RATIOS").map_or(true, |prefix| name.starts_with(&prefix))
+}
+
 fn print_ratios(data: &Data) {
     let mut out = Vec::with_capacity(2 * FLUSH_AT);
     let mut out2 = Vec::with_capacity(2 * FLUSH_AT);
@@ -1140,28 +1147,37 @@ fn print_ratios(data: &Data) {
         ("role-first", &data.role_first, "<= 1.05x"),
         ("role-last", &data.role_last, "<= 1.3x"),
     ] {
-        let r = ratio(len, &mut |r| pass_decode_ours(data, lines, r), &mut |r| {
-            pass_decode_limit(data, lines, r)
-        });
-        rows.push((format!("decode/{version}"), r, target));
-        let r = ratio(len, &mut |r| pass_decode_tagged(lines, r), &mut |r| {
-            pass_decode_limit(data, lines, r)
-        });
-        rows.push((format!("decode/{version} tagged-enum"), r, "baseline"));
-        let r = ratio(len, &mut |r| pass_decode_typetag(lines, r), &mut |r| {
-            pass_decode_limit(data, lines, r)
-        });
-        rows.push((format!("decode/{version} typetag"), r, "baseline"));
+        type Decode = fn(&Data, &[String], Range<usize>);
+        let decoders: [(String, Decode, &str); 3] = [
+            (format!("decode/{version}"), pass_decode_ours, target),
+            (
+                format!("decode/{version} tagged-enum"),
+                |_, lines, r| pass_decode_tagged(lines, r),
+                "baseline",
+            ),
+            (
+                format!("decode/{version} typetag"),
+                |_, lines, r| pass_decode_typetag(lines, r),
+                "baseline",
+            ),
+        ];
+        for (name, decode, target) in decoders {
+            if wanted(&name) {
+                let r = ratio(len, &mut |r| decode(data, lines, r), &mut |r| {
+                    pass_decode_limit(data, lines, r)
+                });
+                rows.push((name, r, target));
+            }
+        }
     }
     let bare = &data.bare_first;
-    let r = ratio(len, &mut |r| pass_decode_ours(data, bare, r), &mut |r| {
-        pass_decode_limit(data, bare, r)
-    });
-    rows.push((
-        "decode/role-first without id/turnId".to_owned(),
-        r,
-        "what keeping them costs",
-    ));
+    let name = "decode/role-first without id/turnId";
+    if wanted(name) {
+        let r = ratio(len, &mut |r| pass_decode_ours(data, bare, r), &mut |r| {
+            pass_decode_limit(data, bare, r)
+        });
+        rows.push((name.to_owned(), r, "what keeping them costs"));
+    }
     type Encode = fn(&Data, Range<usize>, &mut Vec<u8>) -> usize;
     let encoders: [(&str, Encode, &str); 4] = [
         ("encode", pass_encode_ours, "<= 1.05x"),
@@ -1174,6 +1190,9 @@ fn print_ratios(data: &Data) {
         ("encode typetag", pass_encode_typetag, "baseline"),
     ];
     for (name, encode, target) in encoders {
+        if !wanted(name) {
+            continue;
+        }
         let r = ratio(
             len,
             &mut |r| {
@@ -1185,22 +1204,24 @@ fn print_ratios(data: &Data) {
         );
         rows.push((name.to_owned(), r, target));
     }
-    let r = ratio(
-        data.unknown.len(),
-        &mut |r| pass_unknown_ours(data, r),
-        &mut |r| pass_unknown_copy(data, r),
-    );
-    rows.push(("unknown-kept/copy".to_owned(), r, "cost of a copy"));
-    let r = ratio(
-        data.unknown_long.len(),
-        &mut |r| kept_unknown_in(data, &data.unknown_long, r),
-        &mut |r| copied_unknown_in(&data.unknown_long, r),
-    );
-    rows.push((
-        "unknown-kept/copy, 2 kB lines".to_owned(),
-        r,
-        "cost of a copy",
-    ));
+    let name = "unknown-kept/copy";
+    if wanted(name) {
+        let r = ratio(
+            data.unknown.len(),
+            &mut |r| pass_unknown_ours(data, r),
+            &mut |r| pass_unknown_copy(data, r),
+        );
+        rows.push((name.to_owned(), r, "cost of a copy"));
+    }
+    let name = "unknown-kept/copy, 2 kB lines";
+    if wanted(name) {
+        let r = ratio(
+            data.unknown_long.len(),
+            &mut |r| kept_unknown_in(data, &data.unknown_long, r),
+            &mut |r| copied_unknown_in(&data.unknown_long, r),
+        );
+        rows.push((name.to_owned(), r, "cost of a copy"));
+    }
     for (name, r, target) in rows {
         println!(
             "ratio {name}: {:.2}x  (fastest pass {:.2}x: {:.1} ms vs {:.1} ms; target {target})",
