@@ -72,9 +72,9 @@ proptest! {
                 prop_assert_eq!(kept.raw(), text.as_str());
                 prop_assert_eq!(kept.validate().is_ok(), parsed.is_some(), "{}", text);
                 let id = parsed.as_ref().and_then(|v| v.get("id")).and_then(|v| v.as_str());
-                prop_assert_eq!(kept.id().map(|id| id.0.as_str()), id);
+                prop_assert_eq!(kept.id().map(|id| id.as_str()), id);
                 let turn = parsed.as_ref().and_then(|v| v.get("turnId")).and_then(|v| v.as_str());
-                prop_assert_eq!(kept.turn_id().map(|t| t.0.as_str()), turn);
+                prop_assert_eq!(kept.turn_id().map(|t| t.as_str()), turn);
                 if let Some(value) = &parsed {
                     prop_assert_eq!(Some(kept.kind()), value.get("role").and_then(|r| r.as_str()));
                 }

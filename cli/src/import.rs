@@ -365,10 +365,10 @@ pub fn import(text: &str) -> Result<Imported, CliError> {
                     summary_text.unwrap_or_default(),
                     tokens_before.unwrap_or(0),
                 );
-                summary.first_kept_id = first_kept.map(MessageId);
+                summary.first_kept_id = first_kept.map(MessageId::from);
                 summary.timestamp = timestamp.unwrap_or(0);
                 let line = AgentMessage::custom(summary)
-                    .with_id(Some(MessageId(id.clone())))
+                    .with_id(Some(MessageId::from(id.clone())))
                     .to_line()?;
                 imported.push_line(&line);
                 imported.summaries += 1;
@@ -394,10 +394,10 @@ pub fn import(text: &str) -> Result<Imported, CliError> {
                     }
                 }
                 let mut summary = BranchSummary::new(summary_text.unwrap_or_default());
-                summary.from_id = from_id.map(|s| MessageId(s.to_owned()));
+                summary.from_id = from_id.map(MessageId::from);
                 summary.timestamp = timestamp.unwrap_or(0);
                 let line = AgentMessage::custom(summary)
-                    .with_id(Some(MessageId(id.clone())))
+                    .with_id(Some(MessageId::from(id.clone())))
                     .to_line()?;
                 imported.push_line(&line);
                 imported.summaries += 1;

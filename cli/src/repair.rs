@@ -182,7 +182,7 @@ pub fn repair(loaded: &Loaded) -> Result<Repaired, CliError> {
             // an id on every line and the output stays the same on every run.
             message.id = turn_message_id
                 .as_ref()
-                .map(|turn| MessageId(format!("{}/{id}{suffix}", turn.as_str())));
+                .map(|turn| MessageId::from(format!("{}/{id}{suffix}", turn.as_str())));
             let what = format!(
                 "added a synthetic error result for the `{name}` call `{id}` of line {}",
                 loaded.lines.get(position).map_or(0, |l| l.number)

@@ -274,7 +274,7 @@ fn import_maps_a_version_3_session() {
                     .downcast_ref::<CompactionSummary>()
                     .unwrap()
                     .first_kept_id,
-                Some(MessageId("e3".into()))
+                Some(MessageId::from("e3"))
             ),
             "branchSummary" => assert_eq!(
                 message.downcast_ref::<BranchSummary>().unwrap().summary,
@@ -359,20 +359,20 @@ fn generated_transcript() -> Vec<String> {
             SystemMessage::new(["You are terse."]).with_timestamp(4),
         )),
         AgentMessage::Llm(
-            LlmMessage::with_turn(Message::User(user), TurnId("t1".into()))
+            LlmMessage::with_turn(Message::User(user), TurnId::from("t1"))
                 .with_id(MessageId::new()),
         ),
         AgentMessage::from(Message::Assistant(assistant)),
         AgentMessage::from(Message::ToolResult(result)),
         AgentMessage::from(Message::Assistant(failed)),
         AgentMessage::custom(CompactionSummary {
-            first_kept_id: Some(MessageId("m1".into())),
+            first_kept_id: Some(MessageId::from("m1")),
             timestamp: 9,
             ..CompactionSummary::new("sum", 100)
         }),
         AgentMessage::custom(BranchSummary::new("branch")),
         AgentMessage::custom(ExtensionMessage::new("note", &json!({"a": [1, 2]})).unwrap())
-            .with_id(Some(MessageId("x1".into()))),
+            .with_id(Some(MessageId::from("x1"))),
         AgentMessage::from_line(r#"{"role":"screenshot","v":3,"path":"a.png","turnId":"t9"}"#)
             .unwrap(),
     ];

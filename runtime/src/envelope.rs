@@ -332,8 +332,8 @@ impl Head {
         }
         match serde_json::from_str::<UnknownHead>(raw) {
             Ok(head) => Self {
-                id: head.id.and_then(|s| s.0).map(MessageId),
-                turn_id: head.turn_id.and_then(|s| s.0).map(TurnId),
+                id: head.id.and_then(|s| s.0).map(MessageId::from),
+                turn_id: head.turn_id.and_then(|s| s.0).map(TurnId::from),
                 error: None,
             },
             Err(e) => Self {

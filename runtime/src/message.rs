@@ -15,7 +15,10 @@ use crate::usage::Usage;
 
 // The transcript reader decodes these four messages through their line forms in
 // `message/line.rs`; a field or decoding attribute changed here changes there.
+mod id;
 pub(crate) mod line;
+
+pub use id::{MessageId, TurnId, INLINE_ID_BYTES};
 
 /// The current time in Unix milliseconds, as the constructors stamp it.
 pub fn now_ms() -> u64 {
@@ -604,79 +607,6 @@ impl From<ToolResultMessage> for Message {
 impl<'de> Deserialize<'de> for Message {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         LlmMessage::deserialize(deserializer).map(|m| m.message)
-    }
-}
-
-/// A message's id in a transcript (`"id"`). [`MessageId::new`] makes a UUIDv7, so
-/// ids sort by creation time.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct MessageId(pub String);
-
-impl MessageId {
-    /// A fresh UUIDv7.
-    #[allow(clippy::new_without_default)]
-    pub fn new() -> Self {
-        Self(uuid::Uuid::now_v7().to_string())
-    }
-
-    /// The id as a string.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for MessageId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl From<&str> for MessageId {
-    fn from(s: &str) -> Self {
-        Self(s.to_owned())
-    }
-}
-
-impl From<String> for MessageId {
-    fn from(s: String) -> Self {
-        Self(s)
-    }
-}
-
-/// The turn of the agent loop that produced a message (`"turnId"`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct TurnId(pub String);
-
-impl TurnId {
-    /// A fresh UUIDv7.
-    #[allow(clippy::new_without_default)]
-    pub fn new() -> Self {
-        Self(uuid::Uuid::now_v7().to_string())
-    }
-
-    /// The id as a string.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for TurnId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl From<&str> for TurnId {
-    fn from(s: &str) -> Self {
-        Self(s.to_owned())
-    }
-}
-
-impl From<String> for TurnId {
-    fn from(s: String) -> Self {
-        Self(s)
     }
 }
 

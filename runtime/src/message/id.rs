@@ -1,0 +1,187 @@
+//! `MessageId` and `TurnId`: strings that hold a UUID without a heap allocation.
+//!
+//! Every line of a transcript carries an `id` and usually a `turnId`. As `String`s
+//! they cost two heap blocks per line read (about 1% of the instructions of
+//! decoding the bench's transcript, and 2 × 48 bytes of heap per message). Both
+//! now keep up to [`INLINE_ID_BYTES`] (36) bytes inline: a hyphenated UUID or one
+//! of pi's 8-digit ids. A longer id goes to the heap as before.
+
+use std::borrow::Borrow;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use smallstr::SmallString;
+
+/// How many bytes of an id are kept inline, without allocating.
+pub const INLINE_ID_BYTES: usize = 36;
+
+type IdText = SmallString<[u8; INLINE_ID_BYTES]>;
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(IdText);
+
+        impl $name {
+            /// A fresh UUIDv7 (kept inline).
+            #[allow(clippy::new_without_default)]
+            pub fn new() -> Self {
+                let mut buf = uuid::Uuid::encode_buffer();
+                Self(IdText::from_str(
+                    uuid::Uuid::now_v7().hyphenated().encode_lower(&mut buf),
+                ))
+            }
+
+            /// The id as a string.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+
+            /// The id as an owned `String`.
+            pub fn into_string(self) -> String {
+                self.0.into_string()
+            }
+        }
+
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_tuple(stringify!($name)).field(&self.as_str()).finish()
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(s: &str) -> Self {
+                Self(IdText::from_str(s))
+            }
+        }
+
+        impl From<String> for $name {
+            fn from(s: String) -> Self {
+                // Short ids move inline (and the `String` is freed); long ones
+                // keep its buffer.
+                Self(IdText::from_string(s))
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(id: $name) -> Self {
+                id.into_string()
+            }
+        }
+
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        /// Hashes and compares as the `str` does, so a map keyed by ids can be
+        /// looked up with a `&str`.
+        impl Borrow<str> for $name {
+            fn borrow(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl PartialEq<str> for $name {
+            fn eq(&self, other: &str) -> bool {
+                self.as_str() == other
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.as_str() == *other
+            }
+        }
+    };
+}
+
+id_type! {
+    /// A message's id in a transcript (`"id"`). [`MessageId::new`] makes a UUIDv7, so
+    /// ids sort by creation time.
+    ///
+    /// Any string is an id. Up to [`INLINE_ID_BYTES`] bytes (a UUID, pi's 8-digit
+    /// ids) are kept without a heap allocation.
+    ///
+    /// ```
+    /// use agentmsg_runtime::MessageId;
+    /// let id = MessageId::from("e3a1f0c2");
+    /// assert_eq!(id.as_str(), "e3a1f0c2");
+    /// assert_eq!(serde_json::to_string(&id).unwrap(), r#""e3a1f0c2""#);
+    /// assert_eq!(MessageId::new().as_str().len(), 36);
+    /// ```
+    MessageId
+}
+
+id_type! {
+    /// The turn of the agent loop that produced a message (`"turnId"`).
+    /// [`TurnId::new`] makes a UUIDv7.
+    ///
+    /// Any string is a turn id. Up to [`INLINE_ID_BYTES`] bytes are kept without a
+    /// heap allocation.
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use agentmsg_runtime::TurnId;
+    /// let mut turns = HashMap::new();
+    /// turns.insert(TurnId::from("t1"), 3);
+    /// assert_eq!(turns.get("t1"), Some(&3)); // looked up by `&str`
+    /// ```
+    TurnId
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_of_any_length_round_trip_and_hash_as_their_text() {
+        use std::collections::hash_map::DefaultHasher;
+        use std::hash::{Hash, Hasher};
+        let long = "x".repeat(INLINE_ID_BYTES + 1);
+        for text in [
+            "",
+            "t1",
+            "0193a4b2-7c1e-7000-8000-000000000001",
+            &long,
+            "é✓",
+        ] {
+            let id = MessageId::from(text);
+            assert_eq!(id.as_str(), text);
+            assert_eq!(MessageId::from(text.to_owned()), id);
+            assert_eq!(String::from(id.clone()), text);
+            let json = serde_json::to_string(&id).unwrap();
+            assert_eq!(json, serde_json::to_string(text).unwrap());
+            assert_eq!(serde_json::from_str::<MessageId>(&json).unwrap(), id);
+            let hash = |h: &dyn Fn(&mut DefaultHasher)| {
+                let mut s = DefaultHasher::new();
+                h(&mut s);
+                s.finish()
+            };
+            assert_eq!(hash(&|s| id.hash(s)), hash(&|s| text.hash(s)));
+        }
+        // Escapes decode as for a `String`.
+        let id: TurnId = serde_json::from_str(r#""a\"b\u00e9""#).unwrap();
+        assert_eq!(id, "a\"bé");
+        assert!(serde_json::from_str::<TurnId>("3").is_err());
+        assert_eq!(format!("{:?}", TurnId::from("t1")), r#"TurnId("t1")"#);
+    }
+
+    #[test]
+    fn fresh_ids_are_uuids_that_sort_by_creation() {
+        let a = MessageId::new();
+        let b = MessageId::new();
+        assert!(uuid::Uuid::parse_str(a.as_str()).is_ok());
+        assert!(a < b, "{a} !< {b}");
+        assert_eq!(TurnId::new().as_str().len(), 36);
+    }
+}
