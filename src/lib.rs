@@ -240,6 +240,11 @@
 //! ([`UnknownMessage::validate`](crate::UnknownMessage::validate), `id`), and
 //! `agentmsg check` does ask.
 //!
+//! A line that *does* decode is read into its type, and a key the type does not
+//! have (a field a newer pi writes, a typo) is skipped: writing the message back
+//! drops it. [`dropped_fields`] names such keys (`agentmsg check` warns of them),
+//! so that nothing is lost without a word.
+//!
 //! ```
 //! use agentmsg::{JsonlReader, JsonlWriter, Message};
 //!

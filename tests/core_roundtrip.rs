@@ -395,6 +395,60 @@ proptest! {
     }
 }
 
+/// A value the writer would leave out (`dropped_fields` does not count it).
+fn written_as_default(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        Value::Bool(_) => false,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// `dropped_fields` names exactly the keys a message's type lacks: none in
+    /// what the writer wrote, and the one key added to it (at the top, in a
+    /// content block or in `usage`), with its path.
+    #[test]
+    fn dropped_fields_are_exactly_the_keys_the_types_lack(
+        x in llm_message(),
+        extra in json().prop_filter("a value the writer would write", |v| !written_as_default(v)),
+        place in any::<prop::sample::Index>(),
+    ) {
+        let registry = agentmsg::Registry::new();
+        let line = agentmsg::AgentMessage::Llm(x).to_line().unwrap();
+        let decoded = agentmsg::decode_line(&line, &registry, agentmsg::DecodeMode::Strict).unwrap();
+        prop_assert_eq!(agentmsg::dropped_fields(&line, &decoded).unwrap(), Vec::<String>::new());
+
+        let mut value: Value = serde_json::from_str(&line).unwrap();
+        let object = value.as_object_mut().unwrap();
+        let blocks = object.get("content").and_then(Value::as_array).map_or(0, Vec::len);
+        let spots = 1 + blocks + usize::from(object.contains_key("usage"));
+        let path = match place.index(spots) {
+            0 => {
+                object.insert("someFutureField".into(), extra);
+                "someFutureField".to_owned()
+            }
+            i if i <= blocks => {
+                let block = &mut object["content"][i - 1];
+                block.as_object_mut().unwrap().insert("someFutureField".into(), extra);
+                format!("content[{}].someFutureField", i - 1)
+            }
+            _ => {
+                object["usage"].as_object_mut().unwrap().insert("someFutureField".into(), extra);
+                "usage.someFutureField".to_owned()
+            }
+        };
+        let line = serde_json::to_string(&value).unwrap();
+        let decoded = agentmsg::decode_line(&line, &registry, agentmsg::DecodeMode::Strict).unwrap();
+        prop_assert_eq!(agentmsg::dropped_fields(&line, &decoded).unwrap(), vec![path]);
+    }
+}
+
 #[test]
 fn fresh_ids_are_uuid_v7_and_sort_by_creation() {
     let a = MessageId::new();

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use agentmsg_runtime::{validate, Message, ProblemKind};
+use agentmsg_runtime::{dropped_fields, validate, AgentMessage, Message, ProblemKind};
 
 use crate::error::CliError;
 use crate::load::{load_file, Diagnostic, Loaded, Severity};
@@ -98,10 +98,54 @@ pub fn structural_diagnostics(loaded: &Loaded) -> Vec<Diagnostic> {
         .collect()
 }
 
+/// Keys of decoded lines that their types do not have: kept in the file as it
+/// is, but lost when a program decodes the message and writes it back.
+pub fn dropped_field_diagnostics(loaded: &Loaded) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for line in &loaded.lines {
+        let Some(message) = line.message() else {
+            continue;
+        };
+        let Ok(raw) = std::str::from_utf8(&line.raw) else {
+            continue;
+        };
+        let what = match message {
+            AgentMessage::Llm(m) => format!("{} messages", m.message.role().as_str()),
+            AgentMessage::Custom(c) => format!("`{}` messages", c.kind()),
+            AgentMessage::Unknown(_) => continue,
+        };
+        match dropped_fields(raw, message) {
+            Ok(fields) if fields.is_empty() => {}
+            Ok(fields) => {
+                let list = fields
+                    .iter()
+                    .map(|f| format!("`{f}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                out.push(Diagnostic::warning(
+                    line.number,
+                    "dropped-field",
+                    format!(
+                        "{list} {} of {what}: kept in this file, but dropped by a program that decodes the message and writes it back",
+                        if fields.len() == 1 { "is not a field" } else { "are not fields" }
+                    ),
+                ));
+            }
+            Err(e) => out.push(Diagnostic::error(
+                line.number,
+                "undecodable",
+                format!("the line decoded but does not re-encode: {e}"),
+            )),
+        }
+    }
+    out
+}
+
 /// Every diagnostic of a loaded file, in line order.
 pub fn all_diagnostics(loaded: &Loaded) -> Vec<Diagnostic> {
     let mut all = loaded.diagnostics.clone();
     all.extend(structural_diagnostics(loaded));
+    all.extend(dropped_field_diagnostics(loaded));
     all.sort_by_key(|d| d.line);
     all
 }

@@ -45,7 +45,9 @@ enum Command {
     /// call, second results, misplaced results, duplicate or empty tool-call ids,
     /// empty signatures, empty messages. Warnings: kinds this build does not know
     /// (kept as they are), newer versions of a kind, failed turns (error/aborted)
-    /// and the results of their calls. Exits 1 when a file has errors.
+    /// and the results of their calls, and keys of a decoded line that its type
+    /// does not have (kept in the file, but dropped by a program that decodes the
+    /// message and writes it back). Exits 1 when a file has errors.
     #[command(after_help = EXIT_CODES)]
     Check(check::CheckArgs),
     /// Count messages by kind, tool calls, tokens, cost and cache hits, by model.

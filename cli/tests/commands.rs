@@ -77,6 +77,40 @@ fn warnings_alone_exit_zero_unless_denied() {
 }
 
 #[test]
+fn check_warns_of_fields_a_rewrite_would_drop() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("t.jsonl"),
+        "{\"role\":\"user\",\"content\":\"hi\",\"mood\":\"curious\",\"timestamp\":0}\n\
+         {\"role\":\"assistant\",\"content\":[{\"type\":\"thinking\",\"thinking\":\"t\",\"thinkingSignature\":\"s\"},\
+         {\"type\":\"text\",\"text\":\"a\",\"textSignature\":\"x\"}],\"stopReason\":\"stop\",\"latencyMs\":9}\n\
+         {\"role\":\"compactionSummary\",\"summary\":\"s\",\"tokensBefore\":3,\"trigger\":\"auto\"}\n\
+         {\"role\":\"someday\",\"anything\":1}\n",
+    )
+    .unwrap();
+    let run = agentmsg_in(dir.path(), &["check", "t.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let tail =
+        ": kept in this file, but dropped by a program that decodes the message and writes it back";
+    assert_eq!(
+        run.stdout,
+        format!(
+            "t.jsonl:1: warning[dropped-field]: `mood` is not a field of user messages{tail}\n\
+             t.jsonl:2: warning[dropped-field]: `content[1].textSignature`, `latencyMs` are not fields of assistant messages{tail}\n\
+             t.jsonl:3: warning[dropped-field]: `trigger` is not a field of `compactionSummary` messages{tail}\n\
+             t.jsonl:4: warning[unknown-kind]: unknown kind `someday`: no registered type claims it; kept as is\n\
+             t.jsonl: 4 lines, 4 messages: 0 errors, 4 warnings\n"
+        )
+    );
+    let json = agentmsg_in(dir.path(), &["check", "--json", "t.jsonl"]);
+    let report: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(report[0]["diagnostics"][0]["code"], "dropped-field");
+    assert_eq!(report[0]["diagnostics"][0]["line"], 1);
+    let denied = agentmsg_in(dir.path(), &["check", "--deny-warnings", "t.jsonl"]);
+    assert_eq!(denied.code, 1, "{denied:?}");
+}
+
+#[test]
 fn a_malformed_line_of_an_unknown_kind_is_an_error_and_survives_repair() {
     // A torn write followed by an append: one line of an unclaimed kind that
     // starts and ends like an object but is not JSON. The reader keeps such a

@@ -91,14 +91,32 @@ fn import_keeps_every_pi_entry() {
 #[test]
 fn imported_sessions_check_repair_and_project() {
     let dir = tempfile::tempdir().unwrap();
-    // large-session is well formed: warnings only (aborted turns).
+    // large-session is well formed: warnings only (aborted turns, and the
+    // `partialJson` pi leaves on the tool calls of three failed turns, which
+    // the types do not keep).
     let large = import(&pi_session("large-session.jsonl"), dir.path());
     let run = agentmsg(&["check", large.to_str().unwrap()]);
     assert_eq!(run.code, 0, "{}", run.stdout);
+    let partial_json = |stdout: &str| {
+        stdout
+            .lines()
+            .filter(|l| l.contains("warning[dropped-field]"))
+            .map(|l| {
+                assert!(
+                    l.contains("`content[")
+                        && l.contains("].partialJson` is not a field of assistant messages"),
+                    "{l}"
+                );
+            })
+            .count()
+    };
+    assert_eq!(partial_json(&run.stdout), 3, "{}", run.stdout);
     assert!(
         run.stdout
             .lines()
-            .all(|l| l.contains("warning[failed-turn]") || l.ends_with("0 errors, 22 warnings")),
+            .all(|l| l.contains("warning[failed-turn]")
+                || l.contains("warning[dropped-field]")
+                || l.ends_with("0 errors, 25 warnings")),
         "{}",
         run.stdout
     );
@@ -121,6 +139,7 @@ fn imported_sessions_check_repair_and_project() {
             .count(),
         3
     );
+    assert_eq!(partial_json(&run.stdout), 3, "{}", run.stdout);
 
     let repaired = dir.path().join("repaired.jsonl");
     let run = agentmsg(&[
@@ -136,7 +155,7 @@ fn imported_sessions_check_repair_and_project() {
     assert_eq!(run.code, 0, "{run:?}");
     assert!(
         run.stdout
-            .ends_with("1004 lines, 1004 messages: 0 errors, 22 warnings\n"),
+            .ends_with("1004 lines, 1004 messages: 0 errors, 25 warnings\n"),
         "{}",
         run.stdout
     );

@@ -16,6 +16,7 @@ mod usage;
 
 mod builtin;
 mod custom;
+mod dropped;
 mod envelope;
 mod jsonl;
 mod registry;
@@ -37,6 +38,7 @@ pub mod __private;
 pub use builtin::*;
 pub use content::*;
 pub use custom::*;
+pub use dropped::*;
 pub use envelope::*;
 pub use jsonl::*;
 pub use media::*;
