@@ -955,9 +955,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for SkipRole<'_, A> {
 /// object), `Some(Err(()))` when it is not a string.
 pub(crate) fn role_of(line: &str) -> Option<Result<Cow<'_, str>, ()>> {
     if let Some(rest) = line.strip_prefix("{\"role\":\"") {
-        // A byte loop: kinds are short, and `str::find` with a char set costs
-        // several times more per line.
-        let end = rest.bytes().position(|b| b == b'"' || b == b'\\');
+        let end = memchr::memchr2(b'"', b'\\', rest.as_bytes());
         if let Some(end) = end {
             if rest.as_bytes()[end] == b'"' {
                 if let Some(kind) = rest.get(..end) {
