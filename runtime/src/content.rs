@@ -343,6 +343,26 @@ pub enum Role {
 }
 
 impl Role {
+    /// The role written as `name` in JSON (e.g. `"toolResult"`), if it is one.
+    ///
+    /// ```
+    /// use agentmsg_runtime::Role;
+    /// for role in [Role::System, Role::User, Role::Assistant, Role::ToolResult] {
+    ///     assert_eq!(Role::from_name(role.as_str()), Some(role));
+    /// }
+    /// assert_eq!(Role::from_name("notice"), None);
+    /// assert_eq!(Role::from_name("User"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "system" => Some(Self::System),
+            "user" => Some(Self::User),
+            "assistant" => Some(Self::Assistant),
+            "toolResult" => Some(Self::ToolResult),
+            _ => None,
+        }
+    }
+
     /// The role as written in JSON.
     pub const fn as_str(self) -> &'static str {
         match self {

@@ -48,10 +48,9 @@ pub fn dropped_fields(raw: &str, message: &AgentMessage) -> serde_json::Result<V
     }
     let written: Value = serde_json::from_str(&message.to_line()?)?;
     let mut dropped = Vec::new();
-    if let (Value::Object(original), Value::Object(written)) = (&original, &written) {
-        let mut top = original.clone();
-        top.remove("v");
-        missing_keys(&top, written, "", &mut dropped);
+    if let (Value::Object(mut original), Value::Object(written)) = (original, written) {
+        original.remove("v");
+        missing_keys(&original, &written, "", &mut dropped);
     }
     Ok(dropped)
 }

@@ -731,14 +731,7 @@ pub fn decode_line(
             });
         }
     };
-    let llm_role = match &*kind {
-        "user" => Some(Role::User),
-        "assistant" => Some(Role::Assistant),
-        "toolResult" => Some(Role::ToolResult),
-        "system" => Some(Role::System),
-        _ => None,
-    };
-    let reason = match llm_role {
+    let reason = match Role::from_name(&kind) {
         Some(role) => match decode_llm(line, role) {
             Ok(message) => return Ok(message),
             Err(e) => invalid(&e),

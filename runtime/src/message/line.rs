@@ -4,9 +4,10 @@
 //! same work as decoding the bare message, plus the envelope values, with no
 //! wrapper between the parser and the fields.
 //!
-//! Each `*Line` struct repeats its message's fields with the same decoding
-//! attributes. The compiler checks the field lists (`split` names every field of
-//! the message); a property test checks the attributes by decoding random,
+//! Each `*Line` struct (made by `line_form!`) repeats its message's fields with
+//! the same decoding attributes. The compiler checks the field lists (`split`
+//! names every field of the message); a property test checks the attributes by
+//! decoding random,
 //! mutated lines both ways (`line_reader_agrees_with_the_message_types` in
 //! `tests/core_roundtrip.rs`).
 
@@ -72,142 +73,91 @@ role_name!(IsUser, Role::User);
 role_name!(IsAssistant, Role::Assistant);
 role_name!(IsToolResult, Role::ToolResult);
 
-/// [`SystemMessage`]'s line.
-#[derive(Deserialize)]
-pub(crate) struct SystemLine {
-    #[serde(rename = "role")]
-    _role: Expect<IsSystem>,
-    #[serde(deserialize_with = "text_blocks")]
-    content: Vec<TextContent>,
-    #[serde(default)]
-    timestamp: u64,
-    #[serde(default)]
-    id: Option<MessageId>,
-    #[serde(default, rename = "turnId")]
-    turn_id: Option<TurnId>,
-    #[serde(default)]
-    v: Option<u32>,
+/// Defines `$line`, the wire form of `Message::$variant($message)`: the message's
+/// fields, each listed once with its decoding attributes, then the envelope
+/// keys. `split` builds the message from the same list, so a field added to the
+/// message and not here fails to compile.
+macro_rules! line_form {
+    (
+        $line:ident => $variant:ident($message:ident), role $is:ident {
+            $( $(#[$attr:meta])* $field:ident: $ty:ty, )*
+        }
+    ) => {
+        #[doc = concat!("[`", stringify!($message), "`]'s line.")]
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        pub(crate) struct $line {
+            #[serde(rename = "role")]
+            _role: Expect<$is>,
+            $( $(#[$attr])* $field: $ty, )*
+            #[serde(default)]
+            id: Option<MessageId>,
+            #[serde(default)]
+            turn_id: Option<TurnId>,
+            #[serde(default)]
+            v: Option<u32>,
+        }
+
+        impl LineForm<'_> for $line {
+            fn split(self) -> (Message, Option<MessageId>, Option<TurnId>, Option<u32>) {
+                let message = $message { $( $field: self.$field, )* };
+                (Message::$variant(message), self.id, self.turn_id, self.v)
+            }
+        }
+    };
 }
 
-impl LineForm<'_> for SystemLine {
-    fn split(self) -> (Message, Option<MessageId>, Option<TurnId>, Option<u32>) {
-        let message = SystemMessage {
-            content: self.content,
-            timestamp: self.timestamp,
-        };
-        (Message::System(message), self.id, self.turn_id, self.v)
+line_form! {
+    SystemLine => System(SystemMessage), role IsSystem {
+        #[serde(deserialize_with = "text_blocks")]
+        content: Vec<TextContent>,
+        #[serde(default)]
+        timestamp: u64,
     }
 }
 
-/// [`UserMessage`]'s line.
-#[derive(Deserialize)]
-pub(crate) struct UserLine {
-    #[serde(rename = "role")]
-    _role: Expect<IsUser>,
-    #[serde(deserialize_with = "user_blocks")]
-    content: Vec<UserContent>,
-    #[serde(default)]
-    timestamp: u64,
-    #[serde(default)]
-    id: Option<MessageId>,
-    #[serde(default, rename = "turnId")]
-    turn_id: Option<TurnId>,
-    #[serde(default)]
-    v: Option<u32>,
-}
-
-impl LineForm<'_> for UserLine {
-    fn split(self) -> (Message, Option<MessageId>, Option<TurnId>, Option<u32>) {
-        let message = UserMessage {
-            content: self.content,
-            timestamp: self.timestamp,
-        };
-        (Message::User(message), self.id, self.turn_id, self.v)
+line_form! {
+    UserLine => User(UserMessage), role IsUser {
+        #[serde(deserialize_with = "user_blocks")]
+        content: Vec<UserContent>,
+        #[serde(default)]
+        timestamp: u64,
     }
 }
 
-/// [`AssistantMessage`]'s line.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct AssistantLine {
-    #[serde(rename = "role")]
-    _role: Expect<IsAssistant>,
-    content: Vec<AssistantContent>,
-    #[serde(default)]
-    api: String,
-    #[serde(default)]
-    provider: String,
-    #[serde(default)]
-    model: String,
-    #[serde(default)]
-    response_id: Option<String>,
-    #[serde(default)]
-    usage: Usage,
-    #[serde(default)]
-    stop_reason: StopReason,
-    #[serde(default)]
-    error_message: Option<String>,
-    #[serde(default)]
-    timestamp: u64,
-    #[serde(default)]
-    id: Option<MessageId>,
-    #[serde(default)]
-    turn_id: Option<TurnId>,
-    #[serde(default)]
-    v: Option<u32>,
-}
-
-impl LineForm<'_> for AssistantLine {
-    fn split(self) -> (Message, Option<MessageId>, Option<TurnId>, Option<u32>) {
-        let message = AssistantMessage {
-            content: self.content,
-            api: self.api,
-            provider: self.provider,
-            model: self.model,
-            response_id: self.response_id,
-            usage: self.usage,
-            stop_reason: self.stop_reason,
-            error_message: self.error_message,
-            timestamp: self.timestamp,
-        };
-        (Message::Assistant(message), self.id, self.turn_id, self.v)
+line_form! {
+    AssistantLine => Assistant(AssistantMessage), role IsAssistant {
+        content: Vec<AssistantContent>,
+        #[serde(default)]
+        api: String,
+        #[serde(default)]
+        provider: String,
+        #[serde(default)]
+        model: String,
+        #[serde(default)]
+        response_id: Option<String>,
+        #[serde(default)]
+        usage: Usage,
+        #[serde(default)]
+        stop_reason: StopReason,
+        #[serde(default)]
+        error_message: Option<String>,
+        #[serde(default)]
+        timestamp: u64,
     }
 }
 
-/// [`ToolResultMessage`]'s line.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ToolResultLine {
-    #[serde(rename = "role")]
-    _role: Expect<IsToolResult>,
-    tool_call_id: String,
-    tool_name: String,
-    #[serde(deserialize_with = "tool_result_blocks")]
-    content: Vec<ToolResultContent>,
-    #[serde(default)]
-    is_error: bool,
-    #[serde(default)]
-    timestamp: u64,
-    #[serde(default, deserialize_with = "present_value")]
-    details: Option<serde_json::Value>,
-    #[serde(default)]
-    id: Option<MessageId>,
-    #[serde(default)]
-    turn_id: Option<TurnId>,
-    #[serde(default)]
-    v: Option<u32>,
-}
-
-impl LineForm<'_> for ToolResultLine {
-    fn split(self) -> (Message, Option<MessageId>, Option<TurnId>, Option<u32>) {
-        let message = ToolResultMessage {
-            tool_call_id: self.tool_call_id,
-            tool_name: self.tool_name,
-            content: self.content,
-            is_error: self.is_error,
-            timestamp: self.timestamp,
-            details: self.details,
-        };
-        (Message::ToolResult(message), self.id, self.turn_id, self.v)
+line_form! {
+    ToolResultLine => ToolResult(ToolResultMessage), role IsToolResult {
+        tool_call_id: String,
+        tool_name: String,
+        #[serde(deserialize_with = "tool_result_blocks")]
+        content: Vec<ToolResultContent>,
+        #[serde(default)]
+        is_error: bool,
+        #[serde(default)]
+        timestamp: u64,
+        #[serde(default, deserialize_with = "present_value")]
+        details: Option<serde_json::Value>,
     }
 }
