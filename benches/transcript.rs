@@ -730,7 +730,14 @@ struct Data {
 impl Data {
     fn new() -> Self {
         let mut rng = Lcg(0x5eed_0a6e_17d5);
-        let generated = generate(&mut rng, lines());
+        let mut generated = generate(&mut rng, lines());
+        // `AGENTMSG_BENCH_ONLY=llm|custom`: only the LLM lines, or only the others.
+        if let Ok(only) = std::env::var("AGENTMSG_BENCH_ONLY") {
+            generated.retain(|(c, _, _)| {
+                let llm = matches!(c.kind(), Kind::User | Kind::Assistant | Kind::ToolResult);
+                llm == (only == "llm")
+            });
+        }
         // The representations the encoders read are built line by line, all five
         // copies of a line one after the other, so that each side reads memory
         // laid out the same way. (Built one after the other, a representation
