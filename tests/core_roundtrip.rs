@@ -463,3 +463,103 @@ fn null_details_are_kept() {
     );
     assert_eq!(serde_json::to_string(&message).unwrap(), line);
 }
+
+/// serde's own reader of a content block (an internally tagged enum): the
+/// reference `Content`'s in-place reader must agree with.
+#[derive(serde::Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+enum SerdeContent {
+    Text(TextContent),
+    Image(ImageContent),
+    Audio(AudioContent),
+    Document(DocumentContent),
+    Thinking(ThinkingContent),
+    RedactedThinking(RedactedThinkingContent),
+    ToolCall(ToolCall),
+}
+
+impl From<SerdeContent> for Content {
+    fn from(block: SerdeContent) -> Self {
+        match block {
+            SerdeContent::Text(b) => Content::Text(b),
+            SerdeContent::Image(b) => Content::Image(b),
+            SerdeContent::Audio(b) => Content::Audio(b),
+            SerdeContent::Document(b) => Content::Document(b),
+            SerdeContent::Thinking(b) => Content::Thinking(b),
+            SerdeContent::RedactedThinking(b) => Content::RedactedThinking(b),
+            SerdeContent::ToolCall(b) => Content::ToolCall(b),
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// `Content` reads a block whose `"type"` comes first in place, and buffers
+    /// any other; either way it must agree with serde's internally tagged
+    /// reader, on the same value or on failing, whatever the order of the keys,
+    /// a key dropped, an unknown key, a repeated key or an unknown type.
+    #[test]
+    fn blocks_read_in_place_agree_with_serde(
+        block in content(),
+        order in prop::collection::vec(any::<prop::sample::Index>(), 0..4),
+        drop in prop::option::of(any::<prop::sample::Index>()),
+        extra in prop::option::of(("[a-zA-Z]{1,8}", json())),
+        repeat in prop::option::of((any::<prop::sample::Index>(), json())),
+        odd_type in prop::option::of(prop_oneof![
+            Just(Value::from("video")),
+            Just(Value::from(7)),
+            Just(Value::Null),
+        ]),
+        type_first in any::<bool>(),
+    ) {
+        let Value::Object(object) = serde_json::to_value(&block).unwrap() else {
+            unreachable!("a block is an object");
+        };
+        let mut entries: Vec<(String, Value)> = object.into_iter().collect();
+        if let Some(odd) = odd_type {
+            for entry in &mut entries {
+                if entry.0 == "type" {
+                    entry.1 = odd.clone();
+                }
+            }
+        }
+        if let Some(index) = drop {
+            entries.remove(index.index(entries.len()));
+        }
+        if let Some(extra) = extra {
+            entries.push(extra);
+        }
+        for index in order {
+            let i = index.index(entries.len().max(1));
+            if i < entries.len() {
+                let entry = entries.remove(i);
+                entries.push(entry);
+            }
+        }
+        if type_first {
+            if let Some(i) = entries.iter().position(|(k, _)| k == "type") {
+                let entry = entries.remove(i);
+                entries.insert(0, entry);
+            }
+        }
+        if let Some((index, value)) = repeat {
+            if !entries.is_empty() {
+                let key = entries[index.index(entries.len())].0.clone();
+                entries.push((key, value));
+            }
+        }
+        let body: Vec<String> = entries
+            .iter()
+            .map(|(k, v)| format!("{}:{v}", Value::from(k.as_str())))
+            .collect();
+        let text = format!("{{{}}}", body.join(","));
+        let ours = serde_json::from_str::<Content>(&text);
+        let serde = serde_json::from_str::<SerdeContent>(&text).map(Content::from);
+        match (ours, serde) {
+            (Ok(a), Ok(b)) => prop_assert_eq!(a, b, "{}", text),
+            (Err(_), Err(_)) => {}
+            (a, b) => prop_assert!(false, "{text}\nours: {a:?}\nserde: {b:?}"),
+        }
+    }
+}

@@ -194,6 +194,13 @@ impl Key<'_> {
             Key::Owned(s) => s,
         }
     }
+
+    pub(crate) fn into_string(self) -> String {
+        match self {
+            Key::Borrowed(s) => s.to_owned(),
+            Key::Owned(s) => s,
+        }
+    }
 }
 
 impl<'de> de::Deserialize<'de> for Key<'de> {
