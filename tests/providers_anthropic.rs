@@ -386,7 +386,8 @@ fn every_block_type_maps_to_its_anthropic_form() {
         .unwrap_or_default()
         .contains("audio/wav"));
     assert_eq!(user[4]["source"]["media_type"], "application/pdf");
-    assert_eq!(user[4]["context"], "Title: spec.pdf");
+    assert_eq!(user[4]["title"], "spec.pdf");
+    assert!(user[4].get("context").is_none());
     assert_eq!(
         user[5]["source"],
         json!({"type": "url", "url": "https://example.com/a.pdf"})
@@ -425,6 +426,44 @@ fn every_block_type_maps_to_its_anthropic_form() {
         kinds.contains(&(0, ChangeKind::UnsupportedContent)),
         "{kinds:?}"
     );
+}
+
+/// The request schema takes a document `title` of at most 500 characters: a
+/// longer one is cut there (on a character, not a byte) and reported; one of
+/// 500 goes as it is.
+#[test]
+fn a_long_document_title_is_cut_to_500_characters() {
+    let document = |title: String| {
+        let line = json!({"role": "user", "content": [
+            {"type": "document", "data": "JVBERi0=", "mimeType": "application/pdf", "title": title}
+        ]});
+        let message: Message = serde_json::from_value(line).expect("a user message");
+        anthropic::encode_request(&Request::new(MODEL, vec![message])).expect("encodes")
+    };
+    let exact = "é".repeat(anthropic::MAX_DOCUMENT_TITLE);
+    let encoded = document(exact.clone());
+    assert_eq!(
+        encoded.body["messages"][0]["content"][0]["title"],
+        exact.as_str()
+    );
+    assert!(
+        encoded.report.changes.is_empty(),
+        "{:?}",
+        encoded.report.changes
+    );
+
+    let encoded = document(format!("{exact}ü and more"));
+    assert_eq!(
+        encoded.body["messages"][0]["content"][0]["title"],
+        exact.as_str()
+    );
+    let changes: Vec<_> = encoded
+        .report
+        .changes
+        .iter()
+        .map(|c| (c.index, c.kind))
+        .collect();
+    assert_eq!(changes, [(0, ChangeKind::UnsupportedContent)]);
 }
 
 #[test]

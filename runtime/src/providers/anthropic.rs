@@ -17,7 +17,7 @@
 //! - audio (Anthropic takes none), images and documents of a MIME type Anthropic
 //!   does not read become a text placeholder;
 //! - thinking without a signature cannot be replayed and is dropped;
-//! - a document's title is sent as the block's `context`;
+//! - a document's title longer than [`MAX_DOCUMENT_TITLE`] characters is cut;
 //! - trailing whitespace of a final assistant turn (a prefill) is removed, as
 //!   Anthropic refuses it;
 //! - `max_tokens`, required by Anthropic, is [`DEFAULT_MAX_TOKENS`] when the
@@ -86,6 +86,10 @@ use crate::usage::Usage;
 /// The text of the user turn put before a conversation that opens with the
 /// model's turn (both APIs want a user turn first).
 pub const OPENING: &str = "(continued)";
+
+/// The longest document `title` Anthropic takes, in characters (its request
+/// schema's `maxLength`); a longer one is cut.
+pub const MAX_DOCUMENT_TITLE: usize = 500;
 
 /// The provider name written into decoded messages and used for the target.
 pub const PROVIDER: &str = "anthropic";
@@ -504,14 +508,21 @@ impl Encoder {
         block.insert("type".into(), "document".into());
         block.insert("source".into(), source);
         if let Some(title) = document.title.as_deref().filter(|t| !t.is_empty()) {
-            // The published request schema has no `title` on document blocks;
-            // `context` is passed to the model beside the document.
-            block.insert("context".into(), format!("Title: {title}").into());
-            self.change(
-                index,
-                ChangeKind::UnsupportedContent,
-                format!("document title `{title}` sent as the block's `context`"),
-            );
+            // The request schema takes a `title` of 1 to 500 characters.
+            let short = match title.char_indices().nth(MAX_DOCUMENT_TITLE) {
+                Some((end, _)) => {
+                    self.change(
+                        index,
+                        ChangeKind::UnsupportedContent,
+                        format!(
+                            "document title cut to the {MAX_DOCUMENT_TITLE} characters Anthropic takes"
+                        ),
+                    );
+                    &title[..end]
+                }
+                None => title,
+            };
+            block.insert("title".into(), short.into());
         }
         Value::Object(block)
     }
