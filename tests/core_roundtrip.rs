@@ -65,7 +65,7 @@ fn json_object() -> impl Strategy<Value = Map<String, Value>> {
 }
 
 fn text_block() -> impl Strategy<Value = TextContent> {
-    text().prop_map(TextContent::new)
+    (text(), prop::option::of(text())).prop_map(|(text, signature)| TextContent { text, signature })
 }
 
 fn source() -> impl Strategy<Value = MediaSource> {

@@ -83,7 +83,7 @@ fn check_warns_of_fields_a_rewrite_would_drop() {
         dir.path().join("t.jsonl"),
         "{\"role\":\"user\",\"content\":\"hi\",\"mood\":\"curious\",\"timestamp\":0}\n\
          {\"role\":\"assistant\",\"content\":[{\"type\":\"thinking\",\"thinking\":\"t\",\"thinkingSignature\":\"s\"},\
-         {\"type\":\"text\",\"text\":\"a\",\"textSignature\":\"x\"}],\"stopReason\":\"stop\",\"latencyMs\":9}\n\
+         {\"type\":\"text\",\"text\":\"a\",\"textSignature\":\"x\",\"annotations\":[1]}],\"stopReason\":\"stop\",\"latencyMs\":9}\n\
          {\"role\":\"compactionSummary\",\"summary\":\"s\",\"tokensBefore\":3,\"trigger\":\"auto\"}\n\
          {\"role\":\"someday\",\"anything\":1}\n",
     )
@@ -96,7 +96,7 @@ fn check_warns_of_fields_a_rewrite_would_drop() {
         run.stdout,
         format!(
             "t.jsonl:1: warning[dropped-field]: `mood` is not a field of user messages{tail}\n\
-             t.jsonl:2: warning[dropped-field]: `content[1].textSignature`, `latencyMs` are not fields of assistant messages{tail}\n\
+             t.jsonl:2: warning[dropped-field]: `content[1].annotations`, `latencyMs` are not fields of assistant messages{tail}\n\
              t.jsonl:3: warning[dropped-field]: `trigger` is not a field of `compactionSummary` messages{tail}\n\
              t.jsonl:4: warning[unknown-kind]: unknown kind `someday`: no registered type claims it; kept as is\n\
              t.jsonl: 4 lines, 4 messages: 0 errors, 4 warnings\n"

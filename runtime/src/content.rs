@@ -15,21 +15,54 @@ use serde::{Deserialize, Serialize};
 
 use crate::flat::Key;
 
-/// A block of plain text.
+/// A block of plain text, with the provider's opaque signature when it gave
+/// one. `textSignature` (pi's name; OpenAI Responses' message id and phase) is
+/// read as `signature`.
 ///
 /// ```json
 /// {"type":"text","text":"fn main() {}"}
+/// {"type":"text","text":"Done.","signature":"msg_68af…"}
+/// ```
+///
+/// ```
+/// use agentmsg_runtime::{Content, TextContent};
+/// // A pi line's block: its `textSignature` is kept, and written back as `signature`.
+/// let block: Content =
+///     serde_json::from_str(r#"{"type":"text","text":"Done.","textSignature":"msg_1"}"#).unwrap();
+/// assert_eq!(block, Content::Text(TextContent::new("Done.").with_signature("msg_1")));
+/// assert_eq!(
+///     serde_json::to_string(&block).unwrap(),
+///     r#"{"type":"text","text":"Done.","signature":"msg_1"}"#
+/// );
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct TextContent {
     /// The text.
     pub text: String,
+    /// The provider's opaque data about this text, kept to be given back to the
+    /// same provider (not written when `None`).
+    #[serde(
+        default,
+        alias = "textSignature",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub signature: Option<String>,
 }
 
 impl TextContent {
-    /// A text block.
+    /// A text block without a signature.
     pub fn new(text: impl Into<String>) -> Self {
-        Self { text: text.into() }
+        Self {
+            text: text.into(),
+            signature: None,
+        }
+    }
+
+    /// The same block with `signature`.
+    #[must_use]
+    pub fn with_signature(mut self, signature: impl Into<String>) -> Self {
+        self.signature = Some(signature.into());
+        self
     }
 }
 

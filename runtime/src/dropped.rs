@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use crate::AgentMessage;
 
 /// The keys of `raw` that `message` (what `raw` decoded to) does not write back,
-/// as paths (`usage.premium`, `content[1].textSignature`), in key order.
+/// as paths (`usage.premium`, `content[1].partialJson`), in key order.
 ///
 /// It compares `raw` with [`AgentMessage::to_line`] of `message`, key by key,
 /// into nested objects and into arrays of the same length. A key is not counted
@@ -116,11 +116,11 @@ mod tests {
 
     #[test]
     fn keys_the_types_lack_are_reported_with_their_paths() {
-        let raw = r#"{"role":"assistant","content":[{"type":"text","text":"a","textSignature":"s1"},{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"a"},"partial":true}],"api":"x","provider":"p","model":"m","usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"premium":7,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0,"currency":"USD"}},"stopReason":"stop","timestamp":5,"latencyMs":120,"id":"m1"}"#;
+        let raw = r#"{"role":"assistant","content":[{"type":"text","text":"a","annotations":["s1"]},{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"a"},"partial":true}],"api":"x","provider":"p","model":"m","usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"premium":7,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0,"currency":"USD"}},"stopReason":"stop","timestamp":5,"latencyMs":120,"id":"m1"}"#;
         assert_eq!(
             dropped(raw),
             [
-                "content[0].textSignature",
+                "content[0].annotations",
                 "content[1].partial",
                 "latencyMs",
                 "usage.cost.currency",
@@ -131,9 +131,9 @@ mod tests {
 
     #[test]
     fn aliases_defaults_and_the_envelope_are_not_drops() {
-        // `thinkingSignature` is written back as `signature`; a zero timestamp, a
+        // `thinkingSignature` and `textSignature` are written back as `signature`; a zero timestamp, a
         // null error and an empty response id are defaults the writer leaves out.
-        let raw = r#"{"role":"assistant","content":[{"type":"thinking","thinking":"t","thinkingSignature":"sig"}],"api":"x","provider":"p","model":"m","usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":0,"errorMessage":null,"responseId":"","id":"m1","turnId":"t1"}"#;
+        let raw = r#"{"role":"assistant","content":[{"type":"thinking","thinking":"t","thinkingSignature":"sig"},{"type":"text","text":"a","textSignature":"ts"}],"api":"x","provider":"p","model":"m","usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":0,"errorMessage":null,"responseId":"","id":"m1","turnId":"t1"}"#;
         assert_eq!(dropped(raw), Vec::<String>::new());
         // `details` and `arguments` are kept whole, whatever their keys.
         let raw = r#"{"role":"toolResult","toolCallId":"c1","toolName":"read","content":"ok","details":{"anything":{"deep":[1,{"x":2}]}},"isError":false,"timestamp":1}"#;

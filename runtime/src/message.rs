@@ -794,9 +794,13 @@ fn tool_result_blocks<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<ToolResultC
 impl Serialize for SystemContentRef<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(Some(2))?;
+        let signature = self.0.signature.as_ref();
+        let mut map = serializer.serialize_map(Some(2 + usize::from(signature.is_some())))?;
         map.serialize_entry("type", "text")?;
         map.serialize_entry("text", &self.0.text)?;
+        if let Some(signature) = signature {
+            map.serialize_entry("signature", signature)?;
+        }
         map.end()
     }
 }

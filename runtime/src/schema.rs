@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 ///
 /// - `system`, `user`, `assistant` and `toolResult` lines are checked field by
 ///   field, with the content blocks each role allows. The names the reader also
-///   accepts are allowed (`thinkingSignature`, `thoughtSignature`, a string as
+///   accepts are allowed (`textSignature`, `thinkingSignature`, `thoughtSignature`, a string as
 ///   user or system content).
 /// - The built-in kinds `compactionSummary`, `branchSummary` and `extension` are
 ///   checked field by field.
@@ -81,7 +81,12 @@ fn definitions() -> Value {
         json!({
             "type": "object",
             "required": ["type", "text"],
-            "properties": {"type": {"const": "text"}, "text": {"type": "string"}}
+            "properties": {
+                "type": {"const": "text"},
+                "text": {"type": "string"},
+                "signature": {"type": "string"},
+                "textSignature": {"type": "string"}
+            }
         }),
     );
     defs.insert("media".into(), json!({
