@@ -605,13 +605,10 @@ impl<'de, A: de::MapAccess<'de>> de::MapAccess<'de> for NoSecondType<A> {
         let Some(key) = self.0.next_key::<Key<'de>>()? else {
             return Ok(None);
         };
-        match key {
-            Key::Borrowed("type") => Err(de::Error::duplicate_field("type")),
-            Key::Borrowed(key) => seed.deserialize(de::value::BorrowedStrDeserializer::new(key)),
-            Key::Owned(key) if key == "type" => Err(de::Error::duplicate_field("type")),
-            Key::Owned(key) => seed.deserialize(de::value::StringDeserializer::new(key)),
+        if key.as_str() == "type" {
+            return Err(de::Error::duplicate_field("type"));
         }
-        .map(Some)
+        key.give_to(seed).map(Some)
     }
 
     fn next_value_seed<V: de::DeserializeSeed<'de>>(

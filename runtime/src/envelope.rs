@@ -919,15 +919,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for SkipRole<'_, A> {
                     let v = self.inner.next_value::<u32>()?;
                     self.state.borrow_mut().0.v = Some(v);
                 }
-                _ => {
-                    return match key {
-                        Key::Borrowed(s) => {
-                            seed.deserialize(de::value::BorrowedStrDeserializer::new(s))
-                        }
-                        Key::Owned(s) => seed.deserialize(de::value::StringDeserializer::new(s)),
-                    }
-                    .map(Some)
-                }
+                _ => return key.give_to(seed).map(Some),
             }
         }
     }

@@ -203,6 +203,19 @@ impl Key<'_> {
     }
 }
 
+impl<'de> Key<'de> {
+    /// Hands the key to `seed` (a map's key reader), borrowed when it was.
+    pub(crate) fn give_to<K: de::DeserializeSeed<'de>, E: de::Error>(
+        self,
+        seed: K,
+    ) -> Result<K::Value, E> {
+        match self {
+            Key::Borrowed(s) => seed.deserialize(de::value::BorrowedStrDeserializer::new(s)),
+            Key::Owned(s) => seed.deserialize(de::value::StringDeserializer::new(s)),
+        }
+    }
+}
+
 impl<'de> de::Deserialize<'de> for Key<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct KeyVisitor<'de>(PhantomData<&'de ()>);
