@@ -733,9 +733,14 @@ impl Data {
         let mut generated = generate(&mut rng, lines());
         // `AGENTMSG_BENCH_ONLY=llm|custom`: only the LLM lines, or only the others.
         if let Ok(only) = std::env::var("AGENTMSG_BENCH_ONLY") {
+            let keep_llm = match only.as_str() {
+                "llm" => true,
+                "custom" => false,
+                other => panic!("AGENTMSG_BENCH_ONLY is `llm` or `custom`, not `{other}`"),
+            };
             generated.retain(|(c, _, _)| {
                 let llm = matches!(c.kind(), Kind::User | Kind::Assistant | Kind::ToolResult);
-                llm == (only == "llm")
+                llm == keep_llm
             });
         }
         // The representations the encoders read are built line by line, all five

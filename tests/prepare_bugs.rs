@@ -1,22 +1,13 @@
 //! One transcript per rule of `prepare`, each modelled on a reported bug.
 
+mod common;
+
 use agentmsg::{
     prepare, validate, AssistantContent, ChangeKind, IdRule, Message, Origin, ProblemKind, Target,
     ThinkingPolicy, ToolResultContent, UserContent,
 };
 
-/// Messages from JSON Lines in the transcript format (pi's message JSON).
-fn transcript(jsonl: &str) -> Vec<Message> {
-    jsonl
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .enumerate()
-        .map(|(n, line)| {
-            serde_json::from_str(line).unwrap_or_else(|e| panic!("line {}: {e}\n{line}", n + 1))
-        })
-        .collect()
-}
+use common::{change_kinds, lines};
 
 fn json(messages: &[Message]) -> String {
     serde_json::to_string(messages).expect("serialize")
@@ -69,7 +60,7 @@ fn assert_stable(input: &[Message], target: &Target) {
 /// at least one tool result following tool use").
 #[test]
 fn trailing_calls_without_results_get_synthetic_error_results() {
-    let input = transcript(
+    let input = lines(
         r#"
         {"role":"user","content":[{"type":"text","text":"run the tests and show me the log"}],"timestamp":1765233665292}
         {"role":"assistant","content":[{"type":"text","text":"Running both."},{"type":"toolCall","id":"toolu_01A","name":"bash","arguments":{"command":"cargo test"}},{"type":"toolCall","id":"toolu_01B","name":"read","arguments":{"path":"test.log"}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15},"stopReason":"toolUse","timestamp":1765233669389}
@@ -96,7 +87,7 @@ fn trailing_calls_without_results_get_synthetic_error_results() {
         "stamped with the turn's time, not the clock"
     );
     assert_eq!(prepared.origins[3], Origin::SyntheticResult(1));
-    let changes: Vec<_> = prepared.report.iter().map(|c| (c.index, c.kind)).collect();
+    let changes = change_kinds(&prepared.report);
     assert_eq!(changes, [(1, ChangeKind::SyntheticResult)]);
     assert_eq!(validate(&input)[0].kind, ProblemKind::MissingResult);
     assert_stable(&input, &claude());
@@ -107,7 +98,7 @@ fn trailing_calls_without_results_get_synthetic_error_results() {
 /// and no synthetic result is made for a call that is not sent.
 #[test]
 fn trailing_aborted_turn_is_skipped_without_synthetic_results() {
-    let input = transcript(
+    let input = lines(
         r#"
         {"role":"user","content":[{"type":"text","text":"write 1000 lines of lorem ipsum to hello.txt"}],"timestamp":1}
         {"role":"assistant","content":[{"type":"toolCall","id":"toolu_01W","name":"write","arguments":{"path":"hello.txt"}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0},"stopReason":"toolUse","timestamp":2}
@@ -122,7 +113,7 @@ fn trailing_aborted_turn_is_skipped_without_synthetic_results() {
         ["user", "assistant", "toolResult", "user"]
     );
     assert!(!tool_ids(&prepared.messages).contains(&"toolu_01X".to_owned()));
-    let changes: Vec<_> = prepared.report.iter().map(|c| (c.index, c.kind)).collect();
+    let changes = change_kinds(&prepared.report);
     assert_eq!(changes, [(4, ChangeKind::SkippedFailedTurn)]);
     assert_stable(&input, &claude());
 }
@@ -133,7 +124,7 @@ fn trailing_aborted_turn_is_skipped_without_synthetic_results() {
 /// for every later request.
 #[test]
 fn results_of_an_errored_turn_go_with_it() {
-    let input = transcript(
+    let input = lines(
         r#"
         {"role":"user","content":"check the deploy","timestamp":1}
         {"role":"assistant","content":[{"type":"text","text":"Checking."},{"type":"toolCall","id":"toolu_01E","name":"bash","arguments":{"command":"kubectl get pods"}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0},"stopReason":"error","errorMessage":"terminated","timestamp":2}
@@ -149,7 +140,7 @@ fn results_of_an_errored_turn_go_with_it() {
         ["user", "user", "assistant", "toolResult"]
     );
     assert_eq!(tool_ids(&prepared.messages), ["toolu_01F", "toolu_01F"]);
-    let changes: Vec<_> = prepared.report.iter().map(|c| (c.index, c.kind)).collect();
+    let changes = change_kinds(&prepared.report);
     assert_eq!(
         changes,
         [
@@ -174,7 +165,7 @@ fn results_of_an_errored_turn_go_with_it() {
 /// keeps it as plain text, without tags.
 #[test]
 fn foreign_thinking_is_dropped_by_default_and_plain_as_text() {
-    let input = transcript(
+    let input = lines(
         r#"
         {"role":"user","content":"show my last hands","timestamp":1}
         {"role":"assistant","content":[{"type":"thinking","thinking":"SECRET internal reasoning","thinkingSignature":"{\"type\":\"reasoning\",\"id\":\"rs_68a1\",\"encrypted_content\":\"gAAAAB…\"}"},{"type":"text","text":"Here are your 5 most recent hands!"}],"api":"openai-responses","provider":"openai","model":"gpt-5","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0},"stopReason":"stop","timestamp":2}
@@ -219,7 +210,7 @@ fn foreign_thinking_is_dropped_by_default_and_plain_as_text() {
 /// as none: Claude takes only signed thinking, so the block goes.
 #[test]
 fn empty_signature_counts_as_none() {
-    let input = transcript(
+    let input = lines(
         r#"
         {"role":"user","content":"hi","timestamp":1}
         {"role":"assistant","content":[{"type":"thinking","thinking":"The user greets","thinkingSignature":"EqQBCkgIARABGAIiQF"},{"type":"text","text":"Hello!"}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0},"stopReason":"stop","timestamp":2}
@@ -242,7 +233,7 @@ fn empty_signature_counts_as_none() {
     );
     assert_eq!(second.text_content(), "Once upon");
     assert!(!json(&prepared.messages).contains(r#""signature":"""#));
-    let changes: Vec<_> = prepared.report.iter().map(|c| (c.index, c.kind)).collect();
+    let changes = change_kinds(&prepared.report);
     assert_eq!(changes, [(3, ChangeKind::DroppedThinking)]);
     assert!(prepared.report.changes[0].detail.contains("no signature"));
     assert_eq!(validate(&input)[0].kind, ProblemKind::EmptySignature);
@@ -261,7 +252,7 @@ fn empty_signature_counts_as_none() {
 /// that made it; an empty one counts as none.
 #[test]
 fn tool_call_signatures_go_back_only_to_their_model() {
-    let input = transcript(
+    let input = lines(
         r#"
         {"role":"user","content":"weather in Paris?","timestamp":1}
         {"role":"assistant","content":[{"type":"toolCall","id":"get_weather_0","name":"get_weather","arguments":{"city":"Paris"},"thoughtSignature":"CiQBcsjafE"},{"type":"toolCall","id":"get_weather_1","name":"get_weather","arguments":{"city":"Lyon"},"thoughtSignature":""}],"api":"google-generative-ai","provider":"google","model":"gemini-3-pro-preview","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0},"stopReason":"toolUse","timestamp":2}
@@ -296,7 +287,7 @@ fn tool_call_signatures_go_back_only_to_their_model() {
 /// match pattern '^[a-zA-Z0-9_-]+$'".
 #[test]
 fn ids_with_dots_and_colons_are_mapped_for_anthropic() {
-    let input = transcript(
+    let input = lines(
         r#"
         {"role":"user","content":"plan the refactor","timestamp":1}
         {"role":"assistant","content":[{"type":"toolCall","id":"functions.write_todos:0","name":"write_todos","arguments":{"todos":["a"]}},{"type":"toolCall","id":"functions.write_todos.0","name":"write_todos","arguments":{"todos":["b"]}}],"api":"openai-completions","provider":"fireworks","model":"accounts/fireworks/models/kimi-k2-instruct","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0},"stopReason":"toolUse","timestamp":2}
@@ -397,7 +388,7 @@ fn a_446_character_responses_id_is_shortened_reversibly() {
 /// turn; a result for no call and a second result are dropped.
 #[test]
 fn stray_duplicate_and_late_results() {
-    let input = transcript(
+    let input = lines(
         r#"
         {"role":"toolResult","toolCallId":"toolu_old","toolName":"read","content":"left from a compacted turn","isError":false,"timestamp":1}
         {"role":"user","content":"read a.rs","timestamp":2}
@@ -413,7 +404,7 @@ fn stray_duplicate_and_late_results() {
         ["user", "assistant", "toolResult", "user"]
     );
     assert_eq!(prepared.origins[2], Origin::Input(4));
-    let changes: Vec<_> = prepared.report.iter().map(|c| (c.index, c.kind)).collect();
+    let changes = change_kinds(&prepared.report);
     assert_eq!(
         changes,
         [
@@ -444,7 +435,7 @@ const SCREENSHOT: &str = r#"
 
 #[test]
 fn images_become_placeholders_naming_their_type_without_vision() {
-    let input = transcript(SCREENSHOT);
+    let input = lines(SCREENSHOT);
     let target = Target::new("deepseek", "openai-completions", "deepseek-chat").vision(false);
     let prepared = prepare(&input, &target);
     let user = prepared.messages[0].as_user().expect("user");
@@ -453,7 +444,7 @@ fn images_become_placeholders_naming_their_type_without_vision() {
     assert!(
         matches!(&result.content[1], ToolResultContent::Text(t) if t.text.contains("image/jpeg"))
     );
-    let changes: Vec<_> = prepared.report.iter().map(|c| (c.index, c.kind)).collect();
+    let changes = change_kinds(&prepared.report);
     assert_eq!(
         changes,
         [
@@ -466,7 +457,7 @@ fn images_become_placeholders_naming_their_type_without_vision() {
 
 #[test]
 fn tool_result_images_move_into_a_user_message_after_the_results() {
-    let input = transcript(SCREENSHOT);
+    let input = lines(SCREENSHOT);
     let target = Target::new("openai", "openai-completions", "gpt-4o");
     assert!(target.vision && !target.tool_result_images);
     let prepared = prepare(&input, &target);
@@ -510,7 +501,7 @@ fn tool_result_images_move_into_a_user_message_after_the_results() {
 
 #[test]
 fn duplicate_and_empty_call_ids_become_unique() {
-    let input = transcript(
+    let input = lines(
         r#"
         {"role":"user","content":"go","timestamp":1}
         {"role":"assistant","content":[{"type":"toolCall","id":"call_0","name":"a","arguments":{}},{"type":"toolCall","id":"","name":"b","arguments":{}}],"api":"google-generative-ai","provider":"google","model":"gemini-2.5-flash","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0},"stopReason":"toolUse","timestamp":2}
@@ -544,7 +535,7 @@ fn duplicate_and_empty_call_ids_become_unique() {
 
 #[test]
 fn a_turn_left_empty_is_dropped() {
-    let input = transcript(
+    let input = lines(
         r#"
         {"role":"user","content":"think about it","timestamp":1}
         {"role":"assistant","content":[{"type":"redactedThinking","data":"EmwKAhgB"}],"api":"anthropic-messages","provider":"anthropic","model":"claude-opus-4-5","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0},"stopReason":"stop","timestamp":2}
@@ -553,7 +544,7 @@ fn a_turn_left_empty_is_dropped() {
     );
     let prepared = prepare(&input, &claude());
     assert_eq!(roles(&prepared.messages), ["user", "user"]);
-    let changes: Vec<_> = prepared.report.iter().map(|c| (c.index, c.kind)).collect();
+    let changes = change_kinds(&prepared.report);
     assert_eq!(
         changes,
         [
@@ -572,7 +563,7 @@ fn a_turn_left_empty_is_dropped() {
 /// `prepare` takes `to_llm`'s borrowed `Cow`s as well as owned messages.
 #[test]
 fn borrowed_and_owned_input_prepare_alike() {
-    let input = transcript(SCREENSHOT);
+    let input = lines(SCREENSHOT);
     let cows: Vec<std::borrow::Cow<'_, Message>> =
         input.iter().map(std::borrow::Cow::Borrowed).collect();
     let refs: Vec<&Message> = input.iter().collect();

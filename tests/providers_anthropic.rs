@@ -10,7 +10,7 @@ use agentmsg::providers::{anthropic, DecodeError, Request, StreamDecode, ToolSpe
 use agentmsg::{AssistantContent, AssistantMessage, ChangeKind, Message, StopReason};
 use serde_json::{json, Value};
 
-use common::{chunk_lines, file_name, lines, pi_messages};
+use common::{change_kinds, chunk_lines, file_name, lines, pi_messages};
 
 const SCHEMA: &str = "anthropic-messages-request.schema.json";
 const MODEL: &str = "claude-sonnet-4-5";
@@ -416,12 +416,7 @@ fn every_block_type_maps_to_its_anthropic_form() {
         "images stay inside tool results"
     );
     assert!(result.get("is_error").is_none());
-    let kinds: Vec<_> = encoded
-        .report
-        .changes
-        .iter()
-        .map(|c| (c.index, c.kind))
-        .collect();
+    let kinds = change_kinds(&encoded.report);
     assert!(
         kinds.contains(&(0, ChangeKind::UnsupportedContent)),
         "{kinds:?}"
@@ -457,12 +452,7 @@ fn a_long_document_title_is_cut_to_500_characters() {
         encoded.body["messages"][0]["content"][0]["title"],
         exact.as_str()
     );
-    let changes: Vec<_> = encoded
-        .report
-        .changes
-        .iter()
-        .map(|c| (c.index, c.kind))
-        .collect();
+    let changes = change_kinds(&encoded.report);
     assert_eq!(changes, [(0, ChangeKind::UnsupportedContent)]);
 }
 
@@ -509,12 +499,7 @@ fn same_role_runs_are_merged_and_reported() {
         .collect();
     assert_eq!(roles, [json!("user"), json!("assistant"), json!("user")]);
     assert_eq!(encoded.body["system"][0]["text"], "Late system note.");
-    let kinds: Vec<_> = encoded
-        .report
-        .changes
-        .iter()
-        .map(|c| (c.index, c.kind))
-        .collect();
+    let kinds = change_kinds(&encoded.report);
     assert!(kinds.contains(&(1, ChangeKind::MergedTurns)), "{kinds:?}");
     assert!(kinds.contains(&(3, ChangeKind::MergedTurns)), "{kinds:?}");
     assert!(

@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 const SCHEMA: &str = "openai-chat-request.schema.json";
 const API: &str = "openai-completions";
 const MODEL: &str = "gpt-4.1";
+use common::change_kinds;
 use common::openai::PNG;
 
 // ---------------------------------------------------------------------------
@@ -942,8 +943,7 @@ fn encoder_changes_name_the_input_message() {
         vec![result("call_ghost", "read", "stray"), user(vec![ogg])],
     );
     let encoded = openai_chat::encode_request(&request).unwrap();
-    let kinds: Vec<(usize, ChangeKind)> =
-        encoded.report.iter().map(|c| (c.index, c.kind)).collect();
+    let kinds = change_kinds(&encoded.report);
     assert_eq!(
         kinds,
         [

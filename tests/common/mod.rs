@@ -8,7 +8,7 @@ pub mod openai;
 use std::path::{Path, PathBuf};
 
 use agentmsg::providers::Request;
-use agentmsg::Message;
+use agentmsg::{ChangeKind, Message, Report};
 use serde_json::Value;
 
 /// `../shared/conformance` beside the repo, or `$AGENTMSG_CONFORMANCE_DIR`.
@@ -156,4 +156,10 @@ pub fn chunk_lines(path: &Path) -> Vec<String> {
         .filter(|l| !l.trim().is_empty())
         .map(str::to_owned)
         .collect()
+}
+
+/// Each change of `report` as `(message index, kind)`, in order: what tests
+/// assert on (the details are prose).
+pub fn change_kinds(report: &Report) -> Vec<(usize, ChangeKind)> {
+    report.iter().map(|c| (c.index, c.kind)).collect()
 }
