@@ -642,9 +642,7 @@ impl<'de> RoleDispatch<'de> for AgentDispatch<'_> {
         };
         let envelope = envelope.take();
         if let Some(v) = envelope.v {
-            return Err(de::Error::custom(format_args!(
-                "unexpected `v` ({v}) on a {role} message"
-            )));
+            return Err(crate::message::unversioned(v, role));
         }
         Ok(AgentMessage::Llm(LlmMessage {
             message,
@@ -711,8 +709,7 @@ pub fn decode_line(
 ) -> Result<AgentMessage, DecodeError> {
     // Most lines are LLM messages written by us, role first.
     if let Some(role) = llm_role_first(line) {
-        return decode_llm(line, role)
-            .or_else(|e| not_decoded(line, Cow::Borrowed(role.as_str()), invalid(&e), mode));
+        return decode_llm(line, role, mode);
     }
     let kind = match role_of(line) {
         Some(Ok(kind)) => kind,
@@ -731,18 +728,15 @@ pub fn decode_line(
             });
         }
     };
-    let reason = match Role::from_name(&kind) {
-        Some(role) => match decode_llm(line, role) {
-            Ok(message) => return Ok(message),
-            Err(e) => invalid(&e),
+    if let Some(role) = Role::from_name(&kind) {
+        return decode_llm(line, role, mode);
+    }
+    let reason = match registry.get(&kind) {
+        Some(registration) => match registration.decode_line(line) {
+            Ok(entry) => return Ok(AgentMessage::Custom(entry)),
+            Err(reason) => reason,
         },
-        None => match registry.get(&kind) {
-            Some(registration) => match registration.decode_line(line) {
-                Ok(entry) => return Ok(AgentMessage::Custom(entry)),
-                Err(reason) => reason,
-            },
-            None => unregistered_reason(registry, &kind),
-        },
+        None => unregistered_reason(registry, &kind),
     };
     not_decoded(line, kind, reason, mode)
 }
@@ -781,13 +775,14 @@ fn not_decoded(
     }
 }
 
-/// Decodes an LLM line whose role is already known, straight into its type.
-fn decode_llm(line: &str, role: Role) -> serde_json::Result<AgentMessage> {
+/// Decodes an LLM line whose role is already known, straight into its type; a
+/// line that does not decode is kept or rejected as `mode` says.
+fn decode_llm(line: &str, role: Role, mode: DecodeMode) -> Result<AgentMessage, DecodeError> {
     match role {
-        Role::User => decode_line_form::<line::UserLine>(line),
-        Role::Assistant => decode_line_form::<line::AssistantLine>(line),
-        Role::ToolResult => decode_line_form::<line::ToolResultLine>(line),
-        Role::System => decode_line_form::<line::SystemLine>(line),
+        Role::User => decode_line_form::<line::UserLine>(line, mode),
+        Role::Assistant => decode_line_form::<line::AssistantLine>(line, mode),
+        Role::ToolResult => decode_line_form::<line::ToolResultLine>(line, mode),
+        Role::System => decode_line_form::<line::SystemLine>(line, mode),
     }
 }
 
@@ -807,23 +802,36 @@ fn llm_role_first(line: &str) -> Option<Role> {
 /// Decodes a line in its role's wire form (the message's fields and the
 /// envelope keys, in one derived decoder; see `message::line`). Not inlined:
 /// one compact function per role keeps the hot code of a line together, which
-/// measurably cuts instruction-cache misses.
+/// measurably cuts instruction-cache misses. It returns `decode_line`'s own
+/// result, with the error paths out of line, so a decoded message is not copied
+/// again on its way out (66 fewer instructions per LLM line under callgrind).
 #[inline(never)]
 fn decode_line_form<'de, L: line::LineForm<'de>>(
     line: &'de str,
-) -> serde_json::Result<AgentMessage> {
-    let (message, id, turn_id, v) = serde_json::from_str::<L>(line)?.split();
-    if let Some(v) = v {
-        return Err(de::Error::custom(format_args!(
-            "unexpected `v` ({v}) on a {} message",
-            message.role().as_str()
-        )));
+    mode: DecodeMode,
+) -> Result<AgentMessage, DecodeError> {
+    match serde_json::from_str::<L>(line) {
+        Ok(form) => match form.into_message() {
+            Ok(message) => Ok(AgentMessage::Llm(message)),
+            Err(v) => {
+                let error = crate::message::unversioned(v, L::ROLE.as_str());
+                llm_not_decoded(line, L::ROLE, &error, mode)
+            }
+        },
+        Err(e) => llm_not_decoded(line, L::ROLE, &e, mode),
     }
-    Ok(AgentMessage::Llm(LlmMessage {
-        message,
-        id,
-        turn_id,
-    }))
+}
+
+/// An LLM line that did not decode: kept or rejected as `mode` says.
+#[cold]
+#[inline(never)]
+fn llm_not_decoded(
+    line: &str,
+    role: Role,
+    error: &serde_json::Error,
+    mode: DecodeMode,
+) -> Result<AgentMessage, DecodeError> {
+    not_decoded(line, Cow::Borrowed(role.as_str()), invalid(error), mode)
 }
 
 /// Decodes a whole line as `T` when its role is already known (`accept` says

@@ -708,9 +708,7 @@ impl<'de> crate::flat::RoleDispatch<'de> for LlmDispatch {
         };
         let envelope = envelope.take();
         if let Some(v) = envelope.v {
-            return Err(de::Error::custom(format_args!(
-                "unexpected `v` ({v}) on a {role} message"
-            )));
+            return Err(unversioned(v, role));
         }
         Ok(LlmMessage {
             message,
@@ -723,6 +721,12 @@ impl<'de> crate::flat::RoleDispatch<'de> for LlmDispatch {
 /// A field that is present, even as `null`, is `Some` (absent is `None` by default).
 fn present_value<'de, D: Deserializer<'de>>(d: D) -> Result<Option<serde_json::Value>, D::Error> {
     serde_json::Value::deserialize(d).map(Some)
+}
+
+/// The error for a `v` on an LLM line: LLM messages have no version.
+#[cold]
+pub(crate) fn unversioned<E: de::Error>(v: u32, role: &str) -> E {
+    E::custom(format_args!("unexpected `v` ({v}) on a {role} message"))
 }
 
 /// Reads `content` as a list of blocks, or a plain string as one text block.

@@ -5,10 +5,9 @@
 //! wrapper between the parser and the fields.
 //!
 //! Each `*Line` struct (made by `line_form!`) repeats its message's fields with
-//! the same decoding attributes. The compiler checks the field lists (`split`
-//! names every field of the message); a property test checks the attributes by
-//! decoding random,
-//! mutated lines both ways (`line_reader_agrees_with_the_message_types` in
+//! the same decoding attributes. The compiler checks the field lists
+//! (`into_message` names every field of the message); a property test checks the
+//! attributes by decoding random, mutated lines both ways (`line_reader_agrees_with_the_message_types` in
 //! `tests/core_roundtrip.rs`).
 
 use std::marker::PhantomData;
@@ -17,16 +16,20 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 
 use super::{
-    present_value, text_blocks, tool_result_blocks, user_blocks, AssistantMessage, Message,
-    MessageId, StopReason, SystemMessage, ToolResultMessage, TurnId, UserMessage,
+    present_value, text_blocks, tool_result_blocks, user_blocks, AssistantMessage, LlmMessage,
+    Message, MessageId, StopReason, SystemMessage, ToolResultMessage, TurnId, UserMessage,
 };
 use crate::content::{AssistantContent, Role, TextContent, ToolResultContent, UserContent};
 use crate::usage::Usage;
 
 /// A line of one LLM role, decoded in one pass.
 pub(crate) trait LineForm<'de>: Deserialize<'de> {
-    /// The message and the line's `id`, `turnId` and `v`.
-    fn split(self) -> (Message, Option<MessageId>, Option<TurnId>, Option<u32>);
+    /// The line's role.
+    const ROLE: Role;
+
+    /// The message with the line's `id` and `turnId`, or the line's `v` when it
+    /// has one (an LLM message has no version, so that is an error).
+    fn into_message(self) -> Result<LlmMessage, u32>;
 }
 
 /// The role an LLM line must have.
@@ -75,8 +78,8 @@ role_name!(IsToolResult, Role::ToolResult);
 
 /// Defines `$line`, the wire form of `Message::$variant($message)`: the message's
 /// fields, each listed once with its decoding attributes, then the envelope
-/// keys. `split` builds the message from the same list, so a field added to the
-/// message and not here fails to compile.
+/// keys. `into_message` builds the message from the same list, so a field added
+/// to the message and not here fails to compile.
 macro_rules! line_form {
     (
         $line:ident => $variant:ident($message:ident), role $is:ident {
@@ -99,9 +102,18 @@ macro_rules! line_form {
         }
 
         impl LineForm<'_> for $line {
-            fn split(self) -> (Message, Option<MessageId>, Option<TurnId>, Option<u32>) {
-                let message = $message { $( $field: self.$field, )* };
-                (Message::$variant(message), self.id, self.turn_id, self.v)
+            const ROLE: Role = <$is as RoleName>::ROLE;
+
+            #[inline(always)]
+            fn into_message(self) -> Result<LlmMessage, u32> {
+                if let Some(v) = self.v {
+                    return Err(v);
+                }
+                Ok(LlmMessage {
+                    message: Message::$variant($message { $( $field: self.$field, )* }),
+                    id: self.id,
+                    turn_id: self.turn_id,
+                })
             }
         }
     };
