@@ -7,8 +7,8 @@
 //! Each `*Line` struct (made by `line_form!`) repeats its message's fields with
 //! the same decoding attributes. The compiler checks the field lists
 //! (`into_message` names every field of the message); a property test checks the
-//! attributes by decoding random, mutated lines both ways (`line_reader_agrees_with_the_message_types` in
-//! `tests/core_roundtrip.rs`).
+//! attributes by decoding random, mutated lines both ways
+//! (`line_reader_agrees_with_the_message_types` in `tests/core_roundtrip.rs`).
 
 use std::marker::PhantomData;
 
