@@ -282,6 +282,55 @@ fn tool_call_signatures_go_back_only_to_their_model() {
     assert_stable(&input, &claude());
 }
 
+/// A text block's signature (pi's `textSignature`: Gemini's `thoughtSignature`
+/// on a text part, or an OpenAI Responses message id) is only for the model that
+/// wrote it; an empty one counts as none. The text itself always goes.
+#[test]
+fn text_signatures_go_back_only_to_their_model() {
+    let input = lines(
+        r#"
+        {"role":"user","content":"hi","timestamp":1}
+        {"role":"assistant","content":[{"type":"text","text":"Hello","textSignature":"CiQBcsjafE"},{"type":"text","text":" there","textSignature":""}],"api":"google-generative-ai","provider":"google","model":"gemini-3-pro-preview","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0},"stopReason":"stop","timestamp":2}
+        {"role":"user","content":"and?","timestamp":3}
+        "#,
+    );
+    let signatures = |prepared: &agentmsg::Prepared| -> Vec<Option<String>> {
+        prepared.messages[1]
+            .as_assistant()
+            .expect("assistant")
+            .content
+            .iter()
+            .filter_map(|c| match c {
+                AssistantContent::Text(t) => Some(t.signature.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let gemini = Target::new("google", "google-generative-ai", "gemini-3-pro-preview");
+    let same = prepare(&input, &gemini);
+    assert_eq!(signatures(&same), [Some("CiQBcsjafE".to_owned()), None]);
+    assert_eq!(same.report.count(ChangeKind::DroppedThinking), 1);
+    assert_eq!(
+        same.report.changes[0].detail,
+        "removed the empty signature of text block 1"
+    );
+
+    let other = prepare(&input, &claude());
+    assert_eq!(signatures(&other), [None, None]);
+    assert_eq!(
+        other.messages[1].as_assistant().map(|m| m.text_content()),
+        Some("Hello there".to_owned())
+    );
+    assert_eq!(other.report.count(ChangeKind::DroppedThinking), 2);
+
+    let problems = validate(&input);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].kind, ProblemKind::EmptySignature);
+    assert_eq!(problems[0].detail, "text block 1 has an empty signature");
+    assert_stable(&input, &gemini);
+    assert_stable(&input, &claude());
+}
+
 /// langchain#37756: a thread moved from Kimi (through Fireworks) to Claude
 /// carries ids like `functions.write_todos:0`; Anthropic answers "String should
 /// match pattern '^[a-zA-Z0-9_-]+$'".

@@ -40,7 +40,9 @@ pub struct TextContent {
     /// The text.
     pub text: String,
     /// The provider's opaque data about this text, kept to be given back to the
-    /// same provider (not written when `None`).
+    /// same model (not written when `None`): Gemini's `thoughtSignature` on a text
+    /// part, or the id (and phase) of an OpenAI Responses message, as pi stores
+    /// them.
     #[serde(
         default,
         alias = "textSignature",
@@ -63,6 +65,11 @@ impl TextContent {
     pub fn with_signature(mut self, signature: impl Into<String>) -> Self {
         self.signature = Some(signature.into());
         self
+    }
+
+    /// The signature, treating an empty string as none.
+    pub fn signature(&self) -> Option<&str> {
+        self.signature.as_deref().filter(|s| !s.is_empty())
     }
 }
 

@@ -51,9 +51,10 @@ impl Prepared {
 /// The rules, in the order they apply:
 ///
 /// 1. **Replay of reasoning.** Thinking, redacted thinking and signatures
-///    (of thinking blocks and of tool calls) go back only to the provider, api
-///    and model that wrote the assistant message ([`Target::produced`]). For any
-///    other target [`ThinkingPolicy::Drop`] removes them, and
+///    (of thinking blocks, text blocks and tool calls) go back only to the
+///    provider, api and model that wrote the assistant message
+///    ([`Target::produced`]). For any other target [`ThinkingPolicy::Drop`]
+///    removes them, and
 ///    [`ThinkingPolicy::AsText`] turns thinking into plain text. An empty
 ///    signature counts as none; unsigned thinking goes back only to targets
 ///    that take it ([`Target::unsigned_thinking`]).

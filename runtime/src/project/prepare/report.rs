@@ -176,7 +176,7 @@ pub enum ProblemKind {
     DuplicateCallId,
     /// A tool call has an empty id.
     EmptyCallId,
-    /// A thinking block or tool call has an empty-string signature.
+    /// A thinking block, text block or tool call has an empty-string signature.
     EmptySignature,
     /// A user or assistant message has no content.
     EmptyMessage,

@@ -68,6 +68,7 @@ enum Event {
     },
     SignatureDropped {
         block: usize,
+        on: BlockKind,
         why: Why,
     },
     EmptySignature {
@@ -139,10 +140,10 @@ impl Finding {
                     why.describe()
                 ),
             ),
-            Event::SignatureDropped { block, why } => (
+            Event::SignatureDropped { block, on, why } => (
                 ChangeKind::DroppedThinking,
                 format!(
-                    "removed the signature of tool call block {block}: {}",
+                    "removed the signature of {on} block {block}: {}",
                     why.describe()
                 ),
             ),
@@ -555,31 +556,8 @@ impl Run<'_> {
                 }
                 AssistantContent::ToolCall(call) => {
                     let mut call = call.clone();
-                    match call.signature.as_deref() {
-                        Some("") => {
-                            self.found(
-                                i,
-                                Event::EmptySignature {
-                                    block: b,
-                                    on: BlockKind::ToolCall,
-                                },
-                            );
-                            if self.mode == Mode::Prepare {
-                                call.signature = None;
-                            }
-                        }
-                        Some(_) if self.mode == Mode::Prepare && !same => {
-                            call.signature = None;
-                            self.found(
-                                i,
-                                Event::SignatureDropped {
-                                    block: b,
-                                    why: foreign(),
-                                },
-                            );
-                        }
-                        _ => {}
-                    }
+                    let on = (b, BlockKind::ToolCall);
+                    self.signature(i, on, &mut call.signature, same, &foreign);
                     if let Some(assigned) = calls.next() {
                         if let Some(fix) = assigned.fix {
                             self.found(
@@ -598,12 +576,44 @@ impl Run<'_> {
                     }
                     content.push(AssistantContent::ToolCall(call));
                 }
-                AssistantContent::Text(_) => content.push(block.clone()),
+                AssistantContent::Text(text) => {
+                    let mut text = text.clone();
+                    let on = (b, BlockKind::Text);
+                    self.signature(i, on, &mut text.signature, same, &foreign);
+                    content.push(AssistantContent::Text(text));
+                }
             }
         }
         AssistantMessage {
             content,
             ..without_content(message)
+        }
+    }
+
+    /// The signature of a text block or a tool call (`on`: its index and kind),
+    /// which only the model that wrote it can read: an empty one is reported
+    /// and, when preparing, removed; so is one written by another model.
+    fn signature(
+        &mut self,
+        i: usize,
+        (block, on): (usize, BlockKind),
+        signature: &mut Option<String>,
+        same: bool,
+        foreign: &dyn Fn() -> Why,
+    ) {
+        match signature.as_deref() {
+            Some("") => {
+                self.found(i, Event::EmptySignature { block, on });
+                if self.mode == Mode::Prepare {
+                    *signature = None;
+                }
+            }
+            Some(_) if self.mode == Mode::Prepare && !same => {
+                *signature = None;
+                let why = foreign();
+                self.found(i, Event::SignatureDropped { block, on, why });
+            }
+            _ => {}
         }
     }
 
