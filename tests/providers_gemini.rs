@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use agentmsg::providers::{gemini, DecodeError, Request, StreamDecode, ToolSpec};
-use agentmsg::{AssistantContent, AssistantMessage, ChangeKind, Message, StopReason};
+use agentmsg::{AgentMessage, AssistantContent, AssistantMessage, ChangeKind, Message, StopReason};
 use serde_json::{json, Value};
 
 use common::{chunk_lines, file_name, lines, pi_messages};
@@ -66,8 +66,8 @@ fn cases() -> Vec<(String, Request)> {
                 {"type": "document", "data": PDF, "mimeType": "application/pdf", "title": "spec.pdf"},
                 {"type": "document", "url": "gs://bucket/a.pdf"},
             ], "timestamp": 1}).to_string(),
-            assistant(json!([thought, {"type": "text", "text": "Reading."},
-                {"type": "thinking", "thinking": "", "signature": "RXRleHQ="}, signed_call("c1")]), "toolUse", MODEL),
+            assistant(json!([thought, {"type": "text", "text": "Reading.", "textSignature": "RXRleHQ="},
+                signed_call("c1")]), "toolUse", MODEL),
             result("c1", json!([{"type": "text", "text": "fn main() {}"},
                 {"type": "image", "data": PNG, "mimeType": "image/png"}]), false),
             assistant(json!([{"type": "text", "text": "Done."}]), "stop", MODEL),
@@ -616,8 +616,8 @@ fn shape(message: &AssistantMessage) -> Vec<String> {
         .content
         .iter()
         .map(|c| match c {
+            AssistantContent::Text(t) if t.signature.is_some() => "signed text".to_owned(),
             AssistantContent::Text(_) => "text".to_owned(),
-            AssistantContent::Thinking(t) if t.thinking.is_empty() => "signature".to_owned(),
             AssistantContent::Thinking(_) => "thinking".to_owned(),
             AssistantContent::RedactedThinking(_) => "redacted".to_owned(),
             AssistantContent::ToolCall(call) => format!("call:{}", call.name),
@@ -756,7 +756,7 @@ fn decoded_fields_match_the_recordings() {
     );
 
     let text = decode_body(&dir.join("google-text.json"));
-    assert_eq!(shape(&text), ["text", "signature"]);
+    assert_eq!(shape(&text), ["signed text"]);
     assert!(text
         .text_content()
         .starts_with("There are **3** r's in strawberry."));
@@ -824,7 +824,7 @@ fn decoded_fields_match_the_recordings() {
         .is_some_and(|c| c.arguments.is_empty()));
 
     let reasoning = decode_chunks(&dir.join("google-reasoning.chunks.txt")).expect("stream");
-    assert_eq!(shape(&reasoning), ["text", "signature"]);
+    assert_eq!(shape(&reasoning), ["signed text"]);
     assert!(reasoning.usage.reasoning > 0 && reasoning.usage.output > reasoning.usage.reasoning);
 }
 
@@ -969,6 +969,7 @@ fn decoded_messages_replay_to_the_same_model() {
             .content
             .iter()
             .filter_map(|c| match c {
+                AssistantContent::Text(t) => t.signature.as_deref(),
                 AssistantContent::Thinking(t) => t.signature.as_deref(),
                 AssistantContent::ToolCall(c) => c.signature.as_deref(),
                 _ => None,
@@ -1196,4 +1197,99 @@ fn a_conversation_opening_with_the_model_gets_a_user_turn_first() {
         .changes
         .iter()
         .any(|c| c.index == 0 && c.kind == ChangeKind::UnsupportedContent));
+}
+
+/// pi keeps Gemini's signature of a text part as the text block's
+/// `textSignature`; so do we, and it goes back on that text, to that model only.
+#[test]
+fn text_signatures_stay_with_their_text() {
+    let body = json!({"candidates": [{"content": {"role": "model", "parts": [
+        {"text": "A"},
+        {"text": "B", "thoughtSignature": "U0lHMQ=="},
+        {"text": "C"},
+        {"inlineData": {"mimeType": "image/png", "data": PNG}, "thoughtSignature": "U0lHMg=="},
+        {"text": "", "thoughtSignature": "U0lHMw=="},
+        {"text": "", "thought": true, "thoughtSignature": SIG},
+    ]}, "finishReason": "STOP"}], "modelVersion": MODEL, "responseId": "r"});
+    let message = gemini::decode_response(&body.to_string()).expect("decodes");
+    let blocks: Vec<_> = message
+        .content
+        .iter()
+        .map(|c| match c {
+            AssistantContent::Text(t) => (t.text.as_str(), t.signature.as_deref(), false),
+            AssistantContent::Thinking(t) => (t.thinking.as_str(), t.signature.as_deref(), true),
+            other => panic!("unexpected block {other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        blocks,
+        [
+            ("AB", Some("U0lHMQ=="), false),
+            ("C", None, false),
+            ("", Some("U0lHMg=="), false),
+            ("", Some("U0lHMw=="), false),
+            ("", Some(SIG), true),
+        ],
+        "a signed part ends its block; an unmodelled part's signature has its own block"
+    );
+    // pi's form of the same block reads back the same.
+    let line = AgentMessage::from(Message::Assistant(message.clone()))
+        .to_line()
+        .expect("writes");
+    assert!(
+        line.contains(r#"{"type":"text","text":"AB","signature":"U0lHMQ=="}"#),
+        "{line}"
+    );
+    let pi = line.replace(r#""signature":"U0lHMQ==""#, r#""textSignature":"U0lHMQ==""#);
+    assert_eq!(
+        AgentMessage::from_line(&pi).expect("decodes").as_llm(),
+        Some(&Message::Assistant(message.clone()))
+    );
+
+    let request = |model: &str| {
+        let messages = vec![
+            Message::user("q"),
+            Message::Assistant(message.clone()),
+            Message::user("next"),
+        ];
+        gemini::encode_request(&Request::new(model, messages)).expect("encodes")
+    };
+    let same = request(MODEL);
+    assert_eq!(
+        same.body["contents"][1]["parts"],
+        json!([
+            {"text": "AB", "thoughtSignature": "U0lHMQ=="},
+            {"text": "C"},
+            {"text": "", "thoughtSignature": "U0lHMg=="},
+            {"text": "", "thoughtSignature": "U0lHMw=="},
+            {"text": "", "thought": true, "thoughtSignature": SIG},
+        ])
+    );
+    assert!(same.report.changes.is_empty(), "{:?}", same.report.changes);
+
+    let other = request("gemini-2.5-flash");
+    assert_eq!(
+        other.body["contents"][1]["parts"],
+        json!([{"text": "AB"}, {"text": "C"}]),
+        "another model gets neither the signatures nor the blocks that were only signatures"
+    );
+    let dropped: Vec<_> = other
+        .report
+        .changes
+        .iter()
+        .filter(|c| c.kind == ChangeKind::DroppedThinking)
+        .map(|c| c.detail.as_str())
+        .collect();
+    assert!(
+        dropped
+            .iter()
+            .any(|d| d
+                .starts_with("removed the signature of text block 0: it was written by google/")),
+        "{dropped:?}"
+    );
+    assert_eq!(
+        dropped.len(),
+        4,
+        "three text signatures and one thinking block: {dropped:?}"
+    );
 }

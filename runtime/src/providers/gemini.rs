@@ -52,14 +52,15 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Gemini may put a `thoughtSignature` on a plain text part. agentmsg's text block
-//! has no signature, so the decoders keep it as a [`ThinkingContent`] with empty
-//! `thinking` right after that text, and the encoder puts it back on the text
-//! part before it. Function calls that come without an `id` get a deterministic
-//! one (`call_` and 16 hex digits of a hash of the response id, the call's
-//! position, name and arguments). Parts agentmsg does not model (`inlineData`
-//! output, `executableCode`, `codeExecutionResult`) are skipped; only the first
-//! candidate is read.
+//! Gemini may put a `thoughtSignature` on a plain text part. The decoders keep it
+//! as the text block's `signature` (as pi keeps it, as `textSignature`): a signed
+//! part ends its block, so each signature stays with the text it came with, and
+//! the signature of a part agentmsg does not model is kept on an empty text
+//! block. The encoder sends it back on the text's part. Function calls that come
+//! without an `id` get a deterministic one (`call_` and 16 hex digits of a hash
+//! of the response id, the call's position, name and arguments). Parts agentmsg
+//! does not model (`inlineData` output, `executableCode`, `codeExecutionResult`)
+//! are skipped; only the first candidate is read.
 
 use std::collections::BTreeMap;
 
@@ -487,37 +488,24 @@ impl Encoder {
         let mut first_call = true;
         for block in content {
             match block {
-                AssistantContent::Text(t) => {
-                    if !t.text.is_empty() {
-                        out.push(json!({ "text": t.text }));
+                AssistantContent::Text(t) => match t.signature() {
+                    Some(signature) => {
+                        out.push(json!({ "text": t.text, "thoughtSignature": signature }));
                     }
-                }
-                AssistantContent::Thinking(thinking) if thinking.thinking.is_empty() => {
-                    // A signature Gemini put on a text part (see the module doc).
-                    let Some(signature) = thinking.signature() else {
-                        continue;
-                    };
-                    let previous = out.last_mut().and_then(Value::as_object_mut).filter(|p| {
-                        p.contains_key("text")
-                            && !p.contains_key("thought")
-                            && !p.contains_key("thoughtSignature")
-                    });
-                    match previous {
-                        Some(part) => {
-                            part.insert("thoughtSignature".into(), signature.into());
-                        }
-                        None => out.push(json!({"text": "", "thoughtSignature": signature})),
+                    None if !t.text.is_empty() => out.push(json!({ "text": t.text })),
+                    None => {}
+                },
+                AssistantContent::Thinking(thinking) => match thinking.signature() {
+                    Some(signature) => out.push(json!({
+                        "text": thinking.thinking,
+                        "thought": true,
+                        "thoughtSignature": signature,
+                    })),
+                    None if !thinking.thinking.is_empty() => {
+                        out.push(json!({"text": thinking.thinking, "thought": true}));
                     }
-                }
-                AssistantContent::Thinking(thinking) => {
-                    let mut part = json!({"text": thinking.thinking, "thought": true});
-                    if let (Some(signature), Some(map)) =
-                        (thinking.signature(), part.as_object_mut())
-                    {
-                        map.insert("thoughtSignature".into(), signature.into());
-                    }
-                    out.push(part);
-                }
+                    None => {}
+                },
                 AssistantContent::RedactedThinking(_) => self.change(
                     index,
                     ChangeKind::DroppedThinking,
@@ -830,37 +818,43 @@ impl Builder {
                 };
             }
             Some(text) => {
-                match (self.open, self.content.last_mut()) {
-                    (OpenText::Text, Some(AssistantContent::Text(t))) => t.text.push_str(&text),
-                    _ if !text.is_empty() => {
+                let open = match (self.open, self.content.last_mut()) {
+                    (OpenText::Text, Some(AssistantContent::Text(t))) => {
+                        t.text.push_str(&text);
+                        Some(t)
+                    }
+                    _ if !text.is_empty() || signature.is_some() => {
                         self.content
                             .push(AssistantContent::Text(TextContent::new(text)));
-                        self.open = OpenText::Text;
+                        match self.content.last_mut() {
+                            Some(AssistantContent::Text(t)) => Some(t),
+                            _ => None,
+                        }
                     }
-                    _ => {}
-                }
-                if let Some(signature) = signature {
-                    self.push_text_signature(signature);
-                }
+                    _ => None,
+                };
+                self.open = match (open, signature) {
+                    // A signed part ends its block: the signature stays with its text.
+                    (Some(t), Some(signature)) => {
+                        t.signature = Some(signature);
+                        OpenText::None
+                    }
+                    (Some(_), None) => OpenText::Text,
+                    (None, _) => self.open,
+                };
             }
             None => {
-                // inlineData, executableCode, codeExecutionResult… are not modelled.
+                // inlineData, executableCode, codeExecutionResult… are not modelled;
+                // their signature is kept on an empty text block.
                 self.open = OpenText::None;
                 if let Some(signature) = signature {
-                    self.push_text_signature(signature);
+                    self.content.push(AssistantContent::Text(
+                        TextContent::new("").with_signature(signature),
+                    ));
                 }
             }
         }
         Ok(())
-    }
-
-    fn push_text_signature(&mut self, signature: String) {
-        self.content
-            .push(AssistantContent::Thinking(ThinkingContent {
-                thinking: String::new(),
-                signature: Some(signature),
-            }));
-        self.open = OpenText::None;
     }
 
     fn function_call(
