@@ -10,7 +10,7 @@ use agentmsg::providers::openai_responses::{self, StreamDecoder};
 use agentmsg::providers::{DecodeError, Request, StreamDecode};
 use agentmsg::{
     AssistantContent, AssistantMessage, AudioContent, ChangeKind, Message, RedactedThinkingContent,
-    StopReason, ThinkingContent, ToolCall, UserContent,
+    StopReason, TextContent, ThinkingContent, ToolCall, UserContent,
 };
 use serde_json::{json, Value};
 
@@ -1234,4 +1234,138 @@ mod fuzz {
             let _ = decoder.finish();
         }
     }
+}
+
+/// A message item's id and phase are kept on its first text block in pi's
+/// `textSignature` form and sent back with it to the model that wrote them; the
+/// API asks for the phase of every assistant message of the models that have
+/// one ("dropping it can degrade performance").
+#[test]
+fn message_ids_and_phases_go_back_to_their_model() {
+    let message = decode_file(&fixtures().join("openai-phase.1.json")).expect("decodes");
+    let ids = [
+        "msg_0465b6d1ae1f97c500699f883243a481a3b50b985223592984",
+        "msg_0465b6d1ae1f97c500699f8835e09c81a3b91e9d502ff18555",
+    ];
+    let signatures: Vec<_> = message
+        .content
+        .iter()
+        .filter_map(|c| match c {
+            AssistantContent::Text(t) => Some(t.signature.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        signatures,
+        [
+            Some(format!(
+                r#"{{"v":1,"id":"{}","phase":"commentary"}}"#,
+                ids[0]
+            )),
+            Some(format!(
+                r#"{{"v":1,"id":"{}","phase":"final_answer"}}"#,
+                ids[1]
+            )),
+        ]
+    );
+    let messages = |m: Message| vec![Message::user("q"), m, Message::user("next")];
+    let items = |model: &str, m: Message| {
+        let encoded =
+            openai_responses::encode_request(&Request::new(model, messages(m))).expect("encodes");
+        let items: Vec<Value> = encoded.body["input"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|item| item["type"] == "message" && item["role"] == "assistant")
+            .cloned()
+            .collect();
+        (items, encoded.report)
+    };
+    let (same, report) = items(&message.model, Message::Assistant(message.clone()));
+    let sent: Vec<_> = same
+        .iter()
+        .map(|i| (i["id"].as_str(), i["phase"].as_str()))
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            (Some(ids[0]), Some("commentary")),
+            (Some(ids[1]), Some("final_answer"))
+        ]
+    );
+    assert!(report.changes.is_empty(), "{:?}", report.changes);
+
+    let (other, report) = items("gpt-5", Message::Assistant(message.clone()));
+    assert_eq!(other.len(), 1, "unsigned text shares one message item");
+    assert_eq!(other[0]["content"].as_array().map(Vec::len), Some(2));
+    for item in &other {
+        assert!(item.get("phase").is_none(), "{item}");
+        let id = item["id"].as_str().unwrap_or_default();
+        assert!(id.starts_with("msg_") && !ids.contains(&id), "{id}");
+    }
+    let dropped: Vec<_> = report.changes.iter().map(|c| c.detail.as_str()).collect();
+    assert_eq!(dropped.len(), 2, "{dropped:?}");
+    assert!(
+        dropped[1].starts_with("removed the signature of text block 1: it was written by openai/"),
+        "{dropped:?}"
+    );
+
+    // pi's older form (the bare id), a phase the API does not know, an id too
+    // long to send back, unsigned text joining the item before it.
+    let long = format!("msg_{}", "a".repeat(80));
+    let signed = |t: &str, signature: &str| TextContent::new(t).with_signature(signature);
+    let blocks = vec![
+        signed("one", "msg_old"),
+        TextContent::new("two"),
+        signed(
+            "three",
+            r#"{"v":1,"id":"msg_new","phase":"thinking_aloud"}"#,
+        ),
+        signed(
+            "four",
+            &format!(r#"{{"v":1,"id":"{long}","phase":"final_answer"}}"#),
+        ),
+        signed("five", "msg_old"),
+    ];
+    let (sent, _) = items(
+        MODEL,
+        assistant(
+            blocks.into_iter().map(AssistantContent::Text).collect(),
+            API,
+            MODEL,
+            StopReason::Stop,
+        ),
+    );
+    let sent: Vec<_> = sent
+        .iter()
+        .map(|i| {
+            let texts: Vec<_> = i["content"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|p| p["text"].as_str())
+                .collect();
+            (
+                i["id"].as_str().unwrap_or_default(),
+                i["phase"].as_str(),
+                texts,
+            )
+        })
+        .collect();
+    assert_eq!(sent.len(), 4, "{sent:?}");
+    assert_eq!(sent[0], ("msg_old", None, vec!["one", "two"]));
+    assert_eq!(sent[1], ("msg_new", None, vec!["three"]));
+    assert_eq!(
+        (sent[2].1, &sent[2].2),
+        (Some("final_answer"), &vec!["four"])
+    );
+    assert!(
+        sent[2].0.starts_with("msg_") && sent[2].0.len() <= 64,
+        "{}",
+        sent[2].0
+    );
+    assert!(
+        sent[3].0 != "msg_old" && sent[3].0.starts_with("msg_"),
+        "an id is sent once: {sent:?}"
+    );
 }

@@ -36,8 +36,19 @@
 //! sent again, and a repeated `function_call` id is left out. The `id` of a
 //! `function_call` item is kept in [`ToolCall::signature`] (the call id is
 //! [`ToolCall::id`]), so the following item is replayed with its own id.
-//! Assistant text has no stored item id; the encoder gives its message item a
-//! deterministic id (`msg_` + a hash of its position and text).
+//!
+//! ## Message ids and phases
+//!
+//! The first text block of a `message` output item keeps the item's `id` and
+//! `phase` (`commentary` or `final_answer`) as its [`TextContent::signature`], in
+//! pi's form: `{"v":1,"id":"msg_…","phase":"commentary"}` (pi's older form, the
+//! bare id, is read too). The encoder starts a new message item at each signed
+//! text block, with that id and phase (the API asks for the phase to be sent back
+//! with every assistant message of the models that have one), and adds the
+//! unsigned text blocks after it to the same item. A message item with no stored
+//! id, or whose id is longer than 64 characters or already sent, gets a
+//! deterministic one (`msg_` + a hash of its position and text). Like every
+//! signature, the stored id and phase go back only to the model that wrote them.
 //!
 //! Decoding: usage `input` excludes the cached tokens (`cacheRead`) and the
 //! tokens written to the cache (`cache_write_tokens`, `cacheWrite`); reasoning
@@ -50,10 +61,11 @@
 //! a tool call with arguments `{"input": …}`; a `multi_tool_use.parallel`
 //! wrapper call is split into the calls it carries (ids `<call_id>_<n>`).
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
 use base64::Engine as _;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -381,6 +393,62 @@ fn message_id(index: usize, block: usize, text: &str) -> String {
     format!("msg_{hex}")
 }
 
+/// The longest item id the API takes back.
+const MAX_ITEM_ID: usize = 64;
+
+/// A message item's id and phase as a text block keeps them: pi's
+/// `TextSignatureV1`, `{"v":1,"id":…,"phase":…}` in that order, the phase left
+/// out when none.
+#[derive(Serialize, Deserialize)]
+struct TextSignatureV1<'a> {
+    v: u32,
+    #[serde(default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    phase: Option<Cow<'a, str>>,
+}
+
+fn text_signature(id: &str, phase: Option<&str>) -> String {
+    let signature = TextSignatureV1 {
+        v: 1,
+        id: Some(id.into()),
+        phase: phase.filter(|p| !p.is_empty()).map(Into::into),
+    };
+    // Strings and a number: writing them cannot fail.
+    serde_json::to_string(&signature).unwrap_or_default()
+}
+
+/// The id and phase a text block's signature holds.
+#[derive(Default)]
+struct StoredMessage<'a> {
+    id: Option<Cow<'a, str>>,
+    phase: Option<&'static str>,
+}
+
+impl<'a> StoredMessage<'a> {
+    /// Reads pi's `{"v":1,"id":…,"phase":…}`, or a bare id (pi's older form). A
+    /// phase other than the API's two is left out.
+    fn parse(signature: &'a str) -> Self {
+        if !signature.starts_with('{') {
+            return Self {
+                id: Some(signature.into()),
+                phase: None,
+            };
+        }
+        match serde_json::from_str::<TextSignatureV1<'_>>(signature) {
+            Ok(v1) if v1.v == 1 => Self {
+                id: v1.id.filter(|id| !id.is_empty()),
+                phase: match v1.phase.as_deref() {
+                    Some("commentary") => Some("commentary"),
+                    Some("final_answer") => Some("final_answer"),
+                    _ => None,
+                },
+            },
+            _ => Self::default(),
+        }
+    }
+}
+
 fn assistant_items(
     index: usize,
     m: &AssistantMessage,
@@ -396,23 +464,33 @@ fn assistant_items(
             AssistantContent::Text(t) if t.text.is_empty() => {}
             AssistantContent::Text(t) => {
                 let part = json!({"type": "output_text", "text": t.text, "annotations": [], "logprobs": []});
-                // Consecutive text blocks share one message item.
-                if let Some(content) = items
+                let stored = t.signature().map(StoredMessage::parse);
+                // An unsigned text block joins the message item before it.
+                let open = items
                     .last_mut()
-                    .filter(|last| last["type"] == "message")
+                    .filter(|last| stored.is_none() && last["type"] == "message")
                     .and_then(|last| last.get_mut("content"))
-                    .and_then(Value::as_array_mut)
-                {
+                    .and_then(Value::as_array_mut);
+                if let Some(content) = open {
                     content.push(part);
-                } else {
-                    items.push(json!({
-                        "type": "message",
-                        "role": "assistant",
-                        "id": message_id(index, block_index, &t.text),
-                        "status": "completed",
-                        "content": [part],
-                    }));
+                    continue;
                 }
+                let stored = stored.unwrap_or_default();
+                let id = stored
+                    .id
+                    .filter(|id| id.len() <= MAX_ITEM_ID && item_ids.insert(id.to_string()))
+                    .map_or_else(|| message_id(index, block_index, &t.text), Cow::into_owned);
+                let mut item = json!({
+                    "type": "message",
+                    "role": "assistant",
+                    "id": id,
+                    "status": "completed",
+                    "content": [part],
+                });
+                if let (Some(phase), Some(map)) = (stored.phase, item.as_object_mut()) {
+                    map.insert("phase".into(), phase.into());
+                }
+                items.push(item);
             }
             AssistantContent::ToolCall(call) => {
                 let mut item = Map::new();
@@ -628,6 +706,9 @@ struct WireItem {
     content: Option<Vec<WirePart>>,
     #[serde(default)]
     summary: Option<Vec<WirePart>>,
+    /// Read as any value, so that an odd one does not cost the item its text.
+    #[serde(default)]
+    phase: Option<Value>,
 }
 
 /// Whether an output item becomes a block that is replayed as the same item
@@ -737,14 +818,25 @@ fn output_content(
         };
         match item.kind.as_str() {
             "message" => {
+                // The item's first text block keeps its id and phase.
+                let mut signature = item
+                    .id
+                    .as_deref()
+                    .filter(|id| !id.is_empty())
+                    .map(|id| text_signature(id, item.phase.as_ref().and_then(Value::as_str)));
+                let mut text = |text: String| {
+                    let block = TextContent::new(text);
+                    AssistantContent::Text(match signature.take() {
+                        Some(signature) => block.with_signature(signature),
+                        None => block,
+                    })
+                };
                 for (j, part) in item.content.unwrap_or_default().into_iter().enumerate() {
                     match (part.kind.as_str(), part.text, part.refusal) {
-                        ("output_text", Some(text), _) => {
-                            content.push(AssistantContent::Text(TextContent::new(text)));
-                        }
+                        ("output_text", Some(part_text), _) => content.push(text(part_text)),
                         ("refusal", _, Some(refusal)) => {
                             refused = true;
-                            content.push(AssistantContent::Text(TextContent::new(refusal)));
+                            content.push(text(refusal));
                         }
                         (kind, _, _) => warnings.push(DecodeError::Invalid {
                             event,
