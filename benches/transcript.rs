@@ -1226,23 +1226,26 @@ fn print_ratios(data: &Data) {
         );
         rows.push((name.to_owned(), r, target));
     }
-    let name = "unknown-kept/copy";
-    if wanted(name) {
-        let r = ratio(
+    type Unknown = fn(&Data, Range<usize>);
+    let unknowns: [(&str, usize, Unknown, Unknown); 2] = [
+        (
+            "unknown-kept/copy",
             data.unknown.len(),
-            &mut |r| pass_unknown_ours(data, r),
-            &mut |r| pass_unknown_copy(data, r),
-        );
-        rows.push((name.to_owned(), r, "cost of a copy"));
-    }
-    let name = "unknown-kept/copy, 2 kB lines";
-    if wanted(name) {
-        let r = ratio(
+            pass_unknown_ours,
+            pass_unknown_copy,
+        ),
+        (
+            "unknown-kept/copy, 2 kB lines",
             data.unknown_long.len(),
-            &mut |r| pass_unknown_long_ours(data, r),
-            &mut |r| pass_unknown_long_copy(data, r),
-        );
-        rows.push((name.to_owned(), r, "cost of a copy"));
+            pass_unknown_long_ours,
+            pass_unknown_long_copy,
+        ),
+    ];
+    for (name, len, kept, copied) in unknowns {
+        if wanted(name) {
+            let r = ratio(len, &mut |r| kept(data, r), &mut |r| copied(data, r));
+            rows.push((name.to_owned(), r, "cost of a copy"));
+        }
     }
     for (name, r, target) in rows {
         println!(

@@ -10,7 +10,7 @@ use agentmsg::providers::{gemini, DecodeError, Request, StreamDecode, ToolSpec};
 use agentmsg::{AgentMessage, AssistantContent, AssistantMessage, ChangeKind, Message, StopReason};
 use serde_json::{json, Value};
 
-use common::{chunk_lines, file_name, lines, pi_messages};
+use common::{change_details, chunk_lines, file_name, lines, pi_messages};
 
 const SCHEMA: &str = "gemini-generatecontent-request.schema.json";
 const MODEL: &str = "gemini-3-pro-preview";
@@ -1273,13 +1273,7 @@ fn text_signatures_stay_with_their_text() {
         json!([{"text": "AB"}, {"text": "C"}]),
         "another model gets neither the signatures nor the blocks that were only signatures"
     );
-    let dropped: Vec<_> = other
-        .report
-        .changes
-        .iter()
-        .filter(|c| c.kind == ChangeKind::DroppedThinking)
-        .map(|c| c.detail.as_str())
-        .collect();
+    let dropped = change_details(&other.report, ChangeKind::DroppedThinking);
     assert!(
         dropped
             .iter()

@@ -17,8 +17,8 @@ use serde_json::{json, Value};
 const SCHEMA: &str = "openai-chat-request.schema.json";
 const API: &str = "openai-completions";
 const MODEL: &str = "gpt-4.1";
-use common::change_kinds;
 use common::openai::PNG;
+use common::{change_details, change_kinds};
 
 // ---------------------------------------------------------------------------
 // A broad set of transcripts
@@ -277,13 +277,7 @@ fn user_blocks_map_to_parts_and_unsupported_ones_are_reported() {
     assert_eq!(parts[7], json!({"type": "text", "text": "hello"}));
     assert_eq!(parts[8]["type"], "text");
     assert_eq!(parts[9]["type"], "text");
-    let details: Vec<&str> = encoded
-        .report
-        .changes
-        .iter()
-        .filter(|c| c.kind == ChangeKind::UnsupportedContent)
-        .map(|c| c.detail.as_str())
-        .collect();
+    let details = change_details(&encoded.report, ChangeKind::UnsupportedContent);
     assert_eq!(details.len(), 4, "{details:?}");
     assert!(details[0].contains("audio/ogg"), "{details:?}");
     assert!(encoded.report.changes.iter().all(|c| c.index == 0));

@@ -17,8 +17,8 @@ use serde_json::{json, Value};
 const SCHEMA: &str = "openai-responses-request.schema.json";
 const API: &str = "openai-responses";
 const MODEL: &str = "gpt-5";
-use common::change_kinds;
 use common::openai::PNG;
+use common::{change_details, change_kinds};
 
 // ---------------------------------------------------------------------------
 // A broad set of transcripts
@@ -1303,7 +1303,8 @@ fn message_ids_and_phases_go_back_to_their_model() {
         let id = item["id"].as_str().unwrap_or_default();
         assert!(id.starts_with("msg_") && !ids.contains(&id), "{id}");
     }
-    let dropped: Vec<_> = report.changes.iter().map(|c| c.detail.as_str()).collect();
+    let dropped = change_details(&report, ChangeKind::DroppedThinking);
+    assert_eq!(report.changes.len(), 2, "{:?}", report.changes);
     assert_eq!(dropped.len(), 2, "{dropped:?}");
     assert!(
         dropped[1].starts_with("removed the signature of text block 1: it was written by openai/"),

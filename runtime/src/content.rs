@@ -59,18 +59,6 @@ impl TextContent {
             signature: None,
         }
     }
-
-    /// The same block with `signature`.
-    #[must_use]
-    pub fn with_signature(mut self, signature: impl Into<String>) -> Self {
-        self.signature = Some(signature.into());
-        self
-    }
-
-    /// The signature, treating an empty string as none.
-    pub fn signature(&self) -> Option<&str> {
-        self.signature.as_deref().filter(|s| !s.is_empty())
-    }
 }
 
 impl From<&str> for TextContent {
@@ -281,18 +269,6 @@ impl ThinkingContent {
             signature: None,
         }
     }
-
-    /// The same block with a signature.
-    #[must_use]
-    pub fn with_signature(mut self, signature: impl Into<String>) -> Self {
-        self.signature = Some(signature.into());
-        self
-    }
-
-    /// The signature, treating an empty string as none.
-    pub fn signature(&self) -> Option<&str> {
-        self.signature.as_deref().filter(|s| !s.is_empty())
-    }
 }
 
 /// Reasoning the provider returned encrypted; only the same model can read it.
@@ -361,14 +337,29 @@ impl ToolCall {
             signature: None,
         }
     }
-
-    /// The same call with a signature.
-    #[must_use]
-    pub fn with_signature(mut self, signature: impl Into<String>) -> Self {
-        self.signature = Some(signature.into());
-        self
-    }
 }
+
+/// `with_signature` and `signature` for the blocks that carry a provider's
+/// opaque signature.
+macro_rules! signed_blocks {
+    ($($block:ident),+) => {$(
+        impl $block {
+            /// The same block with `signature`.
+            #[must_use]
+            pub fn with_signature(mut self, signature: impl Into<String>) -> Self {
+                self.signature = Some(signature.into());
+                self
+            }
+
+            /// The signature, treating an empty string as none.
+            pub fn signature(&self) -> Option<&str> {
+                self.signature.as_deref().filter(|s| !s.is_empty())
+            }
+        }
+    )+};
+}
+
+signed_blocks!(TextContent, ThinkingContent, ToolCall);
 
 /// The roles of the transcript, as written in `"role"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -536,13 +527,13 @@ enum BufferedContent {
 
 /// The block types, for "unknown variant" errors.
 const BLOCK_TYPES: &[&str] = &[
-    "text",
-    "image",
-    "audio",
-    "document",
-    "thinking",
-    "redactedThinking",
-    "toolCall",
+    BlockKind::Text.as_str(),
+    BlockKind::Image.as_str(),
+    BlockKind::Audio.as_str(),
+    BlockKind::Document.as_str(),
+    BlockKind::Thinking.as_str(),
+    BlockKind::RedactedThinking.as_str(),
+    BlockKind::ToolCall.as_str(),
 ];
 
 /// Reads a block straight into its type when `"type"` is its first key, as

@@ -7,8 +7,8 @@ use serde_json::{json, Value};
 ///
 /// - `system`, `user`, `assistant` and `toolResult` lines are checked field by
 ///   field, with the content blocks each role allows. The names the reader also
-///   accepts are allowed (`textSignature`, `thinkingSignature`, `thoughtSignature`, a string as
-///   user or system content).
+///   accepts are allowed (`textSignature`, `thinkingSignature`,
+///   `thoughtSignature`, a string as user or system content).
 /// - The built-in kinds `compactionSummary`, `branchSummary` and `extension` are
 ///   checked field by field.
 /// - Any other `"role"` is a custom kind: a JSON object whose reserved keys are

@@ -163,3 +163,12 @@ pub fn chunk_lines(path: &Path) -> Vec<String> {
 pub fn change_kinds(report: &Report) -> Vec<(usize, ChangeKind)> {
     report.iter().map(|c| (c.index, c.kind)).collect()
 }
+
+/// The details of the changes of one kind in `report`, in order.
+pub fn change_details(report: &Report, kind: ChangeKind) -> Vec<&str> {
+    report
+        .iter()
+        .filter(|c| c.kind == kind)
+        .map(|c| c.detail.as_str())
+        .collect()
+}

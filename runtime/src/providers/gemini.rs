@@ -517,7 +517,7 @@ impl Encoder {
                         "functionCall".into(),
                         json!({"id": call.id, "name": call.name, "args": call.arguments}),
                     );
-                    match call.signature.as_deref().filter(|s| !s.is_empty()) {
+                    match call.signature() {
                         Some(signature) => {
                             part.insert("thoughtSignature".into(), signature.into());
                         }
