@@ -8,7 +8,7 @@ use std::io::Write;
 
 use agentmsg::{
     read_transcript, write_jsonl, AgentMessage, DecodeError, DecodeMode, JsonlReader, JsonlWriter,
-    Message, ReadError, Registry, TornLine, UnknownReason,
+    Message, ReadError, Registry, UnknownReason,
 };
 use serde::{Deserialize, Serialize};
 
@@ -150,10 +150,17 @@ fn strict_mode_names_the_line_and_the_reason() {
     assert!(message.starts_with("line 4: kind `mystery`"), "{message}");
 }
 
+/// The kept line of a lenient read, and why it was kept.
+fn malformed(item: &Result<AgentMessage, ReadError>) -> (&str, &UnknownReason) {
+    let kept = item.as_ref().unwrap().as_unknown().unwrap();
+    (kept.raw(), kept.reason())
+}
+
 #[test]
 fn errors_do_not_stop_the_iterator() {
     let text = "not json\n{\"role\":\"user\",\"content\":\"a\"}\n{\"x\":1}\n\u{1}\n";
-    let items = read(text, &Registry::new(), DecodeMode::Lenient);
+    // Strict: each line that is not a message is an error naming it.
+    let items = read(text, &Registry::new(), DecodeMode::Strict);
     assert_eq!(items.len(), 4);
     assert!(matches!(
         &items[0],
@@ -171,18 +178,47 @@ fn errors_do_not_stop_the_iterator() {
         })
     ));
     assert!(matches!(&items[3], Err(ReadError::Line { line: 4, .. })));
+    // Lenient: each is kept byte for byte, with why.
+    let items = read(text, &Registry::new(), DecodeMode::Lenient);
+    assert_eq!(items.len(), 4);
+    assert!(
+        matches!(malformed(&items[0]), ("not json", UnknownReason::Malformed(e)) if matches!(**e, DecodeError::NotJson(_)))
+    );
+    assert!(items[1].as_ref().unwrap().is_llm());
+    assert!(
+        matches!(malformed(&items[2]), ("{\"x\":1}", UnknownReason::Malformed(e)) if **e == DecodeError::MissingRole)
+    );
+    assert_eq!(malformed(&items[3]).0, "\u{1}");
+    let out = write_jsonl(Vec::new(), items.iter().map(|i| i.as_ref().unwrap())).unwrap();
+    let out = String::from_utf8(out).unwrap();
+    let kept: Vec<&str> = out
+        .lines()
+        .enumerate()
+        .filter(|(i, _)| *i != 1)
+        .map(|(_, l)| l)
+        .collect();
+    assert_eq!(kept, ["not json", "{\"x\":1}", "\u{1}"]);
 }
 
 #[test]
-fn invalid_utf8_is_reported_with_its_line() {
+fn invalid_utf8_is_kept_byte_for_byte_or_reported_with_its_line() {
     let mut bytes = b"{\"role\":\"user\",\"content\":\"a\"}\n".to_vec();
     bytes.extend_from_slice(b"{\"role\":\"user\",\"content\":\"\xff\"}\n");
-    let items: Vec<_> = JsonlReader::new(&bytes[..]).collect();
+    let items: Vec<_> = JsonlReader::new(&bytes[..]).strict().collect();
     assert!(items[0].is_ok());
     assert!(
         matches!(&items[1], Err(ReadError::NotUtf8 { line: 2, .. })),
         "{:?}",
         items[1]
+    );
+    let read = read_transcript(&bytes[..]).unwrap();
+    let kept = read.messages[1].as_unknown().unwrap();
+    assert_eq!(kept.reason(), &UnknownReason::NotUtf8 { valid_up_to: 26 });
+    let out = write_jsonl(Vec::new(), &read.messages).unwrap();
+    assert!(
+        out.ends_with(&bytes[31..]),
+        "{}",
+        String::from_utf8_lossy(&out)
     );
 }
 
@@ -192,7 +228,9 @@ fn torn_last_line_is_reported_after_every_line_before_it() {
     let text = format!("{whole}{{\"role\":\"assistant\",\"content\":[{{\"type\":\"te");
     let transcript = read_transcript(text.as_bytes()).unwrap();
     assert_eq!(transcript.messages.len(), 2);
-    assert_eq!(transcript.torn, Some(TornLine { line: 3, bytes: 42 }));
+    let torn = transcript.torn.unwrap();
+    assert_eq!((torn.line, torn.bytes()), (3, 42));
+    assert_eq!(torn.raw, text.as_bytes()[whole.len()..]);
     let items: Vec<_> = JsonlReader::new(text.as_bytes()).collect();
     let error = items[2].as_ref().unwrap_err();
     assert!(matches!(error, ReadError::TornLastLine { line: 3, .. }));
@@ -203,10 +241,17 @@ fn torn_last_line_is_reported_after_every_line_before_it() {
     let transcript = read_transcript(complete.as_bytes()).unwrap();
     assert_eq!(transcript.messages.len(), 3);
     assert_eq!(transcript.torn, None);
-    // A broken line in the middle is an error of that line, not a torn one.
+    // A broken line in the middle is that line's problem, not a torn end: kept
+    // (lenient), or an error naming it (strict), and reading goes on.
     let middle = format!("{{\"role\":\"us\n{whole}");
+    let transcript = read_transcript(middle.as_bytes()).unwrap();
+    assert_eq!(transcript.messages.len(), 3);
+    assert_eq!(
+        transcript.messages[0].as_unknown().unwrap().raw(),
+        "{\"role\":\"us"
+    );
     assert!(matches!(
-        read_transcript(middle.as_bytes()),
+        JsonlReader::new(middle.as_bytes()).strict().read_all(),
         Err(ReadError::Line { line: 1, .. })
     ));
 }
@@ -249,9 +294,10 @@ fn json_array_form_is_accepted() {
         &strict[1],
         Err(ReadError::Element { index: 1, .. })
     ));
-    // Not an array of objects.
-    let broken: Vec<_> = JsonlReader::new(&b"[1, "[..]).collect();
-    assert!(matches!(broken.as_slice(), [Err(ReadError::Array(_))]));
+    // Not one whole array: read as lines, and nothing is lost.
+    let broken = read_transcript(&b"[1, "[..]).unwrap();
+    assert!(broken.messages.is_empty());
+    assert_eq!(broken.torn.unwrap().raw, b"[1, ");
 }
 
 #[test]
@@ -295,11 +341,8 @@ fn appending_writer_flushes_syncs_and_isolates_a_torn_tail() {
     let items: Vec<_> = JsonlReader::new(std::io::BufReader::new(file)).collect();
     assert_eq!(items.len(), 4);
     assert!(matches!(
-        &items[2],
-        Err(ReadError::Line {
-            line: 3,
-            source: DecodeError::NotJson(_)
-        })
+        malformed(&items[2]),
+        ("{\"role\":\"user\",\"cont", UnknownReason::Malformed(_))
     ));
     assert_eq!(
         items[3]

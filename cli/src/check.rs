@@ -164,8 +164,7 @@ fn looks_like_pi_session(loaded: &Loaded) -> bool {
 
 /// Runs `agentmsg check`.
 pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::output::stdout();
     let mut outcome = Outcome::Ok;
     let mut failed = false;
     let mut reports = Vec::new();
@@ -173,7 +172,7 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
         let loaded = match load_file(path) {
             Ok(loaded) => loaded,
             Err(e) => {
-                eprintln!("agentmsg: error: {e}");
+                crate::output::note!("agentmsg: error: {e}");
                 failed = true;
                 continue;
             }

@@ -440,22 +440,25 @@ pub fn run(args: &ImportArgs) -> Result<Outcome, CliError> {
     let file = args.file.display();
     let text = String::from_utf8_lossy(&bytes);
     if let std::borrow::Cow::Owned(_) = text {
-        eprintln!("{file}: warning: not UTF-8; invalid bytes were replaced by U+FFFD");
+        crate::output::note!("{file}: warning: not UTF-8; invalid bytes were replaced by U+FFFD");
     }
     let imported = import(&text)?;
     for d in &imported.diagnostics {
-        eprintln!("{}", d.render(&file));
+        crate::output::note!("{}", d.render(&file));
     }
     match &args.output {
         Some(path) => std::fs::write(path, &imported.text).map_err(|source| CliError::Write {
             path: path.clone(),
             source,
         })?,
-        None => std::io::stdout().lock().write_all(&imported.text)?,
+        None => crate::output::stdout().write_all(&imported.text)?,
     }
-    eprintln!(
+    crate::output::note!(
         "{file}: {} lines written: {} messages, {} summaries, {} extension lines",
-        imported.lines, imported.messages, imported.summaries, imported.extensions
+        imported.lines,
+        imported.messages,
+        imported.summaries,
+        imported.extensions
     );
     Ok(
         if imported

@@ -106,6 +106,9 @@ pub enum Body {
 pub struct Line {
     /// The line number, from 1.
     pub number: usize,
+    /// The blank lines just before it, byte for byte with their newlines (JSON
+    /// Lines only), so a copy can keep them.
+    pub gap: Vec<u8>,
     /// The exact bytes, without the newline (for an array element, its text with
     /// the whitespace between tokens removed, so that it fits on one line).
     pub raw: Vec<u8>,
@@ -134,6 +137,11 @@ pub struct Loaded {
     pub diagnostics: Vec<Diagnostic>,
     /// The number of lines in the file (blank ones included).
     pub total_lines: usize,
+    /// Whether the file starts with a UTF-8 byte-order mark (skipped when
+    /// reading; a copy keeps it).
+    pub bom: bool,
+    /// The blank lines after the last line, byte for byte (JSON Lines only).
+    pub trailing: Vec<u8>,
 }
 
 impl Loaded {
@@ -168,10 +176,29 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>, CliError> {
 
 /// Reads a transcript from memory.
 pub fn load_bytes(bytes: &[u8]) -> Loaded {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let (bom, bytes) = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        Some(rest) => (true, rest),
+        None => (false, bytes),
+    };
+    let mut loaded = load_body(bytes);
+    loaded.bom = bom;
+    loaded
+}
+
+fn load_body(bytes: &[u8]) -> Loaded {
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'[') {
-        return load_array(bytes);
+        match load_array(bytes) {
+            Ok(loaded) => return loaded,
+            // Not one whole array (JSON Lines whose first line is an array, an
+            // array cut off mid-write): read it line by line, so that every good
+            // line is decoded and every other one kept.
+            Err(why) => {
+                let mut loaded = load_jsonl(bytes);
+                loaded.diagnostics.insert(0, why);
+                return loaded;
+            }
+        }
     }
     let loaded = load_jsonl(bytes);
     // One message pretty-printed over several lines (a `.json` file of one
@@ -187,10 +214,11 @@ pub fn load_bytes(bytes: &[u8]) -> Loaded {
                 wrapped.push(b'[');
                 wrapped.extend_from_slice(bytes);
                 wrapped.push(b']');
-                let mut single = load_array(&wrapped);
-                single.format = Format::Object;
-                single.total_lines = loaded.total_lines;
-                return single;
+                if let Ok(mut single) = load_array(&wrapped) {
+                    single.format = Format::Object;
+                    single.total_lines = loaded.total_lines;
+                    return single;
+                }
             }
         }
     }
@@ -203,6 +231,8 @@ fn load_jsonl(bytes: &[u8]) -> Loaded {
         lines: Vec::new(),
         diagnostics: Vec::new(),
         total_lines: 0,
+        bom: false,
+        trailing: Vec::new(),
     };
     let ends_with_newline = bytes.last() == Some(&b'\n');
     let mut pieces: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
@@ -211,14 +241,32 @@ fn load_jsonl(bytes: &[u8]) -> Loaded {
     }
     loaded.total_lines = pieces.len();
     let last = pieces.len();
+    let mut gap = Vec::new();
     for (i, piece) in pieces.into_iter().enumerate() {
         let number = i + 1;
         let trimmed = piece.strip_suffix(b"\r").unwrap_or(piece);
         if trimmed.iter().all(u8::is_ascii_whitespace) {
+            gap.extend_from_slice(piece);
+            gap.push(b'\n');
             continue;
         }
+        let gap = std::mem::take(&mut gap);
+        let unterminated = number == last && !ends_with_newline;
         let text = match std::str::from_utf8(trimmed) {
             Ok(text) => text,
+            // Cut off inside a character: a torn write, not bad text.
+            Err(e) if unterminated && e.error_len().is_none() => {
+                loaded
+                    .diagnostics
+                    .push(torn_diagnostic(number, piece.len()));
+                loaded.lines.push(Line {
+                    number,
+                    gap,
+                    raw: piece.to_vec(),
+                    body: Body::Torn,
+                });
+                continue;
+            }
             Err(e) => {
                 loaded.diagnostics.push(Diagnostic::error(
                     number,
@@ -227,26 +275,22 @@ fn load_jsonl(bytes: &[u8]) -> Loaded {
                 ));
                 loaded.lines.push(Line {
                     number,
+                    gap,
                     raw: piece.to_vec(),
                     body: Body::Undecodable,
                 });
                 continue;
             }
         };
-        let torn = number == last
-            && !ends_with_newline
-            && serde_json::from_str::<IgnoredAny>(text).is_err_and(|e| e.is_eof());
+        let torn =
+            unterminated && serde_json::from_str::<IgnoredAny>(text).is_err_and(|e| e.is_eof());
         if torn {
-            loaded.diagnostics.push(Diagnostic::error(
-                number,
-                "torn-line",
-                format!(
-                    "torn last line: {} bytes cut off mid-object with no newline (a crash during a write); every line before it was read",
-                    piece.len()
-                ),
-            ));
+            loaded
+                .diagnostics
+                .push(torn_diagnostic(number, piece.len()));
             loaded.lines.push(Line {
                 number,
+                gap,
                 raw: piece.to_vec(),
                 body: Body::Torn,
             });
@@ -255,42 +299,56 @@ fn load_jsonl(bytes: &[u8]) -> Loaded {
         let body = decode(text, number, &mut loaded.diagnostics);
         loaded.lines.push(Line {
             number,
+            gap,
             raw: piece.to_vec(),
             body,
         });
     }
+    if ends_with_newline || gap.is_empty() {
+        loaded.trailing = gap;
+    } else {
+        // The blank last piece had no newline of its own.
+        gap.pop();
+        loaded.trailing = gap;
+    }
     loaded
 }
 
-fn load_array(bytes: &[u8]) -> Loaded {
+fn torn_diagnostic(number: usize, bytes: usize) -> Diagnostic {
+    Diagnostic::error(
+        number,
+        "torn-line",
+        format!(
+            "torn last line: {bytes} bytes cut off with no newline (a crash during a write); every line before it was read"
+        ),
+    )
+}
+
+/// Reads a file that is one JSON array; why not, when it is not one.
+fn load_array(bytes: &[u8]) -> Result<Loaded, Diagnostic> {
     let total_lines = bytes.split(|b| *b == b'\n').count();
     let mut loaded = Loaded {
         format: Format::Array,
         lines: Vec::new(),
         diagnostics: Vec::new(),
         total_lines,
+        bom: false,
+        trailing: Vec::new(),
     };
-    let text = match std::str::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(e) => {
-            let line = line_of(bytes, e.valid_up_to());
-            loaded
-                .diagnostics
-                .push(Diagnostic::error(line, "not-utf8", "the file is not UTF-8"));
-            return loaded;
-        }
-    };
-    let elements: Vec<&RawValue> = match serde_json::from_str(text) {
-        Ok(elements) => elements,
-        Err(e) => {
-            loaded.diagnostics.push(Diagnostic::error(
-                e.line().max(1),
-                if e.is_eof() { "torn-line" } else { "not-json" },
-                format!("the file starts with `[` but is not a JSON array: {e}"),
-            ));
-            return loaded;
-        }
-    };
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        Diagnostic::warning(
+            line_of(bytes, e.valid_up_to()),
+            "not-an-array",
+            "the file starts with `[` but is not UTF-8, so not a JSON array; read as JSON Lines",
+        )
+    })?;
+    let elements: Vec<&RawValue> = serde_json::from_str(text).map_err(|e| {
+        Diagnostic::warning(
+            e.line().max(1),
+            "not-an-array",
+            format!("the file starts with `[` but is not a JSON array ({e}); read as JSON Lines"),
+        )
+    })?;
     for element in elements {
         let offset = (element.get().as_ptr() as usize)
             .saturating_sub(text.as_ptr() as usize)
@@ -299,11 +357,12 @@ fn load_array(bytes: &[u8]) -> Loaded {
         let body = decode(element.get(), number, &mut loaded.diagnostics);
         loaded.lines.push(Line {
             number,
+            gap: Vec::new(),
             raw: compact(element.get()).into_bytes(),
             body,
         });
     }
-    loaded
+    Ok(loaded)
 }
 
 /// The 1-based line of byte `offset`.
@@ -377,6 +436,7 @@ fn decode(text: &str, number: usize, diagnostics: &mut Vec<Diagnostic>) -> Body 
                     "migration-failed",
                     format!("`{kind}` line: migration from version {from} failed: {error}"),
                 ),
+                other => Diagnostic::error(number, "undecodable", other.to_string()),
             };
             diagnostics.push(diagnostic);
             Body::Message(AgentMessage::Unknown(unknown))
@@ -437,12 +497,24 @@ mod tests {
     }
 
     #[test]
-    fn a_torn_array_is_reported_where_it_stops() {
+    fn a_torn_array_is_read_as_lines_and_kept() {
         let loaded = load_bytes(b"[\n{\"role\":\"user\",\"content\":\"hi\"},\n{\"role\":\"us");
-        assert!(loaded.lines.is_empty());
-        assert_eq!(loaded.diagnostics.len(), 1);
-        assert_eq!(loaded.diagnostics[0].code, "torn-line");
-        assert_eq!(loaded.diagnostics[0].line, 3);
+        assert_eq!(loaded.format, Format::Jsonl);
+        assert_eq!(loaded.lines.len(), 3);
+        let codes: Vec<(usize, &str)> = loaded
+            .diagnostics
+            .iter()
+            .map(|d| (d.line, d.code))
+            .collect();
+        assert_eq!(
+            codes,
+            [
+                (3, "not-an-array"),
+                (1, "undecodable"),
+                (2, "undecodable"),
+                (3, "torn-line")
+            ]
+        );
         let loaded = load_bytes(b"[1, {\"role\":\"user\",\"content\":\"hi\"}]");
         assert_eq!(loaded.lines.len(), 2);
         assert_eq!(loaded.diagnostics[0].code, "undecodable");

@@ -13,6 +13,7 @@ mod check;
 mod error;
 mod import;
 mod load;
+mod output;
 mod project;
 mod repair;
 mod stats;
@@ -66,12 +67,15 @@ enum Command {
     ///
     /// Adds a synthetic error result ("No result provided") for each call that
     /// has none, after the results its turn has; drops results that answer no
-    /// call and second results; drops a torn last line. Changes nothing else:
-    /// thinking and signatures, tool-call ids, failed turns, misplaced results and
-    /// images stay as they are, since what a model may see of them depends on the
-    /// target and is decided at projection time. Every line kept is written byte
-    /// for byte (custom, unknown and undecodable lines included). Prints each
-    /// change.
+    /// call and second results; ends a torn last line with a newline, keeping
+    /// it. Changes nothing else: thinking and signatures, tool-call ids, failed
+    /// turns, misplaced results and images stay as they are, since what a model
+    /// may see of them depends on the target and is decided at projection time.
+    /// Every line kept is written byte for byte (custom, unknown and undecodable
+    /// lines included, with blank lines and a byte-order mark), and a line that
+    /// does not decode still counts for the calls and results its JSON names.
+    /// The copy replaces the output atomically, keeping its mode; in place, under
+    /// the file's lock, so no concurrent append is lost. Prints each change.
     #[command(after_help = EXIT_CODES)]
     Repair(repair::RepairArgs),
     /// Convert a pi coding-agent session file into a transcript.
@@ -106,7 +110,7 @@ fn run(cli: &Cli) -> Result<Outcome, error::CliError> {
         Command::Repair(args) => repair::run(args),
         Command::Import(args) => import::run(args),
         Command::Schema => {
-            let mut out = std::io::stdout().lock();
+            let mut out = crate::output::stdout();
             serde_json::to_writer_pretty(&mut out, &agentmsg_runtime::transcript_line_schema())?;
             writeln!(out)?;
             Ok(Outcome::Ok)
@@ -125,7 +129,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("agentmsg: error: {e}");
+            crate::output::note!("agentmsg: error: {e}");
             ExitCode::from(2)
         }
     }

@@ -160,7 +160,7 @@ pub fn run(args: &ProjectArgs) -> Result<Outcome, CliError> {
     let loaded = load_file(&args.file)?;
     let file = args.file.display();
     for d in &loaded.diagnostics {
-        eprintln!("{}", d.render(&file));
+        crate::output::note!("{}", d.render(&file));
     }
     let (messages, lines, unknown) = project_lines(loaded.messages());
     let api = args.api;
@@ -209,7 +209,7 @@ pub fn run(args: &ProjectArgs) -> Result<Outcome, CliError> {
     let encoded = match api.encode(&request) {
         Ok(encoded) => encoded,
         Err(e) => {
-            eprintln!("agentmsg: error: {file}: {e}");
+            crate::output::note!("agentmsg: error: {file}: {e}");
             return Ok(Outcome::Problems);
         }
     };
@@ -223,7 +223,7 @@ pub fn run(args: &ProjectArgs) -> Result<Outcome, CliError> {
     for c in pre_report.iter().chain(encoded.report.iter()) {
         *counts.entry(c.kind.to_string()).or_default() += 1;
     }
-    let mut err = std::io::stderr().lock();
+    let mut err = crate::output::stderr();
     for c in &changes {
         writeln!(err, "{file}: {c}")?;
     }
@@ -241,7 +241,7 @@ pub fn run(args: &ProjectArgs) -> Result<Outcome, CliError> {
         if summary.is_empty() { "" } else { ": " },
         summary.join(", ")
     )?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     if args.compact {
         serde_json::to_writer(&mut out, &encoded.body)?;
     } else {

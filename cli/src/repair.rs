@@ -12,28 +12,45 @@
 //!   the results the turn already has;
 //! - a result that answers no earlier call, and a second result for a call, are
 //!   dropped;
-//! - a torn last line (a crash mid-write) is dropped, so that the next append
-//!   starts on a line of its own.
+//! - a torn last line (a crash mid-write) is kept, ended with a newline, so that
+//!   the next append starts on a line of its own and no byte of it is lost.
+//!
+//! A line that is kept but not decoded (a kind this build does not know, a body
+//! that does not decode, not even JSON) still counts, as far as its JSON can be
+//! read: an assistant line's `toolCall` ids are calls, a `toolResult` line's
+//! `toolCallId` a result. A kept line is never dropped, and never the reason to
+//! drop another line.
 //!
 //! It does not drop or rewrite thinking, redacted thinking or signatures (they
 //! are replayed to the model that wrote them), does not map tool-call ids, does
 //! not skip failed turns or the results of their calls, does not move misplaced
 //! results, and does not touch images. Every line it keeps is written byte for
-//! byte, custom, unknown and even undecodable lines included; only the synthetic
-//! results are new text. The output is the same on every run (no clock, no
-//! random ids).
+//! byte, custom, unknown and even undecodable lines included, with the blank
+//! lines between them and a byte-order mark; only the synthetic results are new
+//! text. The output is the same on every run (no clock, no random ids).
+//!
+//! The copy is written to a new temporary file beside the output (created
+//! exclusively, with the output's mode, or the input's for a new file), synced,
+//! and renamed over the output, so a crash leaves either the old file or the new
+//! one. Repairing a file in place (`-o` naming the input) holds the file's
+//! advisory lock from the read to the rename, the lock that
+//! [`JsonlWriter::append`](agentmsg_runtime::JsonlWriter::append) takes for each
+//! write: an append waits, then goes to the new file, so none is lost.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::io::Write;
+use std::fs::File;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use agentmsg_runtime::{
-    validate, AgentMessage, LlmMessage, Message, MessageId, ProblemKind, TextContent,
-    ToolResultMessage, NO_RESULT_TEXT,
+    validate, AgentMessage, AssistantMessage, LlmMessage, Message, MessageId, Problem, ProblemKind,
+    StopReason, TextContent, ToolCall, ToolResultMessage, NO_RESULT_TEXT,
 };
+use serde::Deserialize as _;
+use serde_json::Value;
 
 use crate::error::CliError;
-use crate::load::{load_file, Body, Format, Loaded};
+use crate::load::{load_bytes, read_input, Body, Format, Line, Loaded};
 use crate::Outcome;
 
 /// The arguments of `agentmsg repair`.
@@ -43,7 +60,7 @@ pub struct RepairArgs {
     /// `-` reads standard input).
     pub file: PathBuf,
     /// Where to write the repaired copy (may be FILE itself: it is replaced
-    /// atomically).
+    /// atomically, under the file's lock).
     #[arg(short, long, required_unless_present = "dry_run")]
     pub output: Option<PathBuf>,
     /// Print what would change, write nothing.
@@ -67,6 +84,58 @@ pub struct Repaired {
     pub text: Vec<u8>,
     /// What changed, in line order.
     pub fixes: Vec<Fix>,
+}
+
+/// What a line that was kept but not decoded says of tool calls, read from its
+/// JSON as far as it goes: an assistant line's calls (ids and names), or the
+/// call a tool result answers. `None` when it says neither.
+pub fn stand_in(line: &Line) -> Option<Message> {
+    let raw = match &line.body {
+        Body::Message(AgentMessage::Unknown(_)) | Body::Undecodable | Body::Torn => &line.raw,
+        Body::Message(_) => return None,
+    };
+    let Ok(Value::Object(object)) = serde_json::from_slice::<Value>(raw) else {
+        return None;
+    };
+    let text = |key: &str| object.get(key).and_then(Value::as_str);
+    match text("role")? {
+        "assistant" => {
+            let calls: Vec<ToolCall> = object
+                .get("content")?
+                .as_array()?
+                .iter()
+                .filter(|block| block.get("type").and_then(Value::as_str) == Some("toolCall"))
+                .filter_map(|block| {
+                    let id = block.get("id")?.as_str()?;
+                    let name = block.get("name").and_then(Value::as_str).unwrap_or("");
+                    Some(ToolCall::new(id, name, Value::Null))
+                })
+                .collect();
+            if calls.is_empty() {
+                return None;
+            }
+            let stop_reason = object
+                .get("stopReason")
+                .and_then(|v| StopReason::deserialize(v).ok())
+                .unwrap_or(StopReason::ToolUse);
+            let timestamp = object.get("timestamp").and_then(Value::as_u64).unwrap_or(0);
+            Some(Message::Assistant(
+                AssistantMessage::new(calls)
+                    .with_stop_reason(stop_reason)
+                    .with_timestamp(timestamp),
+            ))
+        }
+        "toolResult" => {
+            let id = text("toolCallId")?;
+            let name = text("toolName").unwrap_or("");
+            Some(Message::ToolResult(ToolResultMessage::new(
+                id,
+                name,
+                [TextContent::new("")],
+            )))
+        }
+        _ => None,
+    }
 }
 
 /// The calls of each assistant message (by LLM index) that no result answers: a
@@ -108,33 +177,79 @@ fn unanswered(messages: &[&Message]) -> HashMap<usize, Vec<(String, String)>> {
     missing
 }
 
+/// The positions (in `loaded.lines`) of the decoded result lines that `validate`
+/// finds answering no call, or repeating a result, over `messages` (whose
+/// positions are `positions`).
+fn unpaired(
+    problems: Vec<Problem>,
+    positions: &[usize],
+    kept: &BTreeSet<usize>,
+) -> BTreeMap<usize, String> {
+    problems
+        .into_iter()
+        .filter(|p| {
+            matches!(
+                p.kind,
+                ProblemKind::ResultWithoutCall | ProblemKind::DuplicateResult
+            )
+        })
+        .filter_map(|p| {
+            let position = *positions.get(p.index)?;
+            (!kept.contains(&position)).then(|| (position, format!("dropped: {}", p.detail)))
+        })
+        .collect()
+}
+
 /// Repairs a loaded transcript (see the module documentation).
 pub fn repair(loaded: &Loaded) -> Result<Repaired, CliError> {
-    // Positions in `loaded.lines` of the LLM messages.
+    // What each line is, for pairing: its LLM message, or the stand-in of a kept
+    // line that names calls or a result.
+    let stand_ins: BTreeMap<usize, Message> = loaded
+        .lines
+        .iter()
+        .enumerate()
+        .filter_map(|(position, line)| stand_in(line).map(|m| (position, m)))
+        .collect();
+    let kept: BTreeSet<usize> = stand_ins.keys().copied().collect();
+    let effective: Vec<Option<&Message>> = loaded
+        .lines
+        .iter()
+        .enumerate()
+        .map(|(position, line)| {
+            line.message()
+                .and_then(AgentMessage::as_llm)
+                .or_else(|| stand_ins.get(&position))
+        })
+        .collect();
     let mut positions = Vec::new();
     let mut messages = Vec::new();
-    for (position, line) in loaded.lines.iter().enumerate() {
-        if let Some(m) = line.message().and_then(AgentMessage::as_llm) {
+    for (position, message) in effective.iter().enumerate() {
+        if let Some(m) = message {
             positions.push(position);
-            messages.push(m);
+            messages.push(*m);
         }
     }
-    let mut drop: BTreeMap<usize, String> = BTreeMap::new();
-    let mut needs_results: BTreeSet<usize> = BTreeSet::new();
-    for problem in validate(&messages) {
-        let Some(&position) = positions.get(problem.index) else {
-            continue;
-        };
-        match problem.kind {
-            ProblemKind::ResultWithoutCall | ProblemKind::DuplicateResult => {
-                drop.insert(position, format!("dropped: {}", problem.detail));
-            }
-            ProblemKind::MissingResult => {
-                needs_results.insert(problem.index);
-            }
-            _ => {}
-        }
-    }
+    // A decoded result is dropped only when it pairs with no call whatever the
+    // kept lines say, and is not a second result only because of a kept one:
+    // so it must be unpaired both with every kept line counted and with the
+    // kept results left out.
+    let with_kept = unpaired(validate(&messages), &positions, &kept);
+    let (calls_only, call_positions): (Vec<&Message>, Vec<usize>) = messages
+        .iter()
+        .zip(&positions)
+        .filter(|(m, p)| !(kept.contains(p) && matches!(m, Message::ToolResult(_))))
+        .map(|(m, p)| (*m, *p))
+        .unzip();
+    let without_kept_results = unpaired(validate(&calls_only), &call_positions, &kept);
+    let drop: BTreeMap<usize, String> = with_kept
+        .into_iter()
+        .filter(|(position, _)| without_kept_results.contains_key(position))
+        .collect();
+    let needs_results: BTreeSet<usize> = validate(&messages)
+        .into_iter()
+        .filter(|p| p.kind == ProblemKind::MissingResult)
+        .map(|p| p.index)
+        .collect();
     let missing = unanswered(&messages);
     // Synthetic results to write after a position.
     let mut inserts: BTreeMap<usize, Vec<(LlmMessage, String)>> = BTreeMap::new();
@@ -150,8 +265,8 @@ pub fn repair(loaded: &Loaded) -> Result<Repaired, CliError> {
         // After the results the turn already has (kept ones), before the next
         // user, assistant or system message.
         let mut after = position;
-        for (p, line) in loaded.lines.iter().enumerate().skip(position + 1) {
-            match line.message().and_then(AgentMessage::as_llm) {
+        for (p, message) in effective.iter().enumerate().skip(position + 1) {
+            match message {
                 Some(Message::ToolResult(_)) if !drop.contains_key(&p) => after = p,
                 Some(Message::ToolResult(_)) | None => {}
                 Some(_) => break,
@@ -190,23 +305,36 @@ pub fn repair(loaded: &Loaded) -> Result<Repaired, CliError> {
             inserts.entry(after).or_default().push((message, what));
         }
     }
-    let mut text = Vec::with_capacity(loaded.lines.iter().map(|l| l.raw.len() + 1).sum());
+    let mut text = Vec::with_capacity(
+        loaded
+            .lines
+            .iter()
+            .map(|l| l.gap.len() + l.raw.len() + 1)
+            .sum::<usize>()
+            + loaded.trailing.len()
+            + 3,
+    );
+    if loaded.bom {
+        text.extend_from_slice(b"\xEF\xBB\xBF");
+    }
     let mut fixes = Vec::new();
     for (position, line) in loaded.lines.iter().enumerate() {
+        text.extend_from_slice(&line.gap);
         if let Some(what) = drop.get(&position) {
             fixes.push(Fix {
                 line: line.number,
                 what: what.clone(),
             });
-        } else if matches!(line.body, Body::Torn) {
-            fixes.push(Fix {
-                line: line.number,
-                what: format!(
-                    "dropped the torn last line ({} bytes cut off mid-object)",
-                    line.raw.len()
-                ),
-            });
         } else {
+            if matches!(line.body, Body::Torn) {
+                fixes.push(Fix {
+                    line: line.number,
+                    what: format!(
+                        "kept the torn last line ({} bytes cut off by a crash) as a line of its own, ended with a newline",
+                        line.raw.len()
+                    ),
+                });
+            }
             text.extend_from_slice(&line.raw);
             text.push(b'\n');
         }
@@ -219,30 +347,89 @@ pub fn repair(loaded: &Loaded) -> Result<Repaired, CliError> {
             });
         }
     }
+    text.extend_from_slice(&loaded.trailing);
     Ok(Repaired { text, fixes })
 }
 
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".agentmsg-tmp");
-    let tmp = PathBuf::from(tmp);
+/// The file a path names, following symbolic links (so a link stays a link and
+/// its target is replaced); the path itself when it does not exist yet.
+fn resolve(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
+}
+
+/// Writes `bytes` to `path` atomically: a new temporary file in the same
+/// directory (created exclusively, never through a link), given `mode`'s
+/// permissions, synced, then renamed over `path`, and the directory synced.
+fn write_atomically(
+    path: &Path,
+    bytes: &[u8],
+    permissions: Option<std::fs::Permissions>,
+) -> Result<(), CliError> {
     let fail = |source| CliError::Write {
         path: path.to_owned(),
         source,
     };
-    std::fs::write(&tmp, bytes).map_err(fail)?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        fail(e)
-    })
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".agentmsg-repair-")
+        .tempfile_in(dir)
+        .map_err(fail)?;
+    if let Some(permissions) = permissions {
+        tmp.as_file().set_permissions(permissions).map_err(fail)?;
+    }
+    tmp.write_all(bytes).map_err(fail)?;
+    tmp.as_file().sync_all().map_err(fail)?;
+    tmp.persist(path).map_err(|e| fail(e.error))?;
+    // The rename is durable once the directory is.
+    #[cfg(unix)]
+    if let Ok(dir) = File::open(dir) {
+        let _ = dir.sync_all();
+    }
+    Ok(())
+}
+
+/// Whether two paths name the same file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(a), Ok(b)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return a.dev() == b.dev() && a.ino() == b.ino();
+        }
+    }
+    resolve(a) == resolve(b)
 }
 
 /// Runs `agentmsg repair`.
 pub fn run(args: &RepairArgs) -> Result<Outcome, CliError> {
-    let loaded = load_file(&args.file)?;
+    let output = args.output.as_deref().filter(|_| !args.dry_run);
+    let in_place = output.is_some_and(|o| args.file.as_os_str() != "-" && same_file(&args.file, o));
+    // In place: hold the file's lock from the read to the rename, so that no
+    // append lands in the file being replaced.
+    let locked = if in_place {
+        let read_fail = |source| CliError::Read {
+            path: args.file.clone(),
+            source,
+        };
+        let mut file = File::open(&args.file).map_err(read_fail)?;
+        file.lock().map_err(read_fail)?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(read_fail)?;
+        Some((file, bytes))
+    } else {
+        None
+    };
+    let bytes = match &locked {
+        Some((_, bytes)) => bytes.clone(),
+        None => read_input(&args.file)?,
+    };
+    let loaded = load_bytes(&bytes);
     let repaired = repair(&loaded)?;
     let file = args.file.display();
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     for fix in &repaired.fixes {
         writeln!(out, "{file}:{}: {}", fix.line, fix.what)?;
     }
@@ -263,9 +450,16 @@ pub fn run(args: &RepairArgs) -> Result<Outcome, CliError> {
             "{file}: note: JSON, not JSON Lines; the copy is JSON Lines, one message per line"
         )?;
     }
-    match (&args.output, args.dry_run) {
-        (Some(output), false) => {
-            write_atomically(output, &repaired.text)?;
+    match output {
+        Some(output) => {
+            let target = resolve(output);
+            // Keep the mode of the file replaced, or give a new file the input's.
+            let permissions = std::fs::metadata(&target)
+                .or_else(|_| std::fs::metadata(&args.file))
+                .ok()
+                .map(|m| m.permissions());
+            write_atomically(&target, &repaired.text, permissions)?;
+            drop(locked);
             writeln!(
                 out,
                 "{file}: {} changes, written to {}",
@@ -273,7 +467,7 @@ pub fn run(args: &RepairArgs) -> Result<Outcome, CliError> {
                 output.display()
             )?;
         }
-        _ => writeln!(
+        None => writeln!(
             out,
             "{file}: {} changes (dry run, nothing written)",
             repaired.fixes.len()

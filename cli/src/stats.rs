@@ -287,10 +287,10 @@ pub fn render_text(stats: &Stats, file: &str) -> String {
 pub fn run(args: &StatsArgs) -> Result<Outcome, CliError> {
     let loaded = load_file(&args.file)?;
     for d in &loaded.diagnostics {
-        eprintln!("{}", d.render(&args.file.display()));
+        crate::output::note!("{}", d.render(&args.file.display()));
     }
     let stats = compute(&loaded);
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &stats)?;
         writeln!(out)?;

@@ -373,19 +373,17 @@ fn repair_pairs_calls_and_results_and_changes_nothing_else() {
 }
 
 #[test]
-fn repair_keeps_undecodable_lines_and_drops_the_torn_one() {
+fn repair_keeps_undecodable_lines_blank_lines_and_the_torn_one() {
     let (run, text, _dir) = repaired("broken.jsonl");
     assert_eq!(run.code, 0, "{run:?}");
-    let src = fixture_lines("broken.jsonl");
-    // Line 6 is blank, line 8 torn.
-    let expected: Vec<&str> = [0, 1, 2, 3, 4, 6]
-        .iter()
-        .map(|&i| src[i].as_str())
-        .collect();
-    assert_eq!(text, expected.join("\n") + "\n");
-    assert!(run
-        .stdout
-        .contains("broken.jsonl:8: dropped the torn last line (37 bytes cut off mid-object)"));
+    // Nothing to pair: the copy is the file, byte for byte (line 6 is blank),
+    // with the torn line 8 ended by a newline.
+    let src = std::fs::read_to_string(fixtures().join("broken.jsonl")).unwrap();
+    assert!(!src.ends_with('\n'));
+    assert_eq!(text, src + "\n");
+    assert!(run.stdout.contains(
+        "broken.jsonl:8: kept the torn last line (37 bytes cut off by a crash) as a line of its own"
+    ));
     assert!(run
         .stdout
         .contains("2 undecodable lines kept byte for byte"));

@@ -180,7 +180,7 @@ impl AgentMessage {
             Self::Llm(m) => serde_json::to_writer(out, m),
             Self::Custom(c) => c.message.write_json(out, c.id.as_ref(), c.turn_id.as_ref()),
             Self::Unknown(u) => {
-                out.extend_from_slice(u.raw.as_bytes());
+                out.extend_from_slice(u.raw_bytes());
                 Ok(())
             }
         }
@@ -226,6 +226,7 @@ impl<T: CustomMessage> From<T> for AgentMessage {
 
 /// Why a line was kept as [`AgentMessage::Unknown`] (or, in strict mode, rejected).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum UnknownReason {
     /// No registered type claims the kind.
     UnknownKind,
@@ -255,6 +256,16 @@ pub enum UnknownReason {
         /// The migration's error.
         error: String,
     },
+    /// The line is not a transcript line at all: not one JSON object, no
+    /// `"role"`, a `"role"` that is not a string, a fragment cut off by a crash.
+    /// The transcript reader keeps it (lenient) so that nothing is lost.
+    Malformed(Box<DecodeError>),
+    /// The line is not UTF-8. [`UnknownMessage::raw_bytes`] holds its exact
+    /// bytes; [`UnknownMessage::raw`] a lossy text of them.
+    NotUtf8 {
+        /// How many bytes from the start of the line are valid UTF-8.
+        valid_up_to: usize,
+    },
 }
 
 impl fmt::Display for UnknownReason {
@@ -271,6 +282,10 @@ impl fmt::Display for UnknownReason {
             Self::Invalid { error } => write!(f, "the body does not decode: {error}"),
             Self::Migration { from, error } => {
                 write!(f, "migration from version {from} failed: {error}")
+            }
+            Self::Malformed(error) => write!(f, "not a transcript line: {error}"),
+            Self::NotUtf8 { valid_up_to } => {
+                write!(f, "not UTF-8 (invalid byte at column {})", valid_up_to + 1)
             }
         }
     }
@@ -296,6 +311,9 @@ impl fmt::Display for UnknownReason {
 #[derive(Clone)]
 pub struct UnknownMessage {
     raw: String,
+    /// The exact bytes of a line that is not UTF-8 (`raw` is then a lossy text
+    /// of them).
+    bytes: Option<Box<[u8]>>,
     kind: KindText,
     reason: UnknownReason,
     /// `id`, `turnId` and whether `raw` is well-formed, read on first use.
@@ -364,6 +382,7 @@ impl UnknownMessage {
         }
         Ok(Self {
             raw,
+            bytes: None,
             kind: KindText::Owned(kind),
             reason,
             head: OnceLock::from(head),
@@ -401,19 +420,89 @@ impl UnknownMessage {
         };
         Ok(Self {
             raw: line.to_owned(),
+            bytes: None,
             kind,
             reason,
             head: OnceLock::new(),
         })
     }
 
+    /// Keeps a line that is not a transcript line at all, byte for byte, with
+    /// why: what [`decode_line`] said of it (`error`), or that it is not UTF-8.
+    /// Its kind is its `"role"` when it has a string one, otherwise empty. It
+    /// never reaches a model, and a transcript writer emits its bytes unchanged.
+    ///
+    /// ```
+    /// # use agentmsg_runtime::{decode_line, DecodeMode, Registry, UnknownMessage, UnknownReason};
+    /// let line = br#"{"content":"no role"}"#;
+    /// let error = decode_line(std::str::from_utf8(line).unwrap(), &Registry::new(), DecodeMode::Lenient)
+    ///     .unwrap_err();
+    /// let kept = UnknownMessage::malformed(line.to_vec(), error);
+    /// assert_eq!(kept.raw_bytes(), line);
+    /// assert!(matches!(kept.reason(), UnknownReason::Malformed(_)));
+    ///
+    /// let bytes = b"{\"role\":\"user\xff\"}".to_vec();
+    /// let kept = UnknownMessage::malformed(bytes, agentmsg_runtime::DecodeError::MissingRole);
+    /// assert_eq!(kept.reason(), &UnknownReason::NotUtf8 { valid_up_to: 13 });
+    /// assert_eq!(kept.raw_bytes(), b"{\"role\":\"user\xff\"}");
+    /// ```
+    pub fn malformed(raw: Vec<u8>, error: DecodeError) -> Self {
+        match String::from_utf8(raw) {
+            Ok(raw) => {
+                let kind = match role_of(&raw) {
+                    Some(Ok(kind)) => kind.into_owned(),
+                    _ => String::new(),
+                };
+                let message = error.to_string();
+                Self {
+                    raw,
+                    bytes: None,
+                    kind: KindText::Owned(kind),
+                    reason: UnknownReason::Malformed(Box::new(error)),
+                    head: OnceLock::from(Head {
+                        error: Some(message),
+                        ..Head::default()
+                    }),
+                }
+            }
+            Err(e) => {
+                let valid_up_to = e.utf8_error().valid_up_to();
+                let bytes = e.into_bytes().into_boxed_slice();
+                Self {
+                    raw: String::from_utf8_lossy(&bytes).into_owned(),
+                    bytes: Some(bytes),
+                    kind: KindText::Owned(String::new()),
+                    reason: UnknownReason::NotUtf8 { valid_up_to },
+                    head: OnceLock::from(Head {
+                        error: Some(format!(
+                            "not UTF-8 (invalid byte at column {})",
+                            valid_up_to + 1
+                        )),
+                        ..Head::default()
+                    }),
+                }
+            }
+        }
+    }
+
     fn head(&self) -> &Head {
         self.head.get_or_init(|| Head::parse(&self.raw))
     }
 
-    /// The exact text of the line (without its newline).
+    /// The exact text of the line (without its newline). For a line that is not
+    /// UTF-8 ([`UnknownReason::NotUtf8`]) this is a lossy text of it, with
+    /// U+FFFD for each bad sequence; [`raw_bytes`](Self::raw_bytes) has the bytes.
     pub fn raw(&self) -> &str {
         &self.raw
+    }
+
+    /// The exact bytes of the line (without its newline); what a transcript
+    /// writer emits.
+    pub fn raw_bytes(&self) -> &[u8] {
+        match &self.bytes {
+            Some(bytes) => bytes,
+            None => self.raw.as_bytes(),
+        }
     }
 
     /// The `"role"` of the line.
@@ -463,7 +552,8 @@ impl UnknownMessage {
         serde_json::from_str(&self.raw)
     }
 
-    /// The exact text of the line.
+    /// The exact text of the line (lossy for a line that is not UTF-8; see
+    /// [`raw`](Self::raw)).
     pub fn into_raw(self) -> String {
         self.raw
     }
@@ -482,7 +572,9 @@ impl fmt::Debug for UnknownMessage {
 /// Two kept lines are equal when their bytes, kinds and reasons are.
 impl PartialEq for UnknownMessage {
     fn eq(&self, other: &Self) -> bool {
-        self.raw == other.raw && self.kind() == other.kind() && self.reason == other.reason
+        self.raw_bytes() == other.raw_bytes()
+            && self.kind() == other.kind()
+            && self.reason == other.reason
     }
 }
 
@@ -493,6 +585,11 @@ impl Eq for UnknownMessage {}
 /// writers do not parse it: they copy its bytes.
 impl Serialize for UnknownMessage {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.bytes.is_some() {
+            return Err(serde::ser::Error::custom(
+                "a kept line that is not UTF-8 cannot be serialized as JSON; write its raw_bytes",
+            ));
+        }
         let raw: &serde_json::value::RawValue =
             serde_json::from_str(&self.raw).map_err(serde::ser::Error::custom)?;
         raw.serialize(serializer)
@@ -630,6 +727,7 @@ impl<'de> RoleDispatch<'de> for AgentDispatch<'_> {
                 let raw = String::from_utf8(raw).map_err(de::Error::custom)?;
                 return Ok(AgentMessage::Unknown(UnknownMessage {
                     raw,
+                    bytes: None,
                     kind: KindText::Owned(kind.to_owned()),
                     reason,
                     head: OnceLock::from(Head {
@@ -716,6 +814,13 @@ pub fn decode_line(
         Some(Err(())) => {
             serde_json::from_str::<IgnoredAny>(line)
                 .map_err(|e| DecodeError::NotJson(e.to_string()))?;
+            // A string whose escapes are not Unicode (a lone surrogate) is still
+            // a string: say what is wrong with it.
+            if let Some(role) = top_level_value(line, "role").filter(|v| v.starts_with('"')) {
+                if let Err(e) = serde_json::from_str::<String>(role) {
+                    return Err(DecodeError::NotJson(format!("\"role\" is not text: {e}")));
+                }
+            }
             return Err(DecodeError::RoleNotString);
         }
         None => {

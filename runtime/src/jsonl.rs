@@ -7,26 +7,51 @@
 //! {"role":"notice","text":"session resumed"}
 //! ```
 //!
-//! The reader also accepts a JSON array of the same objects. Lines it cannot
-//! decode into their type are kept as [`AgentMessage::Unknown`] with their exact
-//! bytes (lenient, the default) or reported with their line number (strict); a
-//! last line cut off by a crash is reported as [`ReadError::TornLastLine`] after
-//! every line before it.
+//! The reader also accepts a JSON array of the same objects (a file that starts
+//! with `[` but is not one whole array is read as JSON Lines). Nothing is lost
+//! in lenient mode, the default: a line that does not decode into its type, and
+//! even a line that is no transcript line at all (not UTF-8, not a JSON object,
+//! no `"role"`, a fragment a crash cut off), is kept as
+//! [`AgentMessage::Unknown`] with its exact bytes and the reason, and reading
+//! goes on. Strict mode reports each such line with its number instead. A last
+//! line cut off by a crash is reported as [`ReadError::TornLastLine`] after every
+//! line before it, and [`read_all`](JsonlReader::read_all) keeps its bytes in
+//! [`Transcript::torn`].
+//!
+//! # Concurrent writers
+//!
+//! [`JsonlWriter::append`] takes an advisory lock on the file
+//! ([`File::lock`]: `flock` on Unix, `LockFileEx` on Windows) for each write it
+//! hands to the OS, and writes only whole lines under it. So on any file system
+//! that honours the lock (local ones, and NFS, where Linux maps `flock` to POSIX
+//! locks), appenders in several processes never interleave or tear each other's
+//! lines, even when a write is partial. Under the lock it also checks that the
+//! file ends with a newline (a crash may have cut the last line: it ends the
+//! fragment with one first, and reports it) and, on Unix, that the path still
+//! names the file it holds open (a tool that rewrote the transcript by renaming
+//! a new file over it, as `agentmsg repair -o FILE FILE` does under the same
+//! lock, makes it reopen the path), so no line goes to a replaced file. A lock
+//! is advisory: a program that writes the file without taking it is not held
+//! back.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufRead, BufWriter, Read, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::io::{self, BufRead, BufWriter, Cursor, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
 
 use serde::de::IgnoredAny;
 
-use crate::envelope::{decode_line, AgentMessage, DecodeError, DecodeMode};
+use crate::envelope::{decode_line, AgentMessage, DecodeError, DecodeMode, UnknownMessage};
 use crate::registry::Registry;
+
+/// The UTF-8 byte-order mark, skipped at the start of a transcript.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// A transcript could not be read.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ReadError {
-    /// A line could not be decoded (or, in strict mode, was not decoded into its
-    /// type).
+    /// Strict mode: a line was not decoded into its type (or is no transcript
+    /// line at all).
     #[error("line {line}: {source}")]
     Line {
         /// The line number, from 1.
@@ -35,7 +60,8 @@ pub enum ReadError {
         #[source]
         source: DecodeError,
     },
-    /// An element of a transcript in JSON-array form could not be decoded.
+    /// Strict mode: an element of a transcript in JSON-array form was not
+    /// decoded.
     #[error("element {index} of the JSON array: {source}")]
     Element {
         /// The element's index, from 0.
@@ -44,8 +70,8 @@ pub enum ReadError {
         #[source]
         source: DecodeError,
     },
-    /// The last line has no newline and is cut off mid-object: a crash during a
-    /// write. Every line before it was read.
+    /// The last line has no newline and is cut off mid-object (or mid-character):
+    /// a crash during a write. Every line before it was read.
     #[error("line {line}: torn last line ({bytes} bytes cut off mid-object, no newline); every line before it was read")]
     TornLastLine {
         /// The line number, from 1.
@@ -53,7 +79,7 @@ pub enum ReadError {
         /// How many bytes the torn line has.
         bytes: usize,
     },
-    /// A line is not UTF-8.
+    /// Strict mode: a line is not UTF-8.
     #[error("line {line}: not UTF-8: {source}")]
     NotUtf8 {
         /// The line number, from 1.
@@ -62,9 +88,6 @@ pub enum ReadError {
         #[source]
         source: std::str::Utf8Error,
     },
-    /// A transcript in JSON-array form does not parse as an array.
-    #[error("the transcript starts with `[` but is not a JSON array of objects: {0}")]
-    Array(#[source] serde_json::Error),
     /// The input failed.
     #[error("reading line {line}: {source}")]
     Io {
@@ -79,6 +102,9 @@ pub enum ReadError {
 enum State {
     Start,
     Lines,
+    /// A file that starts with `[` but is not a JSON array, read as lines from
+    /// memory.
+    Buffered(Cursor<Vec<u8>>),
     Array(std::iter::Enumerate<std::vec::IntoIter<Box<serde_json::value::RawValue>>>),
     Done,
 }
@@ -87,12 +113,13 @@ enum State {
 ///
 /// ```
 /// # use agentmsg_runtime::{JsonlReader, AgentMessage};
-/// let text = "{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"someday\",\"x\":1}\n";
+/// let text = "{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"someday\",\"x\":1}\nnot json\n";
 /// let messages: Vec<AgentMessage> = JsonlReader::new(text.as_bytes())
 ///     .collect::<Result<_, _>>()
 ///     .unwrap();
 /// assert!(messages[0].is_llm());
 /// assert_eq!(messages[1].as_unknown().unwrap().raw(), "{\"role\":\"someday\",\"x\":1}");
+/// assert_eq!(messages[2].as_unknown().unwrap().raw(), "not json"); // kept, not lost
 /// ```
 pub struct JsonlReader<'r, R> {
     input: R,
@@ -149,16 +176,20 @@ impl<'r, R: BufRead> JsonlReader<'r, R> {
         self.line
     }
 
-    /// Reads every message. The first error other than a torn last line is
-    /// returned; a torn last line is reported in [`Transcript::torn`] with every
-    /// message before it.
-    pub fn read_all(self) -> Result<Transcript, ReadError> {
+    /// Reads every message. In lenient mode only an I/O error fails it: every
+    /// line is decoded or kept, and a torn last line is reported in
+    /// [`Transcript::torn`] (with its bytes) after every message before it. In
+    /// strict mode the first line not decoded is the error.
+    pub fn read_all(mut self) -> Result<Transcript, ReadError> {
         let mut transcript = Transcript::default();
-        for item in self {
+        while let Some(item) = self.next() {
             match item {
                 Ok(message) => transcript.messages.push(message),
-                Err(ReadError::TornLastLine { line, bytes }) => {
-                    transcript.torn = Some(TornLine { line, bytes });
+                Err(ReadError::TornLastLine { line, .. }) => {
+                    transcript.torn = Some(TornLine {
+                        line,
+                        raw: std::mem::take(&mut self.buf),
+                    });
                 }
                 Err(error) => return Err(error),
             }
@@ -169,10 +200,13 @@ impl<'r, R: BufRead> JsonlReader<'r, R> {
     fn start(&mut self) -> Result<(), ReadError> {
         // The first non-blank byte of the first chunk tells JSON Lines from an
         // array; nothing is consumed, so line numbers and bytes stay exact.
-        let first = self
+        let chunk = self
             .input
             .fill_buf()
-            .map_err(|source| ReadError::Io { line: 1, source })?
+            .map_err(|source| ReadError::Io { line: 1, source })?;
+        let first = chunk
+            .strip_prefix(BOM)
+            .unwrap_or(chunk)
             .iter()
             .find(|b| !b.is_ascii_whitespace())
             .copied();
@@ -180,23 +214,29 @@ impl<'r, R: BufRead> JsonlReader<'r, R> {
             self.state = State::Lines;
             return Ok(());
         }
-        let mut text = String::new();
+        let mut bytes = Vec::new();
         self.input
-            .read_to_string(&mut text)
-            .map_err(|source| ReadError::Io {
-                line: self.line + 1,
-                source,
-            })?;
-        let elements: Vec<Box<serde_json::value::RawValue>> =
-            serde_json::from_str(&text).map_err(ReadError::Array)?;
-        self.state = State::Array(elements.into_iter().enumerate());
+            .read_to_end(&mut bytes)
+            .map_err(|source| ReadError::Io { line: 1, source })?;
+        let body = bytes.strip_prefix(BOM).unwrap_or(&bytes);
+        self.state = match serde_json::from_slice::<Vec<Box<serde_json::value::RawValue>>>(body) {
+            Ok(elements) => State::Array(elements.into_iter().enumerate()),
+            // Not one whole array (a JSON Lines file whose first line is an
+            // array, an array cut off mid-write): its lines are read one by one,
+            // so the good ones are decoded and the rest kept.
+            Err(_) => State::Buffered(Cursor::new(bytes)),
+        };
         Ok(())
     }
 
     fn next_line(&mut self) -> Option<Result<AgentMessage, ReadError>> {
         loop {
             self.buf.clear();
-            let read = match self.input.read_until(b'\n', &mut self.buf) {
+            let read = match &mut self.state {
+                State::Buffered(cursor) => cursor.read_until(b'\n', &mut self.buf),
+                _ => self.input.read_until(b'\n', &mut self.buf),
+            };
+            let read = match read {
                 Ok(read) => read,
                 Err(source) => {
                     self.state = State::Done;
@@ -215,13 +255,29 @@ impl<'r, R: BufRead> JsonlReader<'r, R> {
             if terminated {
                 self.buf.pop();
             }
-            let line = match std::str::from_utf8(&self.buf) {
+            let bytes = match self.line {
+                1 => self.buf.strip_prefix(BOM).unwrap_or(&self.buf),
+                _ => &self.buf[..],
+            };
+            let line = match std::str::from_utf8(bytes) {
                 Ok(line) => line,
-                Err(source) => {
-                    return Some(Err(ReadError::NotUtf8 {
+                // Cut off inside a character: a torn write, not bad text.
+                Err(e) if !terminated && e.error_len().is_none() => {
+                    return Some(Err(ReadError::TornLastLine {
                         line: self.line,
-                        source,
+                        bytes: self.buf.len(),
                     }))
+                }
+                Err(source) => {
+                    return Some(match self.mode {
+                        DecodeMode::Strict => Err(ReadError::NotUtf8 {
+                            line: self.line,
+                            source,
+                        }),
+                        DecodeMode::Lenient => Ok(AgentMessage::Unknown(
+                            UnknownMessage::malformed(bytes.to_vec(), DecodeError::MissingRole),
+                        )),
+                    })
                 }
             };
             if line.trim().is_empty() {
@@ -237,12 +293,19 @@ impl<'r, R: BufRead> JsonlReader<'r, R> {
                     }
                 }
             }
-            return Some(
-                decode_line(line, self.registry, self.mode).map_err(|source| ReadError::Line {
-                    line: self.line,
-                    source,
-                }),
-            );
+            return Some(match decode_line(line, self.registry, self.mode) {
+                Ok(message) => Ok(message),
+                Err(source) => match self.mode {
+                    DecodeMode::Strict => Err(ReadError::Line {
+                        line: self.line,
+                        source,
+                    }),
+                    DecodeMode::Lenient => Ok(AgentMessage::Unknown(UnknownMessage::malformed(
+                        line.as_bytes().to_vec(),
+                        source,
+                    ))),
+                },
+            });
         }
     }
 }
@@ -259,13 +322,18 @@ impl<R: BufRead> Iterator for JsonlReader<'_, R> {
                         return Some(Err(error));
                     }
                 }
-                State::Lines => return self.next_line(),
+                State::Lines | State::Buffered(_) => return self.next_line(),
                 State::Array(elements) => {
                     let (index, raw) = elements.next()?;
-                    return Some(
-                        decode_line(raw.get(), self.registry, self.mode)
-                            .map_err(|source| ReadError::Element { index, source }),
-                    );
+                    return Some(match decode_line(raw.get(), self.registry, self.mode) {
+                        Ok(message) => Ok(message),
+                        Err(source) => match self.mode {
+                            DecodeMode::Strict => Err(ReadError::Element { index, source }),
+                            DecodeMode::Lenient => Ok(AgentMessage::Unknown(
+                                UnknownMessage::malformed(raw.get().as_bytes().to_vec(), source),
+                            )),
+                        },
+                    });
                 }
                 State::Done => return None,
             }
@@ -282,13 +350,20 @@ pub struct Transcript {
     pub torn: Option<TornLine>,
 }
 
-/// A last line cut off mid-object.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A last line cut off mid-object (or mid-character) by a crash, kept aside.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TornLine {
     /// The line number, from 1.
     pub line: usize,
+    /// Its exact bytes (no newline follows them).
+    pub raw: Vec<u8>,
+}
+
+impl TornLine {
     /// How many bytes it has.
-    pub bytes: usize,
+    pub fn bytes(&self) -> usize {
+        self.raw.len()
+    }
 }
 
 /// Reads a whole transcript (JSON Lines or a JSON array) leniently through the
@@ -319,7 +394,9 @@ pub enum WriteError {
 
 /// Writes a transcript as JSON Lines, one whole line per message. Output is
 /// buffered: call [`flush`](Self::flush) to hand it to the OS (and, with
-/// [`fsync`](JsonlWriter::fsync) on, to the disk).
+/// [`fsync`](JsonlWriter::fsync) on, to the disk). The buffer hands the output
+/// whole lines only, so a writer to an [`AppendFile`] never leaves half a line
+/// between two of its writes.
 ///
 /// ```
 /// # use agentmsg_runtime::{JsonlWriter, AgentMessage, Message};
@@ -352,9 +429,9 @@ impl<W: Write> JsonlWriter<W> {
     pub fn write(&mut self, message: &AgentMessage) -> Result<(), WriteError> {
         self.line.clear();
         let encoded = match message {
-            AgentMessage::Unknown(unknown) if unknown.raw().contains('\n') => {
+            AgentMessage::Unknown(unknown) if unknown.raw_bytes().contains(&b'\n') => {
                 self.line
-                    .extend(unknown.raw().bytes().filter(|b| *b != b'\n'));
+                    .extend(unknown.raw_bytes().iter().filter(|b| **b != b'\n'));
                 Ok(())
             }
             _ => message.write_line(&mut self.line),
@@ -365,6 +442,7 @@ impl<W: Write> JsonlWriter<W> {
             source,
         })?;
         self.line.push(b'\n');
+        // One call per whole line: the buffer passes whole lines on.
         self.out.write_all(&self.line)?;
         self.written += 1;
         Ok(())
@@ -393,6 +471,11 @@ impl<W: Write> JsonlWriter<W> {
         self.written
     }
 
+    /// The output (what was flushed to it so far).
+    pub fn get_ref(&self) -> &W {
+        self.out.get_ref()
+    }
+
     /// Flushes and gives the output back.
     pub fn into_inner(mut self) -> Result<W, WriteError> {
         self.flush()?;
@@ -402,38 +485,147 @@ impl<W: Write> JsonlWriter<W> {
     }
 }
 
-impl JsonlWriter<File> {
-    /// Opens `path` for appending (creating it if needed). When the file ends
-    /// in a torn line (no final newline), a newline is written first, so the torn
-    /// line stays the only damaged one.
+impl JsonlWriter<AppendFile> {
+    /// Opens `path` for appending (creating it if needed, with mode 0600 on Unix:
+    /// transcripts hold secrets). Each write to the file is made under its
+    /// advisory lock (see the [module documentation](self#concurrent-writers)):
+    /// when the file ends in a torn line (no final newline, a crash mid-write), a
+    /// newline is written first, so the fragment stays a line of its own (the
+    /// reader keeps it) and the next line starts clean;
+    /// [`AppendFile::ended_torn_tails`] reports where.
+    ///
+    /// ```
+    /// # use agentmsg_runtime::{JsonlWriter, Message, AgentMessage, read_transcript};
+    /// let dir = std::env::temp_dir().join(format!("agentmsg-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir).unwrap();
+    /// let path = dir.join("torn.jsonl");
+    /// std::fs::write(&path, "{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"us").unwrap();
+    /// let mut writer = JsonlWriter::append(&path).unwrap();
+    /// writer.write(&AgentMessage::from(Message::user("b"))).unwrap();
+    /// writer.flush().unwrap();
+    /// assert_eq!(writer.get_ref().ended_torn_tails(), [41]);
+    /// let read = read_transcript(std::fs::read(&path).unwrap().as_slice()).unwrap();
+    /// assert_eq!(read.messages.len(), 3); // the fragment is kept between the two
+    /// assert!(read.messages[1].is_unknown());
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
     pub fn append(path: impl AsRef<Path>) -> io::Result<Self> {
-        let mut file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(path)?;
-        let len = file.seek(SeekFrom::End(0))?;
-        if len > 0 {
-            file.seek(SeekFrom::End(-1))?;
-            let mut last = [0u8; 1];
-            file.read_exact(&mut last)?;
-            if last != *b"\n" {
-                file.write_all(b"\n")?;
-            }
-        }
+        let file = AppendFile::open(path)?;
         Ok(Self::new(file))
     }
 
     /// With `on`, every [`flush`](Self::flush) also syncs the file's data to disk
-    /// (`File::sync_data`).
+    /// (`File::sync_data`) before it returns. Off by default: then a line is in
+    /// the OS's hands when `flush` returns, safe from a crash of the process but
+    /// not from a power loss.
     #[must_use]
     pub fn fsync(mut self, on: bool) -> Self {
         self.sync = if on {
-            Some(|file: &mut File| file.sync_data())
+            Some(|file: &mut AppendFile| file.file.sync_data())
         } else {
             None
         };
         self
+    }
+}
+
+/// A transcript file opened for appending whole lines under its advisory lock
+/// (what [`JsonlWriter::append`] writes to). Each [`write`](Write::write) takes
+/// the lock, reopens the path if another program renamed a new file over it,
+/// ends a torn tail with a newline, writes all of its bytes, and unlocks.
+#[derive(Debug)]
+pub struct AppendFile {
+    file: File,
+    path: PathBuf,
+    ended: Vec<u64>,
+}
+
+impl AppendFile {
+    /// Opens (or creates, mode 0600 on Unix) `path` for appending.
+    pub fn open(path: impl AsRef<Path>) -> io::Result<Self> {
+        let path = path.as_ref().to_owned();
+        let file = Self::open_file(&path)?;
+        Ok(Self {
+            file,
+            path,
+            ended: Vec::new(),
+        })
+    }
+
+    fn open_file(path: &Path) -> io::Result<File> {
+        let mut options = OpenOptions::new();
+        options.read(true).append(true).create(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        options.open(path)
+    }
+
+    /// The path appended to.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The file lengths at which this writer found the file ending without a
+    /// newline (a line torn by a crash) and wrote one, in order.
+    pub fn ended_torn_tails(&self) -> &[u64] {
+        &self.ended
+    }
+
+    /// Takes the lock on the file the path names now (reopening it when the one
+    /// held open was replaced), and ends a torn tail.
+    fn lock(&mut self) -> io::Result<()> {
+        loop {
+            self.file.lock()?;
+            if self.is_current()? {
+                break;
+            }
+            self.file.unlock()?;
+            self.file = Self::open_file(&self.path)?;
+        }
+        let len = self.file.seek(SeekFrom::End(0))?;
+        if len > 0 {
+            self.file.seek(SeekFrom::End(-1))?;
+            let mut last = [0u8; 1];
+            self.file.read_exact(&mut last)?;
+            if last != *b"\n" {
+                self.file.write_all(b"\n")?;
+                self.ended.push(len);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the path still names the open file.
+    #[cfg(unix)]
+    fn is_current(&self) -> io::Result<bool> {
+        use std::os::unix::fs::MetadataExt;
+        let open = self.file.metadata()?;
+        match std::fs::metadata(&self.path) {
+            Ok(named) => Ok(named.dev() == open.dev() && named.ino() == open.ino()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn is_current(&self) -> io::Result<bool> {
+        Ok(true)
+    }
+}
+
+impl Write for AppendFile {
+    /// Writes all of `buf` under the lock (never a part of it), or fails.
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.lock()?;
+        let written = self.file.write_all(buf);
+        let unlocked = self.file.unlock();
+        written?;
+        unlocked?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
     }
 }
 
