@@ -81,11 +81,22 @@ fn an_ambiguous_kind_is_kept_not_guessed() {
         generic.as_unknown().unwrap().reason(),
         UnknownReason::AmbiguousKind { .. }
     ));
-    // Written directly, each type still encodes under its kind.
-    let written = AgentMessage::custom(billing::Invoice { amount: 3 })
+    // Neither type writes a line it could not read back.
+    let error = AgentMessage::custom(billing::Invoice { amount: 3 })
         .to_line()
-        .unwrap();
-    assert_eq!(written, line);
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("cannot write a `invoice` line") && error.contains("is claimed by both"),
+        "{error}"
+    );
     let parcel = AgentMessage::custom(shipping::Invoice { parcel: "p".into() });
     assert_eq!(parcel.kind(), "invoice");
+    assert!(serde_json::to_string(&parcel).is_err());
+    let mut writer = agentmsg::JsonlWriter::new(Vec::new());
+    assert!(writer.write(&parcel).is_err());
+    // A kept line of the kind is still written back byte for byte.
+    assert_eq!(kept.to_line().unwrap(), line);
+    // The unambiguous kind writes as ever.
+    assert!(AgentMessage::custom(Receipt { total: 1 }).to_line().is_ok());
 }

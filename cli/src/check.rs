@@ -70,6 +70,7 @@ fn code(kind: ProblemKind) -> &'static str {
         ProblemKind::EmptyCallId => "empty-call-id",
         ProblemKind::EmptySignature => "empty-signature",
         ProblemKind::EmptyMessage => "empty-message",
+        ProblemKind::InvalidMedia => "invalid-media",
         _ => "problem",
     }
 }

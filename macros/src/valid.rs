@@ -9,6 +9,9 @@ use crate::attr::{self, Errors, Role, ToLlm};
 const RESERVED_KEYS: [&str; 4] = ["role", "id", "turnId", "v"];
 /// Kinds that belong to the LLM messages.
 const RESERVED_KINDS: [&str; 4] = ["system", "user", "assistant", "toolResult"];
+/// Kinds that agentmsg defines itself. Another type claiming one would make both
+/// undecodable (a duplicate kind), so only the runtime (`crate = crate`) may.
+const BUILTIN_KINDS: [&str; 3] = ["compactionSummary", "branchSummary", "extension"];
 
 /// The projection, checked.
 pub enum Projection<'a> {
@@ -49,7 +52,7 @@ pub fn check<'a>(cont: &'a Container<'a>, errors: &mut Errors) -> Option<Plan<'a
 
     let kind = match &cont.attrs.kind {
         Some(kind) => {
-            check_kind(kind, "kind", errors);
+            check_kind(kind, "kind", builtin(cont), errors);
             Some(kind)
         }
         None if cont.attrs.kind_written => None,
@@ -67,7 +70,7 @@ pub fn check<'a>(cont: &'a Container<'a>, errors: &mut Errors) -> Option<Plan<'a
 
     let mut aliases = Vec::new();
     for alias in cont.attrs.aliases.iter().flatten() {
-        check_kind(alias, "alias", errors);
+        check_kind(alias, "alias", builtin(cont), errors);
         if kind.is_some_and(|kind| kind.value() == alias.value()) {
             errors.push(Error::new_spanned(
                 alias,
@@ -115,7 +118,16 @@ pub fn check<'a>(cont: &'a Container<'a>, errors: &mut Errors) -> Option<Plan<'a
     })
 }
 
-fn check_kind(lit: &LitStr, what: &str, errors: &mut Errors) {
+/// Whether the type is one of the runtime's own (`crate = crate` names the crate
+/// being compiled, which only the runtime can do and still compile).
+fn builtin(cont: &Container) -> bool {
+    cont.attrs
+        .krate
+        .as_ref()
+        .is_some_and(|path| path.leading_colon.is_none() && path.is_ident("crate"))
+}
+
+fn check_kind(lit: &LitStr, what: &str, builtin: bool, errors: &mut Errors) {
     let value = lit.value();
     let mut chars = value.chars();
     let message = match chars.next() {
@@ -137,6 +149,13 @@ fn check_kind(lit: &LitStr, what: &str, errors: &mut Errors) {
         RESERVED_KINDS.contains(&value.as_str()).then(|| {
             format!(
                 "`{value}` is a reserved kind (system, user, assistant and toolResult are the LLM messages); choose another {what}"
+            )
+        })
+    });
+    let message = message.or_else(|| {
+        (!builtin && BUILTIN_KINDS.contains(&value.as_str())).then(|| {
+            format!(
+                "`{value}` is a built-in kind of agentmsg (compactionSummary, branchSummary and extension are reserved): claiming it too would leave its lines to neither type; choose another {what}"
             )
         })
     });

@@ -151,8 +151,21 @@ impl<T: CustomMessage> DynCustomMessage for T {
         id: Option<&MessageId>,
         turn_id: Option<&TurnId>,
     ) -> serde_json::Result<()> {
+        readable_back::<serde_json::Error>(T::KIND, std::any::type_name::<T>())?;
         let mut serializer = serde_json::Serializer::new(out);
         write_line::<T, _>(&mut serializer, T::KIND, self, id, turn_id, T::VERSION)
+    }
+}
+
+/// Fails when a line of `kind` would not read back into its type because the
+/// global registry finds two types claiming the kind (a line is never written
+/// that its own program would keep as unknown).
+fn readable_back<E: serde::ser::Error>(kind: &str, type_name: &str) -> Result<(), E> {
+    match crate::registry::Registry::global().ambiguous(kind) {
+        None => Ok(()),
+        Some(duplicate) => Err(E::custom(format_args!(
+            "cannot write a `{kind}` line of `{type_name}`: {duplicate}, so it would read back as neither; give one of them another kind"
+        ))),
     }
 }
 
@@ -279,6 +292,7 @@ fn unreachable_downcast<T>() -> T {
 
 impl Serialize for CustomEntry {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        readable_back::<S::Error>(self.message.kind(), self.message.type_name())?;
         write_line(
             serializer,
             self.message.kind(),

@@ -772,6 +772,7 @@ pub enum DecodeMode {
 
 /// A line could not be decoded (and, in lenient mode, could not be kept either).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum DecodeError {
     /// The line is not one JSON object.
     #[error("not a JSON object: {0}")]
@@ -782,6 +783,10 @@ pub enum DecodeError {
     /// The `"role"` is not a string.
     #[error("\"role\" is not a string")]
     RoleNotString,
+    /// The `"role"` is a string whose escapes are not Unicode text (a lone
+    /// surrogate).
+    #[error("\"role\" is not valid text: {0}")]
+    RoleNotText(String),
     /// Strict mode: the line would have been kept as `Unknown`.
     #[error("kind `{kind}`: {reason}")]
     Rejected {
@@ -818,7 +823,7 @@ pub fn decode_line(
             // a string: say what is wrong with it.
             if let Some(role) = top_level_value(line, "role").filter(|v| v.starts_with('"')) {
                 if let Err(e) = serde_json::from_str::<String>(role) {
-                    return Err(DecodeError::NotJson(format!("\"role\" is not text: {e}")));
+                    return Err(DecodeError::RoleNotText(e.to_string()));
                 }
             }
             return Err(DecodeError::RoleNotString);

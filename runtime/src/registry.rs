@@ -279,9 +279,34 @@ impl Registry {
     }
 
     /// The global registry: the one [`install`](Self::install)ed, or else every
-    /// registration submitted at link time, collected on first use.
+    /// registration submitted at link time, collected on first use. Each kind
+    /// claimed by two types is reported then, as a warning through the `log`
+    /// crate (lines of that kind read back as `Unknown`, and writing one is an
+    /// error); [`check`](Self::check) turns it into an error at startup.
     pub fn global() -> &'static Registry {
-        GLOBAL.get_or_init(Self::from_inventory)
+        GLOBAL.get_or_init(|| {
+            let registry = Self::from_inventory();
+            registry.warn_duplicates();
+            registry
+        })
+    }
+
+    fn warn_duplicates(&self) {
+        for duplicate in &self.duplicates {
+            log::warn!(
+                target: "agentmsg",
+                "{duplicate}: its lines read back as unknown and writing one fails; give one of the types another kind"
+            );
+        }
+    }
+
+    /// The duplicate claim on `kind`, checked cheaply when there is none at all.
+    pub(crate) fn ambiguous(&self, kind: &str) -> Option<&DuplicateKind> {
+        if self.duplicates.is_empty() {
+            None
+        } else {
+            self.duplicate(kind)
+        }
     }
 
     /// Makes this registry the global one. Fails (giving it back) once the global
@@ -290,7 +315,10 @@ impl Registry {
         let mut slot = Some(self);
         let installed = GLOBAL.get_or_init(|| slot.take().unwrap_or_default());
         match slot {
-            None => Ok(installed),
+            None => {
+                installed.warn_duplicates();
+                Ok(installed)
+            }
             Some(registry) => Err(registry),
         }
     }

@@ -80,16 +80,36 @@ pub struct Cost {
     pub total: f64,
 }
 
+/// Adds two finite amounts; a sum too large for an `f64` stays at the largest
+/// finite one (with its sign) instead of becoming infinite.
+fn saturating_sum(a: f64, b: f64) -> f64 {
+    let sum = a + b;
+    if sum.is_infinite() && a.is_finite() && b.is_finite() {
+        f64::MAX.copysign(sum)
+    } else {
+        sum
+    }
+}
+
+/// Adds kind by kind. Like the token counts, the sum saturates: amounts too
+/// large for an `f64` stay at `f64::MAX` rather than becoming infinite (which
+/// JSON cannot hold).
+///
+/// ```
+/// # use agentmsg_runtime::Cost;
+/// let huge = Cost { total: 1e308, ..Cost::default() };
+/// assert_eq!((huge + huge).total, f64::MAX);
+/// ```
 impl Add for Cost {
     type Output = Cost;
 
     fn add(self, rhs: Cost) -> Cost {
         Cost {
-            input: self.input + rhs.input,
-            output: self.output + rhs.output,
-            cache_read: self.cache_read + rhs.cache_read,
-            cache_write: self.cache_write + rhs.cache_write,
-            total: self.total + rhs.total,
+            input: saturating_sum(self.input, rhs.input),
+            output: saturating_sum(self.output, rhs.output),
+            cache_read: saturating_sum(self.cache_read, rhs.cache_read),
+            cache_write: saturating_sum(self.cache_write, rhs.cache_write),
+            total: saturating_sum(self.total, rhs.total),
         }
     }
 }

@@ -31,6 +31,9 @@ pub enum ChangeKind {
     UnsupportedContent,
     /// Consecutive same-role turns were merged.
     MergedTurns,
+    /// An image, audio or document block whose base64 data does not decode
+    /// became a text placeholder.
+    InvalidMedia,
 }
 
 impl ChangeKind {
@@ -49,6 +52,7 @@ impl ChangeKind {
             Self::DroppedEmptyMessage => "dropped empty message",
             Self::UnsupportedContent => "unsupported content",
             Self::MergedTurns => "merged turns",
+            Self::InvalidMedia => "invalid media",
         }
     }
 }
@@ -180,6 +184,9 @@ pub enum ProblemKind {
     EmptySignature,
     /// A user or assistant message has no content.
     EmptyMessage,
+    /// An image, audio or document block has base64 data that does not decode
+    /// (a provider refuses the request).
+    InvalidMedia,
 }
 
 impl ProblemKind {
@@ -196,6 +203,7 @@ impl ProblemKind {
             Self::EmptyCallId => "empty call id",
             Self::EmptySignature => "empty signature",
             Self::EmptyMessage => "empty message",
+            Self::InvalidMedia => "invalid media",
         }
     }
 }

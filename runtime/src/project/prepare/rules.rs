@@ -107,6 +107,11 @@ enum Event {
     EmptyMessage {
         role: Role,
     },
+    InvalidMedia {
+        block: usize,
+        what: &'static str,
+        error: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -200,6 +205,12 @@ impl Finding {
                 ChangeKind::DroppedEmptyMessage,
                 format!("dropped a {role} message with no content left"),
             ),
+            Event::InvalidMedia { block, what, error } => (
+                ChangeKind::InvalidMedia,
+                format!(
+                    "replaced {what} block {block} with a placeholder: its base64 data does not decode ({error})"
+                ),
+            ),
         };
         Change::new(self.index, kind, detail)
     }
@@ -256,6 +267,10 @@ impl Finding {
             Event::EmptyMessage { role } => (
                 ProblemKind::EmptyMessage,
                 format!("{role} message has no content"),
+            ),
+            Event::InvalidMedia { block, what, error } => (
+                ProblemKind::InvalidMedia,
+                format!("{what} block {block} has base64 data that does not decode: {error}"),
             ),
             _ => return None,
         };
@@ -469,6 +484,22 @@ fn take_open(list: &mut Vec<(usize, usize)>) -> Option<(usize, usize)> {
 impl Run<'_> {
     fn user(&mut self, i: usize, user: &UserMessage) -> UserMessage {
         let mut user = user.clone();
+        for (b, block) in user.content.iter_mut().enumerate() {
+            let (what, data, mime) = match &*block {
+                UserContent::Image(ImageContent {
+                    source: MediaSource::Base64 { data, mime_type },
+                }) => ("image", data, mime_type),
+                UserContent::Audio(audio) => ("audio", &audio.data, &audio.mime_type),
+                UserContent::Document(document) => match &document.source {
+                    MediaSource::Base64 { data, mime_type } => ("document", data, mime_type),
+                    MediaSource::Url(_) => continue,
+                },
+                _ => continue,
+            };
+            if let Some(text) = self.invalid_media(i, b, what, data, mime) {
+                *block = UserContent::Text(text);
+            }
+        }
         if self.mode == Mode::Prepare && !self.target.vision {
             for (b, block) in user.content.iter_mut().enumerate() {
                 if let UserContent::Image(image) = block {
@@ -662,6 +693,16 @@ impl Run<'_> {
                 );
             }
             let mut result = result.clone();
+            for (b, block) in result.content.iter_mut().enumerate() {
+                if let ToolResultContent::Image(ImageContent {
+                    source: MediaSource::Base64 { data, mime_type },
+                }) = &*block
+                {
+                    if let Some(text) = self.invalid_media(r, b, "image", data, mime_type) {
+                        *block = ToolResultContent::Text(text);
+                    }
+                }
+            }
             if let Some(fix) = assigned.fix {
                 self.found(
                     r,
@@ -725,6 +766,24 @@ impl Run<'_> {
         }
     }
 
+    /// When `data` is not base64, records it and gives the text that stands in
+    /// for the block (a provider refuses a request with bad base64 whole).
+    fn invalid_media(
+        &mut self,
+        i: usize,
+        block: usize,
+        what: &'static str,
+        data: &str,
+        mime: &str,
+    ) -> Option<TextContent> {
+        let error = base64_error(data)?;
+        self.found(i, Event::InvalidMedia { block, what, error });
+        let mime = if mime.is_empty() { what } else { mime };
+        Some(TextContent::new(format!(
+            "[{mime} {what} omitted: its data is not valid base64]"
+        )))
+    }
+
     /// Applies the image rules to one tool result; returns the images to move.
     fn result_images(&mut self, r: usize, result: &mut ToolResultMessage) -> Vec<ImageContent> {
         let mut moved = Vec::new();
@@ -756,6 +815,40 @@ impl Run<'_> {
         }
         moved
     }
+}
+
+/// Why `data` is not standard, padded base64 (what every provider takes), if
+/// it is not. Checked in chunks, without decoding it into memory.
+fn base64_error(data: &str) -> Option<String> {
+    use base64::Engine as _;
+    const CHUNK: usize = 4096;
+    let mut sink = [0u8; CHUNK / 4 * 3];
+    let bytes = data.as_bytes();
+    let mut start = 0;
+    while start < bytes.len() {
+        let end = (start + CHUNK).min(bytes.len());
+        let chunk = bytes.get(start..end)?;
+        if let Err(e) = base64::engine::general_purpose::STANDARD.decode_slice(chunk, &mut sink) {
+            use base64::{DecodeError as E, DecodeSliceError};
+            return Some(match e {
+                DecodeSliceError::DecodeError(E::InvalidByte(at, byte)) => {
+                    format!("invalid byte {byte:#04x} at offset {}", start + at)
+                }
+                DecodeSliceError::DecodeError(E::InvalidLastSymbol(at, byte)) => {
+                    format!("invalid last symbol {byte:#04x} at offset {}", start + at)
+                }
+                DecodeSliceError::DecodeError(E::InvalidLength(_)) => {
+                    format!("{} characters cannot be base64", bytes.len())
+                }
+                DecodeSliceError::DecodeError(E::InvalidPadding) => {
+                    "missing or misplaced `=` padding".to_owned()
+                }
+                DecodeSliceError::OutputSliceTooSmall => "cannot be checked".to_owned(),
+            });
+        }
+        start = end;
+    }
+    None
 }
 
 fn or_unknown(s: &str) -> &str {
