@@ -234,7 +234,7 @@ fn check_session(tally: &mut Tally, path: &Path) -> usize {
 
 #[test]
 fn pi_sessions_decode_and_re_encode() {
-    let dir = common::conformance_dir().join("transcripts/pi");
+    let dir = common::require_conformance!().join("transcripts/pi");
     let mut totals = BTreeMap::new();
     let mut all = Tally::default();
     // Counted independently of agentmsg (with Python's json module).
@@ -274,8 +274,8 @@ fn pi_sessions_decode_and_re_encode() {
 
 #[test]
 fn pi_single_assistant_message() {
-    let path =
-        common::conformance_dir().join("transcripts/pi/assistant-message-with-thinking-code.json");
+    let path = common::require_conformance!()
+        .join("transcripts/pi/assistant-message-with-thinking-code.json");
     let text = std::fs::read_to_string(&path).unwrap();
     let message: Value = serde_json::from_str(&text).unwrap();
     let mut tally = Tally::default();

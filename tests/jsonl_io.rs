@@ -68,6 +68,7 @@ fn read(text: &str, registry: &Registry, mode: DecodeMode) -> Vec<Result<AgentMe
 
 #[test]
 fn pi_sessions_read_and_write_back() {
+    common::require_conformance!();
     for name in ["before-compaction.jsonl", "large-session.jsonl"] {
         let lines = pi_messages(name);
         assert!(lines.len() > 900, "{name}: {}", lines.len());

@@ -607,6 +607,7 @@ fn pi_messages(name: &str) -> (Vec<Message>, usize) {
 
 #[test]
 fn real_pi_sessions_keep_every_promise() {
+    common::require_conformance!();
     let kinds = [
         ChangeKind::DroppedThinking,
         ChangeKind::ThinkingAsText,
@@ -684,6 +685,7 @@ fn real_pi_sessions_keep_every_promise() {
 
 #[test]
 fn same_model_keeps_signed_thinking_of_the_real_session() {
+    common::require_conformance!();
     let (input, _) = pi_messages("before-compaction.jsonl");
     let signed_in = input
         .iter()

@@ -160,6 +160,9 @@ fn cases() -> Vec<(String, Request)> {
 }
 
 fn pi_cases() -> Vec<(String, Request)> {
+    if common::conformance_or_skip(Some("the pi-session cases")).is_none() {
+        return Vec::new();
+    }
     let mut out = Vec::new();
     for (file, model) in [
         ("before-compaction.jsonl", "claude-opus-4-5"),
@@ -729,6 +732,7 @@ fn shape(message: &AssistantMessage) -> Vec<String> {
 
 #[test]
 fn every_response_body_decodes() {
+    common::require_conformance!();
     let bodies = fixtures(".json");
     assert!(bodies.len() >= 30, "{} bodies", bodies.len());
     for path in &bodies {
@@ -760,6 +764,7 @@ fn every_response_body_decodes() {
 
 #[test]
 fn every_stream_decodes_and_bad_ones_fail_clearly() {
+    common::require_conformance!();
     let streams = fixtures(".chunks.txt");
     assert!(streams.len() >= 30, "{} streams", streams.len());
     for path in &streams {
@@ -796,6 +801,7 @@ fn every_stream_decodes_and_bad_ones_fail_clearly() {
 
 #[test]
 fn stream_and_body_agree_on_what_both_carry() {
+    common::require_conformance!();
     let mut compared = 0;
     for body_path in fixtures(".json") {
         let name = file_name(&body_path);
@@ -838,6 +844,7 @@ fn stream_and_body_agree_on_what_both_carry() {
 
 #[test]
 fn decoded_fields_match_the_recordings() {
+    common::require_conformance!();
     let dir = fixtures_dir();
     let thinking = decode_body(&dir.join("anthropic-clear-thinking.1.json"));
     let raw: Value = serde_json::from_str(
@@ -926,7 +933,8 @@ fn decoded_fields_match_the_recordings() {
 
 #[test]
 fn the_sdk_sse_recording_decodes() {
-    let path = common::conformance_dir().join("responses/sse/anthropic-sdk-tool-use.sse");
+    let dir = common::require_conformance!();
+    let path = dir.join("responses/sse/anthropic-sdk-tool-use.sse");
     let text = std::fs::read_to_string(&path).expect("sse");
     let mut decoder = anthropic::StreamDecoder::new();
     let mut event_name = String::new();
@@ -1002,6 +1010,7 @@ fn check_truncations(name: &str, lines: &[String]) {
 
 #[test]
 fn truncated_and_garbled_streams_never_panic_and_never_pass() {
+    common::require_conformance!();
     for path in fixtures(".chunks.txt") {
         let name = file_name(&path);
         for lines in split_streams(&chunk_lines(&path)) {
@@ -1052,6 +1061,7 @@ fn error_bodies_and_error_events_become_error_messages() {
 
 #[test]
 fn decoded_messages_replay_to_the_same_model_byte_for_byte() {
+    common::require_conformance!();
     let dir = fixtures_dir();
     for name in [
         "anthropic-clear-thinking.1.json",
@@ -1131,6 +1141,7 @@ fn modelled_blocks(raw: &Value) -> Vec<Value> {
 
 #[test]
 fn bodies_with_server_tools_decode_into_the_blocks_we_model_in_order() {
+    common::require_conformance!();
     let mut with_unmodelled = 0;
     for path in fixtures(".json") {
         let name = file_name(&path);
@@ -1169,6 +1180,7 @@ mod fuzz {
         #[test]
         fn damaged_streams_never_panic(file in any::<prop::sample::Index>(), line in any::<prop::sample::Index>(),
                                        at in any::<prop::sample::Index>(), byte in any::<u8>(), cut in any::<bool>()) {
+            common::require_conformance!(Ok(()));
             let files = all_lines();
             let lines = file.get(&files).clone();
             prop_assume!(!lines.is_empty());

@@ -187,13 +187,16 @@ fn every_corpus_body_is_valid() {
         check_case(name, &request);
         count += 1;
     }
+    let Some(data) = common::conformance_or_skip(Some("the pi-session and recorded cases")) else {
+        return;
+    };
     for (name, request) in common::openai::pi_corpus(MODEL) {
         check_case(&name, &request);
         count += 1;
     }
     // Every recorded Responses answer, replayed to a chat model (another api:
     // its reasoning must not go back).
-    let dir = common::conformance_dir().join("responses/vercel/openai/responses");
+    let dir = data.join("responses/vercel/openai/responses");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -478,6 +481,7 @@ fn comparable(m: &AssistantMessage) -> Value {
 
 #[test]
 fn every_fixture_decodes() {
+    common::require_conformance!();
     let mut seen = 0;
     let mut entries: Vec<_> = std::fs::read_dir(fixtures())
         .unwrap()
@@ -511,6 +515,7 @@ fn every_fixture_decodes() {
 
 #[test]
 fn text_body_and_stream() {
+    common::require_conformance!();
     let body = std::fs::read_to_string(fixtures().join("openai-text.json")).unwrap();
     let message = openai_chat::decode_response(&body).unwrap();
     let wire: Value = serde_json::from_str(&body).unwrap();
@@ -559,10 +564,10 @@ fn text_body_and_stream() {
 
 #[test]
 fn stream_and_body_of_one_response_agree() {
+    let data = common::require_conformance!();
     // A body rebuilt from the SSE stream's own data is the same response: the
     // stream fold must equal the body decode field for field.
-    let events =
-        sse_data(&common::conformance_dir().join("responses/sse/openai-chat-tool-calls.sse"));
+    let events = sse_data(&data.join("responses/sse/openai-chat-tool-calls.sse"));
     let streamed = decode_stream(events.iter().map(String::as_str)).unwrap();
     let chunks: Vec<Value> = events
         .iter()
@@ -609,8 +614,8 @@ fn stream_and_body_of_one_response_agree() {
 
 #[test]
 fn sse_parallel_tool_calls() {
-    let events =
-        sse_data(&common::conformance_dir().join("responses/sse/openai-chat-tool-calls.sse"));
+    let data = common::require_conformance!();
+    let events = sse_data(&data.join("responses/sse/openai-chat-tool-calls.sse"));
     let message = decode_stream(events.iter().map(String::as_str)).unwrap();
     let calls: Vec<&ToolCall> = message.tool_calls().collect();
     assert_eq!(calls.len(), 2, "{message:#?}");
@@ -632,6 +637,7 @@ fn sse_parallel_tool_calls() {
 
 #[test]
 fn azure_stream_with_filter_chunks() {
+    common::require_conformance!();
     let lines = common::chunk_lines(&fixtures().join("azure-model-router.1.chunks.txt"));
     let message = decode_stream(lines.iter().map(String::as_str)).unwrap();
     assert!(
@@ -648,6 +654,7 @@ fn azure_stream_with_filter_chunks() {
 
 #[test]
 fn error_body_becomes_an_error_message() {
+    common::require_conformance!();
     let body =
         std::fs::read_to_string(fixtures().join("reasoning-model-legacy-parameter-error.json"))
             .unwrap();
@@ -762,8 +769,8 @@ fn invalid_arguments_are_kept_and_reported() {
 
 #[test]
 fn truncated_stream_is_an_error_naming_the_count() {
-    let events =
-        sse_data(&common::conformance_dir().join("responses/sse/openai-chat-tool-calls.sse"));
+    let data = common::require_conformance!();
+    let events = sse_data(&data.join("responses/sse/openai-chat-tool-calls.sse"));
     let finish_at = events
         .iter()
         .position(|e| e.contains("\"finish_reason\":\"tool_calls\""))
@@ -779,8 +786,8 @@ fn truncated_stream_is_an_error_naming_the_count() {
 
 #[test]
 fn malformed_event_is_an_error_naming_its_index() {
-    let events =
-        sse_data(&common::conformance_dir().join("responses/sse/openai-chat-tool-calls.sse"));
+    let data = common::require_conformance!();
+    let events = sse_data(&data.join("responses/sse/openai-chat-tool-calls.sse"));
     let mut broken = events.clone();
     broken[3] = broken[3][..broken[3].len() / 2].to_owned();
     let mut decoder = StreamDecoder::new();
@@ -812,8 +819,6 @@ fn error_chunk_ends_in_stop_reason_error() {
 
 #[test]
 fn garbage_never_panics() {
-    let events =
-        sse_data(&common::conformance_dir().join("responses/sse/openai-chat-tool-calls.sse"));
     let samples = [
         "", "null", "[]", "{}", "42", "\"x\"", "{\"choices\":null}", "{\"choices\":[null]}",
         "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":-1}]}}]}",
@@ -827,6 +832,10 @@ fn garbage_never_panics() {
         let _ = d.finish();
     }
     // Every prefix of every event, and every event with one byte changed.
+    let Some(data) = common::conformance_or_skip(Some("the recorded stream")) else {
+        return;
+    };
+    let events = sse_data(&data.join("responses/sse/openai-chat-tool-calls.sse"));
     let mut seen: HashMap<bool, usize> = HashMap::new();
     for (i, event) in events.iter().enumerate() {
         for cut in (0..event.len()).step_by(7) {

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{agentmsg, agentmsg_in, conformance_schema, errors_against, fixture_lines, fixtures};
+use common::{agentmsg, agentmsg_in, fixture_lines, fixtures, schema_errors};
 use serde_json::Value;
 
 #[test]
@@ -463,7 +463,7 @@ fn project_prints_a_body_each_provider_schema_accepts_and_reports_by_line() {
                     map.remove("model");
                 }
             }
-            let errors = errors_against(&conformance_schema(schema), &body);
+            let errors = schema_errors(schema, &body);
             assert!(errors.is_empty(), "{file} {api}: {errors:?}");
             if file == "orphaned.jsonl" {
                 assert!(

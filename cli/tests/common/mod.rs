@@ -4,6 +4,17 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "../../../tests/common/conformance.rs"]
+mod conformance;
+// Each test binary uses some of these.
+#[allow(unused_imports)]
+pub(crate) use conformance::require_conformance;
+#[allow(unused_imports)]
+pub use conformance::{conformance_dir, conformance_or_skip, conformance_path};
+
+/// The repository's directory, beside which `shared/conformance` is looked for.
+const REPO_ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
 /// What a run of `agentmsg` gave.
 #[derive(Debug)]
 pub struct Run {
@@ -40,22 +51,6 @@ pub fn agentmsg(args: &[&str]) -> Run {
     agentmsg_in(&fixtures(), args)
 }
 
-/// `../shared/conformance` beside the repo, or `$AGENTMSG_CONFORMANCE_DIR`.
-/// Panics loudly when it is missing: tests that need it must not pass silently.
-pub fn conformance_dir() -> PathBuf {
-    let dir = std::env::var_os("AGENTMSG_CONFORMANCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance")
-        });
-    assert!(
-        dir.join("README.md").is_file(),
-        "CONFORMANCE DATA NOT FOUND at {}: put shared/ beside the repo or set AGENTMSG_CONFORMANCE_DIR",
-        dir.display()
-    );
-    dir
-}
-
 /// The pi session files of the conformance data.
 pub fn pi_session(name: &str) -> PathBuf {
     conformance_dir().join("transcripts/pi").join(name)
@@ -77,6 +72,15 @@ pub fn conformance_schema(name: &str) -> serde_json::Value {
         .unwrap_or_else(|e| panic!("cannot read schema {}: {e}", path.display()));
     serde_json::from_str(&text)
         .unwrap_or_else(|e| panic!("schema {} is not JSON: {e}", path.display()))
+}
+
+/// Every error of `instance` against the conformance schema `schemas/<name>`.
+/// Without the data the check is skipped, loudly, and finds nothing.
+pub fn schema_errors(name: &str, instance: &serde_json::Value) -> Vec<String> {
+    match conformance_or_skip(Some("the schema check")) {
+        Some(_) => errors_against(&conformance_schema(name), instance),
+        None => Vec::new(),
+    }
 }
 
 /// The lines of a fixture.
