@@ -233,9 +233,14 @@
 //! [`JsonlReader`] streams any `BufRead` (JSON Lines or a JSON array), with line
 //! numbers. Nothing is lost: a line of an unregistered kind, of a newer version,
 //! or that fails to decode is kept as [`AgentMessage::Unknown`] with its exact
-//! bytes and the reason, and [`JsonlWriter`] writes those bytes back unchanged. A
-//! strict mode turns each into an error naming the line; a torn last line (a crash
-//! mid-write) is reported with every line before it kept. Keeping a line that no
+//! bytes and the reason, and so is a line that is no transcript line at all (not
+//! UTF-8, not an object, no `"role"`, a fragment a crash left); [`JsonlWriter`]
+//! writes those bytes back unchanged. A strict mode turns each into an error
+//! naming the line; a torn last line (a crash mid-write) is reported, with its
+//! bytes, after every line before it. [`JsonlWriter::append`] writes whole lines
+//! under the file's advisory lock, so writers in several processes never
+//! interleave, and ends a line a crash tore before it appends (see the
+//! [`jsonl` notes on concurrent writers](crate::AppendFile)). Keeping a line that no
 //! type claims costs about a copy of it: it is parsed only when asked
 //! ([`UnknownMessage::validate`](crate::UnknownMessage::validate), `id`), and
 //! `agentmsg check` does ask.

@@ -349,6 +349,16 @@ fn load_array(bytes: &[u8]) -> Result<Loaded, Diagnostic> {
             format!("the file starts with `[` but is not a JSON array ({e}); read as JSON Lines"),
         )
     })?;
+    if let Some(other) = elements.iter().find(|e| !e.get().starts_with('{')) {
+        return Err(Diagnostic::warning(
+            line_of(
+                bytes,
+                (other.get().as_ptr() as usize).saturating_sub(text.as_ptr() as usize),
+            ),
+            "not-an-array",
+            "the file is a JSON array, but not of objects; read as JSON Lines",
+        ));
+    }
     for element in elements {
         let offset = (element.get().as_ptr() as usize)
             .saturating_sub(text.as_ptr() as usize)
@@ -516,8 +526,9 @@ mod tests {
             ]
         );
         let loaded = load_bytes(b"[1, {\"role\":\"user\",\"content\":\"hi\"}]");
-        assert_eq!(loaded.lines.len(), 2);
-        assert_eq!(loaded.diagnostics[0].code, "undecodable");
+        assert_eq!(loaded.lines.len(), 1);
+        assert_eq!(loaded.diagnostics[0].code, "not-an-array");
+        assert_eq!(loaded.diagnostics[1].code, "undecodable");
     }
 
     #[test]

@@ -595,6 +595,61 @@ mod tests {
             }
         }
 
+        /// Lines of a real-looking transcript, damaged (a byte flipped, a line
+        /// cut, bytes spliced in, a newline lost): every line repair does not
+        /// report dropping is in the copy, byte for byte and in order, and the
+        /// copy reads back without error or torn line.
+        #[test]
+        fn repair_keeps_every_line_it_does_not_drop(
+            ops in proptest::collection::vec(op(), 1..16),
+            damage in proptest::collection::vec((0usize..16, 0usize..400, 0u8..4, any::<u8>()), 0..6),
+        ) {
+            let text = render(&ops);
+            let mut lines: Vec<Vec<u8>> = text.lines().map(|l| l.as_bytes().to_vec()).collect();
+            let mut lost_newline = vec![false; lines.len()];
+            for (which, at, how, byte) in damage {
+                let Some(line) = lines.get_mut(which % ops.len()) else { continue };
+                let at = at % (line.len() + 1);
+                match how {
+                    0 if at < line.len() => line[at] = if byte == b'\n' { b' ' } else { byte },
+                    1 => line.truncate(at),
+                    2 => line.splice(at..at, [0xFF, b'{', b'"']).for_each(drop),
+                    _ => lost_newline[which % ops.len()] = true,
+                }
+            }
+            let mut bytes = Vec::new();
+            for (i, line) in lines.iter().enumerate() {
+                bytes.extend_from_slice(line);
+                if !lost_newline[i] || i + 1 == lines.len() {
+                    bytes.push(b'\n');
+                }
+            }
+            let loaded = load_bytes(&bytes);
+            let repaired = repair(&loaded).unwrap();
+            let dropped: Vec<usize> = repaired
+                .fixes
+                .iter()
+                .filter(|f| f.what.starts_with("dropped"))
+                .map(|f| f.line)
+                .collect();
+            let out = repaired.text.split(|b| *b == b'\n').collect::<Vec<_>>();
+            let mut next = 0;
+            for line in &loaded.lines {
+                if dropped.contains(&line.number) {
+                    continue;
+                }
+                let found = out[next..].iter().position(|l| *l == line.raw.as_slice());
+                prop_assert!(found.is_some(), "line {} lost: {:?}", line.number, String::from_utf8_lossy(&line.raw));
+                next += found.unwrap_or(0) + 1;
+            }
+            let good_in = loaded.lines.iter().filter(|l| matches!(&l.body, Body::Message(m) if !m.is_unknown())).count();
+            let again = load_bytes(&repaired.text);
+            let good_out = again.lines.iter().filter(|l| matches!(&l.body, Body::Message(m) if !m.is_unknown())).count();
+            prop_assert!(good_out + dropped.len() >= good_in, "{good_out} + {} < {good_in}", dropped.len());
+            let read = agentmsg_runtime::read_transcript(&repaired.text[..]);
+            prop_assert!(read.as_ref().is_ok_and(|r| r.torn.is_none()), "{:?}", read.err());
+        }
+
         /// Nothing panics, whatever the bytes.
         #[test]
         fn any_bytes_are_survived(lines in proptest::collection::vec(

@@ -8,31 +8,15 @@
 //! ```
 //!
 //! The reader also accepts a JSON array of the same objects (a file that starts
-//! with `[` but is not one whole array is read as JSON Lines). Nothing is lost
-//! in lenient mode, the default: a line that does not decode into its type, and
-//! even a line that is no transcript line at all (not UTF-8, not a JSON object,
-//! no `"role"`, a fragment a crash cut off), is kept as
+//! with `[` but is not one whole array of objects is read as JSON Lines).
+//! Nothing is lost in lenient mode, the default: a line that does not decode
+//! into its type, and even a line that is no transcript line at all (not UTF-8,
+//! not a JSON object, no `"role"`, a fragment a crash cut off), is kept as
 //! [`AgentMessage::Unknown`] with its exact bytes and the reason, and reading
 //! goes on. Strict mode reports each such line with its number instead. A last
 //! line cut off by a crash is reported as [`ReadError::TornLastLine`] after every
 //! line before it, and [`read_all`](JsonlReader::read_all) keeps its bytes in
-//! [`Transcript::torn`].
-//!
-//! # Concurrent writers
-//!
-//! [`JsonlWriter::append`] takes an advisory lock on the file
-//! ([`File::lock`]: `flock` on Unix, `LockFileEx` on Windows) for each write it
-//! hands to the OS, and writes only whole lines under it. So on any file system
-//! that honours the lock (local ones, and NFS, where Linux maps `flock` to POSIX
-//! locks), appenders in several processes never interleave or tear each other's
-//! lines, even when a write is partial. Under the lock it also checks that the
-//! file ends with a newline (a crash may have cut the last line: it ends the
-//! fragment with one first, and reports it) and, on Unix, that the path still
-//! names the file it holds open (a tool that rewrote the transcript by renaming
-//! a new file over it, as `agentmsg repair -o FILE FILE` does under the same
-//! lock, makes it reopen the path), so no line goes to a replaced file. A lock
-//! is advisory: a program that writes the file without taking it is not held
-//! back.
+//! [`Transcript::torn`]. [`AppendFile`] says what holds with concurrent writers.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufWriter, Cursor, Read, Seek, SeekFrom, Write};
@@ -220,11 +204,13 @@ impl<'r, R: BufRead> JsonlReader<'r, R> {
             .map_err(|source| ReadError::Io { line: 1, source })?;
         let body = bytes.strip_prefix(BOM).unwrap_or(&bytes);
         self.state = match serde_json::from_slice::<Vec<Box<serde_json::value::RawValue>>>(body) {
-            Ok(elements) => State::Array(elements.into_iter().enumerate()),
-            // Not one whole array (a JSON Lines file whose first line is an
-            // array, an array cut off mid-write): its lines are read one by one,
-            // so the good ones are decoded and the rest kept.
-            Err(_) => State::Buffered(Cursor::new(bytes)),
+            Ok(elements) if elements.iter().all(|e| e.get().starts_with('{')) => {
+                State::Array(elements.into_iter().enumerate())
+            }
+            // Not one whole array of objects (a JSON Lines file whose first line
+            // is an array, an array cut off mid-write): its lines are read one
+            // by one, so the good ones are decoded and the rest kept as they are.
+            _ => State::Buffered(Cursor::new(bytes)),
         };
         Ok(())
     }
@@ -280,7 +266,9 @@ impl<'r, R: BufRead> JsonlReader<'r, R> {
                     })
                 }
             };
-            if line.trim().is_empty() {
+            // Blank by JSON's whitespace only: a line of other spaces (U+00A0…)
+            // is not blank, and is kept.
+            if line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
                 continue;
             }
             if !terminated {
@@ -488,7 +476,7 @@ impl<W: Write> JsonlWriter<W> {
 impl JsonlWriter<AppendFile> {
     /// Opens `path` for appending (creating it if needed, with mode 0600 on Unix:
     /// transcripts hold secrets). Each write to the file is made under its
-    /// advisory lock (see the [module documentation](self#concurrent-writers)):
+    /// advisory lock (see [`AppendFile`] for what holds with concurrent writers):
     /// when the file ends in a torn line (no final newline, a crash mid-write), a
     /// newline is written first, so the fragment stays a line of its own (the
     /// reader keeps it) and the next line starts clean;
@@ -533,6 +521,22 @@ impl JsonlWriter<AppendFile> {
 /// (what [`JsonlWriter::append`] writes to). Each [`write`](Write::write) takes
 /// the lock, reopens the path if another program renamed a new file over it,
 /// ends a torn tail with a newline, writes all of its bytes, and unlocks.
+///
+/// # Concurrent writers
+///
+/// [`JsonlWriter::append`] takes an advisory lock on the file
+/// ([`File::lock`]: `flock` on Unix, `LockFileEx` on Windows) for each write it
+/// hands to the OS, and writes only whole lines under it. So on any file system
+/// that honours the lock (local ones, and NFS, where Linux maps `flock` to POSIX
+/// locks), appenders in several processes never interleave or tear each other's
+/// lines, even when a write is partial. Under the lock it also checks that the
+/// file ends with a newline (a crash may have cut the last line: it ends the
+/// fragment with one first, and reports it) and, on Unix, that the path still
+/// names the file it holds open (a tool that rewrote the transcript by renaming
+/// a new file over it, as `agentmsg repair -o FILE FILE` does under the same
+/// lock, makes it reopen the path), so no line goes to a replaced file. A lock
+/// is advisory: a program that writes the file without taking it is not held
+/// back.
 #[derive(Debug)]
 pub struct AppendFile {
     file: File,
