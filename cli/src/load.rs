@@ -114,6 +114,9 @@ pub struct Line {
     pub raw: Vec<u8>,
     /// What it decoded to.
     pub body: Body,
+    /// For an entry that shared its line with others (a write that lost its
+    /// newline): its index among them, and how many there were.
+    pub part: Option<(usize, usize)>,
 }
 
 impl Line {
@@ -264,6 +267,7 @@ fn load_jsonl(bytes: &[u8]) -> Loaded {
                     gap,
                     raw: piece.to_vec(),
                     body: Body::Torn,
+                    part: None,
                 });
                 continue;
             }
@@ -278,6 +282,7 @@ fn load_jsonl(bytes: &[u8]) -> Loaded {
                     gap,
                     raw: piece.to_vec(),
                     body: Body::Undecodable,
+                    part: None,
                 });
                 continue;
             }
@@ -293,15 +298,49 @@ fn load_jsonl(bytes: &[u8]) -> Loaded {
                 gap,
                 raw: piece.to_vec(),
                 body: Body::Torn,
+                part: None,
             });
             continue;
         }
-        let body = decode(text, number, &mut loaded.diagnostics);
+        let mut found = Vec::new();
+        let body = decode(text, number, &mut found);
+        if matches!(body, Body::Undecodable) {
+            if let Some(parts) = split_glued(text.trim_end_matches([' ', '\t', '\r'])) {
+                loaded.diagnostics.push(Diagnostic::warning(
+                    number,
+                    "lost-newline",
+                    format!(
+                        "{} entries on one line ({}): a write that lost its newline; read as {} lines",
+                        parts.len(),
+                        if serde_json::from_str::<IgnoredAny>(parts[0]).is_ok() {
+                            "whole objects back to back"
+                        } else {
+                            "a fragment cut off by a crash, then a whole line"
+                        },
+                        parts.len()
+                    ),
+                ));
+                let count = parts.len();
+                for (index, part) in parts.into_iter().enumerate() {
+                    let body = decode(part, number, &mut loaded.diagnostics);
+                    loaded.lines.push(Line {
+                        number,
+                        gap: if index == 0 { gap.clone() } else { Vec::new() },
+                        raw: part.as_bytes().to_vec(),
+                        body,
+                        part: Some((index, count)),
+                    });
+                }
+                continue;
+            }
+        }
+        loaded.diagnostics.append(&mut found);
         loaded.lines.push(Line {
             number,
             gap,
             raw: piece.to_vec(),
             body,
+            part: None,
         });
     }
     if ends_with_newline || gap.is_empty() {
@@ -312,6 +351,49 @@ fn load_jsonl(bytes: &[u8]) -> Loaded {
         loaded.trailing = gap;
     }
     loaded
+}
+
+/// How many `{` a broken line is tried at for the start of a whole entry.
+const SPLIT_TRIES: usize = 256;
+
+/// The entries of a line that holds more than one because a write lost its
+/// newline: whole objects back to back, or a fragment a crash cut off followed
+/// by whole objects. Each whole object must look like an entry (a string
+/// `"role"`, or pi's `"type"`). `None` when the line is not that.
+fn split_glued(text: &str) -> Option<Vec<&str>> {
+    if let Some(objects) = entries(text).filter(|o| o.len() > 1) {
+        return Some(objects);
+    }
+    text.match_indices('{')
+        .filter(|(at, _)| *at > 0)
+        .take(SPLIT_TRIES)
+        .find_map(|(at, _)| {
+            let objects = entries(text.get(at..)?)?;
+            let mut parts = vec![text.get(..at)?];
+            parts.extend(objects);
+            Some(parts)
+        })
+}
+
+/// `text` as one or more whole entries back to back, or `None`.
+fn entries(text: &str) -> Option<Vec<&str>> {
+    #[derive(serde::Deserialize)]
+    struct Tag<'a> {
+        #[serde(borrow, default)]
+        role: Option<std::borrow::Cow<'a, str>>,
+        #[serde(borrow, default, rename = "type")]
+        kind: Option<std::borrow::Cow<'a, str>>,
+    }
+    let mut out = Vec::new();
+    for value in serde_json::Deserializer::from_str(text).into_iter::<&RawValue>() {
+        let value = value.ok()?;
+        let tag: Tag = serde_json::from_str(value.get()).ok()?;
+        if tag.role.is_none() && tag.kind.is_none() {
+            return None;
+        }
+        out.push(value.get());
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 fn torn_diagnostic(number: usize, bytes: usize) -> Diagnostic {
@@ -370,6 +452,7 @@ fn load_array(bytes: &[u8]) -> Result<Loaded, Diagnostic> {
             gap: Vec::new(),
             raw: compact(element.get()).into_bytes(),
             body,
+            part: None,
         });
     }
     Ok(loaded)

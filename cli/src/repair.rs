@@ -13,7 +13,10 @@
 //! - a result that answers no earlier call, and a second result for a call, are
 //!   dropped;
 //! - a torn last line (a crash mid-write) is kept, ended with a newline, so that
-//!   the next append starts on a line of its own and no byte of it is lost.
+//!   the next append starts on a line of its own and no byte of it is lost;
+//! - a line that holds several entries because a write lost its newline (whole
+//!   objects back to back, or a fragment a crash cut off and then a whole line)
+//!   is split into one line each, every byte kept.
 //!
 //! A line that is kept but not decoded (a kind this build does not know, a body
 //! that does not decode, not even JSON) still counts, as far as its JSON can be
@@ -320,6 +323,14 @@ pub fn repair(loaded: &Loaded) -> Result<Repaired, CliError> {
     let mut fixes = Vec::new();
     for (position, line) in loaded.lines.iter().enumerate() {
         text.extend_from_slice(&line.gap);
+        if let Some((0, count)) = line.part {
+            fixes.push(Fix {
+                line: line.number,
+                what: format!(
+                    "split the line into the {count} entries it holds (a write lost its newline), each kept byte for byte"
+                ),
+            });
+        }
         if let Some(what) = drop.get(&position) {
             fixes.push(Fix {
                 line: line.number,

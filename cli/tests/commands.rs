@@ -124,16 +124,26 @@ fn a_malformed_line_of_an_unknown_kind_is_an_error_and_survives_repair() {
     .unwrap();
     let run = agentmsg_in(dir.path(), &["check", "t.jsonl"]);
     assert_eq!(run.code, 1, "{run:?}");
+    // The appended line is found inside it, and the fragment is the error.
+    assert!(
+        run.stdout.starts_with(
+            "t.jsonl:2: warning[lost-newline]: 2 entries on one line (a fragment cut off by a crash, then a whole line)"
+        ),
+        "{}",
+        run.stdout
+    );
     assert!(
         run.stdout
-            .starts_with("t.jsonl:2: error[undecodable]: not a JSON object: expected"),
+            .contains("t.jsonl:2: error[undecodable]: not a JSON object: EOF"),
         "{}",
         run.stdout
     );
     let repair = agentmsg_in(dir.path(), &["repair", "t.jsonl", "-o", "out.jsonl"]);
     assert_eq!(repair.code, 0, "{repair:?}");
     let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
-    assert_eq!(out.lines().nth(1), Some(merged));
+    let (fragment, appended) = merged.split_at(merged.find("{\"role\":\"user").unwrap());
+    let lines: Vec<&str> = out.lines().skip(1).collect();
+    assert_eq!(lines, [fragment, appended]);
 }
 
 #[test]

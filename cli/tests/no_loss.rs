@@ -434,3 +434,34 @@ fn stdin_can_be_repaired_to_a_file() {
     let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
     assert_eq!(out.lines().count(), 3);
 }
+
+#[test]
+fn a_line_that_lost_its_newline_gives_back_every_entry() {
+    // A fragment a crash cut off, then a whole line written without the
+    // newline an appending writer would have added; and two whole lines.
+    let torn = &REPLY[..40];
+    let input = format!("{USER}\n{torn}{CALL}\n{RESULT}{REPLY}\n");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("t.jsonl"), &input).unwrap();
+    let check = agentmsg_in(dir.path(), &["check", "t.jsonl"]);
+    assert!(
+        check.stdout.contains("t.jsonl:2: warning[lost-newline]"),
+        "{check:?}"
+    );
+    assert!(
+        check.stdout.contains("t.jsonl:3: warning[lost-newline]"),
+        "{check:?}"
+    );
+    assert!(!check.stdout.contains("missing-result"), "{check:?}");
+    let (run, after, _dir) = repair_in_place(input.as_bytes());
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(lines(&after), [USER, torn, CALL, RESULT, REPLY], "{run:?}");
+    assert!(
+        run.stdout
+            .contains("t.jsonl:2: split the line into the 2 entries"),
+        "{run:?}"
+    );
+    // Repairing again changes nothing.
+    let (again, twice, _dir) = repair_in_place(&after);
+    assert_eq!(twice, after, "{again:?}");
+}
