@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use agentmsg_runtime::{dropped_fields, validate, AgentMessage, Message, ProblemKind};
 
 use crate::error::CliError;
-use crate::load::{load_file, Diagnostic, Loaded, Severity};
+use crate::load::{foreign_log, load_file, Diagnostic, Loaded, Severity};
 use crate::Outcome;
 
 /// The arguments of `agentmsg check`.
@@ -151,18 +151,6 @@ pub fn all_diagnostics(loaded: &Loaded) -> Vec<Diagnostic> {
     all
 }
 
-/// Whether the first line is a pi session header (`{"type":"session",…}`).
-fn looks_like_pi_session(loaded: &Loaded) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Entry {
-        #[serde(rename = "type")]
-        kind: Option<String>,
-    }
-    loaded.lines.first().is_some_and(|l| {
-        serde_json::from_slice::<Entry>(&l.raw).is_ok_and(|e| e.kind.as_deref() == Some("session"))
-    })
-}
-
 /// Runs `agentmsg check`.
 pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
     let mut out = crate::output::stdout();
@@ -179,12 +167,8 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
             }
         };
         let diagnostics = all_diagnostics(&loaded);
-        if !args.json && loaded.messages().next().is_none() && looks_like_pi_session(&loaded) {
-            writeln!(
-                out,
-                "{}: note: this looks like a pi session file (entries tagged by \"type\"); convert it with `agentmsg import`",
-                path.display()
-            )?;
+        if let Some(log) = foreign_log(&loaded).filter(|_| !args.json) {
+            writeln!(out, "{}: note: {}", path.display(), log.note())?;
         }
         let errors = diagnostics
             .iter()

@@ -156,6 +156,66 @@ impl Loaded {
     }
 }
 
+/// Another agent's log that is not a transcript, known by its first entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ForeignLog {
+    /// A pi coding-agent session file (`{"type":"session",…}` first).
+    Pi,
+    /// A Claude Code log (entries with `uuid`, `parentUuid`, `sessionId`).
+    ClaudeCode,
+    /// A Codex CLI rollout (`session_meta`, `response_item` entries).
+    Codex,
+}
+
+impl ForeignLog {
+    /// What to tell a person who gave it to a transcript command.
+    pub fn note(self) -> &'static str {
+        match self {
+            Self::Pi => "this looks like a pi session file (entries tagged by \"type\"), not a transcript; convert it with `agentmsg import`",
+            Self::ClaudeCode => "this looks like a Claude Code log (entries with \"uuid\" and \"parentUuid\"), not a transcript; `agentmsg import` does not read Claude Code logs yet",
+            Self::Codex => "this looks like a Codex CLI rollout (\"session_meta\" and \"response_item\" entries), not a transcript; `agentmsg import` does not read Codex rollouts yet",
+        }
+    }
+}
+
+/// Whether a file none of whose lines is a message is another agent's log.
+pub fn foreign_log(loaded: &Loaded) -> Option<ForeignLog> {
+    #[derive(serde::Deserialize)]
+    struct Entry {
+        #[serde(rename = "type")]
+        kind: Option<String>,
+        uuid: Option<IgnoredAny>,
+        #[serde(rename = "parentUuid")]
+        parent_uuid: Option<IgnoredAny>,
+        #[serde(rename = "sessionId")]
+        session_id: Option<IgnoredAny>,
+        payload: Option<IgnoredAny>,
+    }
+    if loaded.messages().any(|(_, m)| !m.is_unknown()) {
+        return None;
+    }
+    loaded.lines.iter().take(20).find_map(|line| {
+        let entry: Entry = serde_json::from_slice(&line.raw).ok()?;
+        let kind = entry.kind.as_deref();
+        if kind == Some("session") && entry.uuid.is_none() {
+            Some(ForeignLog::Pi)
+        } else if entry.uuid.is_some()
+            && (entry.parent_uuid.is_some() || entry.session_id.is_some())
+        {
+            Some(ForeignLog::ClaudeCode)
+        } else if entry.payload.is_some()
+            && matches!(
+                kind,
+                Some("session_meta" | "response_item" | "event_msg" | "turn_context")
+            )
+        {
+            Some(ForeignLog::Codex)
+        } else {
+            None
+        }
+    })
+}
+
 /// Reads `path` (`-`: standard input); only a failure to read the file is an error here, every problem
 /// inside it is a [`Diagnostic`].
 pub fn load_file(path: &Path) -> Result<Loaded, CliError> {

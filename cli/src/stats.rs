@@ -286,6 +286,9 @@ pub fn render_text(stats: &Stats, file: &str) -> String {
 /// Runs `agentmsg stats`.
 pub fn run(args: &StatsArgs) -> Result<Outcome, CliError> {
     let loaded = load_file(&args.file)?;
+    if let Some(log) = crate::load::foreign_log(&loaded) {
+        crate::output::note!("{}: note: {}", args.file.display(), log.note());
+    }
     for d in &loaded.diagnostics {
         crate::output::note!("{}", d.render(&args.file.display()));
     }

@@ -714,3 +714,50 @@ fn an_output_that_cannot_be_written_exits_two() {
     assert_eq!(run.code, 2, "{run:?}");
     assert!(run.stderr.contains("cannot write"), "{}", run.stderr);
 }
+
+#[test]
+fn another_agents_log_is_named_with_what_to_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = [
+        (
+            "pi.jsonl",
+            r#"{"type":"session","version":3,"id":"a","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#,
+            "pi session file",
+        ),
+        (
+            "claude.jsonl",
+            r#"{"type":"user","message":{"role":"user","content":"hi"},"uuid":"u1","parentUuid":null,"sessionId":"s"}"#,
+            "Claude Code log",
+        ),
+        (
+            "codex.jsonl",
+            r#"{"timestamp":"2025-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"x"}}"#,
+            "Codex CLI rollout",
+        ),
+    ];
+    for (name, line, what) in logs {
+        std::fs::write(dir.path().join(name), format!("{line}\n")).unwrap();
+        let check = agentmsg_in(dir.path(), &["check", name]);
+        assert!(
+            check
+                .stdout
+                .contains(&format!("{name}: note: this looks like a {what}")),
+            "{check:?}"
+        );
+        let stats = agentmsg_in(dir.path(), &["stats", name]);
+        assert!(
+            stats
+                .stderr
+                .contains(&format!("{name}: note: this looks like a {what}")),
+            "{stats:?}"
+        );
+    }
+    // A transcript is not mistaken for one.
+    std::fs::write(
+        dir.path().join("t.jsonl"),
+        "{\"role\":\"user\",\"content\":\"hi\"}\n",
+    )
+    .unwrap();
+    let stats = agentmsg_in(dir.path(), &["stats", "t.jsonl"]);
+    assert!(!stats.stderr.contains("looks like"), "{stats:?}");
+}
