@@ -314,30 +314,30 @@ pub struct UnknownMessage {
     /// The exact bytes of a line that is not UTF-8 (`raw` is then a lossy text
     /// of them).
     bytes: Option<Box<[u8]>>,
-    kind: KindText,
+    kind: KeptKind,
     reason: UnknownReason,
     /// `id`, `turnId` and whether `raw` is well-formed, read on first use.
-    head: OnceLock<Head>,
+    parsed: OnceLock<FullParse>,
 }
 
 /// Where the kind of a kept line is: a span of its raw text (no allocation), or
 /// its own text when the role had escapes.
 #[derive(Clone)]
-enum KindText {
+enum KeptKind {
     Span(usize, usize),
     Owned(String),
 }
 
 /// What a full parse of a kept line found.
 #[derive(Clone, Default)]
-struct Head {
+struct FullParse {
     id: Option<MessageId>,
     turn_id: Option<TurnId>,
     /// Why the raw text is not one JSON object, if it is not.
     error: Option<String>,
 }
 
-impl Head {
+impl FullParse {
     /// Parses `raw` once: its `id` and `turnId` (when strings), or why it is not
     /// one JSON object.
     fn parse(raw: &str) -> Self {
@@ -376,22 +376,22 @@ impl UnknownMessage {
 
     /// Keeps `raw` after a full parse (its decoder ran, or the caller asked).
     fn keep(raw: String, kind: String, reason: UnknownReason) -> Result<Self, DecodeError> {
-        let head = Head::parse(&raw);
+        let head = FullParse::parse(&raw);
         if let Some(error) = head.error {
             return Err(DecodeError::NotJson(error));
         }
         Ok(Self {
             raw,
             bytes: None,
-            kind: KindText::Owned(kind),
+            kind: KeptKind::Owned(kind),
             reason,
-            head: OnceLock::from(head),
+            parsed: OnceLock::from(head),
         })
     }
 
     /// Keeps `line` as it is, parsing nothing: the caller found its string
     /// `"role"` (`kind`, a slice of `line` or an unescaped copy). Only the
-    /// object's braces are checked here; [`Head::parse`] runs on first use.
+    /// object's braces are checked here; [`FullParse::parse`] runs on first use.
     fn keep_unparsed(
         line: &str,
         kind: Cow<'_, str>,
@@ -411,19 +411,19 @@ impl UnknownMessage {
                 let start = (kind.as_ptr() as usize).wrapping_sub(line.as_ptr() as usize);
                 match line.get(start..start.wrapping_add(kind.len())) {
                     Some(span) if std::ptr::eq(span, kind) => {
-                        KindText::Span(start, start + kind.len())
+                        KeptKind::Span(start, start + kind.len())
                     }
-                    _ => KindText::Owned(kind.to_owned()),
+                    _ => KeptKind::Owned(kind.to_owned()),
                 }
             }
-            Cow::Owned(kind) => KindText::Owned(kind),
+            Cow::Owned(kind) => KeptKind::Owned(kind),
         };
         Ok(Self {
             raw: line.to_owned(),
             bytes: None,
             kind,
             reason,
-            head: OnceLock::new(),
+            parsed: OnceLock::new(),
         })
     }
 
@@ -457,11 +457,11 @@ impl UnknownMessage {
                 Self {
                     raw,
                     bytes: None,
-                    kind: KindText::Owned(kind),
+                    kind: KeptKind::Owned(kind),
                     reason: UnknownReason::Malformed(Box::new(error)),
-                    head: OnceLock::from(Head {
+                    parsed: OnceLock::from(FullParse {
                         error: Some(message),
-                        ..Head::default()
+                        ..FullParse::default()
                     }),
                 }
             }
@@ -471,22 +471,22 @@ impl UnknownMessage {
                 Self {
                     raw: String::from_utf8_lossy(&bytes).into_owned(),
                     bytes: Some(bytes),
-                    kind: KindText::Owned(String::new()),
+                    kind: KeptKind::Owned(String::new()),
                     reason: UnknownReason::NotUtf8 { valid_up_to },
-                    head: OnceLock::from(Head {
+                    parsed: OnceLock::from(FullParse {
                         error: Some(format!(
                             "not UTF-8 (invalid byte at column {})",
                             valid_up_to + 1
                         )),
-                        ..Head::default()
+                        ..FullParse::default()
                     }),
                 }
             }
         }
     }
 
-    fn head(&self) -> &Head {
-        self.head.get_or_init(|| Head::parse(&self.raw))
+    fn parsed(&self) -> &FullParse {
+        self.parsed.get_or_init(|| FullParse::parse(&self.raw))
     }
 
     /// The exact text of the line (without its newline). For a line that is not
@@ -508,8 +508,8 @@ impl UnknownMessage {
     /// The `"role"` of the line.
     pub fn kind(&self) -> &str {
         match &self.kind {
-            KindText::Span(start, end) => self.raw.get(*start..*end).unwrap_or_default(),
-            KindText::Owned(kind) => kind,
+            KeptKind::Span(start, end) => self.raw.get(*start..*end).unwrap_or_default(),
+            KeptKind::Owned(kind) => kind,
         }
     }
 
@@ -520,12 +520,12 @@ impl UnknownMessage {
 
     /// The line's `"id"`, when it is a string (and the line is well-formed).
     pub fn id(&self) -> Option<&MessageId> {
-        self.head().id.as_ref()
+        self.parsed().id.as_ref()
     }
 
     /// The line's `"turnId"`, when it is a string (and the line is well-formed).
     pub fn turn_id(&self) -> Option<&TurnId> {
-        self.head().turn_id.as_ref()
+        self.parsed().turn_id.as_ref()
     }
 
     /// `Ok` when the raw text is one well-formed JSON object; otherwise
@@ -541,7 +541,7 @@ impl UnknownMessage {
     /// assert!(kept.validate().is_err());
     /// ```
     pub fn validate(&self) -> Result<(), DecodeError> {
-        match &self.head().error {
+        match &self.parsed().error {
             None => Ok(()),
             Some(error) => Err(DecodeError::NotJson(error.clone())),
         }
@@ -728,9 +728,9 @@ impl<'de> RoleDispatch<'de> for AgentDispatch<'_> {
                 return Ok(AgentMessage::Unknown(UnknownMessage {
                     raw,
                     bytes: None,
-                    kind: KindText::Owned(kind.to_owned()),
+                    kind: KeptKind::Owned(kind.to_owned()),
                     reason,
-                    head: OnceLock::from(Head {
+                    parsed: OnceLock::from(FullParse {
                         id: envelope.id,
                         turn_id: envelope.turn_id,
                         error: None,

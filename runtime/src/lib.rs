@@ -16,7 +16,7 @@ mod usage;
 
 mod builtin;
 mod custom;
-mod dropped;
+mod dropped_fields;
 mod envelope;
 mod jsonl;
 mod registry;
@@ -38,7 +38,7 @@ pub mod __private;
 pub use builtin::*;
 pub use content::*;
 pub use custom::*;
-pub use dropped::*;
+pub use dropped_fields::*;
 pub use envelope::*;
 pub use jsonl::*;
 pub use media::*;
