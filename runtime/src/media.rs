@@ -363,29 +363,44 @@ fn problem(error: DecodeError, chunk_start: usize, total_len: usize) -> Base64Pr
     }
 }
 
-/// Checks that `data` is standard padded base64 without keeping the decoded
-/// bytes; returns the first decoded bytes (for sniffing) and the decoded length.
-fn validate_base64(data: &str, expected: MediaKind) -> Result<(Vec<u8>, usize), MediaError> {
+/// Decodes standard padded base64 in chunks, handing each chunk's bytes to
+/// `each` and keeping none; the first problem, if any.
+fn walk_base64(data: &str, mut each: impl FnMut(usize, &[u8])) -> Result<(), Base64Problem> {
     const CHUNK: usize = 4096; // a multiple of 4, so padding may only end the last chunk
     let mut buf = [0u8; CHUNK / 4 * 3];
-    let mut head = Vec::new();
-    let mut decoded = 0;
     for (i, chunk) in data.as_bytes().chunks(CHUNK).enumerate() {
-        let n = STANDARD.decode_slice(chunk, &mut buf).map_err(|e| {
-            let problem = match e {
+        let n = STANDARD
+            .decode_slice(chunk, &mut buf)
+            .map_err(|e| match e {
                 DecodeSliceError::DecodeError(e) => problem(e, i * CHUNK, data.len()),
                 // Cannot happen: a full chunk decodes to exactly `buf.len()` bytes.
                 DecodeSliceError::OutputSliceTooSmall => {
                     Base64Problem::InvalidLength { len: data.len() }
                 }
-            };
-            MediaError::InvalidBase64 { expected, problem }
-        })?;
-        if i == 0 {
-            head = buf.get(..n).unwrap_or_default().to_vec();
-        }
-        decoded += n;
+            })?;
+        each(i, buf.get(..n).unwrap_or_default());
     }
+    Ok(())
+}
+
+/// What is wrong with `data` as standard padded base64 (what every provider
+/// takes), if anything; checked without decoding it into memory.
+pub(crate) fn base64_problem(data: &str) -> Option<Base64Problem> {
+    walk_base64(data, |_, _| {}).err()
+}
+
+/// Checks that `data` is standard padded base64 without keeping the decoded
+/// bytes; returns the first decoded bytes (for sniffing) and the decoded length.
+fn validate_base64(data: &str, expected: MediaKind) -> Result<(Vec<u8>, usize), MediaError> {
+    let mut head = Vec::new();
+    let mut decoded = 0;
+    walk_base64(data, |i, bytes| {
+        if i == 0 {
+            head = bytes.to_vec();
+        }
+        decoded += bytes.len();
+    })
+    .map_err(|problem| MediaError::InvalidBase64 { expected, problem })?;
     Ok((head, decoded))
 }
 

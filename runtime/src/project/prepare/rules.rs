@@ -776,7 +776,7 @@ impl Run<'_> {
         data: &str,
         mime: &str,
     ) -> Option<TextContent> {
-        let error = base64_error(data)?;
+        let error = crate::media::base64_problem(data)?.to_string();
         self.found(i, Event::InvalidMedia { block, what, error });
         let mime = if mime.is_empty() { what } else { mime };
         Some(TextContent::new(format!(
@@ -815,40 +815,6 @@ impl Run<'_> {
         }
         moved
     }
-}
-
-/// Why `data` is not standard, padded base64 (what every provider takes), if
-/// it is not. Checked in chunks, without decoding it into memory.
-fn base64_error(data: &str) -> Option<String> {
-    use base64::Engine as _;
-    const CHUNK: usize = 4096;
-    let mut sink = [0u8; CHUNK / 4 * 3];
-    let bytes = data.as_bytes();
-    let mut start = 0;
-    while start < bytes.len() {
-        let end = (start + CHUNK).min(bytes.len());
-        let chunk = bytes.get(start..end)?;
-        if let Err(e) = base64::engine::general_purpose::STANDARD.decode_slice(chunk, &mut sink) {
-            use base64::{DecodeError as E, DecodeSliceError};
-            return Some(match e {
-                DecodeSliceError::DecodeError(E::InvalidByte(at, byte)) => {
-                    format!("invalid byte {byte:#04x} at offset {}", start + at)
-                }
-                DecodeSliceError::DecodeError(E::InvalidLastSymbol(at, byte)) => {
-                    format!("invalid last symbol {byte:#04x} at offset {}", start + at)
-                }
-                DecodeSliceError::DecodeError(E::InvalidLength(_)) => {
-                    format!("{} characters cannot be base64", bytes.len())
-                }
-                DecodeSliceError::DecodeError(E::InvalidPadding) => {
-                    "missing or misplaced `=` padding".to_owned()
-                }
-                DecodeSliceError::OutputSliceTooSmall => "cannot be checked".to_owned(),
-            });
-        }
-        start = end;
-    }
-    None
 }
 
 fn or_unknown(s: &str) -> &str {
