@@ -315,51 +315,36 @@ fn load_jsonl(bytes: &[u8]) -> Loaded {
         }
         let gap = std::mem::take(&mut gap);
         let unterminated = number == last && !ends_with_newline;
+        // A line that is no message: kept whole, with what is wrong with it.
+        let mut keep = |body: Body, diagnostic: Diagnostic| {
+            loaded.diagnostics.push(diagnostic);
+            loaded.lines.push(Line {
+                number,
+                gap: gap.clone(),
+                raw: piece.to_vec(),
+                body,
+                part: None,
+            });
+        };
         let text = match std::str::from_utf8(trimmed) {
             Ok(text) => text,
             // Cut off inside a character: a torn write, not bad text.
             Err(e) if unterminated && e.error_len().is_none() => {
-                loaded
-                    .diagnostics
-                    .push(torn_diagnostic(number, piece.len()));
-                loaded.lines.push(Line {
-                    number,
-                    gap,
-                    raw: piece.to_vec(),
-                    body: Body::Torn,
-                    part: None,
-                });
+                keep(Body::Torn, torn_diagnostic(number, piece.len()));
                 continue;
             }
             Err(e) => {
-                loaded.diagnostics.push(Diagnostic::error(
-                    number,
-                    "not-utf8",
-                    format!("not UTF-8 (invalid byte at column {})", e.valid_up_to() + 1),
-                ));
-                loaded.lines.push(Line {
-                    number,
-                    gap,
-                    raw: piece.to_vec(),
-                    body: Body::Undecodable,
-                    part: None,
-                });
+                let at = e.valid_up_to() + 1;
+                let why = format!("not UTF-8 (invalid byte at column {at})");
+                keep(
+                    Body::Undecodable,
+                    Diagnostic::error(number, "not-utf8", why),
+                );
                 continue;
             }
         };
-        let torn =
-            unterminated && serde_json::from_str::<IgnoredAny>(text).is_err_and(|e| e.is_eof());
-        if torn {
-            loaded
-                .diagnostics
-                .push(torn_diagnostic(number, piece.len()));
-            loaded.lines.push(Line {
-                number,
-                gap,
-                raw: piece.to_vec(),
-                body: Body::Torn,
-                part: None,
-            });
+        if unterminated && serde_json::from_str::<IgnoredAny>(text).is_err_and(|e| e.is_eof()) {
+            keep(Body::Torn, torn_diagnostic(number, piece.len()));
             continue;
         }
         let mut found = Vec::new();
