@@ -1,7 +1,9 @@
 //! Context-overflow recognition: one test per known wording, with the text the
 //! provider sends.
 
-use agentmsg::{context_overflow_source, AssistantMessage, StopReason, Usage, OVERFLOW_PATTERNS};
+use agentmsg::{
+    context_overflow_source, known_overflow_sources, AssistantMessage, StopReason, Usage,
+};
 
 fn failed(error_message: &str) -> AssistantMessage {
     let mut message = AssistantMessage::new(Vec::<&str>::new()).with_stop_reason(StopReason::Error);
@@ -217,14 +219,10 @@ fn every_pattern_has_a_test_above() {
         "z.ai",
         "generic",
     ];
-    for pattern in OVERFLOW_PATTERNS {
-        assert!(
-            tested.contains(&pattern.source),
-            "{} is untested",
-            pattern.source
-        );
+    for source in known_overflow_sources() {
+        assert!(tested.contains(&source), "{source} is untested");
     }
-    assert_eq!(OVERFLOW_PATTERNS.len(), 21);
+    assert_eq!(known_overflow_sources().count(), 21);
 }
 
 #[test]

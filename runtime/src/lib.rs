@@ -8,7 +8,7 @@
 #![warn(missing_docs)]
 
 mod content;
-pub mod flat;
+mod flat;
 mod media;
 mod message;
 mod overflow;
@@ -21,7 +21,7 @@ mod envelope;
 mod jsonl;
 mod registry;
 
-pub mod project;
+mod project;
 mod schema;
 
 #[cfg(any(
@@ -35,16 +35,44 @@ pub mod providers;
 #[doc(hidden)]
 pub mod __private;
 
-pub use builtin::*;
-pub use content::*;
-pub use custom::*;
-pub use dropped_fields::*;
-pub use envelope::*;
-pub use jsonl::*;
-pub use media::*;
-pub use message::*;
-pub use overflow::*;
-pub use project::*;
-pub use registry::*;
-pub use schema::*;
-pub use usage::*;
+// The public surface, by room. Everything else stays inside the crate.
+
+// Messages and their content.
+pub use content::{
+    AssistantContent, AudioContent, BlockKind, Content, DocumentContent, ImageContent,
+    IntoAssistantContent, IntoSystemContent, IntoToolResultContent, IntoUserContent, MediaSource,
+    RedactedThinkingContent, Role, RoleError, TextContent, ThinkingContent, ToolCall,
+    ToolResultContent, UserContent,
+};
+pub use media::{Base64Problem, MediaError, MediaFormat, MediaKind};
+pub use message::{
+    AssistantMessage, LlmMessage, Message, MessageId, StopReason, SystemMessage, ToolResultMessage,
+    TurnId, UserMessage,
+};
+pub use overflow::{context_overflow_source, known_overflow_sources};
+pub use usage::{Cost, ModelPricing, Usage};
+
+// Transcripts: lines, custom kinds, files.
+pub use builtin::{
+    BranchSummary, CompactionSummary, ExtensionMessage, BRANCH_SUMMARY_PREFIX,
+    BRANCH_SUMMARY_SUFFIX, COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX,
+};
+pub use custom::{CustomEntry, CustomMessage, DynCustomMessage, MigrateError};
+pub use dropped_fields::dropped_fields;
+pub use envelope::{
+    decode_line, AgentMessage, DecodeError, DecodeMode, UnknownMessage, UnknownReason,
+};
+pub use jsonl::{
+    read_transcript, write_jsonl, AppendFile, JsonlReader, JsonlWriter, ReadError, TornLine,
+    Transcript, WriteError,
+};
+pub use registry::{DuplicateKind, Registration, Registry, RegistryError};
+pub use schema::transcript_line_schema;
+
+// What the model sees, prepared for one target.
+pub use project::{
+    prepare, to_llm, to_llm_with_report, validate, AppendTarget, Change, ChangeKind, ConvertToLlm,
+    DefaultConvert, EditError, IdMap, IdRule, LastAssistant, LastUser, LlmProjection, NoTransform,
+    Origin, PartOf, Prepared, Problem, ProblemKind, Projector, PromptEditor, PromptMessage, Report,
+    Target, ThinkingPolicy, TransformContext, NO_RESULT_TEXT,
+};

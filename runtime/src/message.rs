@@ -18,10 +18,10 @@ use crate::usage::Usage;
 mod id;
 pub(crate) mod line;
 
-pub use id::{MessageId, TurnId, INLINE_ID_BYTES};
+pub use id::{MessageId, TurnId};
 
 /// The current time in Unix milliseconds, as the constructors stamp it.
-pub fn now_ms() -> u64 {
+pub(crate) fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))

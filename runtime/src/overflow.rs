@@ -22,20 +22,15 @@ use Piece::{Gap, Lit, Number};
 
 /// A known wording of a context-overflow error, and who sends it.
 #[derive(Debug, Clone, Copy)]
-pub struct OverflowPattern {
+pub(crate) struct OverflowPattern {
     /// The provider or server that sends it, such as `"Anthropic"`.
-    pub source: &'static str,
+    pub(crate) source: &'static str,
     pieces: &'static [Piece],
 }
 
 impl OverflowPattern {
     const fn new(source: &'static str, pieces: &'static [Piece]) -> Self {
         Self { source, pieces }
-    }
-
-    /// Whether `text` contains this wording (case-insensitively).
-    pub fn matches(&self, text: &str) -> bool {
-        self.matches_lowercase(&text.to_lowercase())
     }
 
     fn matches_lowercase(&self, text: &str) -> bool {
@@ -80,7 +75,7 @@ fn match_here(pieces: &[Piece], text: &str, floating: bool) -> bool {
 }
 
 /// The known wordings, most specific first.
-pub const OVERFLOW_PATTERNS: &[OverflowPattern] = &[
+pub(crate) const OVERFLOW_PATTERNS: &[OverflowPattern] = &[
     // "prompt is too long: 213462 tokens > 200000 maximum"
     OverflowPattern::new("Anthropic", &[Lit("prompt is too long")]),
     // "Input is too long for requested model."
@@ -168,6 +163,19 @@ fn is_cerebras_no_body(text: &str) -> bool {
     rest.starts_with("(no body)")
 }
 
+/// Every provider or server whose context-overflow wording is known, in the
+/// order they are tried (most specific first; a name may repeat when a source
+/// has several wordings). Cerebras's bare `400 status code (no body)` is
+/// recognised besides these.
+///
+/// ```
+/// # use agentmsg_runtime::known_overflow_sources;
+/// assert!(known_overflow_sources().any(|s| s == "Anthropic"));
+/// ```
+pub fn known_overflow_sources() -> impl Iterator<Item = &'static str> {
+    OVERFLOW_PATTERNS.iter().map(|p| p.source)
+}
+
 /// The provider whose context-overflow wording `error_message` contains, if any.
 ///
 /// ```
@@ -190,7 +198,7 @@ pub fn context_overflow_source(error_message: &str) -> Option<&'static str> {
 impl AssistantMessage {
     /// Whether this message is a provider's error saying the prompt did not fit
     /// the model's context window: `stop_reason` is `error` and `error_message`
-    /// is one of the known wordings ([`OVERFLOW_PATTERNS`], and Cerebras's
+    /// is one of the known wordings ([`known_overflow_sources`], and Cerebras's
     /// `400 status code (no body)`).
     ///
     /// Some servers do not fail but truncate (Ollama) or answer anyway (z.ai);

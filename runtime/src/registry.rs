@@ -80,7 +80,7 @@ impl Registration {
     }
 
     /// Decodes the fields of an object whose envelope keys were already taken out.
-    pub fn decode_fields(
+    pub(crate) fn decode_fields(
         &self,
         fields: &serde_json::Map<String, serde_json::Value>,
         envelope: Envelope,

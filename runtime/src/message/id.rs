@@ -109,7 +109,7 @@ id_type! {
     /// A message's id in a transcript (`"id"`). [`MessageId::new`] makes a UUIDv7, so
     /// ids sort by creation time.
     ///
-    /// Any string is an id. Up to [`INLINE_ID_BYTES`] bytes (a UUID, pi's 8-digit
+    /// Any string is an id. Up to 36 bytes (a UUID, pi's 8-digit
     /// ids) are kept without a heap allocation.
     ///
     /// ```
@@ -126,7 +126,7 @@ id_type! {
     /// The turn of the agent loop that produced a message (`"turnId"`).
     /// [`TurnId::new`] makes a UUIDv7.
     ///
-    /// Any string is a turn id. Up to [`INLINE_ID_BYTES`] bytes are kept without a
+    /// Any string is a turn id. Up to 36 bytes are kept without a
     /// heap allocation.
     ///
     /// ```

@@ -74,7 +74,7 @@ impl Request {
 
     /// The provider the encoder prepares for: [`Request::provider`] or, when
     /// unset, `default`.
-    pub fn provider_or<'a>(&'a self, default: &'a str) -> &'a str {
+    pub(crate) fn provider_or<'a>(&'a self, default: &'a str) -> &'a str {
         self.provider.as_deref().unwrap_or(default)
     }
 
