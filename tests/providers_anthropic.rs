@@ -6,7 +6,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use agentmsg::providers::{anthropic, DecodeError, Request, StreamDecode, ToolSpec};
+use agentmsg::providers::{anthropic, Request, ResponseError, StreamDecode, ToolSpec};
 use agentmsg::{AssistantContent, AssistantMessage, ChangeKind, Message, StopReason};
 use serde_json::{json, Value};
 
@@ -677,7 +677,7 @@ fn decode_body(path: &Path) -> AssistantMessage {
 
 fn decode_events<'a>(
     events: impl IntoIterator<Item = &'a str>,
-) -> Result<AssistantMessage, DecodeError> {
+) -> Result<AssistantMessage, ResponseError> {
     let mut decoder = anthropic::StreamDecoder::new();
     for event in events {
         decoder.push(event)?;
@@ -701,7 +701,7 @@ fn split_streams(lines: &[String]) -> Vec<Vec<String>> {
     out
 }
 
-fn decode_all_chunks(path: &Path) -> Result<Vec<AssistantMessage>, DecodeError> {
+fn decode_all_chunks(path: &Path) -> Result<Vec<AssistantMessage>, ResponseError> {
     split_streams(&chunk_lines(path))
         .iter()
         .map(|stream| decode_events(stream.iter().map(String::as_str)))
@@ -709,7 +709,7 @@ fn decode_all_chunks(path: &Path) -> Result<Vec<AssistantMessage>, DecodeError> 
 }
 
 /// The first (usually only) stream of a chunk file.
-fn decode_chunks(path: &Path) -> Result<AssistantMessage, DecodeError> {
+fn decode_chunks(path: &Path) -> Result<AssistantMessage, ResponseError> {
     let lines = split_streams(&chunk_lines(path))
         .into_iter()
         .next()

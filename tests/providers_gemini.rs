@@ -6,7 +6,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use agentmsg::providers::{gemini, DecodeError, Request, StreamDecode, ToolSpec};
+use agentmsg::providers::{gemini, Request, ResponseError, StreamDecode, ToolSpec};
 use agentmsg::{AgentMessage, AssistantContent, AssistantMessage, ChangeKind, Message, StopReason};
 use serde_json::{json, Value};
 
@@ -601,7 +601,7 @@ fn decode_body(path: &Path) -> AssistantMessage {
 
 fn decode_events<'a>(
     events: impl IntoIterator<Item = &'a str>,
-) -> Result<AssistantMessage, DecodeError> {
+) -> Result<AssistantMessage, ResponseError> {
     let mut decoder = gemini::StreamDecoder::new();
     for event in events {
         decoder.push(event)?;
@@ -609,7 +609,7 @@ fn decode_events<'a>(
     decoder.finish()
 }
 
-fn decode_chunks(path: &Path) -> Result<AssistantMessage, DecodeError> {
+fn decode_chunks(path: &Path) -> Result<AssistantMessage, ResponseError> {
     let lines = chunk_lines(path);
     decode_events(lines.iter().map(String::as_str))
 }

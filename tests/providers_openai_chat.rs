@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use agentmsg::providers::openai_chat::{self, StreamDecoder};
-use agentmsg::providers::{DecodeError, Request, StreamDecode, ToolSpec};
+use agentmsg::providers::{Request, ResponseError, StreamDecode, ToolSpec};
 use agentmsg::{
     AssistantContent, AssistantMessage, AudioContent, ChangeKind, Message, RedactedThinkingContent,
     StopReason, ThinkingContent, ToolCall, UserContent,
@@ -444,7 +444,7 @@ fn fixtures() -> PathBuf {
 
 fn decode_stream<'a>(
     events: impl IntoIterator<Item = &'a str>,
-) -> Result<AssistantMessage, DecodeError> {
+) -> Result<AssistantMessage, ResponseError> {
     let mut decoder = StreamDecoder::new();
     for event in events {
         decoder.push(event)?;
@@ -778,7 +778,7 @@ fn truncated_stream_is_an_error_naming_the_count() {
     for cut in [0, 1, finish_at / 2, finish_at] {
         let result = decode_stream(events[..cut].iter().map(String::as_str));
         match result {
-            Err(DecodeError::Truncated { events, .. }) => assert_eq!(events, cut),
+            Err(ResponseError::Truncated { events, .. }) => assert_eq!(events, cut),
             other => panic!("cut at {cut}: {other:?}"),
         }
     }

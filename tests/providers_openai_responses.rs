@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use agentmsg::providers::openai_responses::{self, StreamDecoder};
-use agentmsg::providers::{DecodeError, Request, StreamDecode};
+use agentmsg::providers::{Request, ResponseError, StreamDecode};
 use agentmsg::{
     AssistantContent, AssistantMessage, AudioContent, ChangeKind, Message, RedactedThinkingContent,
     StopReason, TextContent, ThinkingContent, ToolCall, UserContent,
@@ -621,7 +621,7 @@ fn fixtures() -> PathBuf {
 
 fn decode_stream<'a>(
     events: impl IntoIterator<Item = &'a str>,
-) -> Result<(AssistantMessage, Vec<DecodeError>), DecodeError> {
+) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
     let mut decoder = StreamDecoder::new();
     for event in events {
         decoder.push(event)?;
@@ -643,7 +643,7 @@ fn responses_of(path: &Path) -> Vec<Vec<String>> {
     groups
 }
 
-type Decoded = Result<(AssistantMessage, Vec<DecodeError>), DecodeError>;
+type Decoded = Result<(AssistantMessage, Vec<ResponseError>), ResponseError>;
 
 /// Every response in a fixture, decoded.
 fn decode_all(path: &Path) -> Vec<Decoded> {
@@ -661,7 +661,7 @@ fn decode_all(path: &Path) -> Vec<Decoded> {
 }
 
 /// The last response in a fixture.
-fn decode_file(path: &Path) -> Result<AssistantMessage, DecodeError> {
+fn decode_file(path: &Path) -> Result<AssistantMessage, ResponseError> {
     decode_all(path).pop().unwrap().map(|(m, _)| m)
 }
 
@@ -1077,7 +1077,7 @@ fn truncated_streams_are_errors() {
         let lines = responses_of(&fixtures().join(file)).remove(0);
         for cut in [0, 1, lines.len() / 2, lines.len() - 1] {
             match decode_stream(lines[..cut].iter().map(String::as_str)) {
-                Err(DecodeError::Truncated { events, .. }) => assert_eq!(events, cut, "{file}"),
+                Err(ResponseError::Truncated { events, .. }) => assert_eq!(events, cut, "{file}"),
                 other => panic!("{file} cut at {cut}: {other:?}"),
             }
         }

@@ -74,7 +74,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::{DecodeError, EncodeError, Encoded, Request, StreamDecode};
+use super::{EncodeError, Encoded, Request, ResponseError, StreamDecode};
 use crate::content::{
     AssistantContent, DocumentContent, ImageContent, MediaSource, RedactedThinkingContent,
     TextContent, ThinkingContent, ToolCall, ToolResultContent, UserContent,
@@ -678,10 +678,10 @@ enum WireBlock {
 /// and its `errorMessage`.
 ///
 /// # Errors
-/// [`DecodeError::Json`] when the body is not JSON of the right shape,
-/// [`DecodeError::Invalid`] when a known block is malformed.
-pub fn decode_response(body: &str) -> Result<AssistantMessage, DecodeError> {
-    let wire: WireMessage = serde_json::from_str(body).map_err(|source| DecodeError::Json {
+/// [`ResponseError::Json`] when the body is not JSON of the right shape,
+/// [`ResponseError::Invalid`] when a known block is malformed.
+pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
+    let wire: WireMessage = serde_json::from_str(body).map_err(|source| ResponseError::Json {
         event: None,
         source,
     })?;
@@ -700,18 +700,19 @@ pub fn decode_response(body: &str) -> Result<AssistantMessage, DecodeError> {
         message.model = model;
     }
     let Some(content) = wire.content else {
-        return Err(DecodeError::Invalid {
+        return Err(ResponseError::Invalid {
             event: None,
             path: "content".to_owned(),
             message: "neither a message (no `content`) nor an error body".to_owned(),
         });
     };
     for (i, block) in content.into_iter().enumerate() {
-        let block: WireBlock = serde_json::from_value(block).map_err(|e| DecodeError::Invalid {
-            event: None,
-            path: format!("content[{i}]"),
-            message: e.to_string(),
-        })?;
+        let block: WireBlock =
+            serde_json::from_value(block).map_err(|e| ResponseError::Invalid {
+                event: None,
+                path: format!("content[{i}]"),
+                message: e.to_string(),
+            })?;
         if let Some(content) = block_content(block, None, &format!("content[{i}].input"))? {
             message.content.push(content);
         }
@@ -740,7 +741,7 @@ fn block_content(
     block: WireBlock,
     event: Option<usize>,
     path: &str,
-) -> Result<Option<AssistantContent>, DecodeError> {
+) -> Result<Option<AssistantContent>, ResponseError> {
     Ok(match block {
         WireBlock::Text { text } => Some(AssistantContent::Text(TextContent::new(text))),
         WireBlock::Thinking {
@@ -757,7 +758,7 @@ fn block_content(
             let input = match input {
                 Value::Object(_) | Value::Null => input,
                 other => {
-                    return Err(DecodeError::Invalid {
+                    return Err(ResponseError::Invalid {
                         event,
                         path: path.to_owned(),
                         message: format!("tool input must be a JSON object, found {other}"),
@@ -914,7 +915,7 @@ enum Slot {
 /// A second `message_start`, a delta for a block that was never started, an
 /// event after `message_stop`, or tool input that is not JSON is an error that
 /// names the event index; a stream without `message_stop` fails in
-/// [`finish`](StreamDecode::finish) as [`DecodeError::Truncated`]; an `error`
+/// [`finish`](StreamDecode::finish) as [`ResponseError::Truncated`]; an `error`
 /// event ends the message with stopReason `error`.
 #[derive(Debug, Default)]
 pub struct StreamDecoder {
@@ -937,17 +938,17 @@ impl StreamDecoder {
         Self::default()
     }
 
-    fn fail(&mut self, event: usize, path: &str, message: impl Into<String>) -> DecodeError {
+    fn fail(&mut self, event: usize, path: &str, message: impl Into<String>) -> ResponseError {
         let message = message.into();
         self.failed = Some((event, format!("{path}: {message}")));
-        DecodeError::Invalid {
+        ResponseError::Invalid {
             event: Some(event),
             path: path.to_owned(),
             message,
         }
     }
 
-    fn handle(&mut self, index: usize, event: WireEvent) -> Result<(), DecodeError> {
+    fn handle(&mut self, index: usize, event: WireEvent) -> Result<(), ResponseError> {
         if self.stopped && !matches!(event, WireEvent::Ping | WireEvent::Other) {
             return Err(self.fail(index, "type", "event after message_stop"));
         }
@@ -1115,14 +1116,18 @@ impl StreamDecoder {
         Ok(())
     }
 
-    fn require_started(&mut self, index: usize) -> Result<(), DecodeError> {
+    fn require_started(&mut self, index: usize) -> Result<(), ResponseError> {
         if self.message.is_none() {
             return Err(self.fail(index, "type", "event before message_start"));
         }
         Ok(())
     }
 
-    fn close(&mut self, index: usize, open: Open) -> Result<Option<AssistantContent>, DecodeError> {
+    fn close(
+        &mut self,
+        index: usize,
+        open: Open,
+    ) -> Result<Option<AssistantContent>, ResponseError> {
         Ok(match open {
             Open::Text(text) => Some(AssistantContent::Text(TextContent::new(text))),
             Open::Thinking(thinking, signature) => {
@@ -1169,11 +1174,11 @@ impl StreamDecoder {
 }
 
 impl StreamDecode for StreamDecoder {
-    fn push(&mut self, event: &str) -> Result<(), DecodeError> {
+    fn push(&mut self, event: &str) -> Result<(), ResponseError> {
         let index = self.events;
         self.events += 1;
         if let Some((at, why)) = &self.failed {
-            return Err(DecodeError::Invalid {
+            return Err(ResponseError::Invalid {
                 event: Some(index),
                 path: "stream".to_owned(),
                 message: format!("the stream already failed at event {at}: {why}"),
@@ -1183,7 +1188,7 @@ impl StreamDecode for StreamDecoder {
             Ok(parsed) => parsed,
             Err(source) => {
                 self.failed = Some((index, format!("invalid JSON: {source}")));
-                return Err(DecodeError::Json {
+                return Err(ResponseError::Json {
                     event: Some(index),
                     source,
                 });
@@ -1192,9 +1197,9 @@ impl StreamDecode for StreamDecoder {
         self.handle(index, parsed)
     }
 
-    fn finish(self) -> Result<AssistantMessage, DecodeError> {
+    fn finish(self) -> Result<AssistantMessage, ResponseError> {
         if let Some((event, why)) = self.failed {
-            return Err(DecodeError::Invalid {
+            return Err(ResponseError::Invalid {
                 event: Some(event),
                 path: "stream".to_owned(),
                 message: why,
@@ -1209,7 +1214,7 @@ impl StreamDecode for StreamDecoder {
             return Ok(message);
         }
         let Some(mut message) = self.message else {
-            return Err(DecodeError::Truncated {
+            return Err(ResponseError::Truncated {
                 events: self.events,
                 message: "no message_start".to_owned(),
             });
@@ -1221,7 +1226,7 @@ impl StreamDecode for StreamDecoder {
                 .filter(|(_, s)| matches!(s, Slot::Open(_)))
                 .map(|(i, _)| i.to_string())
                 .collect::<Vec<_>>();
-            return Err(DecodeError::Truncated {
+            return Err(ResponseError::Truncated {
                 events: self.events,
                 message: if open.is_empty() {
                     "no message_stop".to_owned()
@@ -1234,7 +1239,7 @@ impl StreamDecode for StreamDecoder {
             });
         }
         if let Some((block, _)) = self.slots.iter().find(|(_, s)| matches!(s, Slot::Open(_))) {
-            return Err(DecodeError::Truncated {
+            return Err(ResponseError::Truncated {
                 events: self.events,
                 message: format!("content block {block} was never stopped"),
             });

@@ -68,7 +68,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::{DecodeError, EncodeError, Encoded, Request, StreamDecode, ToolSpec};
+use super::{EncodeError, Encoded, Request, ResponseError, StreamDecode, ToolSpec};
 use crate::content::{
     AssistantContent, DocumentContent, ImageContent, MediaSource, TextContent, ThinkingContent,
     ToolCall, ToolResultContent, UserContent,
@@ -788,7 +788,7 @@ impl Builder {
         part: WirePart,
         event: Option<usize>,
         path: &str,
-    ) -> Result<(), DecodeError> {
+    ) -> Result<(), ResponseError> {
         let signature = part.thought_signature.filter(|s| !s.is_empty());
         if let Some(call) = part.function_call {
             self.open = OpenText::None;
@@ -863,14 +863,14 @@ impl Builder {
         signature: Option<String>,
         event: Option<usize>,
         path: &str,
-    ) -> Result<(), DecodeError> {
+    ) -> Result<(), ResponseError> {
         if let Some(name) = call.name.filter(|n| !n.is_empty()) {
             self.streaming = None;
             let args = match call.args {
                 None | Some(Value::Null) => Value::Object(Map::new()),
                 Some(args @ Value::Object(_)) => args,
                 Some(other) => {
-                    return Err(DecodeError::Invalid {
+                    return Err(ResponseError::Invalid {
                         event,
                         path: format!("{path}.args"),
                         message: format!("arguments must be a JSON object, found {other}"),
@@ -890,7 +890,7 @@ impl Builder {
             if call.partial_args.is_empty() {
                 return Ok(());
             }
-            return Err(DecodeError::Invalid {
+            return Err(ResponseError::Invalid {
                 event,
                 path: format!("{path}.partialArgs"),
                 message: "argument pieces without a function call in progress".to_owned(),
@@ -908,7 +908,7 @@ impl Builder {
         pieces: Vec<PartialArg>,
         event: Option<usize>,
         path: &str,
-    ) -> Result<(), DecodeError> {
+    ) -> Result<(), ResponseError> {
         let Some((index, continuing)) = self.streaming.as_mut() else {
             return Ok(());
         };
@@ -918,13 +918,13 @@ impl Builder {
         for (j, piece) in pieces.into_iter().enumerate() {
             let at = format!("{path}.partialArgs[{j}].jsonPath");
             let segments =
-                parse_json_path(&piece.json_path).ok_or_else(|| DecodeError::Invalid {
+                parse_json_path(&piece.json_path).ok_or_else(|| ResponseError::Invalid {
                     event,
                     path: at.clone(),
                     message: format!("cannot read JSON path `{}`", piece.json_path),
                 })?;
             let slot =
-                slot_at(&mut call.arguments, &segments).ok_or_else(|| DecodeError::Invalid {
+                slot_at(&mut call.arguments, &segments).ok_or_else(|| ResponseError::Invalid {
                     event,
                     path: at.clone(),
                     message: format!(
@@ -1069,10 +1069,10 @@ fn slot_at<'a>(root: &'a mut Map<String, Value>, segments: &[Segment]) -> Option
 /// `errorMessage`; a prompt blocked by safety filters stopReason `guardRail`.
 ///
 /// # Errors
-/// [`DecodeError::Json`] when the body is not JSON of the right shape,
-/// [`DecodeError::Invalid`] when a part is malformed.
-pub fn decode_response(body: &str) -> Result<AssistantMessage, DecodeError> {
-    let wire: WireResponse = serde_json::from_str(body).map_err(|source| DecodeError::Json {
+/// [`ResponseError::Json`] when the body is not JSON of the right shape,
+/// [`ResponseError::Invalid`] when a part is malformed.
+pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
+    let wire: WireResponse = serde_json::from_str(body).map_err(|source| ResponseError::Json {
         event: None,
         source,
     })?;
@@ -1102,7 +1102,7 @@ struct Folder {
 }
 
 impl Folder {
-    fn chunk(&mut self, wire: WireResponse, event: Option<usize>) -> Result<(), DecodeError> {
+    fn chunk(&mut self, wire: WireResponse, event: Option<usize>) -> Result<(), ResponseError> {
         if let Some(error) = wire.error {
             self.error = Some(error.describe());
             return Ok(());
@@ -1110,7 +1110,7 @@ impl Folder {
         if let Some(id) = wire.response_id {
             match &self.response_id {
                 Some(previous) if *previous != id => {
-                    return Err(DecodeError::Invalid {
+                    return Err(ResponseError::Invalid {
                         event,
                         path: "responseId".to_owned(),
                         message: format!(
@@ -1223,7 +1223,7 @@ impl Folder {
 /// A chunk that is not JSON, a malformed part, or chunks of two responses mixed
 /// together is an error naming the chunk index; a stream that ends without a
 /// `finishReason` fails in [`finish`](StreamDecode::finish) as
-/// [`DecodeError::Truncated`]; an error chunk ends the message with stopReason
+/// [`ResponseError::Truncated`]; an error chunk ends the message with stopReason
 /// `error`.
 #[derive(Debug, Default)]
 pub struct StreamDecoder {
@@ -1240,11 +1240,11 @@ impl StreamDecoder {
 }
 
 impl StreamDecode for StreamDecoder {
-    fn push(&mut self, event: &str) -> Result<(), DecodeError> {
+    fn push(&mut self, event: &str) -> Result<(), ResponseError> {
         let index = self.events;
         self.events += 1;
         if let Some((at, why)) = &self.failed {
-            return Err(DecodeError::Invalid {
+            return Err(ResponseError::Invalid {
                 event: Some(index),
                 path: "stream".to_owned(),
                 message: format!("the stream already failed at event {at}: {why}"),
@@ -1254,7 +1254,7 @@ impl StreamDecode for StreamDecoder {
             Ok(wire) => wire,
             Err(source) => {
                 self.failed = Some((index, format!("invalid JSON: {source}")));
-                return Err(DecodeError::Json {
+                return Err(ResponseError::Json {
                     event: Some(index),
                     source,
                 });
@@ -1268,9 +1268,9 @@ impl StreamDecode for StreamDecoder {
         })
     }
 
-    fn finish(self) -> Result<AssistantMessage, DecodeError> {
+    fn finish(self) -> Result<AssistantMessage, ResponseError> {
         if let Some((event, why)) = self.failed {
-            return Err(DecodeError::Invalid {
+            return Err(ResponseError::Invalid {
                 event: Some(event),
                 path: "stream".to_owned(),
                 message: why,
@@ -1279,7 +1279,7 @@ impl StreamDecode for StreamDecoder {
         let folder = self.folder;
         if folder.error.is_none() && folder.finish_reason.is_none() && folder.block_reason.is_none()
         {
-            return Err(DecodeError::Truncated {
+            return Err(ResponseError::Truncated {
                 events: self.events,
                 message: "no chunk carried a finishReason".to_owned(),
             });

@@ -3,7 +3,7 @@
 //! One module per API, each behind its Cargo feature (all on by default):
 //! [`openai_chat`], [`openai_responses`], [`anthropic`], [`gemini`]. Each has
 //! `encode_request(&Request) -> Result<Encoded, EncodeError>`,
-//! `decode_response(&str) -> Result<AssistantMessage, DecodeError>` and a
+//! `decode_response(&str) -> Result<AssistantMessage, ResponseError>` and a
 //! `StreamDecoder` implementing [`StreamDecode`].
 
 use serde::{Deserialize, Serialize};
@@ -139,7 +139,7 @@ pub enum EncodeError {
 /// A response body or stream that cannot be decoded.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum DecodeError {
+pub enum ResponseError {
     /// Not JSON, or JSON of the wrong shape for serde.
     #[error("{}invalid JSON: {source}", at_event(*.event))]
     Json {
@@ -175,9 +175,9 @@ fn at_event(event: Option<usize>) -> String {
 /// Folds a provider's stream events, one at a time, into an [`AssistantMessage`].
 pub trait StreamDecode {
     /// Takes one event: the JSON of one SSE `data:` payload or chunk.
-    fn push(&mut self, event: &str) -> Result<(), DecodeError>;
+    fn push(&mut self, event: &str) -> Result<(), ResponseError>;
 
     /// The message, once every event has been pushed. A stream that stopped
     /// before its end is an error (or a message whose stopReason is `error`).
-    fn finish(self) -> Result<AssistantMessage, DecodeError>;
+    fn finish(self) -> Result<AssistantMessage, ResponseError>;
 }

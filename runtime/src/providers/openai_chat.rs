@@ -29,7 +29,7 @@ use base64::Engine as _;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::{DecodeError, EncodeError, Encoded, Request, StreamDecode};
+use super::{EncodeError, Encoded, Request, ResponseError, StreamDecode};
 use crate::content::{
     AssistantContent, MediaSource, TextContent, ThinkingContent, ToolCall, ToolResultContent,
     UserContent,
@@ -546,7 +546,7 @@ pub fn stop_reason(finish_reason: &str) -> StopReason {
 fn parse_arguments(
     raw: &str,
     path: &str,
-    warnings: &mut Vec<DecodeError>,
+    warnings: &mut Vec<ResponseError>,
     event: Option<usize>,
 ) -> Map<String, Value> {
     if raw.trim().is_empty() {
@@ -555,7 +555,7 @@ fn parse_arguments(
     match serde_json::from_str::<Value>(raw) {
         Ok(Value::Object(map)) => map,
         Ok(other) => {
-            warnings.push(DecodeError::Invalid {
+            warnings.push(ResponseError::Invalid {
                 event,
                 path: path.to_owned(),
                 message: "arguments are JSON but not an object; kept as {\"value\": …}".into(),
@@ -563,7 +563,7 @@ fn parse_arguments(
             wrap_value(other)
         }
         Err(e) => {
-            warnings.push(DecodeError::Invalid {
+            warnings.push(ResponseError::Invalid {
                 event,
                 path: path.to_owned(),
                 message: format!(
@@ -624,17 +624,17 @@ fn error_message(error: &WireError) -> AssistantMessage {
 /// assert_eq!(message.text_content(), "Hi");
 /// assert_eq!(message.usage.input, 9);
 /// ```
-pub fn decode_response(body: &str) -> Result<AssistantMessage, DecodeError> {
+pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
     decode_response_with_warnings(body).map(|(message, _)| message)
 }
 
 /// [`decode_response`], also returning what was kept in a changed form (such as
 /// tool-call arguments that were not a JSON object), as
-/// [`DecodeError::Invalid`] values.
+/// [`ResponseError::Invalid`] values.
 pub fn decode_response_with_warnings(
     body: &str,
-) -> Result<(AssistantMessage, Vec<DecodeError>), DecodeError> {
-    let wire: WireResponse = serde_json::from_str(body).map_err(|source| DecodeError::Json {
+) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
+    let wire: WireResponse = serde_json::from_str(body).map_err(|source| ResponseError::Json {
         event: None,
         source,
     })?;
@@ -650,7 +650,7 @@ pub fn decode_response_with_warnings(
         .choices
         .into_iter()
         .min_by_key(|c| c.index.unwrap_or(0))
-        .ok_or_else(|| DecodeError::Invalid {
+        .ok_or_else(|| ResponseError::Invalid {
             event: None,
             path: "choices".into(),
             message: "no choice in the response".into(),
@@ -691,7 +691,7 @@ pub fn decode_response_with_warnings(
                                 .push(AssistantContent::Text(TextContent::new(text)));
                         }
                     }
-                    _ => warnings.push(DecodeError::Invalid {
+                    _ => warnings.push(ResponseError::Invalid {
                         event: None,
                         path: format!("choices[0].message.content[{i}]"),
                         message: "content part of an unknown type skipped".into(),
@@ -709,7 +709,7 @@ pub fn decode_response_with_warnings(
     }
     for (i, call) in wire_message.tool_calls.into_iter().enumerate() {
         if let Some(custom) = call.custom {
-            warnings.push(DecodeError::Invalid {
+            warnings.push(ResponseError::Invalid {
                 event: None,
                 path: format!("choices[0].message.tool_calls[{i}]"),
                 message: "custom tool call kept as a tool call with arguments {\"input\": …}"
@@ -733,7 +733,7 @@ pub fn decode_response_with_warnings(
             Some(Value::Object(map)) => map,
             Some(Value::Null) | None => Map::new(),
             Some(other) => {
-                warnings.push(DecodeError::Invalid {
+                warnings.push(ResponseError::Invalid {
                     event: None,
                     path,
                     message: "arguments are neither a string nor an object; kept as {\"value\": …}"
@@ -843,7 +843,7 @@ enum Building {
 /// Only choice 0 is read. An `{"error":…}` chunk ends the message with stopReason
 /// `error`. `push` fails on a chunk that is not JSON, naming the event index, and
 /// `finish` then fails too; a stream with no `finish_reason`, error chunk or
-/// `[DONE]` fails in `finish` with [`DecodeError::Truncated`].
+/// `[DONE]` fails in `finish` with [`ResponseError::Truncated`].
 ///
 /// ```
 /// # use agentmsg_runtime::providers::{openai_chat::StreamDecoder, StreamDecode};
@@ -865,7 +865,7 @@ pub struct StreamDecoder {
     usage: Option<Usage>,
     error: Option<String>,
     bad_event: Option<(usize, String)>,
-    warnings: Vec<DecodeError>,
+    warnings: Vec<ResponseError>,
     done: bool,
 }
 
@@ -887,12 +887,12 @@ impl StreamDecoder {
 
     /// [`finish`](StreamDecode::finish), also returning what was kept in a
     /// changed form (tool-call arguments that were not a JSON object, ignored
-    /// extra choices) as [`DecodeError::Invalid`] values naming their event.
+    /// extra choices) as [`ResponseError::Invalid`] values naming their event.
     pub fn finish_with_warnings(
         mut self,
-    ) -> Result<(AssistantMessage, Vec<DecodeError>), DecodeError> {
+    ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
         if let Some((event, message)) = self.bad_event.take() {
-            return Err(DecodeError::Invalid {
+            return Err(ResponseError::Invalid {
                 event: Some(event),
                 path: "chunk".into(),
                 message: format!("the stream had a malformed chunk: {message}"),
@@ -936,7 +936,7 @@ impl StreamDecoder {
             (None, true) if message.tool_calls().next().is_some() => StopReason::ToolUse,
             (None, true) => StopReason::Stop,
             (None, false) => {
-                return Err(DecodeError::Truncated {
+                return Err(ResponseError::Truncated {
                     events: self.events,
                     message: "no chunk carried a finish_reason and no [DONE] came".into(),
                 })
@@ -980,7 +980,7 @@ impl StreamDecoder {
         }
         for choice in chunk.choices {
             if choice.index.unwrap_or(0) != 0 {
-                self.warnings.push(DecodeError::Invalid {
+                self.warnings.push(ResponseError::Invalid {
                     event: Some(event),
                     path: "choices".into(),
                     message: format!(
@@ -1069,7 +1069,7 @@ impl StreamDecoder {
 }
 
 impl StreamDecode for StreamDecoder {
-    fn push(&mut self, event: &str) -> Result<(), DecodeError> {
+    fn push(&mut self, event: &str) -> Result<(), ResponseError> {
         let index = self.events;
         self.events += 1;
         if event.trim() == "[DONE]" {
@@ -1085,7 +1085,7 @@ impl StreamDecode for StreamDecoder {
                 if self.bad_event.is_none() {
                     self.bad_event = Some((index, source.to_string()));
                 }
-                Err(DecodeError::Json {
+                Err(ResponseError::Json {
                     event: Some(index),
                     source,
                 })
@@ -1093,7 +1093,7 @@ impl StreamDecode for StreamDecoder {
         }
     }
 
-    fn finish(self) -> Result<AssistantMessage, DecodeError> {
+    fn finish(self) -> Result<AssistantMessage, ResponseError> {
         self.finish_with_warnings().map(|(message, _)| message)
     }
 }

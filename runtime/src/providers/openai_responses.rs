@@ -69,7 +69,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::{DecodeError, EncodeError, Encoded, Request, StreamDecode};
+use super::{EncodeError, Encoded, Request, ResponseError, StreamDecode};
 use crate::content::{
     AssistantContent, MediaSource, RedactedThinkingContent, TextContent, ThinkingContent, ToolCall,
     ToolResultContent, UserContent,
@@ -761,7 +761,7 @@ fn parse_arguments(
     raw: &str,
     path: &str,
     event: Option<usize>,
-    warnings: &mut Vec<DecodeError>,
+    warnings: &mut Vec<ResponseError>,
 ) -> Map<String, Value> {
     if raw.trim().is_empty() {
         return Map::new();
@@ -769,7 +769,7 @@ fn parse_arguments(
     match serde_json::from_str::<Value>(raw) {
         Ok(Value::Object(map)) => map,
         Ok(other) => {
-            warnings.push(DecodeError::Invalid {
+            warnings.push(ResponseError::Invalid {
                 event,
                 path: path.to_owned(),
                 message: "arguments are JSON but not an object; kept as {\"value\": …}".into(),
@@ -777,7 +777,7 @@ fn parse_arguments(
             wrap_value(other)
         }
         Err(e) => {
-            warnings.push(DecodeError::Invalid {
+            warnings.push(ResponseError::Invalid {
                 event,
                 path: path.to_owned(),
                 message: format!(
@@ -800,7 +800,7 @@ fn wrap_value(value: Value) -> Map<String, Value> {
 fn output_content(
     output: &[Value],
     event: Option<usize>,
-    warnings: &mut Vec<DecodeError>,
+    warnings: &mut Vec<ResponseError>,
 ) -> (Vec<AssistantContent>, bool) {
     let mut content = Vec::new();
     let mut refused = false;
@@ -808,7 +808,7 @@ fn output_content(
         let item = match WireItem::deserialize(raw) {
             Ok(item) => item,
             Err(e) => {
-                warnings.push(DecodeError::Invalid {
+                warnings.push(ResponseError::Invalid {
                     event,
                     path: format!("output[{i}]"),
                     message: format!("output item skipped: {e}"),
@@ -838,7 +838,7 @@ fn output_content(
                             refused = true;
                             content.push(text(refusal));
                         }
-                        (kind, _, _) => warnings.push(DecodeError::Invalid {
+                        (kind, _, _) => warnings.push(ResponseError::Invalid {
                             event,
                             path: format!("output[{i}].content[{j}]"),
                             message: format!("content part of type `{kind}` skipped"),
@@ -866,7 +866,7 @@ fn output_content(
                 let replayable = item.id.as_deref().is_some_and(|id| !id.is_empty())
                     && output.get(i + 1).is_some_and(is_replayed_item);
                 if !replayable {
-                    warnings.push(DecodeError::Invalid {
+                    warnings.push(ResponseError::Invalid {
                         event,
                         path: format!("output[{i}]"),
                         message: "reasoning item not kept for replay: the item after it is not one agentmsg replays"
@@ -891,7 +891,7 @@ fn output_content(
                     Some(Value::Object(map)) => map,
                     Some(Value::Null) | None => Map::new(),
                     Some(other) => {
-                        warnings.push(DecodeError::Invalid {
+                        warnings.push(ResponseError::Invalid {
                             event,
                             path,
                             message: "arguments are neither a string nor an object; kept as {\"value\": …}"
@@ -903,7 +903,7 @@ fn output_content(
                 let call_id = item.call_id.or(item.id.clone()).unwrap_or_default();
                 let name = item.name.unwrap_or_default();
                 if let Some(calls) = unwrap_parallel(&name, &arguments) {
-                    warnings.push(DecodeError::Invalid {
+                    warnings.push(ResponseError::Invalid {
                         event,
                         path: format!("output[{i}]"),
                         message: format!(
@@ -929,7 +929,7 @@ fn output_content(
                 }));
             }
             "custom_tool_call" => {
-                warnings.push(DecodeError::Invalid {
+                warnings.push(ResponseError::Invalid {
                     event,
                     path: format!("output[{i}]"),
                     message: "custom tool call kept as a tool call with arguments {\"input\": …}"
@@ -947,7 +947,7 @@ fn output_content(
                     signature: None,
                 }));
             }
-            other => warnings.push(DecodeError::Invalid {
+            other => warnings.push(ResponseError::Invalid {
                 event,
                 path: format!("output[{i}]"),
                 message: format!(
@@ -964,7 +964,7 @@ fn build_message(
     response: &WireResponse,
     output: &[Value],
     event: Option<usize>,
-    warnings: &mut Vec<DecodeError>,
+    warnings: &mut Vec<ResponseError>,
 ) -> AssistantMessage {
     let (content, refused) = output_content(output, event, warnings);
     let mut message = AssistantMessage {
@@ -1021,19 +1021,19 @@ fn build_message(
 /// assert_eq!(message.text_content(), "Hi");
 /// assert_eq!(message.response_id.as_deref(), Some("resp_1"));
 /// ```
-pub fn decode_response(body: &str) -> Result<AssistantMessage, DecodeError> {
+pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
     decode_response_with_warnings(body).map(|(message, _)| message)
 }
 
 /// [`decode_response`], also returning what was skipped or kept in a changed
 /// form (output items agentmsg does not model, reasoning that cannot be
 /// replayed, tool-call arguments that are not a JSON object), as
-/// [`DecodeError::Invalid`] values.
+/// [`ResponseError::Invalid`] values.
 pub fn decode_response_with_warnings(
     body: &str,
-) -> Result<(AssistantMessage, Vec<DecodeError>), DecodeError> {
+) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
     let response: WireResponse =
-        serde_json::from_str(body).map_err(|source| DecodeError::Json {
+        serde_json::from_str(body).map_err(|source| ResponseError::Json {
             event: None,
             source,
         })?;
@@ -1083,7 +1083,7 @@ struct WireEvent {
 /// fails on an event that is not JSON or that comes after the terminal event
 /// (one decoder reads one response), naming its index, and `finish` then fails
 /// too; a stream without a terminal event fails in `finish` with
-/// [`DecodeError::Truncated`].
+/// [`ResponseError::Truncated`].
 #[derive(Default)]
 pub struct StreamDecoder {
     events: usize,
@@ -1092,7 +1092,7 @@ pub struct StreamDecoder {
     terminal: Option<(usize, Value)>,
     error: Option<String>,
     bad_event: Option<(usize, String)>,
-    warnings: Vec<DecodeError>,
+    warnings: Vec<ResponseError>,
 }
 
 impl std::fmt::Debug for StreamDecoder {
@@ -1167,12 +1167,12 @@ impl StreamDecoder {
 
     /// [`finish`](StreamDecode::finish), also returning what was skipped or kept
     /// in a changed form (see [`decode_response_with_warnings`]), as
-    /// [`DecodeError::Invalid`] values.
+    /// [`ResponseError::Invalid`] values.
     pub fn finish_with_warnings(
         mut self,
-    ) -> Result<(AssistantMessage, Vec<DecodeError>), DecodeError> {
+    ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
         if let Some((event, message)) = self.bad_event.take() {
-            return Err(DecodeError::Invalid {
+            return Err(ResponseError::Invalid {
                 event: Some(event),
                 path: "event".into(),
                 message: format!("the stream had a malformed event: {message}"),
@@ -1182,7 +1182,7 @@ impl StreamDecoder {
             match self.terminal.take() {
                 Some((event, value)) => (Some(event), value),
                 None if self.error.is_some() => (None, self.started.take().unwrap_or(Value::Null)),
-                None => return Err(DecodeError::Truncated {
+                None => return Err(ResponseError::Truncated {
                     events: self.events,
                     message:
                         "no response.completed, response.incomplete, response.failed or error event"
@@ -1192,7 +1192,7 @@ impl StreamDecoder {
         let response: WireResponse = if response_value.is_null() {
             WireResponse::default()
         } else {
-            WireResponse::deserialize(&response_value).map_err(|e| DecodeError::Invalid {
+            WireResponse::deserialize(&response_value).map_err(|e| ResponseError::Invalid {
                 event: terminal_event,
                 path: "response".into(),
                 message: e.to_string(),
@@ -1237,7 +1237,7 @@ impl StreamDecoder {
                 if let Some(response) = event.response {
                     self.terminal = Some((index, response));
                 } else {
-                    self.warnings.push(DecodeError::Invalid {
+                    self.warnings.push(ResponseError::Invalid {
                         event: Some(index),
                         path: "response".into(),
                         message: format!("`{}` event without a response", event.kind),
@@ -1330,7 +1330,7 @@ fn guess_type(event: &str) -> &'static str {
 }
 
 impl StreamDecode for StreamDecoder {
-    fn push(&mut self, event: &str) -> Result<(), DecodeError> {
+    fn push(&mut self, event: &str) -> Result<(), ResponseError> {
         let index = self.events;
         self.events += 1;
         if event.trim() == "[DONE]" {
@@ -1346,7 +1346,7 @@ impl StreamDecode for StreamDecoder {
                     if self.bad_event.is_none() {
                         self.bad_event = Some((index, message.clone()));
                     }
-                    return Err(DecodeError::Invalid {
+                    return Err(ResponseError::Invalid {
                         event: Some(index),
                         path: "type".into(),
                         message,
@@ -1359,7 +1359,7 @@ impl StreamDecode for StreamDecoder {
                 if self.bad_event.is_none() {
                     self.bad_event = Some((index, source.to_string()));
                 }
-                Err(DecodeError::Json {
+                Err(ResponseError::Json {
                     event: Some(index),
                     source,
                 })
@@ -1367,7 +1367,7 @@ impl StreamDecode for StreamDecoder {
         }
     }
 
-    fn finish(self) -> Result<AssistantMessage, DecodeError> {
+    fn finish(self) -> Result<AssistantMessage, ResponseError> {
         self.finish_with_warnings().map(|(message, _)| message)
     }
 }
