@@ -1323,7 +1323,7 @@ fn a_conversation_opening_with_the_model_gets_a_user_turn_first() {
     let encoded = anthropic::encode_request(&request).expect("encodes");
     let first = &encoded.body["messages"][0];
     assert_eq!(first["role"], "user");
-    assert_eq!(first["content"][0]["text"], anthropic::OPENING);
+    assert_eq!(first["content"][0]["text"], "(continued)");
     assert!(encoded
         .report
         .changes

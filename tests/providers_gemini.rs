@@ -484,7 +484,7 @@ fn same_role_runs_merge_and_thinking_replays_only_to_its_model() {
         .and_then(|p| p.iter().find(|p| p.get("functionCall").is_some()))
         .cloned()
         .unwrap_or_default();
-    assert_eq!(call["thoughtSignature"], gemini::SKIP_SIGNATURE);
+    assert_eq!(call["thoughtSignature"], "skip_thought_signature_validator");
 }
 
 #[test]
@@ -494,7 +494,10 @@ fn foreign_parallel_calls_get_one_skip_signature() {
         .as_array()
         .cloned()
         .unwrap_or_default();
-    assert_eq!(parts[0]["thoughtSignature"], gemini::SKIP_SIGNATURE);
+    assert_eq!(
+        parts[0]["thoughtSignature"],
+        "skip_thought_signature_validator"
+    );
     assert!(parts[1].get("thoughtSignature").is_none());
     let request = Request::new(
         "gemini-2.5-pro",
@@ -506,7 +509,9 @@ fn foreign_parallel_calls_get_one_skip_signature() {
     );
     let body = gemini::encode_request(&request).expect("encodes").body;
     assert!(
-        !body.to_string().contains(gemini::SKIP_SIGNATURE),
+        !body
+            .to_string()
+            .contains("skip_thought_signature_validator"),
         "only Gemini 3 validates signatures"
     );
 }
@@ -988,7 +993,7 @@ fn decoded_messages_replay_to_the_same_model() {
             sent, stored,
             "{name}: every signature goes back byte for byte"
         );
-        assert!(!sent.contains(&gemini::SKIP_SIGNATURE));
+        assert!(!sent.contains(&"skip_thought_signature_validator"));
         assert!(common::schema_errors(SCHEMA, &body).is_empty());
         assert!(
             role_errors(&body, true).is_empty(),
@@ -1201,7 +1206,7 @@ fn a_conversation_opening_with_the_model_gets_a_user_turn_first() {
     let encoded = gemini::encode_request(&request).expect("encodes");
     let first = &encoded.body["contents"][0];
     assert_eq!(first["role"], "user");
-    assert_eq!(first["parts"][0]["text"], gemini::OPENING);
+    assert_eq!(first["parts"][0]["text"], "(continued)");
     assert!(encoded
         .report
         .changes

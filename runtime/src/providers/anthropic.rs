@@ -85,7 +85,7 @@ use crate::usage::Usage;
 
 /// The text of the user turn put before a conversation that opens with the
 /// model's turn (both APIs want a user turn first).
-pub const OPENING: &str = "(continued)";
+pub(crate) const OPENING: &str = "(continued)";
 
 /// The longest document `title` Anthropic takes, in characters (its request
 /// schema's `maxLength`); a longer one is cut.

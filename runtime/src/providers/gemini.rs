@@ -87,7 +87,7 @@ const IMAGE_TYPES: [&str; 5] = [
 
 /// The text of the user turn put before a conversation that opens with the
 /// model's turn (both APIs want a user turn first).
-pub const OPENING: &str = "(continued)";
+pub(crate) const OPENING: &str = "(continued)";
 
 /// The provider name written into decoded messages and used for the target.
 pub const PROVIDER: &str = "google";
@@ -96,7 +96,7 @@ pub const API: &str = "google-generative-ai";
 /// The signature Google documents for function calls that a Gemini 3 model did
 /// not make itself (a transcript from another model), so that its signature
 /// validation lets them through.
-pub const SKIP_SIGNATURE: &str = "skip_thought_signature_validator";
+pub(crate) const SKIP_SIGNATURE: &str = "skip_thought_signature_validator";
 
 // ---------------------------------------------------------------------------
 // Encoding

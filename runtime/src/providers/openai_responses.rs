@@ -83,7 +83,7 @@ pub const API: &str = "openai-responses";
 /// The provider id written into decoded messages.
 pub const PROVIDER: &str = "openai";
 /// The smallest `max_output_tokens` the API takes.
-pub const MIN_OUTPUT_TOKENS: u32 = 16;
+pub(crate) const MIN_OUTPUT_TOKENS: u32 = 16;
 
 /// Encodes `request` as a Responses request body.
 ///
