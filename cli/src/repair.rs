@@ -420,7 +420,7 @@ pub fn run(args: &RepairArgs) -> Result<Outcome, CliError> {
     let in_place = output.is_some_and(|o| args.file.as_os_str() != "-" && same_file(&args.file, o));
     // In place: hold the file's lock from the read to the rename, so that no
     // append lands in the file being replaced.
-    let locked = if in_place {
+    let (locked, bytes) = if in_place {
         let read_fail = |source| CliError::Read {
             path: args.file.clone(),
             source,
@@ -429,13 +429,9 @@ pub fn run(args: &RepairArgs) -> Result<Outcome, CliError> {
         file.lock().map_err(read_fail)?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(read_fail)?;
-        Some((file, bytes))
+        (Some(file), bytes)
     } else {
-        None
-    };
-    let bytes = match &locked {
-        Some((_, bytes)) => bytes.clone(),
-        None => read_input(&args.file)?,
+        (None, read_input(&args.file)?)
     };
     let loaded = load_bytes(&bytes);
     let repaired = repair(&loaded)?;

@@ -260,9 +260,12 @@ impl<'r, R: BufRead> JsonlReader<'r, R> {
                             line: self.line,
                             source,
                         }),
-                        DecodeMode::Lenient => Ok(AgentMessage::Unknown(
-                            UnknownMessage::malformed(bytes.to_vec(), DecodeError::MissingRole),
-                        )),
+                        DecodeMode::Lenient => {
+                            Ok(AgentMessage::Unknown(UnknownMessage::malformed(
+                                bytes.to_vec(),
+                                DecodeError::NotJson("not UTF-8".to_owned()),
+                            )))
+                        }
                     })
                 }
             };
