@@ -891,6 +891,15 @@ fn pass_decode_limit(data: &Data, lines: &[String], r: Range<usize>) {
     }
 }
 
+/// The generic serde path: `AgentMessage`'s own `Deserialize`, as an app that
+/// embeds messages in its own structs uses it.
+#[inline(never)]
+fn pass_decode_generic(lines: &[String], r: Range<usize>) {
+    for line in &lines[r] {
+        let _ = black_box(serde_json::from_str::<AgentMessage>(black_box(line)));
+    }
+}
+
 #[inline(never)]
 fn pass_decode_tagged(lines: &[String], r: Range<usize>) {
     for line in &lines[r] {
@@ -1170,8 +1179,13 @@ fn print_ratios(data: &Data) {
         ("role-last", &data.role_last, "<= 1.3x"),
     ] {
         type Decode = fn(&Data, &[String], Range<usize>);
-        let decoders: [(String, Decode, &str); 3] = [
+        let decoders: [(String, Decode, &str); 4] = [
             (format!("decode/{version}"), pass_decode_ours, target),
+            (
+                format!("decode/{version} serde-generic"),
+                |_, lines, r| pass_decode_generic(lines, r),
+                "<= 1.3x",
+            ),
             (
                 format!("decode/{version} tagged-enum"),
                 |_, lines, r| pass_decode_tagged(lines, r),

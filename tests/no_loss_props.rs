@@ -187,3 +187,23 @@ fn a_line_of_non_json_spaces_is_kept_not_skipped() {
         .collect();
     assert_eq!(kept, ["\u{a0}", "\u{2028}"]);
 }
+
+/// The generic serde path (`serde_json::from_str::<AgentMessage>`, for
+/// messages embedded in an app's own structs) holds back the keys before a
+/// role that comes last; what it gives is what the line decoder gives.
+#[test]
+fn the_generic_path_reads_a_role_last_line_as_the_line_decoder_does() {
+    let registry = Registry::global();
+    for line in corpus() {
+        let rest = line.strip_prefix("{\"role\":").unwrap();
+        let (role, rest) = rest.split_once(',').unwrap();
+        let role_last = format!("{{{},\"role\":{role}}}", rest.strip_suffix('}').unwrap());
+        let direct = agentmsg::decode_line(&line, registry, agentmsg::DecodeMode::Lenient).unwrap();
+        let generic: AgentMessage = serde_json::from_str(&role_last).unwrap();
+        if direct.is_unknown() {
+            assert!(generic.is_unknown(), "{role_last}");
+        } else {
+            assert_eq!(generic, direct, "{role_last}");
+        }
+    }
+}

@@ -19,6 +19,7 @@ use serde::de::value::{BorrowedStrDeserializer, StringDeserializer};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde::ser::{self, Impossible, Serialize, SerializeMap, Serializer};
 
+use crate::held::Held;
 use crate::message::{MessageId, TurnId};
 
 /// The envelope keys of a line, taken out of the object while it is decoded.
@@ -80,7 +81,7 @@ impl<'de, R: RoleDispatch<'de>> Visitor<'de> for FlatVisitor<R> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<R::Value, A::Error> {
         let slot = EnvelopeSlot::default();
-        let mut held: Vec<(String, serde_json::Value)> = Vec::new();
+        let mut held: Vec<(Key<'de>, Held<'de>)> = Vec::new();
         while let Some(key) = map.next_key::<Key<'de>>()? {
             match key.as_str() {
                 "role" => {
@@ -95,8 +96,8 @@ impl<'de, R: RoleDispatch<'de>> Visitor<'de> for FlatVisitor<R> {
                 }
                 other => {
                     if !capture_envelope(other, &mut map, &slot)? {
-                        let value: serde_json::Value = map.next_value()?;
-                        held.push((other.to_owned(), value));
+                        let value: Held<'de> = map.next_value()?;
+                        held.push((key, value));
                     }
                 }
             }
@@ -131,14 +132,14 @@ fn capture_envelope<'de, A: MapAccess<'de>>(
 
 /// The rest of a flat object after its role: the entries held back, then the
 /// remaining entries, less the envelope keys.
-struct FlatMap<'s, A> {
-    held: std::vec::IntoIter<(String, serde_json::Value)>,
-    pending: Option<serde_json::Value>,
+struct FlatMap<'de, 's, A> {
+    held: std::vec::IntoIter<(Key<'de>, Held<'de>)>,
+    pending: Option<Held<'de>>,
     inner: A,
     slot: &'s EnvelopeSlot,
 }
 
-impl<'de, A: MapAccess<'de>> MapAccess<'de> for FlatMap<'_, A> {
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for FlatMap<'de, '_, A> {
     type Error = A::Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
@@ -147,9 +148,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for FlatMap<'_, A> {
     ) -> Result<Option<K::Value>, A::Error> {
         if let Some((key, value)) = self.held.next() {
             self.pending = Some(value);
-            return seed
-                .deserialize(StringDeserializer::<A::Error>::new(key))
-                .map(Some);
+            return key.give_to(seed).map(Some);
         }
         loop {
             let Some(key) = self.inner.next_key::<Key<'de>>()? else {
@@ -171,7 +170,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for FlatMap<'_, A> {
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
         match self.pending.take() {
-            Some(value) => seed.deserialize(value).map_err(de::Error::custom),
+            Some(value) => seed.deserialize(value.replay()),
             None => self.inner.next_value_seed(seed),
         }
     }

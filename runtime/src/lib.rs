@@ -9,6 +9,7 @@
 
 mod content;
 mod flat;
+mod held;
 mod media;
 mod message;
 mod overflow;
