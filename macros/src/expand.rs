@@ -6,21 +6,21 @@ use syn::spanned::Spanned;
 use syn::DeriveInput;
 
 use crate::ast::Container;
-use crate::attr::{Errors, Role};
+use crate::attr::Role;
+use crate::ctxt::Ctxt;
 use crate::valid::{self, Plan, Projection};
 
 pub fn derive(input: &DeriveInput) -> TokenStream {
-    let mut errors = Errors::default();
-    let cont = match Container::from_ast(input, &mut errors) {
-        Ok(cont) => cont,
-        Err(error) => return crate::fallback::expand(input, None, error),
+    let cx = Ctxt::new();
+    let Some(cont) = Container::from_ast(&cx, input) else {
+        let error = cx.check().expect_err("no container only after an error");
+        return crate::fallback::expand(input, None, error);
     };
-    let plan = valid::check(&cont, &mut errors);
-    match (errors.finish(), plan) {
-        (Ok(()), Some(plan)) => expand(&cont, &plan),
+    let plan = valid::check(&cx, &cont);
+    match (cx.check(), plan) {
+        (Ok(()), Ok(plan)) => expand(&cont, &plan),
         (Err(error), _) => crate::fallback::expand(input, cont.attrs.krate.as_ref(), error),
-        // `check` gives no plan only after it reported an error.
-        (Ok(()), None) => TokenStream::new(),
+        (Ok(()), Err(())) => unreachable!("no plan only after an error"),
     }
 }
 
