@@ -6,6 +6,7 @@ use syn::parse::ParseStream;
 use syn::punctuated::Punctuated;
 use syn::{Attribute, Error, Ident, LitInt, LitStr, Path, Token};
 
+use crate::case::RenameRule;
 use crate::ctxt::{Attr, Ctxt};
 
 const AGENT_MESSAGE: &str = "agent_message";
@@ -66,7 +67,14 @@ pub struct Container {
     pub to_llm: Option<ToLlm>,
     pub krate: Option<Path>,
     /// `#[serde(rename_all = "…")]`, for each direction.
-    pub rename_all: Vec<LitStr>,
+    pub rename_all: Vec<RenameAll>,
+}
+
+/// A `#[serde(rename_all = "…")]` rule as written.
+pub struct RenameAll {
+    pub lit: LitStr,
+    /// `None` for a rule serde does not know (serde reports it).
+    pub rule: Option<RenameRule>,
 }
 
 /// The field attributes.
@@ -252,10 +260,16 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> Field {
 }
 
 /// `rename_all` of `#[serde(..)]`; anything malformed is left to serde to report.
-fn serde_container(attr: &Attribute, rename_all: &mut Vec<LitStr>) {
+fn serde_container(attr: &Attribute, rename_all: &mut Vec<RenameAll>) {
     let _ = attr.parse_nested_meta(|meta| {
         if meta.path.is_ident("rename_all") {
-            directional(&meta, rename_all)
+            let mut lits = Vec::new();
+            let parsed = directional(&meta, &mut lits);
+            rename_all.extend(lits.into_iter().map(|lit| RenameAll {
+                rule: RenameRule::from_name(&lit.value()),
+                lit,
+            }));
+            parsed
         } else {
             skip_value(meta.input)
         }
@@ -309,41 +323,4 @@ fn skip_value(input: ParseStream) -> syn::Result<()> {
         input.parse::<TokenTree>()?;
     }
     Ok(())
-}
-
-/// The key serde gives a field named `name` under `rule` (serde's `RenameRule`).
-pub fn rename(name: &str, rule: &str) -> Option<String> {
-    let pascal = || {
-        let mut out = String::new();
-        let mut upper = true;
-        for c in name.chars() {
-            if c == '_' {
-                upper = true;
-            } else if upper {
-                out.extend(c.to_uppercase());
-                upper = false;
-            } else {
-                out.push(c);
-            }
-        }
-        out
-    };
-    Some(match rule {
-        "lowercase" => name.to_ascii_lowercase(),
-        "UPPERCASE" => name.to_ascii_uppercase(),
-        "PascalCase" => pascal(),
-        "camelCase" => {
-            let pascal = pascal();
-            let mut chars = pascal.chars();
-            match chars.next() {
-                Some(first) => first.to_lowercase().chain(chars).collect(),
-                None => String::new(),
-            }
-        }
-        "snake_case" => name.to_owned(),
-        "SCREAMING_SNAKE_CASE" => name.to_ascii_uppercase(),
-        "kebab-case" => name.replace('_', "-"),
-        "SCREAMING-KEBAB-CASE" => name.to_ascii_uppercase().replace('_', "-"),
-        _ => return None,
-    })
 }

@@ -3,6 +3,7 @@
 
 mod ast;
 mod attr;
+mod case;
 mod ctxt;
 mod expand;
 mod fallback;

@@ -3,7 +3,7 @@
 use syn::LitStr;
 
 use crate::ast::{Container, Field};
-use crate::attr::{self, Role, ToLlm};
+use crate::attr::{Role, ToLlm};
 use crate::ctxt::Ctxt;
 
 /// Keys of a transcript line that a custom type's fields may not use.
@@ -185,9 +185,9 @@ fn check_keys(cx: &Ctxt, cont: &Container, field: &Field) {
     }
     let name = field.name();
     let mut keys = vec![(name.clone(), None)];
-    for rule in &cont.attrs.rename_all {
-        if let Some(key) = attr::rename(&name, &rule.value()) {
-            keys.push((key, Some(rule)));
+    for rename_all in &cont.attrs.rename_all {
+        if let Some(rule) = rename_all.rule {
+            keys.push((rule.apply_to_field(&name), Some(&rename_all.lit)));
         }
     }
     if !cont.attrs.rename_all.is_empty() {
