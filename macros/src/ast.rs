@@ -1,6 +1,8 @@
 //! The derive input as the macro sees it: a struct with named fields, each with
 //! its parsed attributes, keeping the original syntax for spans.
 
+use proc_macro2::TokenStream;
+use quote::quote;
 use syn::{Data, DeriveInput, Fields, Ident, Type};
 
 use crate::attr;
@@ -11,6 +13,8 @@ pub struct Container<'a> {
     pub ident: &'a Ident,
     pub attrs: attr::Container,
     pub fields: Vec<Field<'a>>,
+    /// Where generated code finds the crate: `::agentmsg`, or `crate = path`.
+    pub krate: TokenStream,
 }
 
 pub struct Field<'a> {
@@ -68,11 +72,16 @@ impl<'a> Container<'a> {
                 })
             })
             .collect();
+        let krate = match &attrs.krate {
+            Some(path) => quote!(#path),
+            None => quote!(::agentmsg),
+        };
         Some(Container {
             original: input,
             ident: &input.ident,
             attrs,
             fields,
+            krate,
         })
     }
 }
