@@ -38,10 +38,12 @@ impl RenameRule {
             .map(|&(_, rule)| rule)
     }
 
-    /// The key of a field named `field` (without `r#`).
+    /// The key of a field named `field` (without `r#`), exactly as serde
+    /// computes it: ASCII case changes only, and `lowercase` keeps a field name
+    /// as written.
     pub fn apply_to_field(self, field: &str) -> String {
         match self {
-            LowerCase => field.to_ascii_lowercase(),
+            LowerCase | SnakeCase => field.to_owned(),
             UpperCase | ScreamingSnakeCase => field.to_ascii_uppercase(),
             PascalCase => {
                 let mut pascal = String::new();
@@ -50,7 +52,7 @@ impl RenameRule {
                     if ch == '_' {
                         capitalize = true;
                     } else if capitalize {
-                        pascal.extend(ch.to_uppercase());
+                        pascal.push(ch.to_ascii_uppercase());
                         capitalize = false;
                     } else {
                         pascal.push(ch);
@@ -59,16 +61,60 @@ impl RenameRule {
                 pascal
             }
             CamelCase => {
-                let pascal = PascalCase.apply_to_field(field);
-                let mut chars = pascal.chars();
-                match chars.next() {
-                    Some(first) => first.to_lowercase().chain(chars).collect(),
-                    None => String::new(),
+                let mut camel = PascalCase.apply_to_field(field);
+                if let Some(first) = camel.get_mut(..1) {
+                    first.make_ascii_lowercase();
                 }
+                camel
             }
-            SnakeCase => field.to_owned(),
             KebabCase => field.replace('_', "-"),
             ScreamingKebabCase => ScreamingSnakeCase.apply_to_field(field).replace('_', "-"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RenameRule::{self, *};
+
+    #[test]
+    fn names() {
+        assert_eq!(RenameRule::from_name("camelCase"), Some(CamelCase));
+        assert_eq!(
+            RenameRule::from_name("SCREAMING-KEBAB-CASE"),
+            Some(ScreamingKebabCase)
+        );
+        assert_eq!(RenameRule::from_name("camelcase"), None);
+    }
+
+    #[test]
+    fn fields() {
+        for (field, upper, pascal, camel, kebab, screaming_kebab) in [
+            (
+                "turn_id", "TURN_ID", "TurnId", "turnId", "turn-id", "TURN-ID",
+            ),
+            ("role", "ROLE", "Role", "role", "role", "ROLE"),
+            ("v", "V", "V", "v", "v", "V"),
+            ("x42_y", "X42_Y", "X42Y", "x42Y", "x42-y", "X42-Y"),
+            ("", "", "", "", "", ""),
+        ] {
+            assert_eq!(LowerCase.apply_to_field(field), field);
+            assert_eq!(SnakeCase.apply_to_field(field), field);
+            assert_eq!(UpperCase.apply_to_field(field), upper);
+            assert_eq!(ScreamingSnakeCase.apply_to_field(field), upper);
+            assert_eq!(PascalCase.apply_to_field(field), pascal);
+            assert_eq!(CamelCase.apply_to_field(field), camel);
+            assert_eq!(KebabCase.apply_to_field(field), kebab);
+            assert_eq!(ScreamingKebabCase.apply_to_field(field), screaming_kebab);
+        }
+    }
+
+    #[test]
+    fn like_serde_beyond_snake_case() {
+        // serde keeps a field under `lowercase`: `ID` stays `ID`, not the reserved `id`.
+        assert_eq!(LowerCase.apply_to_field("ID"), "ID");
+        // Only ASCII letters change case.
+        assert_eq!(PascalCase.apply_to_field("é_x"), "éX");
+        assert_eq!(CamelCase.apply_to_field("Éa_b"), "ÉaB");
     }
 }
