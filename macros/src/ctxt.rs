@@ -99,3 +99,44 @@ impl<'c, T> Attr<'c, T> {
         self.value
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Attr, Ctxt};
+
+    #[test]
+    fn a_repeat_is_reported_once_at_the_second_occurrence() {
+        let cx = Ctxt::new();
+        let idents: Vec<syn::Ident> = ["kind", "kind", "kind"]
+            .iter()
+            .map(|name| syn::Ident::new(name, proc_macro2::Span::call_site()))
+            .collect();
+        let mut kind = Attr::none(&cx, "kind");
+        for (value, ident) in idents.iter().enumerate() {
+            kind.set(ident, value);
+        }
+        assert_eq!(kind.get(), Some(0));
+        let errors: Vec<String> = cx
+            .check()
+            .unwrap_err()
+            .into_iter()
+            .map(|error| error.to_string())
+            .collect();
+        assert_eq!(errors, ["duplicate #[agent_message(kind)]"]);
+    }
+
+    #[test]
+    fn errors_are_combined_in_order() {
+        let cx = Ctxt::new();
+        assert!(Ctxt::new().check().is_ok());
+        cx.error_spanned_by(quote::quote!(a), "first");
+        cx.syn_error(syn::Error::new(proc_macro2::Span::call_site(), "second"));
+        let messages: Vec<String> = cx
+            .check()
+            .unwrap_err()
+            .into_iter()
+            .map(|e| e.to_string())
+            .collect();
+        assert_eq!(messages, ["first", "second"]);
+    }
+}
