@@ -1,15 +1,20 @@
 //! The derive input as the macro sees it: a struct with named fields, each with
 //! its parsed attributes, keeping the original syntax for spans.
 
-use syn::{Data, DeriveInput, Error, Fields, Ident, Type};
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{Data, DeriveInput, Fields, Ident, Type};
 
-use crate::attr::{self, Errors};
+use crate::attr;
+use crate::ctxt::Ctxt;
 
 pub struct Container<'a> {
     pub original: &'a DeriveInput,
     pub ident: &'a Ident,
     pub attrs: attr::Container,
     pub fields: Vec<Field<'a>>,
+    /// Where generated code finds the crate: `::agentmsg`, or `crate = path`.
+    pub krate: TokenStream,
 }
 
 pub struct Field<'a> {
@@ -19,39 +24,43 @@ pub struct Field<'a> {
 }
 
 impl<'a> Container<'a> {
-    /// Parses the input; the shape errors (not a struct with named fields) are
-    /// returned at once, attribute errors are collected in `errors`.
-    pub fn from_ast(input: &'a DeriveInput, errors: &mut Errors) -> Result<Self, Error> {
+    /// Parses the input, with its errors in `cx`. Not a struct with named fields
+    /// gives no container, and that error alone: the attributes are not read.
+    pub fn from_ast(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
         let named = match &input.data {
             Data::Struct(data) => match &data.fields {
                 Fields::Named(named) => named,
                 Fields::Unnamed(fields) => {
-                    return Err(Error::new_spanned(
+                    cx.error_spanned_by(
                         fields,
                         "#[derive(AgentMessage)] supports structs with named fields, not tuple structs",
-                    ))
+                    );
+                    return None;
                 }
                 Fields::Unit => {
-                    return Err(Error::new_spanned(
+                    cx.error_spanned_by(
                         &input.ident,
                         "#[derive(AgentMessage)] supports structs with named fields, not unit structs; write `struct Name {}`",
-                    ))
+                    );
+                    return None;
                 }
             },
             Data::Enum(data) => {
-                return Err(Error::new_spanned(
+                cx.error_spanned_by(
                     data.enum_token,
                     "#[derive(AgentMessage)] supports structs with named fields, not enums; derive it on one struct per kind",
-                ))
+                );
+                return None;
             }
             Data::Union(data) => {
-                return Err(Error::new_spanned(
+                cx.error_spanned_by(
                     data.union_token,
                     "#[derive(AgentMessage)] supports structs with named fields, not unions",
-                ))
+                );
+                return None;
             }
         };
-        let attrs = attr::container(&input.attrs, errors);
+        let attrs = attr::container(cx, &input.attrs);
         let fields = named
             .named
             .iter()
@@ -59,15 +68,20 @@ impl<'a> Container<'a> {
                 Some(Field {
                     ident: field.ident.as_ref()?,
                     ty: &field.ty,
-                    attrs: attr::field(&field.attrs, errors),
+                    attrs: attr::field(cx, &field.attrs),
                 })
             })
             .collect();
-        Ok(Container {
+        let krate = match &attrs.krate {
+            Some(path) => quote!(#path),
+            None => quote!(::agentmsg),
+        };
+        Some(Container {
             original: input,
             ident: &input.ident,
             attrs,
             fields,
+            krate,
         })
     }
 }

@@ -6,6 +6,9 @@ use syn::parse::ParseStream;
 use syn::punctuated::Punctuated;
 use syn::{Attribute, Error, Ident, LitInt, LitStr, Path, Token};
 
+use crate::case::RenameRule;
+use crate::ctxt::{Attr, Ctxt};
+
 const AGENT_MESSAGE: &str = "agent_message";
 const SERDE: &str = "serde";
 
@@ -17,26 +20,6 @@ const TO_LLM: &str = "to_llm";
 const CRATE: &str = "crate";
 const CONTENT: &str = "content";
 const WITH: &str = "with";
-
-/// Collects errors so that all of them are reported together.
-#[derive(Default)]
-pub struct Errors(Option<Error>);
-
-impl Errors {
-    pub fn push(&mut self, error: Error) {
-        match &mut self.0 {
-            Some(all) => all.combine(error),
-            None => self.0 = Some(error),
-        }
-    }
-
-    pub fn finish(self) -> Result<(), Error> {
-        match self.0 {
-            Some(error) => Err(error),
-            None => Ok(()),
-        }
-    }
-}
 
 /// The role a projection produces.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -73,7 +56,6 @@ pub enum ToLlm {
 }
 
 /// The container attributes.
-#[derive(Default)]
 pub struct Container {
     pub kind: Option<LitStr>,
     /// A `kind` key was written, even if its value did not parse (so a missing
@@ -85,11 +67,17 @@ pub struct Container {
     pub to_llm: Option<ToLlm>,
     pub krate: Option<Path>,
     /// `#[serde(rename_all = "…")]`, for each direction.
-    pub rename_all: Vec<LitStr>,
+    pub rename_all: Vec<RenameAll>,
+}
+
+/// A `#[serde(rename_all = "…")]` rule as written.
+pub struct RenameAll {
+    pub lit: LitStr,
+    /// `None` for a rule serde does not know (serde reports it).
+    pub rule: Option<RenameRule>,
 }
 
 /// The field attributes.
-#[derive(Default)]
 pub struct Field {
     /// `#[agent_message(content)]`
     pub content: Option<Ident>,
@@ -99,13 +87,6 @@ pub struct Field {
     pub aliases: Vec<LitStr>,
     /// `#[serde(flatten)]`
     pub flatten: bool,
-}
-
-fn duplicate(errors: &mut Errors, path: &Path, name: &str) {
-    errors.push(Error::new_spanned(
-        path,
-        format!("duplicate #[agent_message({name})]"),
-    ));
 }
 
 fn unknown(path: &Path, place: &str) -> Error {
@@ -118,11 +99,18 @@ fn unknown(path: &Path, place: &str) -> Error {
     )
 }
 
-pub fn container(attrs: &[Attribute], errors: &mut Errors) -> Container {
-    let mut out = Container::default();
+pub fn container(cx: &Ctxt, attrs: &[Attribute]) -> Container {
+    let mut kind = Attr::none(cx, KIND);
+    let mut kind_written = false;
+    let mut aliases = Attr::none(cx, ALIASES);
+    let mut version = Attr::none(cx, VERSION);
+    let mut migrate = Attr::none(cx, MIGRATE);
+    let mut to_llm = Attr::none(cx, TO_LLM);
+    let mut krate = Attr::none(cx, CRATE);
+    let mut rename_all = Vec::new();
     for attr in attrs {
         if attr.path().is_ident(SERDE) {
-            serde_container(attr, &mut out);
+            serde_container(attr, &mut rename_all);
             continue;
         }
         if !attr.path().is_ident(AGENT_MESSAGE) {
@@ -132,64 +120,37 @@ pub fn container(attrs: &[Attribute], errors: &mut Errors) -> Container {
             let path = &meta.path;
             // #[agent_message(kind = "notice")]
             if path.is_ident(KIND) {
-                out.kind_written = true;
+                kind_written = true;
                 let lit: LitStr = meta.value()?.parse().map_err(|e: Error| {
                     Error::new(
                         e.span(),
                         "the kind is a string: #[agent_message(kind = \"notice\")]",
                     )
                 })?;
-                if out.kind.is_some() {
-                    duplicate(errors, path, KIND);
-                } else {
-                    out.kind = Some(lit);
-                }
+                kind.set(path, lit);
             // #[agent_message(aliases = ["oldNotice", "note"])]
             } else if path.is_ident(ALIASES) {
                 let input = meta.value()?;
                 let content;
                 syn::bracketed!(content in input);
                 let list = Punctuated::<LitStr, Token![,]>::parse_terminated(&content)?;
-                if out.aliases.is_some() {
-                    duplicate(errors, path, ALIASES);
-                } else {
-                    out.aliases = Some(list.into_iter().collect());
-                }
+                aliases.set(path, list.into_iter().collect());
             // #[agent_message(version = 2)]
             } else if path.is_ident(VERSION) {
                 let lit: LitInt = meta.value()?.parse()?;
                 let value = lit.base10_parse::<u32>()?;
-                if out.version.is_some() {
-                    duplicate(errors, path, VERSION);
-                } else {
-                    out.version = Some((lit, value));
-                }
+                version.set(path, (lit, value));
             // #[agent_message(migrate = approval_from_v1)]
             } else if path.is_ident(MIGRATE) {
-                let target: Path = meta.value()?.parse()?;
-                if out.migrate.is_some() {
-                    duplicate(errors, path, MIGRATE);
-                } else {
-                    out.migrate = Some(target);
-                }
+                migrate.set(path, meta.value()?.parse()?);
             // #[agent_message(to_llm = user("…{field}…"))]
             // #[agent_message(to_llm = user)]
             // #[agent_message(to_llm = with(Self::render))]
             } else if path.is_ident(TO_LLM) {
-                let to_llm = parse_to_llm(meta.value()?)?;
-                if out.to_llm.is_some() {
-                    duplicate(errors, path, TO_LLM);
-                } else {
-                    out.to_llm = Some(to_llm);
-                }
+                to_llm.set(path, parse_to_llm(meta.value()?)?);
             // #[agent_message(crate = my_agentmsg)]
             } else if path.is_ident(CRATE) {
-                let krate = meta.value()?.call(Path::parse_mod_style)?;
-                if out.krate.is_some() {
-                    duplicate(errors, path, CRATE);
-                } else {
-                    out.krate = Some(krate);
-                }
+                krate.set(path, meta.value()?.call(Path::parse_mod_style)?);
             } else if path.is_ident(CONTENT) {
                 return Err(Error::new_spanned(
                     path,
@@ -204,10 +165,19 @@ pub fn container(attrs: &[Attribute], errors: &mut Errors) -> Container {
             Ok(())
         });
         if let Err(error) = parsed {
-            errors.push(error);
+            cx.syn_error(error);
         }
     }
-    out
+    Container {
+        kind: kind.get(),
+        kind_written,
+        aliases: aliases.get(),
+        version: version.get(),
+        migrate: migrate.get(),
+        to_llm: to_llm.get(),
+        krate: krate.get(),
+        rename_all,
+    }
 }
 
 fn parse_to_llm(input: ParseStream) -> syn::Result<ToLlm> {
@@ -248,11 +218,12 @@ fn parse_to_llm(input: ParseStream) -> syn::Result<ToLlm> {
     }
 }
 
-pub fn field(attrs: &[Attribute], errors: &mut Errors) -> Field {
-    let mut out = Field::default();
+pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> Field {
+    let mut content = Attr::none(cx, CONTENT);
+    let mut serde = Serde::default();
     for attr in attrs {
         if attr.path().is_ident(SERDE) {
-            serde_field(attr, &mut out);
+            serde_field(attr, &mut serde);
             continue;
         }
         if !attr.path().is_ident(AGENT_MESSAGE) {
@@ -260,13 +231,8 @@ pub fn field(attrs: &[Attribute], errors: &mut Errors) -> Field {
         }
         let parsed = attr.parse_nested_meta(|meta| {
             // #[agent_message(content)]
-            if meta.path.is_ident(CONTENT) {
-                let ident = meta.path.get_ident().cloned();
-                if out.content.is_some() {
-                    duplicate(errors, &meta.path, CONTENT);
-                } else {
-                    out.content = ident;
-                }
+            if let Some(ident) = meta.path.get_ident().filter(|ident| *ident == CONTENT) {
+                content.set(&meta.path, ident.clone());
                 Ok(())
             } else if [KIND, ALIASES, VERSION, MIGRATE, TO_LLM, CRATE]
                 .iter()
@@ -282,25 +248,44 @@ pub fn field(attrs: &[Attribute], errors: &mut Errors) -> Field {
             }
         });
         if let Err(error) = parsed {
-            errors.push(error);
+            cx.syn_error(error);
         }
     }
-    out
+    Field {
+        content: content.get(),
+        renames: serde.renames,
+        aliases: serde.aliases,
+        flatten: serde.flatten,
+    }
 }
 
 /// `rename_all` of `#[serde(..)]`; anything malformed is left to serde to report.
-fn serde_container(attr: &Attribute, out: &mut Container) {
+fn serde_container(attr: &Attribute, rename_all: &mut Vec<RenameAll>) {
     let _ = attr.parse_nested_meta(|meta| {
         if meta.path.is_ident("rename_all") {
-            directional(&meta, &mut out.rename_all)
+            let mut lits = Vec::new();
+            let parsed = directional(&meta, &mut lits);
+            rename_all.extend(lits.into_iter().map(|lit| RenameAll {
+                rule: RenameRule::from_name(&lit.value()),
+                lit,
+            }));
+            parsed
         } else {
             skip_value(meta.input)
         }
     });
 }
 
+/// What `#[serde(..)]` on a field says about its keys.
+#[derive(Default)]
+struct Serde {
+    renames: Vec<LitStr>,
+    aliases: Vec<LitStr>,
+    flatten: bool,
+}
+
 /// The keys of `#[serde(..)]` on a field; anything malformed is left to serde.
-fn serde_field(attr: &Attribute, out: &mut Field) {
+fn serde_field(attr: &Attribute, out: &mut Serde) {
     let _ = attr.parse_nested_meta(|meta| {
         if meta.path.is_ident("rename") {
             directional(&meta, &mut out.renames)
@@ -338,41 +323,4 @@ fn skip_value(input: ParseStream) -> syn::Result<()> {
         input.parse::<TokenTree>()?;
     }
     Ok(())
-}
-
-/// The key serde gives a field named `name` under `rule` (serde's `RenameRule`).
-pub fn rename(name: &str, rule: &str) -> Option<String> {
-    let pascal = || {
-        let mut out = String::new();
-        let mut upper = true;
-        for c in name.chars() {
-            if c == '_' {
-                upper = true;
-            } else if upper {
-                out.extend(c.to_uppercase());
-                upper = false;
-            } else {
-                out.push(c);
-            }
-        }
-        out
-    };
-    Some(match rule {
-        "lowercase" => name.to_ascii_lowercase(),
-        "UPPERCASE" => name.to_ascii_uppercase(),
-        "PascalCase" => pascal(),
-        "camelCase" => {
-            let pascal = pascal();
-            let mut chars = pascal.chars();
-            match chars.next() {
-                Some(first) => first.to_lowercase().chain(chars).collect(),
-                None => String::new(),
-            }
-        }
-        "snake_case" => name.to_owned(),
-        "SCREAMING_SNAKE_CASE" => name.to_ascii_uppercase(),
-        "kebab-case" => name.replace('_', "-"),
-        "SCREAMING-KEBAB-CASE" => name.to_ascii_uppercase().replace('_', "-"),
-        _ => return None,
-    })
 }

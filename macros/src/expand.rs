@@ -6,34 +6,29 @@ use syn::spanned::Spanned;
 use syn::DeriveInput;
 
 use crate::ast::Container;
-use crate::attr::{Errors, Role};
+use crate::attr::Role;
+use crate::ctxt::Ctxt;
+use crate::fallback;
 use crate::valid::{self, Plan, Projection};
 
 pub fn derive(input: &DeriveInput) -> TokenStream {
-    let mut errors = Errors::default();
-    let cont = match Container::from_ast(input, &mut errors) {
-        Ok(cont) => cont,
-        Err(error) => return crate::fallback::expand(input, None, error),
+    let cx = Ctxt::new();
+    let Some(cont) = Container::from_ast(&cx, input) else {
+        let error = cx.check().expect_err("no container only after an error");
+        // A shape error is reported before the attributes are read, so the stub
+        // names the crate by its default path.
+        return fallback::expand(input, &quote!(::agentmsg), error);
     };
-    let plan = valid::check(&cont, &mut errors);
-    match (errors.finish(), plan) {
-        (Ok(()), Some(plan)) => expand(&cont, &plan),
-        (Err(error), _) => crate::fallback::expand(input, cont.attrs.krate.as_ref(), error),
-        // `check` gives no plan only after it reported an error.
-        (Ok(()), None) => TokenStream::new(),
-    }
-}
-
-/// `::agentmsg`, or the `crate = path` override.
-pub fn krate(path: Option<&syn::Path>) -> TokenStream {
-    match path {
-        Some(path) => quote!(#path),
-        None => quote!(::agentmsg),
+    let plan = valid::check(&cx, &cont);
+    match (cx.check(), plan) {
+        (Ok(()), Ok(plan)) => expand(&cont, &plan),
+        (Err(error), _) => fallback::expand(input, &cont.krate, error),
+        (Ok(()), Err(())) => unreachable!("no plan only after an error"),
     }
 }
 
 fn expand(cont: &Container, plan: &Plan) -> TokenStream {
-    let krate = krate(cont.attrs.krate.as_ref());
+    let krate = &cont.krate;
     let ident = cont.ident;
     let kind = plan.kind;
     let aliases = &plan.aliases;

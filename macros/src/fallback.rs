@@ -6,12 +6,12 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::DeriveInput;
 
-pub fn expand(input: &DeriveInput, krate: Option<&syn::Path>, error: syn::Error) -> TokenStream {
+/// `krate` is where generated code finds the crate (`Container::krate`).
+pub fn expand(input: &DeriveInput, krate: &TokenStream, error: syn::Error) -> TokenStream {
     let errors = error.to_compile_error();
     if !input.generics.params.is_empty() {
         return errors;
     }
-    let krate = crate::expand::krate(krate);
     let ident = &input.ident;
     quote! {
         #errors

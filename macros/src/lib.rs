@@ -3,6 +3,8 @@
 
 mod ast;
 mod attr;
+mod case;
+mod ctxt;
 mod expand;
 mod fallback;
 mod valid;

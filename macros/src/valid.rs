@@ -1,9 +1,10 @@
 //! The rules across attributes and fields; what `expand` needs, checked.
 
-use syn::{Error, LitStr};
+use syn::LitStr;
 
 use crate::ast::{Container, Field};
-use crate::attr::{self, Errors, Role, ToLlm};
+use crate::attr::{Role, ToLlm};
+use crate::ctxt::Ctxt;
 
 /// Keys of a transcript line that a custom type's fields may not use.
 const RESERVED_KEYS: [&str; 4] = ["role", "id", "turnId", "v"];
@@ -41,46 +42,40 @@ pub struct Plan<'a> {
     pub projection: Projection<'a>,
 }
 
-pub fn check<'a>(cont: &'a Container<'a>, errors: &mut Errors) -> Option<Plan<'a>> {
+pub fn check<'a>(cx: &Ctxt, cont: &'a Container<'a>) -> Result<Plan<'a>, ()> {
     let generics = &cont.original.generics;
     if !generics.params.is_empty() {
-        errors.push(Error::new_spanned(
+        cx.error_spanned_by(
             generics,
             "#[derive(AgentMessage)] does not support generic types: each kind decodes into one concrete type",
-        ));
+        );
     }
 
     let kind = match &cont.attrs.kind {
         Some(kind) => {
-            check_kind(kind, "kind", builtin(cont), errors);
+            check_kind(cx, kind, "kind", builtin(cont));
             Some(kind)
         }
         None if cont.attrs.kind_written => None,
         None => {
-            errors.push(Error::new_spanned(
+            cx.error_spanned_by(
                 cont.ident,
                 format!(
                     "missing #[agent_message(kind = \"…\")] on `{}`: the kind is what a transcript stores, so it is never derived from the type's name",
                     cont.ident
                 ),
-            ));
+            );
             None
         }
     };
 
     let mut aliases = Vec::new();
     for alias in cont.attrs.aliases.iter().flatten() {
-        check_kind(alias, "alias", builtin(cont), errors);
+        check_kind(cx, alias, "alias", builtin(cont));
         if kind.is_some_and(|kind| kind.value() == alias.value()) {
-            errors.push(Error::new_spanned(
-                alias,
-                format!("alias `{}` repeats the kind", alias.value()),
-            ));
+            cx.error_spanned_by(alias, format!("alias `{}` repeats the kind", alias.value()));
         } else if aliases.iter().any(|a: &&LitStr| a.value() == alias.value()) {
-            errors.push(Error::new_spanned(
-                alias,
-                format!("duplicate alias `{}`", alias.value()),
-            ));
+            cx.error_spanned_by(alias, format!("duplicate alias `{}`", alias.value()));
         } else {
             aliases.push(alias);
         }
@@ -88,7 +83,7 @@ pub fn check<'a>(cont: &'a Container<'a>, errors: &mut Errors) -> Option<Plan<'a
 
     let version = match &cont.attrs.version {
         Some((lit, 0)) => {
-            errors.push(Error::new_spanned(lit, "versions start at 1"));
+            cx.error_spanned_by(lit, "versions start at 1");
             1
         }
         Some((_, version)) => *version,
@@ -96,20 +91,23 @@ pub fn check<'a>(cont: &'a Container<'a>, errors: &mut Errors) -> Option<Plan<'a
     };
     if let Some(migrate) = &cont.attrs.migrate {
         if version <= 1 {
-            errors.push(Error::new_spanned(
+            cx.error_spanned_by(
                 migrate,
                 "`migrate` needs `version` above 1: it upgrades stored objects whose `v` is below `version` (no `v` means 1)",
-            ));
+            );
         }
     }
 
     for field in &cont.fields {
-        check_keys(cont, field, errors);
+        check_keys(cx, cont, field);
     }
 
-    let projection = projection(cont, errors);
-    let kind = kind?;
-    Some(Plan {
+    let projection = projection(cx, cont);
+    // A missing or malformed kind was reported above.
+    let Some(kind) = kind else {
+        return Err(());
+    };
+    Ok(Plan {
         kind,
         aliases,
         version,
@@ -127,7 +125,7 @@ fn builtin(cont: &Container) -> bool {
         .is_some_and(|path| path.leading_colon.is_none() && path.is_ident("crate"))
 }
 
-fn check_kind(lit: &LitStr, what: &str, builtin: bool, errors: &mut Errors) {
+fn check_kind(cx: &Ctxt, lit: &LitStr, what: &str, builtin: bool) {
     let value = lit.value();
     let mut chars = value.chars();
     let message = match chars.next() {
@@ -160,11 +158,11 @@ fn check_kind(lit: &LitStr, what: &str, builtin: bool, errors: &mut Errors) {
         })
     });
     if let Some(message) = message {
-        errors.push(Error::new_spanned(lit, message));
+        cx.error_spanned_by(lit, message);
     }
 }
 
-fn check_keys(cont: &Container, field: &Field, errors: &mut Errors) {
+fn check_keys(cx: &Ctxt, cont: &Container, field: &Field) {
     if field.attrs.flatten {
         return;
     }
@@ -173,13 +171,13 @@ fn check_keys(cont: &Container, field: &Field, errors: &mut Errors) {
     for lit in field.attrs.renames.iter().chain(&field.attrs.aliases) {
         let key = lit.value();
         if reserved(&key) {
-            errors.push(Error::new_spanned(
+            cx.error_spanned_by(
                 lit,
                 format!(
                     "field `{}` uses the reserved key `{key}` ({explain}); choose another name",
                     field.name()
                 ),
-            ));
+            );
         }
     }
     if !field.attrs.renames.is_empty() {
@@ -187,9 +185,9 @@ fn check_keys(cont: &Container, field: &Field, errors: &mut Errors) {
     }
     let name = field.name();
     let mut keys = vec![(name.clone(), None)];
-    for rule in &cont.attrs.rename_all {
-        if let Some(key) = attr::rename(&name, &rule.value()) {
-            keys.push((key, Some(rule)));
+    for rename_all in &cont.attrs.rename_all {
+        if let Some(rule) = rename_all.rule {
+            keys.push((rule.apply_to_field(&name), Some(&rename_all.lit)));
         }
     }
     if !cont.attrs.rename_all.is_empty() {
@@ -201,45 +199,45 @@ fn check_keys(cont: &Container, field: &Field, errors: &mut Errors) {
                 Some(rule) => format!(" (after rename_all = \"{}\")", rule.value()),
                 None => String::new(),
             };
-            errors.push(Error::new_spanned(
+            cx.error_spanned_by(
                 field.ident,
                 format!(
                     "field `{name}` uses the reserved key `{key}`{how} ({explain}); rename it with #[serde(rename = \"…\")]"
                 ),
-            ));
+            );
             return;
         }
     }
 }
 
-fn projection<'a>(cont: &'a Container<'a>, errors: &mut Errors) -> Projection<'a> {
+fn projection<'a>(cx: &Ctxt, cont: &'a Container<'a>) -> Projection<'a> {
     let content: Vec<&Field> = cont
         .fields
         .iter()
         .filter(|f| f.attrs.content.is_some())
         .collect();
-    let misplaced = |errors: &mut Errors, why: &str| {
+    let misplaced = |why: &str| {
         for field in &content {
             if let Some(ident) = &field.attrs.content {
-                errors.push(Error::new_spanned(
+                cx.error_spanned_by(
                     ident,
                     format!("#[agent_message(content)] needs `to_llm = user`, `to_llm = assistant` or `to_llm = system` on the struct{why}"),
-                ));
+                );
             }
         }
     };
     match &cont.attrs.to_llm {
         None => {
-            misplaced(errors, "; without `to_llm` the message is UI-only");
+            misplaced("; without `to_llm` the message is UI-only");
             Projection::None
         }
         Some(ToLlm::With { path }) => {
-            misplaced(errors, "; `with(path)` projects the message itself");
+            misplaced("; `with(path)` projects the message itself");
             Projection::With { path }
         }
         Some(ToLlm::Template { role, template }) => {
-            misplaced(errors, "; a template projects the message itself");
-            let fields = placeholders(cont, template, errors);
+            misplaced("; a template projects the message itself");
+            let fields = placeholders(cx, cont, template);
             Projection::Template {
                 role: role.role,
                 template,
@@ -248,14 +246,14 @@ fn projection<'a>(cont: &'a Container<'a>, errors: &mut Errors) -> Projection<'a
         }
         Some(ToLlm::Content { role }) => {
             if content.is_empty() {
-                errors.push(Error::new_spanned(
+                cx.error_spanned_by(
                     &role.ident,
                     format!(
                         "`to_llm = {}` needs at least one #[agent_message(content)] field; or write a template: `to_llm = {}(\"…{{field}}…\")`",
                         role.role.name(),
                         role.role.name()
                     ),
-                ));
+                );
             }
             Projection::Content {
                 role: role.role,
@@ -266,11 +264,7 @@ fn projection<'a>(cont: &'a Container<'a>, errors: &mut Errors) -> Projection<'a
 }
 
 /// The fields a template names, each once, in order of first use.
-fn placeholders<'a>(
-    cont: &'a Container<'a>,
-    template: &LitStr,
-    errors: &mut Errors,
-) -> Vec<&'a Field<'a>> {
+fn placeholders<'a>(cx: &Ctxt, cont: &'a Container<'a>, template: &LitStr) -> Vec<&'a Field<'a>> {
     let text = template.value();
     let mut names: Vec<String> = Vec::new();
     let mut chars = text.chars().peekable();
@@ -283,10 +277,10 @@ fn placeholders<'a>(
                 chars.next();
             }
             '}' => {
-                errors.push(Error::new_spanned(
+                cx.error_spanned_by(
                     template,
                     "unmatched `}` in template; write `}}` for a literal brace",
-                ));
+                );
                 return Vec::new();
             }
             '{' => {
@@ -300,10 +294,10 @@ fn placeholders<'a>(
                     name.push(c);
                 }
                 if !closed {
-                    errors.push(Error::new_spanned(
+                    cx.error_spanned_by(
                         template,
                         "unclosed `{` in template; write `{{` for a literal brace",
-                    ));
+                    );
                     return Vec::new();
                 }
                 let is_ident = name
@@ -312,10 +306,10 @@ fn placeholders<'a>(
                     .is_some_and(|c| c.is_alphabetic() || c == '_')
                     && name.chars().all(|c| c.is_alphanumeric() || c == '_');
                 if !is_ident {
-                    errors.push(Error::new_spanned(
+                    cx.error_spanned_by(
                         template,
                         format!("template placeholder `{{{name}}}` must name a field: `{{field}}`, without format options"),
-                    ));
+                    );
                     continue;
                 }
                 if !names.contains(&name) {
@@ -331,14 +325,14 @@ fn placeholders<'a>(
             Some(field) => fields.push(field),
             None => {
                 let known: Vec<String> = cont.fields.iter().map(Field::name).collect();
-                errors.push(Error::new_spanned(
+                cx.error_spanned_by(
                     template,
                     format!(
                         "template placeholder `{{{name}}}` names no field of `{}`; its fields are: {}",
                         cont.ident,
                         known.join(", ")
                     ),
-                ));
+                );
             }
         }
     }
