@@ -369,12 +369,12 @@ fn resolve(path: &Path) -> PathBuf {
 }
 
 /// Writes `bytes` to `path` atomically: a new temporary file in the same
-/// directory (created exclusively, never through a link), given `mode`'s
-/// permissions, synced, then renamed over `path`, and the directory synced.
+/// directory (created exclusively, never through a link), given the mode and
+/// owner of `like`, synced, then renamed over `path`, and the directory synced.
 fn write_atomically(
     path: &Path,
     bytes: &[u8],
-    permissions: Option<std::fs::Permissions>,
+    like: Option<&std::fs::Metadata>,
 ) -> Result<(), CliError> {
     let fail = |source| CliError::Write {
         path: path.to_owned(),
@@ -388,8 +388,17 @@ fn write_atomically(
         .prefix(".agentmsg-repair-")
         .tempfile_in(dir)
         .map_err(fail)?;
-    if let Some(permissions) = permissions {
-        tmp.as_file().set_permissions(permissions).map_err(fail)?;
+    if let Some(like) = like {
+        tmp.as_file()
+            .set_permissions(like.permissions())
+            .map_err(fail)?;
+        // The owner too, where this process may set it (root repairing a
+        // user's transcript); otherwise the file is the caller's, as any copy.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let _ = std::os::unix::fs::fchown(tmp.as_file(), Some(like.uid()), Some(like.gid()));
+        }
     }
     tmp.write_all(bytes).map_err(fail)?;
     tmp.as_file().sync_all().map_err(fail)?;
@@ -460,12 +469,12 @@ pub fn run(args: &RepairArgs) -> Result<Outcome, CliError> {
     match output {
         Some(output) => {
             let target = resolve(output);
-            // Keep the mode of the file replaced, or give a new file the input's.
-            let permissions = std::fs::metadata(&target)
+            // Keep the mode (and owner) of the file replaced, or give a new
+            // file the input's.
+            let like = std::fs::metadata(&target)
                 .or_else(|_| std::fs::metadata(&args.file))
-                .ok()
-                .map(|m| m.permissions());
-            write_atomically(&target, &repaired.text, permissions)?;
+                .ok();
+            write_atomically(&target, &repaired.text, like.as_ref())?;
             drop(locked);
             writeln!(
                 out,

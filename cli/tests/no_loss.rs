@@ -136,6 +136,18 @@ fn in_place_repair_follows_no_planted_link_and_keeps_the_mode() {
         .unwrap()
         .contains("No result provided"));
 
+    // The owner is kept too, where the repairing process may set it (root).
+    {
+        use std::os::unix::fs::MetadataExt;
+        let root = std::fs::metadata(&path).unwrap().uid() == 0;
+        if root && std::os::unix::fs::chown(&path, Some(4321), Some(4321)).is_ok() {
+            std::fs::write(&path, &input).unwrap();
+            let run = agentmsg_in(dir.path(), &["repair", "t.jsonl", "-o", "t.jsonl"]);
+            assert_eq!(run.code, 0, "{run:?}");
+            let meta = std::fs::metadata(&path).unwrap();
+            assert_eq!((meta.uid(), meta.gid()), (4321, 4321));
+        }
+    }
     // A new output gets the input's mode.
     let run = agentmsg_in(dir.path(), &["repair", "t.jsonl", "-o", "new.jsonl"]);
     assert_eq!(run.code, 0, "{run:?}");
