@@ -185,15 +185,7 @@ where
     let mut map = serializer.serialize_map(None)?;
     map.serialize_entry("role", kind)?;
     fields.serialize(FlatMapSerializer(&mut map))?;
-    if let Some(id) = id {
-        map.serialize_entry("id", id)?;
-    }
-    if let Some(turn_id) = turn_id {
-        map.serialize_entry("turnId", turn_id)?;
-    }
-    if version > 1 {
-        map.serialize_entry("v", &version)?;
-    }
+    crate::flat::Envelope::write(&mut map, id, turn_id, version)?;
     map.end()
 }
 

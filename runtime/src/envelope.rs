@@ -1025,19 +1025,11 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for SkipRole<'_, A> {
                     }
                     state.1 = true;
                 }
-                "id" => {
-                    let id = self.inner.next_value::<Option<MessageId>>()?;
-                    self.state.borrow_mut().0.id = id;
+                other => {
+                    if !self.state.borrow_mut().0.read(other, &mut self.inner)? {
+                        return key.give_to(seed).map(Some);
+                    }
                 }
-                "turnId" => {
-                    let turn_id = self.inner.next_value::<Option<TurnId>>()?;
-                    self.state.borrow_mut().0.turn_id = turn_id;
-                }
-                "v" => {
-                    let v = self.inner.next_value::<u32>()?;
-                    self.state.borrow_mut().0.v = Some(v);
-                }
-                _ => return key.give_to(seed).map(Some),
             }
         }
     }

@@ -2,6 +2,10 @@
 //! of the object is, the envelope keys (`id`, `turnId`, `v`) beside the type's own
 //! fields, and nothing nested.
 //!
+//! [`Envelope`] reads and writes the envelope keys for every path but one: the
+//! line forms of the LLM roles (`message::line`), which decode them as fields
+//! of one derived struct for speed.
+//!
 //! Reading: [`deserialize_flat`] finds the role (at once when it comes first, as our
 //! writer puts it; otherwise the entries before it are held back and replayed), then
 //! hands the rest of the same map to the concrete type's own `Deserialize`, taking
@@ -106,28 +110,73 @@ impl<'de, R: RoleDispatch<'de>> Visitor<'de> for FlatVisitor<R> {
     }
 }
 
+impl Envelope {
+    /// Reads the value of `key` from `map` when it is an envelope key (`id`,
+    /// `turnId`, `v`); false, reading nothing, when it is not. The one reader
+    /// of these keys in a streamed object (the line forms of the LLM roles name
+    /// them as serde fields, `message::line`).
+    #[inline]
+    pub(crate) fn read<'de, A: MapAccess<'de>>(
+        &mut self,
+        key: &str,
+        map: &mut A,
+    ) -> Result<bool, A::Error> {
+        match key {
+            "id" => self.id = map.next_value::<Option<MessageId>>()?,
+            "turnId" => self.turn_id = map.next_value::<Option<TurnId>>()?,
+            "v" => self.v = Some(map.next_value::<u32>()?),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// Takes the envelope keys out of a decoded object.
+    pub(crate) fn take_from(
+        fields: &mut serde_json::Map<String, serde_json::Value>,
+    ) -> serde_json::Result<Self> {
+        use serde::Deserialize as _;
+        let mut envelope = Self::default();
+        if let Some(id) = fields.remove("id") {
+            envelope.id = Option::<MessageId>::deserialize(id)?;
+        }
+        if let Some(turn_id) = fields.remove("turnId") {
+            envelope.turn_id = Option::<TurnId>::deserialize(turn_id)?;
+        }
+        if let Some(v) = fields.remove("v") {
+            envelope.v = Some(u32::deserialize(v)?);
+        }
+        Ok(envelope)
+    }
+
+    /// Writes the envelope keys after a line's fields: `id` and `turnId` when
+    /// set, `v` when `version` is above 1. The one writer of these keys.
+    #[inline]
+    pub(crate) fn write<M: SerializeMap>(
+        map: &mut M,
+        id: Option<&MessageId>,
+        turn_id: Option<&TurnId>,
+        version: u32,
+    ) -> Result<(), M::Error> {
+        if let Some(id) = id {
+            map.serialize_entry("id", id)?;
+        }
+        if let Some(turn_id) = turn_id {
+            map.serialize_entry("turnId", turn_id)?;
+        }
+        if version > 1 {
+            map.serialize_entry("v", &version)?;
+        }
+        Ok(())
+    }
+}
+
 /// Reads the value of an envelope key into `slot`; false when `key` is not one.
 fn capture_envelope<'de, A: MapAccess<'de>>(
     key: &str,
     map: &mut A,
     slot: &EnvelopeSlot,
 ) -> Result<bool, A::Error> {
-    match key {
-        "id" => {
-            let id = map.next_value::<Option<MessageId>>()?;
-            slot.0.borrow_mut().id = id;
-        }
-        "turnId" => {
-            let turn_id = map.next_value::<Option<TurnId>>()?;
-            slot.0.borrow_mut().turn_id = turn_id;
-        }
-        "v" => {
-            let v = map.next_value::<u32>()?;
-            slot.0.borrow_mut().v = Some(v);
-        }
-        _ => return Ok(false),
-    }
-    Ok(true)
+    slot.0.borrow_mut().read(key, map)
 }
 
 /// The rest of a flat object after its role: the entries held back, then the

@@ -665,12 +665,7 @@ impl Serialize for LlmMessage {
         let mut map = serializer.serialize_map(None)?;
         self.message
             .serialize(crate::flat::FlatMapSerializer(&mut map))?;
-        if let Some(id) = &self.id {
-            map.serialize_entry("id", id)?;
-        }
-        if let Some(turn_id) = &self.turn_id {
-            map.serialize_entry("turnId", turn_id)?;
-        }
+        crate::flat::Envelope::write(&mut map, self.id.as_ref(), self.turn_id.as_ref(), 1)?;
         map.end()
     }
 }

@@ -17,8 +17,6 @@ use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use serde::Deserialize;
-
 use crate::custom::{CustomEntry, CustomMessage};
 use crate::envelope::UnknownReason;
 use crate::flat::Envelope;
@@ -152,27 +150,10 @@ fn migrate_line<T: CustomMessage>(line: &str, from: u32) -> Result<CustomEntry, 
             error: e.to_string(),
         })?;
     fields.remove("role");
-    let envelope = take_envelope(&mut fields)?;
-    migrate_fields::<T>(fields, envelope, from)
-}
-
-fn take_envelope(
-    fields: &mut serde_json::Map<String, serde_json::Value>,
-) -> Result<Envelope, UnknownReason> {
-    let invalid = |e: serde_json::Error| UnknownReason::Invalid {
+    let envelope = Envelope::take_from(&mut fields).map_err(|e| UnknownReason::Invalid {
         error: e.to_string(),
-    };
-    let mut envelope = Envelope::default();
-    if let Some(id) = fields.remove("id") {
-        envelope.id = Deserialize::deserialize(id).map_err(invalid)?;
-    }
-    if let Some(turn_id) = fields.remove("turnId") {
-        envelope.turn_id = Deserialize::deserialize(turn_id).map_err(invalid)?;
-    }
-    if let Some(v) = fields.remove("v") {
-        envelope.v = Some(Deserialize::deserialize(v).map_err(invalid)?);
-    }
-    Ok(envelope)
+    })?;
+    migrate_fields::<T>(fields, envelope, from)
 }
 
 fn migrate_fields<T: CustomMessage>(
