@@ -78,10 +78,10 @@ for f in sorted(pi.glob("*.jsonl")):
             messages.append(compact(entry["message"]).encode())
     for m in messages:
         seed("decode_line", m)
-    for i in range(0, len(messages), 16):
-        seed("jsonl_reader", b"\n".join(messages[i:i + 16]) + b"\n")
-    for i in range(0, len(raw), 16):
-        seed("jsonl_reader", b"\n".join(raw[i:i + 16]))
+    for i in range(0, len(messages), 4):
+        seed("jsonl_reader", b"\n".join(messages[i:i + 4]) + b"\n")
+    for i in range(0, len(raw), 4):
+        seed("jsonl_reader", b"\n".join(raw[i:i + 4]))
 for f in sorted(pi.glob("*.json")):
     seed("decode_line", compact(json.loads(f.read_text())))
 
