@@ -85,6 +85,26 @@ for f in sorted(pi.glob("*.jsonl")):
 for f in sorted(pi.glob("*.json")):
     seed("decode_line", compact(json.loads(f.read_text())))
 
+# A stream over the size limit keeps its first and last events (the start, and
+# the finish with its usage), half the limit each: the deltas between are lost.
+def head_and_tail(data):
+    if len(data) <= MAX:
+        return data
+    events = data.split(b"\n")
+    head, tail, size = [], [], 0
+    for e in events:
+        if size + len(e) + 1 > MAX // 2:
+            break
+        head.append(e)
+        size += len(e) + 1
+    size = 0
+    for e in reversed(events[len(head):]):
+        if size + len(e) + 1 > MAX // 2:
+            break
+        tail.insert(0, e)
+        size += len(e) + 1
+    return b"\n".join(head + tail)
+
 # Providers: each response body for its decoder; each stream (one event's JSON
 # a line) for its stream decoder. A Gemini stream chunk is a whole response
 # body, so each one seeds the body decoder too.
@@ -99,7 +119,7 @@ for target, folder in providers.items():
     for f in sorted(folder.glob("*.json")):
         seed(f"{target}_response", f.read_bytes())
     for f in sorted(folder.glob("*.chunks.txt")):
-        seed(f"{target}_stream", f.read_bytes())
+        seed(f"{target}_stream", head_and_tail(f.read_bytes()))
         if target == "gemini":
             for line in lines(f):
                 seed("gemini_response", line)
