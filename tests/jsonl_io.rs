@@ -394,3 +394,40 @@ fn a_message_that_does_not_encode_is_a_typed_error() {
     );
     assert!(serde_json::to_string(&AgentMessage::custom(Scalar { n: 1 })).is_err());
 }
+
+#[test]
+fn an_array_then_a_torn_line_reads_as_the_array_and_writes_back_the_same() {
+    // Found by the fuzzer: read as lines, the two kept lines would form this
+    // array once the torn line was left out, and read back as its elements.
+    let text = "[{\"role\":\"a\"},\n{\"role\":\"b\"}]\n{";
+    let read = read_transcript(text.as_bytes()).unwrap();
+    let kinds: Vec<&str> = read.messages.iter().map(AgentMessage::kind).collect();
+    assert_eq!(kinds, ["a", "b"]);
+    let torn = read.torn.unwrap();
+    assert_eq!((torn.line, torn.raw.as_slice()), (3, &b"{"[..]));
+    let written = write_jsonl(Vec::new(), &read.messages).unwrap();
+    let again = read_transcript(&written[..]).unwrap();
+    assert_eq!(again.messages, read.messages);
+    assert!(again.torn.is_none());
+    // A whole last line after the array is no tear: the file is read as lines.
+    let text = "[{\"role\":\"a\"},\n{\"role\":\"b\"}]\nx";
+    let read = read_transcript(text.as_bytes()).unwrap();
+    assert_eq!(read.messages.len(), 3);
+    assert!(read.torn.is_none());
+}
+
+#[test]
+fn a_byte_order_mark_starts_no_line() {
+    // Found by the fuzzer: a line of only a BOM after a blank line was kept,
+    // then written first, where the next read skipped it as the file's BOM.
+    for text in [
+        "\u{feff}\u{feff}",
+        "\u{feff}\u{feff}[]    ",
+        "\n\u{feff}", "\u{feff}\n", "\n\u{feff}[]", "\u{feff}[{\"role\":\"user\",\"content\":\"a\"}]\n\u{feff}", "\u{feff}{\"x\":1,\"role\":\"user\",\"content\":\"a\"}\n\u{feff}{\"role\":\"user\",\"content\":\"b\"}\n"] {
+        let read = read_transcript(text.as_bytes()).unwrap();
+        let written = write_jsonl(Vec::new(), &read.messages).unwrap();
+        let again = read_transcript(&written[..]).unwrap();
+        assert_eq!(again.messages, read.messages, "{text:?}");
+        assert!(read.messages.iter().all(AgentMessage::is_llm), "{text:?}: {:?}", read.messages);
+    }
+}

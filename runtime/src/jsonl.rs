@@ -27,7 +27,8 @@ use serde::de::IgnoredAny;
 use crate::envelope::{decode_line, AgentMessage, DecodeError, DecodeMode, UnknownMessage};
 use crate::registry::Registry;
 
-/// The UTF-8 byte-order mark, skipped at the start of a transcript.
+/// The UTF-8 byte-order mark, skipped at the start of a transcript and of each
+/// line.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// A transcript could not be read.
@@ -89,7 +90,12 @@ enum State {
     /// A file that starts with `[` but is not a JSON array, read as lines from
     /// memory.
     Buffered(Cursor<Vec<u8>>),
-    Array(std::iter::Enumerate<std::vec::IntoIter<Box<serde_json::value::RawValue>>>),
+    /// The elements of a JSON array, then the torn line after it, if any (its
+    /// number and bytes).
+    Array(
+        std::iter::Enumerate<std::vec::IntoIter<Box<serde_json::value::RawValue>>>,
+        Option<(usize, Vec<u8>)>,
+    ),
     Done,
 }
 
@@ -188,13 +194,7 @@ impl<'r, R: BufRead> JsonlReader<'r, R> {
             .input
             .fill_buf()
             .map_err(|source| ReadError::Io { line: 1, source })?;
-        let first = chunk
-            .strip_prefix(BOM)
-            .unwrap_or(chunk)
-            .iter()
-            .find(|b| !b.is_ascii_whitespace())
-            .copied();
-        if first != Some(b'[') {
+        if first_token(chunk) != Some(b'[') {
             self.state = State::Lines;
             return Ok(());
         }
@@ -202,16 +202,33 @@ impl<'r, R: BufRead> JsonlReader<'r, R> {
         self.input
             .read_to_end(&mut bytes)
             .map_err(|source| ReadError::Io { line: 1, source })?;
-        let body = bytes.strip_prefix(BOM).unwrap_or(&bytes);
-        self.state = match serde_json::from_slice::<Vec<Box<serde_json::value::RawValue>>>(body) {
-            Ok(elements) if elements.iter().all(|e| e.get().starts_with('{')) => {
-                State::Array(elements.into_iter().enumerate())
+        // Byte-order marks start no line (see `next_line`): the array is read
+        // without them, as the lines would be.
+        let body = without_boms(&bytes);
+        let body = &body[..];
+        if let Some(elements) = array_of_objects(body) {
+            self.state = State::Array(elements.into_iter().enumerate(), None);
+            return Ok(());
+        }
+        // An array, then a last line a crash tore: the array, and the torn line
+        // reported after it. (Read as lines instead, the lines kept without the
+        // torn one would be that array once written back, and read back as its
+        // elements: not the messages written.)
+        if let Some(cut) = body.iter().rposition(|b| *b == b'\n').map(|at| at + 1) {
+            let (head, tail) = body.split_at(cut);
+            if is_torn(tail) {
+                if let Some(elements) = array_of_objects(head) {
+                    let line = head.iter().filter(|b| **b == b'\n').count() + 1;
+                    let torn = (line, tail.to_vec());
+                    self.state = State::Array(elements.into_iter().enumerate(), Some(torn));
+                    return Ok(());
+                }
             }
-            // Not one whole array of objects (a JSON Lines file whose first line
-            // is an array, an array cut off mid-write): its lines are read one
-            // by one, so the good ones are decoded and the rest kept as they are.
-            _ => State::Buffered(Cursor::new(bytes)),
-        };
+        }
+        // Not one whole array of objects (a JSON Lines file whose first line is
+        // an array, an array cut off mid-write): its lines are read one by one,
+        // so the good ones are decoded and the rest kept as they are.
+        self.state = State::Buffered(Cursor::new(bytes));
         Ok(())
     }
 
@@ -241,10 +258,10 @@ impl<'r, R: BufRead> JsonlReader<'r, R> {
             if terminated {
                 self.buf.pop();
             }
-            let bytes = match self.line {
-                1 => self.buf.strip_prefix(BOM).unwrap_or(&self.buf),
-                _ => &self.buf[..],
-            };
+            // A byte-order mark is an encoding mark, never JSON: skipped at the
+            // start of any line (editors put one on line 1; a copy glued
+            // after another file puts one further down).
+            let bytes = skip_boms(&self.buf);
             let line = match std::str::from_utf8(bytes) {
                 Ok(line) => line,
                 // Cut off inside a character: a torn write, not bad text.
@@ -274,15 +291,11 @@ impl<'r, R: BufRead> JsonlReader<'r, R> {
             if line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
                 continue;
             }
-            if !terminated {
-                if let Err(error) = serde_json::from_str::<IgnoredAny>(line) {
-                    if error.is_eof() {
-                        return Some(Err(ReadError::TornLastLine {
-                            line: self.line,
-                            bytes: self.buf.len(),
-                        }));
-                    }
-                }
+            if !terminated && is_torn(line.as_bytes()) {
+                return Some(Err(ReadError::TornLastLine {
+                    line: self.line,
+                    bytes: self.buf.len(),
+                }));
             }
             return Some(match decode_line(line, self.registry, self.mode) {
                 Ok(message) => Ok(message),
@@ -314,8 +327,14 @@ impl<R: BufRead> Iterator for JsonlReader<'_, R> {
                     }
                 }
                 State::Lines | State::Buffered(_) => return self.next_line(),
-                State::Array(elements) => {
-                    let (index, raw) = elements.next()?;
+                State::Array(elements, torn) => {
+                    let Some((index, raw)) = elements.next() else {
+                        let (line, raw) = torn.take()?;
+                        let bytes = raw.len();
+                        self.buf = raw;
+                        self.state = State::Done;
+                        return Some(Err(ReadError::TornLastLine { line, bytes }));
+                    };
                     return Some(match decode_line(raw.get(), self.registry, self.mode) {
                         Ok(message) => Ok(message),
                         Err(source) => match self.mode {
@@ -329,6 +348,65 @@ impl<R: BufRead> Iterator for JsonlReader<'_, R> {
                 State::Done => return None,
             }
         }
+    }
+}
+
+/// The first byte of `chunk` that is neither JSON whitespace nor part of a
+/// byte-order mark at the start of a line.
+fn first_token(chunk: &[u8]) -> Option<u8> {
+    let mut rest = chunk;
+    loop {
+        rest = skip_boms(rest);
+        match rest.split_first() {
+            Some((b' ' | b'\t' | b'\r' | b'\n', tail)) => rest = tail,
+            Some((first, _)) => return Some(*first),
+            None => return None,
+        }
+    }
+}
+
+/// `line` after the byte-order marks it starts with.
+fn skip_boms(mut line: &[u8]) -> &[u8] {
+    while let Some(rest) = line.strip_prefix(BOM) {
+        line = rest;
+    }
+    line
+}
+
+/// `bytes` without the byte-order marks that start its lines.
+fn without_boms(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if memchr::memmem::find(bytes, BOM).is_none() {
+        return std::borrow::Cow::Borrowed(bytes);
+    }
+    let mut out = Vec::with_capacity(bytes.len());
+    for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
+        if i > 0 {
+            out.push(b'\n');
+        }
+        out.extend_from_slice(skip_boms(line));
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// The elements of `bytes` when it is one JSON array whose elements are all
+/// objects.
+fn array_of_objects(bytes: &[u8]) -> Option<Vec<Box<serde_json::value::RawValue>>> {
+    let elements: Vec<Box<serde_json::value::RawValue>> = serde_json::from_slice(bytes).ok()?;
+    elements
+        .iter()
+        .all(|e| e.get().starts_with('{'))
+        .then_some(elements)
+}
+
+/// Whether `line` (with no newline after it) was cut off by a crash: it stops
+/// inside a character, or inside a JSON value.
+fn is_torn(line: &[u8]) -> bool {
+    match std::str::from_utf8(line) {
+        Ok(text) => {
+            !text.trim().is_empty()
+                && serde_json::from_str::<IgnoredAny>(text).is_err_and(|e| e.is_eof())
+        }
+        Err(e) => e.error_len().is_none(),
     }
 }
 
