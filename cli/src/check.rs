@@ -1,5 +1,6 @@
 //! `agentmsg check`: every problem of a transcript, by line.
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -75,21 +76,30 @@ fn code(kind: ProblemKind) -> &'static str {
     }
 }
 
-/// The stored LLM messages of a transcript with their line numbers. Custom
-/// lines are left out: they are not tool calls or results, and each is checked
-/// by its own decoder.
-pub fn llm_messages(loaded: &Loaded) -> (Vec<&Message>, Vec<usize>) {
-    loaded
-        .messages()
-        .filter_map(|(line, m)| m.as_llm().map(|m| (m, line)))
-        .unzip()
-}
-
-/// What `validate` finds in the LLM messages, mapped back to line numbers.
+/// What `validate` finds in the LLM messages, mapped back to line numbers. A
+/// kept line that names tool calls or a result counts for pairing as repair
+/// counts it ([`Line::stand_in`](crate::load::Line::stand_in)), so a decoded
+/// result is not called orphaned because its call's line did not decode; what
+/// is wrong with the kept line itself is its own diagnostic, not repeated here.
 pub fn structural_diagnostics(loaded: &Loaded) -> Vec<Diagnostic> {
-    let (messages, lines) = llm_messages(loaded);
+    let mut messages: Vec<Cow<'_, Message>> = Vec::new();
+    let mut lines = Vec::new();
+    let mut kept = Vec::new();
+    for line in &loaded.lines {
+        let message = match line.message().and_then(AgentMessage::as_llm) {
+            Some(m) => Cow::Borrowed(m),
+            None => match line.stand_in() {
+                Some(m) => Cow::Owned(m),
+                None => continue,
+            },
+        };
+        kept.push(matches!(message, Cow::Owned(_)));
+        messages.push(message);
+        lines.push(line.number);
+    }
     validate(&messages)
         .into_iter()
+        .filter(|p| !kept.get(p.index).copied().unwrap_or(false))
         .map(|p| Diagnostic {
             line: lines.get(p.index).copied().unwrap_or(0),
             severity: severity(p.kind),

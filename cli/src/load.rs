@@ -4,9 +4,14 @@
 use std::fmt;
 use std::path::Path;
 
-use agentmsg_runtime::{decode_line, AgentMessage, DecodeMode, Registry, UnknownReason};
+use agentmsg_runtime::{
+    decode_line, is_torn_line, AgentMessage, AssistantMessage, DecodeMode, Message, Registry,
+    StopReason, TextContent, ToolCall, ToolResultMessage, UnknownReason,
+};
 use serde::de::IgnoredAny;
+use serde::Deserialize as _;
 use serde_json::value::RawValue;
+use serde_json::Value;
 
 use crate::error::CliError;
 
@@ -124,6 +129,58 @@ impl Line {
     pub fn message(&self) -> Option<&AgentMessage> {
         match &self.body {
             Body::Message(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// What a line that was kept but not decoded says of tool calls, read from its
+    /// JSON as far as it goes: an assistant line's calls (ids and names), or the
+    /// call a tool result answers. `None` when it says neither.
+    pub fn stand_in(&self) -> Option<Message> {
+        let raw = match &self.body {
+            Body::Message(AgentMessage::Unknown(_)) | Body::Undecodable | Body::Torn => &self.raw,
+            Body::Message(_) => return None,
+        };
+        let Ok(Value::Object(object)) = serde_json::from_slice::<Value>(raw) else {
+            return None;
+        };
+        let text = |key: &str| object.get(key).and_then(Value::as_str);
+        match text("role")? {
+            "assistant" => {
+                let calls: Vec<ToolCall> = object
+                    .get("content")?
+                    .as_array()?
+                    .iter()
+                    .filter(|block| block.get("type").and_then(Value::as_str) == Some("toolCall"))
+                    .filter_map(|block| {
+                        let id = block.get("id")?.as_str()?;
+                        let name = block.get("name").and_then(Value::as_str).unwrap_or("");
+                        Some(ToolCall::new(id, name, Value::Null))
+                    })
+                    .collect();
+                if calls.is_empty() {
+                    return None;
+                }
+                let stop_reason = object
+                    .get("stopReason")
+                    .and_then(|v| StopReason::deserialize(v).ok())
+                    .unwrap_or(StopReason::ToolUse);
+                let timestamp = object.get("timestamp").and_then(Value::as_u64).unwrap_or(0);
+                Some(Message::Assistant(
+                    AssistantMessage::new(calls)
+                        .with_stop_reason(stop_reason)
+                        .with_timestamp(timestamp),
+                ))
+            }
+            "toolResult" => {
+                let id = text("toolCallId")?;
+                let name = text("toolName").unwrap_or("");
+                Some(Message::ToolResult(ToolResultMessage::new(
+                    id,
+                    name,
+                    [TextContent::new("")],
+                )))
+            }
             _ => None,
         }
     }
@@ -326,13 +383,13 @@ fn load_jsonl(bytes: &[u8]) -> Loaded {
                 part: None,
             });
         };
+        // Cut off inside a character or a value: a torn write, not bad text.
+        if unterminated && is_torn_line(piece) {
+            keep(Body::Torn, torn_diagnostic(number, piece.len()));
+            continue;
+        }
         let text = match std::str::from_utf8(trimmed) {
             Ok(text) => text,
-            // Cut off inside a character: a torn write, not bad text.
-            Err(e) if unterminated && e.error_len().is_none() => {
-                keep(Body::Torn, torn_diagnostic(number, piece.len()));
-                continue;
-            }
             Err(e) => {
                 let at = e.valid_up_to() + 1;
                 let why = format!("not UTF-8 (invalid byte at column {at})");
@@ -343,10 +400,6 @@ fn load_jsonl(bytes: &[u8]) -> Loaded {
                 continue;
             }
         };
-        if unterminated && serde_json::from_str::<IgnoredAny>(text).is_err_and(|e| e.is_eof()) {
-            keep(Body::Torn, torn_diagnostic(number, piece.len()));
-            continue;
-        }
         let mut found = Vec::new();
         let body = decode(text, number, &mut found);
         if matches!(body, Body::Undecodable) {
@@ -388,13 +441,11 @@ fn load_jsonl(bytes: &[u8]) -> Loaded {
             part: None,
         });
     }
-    if ends_with_newline || gap.is_empty() {
-        loaded.trailing = gap;
-    } else {
-        // The blank last piece had no newline of its own.
+    if !ends_with_newline {
+        // A blank last piece had no newline of its own.
         gap.pop();
-        loaded.trailing = gap;
     }
+    loaded.trailing = gap;
     loaded
 }
 

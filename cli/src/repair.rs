@@ -46,14 +46,12 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use agentmsg_runtime::{
-    validate, AgentMessage, AssistantMessage, LlmMessage, Message, MessageId, Problem, ProblemKind,
-    StopReason, TextContent, ToolCall, ToolResultMessage, NO_RESULT_TEXT,
+    validate, AgentMessage, LlmMessage, Message, MessageId, Problem, ProblemKind, TextContent,
+    ToolResultMessage, NO_RESULT_TEXT,
 };
-use serde::Deserialize as _;
-use serde_json::Value;
 
 use crate::error::CliError;
-use crate::load::{load_bytes, read_input, Body, Format, Line, Loaded};
+use crate::load::{load_bytes, read_input, Body, Format, Loaded};
 use crate::Outcome;
 
 /// The arguments of `agentmsg repair`.
@@ -87,58 +85,6 @@ pub struct Repaired {
     pub text: Vec<u8>,
     /// What changed, in line order.
     pub fixes: Vec<Fix>,
-}
-
-/// What a line that was kept but not decoded says of tool calls, read from its
-/// JSON as far as it goes: an assistant line's calls (ids and names), or the
-/// call a tool result answers. `None` when it says neither.
-pub fn stand_in(line: &Line) -> Option<Message> {
-    let raw = match &line.body {
-        Body::Message(AgentMessage::Unknown(_)) | Body::Undecodable | Body::Torn => &line.raw,
-        Body::Message(_) => return None,
-    };
-    let Ok(Value::Object(object)) = serde_json::from_slice::<Value>(raw) else {
-        return None;
-    };
-    let text = |key: &str| object.get(key).and_then(Value::as_str);
-    match text("role")? {
-        "assistant" => {
-            let calls: Vec<ToolCall> = object
-                .get("content")?
-                .as_array()?
-                .iter()
-                .filter(|block| block.get("type").and_then(Value::as_str) == Some("toolCall"))
-                .filter_map(|block| {
-                    let id = block.get("id")?.as_str()?;
-                    let name = block.get("name").and_then(Value::as_str).unwrap_or("");
-                    Some(ToolCall::new(id, name, Value::Null))
-                })
-                .collect();
-            if calls.is_empty() {
-                return None;
-            }
-            let stop_reason = object
-                .get("stopReason")
-                .and_then(|v| StopReason::deserialize(v).ok())
-                .unwrap_or(StopReason::ToolUse);
-            let timestamp = object.get("timestamp").and_then(Value::as_u64).unwrap_or(0);
-            Some(Message::Assistant(
-                AssistantMessage::new(calls)
-                    .with_stop_reason(stop_reason)
-                    .with_timestamp(timestamp),
-            ))
-        }
-        "toolResult" => {
-            let id = text("toolCallId")?;
-            let name = text("toolName").unwrap_or("");
-            Some(Message::ToolResult(ToolResultMessage::new(
-                id,
-                name,
-                [TextContent::new("")],
-            )))
-        }
-        _ => None,
-    }
 }
 
 /// The calls of each assistant message (by LLM index) that no result answers: a
@@ -184,12 +130,12 @@ fn unanswered(messages: &[&Message]) -> HashMap<usize, Vec<(String, String)>> {
 /// finds answering no call, or repeating a result, over `messages` (whose
 /// positions are `positions`).
 fn unpaired(
-    problems: Vec<Problem>,
+    problems: &[Problem],
     positions: &[usize],
-    kept: &BTreeSet<usize>,
+    kept: &BTreeMap<usize, Message>,
 ) -> BTreeMap<usize, String> {
     problems
-        .into_iter()
+        .iter()
         .filter(|p| {
             matches!(
                 p.kind,
@@ -198,7 +144,7 @@ fn unpaired(
         })
         .filter_map(|p| {
             let position = *positions.get(p.index)?;
-            (!kept.contains(&position)).then(|| (position, format!("dropped: {}", p.detail)))
+            (!kept.contains_key(&position)).then(|| (position, format!("dropped: {}", p.detail)))
         })
         .collect()
 }
@@ -211,9 +157,8 @@ pub fn repair(loaded: &Loaded) -> Result<Repaired, CliError> {
         .lines
         .iter()
         .enumerate()
-        .filter_map(|(position, line)| stand_in(line).map(|m| (position, m)))
+        .filter_map(|(position, line)| line.stand_in().map(|m| (position, m)))
         .collect();
-    let kept: BTreeSet<usize> = stand_ins.keys().copied().collect();
     let effective: Vec<Option<&Message>> = loaded
         .lines
         .iter()
@@ -236,20 +181,21 @@ pub fn repair(loaded: &Loaded) -> Result<Repaired, CliError> {
     // kept lines say, and is not a second result only because of a kept one:
     // so it must be unpaired both with every kept line counted and with the
     // kept results left out.
-    let with_kept = unpaired(validate(&messages), &positions, &kept);
+    let problems = validate(&messages);
+    let with_kept = unpaired(&problems, &positions, &stand_ins);
     let (calls_only, call_positions): (Vec<&Message>, Vec<usize>) = messages
         .iter()
         .zip(&positions)
-        .filter(|(m, p)| !(kept.contains(p) && matches!(m, Message::ToolResult(_))))
+        .filter(|(m, p)| !(stand_ins.contains_key(p) && matches!(m, Message::ToolResult(_))))
         .map(|(m, p)| (*m, *p))
         .unzip();
-    let without_kept_results = unpaired(validate(&calls_only), &call_positions, &kept);
+    let without_kept_results = unpaired(&validate(&calls_only), &call_positions, &stand_ins);
     let drop: BTreeMap<usize, String> = with_kept
         .into_iter()
         .filter(|(position, _)| without_kept_results.contains_key(position))
         .collect();
-    let needs_results: BTreeSet<usize> = validate(&messages)
-        .into_iter()
+    let needs_results: BTreeSet<usize> = problems
+        .iter()
         .filter(|p| p.kind == ProblemKind::MissingResult)
         .map(|p| p.index)
         .collect();

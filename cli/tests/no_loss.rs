@@ -77,6 +77,12 @@ fn a_result_is_kept_when_its_call_line_does_not_decode() {
         assert_eq!(run.code, 0, "{run:?}");
         assert_eq!(after, input.as_bytes(), "{run:?}");
         assert!(!run.stdout.contains("dropped"), "{run:?}");
+        // check agrees: the result has its call; only the kept line is wrong.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("t.jsonl"), &input).unwrap();
+        let check = agentmsg_in(dir.path(), &["check", "t.jsonl"]);
+        assert!(!check.stdout.contains("result-without-call"), "{check:?}");
+        assert!(check.stdout.contains("t.jsonl:2: "), "{check:?}");
     }
     // A kept result line still answers its call: no synthetic second result.
     let kept_result = RESULT.replace(r#""isError":false"#, r#""isError":"no""#);

@@ -161,7 +161,7 @@ impl<T: CustomMessage> DynCustomMessage for T {
 /// global registry finds two types claiming the kind (a line is never written
 /// that its own program would keep as unknown).
 fn readable_back<E: serde::ser::Error>(kind: &str, type_name: &str) -> Result<(), E> {
-    match crate::registry::Registry::global().ambiguous(kind) {
+    match crate::registry::Registry::global().duplicate(kind) {
         None => Ok(()),
         Some(duplicate) => Err(E::custom(format_args!(
             "cannot write a `{kind}` line of `{type_name}`: {duplicate}, so it would read back as neither; give one of them another kind"

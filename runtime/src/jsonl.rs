@@ -216,7 +216,7 @@ impl<'r, R: BufRead> JsonlReader<'r, R> {
         // elements: not the messages written.)
         if let Some(cut) = body.iter().rposition(|b| *b == b'\n').map(|at| at + 1) {
             let (head, tail) = body.split_at(cut);
-            if is_torn(tail) {
+            if is_torn_line(tail) {
                 if let Some(elements) = array_of_objects(head) {
                     let line = head.iter().filter(|b| **b == b'\n').count() + 1;
                     let torn = (line, tail.to_vec());
@@ -291,7 +291,7 @@ impl<'r, R: BufRead> JsonlReader<'r, R> {
             if line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
                 continue;
             }
-            if !terminated && is_torn(line.as_bytes()) {
+            if !terminated && is_torn_line(line.as_bytes()) {
                 return Some(Err(ReadError::TornLastLine {
                     line: self.line,
                     bytes: self.buf.len(),
@@ -398,9 +398,17 @@ fn array_of_objects(bytes: &[u8]) -> Option<Vec<Box<serde_json::value::RawValue>
         .then_some(elements)
 }
 
-/// Whether `line` (with no newline after it) was cut off by a crash: it stops
-/// inside a character, or inside a JSON value.
-fn is_torn(line: &[u8]) -> bool {
+/// Whether `line`, a last line with no newline after it, was cut off by a
+/// crash: it stops inside a character, or inside a JSON value.
+///
+/// ```
+/// # use agentmsg_runtime::is_torn_line;
+/// assert!(is_torn_line(br#"{"role":"user","cont"#));
+/// assert!(is_torn_line(b"{\"text\":\"caf\xc3"));
+/// assert!(!is_torn_line(br#"{"role":"user"}"#));
+/// assert!(!is_torn_line(b"not json"));
+/// ```
+pub fn is_torn_line(line: &[u8]) -> bool {
     match std::str::from_utf8(line) {
         Ok(text) => {
             !text.trim().is_empty()

@@ -64,8 +64,8 @@ pub use envelope::{
     decode_line, AgentMessage, DecodeError, DecodeMode, UnknownMessage, UnknownReason,
 };
 pub use jsonl::{
-    read_transcript, write_jsonl, AppendFile, JsonlReader, JsonlWriter, ReadError, TornLine,
-    Transcript, WriteError,
+    is_torn_line, read_transcript, write_jsonl, AppendFile, JsonlReader, JsonlWriter, ReadError,
+    TornLine, Transcript, WriteError,
 };
 pub use registry::{DuplicateKind, Registration, Registry, RegistryError};
 pub use schema::transcript_line_schema;

@@ -281,15 +281,6 @@ impl Registry {
         }
     }
 
-    /// The duplicate claim on `kind`, checked cheaply when there is none at all.
-    pub(crate) fn ambiguous(&self, kind: &str) -> Option<&DuplicateKind> {
-        if self.duplicates.is_empty() {
-            None
-        } else {
-            self.duplicate(kind)
-        }
-    }
-
     /// Makes this registry the global one. Fails (giving it back) once the global
     /// registry has been used or installed.
     pub fn install(self) -> Result<&'static Registry, Registry> {
