@@ -4,11 +4,12 @@
 use std::borrow::Borrow;
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::content::{
-    AssistantContent, BlockKind, ImageContent, MediaSource, Role, TextContent, ToolResultContent,
+use crate::message::content::{
+    AssistantContent, BlockKind, ImageContent, MediaSource, TextContent, ToolResultContent,
     UserContent,
 };
 use crate::message::{AssistantMessage, Message, StopReason, ToolResultMessage, UserMessage};
+use crate::Role;
 
 use super::ids::{self, Assigned, IdFix, IdMap};
 use super::report::{Change, ChangeKind, Origin, Problem, ProblemKind};
@@ -776,7 +777,7 @@ impl Run<'_> {
         data: &str,
         mime: &str,
     ) -> Option<TextContent> {
-        let error = crate::media::base64_problem(data)?.to_string();
+        let error = crate::message::media::base64_problem(data)?.to_string();
         self.found(i, Event::InvalidMedia { block, what, error });
         let mime = if mime.is_empty() { what } else { mime };
         Some(TextContent::new(format!(

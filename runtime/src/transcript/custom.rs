@@ -5,10 +5,9 @@ use std::any::{Any, TypeId};
 use std::fmt;
 
 use serde::de::DeserializeOwned;
-use serde::ser::SerializeMap;
 use serde::Serialize;
 
-use crate::flat::FlatMapSerializer;
+use super::codec::envelope::write_line;
 use crate::message::{Message, MessageId, TurnId};
 
 /// An application-defined message kind. Derive it with `#[derive(AgentMessage)]`
@@ -161,32 +160,12 @@ impl<T: CustomMessage> DynCustomMessage for T {
 /// global registry finds two types claiming the kind (a line is never written
 /// that its own program would keep as unknown).
 fn readable_back<E: serde::ser::Error>(kind: &str, type_name: &str) -> Result<(), E> {
-    match crate::registry::Registry::global().duplicate(kind) {
+    match crate::Registry::global().duplicate(kind) {
         None => Ok(()),
         Some(duplicate) => Err(E::custom(format_args!(
             "cannot write a `{kind}` line of `{type_name}`: {duplicate}, so it would read back as neither; give one of them another kind"
         ))),
     }
-}
-
-/// Writes `role`, the fields of `fields`, then the envelope keys, as one map.
-pub(crate) fn write_line<T, S>(
-    serializer: S,
-    kind: &str,
-    fields: &T,
-    id: Option<&MessageId>,
-    turn_id: Option<&TurnId>,
-    version: u32,
-) -> Result<S::Ok, S::Error>
-where
-    T: ?Sized + Serialize,
-    S: serde::Serializer,
-{
-    let mut map = serializer.serialize_map(None)?;
-    map.serialize_entry("role", kind)?;
-    fields.serialize(FlatMapSerializer(&mut map))?;
-    crate::flat::Envelope::write(&mut map, id, turn_id, version)?;
-    map.end()
 }
 
 impl dyn DynCustomMessage {

@@ -17,9 +17,9 @@ use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use crate::custom::{CustomEntry, CustomMessage};
-use crate::envelope::UnknownReason;
-use crate::flat::Envelope;
+use super::codec::envelope::{decode_known, scan_version, Envelope};
+use super::custom::{CustomEntry, CustomMessage};
+use crate::UnknownReason;
 
 /// One custom type's entry in the registry: its kind, aliases and monomorphized
 /// decoders. `#[derive(AgentMessage)]` submits one for each type.
@@ -115,7 +115,7 @@ fn stored_version(v: Option<u32>) -> u32 {
 
 fn decode_str<T: CustomMessage>(line: &str) -> Result<CustomEntry, UnknownReason> {
     let accept = |role: &str| role == T::KIND || T::ALIASES.contains(&role);
-    match crate::envelope::decode_known::<T>(line, &accept) {
+    match decode_known::<T>(line, &accept) {
         Ok((value, envelope)) => {
             let from = stored_version(envelope.v);
             if from == T::VERSION {
@@ -126,7 +126,7 @@ fn decode_str<T: CustomMessage>(line: &str) -> Result<CustomEntry, UnknownReason
                 migrate_line::<T>(line, from)
             }
         }
-        Err(error) => match crate::envelope::scan_version(line) {
+        Err(error) => match scan_version(line) {
             Some(from) if from > T::VERSION => Err(newer::<T>(from)),
             Some(from) if from < T::VERSION => migrate_line::<T>(line, from),
             None if T::VERSION > 1 => migrate_line::<T>(line, 1),
@@ -149,7 +149,6 @@ fn migrate_line<T: CustomMessage>(line: &str, from: u32) -> Result<CustomEntry, 
         .map_err(|e| UnknownReason::Invalid {
             error: e.to_string(),
         })?;
-    fields.remove("role");
     let envelope = Envelope::take_from(&mut fields).map_err(|e| UnknownReason::Invalid {
         error: e.to_string(),
     })?;
@@ -240,9 +239,9 @@ impl Registry {
     /// `branchSummary`, `extension`).
     pub fn new() -> Self {
         Self::empty()
-            .with::<crate::builtin::CompactionSummary>()
-            .with::<crate::builtin::BranchSummary>()
-            .with::<crate::builtin::ExtensionMessage>()
+            .with::<super::builtin::CompactionSummary>()
+            .with::<super::builtin::BranchSummary>()
+            .with::<super::builtin::ExtensionMessage>()
     }
 
     /// A registry without any kind, not even the built-in ones.
