@@ -70,5 +70,6 @@ pub use transcript::unknown::{UnknownMessage, UnknownReason};
 pub use project::{
     prepare, to_llm, to_llm_with_report, validate, AppendTarget, Change, ChangeKind, EditError,
     IdMap, IdRule, LastAssistant, LastUser, LlmProjection, Origin, PartOf, Prepared, Problem,
-    ProblemKind, PromptEditor, PromptMessage, Report, Target, ThinkingPolicy, NO_RESULT_TEXT,
+    ProblemKind, PromptEditor, PromptMessage, Report, Target, ThinkingPolicy, Validator,
+    NO_RESULT_TEXT,
 };

@@ -27,7 +27,7 @@ pub(super) enum Mode {
 
 /// Why thinking could not be replayed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Why {
+pub(super) enum Why {
     /// It comes from another provider, api or model (named).
     Foreign(String),
     /// It has no signature and the target takes only signed thinking.
@@ -50,7 +50,7 @@ impl Why {
 
 /// One thing found (and, when preparing, done) at an input message.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Event {
+pub(super) enum Event {
     FailedTurn {
         stop: StopReason,
         calls: usize,
@@ -116,9 +116,9 @@ enum Event {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Finding {
-    index: usize,
-    event: Event,
+pub(super) struct Finding {
+    pub(super) index: usize,
+    pub(super) event: Event,
 }
 
 impl Finding {
@@ -216,7 +216,7 @@ impl Finding {
         Change::new(self.index, kind, detail)
     }
 
-    fn problem(&self) -> Option<Problem> {
+    pub(super) fn problem(&self) -> Option<Problem> {
         let (kind, detail) = match &self.event {
             Event::FailedTurn { stop, calls } => (
                 ProblemKind::FailedTurn,
