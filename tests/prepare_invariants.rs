@@ -545,7 +545,21 @@ proptest! {
 
     #[test]
     fn the_streaming_validator_finds_what_validate_finds(input in transcript(14)) {
-        prop_assert_eq!(streamed(&input), validate(&input));
+        let expected = validate(&input);
+        prop_assert_eq!(streamed(&input), expected.clone());
+        // With indexes of its own (line numbers, say), the same problems at them.
+        let mut validator = Validator::new();
+        for (i, message) in input.iter().enumerate() {
+            validator.push_at(3 * i + 1, message);
+        }
+        let renumbered: Vec<_> = expected
+            .into_iter()
+            .map(|mut p| {
+                p.index = 3 * p.index + 1;
+                p
+            })
+            .collect();
+        prop_assert_eq!(validator.finish(), renumbered);
     }
 }
 

@@ -17,8 +17,10 @@ use super::rules::{Event, Finding};
 /// A call of a kept turn that no result has answered yet.
 #[derive(Debug)]
 struct OpenCall {
-    /// The input index of its assistant turn.
+    /// The position of its assistant turn among the messages pushed.
     turn: usize,
+    /// The index the turn was pushed at (reported in a problem).
+    turn_index: usize,
     /// Its position among the turn's calls.
     position: usize,
     name: String,
@@ -44,10 +46,12 @@ struct OpenCall {
 /// ```
 #[derive(Debug, Default)]
 pub struct Validator {
-    /// The index the next message gets.
-    next: usize,
-    /// The index of the last message that is not a tool result: a result after
-    /// it answers a call of an earlier turn out of place.
+    /// How many messages were pushed.
+    pushed: usize,
+    /// The index of the last message pushed, which the next must not be below.
+    last_index: Option<usize>,
+    /// The position of the last message that is not a tool result: a result
+    /// after it answers a call of an earlier turn out of place.
     last_not_result: Option<usize>,
     /// Unanswered calls of kept turns by id, oldest turn first.
     open: HashMap<String, Vec<OpenCall>>,
@@ -68,18 +72,37 @@ impl Validator {
 
     /// How many messages were pushed.
     pub fn len(&self) -> usize {
-        self.next
+        self.pushed
     }
 
     /// Whether no message was pushed.
     pub fn is_empty(&self) -> bool {
-        self.next == 0
+        self.pushed == 0
     }
 
-    /// Checks the next message (its index is the number pushed before it).
+    /// Checks the next message; its index (in the problems) is the number of
+    /// messages pushed before it, as in [`validate`](crate::validate).
     pub fn push(&mut self, message: &Message) {
-        let i = self.next;
-        self.next += 1;
+        self.push_at(self.pushed, message);
+    }
+
+    /// Checks the next message, with `index` as its index in the problems (a
+    /// line number, say). An index below the previous one is taken as equal
+    /// to it, so the problems stay in order; several messages may share one.
+    ///
+    /// ```
+    /// use agentmsg_runtime::{Message, Validator};
+    ///
+    /// let mut validator = Validator::new();
+    /// validator.push_at(7, &Message::user("hi"));
+    /// validator.push_at(9, &Message::tool_result("call_1", "read", "stale"));
+    /// assert_eq!(validator.finish()[0].index, 9);
+    /// ```
+    pub fn push_at(&mut self, index: usize, message: &Message) {
+        let i = self.last_index.map_or(index, |last| index.max(last));
+        self.last_index = Some(i);
+        let position = self.pushed;
+        self.pushed += 1;
         match message {
             Message::System(_) => {}
             Message::User(user) => self.user(i, user),
@@ -96,11 +119,11 @@ impl Validator {
                     },
                 );
             }
-            Message::Assistant(a) => self.assistant(i, a),
+            Message::Assistant(a) => self.assistant(i, position, a),
             Message::ToolResult(result) => self.result(i, result),
         }
         if !matches!(message, Message::ToolResult(_)) {
-            self.last_not_result = Some(i);
+            self.last_not_result = Some(position);
         }
     }
 
@@ -108,18 +131,18 @@ impl Validator {
     /// [`validate`](crate::validate) gives them): the calls still unanswered
     /// are reported here.
     pub fn finish(mut self) -> Vec<Problem> {
-        let mut missing: Vec<(usize, usize, String, String)> = self
+        let mut missing: Vec<(usize, usize, usize, String, String)> = self
             .open
             .drain()
             .flat_map(|(id, calls)| {
                 calls
                     .into_iter()
-                    .map(move |c| (c.turn, c.position, id.clone(), c.name))
+                    .map(move |c| (c.turn, c.position, c.turn_index, id.clone(), c.name))
             })
             .collect();
         missing.sort_by_key(|(turn, position, ..)| (*turn, *position));
-        for (turn, _, id, name) in missing {
-            self.found(turn, Event::MissingResult { id, name });
+        for (_, _, turn_index, id, name) in missing {
+            self.found(turn_index, Event::MissingResult { id, name });
         }
         // Stable: for one index, the order the findings were made in.
         self.findings.sort_by_key(|f| f.index);
@@ -150,7 +173,7 @@ impl Validator {
         }
     }
 
-    fn assistant(&mut self, i: usize, message: &AssistantMessage) {
+    fn assistant(&mut self, i: usize, turn: usize, message: &AssistantMessage) {
         let mut position = 0;
         for (b, block) in message.content.iter().enumerate() {
             let (signature, on) = match block {
@@ -187,7 +210,8 @@ impl Validator {
                 .entry(call.id.clone())
                 .or_default()
                 .push(OpenCall {
-                    turn: i,
+                    turn,
+                    turn_index: i,
                     position,
                     name: call.name.clone(),
                 });
