@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand};
 mod check;
 mod error;
 mod import;
+mod lines;
 mod load;
 mod output;
 mod project;
