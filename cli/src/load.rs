@@ -247,7 +247,7 @@ pub struct Sniff {
     first: Vec<Vec<u8>>,
     /// How many non-blank lines were seen.
     lines: usize,
-    /// Whether the first non-blank line starts with `{` and did not decode.
+    /// Whether the first non-blank line starts an object that does not end on it.
     first_broken_object: bool,
 }
 
@@ -258,8 +258,13 @@ impl Sniff {
     /// Looks at the next line.
     pub fn add(&mut self, line: &Line) {
         if self.lines == 0 {
+            // The start of an object that does not end on its line (a whole
+            // object that is no message, such as another agent's entry, is
+            // not the start of a pretty-printed one).
             let starts_object = line.raw.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
-            self.first_broken_object = starts_object && !matches!(line.body, Body::Message(_));
+            self.first_broken_object = starts_object
+                && !matches!(line.body, Body::Message(_))
+                && serde_json::from_slice::<IgnoredAny>(&line.raw).is_err();
         }
         self.lines += 1;
         if line.message().is_some_and(|m| !m.is_unknown()) {
@@ -270,7 +275,7 @@ impl Sniff {
         }
     }
 
-    /// Whether the first line starts an object that did not decode.
+    /// Whether the first line starts an object that does not end on it.
     pub fn starts_broken(&self) -> bool {
         self.first_broken_object
     }
