@@ -9,7 +9,7 @@ use serde::ser::SerializeMap;
 use serde::Serialize;
 
 use crate::flat::FlatMapSerializer;
-use crate::message::{Message, MessageId, TurnId};
+use crate::message::{Message, MessageId, ParentId, TurnId};
 
 /// An application-defined message kind. Derive it with `#[derive(AgentMessage)]`
 /// rather than implementing it by hand: the derive also registers the kind, so
@@ -101,6 +101,7 @@ pub trait DynCustomMessage: Any + Send + Sync + fmt::Debug {
         out: &mut Vec<u8>,
         id: Option<&MessageId>,
         turn_id: Option<&TurnId>,
+        parent_id: &ParentId,
     ) -> serde_json::Result<()>;
 }
 
@@ -150,10 +151,17 @@ impl<T: CustomMessage> DynCustomMessage for T {
         out: &mut Vec<u8>,
         id: Option<&MessageId>,
         turn_id: Option<&TurnId>,
+        parent_id: &ParentId,
     ) -> serde_json::Result<()> {
         readable_back::<serde_json::Error>(T::KIND, std::any::type_name::<T>())?;
         let mut serializer = serde_json::Serializer::new(out);
-        write_line::<T, _>(&mut serializer, T::KIND, self, id, turn_id, T::VERSION)
+        write_line::<T, _>(
+            &mut serializer,
+            T::KIND,
+            self,
+            (id, turn_id, parent_id),
+            T::VERSION,
+        )
     }
 }
 
@@ -174,8 +182,7 @@ pub(crate) fn write_line<T, S>(
     serializer: S,
     kind: &str,
     fields: &T,
-    id: Option<&MessageId>,
-    turn_id: Option<&TurnId>,
+    (id, turn_id, parent_id): (Option<&MessageId>, Option<&TurnId>, &ParentId),
     version: u32,
 ) -> Result<S::Ok, S::Error>
 where
@@ -185,7 +192,7 @@ where
     let mut map = serializer.serialize_map(None)?;
     map.serialize_entry("role", kind)?;
     fields.serialize(FlatMapSerializer(&mut map))?;
-    crate::flat::Envelope::write(&mut map, id, turn_id, version)?;
+    crate::flat::Envelope::write(&mut map, id, turn_id, parent_id, version)?;
     map.end()
 }
 
@@ -232,11 +239,16 @@ pub struct CustomEntry {
     pub id: Option<MessageId>,
     /// The turn that produced it, if known.
     pub turn_id: Option<TurnId>,
+    /// Where it hangs in the session tree (`"parentId"`; absent by default).
+    pub parent_id: ParentId,
 }
 
 impl PartialEq for CustomEntry {
     fn eq(&self, other: &Self) -> bool {
-        self.message.eq_dyn(&*other.message) && self.id == other.id && self.turn_id == other.turn_id
+        self.message.eq_dyn(&*other.message)
+            && self.id == other.id
+            && self.turn_id == other.turn_id
+            && self.parent_id == other.parent_id
     }
 }
 
@@ -247,6 +259,7 @@ impl CustomEntry {
             message: Box::new(message),
             id: None,
             turn_id: None,
+            parent_id: ParentId::Previous,
         }
     }
 
@@ -289,8 +302,7 @@ impl Serialize for CustomEntry {
             serializer,
             self.message.kind(),
             self.message.as_serialize(),
-            self.id.as_ref(),
-            self.turn_id.as_ref(),
+            (self.id.as_ref(), self.turn_id.as_ref(), &self.parent_id),
             self.message.version(),
         )
     }

@@ -13,8 +13,8 @@ use crate::content::Role;
 use crate::custom::{CustomEntry, CustomMessage, DynCustomMessage};
 use crate::flat::{deserialize_flat, Envelope, EnvelopeSlot, Key, RoleDispatch};
 use crate::message::{
-    line, AssistantMessage, LlmMessage, Message, MessageId, SystemMessage, ToolResultMessage,
-    TurnId, UserMessage,
+    line, AssistantMessage, LlmMessage, Message, MessageId, ParentId, SystemMessage,
+    ToolResultMessage, TurnId, UserMessage,
 };
 use crate::registry::Registry;
 
@@ -129,6 +129,34 @@ impl AgentMessage {
         }
     }
 
+    /// Where the line hangs in the session tree: its `"parentId"`
+    /// ([`ParentId::Previous`] when the line has none).
+    pub fn parent_id(&self) -> &ParentId {
+        match self {
+            Self::Llm(m) => &m.parent_id,
+            Self::Custom(c) => &c.parent_id,
+            Self::Unknown(u) => u.parent_id(),
+        }
+    }
+
+    /// The same message under this parent. A kept line is written back byte
+    /// for byte, so it keeps the parent it had.
+    ///
+    /// ```
+    /// # use agentmsg_runtime::{AgentMessage, Message, MessageId, ParentId};
+    /// let m = AgentMessage::from(Message::user("hi")).with_parent_id(ParentId::Root);
+    /// assert!(m.to_line().unwrap().ends_with(r#","parentId":null}"#));
+    /// ```
+    #[must_use]
+    pub fn with_parent_id(mut self, parent_id: ParentId) -> Self {
+        match &mut self {
+            Self::Llm(m) => m.parent_id = parent_id,
+            Self::Custom(c) => c.parent_id = parent_id,
+            Self::Unknown(_) => {}
+        }
+        self
+    }
+
     /// The same message in this turn. A kept line is written back byte for byte,
     /// so it keeps the turn it had.
     #[must_use]
@@ -178,7 +206,10 @@ impl AgentMessage {
     pub fn write_line(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
         match self {
             Self::Llm(m) => serde_json::to_writer(out, m),
-            Self::Custom(c) => c.message.write_json(out, c.id.as_ref(), c.turn_id.as_ref()),
+            Self::Custom(c) => {
+                c.message
+                    .write_json(out, c.id.as_ref(), c.turn_id.as_ref(), &c.parent_id)
+            }
             Self::Unknown(u) => {
                 out.extend_from_slice(u.raw_bytes());
                 Ok(())
@@ -333,6 +364,7 @@ enum KeptKind {
 struct FullParse {
     id: Option<MessageId>,
     turn_id: Option<TurnId>,
+    parent_id: ParentId,
     /// Why the raw text is not one JSON object, if it is not.
     error: Option<String>,
 }
@@ -352,6 +384,11 @@ impl FullParse {
             Ok(head) => Self {
                 id: head.id.and_then(|s| s.0).map(MessageId::from),
                 turn_id: head.turn_id.and_then(|s| s.0).map(TurnId::from),
+                parent_id: match head.parent_id {
+                    None => ParentId::Previous,
+                    Some(MaybeString(Some(id))) => ParentId::Id(MessageId::from(id)),
+                    Some(MaybeString(None)) => ParentId::Root,
+                },
                 error: None,
             },
             Err(e) => Self {
@@ -528,6 +565,13 @@ impl UnknownMessage {
         self.parsed().turn_id.as_ref()
     }
 
+    /// The line's `"parentId"`: [`ParentId::Previous`] when absent (or the
+    /// line is not well-formed), [`ParentId::Root`] when `null` or not a
+    /// string.
+    pub fn parent_id(&self) -> &ParentId {
+        &self.parsed().parent_id
+    }
+
     /// `Ok` when the raw text is one well-formed JSON object; otherwise
     /// [`DecodeError::NotJson`] with the parser's message. A line whose kind no
     /// decoder claims is kept without being parsed; this parses it (once).
@@ -603,6 +647,13 @@ struct UnknownHead {
     id: Option<MaybeString>,
     #[serde(default, rename = "turnId")]
     turn_id: Option<MaybeString>,
+    /// `Some` when the key is present, even as `null` (a root).
+    #[serde(default, rename = "parentId", deserialize_with = "present")]
+    parent_id: Option<MaybeString>,
+}
+
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<MaybeString>, D::Error> {
+    MaybeString::deserialize(d).map(Some)
 }
 
 /// A string, or any other JSON value (skipped).
@@ -714,8 +765,11 @@ impl<'de> RoleDispatch<'de> for AgentDispatch<'_> {
                     &mut serializer,
                     kind,
                     &fields,
-                    envelope.id.as_ref(),
-                    envelope.turn_id.as_ref(),
+                    (
+                        envelope.id.as_ref(),
+                        envelope.turn_id.as_ref(),
+                        &envelope.parent_id,
+                    ),
                     0,
                 )
                 .map_err(de::Error::custom)?;
@@ -733,6 +787,7 @@ impl<'de> RoleDispatch<'de> for AgentDispatch<'_> {
                     parsed: OnceLock::from(FullParse {
                         id: envelope.id,
                         turn_id: envelope.turn_id,
+                        parent_id: envelope.parent_id,
                         error: None,
                     }),
                 }));
@@ -746,6 +801,7 @@ impl<'de> RoleDispatch<'de> for AgentDispatch<'_> {
             message,
             id: envelope.id,
             turn_id: envelope.turn_id,
+            parent_id: envelope.parent_id,
         }))
     }
 }

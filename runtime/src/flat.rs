@@ -1,5 +1,5 @@
 //! The flat object of a transcript line: a `"role"` that says which type the rest
-//! of the object is, the envelope keys (`id`, `turnId`, `v`) beside the type's own
+//! of the object is, the envelope keys (`id`, `turnId`, `parentId`, `v`) beside the type's own
 //! fields, and nothing nested.
 //!
 //! [`Envelope`] reads and writes the envelope keys for every path but one: the
@@ -24,7 +24,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde::ser::{self, Impossible, Serialize, SerializeMap, Serializer};
 
 use crate::held::Held;
-use crate::message::{MessageId, TurnId};
+use crate::message::{MessageId, ParentId, TurnId};
 
 /// The envelope keys of a line, taken out of the object while it is decoded.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -33,6 +33,8 @@ pub struct Envelope {
     pub id: Option<MessageId>,
     /// `"turnId"`
     pub turn_id: Option<TurnId>,
+    /// `"parentId"`: absent, `null` or an id.
+    pub parent_id: ParentId,
     /// `"v"`, the kind's schema version.
     pub v: Option<u32>,
 }
@@ -112,7 +114,7 @@ impl<'de, R: RoleDispatch<'de>> Visitor<'de> for FlatVisitor<R> {
 
 impl Envelope {
     /// Reads the value of `key` from `map` when it is an envelope key (`id`,
-    /// `turnId`, `v`); false, reading nothing, when it is not. The one reader
+    /// `turnId`, `parentId`, `v`); false, reading nothing, when it is not. The one reader
     /// of these keys in a streamed object (the line forms of the LLM roles name
     /// them as serde fields, `message::line`).
     #[inline]
@@ -124,6 +126,7 @@ impl Envelope {
         match key {
             "id" => self.id = map.next_value::<Option<MessageId>>()?,
             "turnId" => self.turn_id = map.next_value::<Option<TurnId>>()?,
+            "parentId" => self.parent_id = map.next_value::<ParentId>()?,
             "v" => self.v = Some(map.next_value::<u32>()?),
             _ => return Ok(false),
         }
@@ -142,6 +145,9 @@ impl Envelope {
         if let Some(turn_id) = fields.remove("turnId") {
             envelope.turn_id = Option::<TurnId>::deserialize(turn_id)?;
         }
+        if let Some(parent_id) = fields.remove("parentId") {
+            envelope.parent_id = ParentId::deserialize(parent_id)?;
+        }
         if let Some(v) = fields.remove("v") {
             envelope.v = Some(u32::deserialize(v)?);
         }
@@ -149,12 +155,14 @@ impl Envelope {
     }
 
     /// Writes the envelope keys after a line's fields: `id` and `turnId` when
-    /// set, `v` when `version` is above 1. The one writer of these keys.
+    /// set, `parentId` unless it is [`ParentId::Previous`], `v` when `version`
+    /// is above 1. The one writer of these keys.
     #[inline]
     pub(crate) fn write<M: SerializeMap>(
         map: &mut M,
         id: Option<&MessageId>,
         turn_id: Option<&TurnId>,
+        parent_id: &ParentId,
         version: u32,
     ) -> Result<(), M::Error> {
         if let Some(id) = id {
@@ -162,6 +170,9 @@ impl Envelope {
         }
         if let Some(turn_id) = turn_id {
             map.serialize_entry("turnId", turn_id)?;
+        }
+        if !parent_id.is_previous() {
+            map.serialize_entry("parentId", parent_id)?;
         }
         if version > 1 {
             map.serialize_entry("v", &version)?;

@@ -47,7 +47,7 @@ pub use content::{
 };
 pub use media::{Base64Problem, MediaError, MediaFormat, MediaKind};
 pub use message::{
-    AssistantMessage, LlmMessage, Message, MessageId, StopReason, SystemMessage, ToolResultMessage,
+    AssistantMessage, LlmMessage, Message, MessageId, ParentId, StopReason, SystemMessage, ToolResultMessage,
     TurnId, UserMessage,
 };
 pub use overflow::{context_overflow_source, known_overflow_sources};

@@ -18,7 +18,7 @@ use crate::usage::Usage;
 mod id;
 pub(crate) mod line;
 
-pub use id::{MessageId, TurnId};
+pub use id::{MessageId, ParentId, TurnId};
 
 /// The current time in Unix milliseconds, as the constructors stamp it.
 pub(crate) fn now_ms() -> u64 {
@@ -624,6 +624,8 @@ pub struct LlmMessage {
     pub id: Option<MessageId>,
     /// The turn that produced it, if known.
     pub turn_id: Option<TurnId>,
+    /// Where it hangs in the session tree (`"parentId"`; absent by default).
+    pub parent_id: ParentId,
 }
 
 impl LlmMessage {
@@ -633,6 +635,7 @@ impl LlmMessage {
             message: message.into(),
             id: None,
             turn_id: None,
+            parent_id: ParentId::Previous,
         }
     }
 
@@ -642,6 +645,7 @@ impl LlmMessage {
             message: message.into(),
             id: None,
             turn_id: Some(turn_id),
+            parent_id: ParentId::Previous,
         }
     }
 
@@ -665,7 +669,13 @@ impl Serialize for LlmMessage {
         let mut map = serializer.serialize_map(None)?;
         self.message
             .serialize(crate::flat::FlatMapSerializer(&mut map))?;
-        crate::flat::Envelope::write(&mut map, self.id.as_ref(), self.turn_id.as_ref(), 1)?;
+        crate::flat::Envelope::write(
+            &mut map,
+            self.id.as_ref(),
+            self.turn_id.as_ref(),
+            &self.parent_id,
+            1,
+        )?;
         map.end()
     }
 }
@@ -709,6 +719,7 @@ impl<'de> crate::flat::RoleDispatch<'de> for LlmDispatch {
             message,
             id: envelope.id,
             turn_id: envelope.turn_id,
+            parent_id: envelope.parent_id,
         })
     }
 }

@@ -1,5 +1,5 @@
 //! The wire form of a transcript line that holds an LLM message: the message's
-//! own fields plus the envelope keys (`role`, `id`, `turnId`, `v`), read by one
+//! own fields plus the envelope keys (`role`, `id`, `turnId`, `parentId`, `v`), read by one
 //! derived decoder. This is the fastest way serde has to read such a line: the
 //! same work as decoding the bare message, plus the envelope values, with no
 //! wrapper between the parser and the fields.
@@ -17,7 +17,7 @@ use serde::Deserialize;
 
 use super::{
     present_value, text_blocks, tool_result_blocks, user_blocks, AssistantMessage, LlmMessage,
-    Message, MessageId, StopReason, SystemMessage, ToolResultMessage, TurnId, UserMessage,
+    Message, MessageId, ParentId, StopReason, SystemMessage, ToolResultMessage, TurnId, UserMessage,
 };
 use crate::content::{AssistantContent, Role, TextContent, ToolResultContent, UserContent};
 use crate::usage::Usage;
@@ -98,6 +98,8 @@ macro_rules! line_form {
             #[serde(default)]
             turn_id: Option<TurnId>,
             #[serde(default)]
+            parent_id: ParentId,
+            #[serde(default)]
             v: Option<u32>,
         }
 
@@ -113,6 +115,7 @@ macro_rules! line_form {
                     message: Message::$variant($message { $( $field: self.$field, )* }),
                     id: self.id,
                     turn_id: self.turn_id,
+                    parent_id: self.parent_id,
                 })
             }
         }
