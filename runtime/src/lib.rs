@@ -25,6 +25,9 @@ mod registry;
 mod project;
 mod schema;
 
+mod pi_kinds;
+mod session;
+
 #[cfg(any(
     feature = "openai-chat",
     feature = "openai-responses",
@@ -47,8 +50,8 @@ pub use content::{
 };
 pub use media::{Base64Problem, MediaError, MediaFormat, MediaKind};
 pub use message::{
-    AssistantMessage, LlmMessage, Message, MessageId, ParentId, StopReason, SystemMessage, ToolResultMessage,
-    TurnId, UserMessage,
+    AssistantMessage, LlmMessage, Message, MessageId, ParentId, StopReason, SystemMessage,
+    ToolResultMessage, TurnId, UserMessage,
 };
 pub use overflow::{context_overflow_source, known_overflow_sources};
 pub use usage::{Cost, ModelPricing, Usage};
@@ -69,6 +72,14 @@ pub use jsonl::{
 };
 pub use registry::{DuplicateKind, Registration, Registry, RegistryError};
 pub use schema::transcript_line_schema;
+
+// Sessions: a transcript as a tree, and the context at a leaf.
+pub use pi_kinds::{BashExecution, CustomContent, CustomContentMessage};
+pub use session::{
+    estimate_tokens, plan_compaction, should_compact, CompactionPlan, Entry, EntryKind, ModelRef,
+    Session, SessionContext, SessionError, SessionFormat, SessionWarning, WarningKind,
+    DEFAULT_SUMMARY_PROMPT, PI_SESSION_VERSION,
+};
 
 // What the model sees, prepared for one target.
 pub use project::{

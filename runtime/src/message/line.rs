@@ -17,7 +17,8 @@ use serde::Deserialize;
 
 use super::{
     present_value, text_blocks, tool_result_blocks, user_blocks, AssistantMessage, LlmMessage,
-    Message, MessageId, ParentId, StopReason, SystemMessage, ToolResultMessage, TurnId, UserMessage,
+    Message, MessageId, ParentId, StopReason, SystemMessage, ToolResultMessage, TurnId,
+    UserMessage,
 };
 use crate::content::{AssistantContent, Role, TextContent, ToolResultContent, UserContent};
 use crate::usage::Usage;
