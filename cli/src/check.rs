@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use agentmsg_runtime::{dropped_fields, validate, AgentMessage, Message, ProblemKind};
 
 use crate::error::CliError;
-use crate::load::{foreign_log, load_file, Diagnostic, Loaded, Severity};
+use crate::load::{foreign_log, Diagnostic, Loaded, Severity};
 use crate::Outcome;
 
 /// The arguments of `agentmsg check`.
@@ -25,6 +25,10 @@ pub struct CheckArgs {
     /// Print one JSON array with a report per file instead of text.
     #[arg(long)]
     pub json: bool,
+    /// For session files: the entry whose context to check (each session's
+    /// leaf when absent).
+    #[arg(long)]
+    pub leaf: Option<String>,
 }
 
 /// One file's report, for `--json`.
@@ -168,7 +172,7 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
     let mut failed = false;
     let mut reports = Vec::new();
     for path in &args.files {
-        let loaded = match load_file(path) {
+        let loaded = match crate::session_file::load_file_at(path, args.leaf.as_deref()) {
             Ok(loaded) => loaded,
             Err(e) => {
                 crate::output::note!("agentmsg: error: {e}");

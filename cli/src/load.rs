@@ -273,12 +273,6 @@ pub fn foreign_log(loaded: &Loaded) -> Option<ForeignLog> {
     })
 }
 
-/// Reads `path` (`-`: standard input); only a failure to read the file is an error here, every problem
-/// inside it is a [`Diagnostic`].
-pub fn load_file(path: &Path) -> Result<Loaded, CliError> {
-    Ok(load_bytes(&read_input(path)?))
-}
-
 /// The bytes of `path`, or of standard input when it is `-`.
 pub fn read_input(path: &Path) -> Result<Vec<u8>, CliError> {
     let fail = |source| CliError::Read {

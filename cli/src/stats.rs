@@ -9,7 +9,7 @@ use agentmsg_runtime::{AssistantContent, Cost, Message, Usage};
 use serde::Serialize;
 
 use crate::error::CliError;
-use crate::load::{load_file, Body, Loaded};
+use crate::load::{Body, Loaded};
 use crate::Outcome;
 
 /// The arguments of `agentmsg stats`.
@@ -20,6 +20,10 @@ pub struct StatsArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// For a session file: the entry whose context to count (the session's
+    /// leaf when absent).
+    #[arg(long)]
+    pub leaf: Option<String>,
 }
 
 /// Token counts, summed.
@@ -285,7 +289,7 @@ pub fn render_text(stats: &Stats, file: &str) -> String {
 
 /// Runs `agentmsg stats`.
 pub fn run(args: &StatsArgs) -> Result<Outcome, CliError> {
-    let loaded = load_file(&args.file)?;
+    let loaded = crate::session_file::load_file_at(&args.file, args.leaf.as_deref())?;
     if let Some(log) = crate::load::foreign_log(&loaded) {
         crate::output::note!("{}: note: {}", args.file.display(), log.note());
     }

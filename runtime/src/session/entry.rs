@@ -145,6 +145,12 @@ impl Entry {
         self.parent.and_then(|p| session.entries[p].id.as_ref())
     }
 
+    /// Its parent's index in [`Session::entries`](super::Session::entries),
+    /// as resolved (`None` for a root).
+    pub fn parent_index(&self) -> Option<usize> {
+        self.parent
+    }
+
     /// What it is.
     pub fn kind(&self) -> &EntryKind {
         &self.kind
