@@ -172,7 +172,11 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
     let mut failed = false;
     let mut reports = Vec::new();
     for path in &args.files {
-        let loaded = match crate::session_file::load_file_at(path, args.leaf.as_deref()) {
+        let loaded = match crate::session_file::load_file_at(
+            path,
+            args.leaf.as_deref(),
+            crate::session_file::Purpose::Check,
+        ) {
             Ok(loaded) => loaded,
             Err(e) => {
                 crate::output::note!("agentmsg: error: {e}");

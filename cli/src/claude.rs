@@ -83,7 +83,9 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
         let kind = text_of(entry.get("type")).unwrap_or("");
         let uuid = text_of(entry.get("uuid")).map(str::to_owned);
         let sidechain = entry.get("isSidechain").and_then(Value::as_bool) == Some(true);
-        let timestamp = text_of(entry.get("timestamp")).and_then(iso_millis).unwrap_or(0);
+        let timestamp = text_of(entry.get("timestamp"))
+            .and_then(iso_millis)
+            .unwrap_or(0);
         let message = entry.get("message").and_then(Value::as_object);
 
         // An assistant entry continuing the open response merges into it.
@@ -96,7 +98,11 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                     let follows = parent.is_some_and(|p| {
                         alias.get(p).map(String::as_str) == line.get("id").and_then(Value::as_str)
                     });
-                    if !response_id.is_empty() && *open_id == response_id && follows && *open_side == sidechain {
+                    if !response_id.is_empty()
+                        && *open_id == response_id
+                        && follows
+                        && *open_side == sidechain
+                    {
                         if let Some(Value::Array(content)) = line.get_mut("content") {
                             content.extend(blocks);
                         }
@@ -123,13 +129,19 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                 line.insert("content".into(), Value::Array(blocks));
                 line.insert("api".into(), Value::from("anthropic-messages"));
                 line.insert("provider".into(), Value::from("anthropic"));
-                line.insert("model".into(), message.get("model").cloned().unwrap_or(Value::from("")));
+                line.insert(
+                    "model".into(),
+                    message.get("model").cloned().unwrap_or(Value::from("")),
+                );
                 if !response_id.is_empty() {
                     line.insert("responseId".into(), Value::from(response_id.clone()));
                 }
                 line.insert(
                     "usage".into(),
-                    message.get("usage").map_or(json!({"input":0,"output":0,"cacheRead":0,"cacheWrite":0}), usage_of),
+                    message.get("usage").map_or(
+                        json!({"input":0,"output":0,"cacheRead":0,"cacheWrite":0}),
+                        usage_of,
+                    ),
                 );
                 line.insert(
                     "stopReason".into(),
@@ -151,7 +163,9 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                 let mut lines = Vec::new();
                 let mut user_blocks = Vec::new();
                 match message.get("content") {
-                    Some(Value::String(text)) => user_blocks.push(json!({"type":"text","text":text})),
+                    Some(Value::String(text)) => {
+                        user_blocks.push(json!({"type":"text","text":text}))
+                    }
                     Some(Value::Array(blocks)) => {
                         for block in blocks {
                             match text_of(block.get("type")) {
@@ -193,7 +207,11 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                 let count = lines.len();
                 let mut previous = parent;
                 for (i, mut line) in lines.into_iter().enumerate() {
-                    let id = if i + 1 == count { uuid.clone() } else { format!("{uuid}/{i}") };
+                    let id = if i + 1 == count {
+                        uuid.clone()
+                    } else {
+                        format!("{uuid}/{i}")
+                    };
                     line.insert("id".into(), Value::from(id.clone()));
                     line.insert("parentId".into(), previous);
                     previous = Value::from(id);
@@ -205,7 +223,15 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                     out.push(sidechain, Value::Object(line))?;
                 }
                 if count == 0 {
-                    extension(&mut out, &mut imported, "claude.user", entry, Some(uuid), &alias, sidechain)?;
+                    extension(
+                        &mut out,
+                        &mut imported,
+                        "claude.user",
+                        entry,
+                        Some(uuid),
+                        &alias,
+                        sidechain,
+                    )?;
                 } else {
                     alias.insert(uuid.clone(), uuid.clone());
                 }
@@ -222,7 +248,15 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
             }
             _ => {
                 let name = format!("claude.{}", if kind.is_empty() { "entry" } else { kind });
-                extension(&mut out, &mut imported, &name, entry, uuid.as_ref(), &alias, sidechain)?;
+                extension(
+                    &mut out,
+                    &mut imported,
+                    &name,
+                    entry,
+                    uuid.as_ref(),
+                    &alias,
+                    sidechain,
+                )?;
             }
         }
     }
@@ -285,7 +319,10 @@ fn stop_reason(value: Option<&Value>) -> Option<&'static str> {
 fn usage_of(usage: &Value) -> Value {
     let n = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
     let (input, output) = (n("input_tokens"), n("output_tokens"));
-    let (read, write) = (n("cache_read_input_tokens"), n("cache_creation_input_tokens"));
+    let (read, write) = (
+        n("cache_read_input_tokens"),
+        n("cache_creation_input_tokens"),
+    );
     json!({
         "input": input,
         "output": output,
@@ -307,7 +344,10 @@ fn image_block(block: &Value) -> Value {
     }
 }
 
-fn assistant_blocks(content: Option<&Value>, tool_names: &mut HashMap<String, String>) -> Vec<Value> {
+fn assistant_blocks(
+    content: Option<&Value>,
+    tool_names: &mut HashMap<String, String>,
+) -> Vec<Value> {
     let mut out = Vec::new();
     match content {
         Some(Value::String(text)) => out.push(json!({"type":"text","text":text})),

@@ -48,7 +48,10 @@ pub fn detect(entries: &[Map<String, Value>]) -> bool {
                 kind,
                 Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted")
             ))
-            || (e.contains_key("instructions") && e.contains_key("id") && e.contains_key("timestamp") && !e.contains_key("role"))
+            || (e.contains_key("instructions")
+                && e.contains_key("id")
+                && e.contains_key("timestamp")
+                && !e.contains_key("role"))
             || e.get("record_type").is_some()
     })
 }
@@ -64,7 +67,9 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
     let mut open: Option<Map<String, Value>> = None;
     let mut last_ts = 0u64;
     for (line_no, entry) in entries {
-        let ts = text_of(entry.get("timestamp")).and_then(iso_millis).unwrap_or(last_ts);
+        let ts = text_of(entry.get("timestamp"))
+            .and_then(iso_millis)
+            .unwrap_or(last_ts);
         last_ts = ts;
         let kind = text_of(entry.get("type")).unwrap_or("");
         let item = match (kind, entry.get("payload").and_then(Value::as_object)) {
@@ -84,7 +89,11 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                 push(&mut imported, &line)?;
                 imported.summaries += 1;
             } else {
-                let name = if kind.is_empty() { "codex.entry".to_owned() } else { format!("codex.{kind}") };
+                let name = if kind.is_empty() {
+                    "codex.entry".to_owned()
+                } else {
+                    format!("codex.{kind}")
+                };
                 let line = json!({"role":"extension","kind":name,"data":entry});
                 push(&mut imported, &line)?;
                 imported.extensions += 1;
@@ -95,7 +104,11 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
         let role = text_of(item.get("role")).unwrap_or("");
         match item_type {
             "message" if role == "assistant" => {
-                let blocks = item.get("content").and_then(Value::as_array).cloned().unwrap_or_default();
+                let blocks = item
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
                 let open = open.get_or_insert_with(|| assistant(ts, line_no));
                 for block in blocks {
                     let text = text_of(block.get("text")).unwrap_or("");
@@ -113,25 +126,35 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
             }
             "function_call" | "custom_tool_call" | "local_shell_call" | "web_search_call" => {
                 let open = open.get_or_insert_with(|| assistant(ts, line_no));
-                let id = text_of(item.get("call_id")).or_else(|| text_of(item.get("id"))).unwrap_or("").to_owned();
+                let id = text_of(item.get("call_id"))
+                    .or_else(|| text_of(item.get("id")))
+                    .unwrap_or("")
+                    .to_owned();
                 let name = match item_type {
                     "local_shell_call" => "local_shell".to_owned(),
                     "web_search_call" => "web_search".to_owned(),
                     _ => text_of(item.get("name")).unwrap_or("").to_owned(),
                 };
                 let arguments = match item_type {
-                    "function_call" => match text_of(item.get("arguments")).map(serde_json::from_str::<Value>) {
-                        Some(Ok(Value::Object(map))) => Value::Object(map),
-                        Some(Ok(other)) => json!({"input": other}),
-                        Some(Err(_)) => json!({"input": item.get("arguments").cloned().unwrap_or(Value::Null)}),
-                        None => json!({}),
-                    },
-                    "custom_tool_call" => json!({"input": item.get("input").cloned().unwrap_or(Value::from(""))}),
+                    "function_call" => {
+                        match text_of(item.get("arguments")).map(serde_json::from_str::<Value>) {
+                            Some(Ok(Value::Object(map))) => Value::Object(map),
+                            Some(Ok(other)) => json!({"input": other}),
+                            Some(Err(_)) => {
+                                json!({"input": item.get("arguments").cloned().unwrap_or(Value::Null)})
+                            }
+                            None => json!({}),
+                        }
+                    }
+                    "custom_tool_call" => {
+                        json!({"input": item.get("input").cloned().unwrap_or(Value::from(""))})
+                    }
                     _ => json!({"action": item.get("action").cloned().unwrap_or(Value::Null)}),
                 };
                 names.insert(id.clone(), name.clone());
                 if let Some(Value::Array(content)) = open.get_mut("content") {
-                    content.push(json!({"type":"toolCall","id":id,"name":name,"arguments":arguments}));
+                    content
+                        .push(json!({"type":"toolCall","id":id,"name":name,"arguments":arguments}));
                 }
                 open.insert("stopReason".into(), Value::from("toolUse"));
             }
@@ -162,7 +185,8 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                     .and_then(Value::as_array)
                     .map(|blocks| blocks.iter().map(|b| input_block(b, role)).collect())
                     .unwrap_or_default();
-                let mut line = json!({"role": role, "content": blocks, "id": format!("codex:{line_no}")});
+                let mut line =
+                    json!({"role": role, "content": blocks, "id": format!("codex:{line_no}")});
                 if role == "user" {
                     line["timestamp"] = Value::from(ts);
                 }
@@ -171,7 +195,8 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
             }
             _ => {
                 close(&mut open, &mut imported)?;
-                let line = json!({"role":"extension","kind":format!("codex.{item_type}"),"data":entry});
+                let line =
+                    json!({"role":"extension","kind":format!("codex.{item_type}"),"data":entry});
                 push(&mut imported, &line)?;
                 imported.extensions += 1;
             }
@@ -208,7 +233,9 @@ fn close(open: &mut Option<Map<String, Value>>, imported: &mut Imported) -> Resu
 }
 
 fn push(imported: &mut Imported, line: &Value) -> Result<(), CliError> {
-    imported.text.extend_from_slice(serde_json::to_string(line)?.as_bytes());
+    imported
+        .text
+        .extend_from_slice(serde_json::to_string(line)?.as_bytes());
     imported.text.push(b'\n');
     imported.lines += 1;
     Ok(())
@@ -217,7 +244,10 @@ fn push(imported: &mut Imported, line: &Value) -> Result<(), CliError> {
 fn reasoning_block(item: &Map<String, Value>) -> Value {
     let mut replay = Map::new();
     replay.insert("type".into(), Value::from("reasoning"));
-    replay.insert("id".into(), item.get("id").cloned().unwrap_or(Value::from("")));
+    replay.insert(
+        "id".into(),
+        item.get("id").cloned().unwrap_or(Value::from("")),
+    );
     let summary: Vec<Value> = item
         .get("summary")
         .and_then(Value::as_array)
@@ -229,10 +259,17 @@ fn reasoning_block(item: &Map<String, Value>) -> Value {
                 .collect()
         })
         .unwrap_or_default();
-    let text: Vec<&str> = summary.iter().filter_map(|s| s.get("text").and_then(Value::as_str)).collect();
+    let text: Vec<&str> = summary
+        .iter()
+        .filter_map(|s| s.get("text").and_then(Value::as_str))
+        .collect();
     let text = text.join("\n\n");
     replay.insert("summary".into(), Value::Array(summary));
-    if let Some(content) = item.get("content").and_then(Value::as_array).filter(|c| !c.is_empty()) {
+    if let Some(content) = item
+        .get("content")
+        .and_then(Value::as_array)
+        .filter(|c| !c.is_empty())
+    {
         replay.insert("content".into(), Value::Array(content.clone()));
     }
     if let Some(encrypted) = item.get("encrypted_content").filter(|v| v.is_string()) {
@@ -250,12 +287,17 @@ fn input_block(block: &Value, role: &str) -> Value {
     match text_of(block.get("type")) {
         Some("input_image") if role == "user" => {
             let url = text_of(block.get("image_url")).unwrap_or("");
-            match url.strip_prefix("data:").and_then(|rest| rest.split_once(";base64,")) {
+            match url
+                .strip_prefix("data:")
+                .and_then(|rest| rest.split_once(";base64,"))
+            {
                 Some((mime, data)) => json!({"type":"image","data":data,"mimeType":mime}),
                 None => json!({"type":"text","text":url}),
             }
         }
-        _ => json!({"type":"text","text": text_of(block.get("text")).map_or_else(|| block.to_string(), str::to_owned)}),
+        _ => {
+            json!({"type":"text","text": text_of(block.get("text")).map_or_else(|| block.to_string(), str::to_owned)})
+        }
     }
 }
 

@@ -27,7 +27,10 @@ pub fn run(args: &ContextArgs) -> Result<Outcome, CliError> {
         crate::output::note!("{}", d.render(&file));
     }
     for w in opened.session.warnings() {
-        crate::output::note!("{}", crate::session_file::warning_diagnostic(w).render(&file));
+        crate::output::note!(
+            "{}",
+            crate::session_file::warning_diagnostic(w).render(&file)
+        );
     }
     let context = opened
         .session
@@ -40,10 +43,10 @@ pub fn run(args: &ContextArgs) -> Result<Outcome, CliError> {
         out.write_all(b"\n")?;
     }
     out.flush()?;
-    let model = context
-        .model
-        .as_ref()
-        .map_or_else(|| "none".to_owned(), |m| format!("{}/{}", m.provider, m.model_id));
+    let model = context.model.as_ref().map_or_else(
+        || "none".to_owned(),
+        |m| format!("{}/{}", m.provider, m.model_id),
+    );
     crate::output::note!(
         "{file}: {} messages sent (of {} in the context); model {model}, thinking {}",
         sent.len(),

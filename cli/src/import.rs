@@ -117,9 +117,6 @@ impl Imported {
         if let Some(id) = id {
             line.push_str(",\"id\":");
             line.push_str(&serde_json::to_string(id)?);
-            if let Some(owner) = id.strip_suffix("/extra") {
-                self.parent = Some(serde_json::to_string(owner)?);
-            }
         }
         line.push('}');
         self.push_line(&line);
@@ -522,7 +519,9 @@ pub fn detect(text: &str) -> Detected {
         !m.contains_key("role")
             && !m.contains_key("uuid")
             && !m.contains_key("payload")
-            && m.get("type").and_then(Value::as_str).is_some_and(|t| PI_TYPES.contains(&t))
+            && m.get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|t| PI_TYPES.contains(&t))
     });
     if first_is_pi {
         Detected::Pi

@@ -160,7 +160,11 @@ pub fn run(args: &ProjectArgs) -> Result<Outcome, CliError> {
         Some(path) => read_tools(path)?,
         None => Vec::new(),
     };
-    let loaded = crate::session_file::load_file_at(&args.file, args.leaf.as_deref())?;
+    let loaded = crate::session_file::load_file_at(
+        &args.file,
+        args.leaf.as_deref(),
+        crate::session_file::Purpose::Project,
+    )?;
     let file = args.file.display();
     for d in &loaded.diagnostics {
         crate::output::note!("{}", d.render(&file));

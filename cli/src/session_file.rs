@@ -87,7 +87,8 @@ pub fn open_bytes(path: &Path, bytes: &[u8]) -> Result<Opened, CliError> {
             (Some(imported.text), imported.diagnostics)
         }
     };
-    let session = Session::read(text.as_deref().unwrap_or(bytes)).map_err(|e| session_error(path, e))?;
+    let session =
+        Session::read(text.as_deref().unwrap_or(bytes)).map_err(|e| session_error(path, e))?;
     Ok(Opened {
         session,
         source,
@@ -100,17 +101,24 @@ fn unreachable_source() -> ! {
     unreachable!("source_of and detect agree")
 }
 
-/// Whether `stats`, `check` and `project` should read `bytes` as a session (a
-/// leaf's context) rather than line by line: another agent's log, a
-/// transcript with `parentId`, or a leaf asked for.
-pub fn is_session(bytes: &[u8], leaf: Option<&str>) -> bool {
-    leaf.is_some()
-        || source_of(bytes) != Source::Agentmsg
-        || memchr_parent(bytes)
+/// What a command reads of a session file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    /// `check`: a leaf's context for another agent's log or with `--leaf`;
+    /// every line of a transcript otherwise (with the tree's warnings).
+    Check,
+    /// `stats`: every message of another agent's log (all branches, what was
+    /// compacted too: what was spent), a leaf's context with `--leaf`, every
+    /// line of a transcript otherwise.
+    Stats,
+    /// `project`: the leaf's context of anything that is a session (another
+    /// agent's log, a transcript with `parentId` or a compaction), every line
+    /// of a plain transcript.
+    Project,
 }
 
-fn memchr_parent(bytes: &[u8]) -> bool {
-    bytes.windows(10).any(|w| w == b"\"parentId\"")
+fn contains(bytes: &[u8], needle: &[u8]) -> bool {
+    bytes.windows(needle.len()).any(|w| w == needle)
 }
 
 /// A session warning as a diagnostic.
@@ -131,13 +139,28 @@ pub fn warning_diagnostic(warning: &SessionWarning) -> Diagnostic {
 }
 
 /// The context of `leaf` (the session's leaf when `None`) as a loaded
-/// transcript: one line per message, numbered by the entry's line.
-pub fn load_context(path: &Path, bytes: &[u8], leaf: Option<&str>) -> Result<Loaded, CliError> {
+/// transcript: one line per message, numbered by the entry's line; with
+/// `every`, every message entry of the session instead, in file order.
+pub fn load_context(
+    path: &Path,
+    bytes: &[u8],
+    leaf: Option<&str>,
+    every: bool,
+) -> Result<Loaded, CliError> {
     let opened = open_bytes(path, bytes)?;
     let session = &opened.session;
-    let context = session
-        .context(leaf)
-        .map_err(|e| session_error(path, e))?;
+    let context = if every {
+        let mut all = agentmsg_runtime::SessionContext::default();
+        for entry in session.entries() {
+            if let Some(message) = entry.message() {
+                all.messages.push(message.clone());
+                all.entry_ids.push(entry.id().cloned());
+            }
+        }
+        all
+    } else {
+        session.context(leaf).map_err(|e| session_error(path, e))?
+    };
     let mut diagnostics = opened.diagnostics;
     diagnostics.extend(session.warnings().iter().map(warning_diagnostic));
     let mut lines = Vec::with_capacity(context.messages.len());
@@ -146,7 +169,10 @@ pub fn load_context(path: &Path, bytes: &[u8], leaf: Option<&str>) -> Result<Loa
             .as_ref()
             .and_then(|id| session.entry(id.as_str()))
             .map_or(0, |e| e.line_no());
-        let raw = message.to_line().map(String::into_bytes).unwrap_or_default();
+        let raw = message
+            .to_line()
+            .map(String::into_bytes)
+            .unwrap_or_default();
         lines.push(Line {
             number,
             gap: Vec::new(),
@@ -167,14 +193,43 @@ pub fn load_context(path: &Path, bytes: &[u8], leaf: Option<&str>) -> Result<Loa
     })
 }
 
-/// Reads `path` for `stats`, `check` and `project`: a session's context when
-/// it is one ([`is_session`]), the lines of a transcript otherwise.
-pub fn load_file_at(path: &Path, leaf: Option<&str>) -> Result<Loaded, CliError> {
+/// Reads `path` for `stats`, `check` and `project` (see [`Purpose`]).
+pub fn load_file_at(path: &Path, leaf: Option<&str>, purpose: Purpose) -> Result<Loaded, CliError> {
     let bytes = crate::load::read_input(path)?;
-    if is_session(&bytes, leaf) {
-        load_context(path, &bytes, leaf)
-    } else {
-        Ok(crate::load::load_bytes(&bytes))
+    let foreign = source_of(&bytes) != Source::Agentmsg;
+    let tree = contains(&bytes, b"\"parentId\"");
+    // A JSON array is a transcript, read as a whole.
+    let array = bytes
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|&b| b == b'[');
+    match purpose {
+        _ if array => Ok(crate::load::load_bytes(&bytes)),
+        _ if leaf.is_some() => load_context(path, &bytes, leaf, false),
+        Purpose::Project if foreign || tree || contains(&bytes, b"\"compactionSummary\"") => {
+            load_context(path, &bytes, None, false)
+        }
+        Purpose::Check | Purpose::Stats if foreign => {
+            load_context(path, &bytes, None, purpose == Purpose::Stats)
+        }
+        _ => {
+            let mut loaded = crate::load::load_bytes(&bytes);
+            if tree {
+                // The tree's own problems: a cycle or a duplicate id is an
+                // error, a missing parent a warning.
+                match Session::read(&bytes) {
+                    Ok(session) => loaded
+                        .diagnostics
+                        .extend(session.warnings().iter().map(warning_diagnostic)),
+                    Err(e) => {
+                        loaded
+                            .diagnostics
+                            .push(Diagnostic::error(0, "session", e.to_string()))
+                    }
+                }
+                loaded.diagnostics.sort_by_key(|d| d.line);
+            }
+            Ok(loaded)
+        }
     }
 }
-

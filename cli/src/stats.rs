@@ -289,7 +289,11 @@ pub fn render_text(stats: &Stats, file: &str) -> String {
 
 /// Runs `agentmsg stats`.
 pub fn run(args: &StatsArgs) -> Result<Outcome, CliError> {
-    let loaded = crate::session_file::load_file_at(&args.file, args.leaf.as_deref())?;
+    let loaded = crate::session_file::load_file_at(
+        &args.file,
+        args.leaf.as_deref(),
+        crate::session_file::Purpose::Stats,
+    )?;
     if let Some(log) = crate::load::foreign_log(&loaded) {
         crate::output::note!("{}: note: {}", args.file.display(), log.note());
     }

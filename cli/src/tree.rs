@@ -33,7 +33,9 @@ fn summary_of(session: &Session, entry: &Entry) -> String {
                     format!("{} [calls {}]", a.text_content(), calls.join(", "))
                 }
             }
-            Some(agentmsg_runtime::Message::ToolResult(r)) => format!("{}: {}", r.tool_name, r.text()),
+            Some(agentmsg_runtime::Message::ToolResult(r)) => {
+                format!("{}: {}", r.tool_name, r.text())
+            }
             Some(agentmsg_runtime::Message::System(s)) => s.text(),
             None => String::new(),
         },
@@ -41,7 +43,9 @@ fn summary_of(session: &Session, entry: &Entry) -> String {
         EntryKind::BranchSummary(b) => b.summary.clone(),
         EntryKind::ModelChange { provider, model_id } => format!("{provider}/{model_id}"),
         EntryKind::ThinkingLevelChange { level } => level.clone(),
-        EntryKind::Label { target, label } => format!("{target} = {}", label.as_deref().unwrap_or("(cleared)")),
+        EntryKind::Label { target, label } => {
+            format!("{target} = {}", label.as_deref().unwrap_or("(cleared)"))
+        }
         _ => String::new(),
     };
     let _ = session;
@@ -61,9 +65,10 @@ pub fn run(args: &TreeArgs) -> Result<Outcome, CliError> {
     let children = session.child_indexes();
     let leaf = session.leaf().map(|l| l as *const Entry);
     let id_of = |i: usize| {
-        entries[i]
-            .id()
-            .map_or_else(|| format!("line {}", entries[i].line_no()), |id| id.to_string())
+        entries[i].id().map_or_else(
+            || format!("line {}", entries[i].line_no()),
+            |id| id.to_string(),
+        )
     };
     let mut out = crate::output::stdout();
     if args.json {
@@ -133,7 +138,11 @@ pub fn run(args: &TreeArgs) -> Result<Outcome, CliError> {
         if leaf == Some(e as *const Entry) {
             marks.push("leaf".to_owned());
         }
-        let marks = if marks.is_empty() { String::new() } else { format!("  [{}]", marks.join("; ")) };
+        let marks = if marks.is_empty() {
+            String::new()
+        } else {
+            format!("  [{}]", marks.join("; "))
+        };
         writeln!(
             out,
             "{}{} {:<14} {}{}",
@@ -151,4 +160,3 @@ pub fn run(args: &TreeArgs) -> Result<Outcome, CliError> {
     }
     Ok(Outcome::Ok)
 }
-
