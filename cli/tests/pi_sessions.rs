@@ -537,11 +537,7 @@ fn imported_sessions_project_to_schema_valid_bodies_for_every_api() {
             // Every failed turn of the leaf's context is skipped, and reported
             // at its line (before-compaction's context is what its last
             // compaction kept: 7 of the file's 19).
-            let failed = if name == "large-session.jsonl" {
-                22
-            } else {
-                7
-            };
+            let failed = if name == "large-session.jsonl" { 22 } else { 7 };
             assert_eq!(
                 run.stderr.matches(": skipped failed turn: ").count(),
                 failed,
