@@ -120,7 +120,8 @@ pub struct CompactionPlan {
 }
 
 /// Plans a compaction of `context`: keeps the most recent messages worth at
-/// least `keep_recent_tokens` and summarises the rest. The cut never falls
+/// least `keep_recent_tokens` (and at least the last message) and summarises
+/// the rest. The cut never falls
 /// between a tool call and its result (it moves back to the assistant message
 /// that made the call), and never on a message without an entry id. `None`
 /// when there is nothing before the cut to summarise.
@@ -148,10 +149,35 @@ pub fn plan_compaction(
         cut -= 1;
         kept += tokens[cut];
     }
-    // Move back until the cut starts on a message that is not a tool result
-    // and has an entry id.
-    while cut > 0 && !is_cut_point(context, cut) {
-        cut -= 1;
+    // The last message is always kept: a compaction keeps from an entry.
+    cut = cut.min(context.messages.len().saturating_sub(1));
+    // Where each call was made.
+    let mut calls = std::collections::HashMap::new();
+    for (i, m) in context.messages.iter().enumerate() {
+        if let Some(crate::Message::Assistant(a)) = m.as_llm() {
+            for call in a.tool_calls() {
+                calls.insert(call.id.as_str(), i);
+            }
+        }
+    }
+    loop {
+        // Back to a message that is not a tool result and has an entry id.
+        while cut > 0 && !is_cut_point(context, cut) {
+            cut -= 1;
+        }
+        // Back to the earliest call before the cut whose result is after it.
+        let split = context.messages[cut..]
+            .iter()
+            .filter_map(|m| match m.as_llm() {
+                Some(crate::Message::ToolResult(r)) => calls.get(r.tool_call_id.as_str()),
+                _ => None,
+            })
+            .filter(|&&at| at < cut)
+            .min();
+        match split {
+            Some(&at) => cut = at,
+            None => break,
+        }
     }
     if cut == 0 {
         return None;
