@@ -7,9 +7,8 @@ use std::path::{Path, PathBuf};
 use agentmsg_runtime::{dropped_fields, AgentMessage, ProblemKind, Validator};
 
 use crate::error::CliError;
-use crate::load::{
-    foreign_log, load_file, stream_file, Diagnostic, ForeignLog, Line, Loaded, Severity, Sniff,
-};
+use crate::load::{foreign_log, Diagnostic, ForeignLog, Line, Loaded, Severity, Sniff};
+use crate::session_file::{load_file_at, stream_transcript, tree_diagnostics, Purpose};
 use crate::Outcome;
 
 /// The arguments of `agentmsg check`.
@@ -27,6 +26,10 @@ pub struct CheckArgs {
     /// Print one JSON array with a report per file instead of text.
     #[arg(long)]
     pub json: bool,
+    /// For session files: the entry whose context to check (each session's
+    /// leaf when absent).
+    #[arg(long)]
+    pub leaf: Option<String>,
 }
 
 /// One file's report, for `--json`.
@@ -218,17 +221,21 @@ struct FileCheck {
     foreign: Option<ForeignLog>,
 }
 
-/// Checks `path`. A JSON Lines file is read one line at a time; a JSON array,
-/// a single pretty-printed message and standard input are read whole.
-fn check_file(path: &Path) -> Result<FileCheck, CliError> {
-    let whole = |loaded: Loaded| FileCheck {
-        lines: loaded.total_lines,
-        messages: loaded.messages().count(),
-        foreign: foreign_log(&loaded),
-        diagnostics: all_diagnostics(&loaded),
+/// Checks `path`. A JSON Lines transcript is read one line at a time; another
+/// agent's log, the context of a `--leaf`, a JSON array, a single
+/// pretty-printed message and standard input are read whole.
+fn check_file(path: &Path, leaf: Option<&str>) -> Result<FileCheck, CliError> {
+    let whole = || -> Result<FileCheck, CliError> {
+        let loaded = load_file_at(path, leaf, Purpose::Check)?;
+        Ok(FileCheck {
+            lines: loaded.total_lines,
+            messages: loaded.messages().count(),
+            foreign: foreign_log(&loaded),
+            diagnostics: all_diagnostics(&loaded),
+        })
     };
-    let Some(mut reader) = stream_file(path)? else {
-        return Ok(whole(load_file(path)?));
+    let Some(mut reader) = stream_transcript(path, leaf)? else {
+        return whole();
     };
     let mut checker = Checker::new();
     let mut read = Vec::new();
@@ -243,7 +250,12 @@ fn check_file(path: &Path) -> Result<FileCheck, CliError> {
     }
     if sniff.may_be_one_pretty_object() {
         // A `.json` file of one message, pretty-printed: read it whole.
-        return Ok(whole(load_file(path)?));
+        return whole();
+    }
+    if sniff.names_parents() {
+        // A tree: its own problems (a cycle, a duplicate id, a missing parent).
+        read.extend(tree_diagnostics(path)?);
+        read.sort_by_key(|d| d.line);
     }
     Ok(FileCheck {
         lines: reader.total_lines(),
@@ -265,7 +277,7 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
             messages,
             diagnostics,
             foreign,
-        } = match check_file(path) {
+        } = match check_file(path, args.leaf.as_deref()) {
             Ok(checked) => checked,
             Err(e) => {
                 crate::output::note!("agentmsg: error: {e}");

@@ -94,6 +94,11 @@ impl<R: BufRead> LineReader<R> {
         }
     }
 
+    /// The underlying reader (to look ahead in its buffer before the first line).
+    pub fn get_mut(&mut self) -> &mut R {
+        &mut self.reader
+    }
+
     /// How many lines were read (blank ones included).
     pub fn total_lines(&self) -> usize {
         self.number

@@ -249,6 +249,8 @@ pub struct Sniff {
     lines: usize,
     /// Whether the first non-blank line starts an object that does not end on it.
     first_broken_object: bool,
+    /// Whether a line holds `"parentId"` (the file is a session tree).
+    parents: bool,
 }
 
 /// How many lines [`Sniff`] keeps to tell another agent's log.
@@ -270,9 +272,18 @@ impl Sniff {
         if line.message().is_some_and(|m| !m.is_unknown()) {
             self.transcript = true;
         }
+        if !self.parents && memchr::memmem::find(&line.raw, b"\"parentId\"").is_some() {
+            self.parents = true;
+        }
         if self.first.len() < SNIFFED_LINES {
             self.first.push(line.raw.clone());
         }
+    }
+
+    /// Whether a line holds `"parentId"`: the file is a session tree, whose
+    /// own problems only a read of the whole tree finds.
+    pub fn names_parents(&self) -> bool {
+        self.parents
     }
 
     /// Whether the first line starts an object that does not end on it.
@@ -361,12 +372,6 @@ pub fn stream_file(path: &Path) -> Result<Option<LineReader<BufReader<File>>>, C
         }
     }
     Ok(Some(LineReader::at_file_start(reader)))
-}
-
-/// Reads `path` (`-`: standard input); only a failure to read the file is an error here, every problem
-/// inside it is a [`Diagnostic`].
-pub fn load_file(path: &Path) -> Result<Loaded, CliError> {
-    Ok(load_bytes(&read_input(path)?))
 }
 
 /// The bytes of `path`, or of standard input when it is `-`.

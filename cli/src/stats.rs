@@ -9,7 +9,8 @@ use agentmsg_runtime::{AssistantContent, Cost, Message, Usage};
 use serde::Serialize;
 
 use crate::error::CliError;
-use crate::load::{load_file, stream_file, Body, Line, Loaded, Sniff};
+use crate::load::{Body, Line, Loaded, Sniff};
+use crate::session_file::{load_file_at, stream_transcript, tree_diagnostics, Purpose};
 use crate::Outcome;
 
 /// The arguments of `agentmsg stats`.
@@ -20,6 +21,10 @@ pub struct StatsArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// For a session file: the entry whose context to count (the session's
+    /// leaf when absent).
+    #[arg(long)]
+    pub leaf: Option<String>,
 }
 
 /// Token counts, summed.
@@ -306,7 +311,8 @@ pub fn render_text(stats: &Stats, file: &str) -> String {
 /// Runs `agentmsg stats`.
 pub fn run(args: &StatsArgs) -> Result<Outcome, CliError> {
     let file = args.file.display();
-    let stats = match stream_file(&args.file)? {
+    let leaf = args.leaf.as_deref();
+    let stats = match stream_transcript(&args.file, leaf)? {
         // A JSON Lines file: one line at a time, each problem told as it is met.
         Some(mut reader) => {
             let mut tally = Tally::default();
@@ -327,8 +333,11 @@ pub fn run(args: &StatsArgs) -> Result<Outcome, CliError> {
                 }
             }
             if sniff.may_be_one_pretty_object() {
-                whole(&args.file)?
+                whole(&args.file, leaf)?
             } else {
+                if sniff.names_parents() {
+                    read.extend(tree_diagnostics(&args.file)?);
+                }
                 for d in read.drain(..) {
                     crate::output::note!("{}", d.render(&file));
                 }
@@ -338,7 +347,7 @@ pub fn run(args: &StatsArgs) -> Result<Outcome, CliError> {
                 tally.finish(reader.total_lines())
             }
         }
-        None => whole(&args.file)?,
+        None => whole(&args.file, leaf)?,
     };
     let mut out = crate::output::stdout();
     if args.json {
@@ -350,10 +359,11 @@ pub fn run(args: &StatsArgs) -> Result<Outcome, CliError> {
     Ok(Outcome::Ok)
 }
 
-/// The stats of a file read whole (standard input, a JSON array, one
-/// pretty-printed message), its problems told first.
-fn whole(path: &std::path::Path) -> Result<Stats, CliError> {
-    let loaded = load_file(path)?;
+/// The stats of a file read whole (standard input, another agent's log, the
+/// context of a `--leaf`, a JSON array, one pretty-printed message), its
+/// problems told first.
+fn whole(path: &std::path::Path, leaf: Option<&str>) -> Result<Stats, CliError> {
+    let loaded = load_file_at(path, leaf, Purpose::Stats)?;
     if let Some(log) = crate::load::foreign_log(&loaded) {
         crate::output::note!("{}: note: {}", path.display(), log.note());
     }

@@ -20,6 +20,9 @@ mod transcript;
 ))]
 use message::{content, usage};
 
+mod pi_kinds;
+mod session;
+
 #[cfg(any(
     feature = "openai-chat",
     feature = "openai-responses",
@@ -44,8 +47,8 @@ pub use message::media::{Base64Problem, MediaError, MediaFormat, MediaKind};
 pub use message::overflow::{context_overflow_source, known_overflow_sources};
 pub use message::usage::{Cost, ModelPricing, Usage};
 pub use message::{
-    AssistantMessage, Message, MessageId, Role, StopReason, SystemMessage, ToolResultMessage,
-    TurnId, UserMessage,
+    AssistantMessage, Message, MessageId, ParentId, Role, StopReason, SystemMessage,
+    ToolResultMessage, TurnId, UserMessage,
 };
 
 // Transcripts: lines, custom kinds, files.
@@ -65,6 +68,14 @@ pub use transcript::llm_message::LlmMessage;
 pub use transcript::registry::{DuplicateKind, Registration, Registry, RegistryError};
 pub use transcript::schema::transcript_line_schema;
 pub use transcript::unknown::{UnknownMessage, UnknownReason};
+
+// Sessions: a transcript as a tree, and the context at a leaf.
+pub use pi_kinds::{BashExecution, CustomContent, CustomContentMessage};
+pub use session::{
+    estimate_tokens, plan_compaction, should_compact, CompactionPlan, Entry, EntryKind, ModelRef,
+    Session, SessionContext, SessionError, SessionFormat, SessionWarning, WarningKind,
+    DEFAULT_SUMMARY_PROMPT, PI_SESSION_VERSION,
+};
 
 // What the model sees, prepared for one target.
 pub use project::{

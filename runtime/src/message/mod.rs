@@ -15,7 +15,7 @@ pub(crate) mod overflow;
 mod role;
 pub(crate) mod usage;
 
-pub use id::{MessageId, TurnId};
+pub use id::{MessageId, ParentId, TurnId};
 pub use role::Role;
 
 use content::{

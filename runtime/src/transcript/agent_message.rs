@@ -3,7 +3,7 @@
 
 use crate::{
     decode_line, CustomEntry, CustomMessage, DecodeError, DecodeMode, DynCustomMessage, LlmMessage,
-    Message, MessageId, Registry, Role, TurnId, UnknownMessage,
+    Message, MessageId, ParentId, Registry, Role, TurnId, UnknownMessage,
 };
 
 /// One line of a transcript.
@@ -117,6 +117,34 @@ impl AgentMessage {
         }
     }
 
+    /// Where the line hangs in the session tree: its `"parentId"`
+    /// ([`ParentId::Previous`] when the line has none).
+    pub fn parent_id(&self) -> &ParentId {
+        match self {
+            Self::Llm(m) => &m.parent_id,
+            Self::Custom(c) => &c.parent_id,
+            Self::Unknown(u) => u.parent_id(),
+        }
+    }
+
+    /// The same message under this parent. A kept line is written back byte
+    /// for byte, so it keeps the parent it had.
+    ///
+    /// ```
+    /// # use agentmsg_runtime::{AgentMessage, Message, MessageId, ParentId};
+    /// let m = AgentMessage::from(Message::user("hi")).with_parent_id(ParentId::Root);
+    /// assert!(m.to_line().unwrap().ends_with(r#","parentId":null}"#));
+    /// ```
+    #[must_use]
+    pub fn with_parent_id(mut self, parent_id: ParentId) -> Self {
+        match &mut self {
+            Self::Llm(m) => m.parent_id = parent_id,
+            Self::Custom(c) => c.parent_id = parent_id,
+            Self::Unknown(_) => {}
+        }
+        self
+    }
+
     /// The same message in this turn. A kept line is written back byte for byte,
     /// so it keeps the turn it had.
     #[must_use]
@@ -166,7 +194,10 @@ impl AgentMessage {
     pub fn write_line(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
         match self {
             Self::Llm(m) => serde_json::to_writer(out, m),
-            Self::Custom(c) => c.message.write_json(out, c.id.as_ref(), c.turn_id.as_ref()),
+            Self::Custom(c) => {
+                c.message
+                    .write_json(out, c.id.as_ref(), c.turn_id.as_ref(), &c.parent_id)
+            }
             Self::Unknown(u) => {
                 out.extend_from_slice(u.raw_bytes());
                 Ok(())

@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::codec::envelope::write_line;
-use crate::message::{Message, MessageId, TurnId};
+use crate::message::{Message, MessageId, ParentId, TurnId};
 
 /// An application-defined message kind. Derive it with `#[derive(AgentMessage)]`
 /// rather than implementing it by hand: the derive also registers the kind, so
@@ -100,6 +100,7 @@ pub trait DynCustomMessage: Any + Send + Sync + fmt::Debug {
         out: &mut Vec<u8>,
         id: Option<&MessageId>,
         turn_id: Option<&TurnId>,
+        parent_id: &ParentId,
     ) -> serde_json::Result<()>;
 }
 
@@ -149,10 +150,17 @@ impl<T: CustomMessage> DynCustomMessage for T {
         out: &mut Vec<u8>,
         id: Option<&MessageId>,
         turn_id: Option<&TurnId>,
+        parent_id: &ParentId,
     ) -> serde_json::Result<()> {
         readable_back::<serde_json::Error>(T::KIND, std::any::type_name::<T>())?;
         let mut serializer = serde_json::Serializer::new(out);
-        write_line::<T, _>(&mut serializer, T::KIND, self, id, turn_id, T::VERSION)
+        write_line::<T, _>(
+            &mut serializer,
+            T::KIND,
+            self,
+            (id, turn_id, parent_id),
+            T::VERSION,
+        )
     }
 }
 
@@ -211,11 +219,16 @@ pub struct CustomEntry {
     pub id: Option<MessageId>,
     /// The turn that produced it, if known.
     pub turn_id: Option<TurnId>,
+    /// Where it hangs in the session tree (`"parentId"`; absent by default).
+    pub parent_id: ParentId,
 }
 
 impl PartialEq for CustomEntry {
     fn eq(&self, other: &Self) -> bool {
-        self.message.eq_dyn(&*other.message) && self.id == other.id && self.turn_id == other.turn_id
+        self.message.eq_dyn(&*other.message)
+            && self.id == other.id
+            && self.turn_id == other.turn_id
+            && self.parent_id == other.parent_id
     }
 }
 
@@ -226,6 +239,7 @@ impl CustomEntry {
             message: Box::new(message),
             id: None,
             turn_id: None,
+            parent_id: ParentId::Previous,
         }
     }
 
@@ -268,8 +282,7 @@ impl Serialize for CustomEntry {
             serializer,
             self.message.kind(),
             self.message.as_serialize(),
-            self.id.as_ref(),
-            self.turn_id.as_ref(),
+            (self.id.as_ref(), self.turn_id.as_ref(), &self.parent_id),
             self.message.version(),
         )
     }

@@ -1,7 +1,7 @@
 //! [`LlmMessage`]: a [`Message`] as it stands in a transcript line, with its
 //! envelope.
 
-use crate::{Message, MessageId, TurnId};
+use crate::{Message, MessageId, ParentId, TurnId};
 
 /// A [`Message`] as it stands in a transcript, with its optional `id` and `turnId`
 /// flattened into the same JSON object. A line without them decodes with `None`.
@@ -17,6 +17,8 @@ pub struct LlmMessage {
     pub id: Option<MessageId>,
     /// The turn that produced it, if known.
     pub turn_id: Option<TurnId>,
+    /// Where it hangs in the session tree (`"parentId"`; absent by default).
+    pub parent_id: ParentId,
 }
 
 impl LlmMessage {
@@ -26,6 +28,7 @@ impl LlmMessage {
             message: message.into(),
             id: None,
             turn_id: None,
+            parent_id: ParentId::Previous,
         }
     }
 
@@ -35,6 +38,7 @@ impl LlmMessage {
             message: message.into(),
             id: None,
             turn_id: Some(turn_id),
+            parent_id: ParentId::Previous,
         }
     }
 

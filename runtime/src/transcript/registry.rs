@@ -105,6 +105,7 @@ fn entry<T: CustomMessage>(value: T, envelope: Envelope) -> CustomEntry {
         message: Box::new(value),
         id: envelope.id,
         turn_id: envelope.turn_id,
+        parent_id: envelope.parent_id,
     }
 }
 

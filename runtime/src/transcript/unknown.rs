@@ -8,7 +8,7 @@ use serde::de::IgnoredAny;
 use serde::Serialize;
 
 use super::codec::envelope::{role_of, Envelope, KeptHead};
-use crate::{DecodeError, MessageId, TurnId};
+use crate::{DecodeError, MessageId, ParentId, TurnId};
 
 /// Why a line was kept as [`AgentMessage::Unknown`](crate::AgentMessage::Unknown) (or, in strict mode, rejected).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,6 +119,7 @@ enum KeptKind {
 struct FullParse {
     id: Option<MessageId>,
     turn_id: Option<TurnId>,
+    parent_id: ParentId,
     /// Why the raw text is not one JSON object, if it is not.
     error: Option<String>,
 }
@@ -138,6 +139,7 @@ impl FullParse {
             Ok(head) => Self {
                 id: head.id,
                 turn_id: head.turn_id,
+                parent_id: head.parent_id,
                 error: None,
             },
             Err(e) => Self {
@@ -165,6 +167,7 @@ impl UnknownMessage {
             parsed: OnceLock::from(FullParse {
                 id: envelope.id,
                 turn_id: envelope.turn_id,
+                parent_id: envelope.parent_id,
                 error: None,
             }),
         }
@@ -337,6 +340,13 @@ impl UnknownMessage {
     /// The line's `"turnId"`, when it is a string (and the line is well-formed).
     pub fn turn_id(&self) -> Option<&TurnId> {
         self.parsed().turn_id.as_ref()
+    }
+
+    /// The line's `"parentId"`: [`ParentId::Previous`] when absent (or the
+    /// line is not well-formed), [`ParentId::Root`] when `null` or not a
+    /// string.
+    pub fn parent_id(&self) -> &ParentId {
+        &self.parsed().parent_id
     }
 
     /// `Ok` when the raw text is one well-formed JSON object; otherwise

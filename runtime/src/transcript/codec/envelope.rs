@@ -1,5 +1,5 @@
 //! The envelope of a transcript line: the keys around a type's own fields
-//! (`role`, `id`, `turnId`, `v`). This file is the one reader and writer of
+//! (`role`, `id`, `turnId`, `parentId`, `v`). This file is the one reader and writer of
 //! those keys, on every path:
 //!
 //! - streamed objects: [`deserialize_flat`] finds the role (at once when it
@@ -32,7 +32,7 @@ use super::scan::{top_level_value, unquote};
 use crate::message::key::Key;
 use crate::message::{
     present_value, text_blocks, tool_result_blocks, user_blocks, AssistantMessage, Message,
-    MessageId, StopReason, SystemMessage, ToolResultMessage, TurnId, UserMessage,
+    MessageId, ParentId, StopReason, SystemMessage, ToolResultMessage, TurnId, UserMessage,
 };
 use crate::{
     AssistantContent, LlmMessage, Role, TextContent, ToolResultContent, Usage, UserContent,
@@ -45,6 +45,8 @@ pub struct Envelope {
     pub id: Option<MessageId>,
     /// `"turnId"`
     pub turn_id: Option<TurnId>,
+    /// `"parentId"`: absent, `null` or an id.
+    pub parent_id: ParentId,
     /// `"v"`, the kind's schema version.
     pub v: Option<u32>,
 }
@@ -136,6 +138,7 @@ impl Envelope {
         match key {
             "id" => self.id = map.next_value::<Option<MessageId>>()?,
             "turnId" => self.turn_id = map.next_value::<Option<TurnId>>()?,
+            "parentId" => self.parent_id = map.next_value::<ParentId>()?,
             "v" => self.v = Some(map.next_value::<u32>()?),
             _ => return Ok(false),
         }
@@ -154,6 +157,9 @@ impl Envelope {
         if let Some(turn_id) = fields.remove("turnId") {
             envelope.turn_id = Option::<TurnId>::deserialize(turn_id)?;
         }
+        if let Some(parent_id) = fields.remove("parentId") {
+            envelope.parent_id = ParentId::deserialize(parent_id)?;
+        }
         if let Some(v) = fields.remove("v") {
             envelope.v = Some(u32::deserialize(v)?);
         }
@@ -161,12 +167,14 @@ impl Envelope {
     }
 
     /// Writes the envelope keys after a line's fields: `id` and `turnId` when
-    /// set, `v` when `version` is above 1. The one writer of these keys.
+    /// set, `parentId` unless it is [`ParentId::Previous`], `v` when `version`
+    /// is above 1. The one writer of these keys.
     #[inline]
     pub(crate) fn write<M: SerializeMap>(
         map: &mut M,
         id: Option<&MessageId>,
         turn_id: Option<&TurnId>,
+        parent_id: &ParentId,
         version: u32,
     ) -> Result<(), M::Error> {
         if let Some(id) = id {
@@ -174,6 +182,9 @@ impl Envelope {
         }
         if let Some(turn_id) = turn_id {
             map.serialize_entry("turnId", turn_id)?;
+        }
+        if !parent_id.is_previous() {
+            map.serialize_entry("parentId", parent_id)?;
         }
         if version > 1 {
             map.serialize_entry("v", &version)?;
@@ -198,8 +209,7 @@ pub(crate) fn write_line<T, S>(
     serializer: S,
     kind: &str,
     fields: &T,
-    id: Option<&MessageId>,
-    turn_id: Option<&TurnId>,
+    (id, turn_id, parent_id): (Option<&MessageId>, Option<&TurnId>, &ParentId),
     version: u32,
 ) -> Result<S::Ok, S::Error>
 where
@@ -209,7 +219,7 @@ where
     let mut map = serializer.serialize_map(None)?;
     map.serialize_entry("role", kind)?;
     fields.serialize(FlatMapSerializer(&mut map))?;
-    Envelope::write(&mut map, id, turn_id, version)?;
+    Envelope::write(&mut map, id, turn_id, parent_id, version)?;
     map.end()
 }
 
@@ -272,10 +282,11 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for FlatMap<'de, '_, A> {
     }
 }
 
-/// The `id` and `turnId` of a kept line, when they are strings.
+/// The `id`, `turnId` and `parentId` of a kept line.
 pub(crate) struct KeptHead {
     pub(crate) id: Option<MessageId>,
     pub(crate) turn_id: Option<TurnId>,
+    pub(crate) parent_id: ParentId,
 }
 
 impl KeptHead {
@@ -286,6 +297,11 @@ impl KeptHead {
         Ok(Self {
             id: head.id.and_then(|s| s.0).map(MessageId::from),
             turn_id: head.turn_id.and_then(|s| s.0).map(TurnId::from),
+            parent_id: match head.parent_id {
+                None => ParentId::Previous,
+                Some(MaybeString(Some(id))) => ParentId::Id(MessageId::from(id)),
+                Some(MaybeString(None)) => ParentId::Root,
+            },
         })
     }
 }
@@ -297,6 +313,13 @@ struct UnknownHead {
     id: Option<MaybeString>,
     #[serde(default, rename = "turnId")]
     turn_id: Option<MaybeString>,
+    /// `Some` when the key is present, even as `null` (a root).
+    #[serde(default, rename = "parentId", deserialize_with = "present")]
+    parent_id: Option<MaybeString>,
+}
+
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<MaybeString>, D::Error> {
+    MaybeString::deserialize(d).map(Some)
 }
 
 /// A string, or any other JSON value (skipped).
@@ -592,6 +615,8 @@ macro_rules! line_form {
             #[serde(default)]
             turn_id: Option<TurnId>,
             #[serde(default)]
+            parent_id: ParentId,
+            #[serde(default)]
             v: Option<u32>,
         }
 
@@ -607,6 +632,7 @@ macro_rules! line_form {
                     message: Message::$variant($message { $( $field: self.$field, )* }),
                     id: self.id,
                     turn_id: self.turn_id,
+                    parent_id: self.parent_id,
                 })
             }
         }

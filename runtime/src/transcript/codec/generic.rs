@@ -77,8 +77,11 @@ impl<'de> RoleDispatch<'de> for AgentDispatch<'_> {
             &mut serializer,
             kind,
             &fields,
-            envelope.id.as_ref(),
-            envelope.turn_id.as_ref(),
+            (
+                envelope.id.as_ref(),
+                envelope.turn_id.as_ref(),
+                &envelope.parent_id,
+            ),
             0,
         )
         .map_err(de::Error::custom)?;
@@ -117,6 +120,7 @@ fn llm_body<'de, M: MapAccess<'de>>(
         message,
         id: envelope.id,
         turn_id: envelope.turn_id,
+        parent_id: envelope.parent_id,
     })
 }
 
@@ -124,7 +128,13 @@ impl Serialize for LlmMessage {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
         self.message.serialize(FlatMapSerializer(&mut map))?;
-        Envelope::write(&mut map, self.id.as_ref(), self.turn_id.as_ref(), 1)?;
+        Envelope::write(
+            &mut map,
+            self.id.as_ref(),
+            self.turn_id.as_ref(),
+            &self.parent_id,
+            1,
+        )?;
         map.end()
     }
 }
