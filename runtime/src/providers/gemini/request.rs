@@ -1,0 +1,499 @@
+//! The request encoder.
+
+use super::{API, OPENING, PROVIDER, SKIP_SIGNATURE};
+use crate::content::{
+    AssistantContent, DocumentContent, ImageContent, MediaSource, ToolResultContent, UserContent,
+};
+use crate::message::Message;
+use crate::project::{prepare, ChangeKind, Report, Target};
+use crate::providers::{EncodeError, Encoded, Request, ToolSpec};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+pub(super) const IMAGE_TYPES: [&str; 5] = [
+    "image/png",
+    "image/jpeg",
+    "image/webp",
+    "image/heic",
+    "image/heif",
+];
+
+/// Encodes a request as a Gemini `generateContent` body. Runs [`prepare`] for
+/// the target `google` (or [`Request::provider`]) / `google-generative-ai` /
+/// `request.model` first.
+///
+/// # Errors
+/// [`EncodeError::Invalid`] for an empty model, a function name Gemini rejects,
+/// a tool schema that is not a JSON object, or a conversation with no message
+/// left to send.
+pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
+    if request.model.trim().is_empty() {
+        return Err(invalid("model", "the model id is empty"));
+    }
+    let target = Target::new(request.provider_or(PROVIDER), API, &request.model);
+    let prepared = prepare(&request.messages, &target);
+    let origins: Vec<usize> = prepared.origins.iter().map(|o| o.index()).collect();
+    let mut encoder = Encoder {
+        report: prepared.report,
+        turns: Vec::new(),
+        system: Vec::new(),
+        gemini3: request.model.contains("gemini-3"),
+    };
+    if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
+        encoder.system.push(json!({ "text": system }));
+    }
+    let mut seen_conversation = false;
+    let mut call_names: BTreeMap<String, String> = BTreeMap::new();
+    for (message, &index) in prepared.messages.iter().zip(&origins) {
+        match message {
+            Message::System(system) => {
+                if seen_conversation {
+                    encoder.change(
+                        index,
+                        ChangeKind::UnsupportedContent,
+                        "a system message in the conversation was moved to `systemInstruction`",
+                    );
+                }
+                for block in system.content.iter().filter(|t| !t.text.is_empty()) {
+                    encoder.system.push(json!({ "text": block.text }));
+                }
+            }
+            Message::User(user) => {
+                seen_conversation = true;
+                let parts = encoder.user_parts(index, &user.content);
+                encoder.push_turn(index, Role::User, parts, false);
+            }
+            Message::Assistant(assistant) => {
+                seen_conversation = true;
+                for call in assistant.tool_calls() {
+                    call_names.insert(call.id.clone(), call.name.clone());
+                }
+                let parts = encoder.model_parts(index, &assistant.content);
+                encoder.push_turn(index, Role::Model, parts, false);
+            }
+            Message::ToolResult(result) => {
+                seen_conversation = true;
+                let text = result
+                    .content
+                    .iter()
+                    .filter_map(|c| match c {
+                        ToolResultContent::Text(t) => Some(t.text.as_str()),
+                        ToolResultContent::Image(_) => None,
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                let response = if result.is_error {
+                    json!({ "error": text })
+                } else {
+                    json!({ "output": text })
+                };
+                // Gemini matches a response to its call by name: take the
+                // call's when the result has none.
+                let name = match result.tool_name.as_str() {
+                    "" => call_names
+                        .get(&result.tool_call_id)
+                        .cloned()
+                        .unwrap_or_default(),
+                    name => name.to_owned(),
+                };
+                let mut parts = vec![json!({"functionResponse": {
+                    "id": result.tool_call_id,
+                    "name": name,
+                    "response": response,
+                }})];
+                let images: Vec<&ImageContent> = result
+                    .content
+                    .iter()
+                    .filter_map(|c| match c {
+                        ToolResultContent::Image(image) => Some(image),
+                        ToolResultContent::Text(_) => None,
+                    })
+                    .collect();
+                if !images.is_empty() {
+                    encoder.change(
+                        index,
+                        ChangeKind::MovedImages,
+                        format!(
+                            "{} image(s) of the tool result sent as parts after the function responses",
+                            images.len()
+                        ),
+                    );
+                    for image in images {
+                        parts.push(media_part(
+                            &image.source,
+                            guess_mime(&image.source, "image/png"),
+                        ));
+                    }
+                }
+                encoder.push_turn(index, Role::User, parts, true);
+            }
+        }
+    }
+    encoder.open_with_user();
+    if encoder.turns.is_empty() {
+        return Err(invalid("contents", "no message left to send"));
+    }
+
+    let mut body = Map::new();
+    if !encoder.system.is_empty() {
+        body.insert(
+            "systemInstruction".into(),
+            json!({ "parts": encoder.system }),
+        );
+    }
+    let mut calls: Vec<String> = Vec::new();
+    let contents: Vec<Value> = encoder
+        .turns
+        .into_iter()
+        .map(|turn| {
+            let mut parts = turn.parts;
+            if turn.role == Role::User {
+                // Responses first, in the order of the calls they answer.
+                parts.sort_by_key(|p| {
+                    let id = p.pointer("/functionResponse/id").and_then(Value::as_str);
+                    match id {
+                        Some(id) => (0, calls.iter().position(|c| c == id).unwrap_or(usize::MAX)),
+                        None if p.get("functionResponse").is_some() => (0, usize::MAX),
+                        None => (1, 0),
+                    }
+                });
+                calls.clear();
+            } else {
+                calls = parts
+                    .iter()
+                    .filter_map(|p| p.pointer("/functionCall/id").and_then(Value::as_str))
+                    .map(str::to_owned)
+                    .collect();
+            }
+            json!({"role": turn.role.as_str(), "parts": parts})
+        })
+        .collect();
+    body.insert("contents".into(), Value::Array(contents));
+    if !request.tools.is_empty() {
+        let mut declarations = Vec::with_capacity(request.tools.len());
+        for (i, tool) in request.tools.iter().enumerate() {
+            if request.tools.iter().take(i).any(|t| t.name == tool.name) {
+                return Err(invalid(
+                    format!("tools[{i}].name"),
+                    format!("`{}` is declared twice", tool.name),
+                ));
+            }
+            declarations.push(encode_tool(i, tool)?);
+        }
+        body.insert(
+            "tools".into(),
+            json!([{ "functionDeclarations": declarations }]),
+        );
+    }
+    if let Some(max) = request.max_tokens {
+        body.insert(
+            "generationConfig".into(),
+            json!({ "maxOutputTokens": max.min(i32::MAX as u32) }),
+        );
+    }
+    Ok(Encoded {
+        body: Value::Object(body),
+        report: encoder.report,
+    })
+}
+
+pub(super) fn encode_tool(i: usize, tool: &ToolSpec) -> Result<Value, EncodeError> {
+    let mut chars = tool.name.chars();
+    let valid_name = tool.name.len() <= 64
+        && chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':' | '-'));
+    if !valid_name {
+        return Err(invalid(
+            format!("tools[{i}].name"),
+            format!(
+                "`{}` is not a Gemini function name (a letter or `_`, then letters, digits, `_ . : -`; at most 64)",
+                tool.name
+            ),
+        ));
+    }
+    let schema = match &tool.parameters {
+        Value::Null => None,
+        Value::Object(map) if map.is_empty() => None,
+        Value::Object(map) => Some(Value::Object(map.clone())),
+        other => {
+            return Err(invalid(
+                format!("tools[{i}].parameters"),
+                format!("the schema must be a JSON object, found {other}"),
+            ))
+        }
+    };
+    let mut out = Map::new();
+    out.insert("name".into(), tool.name.clone().into());
+    out.insert("description".into(), tool.description.clone().into());
+    if let Some(schema) = schema {
+        out.insert("parametersJsonSchema".into(), schema);
+    }
+    Ok(Value::Object(out))
+}
+
+pub(super) fn invalid(path: impl Into<String>, message: impl Into<String>) -> EncodeError {
+    EncodeError::Invalid {
+        path: path.into(),
+        message: message.into(),
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Role {
+    User,
+    Model,
+}
+
+impl Role {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::User => "user",
+            Self::Model => "model",
+        }
+    }
+}
+
+pub(super) struct Turn {
+    role: Role,
+    parts: Vec<Value>,
+    /// The input index of the first message in the turn.
+    first_index: usize,
+    only_results: bool,
+}
+
+pub(super) struct Encoder {
+    report: Report,
+    turns: Vec<Turn>,
+    system: Vec<Value>,
+    gemini3: bool,
+}
+
+impl Encoder {
+    fn change(&mut self, index: usize, kind: ChangeKind, detail: impl Into<String>) {
+        self.report.record(index, kind, detail);
+    }
+
+    /// The conversation must open with a user turn; one that opens with the
+    /// model's gets a short user turn before it.
+    fn open_with_user(&mut self) {
+        let Some(first) = self.turns.first().filter(|t| t.role == Role::Model) else {
+            return;
+        };
+        let index = first.first_index;
+        self.turns.insert(
+            0,
+            Turn {
+                role: Role::User,
+                parts: vec![json!({ "text": OPENING })],
+                first_index: index,
+                only_results: false,
+            },
+        );
+        self.change(
+            index,
+            ChangeKind::UnsupportedContent,
+            format!("the conversation opened with the model's turn: a user turn `{OPENING}` was put before it"),
+        );
+    }
+
+    fn push_turn(&mut self, index: usize, role: Role, parts: Vec<Value>, is_result: bool) {
+        if parts.is_empty() {
+            self.change(
+                index,
+                ChangeKind::UnsupportedContent,
+                format!(
+                    "a {} message with nothing Gemini can take was dropped",
+                    if is_result {
+                        "tool result"
+                    } else {
+                        role.as_str()
+                    }
+                ),
+            );
+            return;
+        }
+        if let Some(last) = self.turns.last_mut() {
+            if last.role == role {
+                let expected = is_result && last.only_results;
+                last.parts.extend(parts);
+                last.only_results &= is_result;
+                if !expected {
+                    self.change(
+                        index,
+                        ChangeKind::MergedTurns,
+                        format!("merged into the previous {} turn", role.as_str()),
+                    );
+                }
+                return;
+            }
+        }
+        self.turns.push(Turn {
+            role,
+            parts,
+            first_index: index,
+            only_results: is_result,
+        });
+    }
+
+    fn user_parts(&mut self, index: usize, content: &[UserContent]) -> Vec<Value> {
+        let mut out = Vec::with_capacity(content.len());
+        for block in content {
+            match block {
+                UserContent::Text(t) => {
+                    if !t.text.is_empty() {
+                        out.push(json!({ "text": t.text }));
+                    }
+                }
+                UserContent::Image(ImageContent { source }) => match source.mime_type() {
+                    Some(mime) if !IMAGE_TYPES.contains(&mime) => {
+                        self.change(
+                            index,
+                            ChangeKind::ImagePlaceholder,
+                            format!("Gemini does not read {mime} images: sent a text placeholder"),
+                        );
+                        out.push(json!({ "text": format!("[image ({mime}) omitted: unsupported format]") }));
+                    }
+                    _ => out.push(media_part(source, guess_mime(source, "image/png"))),
+                },
+                UserContent::Audio(audio) => out.push(json!({"inlineData": {
+                    "mimeType": audio.mime_type,
+                    "data": audio.data,
+                }})),
+                UserContent::Document(document) => out.push(self.document_part(index, document)),
+            }
+        }
+        out
+    }
+
+    fn document_part(&mut self, index: usize, document: &DocumentContent) -> Value {
+        if let Some(mime) = document.source.mime_type() {
+            let readable = mime == "application/pdf"
+                || mime.starts_with("text/")
+                || matches!(
+                    mime,
+                    "application/json" | "application/xml" | "application/rtf"
+                );
+            if !readable {
+                self.change(
+                    index,
+                    ChangeKind::UnsupportedContent,
+                    format!(
+                        "Gemini reads PDF and text documents, not {mime}: sent a text placeholder"
+                    ),
+                );
+                return json!({ "text": format!("[document ({mime}) omitted: unsupported format]") });
+            }
+        }
+        if let Some(title) = document.title.as_deref().filter(|t| !t.is_empty()) {
+            self.change(
+                index,
+                ChangeKind::UnsupportedContent,
+                format!("Gemini takes no document title: `{title}` was not sent"),
+            );
+        }
+        media_part(
+            &document.source,
+            guess_mime(&document.source, "application/pdf"),
+        )
+    }
+
+    fn model_parts(&mut self, index: usize, content: &[AssistantContent]) -> Vec<Value> {
+        let mut out: Vec<Value> = Vec::with_capacity(content.len());
+        // Gemini 3 validates the signature of the first call of each step.
+        let mut first_call = true;
+        for block in content {
+            match block {
+                AssistantContent::Text(t) => match t.signature() {
+                    Some(signature) => {
+                        out.push(json!({ "text": t.text, "thoughtSignature": signature }));
+                    }
+                    None if !t.text.is_empty() => out.push(json!({ "text": t.text })),
+                    None => {}
+                },
+                AssistantContent::Thinking(thinking) => match thinking.signature() {
+                    Some(signature) => out.push(json!({
+                        "text": thinking.thinking,
+                        "thought": true,
+                        "thoughtSignature": signature,
+                    })),
+                    None if !thinking.thinking.is_empty() => {
+                        out.push(json!({"text": thinking.thinking, "thought": true}));
+                    }
+                    None => {}
+                },
+                AssistantContent::RedactedThinking(_) => self.change(
+                    index,
+                    ChangeKind::DroppedThinking,
+                    "Gemini has no redacted thinking: the block was dropped",
+                ),
+                AssistantContent::ToolCall(call) => {
+                    let mut part = Map::new();
+                    part.insert(
+                        "functionCall".into(),
+                        json!({"id": call.id, "name": call.name, "args": call.arguments}),
+                    );
+                    match call.signature() {
+                        Some(signature) => {
+                            part.insert("thoughtSignature".into(), signature.into());
+                        }
+                        None if self.gemini3 && first_call => {
+                            part.insert("thoughtSignature".into(), SKIP_SIGNATURE.into());
+                            self.change(
+                                index,
+                                ChangeKind::UnsupportedContent,
+                                format!(
+                                    "function call `{}` has no thought signature: sent with `{SKIP_SIGNATURE}`",
+                                    call.id
+                                ),
+                            );
+                        }
+                        None => {}
+                    }
+                    first_call = false;
+                    out.push(Value::Object(part));
+                }
+            }
+        }
+        out
+    }
+}
+
+pub(super) fn media_part(source: &MediaSource, mime: Option<String>) -> Value {
+    match source {
+        MediaSource::Base64 { data, mime_type } => {
+            json!({"inlineData": {"mimeType": mime_type, "data": data}})
+        }
+        MediaSource::Url(url) => {
+            let mut file = Map::new();
+            file.insert("fileUri".into(), url.clone().into());
+            if let Some(mime) = mime {
+                file.insert("mimeType".into(), mime.into());
+            }
+            json!({ "fileData": file })
+        }
+    }
+}
+
+/// The MIME type of a URL source from its extension, else `fallback`.
+pub(super) fn guess_mime(source: &MediaSource, fallback: &str) -> Option<String> {
+    let MediaSource::Url(url) = source else {
+        return source.mime_type().map(str::to_owned);
+    };
+    let path = url.split(['?', '#']).next().unwrap_or_default();
+    let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    let mime = match ext.as_deref() {
+        Some("png") => "image/png",
+        Some("jpg" | "jpeg") => "image/jpeg",
+        Some("gif") => "image/gif",
+        Some("webp") => "image/webp",
+        Some("heic") => "image/heic",
+        Some("pdf") => "application/pdf",
+        Some("txt") => "text/plain",
+        Some("mp3") => "audio/mpeg",
+        Some("wav") => "audio/wav",
+        _ => fallback,
+    };
+    Some(mime.to_owned())
+}

@@ -1,0 +1,481 @@
+//! The response decoder.
+
+use super::request::{reasoning_replay, text_signature};
+use super::{API, PROVIDER};
+use crate::content::{
+    AssistantContent, RedactedThinkingContent, TextContent, ThinkingContent, ToolCall,
+};
+use crate::message::{AssistantMessage, StopReason};
+use crate::providers::ResponseError;
+use crate::usage::Usage;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+#[derive(Deserialize)]
+pub(super) struct WireError {
+    #[serde(default)]
+    pub(super) message: Option<String>,
+    #[serde(default, rename = "type")]
+    pub(super) kind: Option<String>,
+    #[serde(default)]
+    pub(super) code: Option<Value>,
+}
+
+impl WireError {
+    pub(super) fn describe(&self) -> String {
+        let mut text = self
+            .message
+            .clone()
+            .unwrap_or_else(|| "unknown error".into());
+        let code = match &self.code {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Number(n)) => Some(n.to_string()),
+            _ => None,
+        };
+        if let Some(label) = code.or_else(|| self.kind.clone()) {
+            text = format!("{label}: {text}");
+        }
+        text
+    }
+}
+
+#[derive(Deserialize, Default, Clone)]
+pub(super) struct WireUsage {
+    #[serde(default)]
+    pub(super) input_tokens: Option<u64>,
+    #[serde(default)]
+    pub(super) output_tokens: Option<u64>,
+    #[serde(default)]
+    pub(super) total_tokens: Option<u64>,
+    #[serde(default)]
+    pub(super) input_tokens_details: Option<InputDetails>,
+    #[serde(default)]
+    pub(super) output_tokens_details: Option<OutputDetails>,
+}
+
+#[derive(Deserialize, Default, Clone)]
+pub(super) struct InputDetails {
+    #[serde(default)]
+    pub(super) cached_tokens: Option<u64>,
+    #[serde(default)]
+    pub(super) cache_write_tokens: Option<u64>,
+}
+
+#[derive(Deserialize, Default, Clone)]
+pub(super) struct OutputDetails {
+    #[serde(default)]
+    pub(super) reasoning_tokens: Option<u64>,
+}
+
+impl WireUsage {
+    pub(super) fn to_usage(&self) -> Usage {
+        let input = self.input_tokens.unwrap_or(0);
+        let details = self.input_tokens_details.clone().unwrap_or_default();
+        let cached = details.cached_tokens.unwrap_or(0);
+        let written = details.cache_write_tokens.unwrap_or(0);
+        Usage {
+            input: input.saturating_sub(cached).saturating_sub(written),
+            output: self.output_tokens.unwrap_or(0),
+            reasoning: self
+                .output_tokens_details
+                .as_ref()
+                .and_then(|d| d.reasoning_tokens)
+                .unwrap_or(0),
+            cache_read: cached,
+            cache_write: written,
+            total_tokens: self.total_tokens,
+            cost: None,
+        }
+    }
+}
+
+#[derive(Deserialize, Default)]
+pub(super) struct IncompleteDetails {
+    #[serde(default)]
+    pub(super) reason: Option<String>,
+}
+
+/// The parts of a response object that the decoder reads.
+#[derive(Deserialize, Default)]
+pub(super) struct WireResponse {
+    #[serde(default)]
+    pub(super) id: Option<String>,
+    #[serde(default)]
+    pub(super) model: Option<String>,
+    #[serde(default)]
+    pub(super) created_at: Option<u64>,
+    #[serde(default)]
+    pub(super) status: Option<String>,
+    #[serde(default)]
+    pub(super) output: Vec<Value>,
+    #[serde(default)]
+    pub(super) usage: Option<WireUsage>,
+    #[serde(default)]
+    pub(super) error: Option<WireError>,
+    #[serde(default)]
+    pub(super) incomplete_details: Option<IncompleteDetails>,
+}
+
+#[derive(Deserialize, Default)]
+pub(super) struct WirePart {
+    #[serde(default, rename = "type")]
+    pub(super) kind: String,
+    #[serde(default)]
+    pub(super) text: Option<String>,
+    #[serde(default)]
+    pub(super) refusal: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+pub(super) struct WireItem {
+    #[serde(default, rename = "type")]
+    pub(super) kind: String,
+    #[serde(default)]
+    pub(super) id: Option<String>,
+    #[serde(default)]
+    pub(super) call_id: Option<String>,
+    #[serde(default)]
+    pub(super) name: Option<String>,
+    #[serde(default)]
+    pub(super) arguments: Option<Value>,
+    #[serde(default)]
+    pub(super) input: Option<String>,
+    #[serde(default)]
+    pub(super) content: Option<Vec<WirePart>>,
+    #[serde(default)]
+    pub(super) summary: Option<Vec<WirePart>>,
+    /// Read as any value, so that an odd one does not cost the item its text.
+    #[serde(default)]
+    pub(super) phase: Option<Value>,
+}
+
+/// Whether an output item becomes a block that is replayed as the same item
+/// (so a reasoning item before it can be replayed too).
+pub(super) fn is_replayed_item(item: &Value) -> bool {
+    match item.get("type").and_then(Value::as_str) {
+        Some("message") => true,
+        Some("function_call") => !item
+            .get("name")
+            .and_then(Value::as_str)
+            .is_some_and(is_parallel_wrapper),
+        _ => false,
+    }
+}
+
+pub(super) fn is_parallel_wrapper(name: &str) -> bool {
+    matches!(name, "parallel" | "multi_tool_use.parallel")
+}
+
+/// The calls inside a `multi_tool_use.parallel` wrapper that some models emit
+/// (`{"tool_uses":[{"recipient_name":"functions.x","parameters":{…}}…]}`).
+pub(super) fn unwrap_parallel(
+    name: &str,
+    arguments: &Map<String, Value>,
+) -> Option<Vec<(String, Map<String, Value>)>> {
+    if !is_parallel_wrapper(name) {
+        return None;
+    }
+    let uses = arguments.get("tool_uses")?.as_array()?;
+    if uses.is_empty() {
+        return None;
+    }
+    uses.iter()
+        .map(|entry| {
+            let name = entry
+                .get("recipient_name")?
+                .as_str()?
+                .strip_prefix("functions.")?;
+            let parameters = match entry.get("parameters") {
+                Some(Value::Object(map)) => map.clone(),
+                None | Some(Value::Null) => Map::new(),
+                Some(_) => return None,
+            };
+            Some((name.to_owned(), parameters))
+        })
+        .collect()
+}
+
+pub(super) fn parse_arguments(
+    raw: &str,
+    path: &str,
+    event: Option<usize>,
+    warnings: &mut Vec<ResponseError>,
+) -> Map<String, Value> {
+    if raw.trim().is_empty() {
+        return Map::new();
+    }
+    match serde_json::from_str::<Value>(raw) {
+        Ok(Value::Object(map)) => map,
+        Ok(other) => {
+            warnings.push(ResponseError::Invalid {
+                event,
+                path: path.to_owned(),
+                message: "arguments are JSON but not an object; kept as {\"value\": …}".into(),
+            });
+            wrap_value(other)
+        }
+        Err(e) => {
+            warnings.push(ResponseError::Invalid {
+                event,
+                path: path.to_owned(),
+                message: format!(
+                    "arguments are not valid JSON ({e}); kept as the string {{\"value\": …}}"
+                ),
+            });
+            wrap_value(Value::String(raw.to_owned()))
+        }
+    }
+}
+
+pub(super) fn wrap_value(value: Value) -> Map<String, Value> {
+    let mut map = Map::new();
+    map.insert("value".into(), value);
+    map
+}
+
+/// Turns output items into content blocks, in order. `event` names the stream
+/// event for warnings.
+pub(super) fn output_content(
+    output: &[Value],
+    event: Option<usize>,
+    warnings: &mut Vec<ResponseError>,
+) -> (Vec<AssistantContent>, bool) {
+    let mut content = Vec::new();
+    let mut refused = false;
+    for (i, raw) in output.iter().enumerate() {
+        let item = match WireItem::deserialize(raw) {
+            Ok(item) => item,
+            Err(e) => {
+                warnings.push(ResponseError::Invalid {
+                    event,
+                    path: format!("output[{i}]"),
+                    message: format!("output item skipped: {e}"),
+                });
+                continue;
+            }
+        };
+        match item.kind.as_str() {
+            "message" => {
+                // The item's first text block keeps its id and phase.
+                let mut signature = item
+                    .id
+                    .as_deref()
+                    .filter(|id| !id.is_empty())
+                    .map(|id| text_signature(id, item.phase.as_ref().and_then(Value::as_str)));
+                let mut text = |text: String| {
+                    let block = TextContent::new(text);
+                    AssistantContent::Text(match signature.take() {
+                        Some(signature) => block.with_signature(signature),
+                        None => block,
+                    })
+                };
+                for (j, part) in item.content.unwrap_or_default().into_iter().enumerate() {
+                    match (part.kind.as_str(), part.text, part.refusal) {
+                        ("output_text", Some(part_text), _) => content.push(text(part_text)),
+                        ("refusal", _, Some(refusal)) => {
+                            refused = true;
+                            content.push(text(refusal));
+                        }
+                        (kind, _, _) => warnings.push(ResponseError::Invalid {
+                            event,
+                            path: format!("output[{i}].content[{j}]"),
+                            message: format!("content part of type `{kind}` skipped"),
+                        }),
+                    }
+                }
+            }
+            "reasoning" => {
+                let summary: Vec<String> = item
+                    .summary
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter_map(|p| p.text)
+                    .collect();
+                let mut text = summary.join("\n\n");
+                if text.is_empty() {
+                    text = item
+                        .content
+                        .unwrap_or_default()
+                        .into_iter()
+                        .filter_map(|p| p.text)
+                        .collect::<Vec<_>>()
+                        .join("\n\n");
+                }
+                let replayable = item.id.as_deref().is_some_and(|id| !id.is_empty())
+                    && output.get(i + 1).is_some_and(is_replayed_item);
+                if !replayable {
+                    warnings.push(ResponseError::Invalid {
+                        event,
+                        path: format!("output[{i}]"),
+                        message: "reasoning item not kept for replay: the item after it is not one agentmsg replays"
+                            .into(),
+                    });
+                    if !text.is_empty() {
+                        content.push(AssistantContent::Thinking(ThinkingContent::new(text)));
+                    }
+                    continue;
+                }
+                let stored = reasoning_replay(raw).to_string();
+                content.push(if text.is_empty() {
+                    AssistantContent::RedactedThinking(RedactedThinkingContent::new(stored))
+                } else {
+                    AssistantContent::Thinking(ThinkingContent::new(text).with_signature(stored))
+                });
+            }
+            "function_call" => {
+                let path = format!("output[{i}].arguments");
+                let arguments = match item.arguments {
+                    Some(Value::String(raw)) => parse_arguments(&raw, &path, event, warnings),
+                    Some(Value::Object(map)) => map,
+                    Some(Value::Null) | None => Map::new(),
+                    Some(other) => {
+                        warnings.push(ResponseError::Invalid {
+                            event,
+                            path,
+                            message: "arguments are neither a string nor an object; kept as {\"value\": …}"
+                                .into(),
+                        });
+                        wrap_value(other)
+                    }
+                };
+                let call_id = item.call_id.or(item.id.clone()).unwrap_or_default();
+                let name = item.name.unwrap_or_default();
+                if let Some(calls) = unwrap_parallel(&name, &arguments) {
+                    warnings.push(ResponseError::Invalid {
+                        event,
+                        path: format!("output[{i}]"),
+                        message: format!(
+                            "`{name}` wrapper split into {} calls with ids {call_id}_0…",
+                            calls.len()
+                        ),
+                    });
+                    for (k, (name, arguments)) in calls.into_iter().enumerate() {
+                        content.push(AssistantContent::ToolCall(ToolCall {
+                            id: format!("{call_id}_{k}"),
+                            name,
+                            arguments,
+                            signature: None,
+                        }));
+                    }
+                    continue;
+                }
+                content.push(AssistantContent::ToolCall(ToolCall {
+                    id: call_id,
+                    name,
+                    arguments,
+                    signature: item.id.filter(|id| !id.is_empty()),
+                }));
+            }
+            "custom_tool_call" => {
+                warnings.push(ResponseError::Invalid {
+                    event,
+                    path: format!("output[{i}]"),
+                    message: "custom tool call kept as a tool call with arguments {\"input\": …}"
+                        .into(),
+                });
+                let mut arguments = Map::new();
+                arguments.insert(
+                    "input".into(),
+                    Value::String(item.input.unwrap_or_default()),
+                );
+                content.push(AssistantContent::ToolCall(ToolCall {
+                    id: item.call_id.or(item.id).unwrap_or_default(),
+                    name: item.name.unwrap_or_default(),
+                    arguments,
+                    signature: None,
+                }));
+            }
+            other => warnings.push(ResponseError::Invalid {
+                event,
+                path: format!("output[{i}]"),
+                message: format!(
+                    "output item of type `{other}` skipped: agentmsg does not model it"
+                ),
+            }),
+        }
+    }
+    (content, refused)
+}
+
+/// Builds the message from a response object and its output items.
+pub(super) fn build_message(
+    response: &WireResponse,
+    output: &[Value],
+    event: Option<usize>,
+    warnings: &mut Vec<ResponseError>,
+) -> AssistantMessage {
+    let (content, refused) = output_content(output, event, warnings);
+    let mut message = AssistantMessage {
+        content,
+        api: API.into(),
+        provider: PROVIDER.into(),
+        model: response.model.clone().unwrap_or_default(),
+        response_id: response.id.clone().filter(|s| !s.is_empty()),
+        timestamp: response.created_at.map_or(0, |c| c.saturating_mul(1000)),
+        ..AssistantMessage::default()
+    };
+    if let Some(usage) = &response.usage {
+        message.usage = usage.to_usage();
+    }
+    let has_calls = message.tool_calls().next().is_some();
+    let reason = response
+        .incomplete_details
+        .as_ref()
+        .and_then(|d| d.reason.as_deref());
+    message.stop_reason = match response.status.as_deref() {
+        Some("completed") | None if has_calls => StopReason::ToolUse,
+        Some("completed") | None => StopReason::Stop,
+        Some("incomplete") if reason == Some("content_filter") => StopReason::GuardRail,
+        Some("incomplete") => StopReason::Length,
+        Some("cancelled") => StopReason::Aborted,
+        Some("failed") => StopReason::Error,
+        Some(other) => {
+            message.error_message = Some(format!("the response did not finish (status `{other}`)"));
+            StopReason::Error
+        }
+    };
+    if refused && message.stop_reason == StopReason::Stop {
+        message.stop_reason = StopReason::GuardRail;
+    }
+    if let Some(error) = &response.error {
+        message.stop_reason = StopReason::Error;
+        message.error_message = Some(error.describe());
+    } else if message.stop_reason == StopReason::Error && message.error_message.is_none() {
+        message.error_message = Some("the response failed".into());
+    }
+    message
+}
+
+/// Decodes a non-streaming Responses body (or an error body `{"error":{…}}`,
+/// which becomes a message with stopReason `error`).
+///
+/// ```
+/// # use agentmsg_runtime::providers::openai_responses;
+/// let body = r#"{"id":"resp_1","model":"gpt-5","created_at":1,"status":"completed",
+///   "output":[{"type":"message","id":"msg_1","role":"assistant","content":[
+///     {"type":"output_text","text":"Hi","annotations":[]}]}],
+///   "usage":{"input_tokens":9,"output_tokens":1,"total_tokens":10}}"#;
+/// let message = openai_responses::decode_response(body).unwrap();
+/// assert_eq!(message.text_content(), "Hi");
+/// assert_eq!(message.response_id.as_deref(), Some("resp_1"));
+/// ```
+pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
+    decode_response_with_warnings(body).map(|(message, _)| message)
+}
+
+/// [`decode_response`], also returning what was skipped or kept in a changed
+/// form (output items agentmsg does not model, reasoning that cannot be
+/// replayed, tool-call arguments that are not a JSON object), as
+/// [`ResponseError::Invalid`] values.
+pub fn decode_response_with_warnings(
+    body: &str,
+) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
+    let response: WireResponse =
+        serde_json::from_str(body).map_err(|source| ResponseError::Json {
+            event: None,
+            source,
+        })?;
+    let mut warnings = Vec::new();
+    let message = build_message(&response, &response.output, None, &mut warnings);
+    Ok((message, warnings))
+}
