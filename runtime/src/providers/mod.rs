@@ -19,6 +19,7 @@ pub mod gemini;
 pub mod openai_chat;
 #[cfg(feature = "openai-responses")]
 pub mod openai_responses;
+mod shared;
 
 /// A request to a model, before it is encoded for one provider.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -77,10 +77,6 @@ pub use request::*;
 pub use response::*;
 pub use stream::*;
 
-/// The text of the user turn put before a conversation that opens with the
-/// model's turn (both APIs want a user turn first).
-pub(crate) const OPENING: &str = "(continued)";
-
 /// The longest document `title` Anthropic takes, in characters (its request
 /// schema's `maxLength`); a longer one is cut.
 pub const MAX_DOCUMENT_TITLE: usize = 500;

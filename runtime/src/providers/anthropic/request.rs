@@ -1,11 +1,12 @@
 //! The request encoder.
 
-use super::{API, DEFAULT_MAX_TOKENS, MAX_DOCUMENT_TITLE, OPENING, PROVIDER};
+use super::{API, DEFAULT_MAX_TOKENS, MAX_DOCUMENT_TITLE, PROVIDER};
 use crate::content::{
     AssistantContent, DocumentContent, ImageContent, MediaSource, ToolResultContent, UserContent,
 };
 use crate::message::Message;
 use crate::project::{prepare, ChangeKind, Report, Target};
+use crate::providers::shared::turns::{Side, Turns, OPENING};
 use crate::providers::{EncodeError, Encoded, Request};
 use serde_json::{json, Map, Value};
 
@@ -29,7 +30,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     let origins: Vec<usize> = prepared.origins.iter().map(|o| o.index()).collect();
     let mut encoder = Encoder {
         report: prepared.report,
-        turns: Vec::new(),
+        turns: Turns::new("Anthropic", ["user", "assistant"]),
         system: Vec::new(),
     };
     if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
@@ -53,12 +54,16 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
             Message::User(user) => {
                 seen_conversation = true;
                 let blocks = encoder.user_blocks(index, &user.content);
-                encoder.push_turn(index, Role::User, blocks, false);
+                encoder
+                    .turns
+                    .push(&mut encoder.report, index, Side::User, blocks, false);
             }
             Message::Assistant(assistant) => {
                 seen_conversation = true;
                 let blocks = encoder.assistant_blocks(index, &assistant.content);
-                encoder.push_turn(index, Role::Assistant, blocks, false);
+                encoder
+                    .turns
+                    .push(&mut encoder.report, index, Side::Model, blocks, false);
             }
             Message::ToolResult(result) => {
                 seen_conversation = true;
@@ -74,13 +79,21 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
                 if result.is_error {
                     block.insert("is_error".into(), true.into());
                 }
-                encoder.push_turn(index, Role::User, vec![Value::Object(block)], true);
+                encoder.turns.push(
+                    &mut encoder.report,
+                    index,
+                    Side::User,
+                    vec![Value::Object(block)],
+                    true,
+                );
             }
         }
     }
-    encoder.open_with_user();
+    encoder
+        .turns
+        .open_with_user(&mut encoder.report, text_block(OPENING));
     encoder.trim_final_assistant();
-    if encoder.turns.is_empty() {
+    if encoder.turns.list.is_empty() {
         return Err(invalid("messages", "no message left to send"));
     }
 
@@ -95,15 +108,15 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     }
     let messages = encoder
         .turns
-        .into_iter()
-        .map(|turn| {
+        .into_named()
+        .map(|(role, turn)| {
             let mut content = turn.content;
-            if turn.role == Role::User {
+            if turn.side == Side::User {
                 // tool_result blocks must open the user turn that answers the calls.
                 content
                     .sort_by_key(|b| b.get("type").and_then(Value::as_str) != Some("tool_result"));
             }
-            json!({"role": turn.role.as_str(), "content": content})
+            json!({"role": role, "content": content})
         })
         .collect();
     body.insert("messages".into(), Value::Array(messages));
@@ -185,35 +198,9 @@ pub(super) fn invalid(path: impl Into<String>, message: impl Into<String>) -> En
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Role {
-    User,
-    Assistant,
-}
-
-impl Role {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::User => "user",
-            Self::Assistant => "assistant",
-        }
-    }
-}
-
-pub(super) struct Turn {
-    role: Role,
-    content: Vec<Value>,
-    /// The input index of the first message in the turn.
-    first_index: usize,
-    /// The input index of the last message in the turn.
-    last_index: usize,
-    /// Whether the turn so far holds only tool results.
-    only_results: bool,
-}
-
 pub(super) struct Encoder {
     report: Report,
-    turns: Vec<Turn>,
+    turns: Turns,
     system: Vec<Value>,
 }
 
@@ -222,75 +209,10 @@ impl Encoder {
         self.report.record(index, kind, detail);
     }
 
-    /// The conversation must open with a user turn; one that opens with the
-    /// model's gets a short user turn before it.
-    fn open_with_user(&mut self) {
-        let Some(first) = self.turns.first().filter(|t| t.role == Role::Assistant) else {
-            return;
-        };
-        let index = first.first_index;
-        self.turns.insert(
-            0,
-            Turn {
-                role: Role::User,
-                content: vec![text_block(OPENING)],
-                first_index: index,
-                last_index: index,
-                only_results: false,
-            },
-        );
-        self.change(
-            index,
-            ChangeKind::UnsupportedContent,
-            format!("the conversation opened with the model's turn: a user turn `{OPENING}` was put before it"),
-        );
-    }
-
-    fn push_turn(&mut self, index: usize, role: Role, content: Vec<Value>, is_result: bool) {
-        if content.is_empty() {
-            self.change(
-                index,
-                ChangeKind::UnsupportedContent,
-                format!(
-                    "a {} message with nothing Anthropic can take was dropped",
-                    if is_result {
-                        "tool result"
-                    } else {
-                        role.as_str()
-                    }
-                ),
-            );
-            return;
-        }
-        if let Some(last) = self.turns.last_mut() {
-            if last.role == role {
-                let expected = is_result && last.only_results;
-                last.content.extend(content);
-                last.last_index = index;
-                last.only_results &= is_result;
-                if !expected {
-                    self.change(
-                        index,
-                        ChangeKind::MergedTurns,
-                        format!("merged into the previous {} turn", role.as_str()),
-                    );
-                }
-                return;
-            }
-        }
-        self.turns.push(Turn {
-            role,
-            content,
-            first_index: index,
-            last_index: index,
-            only_results: is_result,
-        });
-    }
-
     /// A conversation that ends with an assistant turn asks the model to go on
     /// from it, and Anthropic refuses such a turn when it ends in whitespace.
     fn trim_final_assistant(&mut self) {
-        let Some(turn) = self.turns.last_mut().filter(|t| t.role == Role::Assistant) else {
+        let Some(turn) = self.turns.list.last_mut().filter(|t| t.side == Side::Model) else {
             return;
         };
         let index = turn.last_index;
@@ -308,7 +230,7 @@ impl Encoder {
         if trimmed == 0 {
             turn.content.pop();
             if turn.content.is_empty() {
-                self.turns.pop();
+                self.turns.list.pop();
             }
         }
         self.change(

@@ -8,6 +8,7 @@ use crate::content::{
     AssistantContent, RedactedThinkingContent, TextContent, ThinkingContent, ToolCall,
 };
 use crate::message::{AssistantMessage, StopReason};
+use crate::providers::shared::latch::Latch;
 use crate::providers::{ResponseError, StreamDecode};
 use crate::usage::Usage;
 use serde::Deserialize;
@@ -110,7 +111,7 @@ pub(super) enum Slot {
 /// event ends the message with stopReason `error`.
 #[derive(Debug, Default)]
 pub struct StreamDecoder {
-    events: usize,
+    latch: Latch,
     message: Option<AssistantMessage>,
     slots: BTreeMap<usize, Slot>,
     /// The finished blocks, by stream index (kept in that order).
@@ -120,7 +121,6 @@ pub struct StreamDecoder {
     stop_details: Option<StopDetails>,
     stopped: bool,
     error: Option<String>,
-    failed: Option<(usize, String)>,
 }
 
 impl StreamDecoder {
@@ -131,7 +131,7 @@ impl StreamDecoder {
 
     fn fail(&mut self, event: usize, path: &str, message: impl Into<String>) -> ResponseError {
         let message = message.into();
-        self.failed = Some((event, format!("{path}: {message}")));
+        self.latch.fail(event, format!("{path}: {message}"));
         ResponseError::Invalid {
             event: Some(event),
             path: path.to_owned(),
@@ -171,7 +171,7 @@ impl StreamDecoder {
                         Ok(Some(content)) => message.content.push(content),
                         Ok(None) => {}
                         Err(e) => {
-                            self.failed = Some((index, e.to_string()));
+                            self.latch.fail(index, e.to_string());
                             return Err(e);
                         }
                     }
@@ -366,36 +366,12 @@ impl StreamDecoder {
 
 impl StreamDecode for StreamDecoder {
     fn push(&mut self, event: &str) -> Result<(), ResponseError> {
-        let index = self.events;
-        self.events += 1;
-        if let Some((at, why)) = &self.failed {
-            return Err(ResponseError::Invalid {
-                event: Some(index),
-                path: "stream".to_owned(),
-                message: format!("the stream already failed at event {at}: {why}"),
-            });
-        }
-        let parsed: WireEvent = match serde_json::from_str(event) {
-            Ok(parsed) => parsed,
-            Err(source) => {
-                self.failed = Some((index, format!("invalid JSON: {source}")));
-                return Err(ResponseError::Json {
-                    event: Some(index),
-                    source,
-                });
-            }
-        };
+        let (index, parsed) = self.latch.next::<WireEvent>(event)?;
         self.handle(index, parsed)
     }
 
     fn finish(self) -> Result<AssistantMessage, ResponseError> {
-        if let Some((event, why)) = self.failed {
-            return Err(ResponseError::Invalid {
-                event: Some(event),
-                path: "stream".to_owned(),
-                message: why,
-            });
-        }
+        self.latch.check()?;
         if let Some(error) = self.error {
             let mut message = self.message.unwrap_or_else(base_message);
             message.content.extend(self.done.into_values());
@@ -406,7 +382,7 @@ impl StreamDecode for StreamDecoder {
         }
         let Some(mut message) = self.message else {
             return Err(ResponseError::Truncated {
-                events: self.events,
+                events: self.latch.events(),
                 message: "no message_start".to_owned(),
             });
         };
@@ -418,7 +394,7 @@ impl StreamDecode for StreamDecoder {
                 .map(|(i, _)| i.to_string())
                 .collect::<Vec<_>>();
             return Err(ResponseError::Truncated {
-                events: self.events,
+                events: self.latch.events(),
                 message: if open.is_empty() {
                     "no message_stop".to_owned()
                 } else {
@@ -431,7 +407,7 @@ impl StreamDecode for StreamDecoder {
         }
         if let Some((block, _)) = self.slots.iter().find(|(_, s)| matches!(s, Slot::Open(_))) {
             return Err(ResponseError::Truncated {
-                events: self.events,
+                events: self.latch.events(),
                 message: format!("content block {block} was never stopped"),
             });
         }

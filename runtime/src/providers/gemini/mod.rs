@@ -70,10 +70,6 @@ pub use request::*;
 pub use response::*;
 pub use stream::*;
 
-/// The text of the user turn put before a conversation that opens with the
-/// model's turn (both APIs want a user turn first).
-pub(crate) const OPENING: &str = "(continued)";
-
 /// The provider name written into decoded messages and used for the target.
 pub const PROVIDER: &str = "google";
 /// The API identifier.

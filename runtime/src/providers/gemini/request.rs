@@ -1,11 +1,12 @@
 //! The request encoder.
 
-use super::{API, OPENING, PROVIDER, SKIP_SIGNATURE};
+use super::{API, PROVIDER, SKIP_SIGNATURE};
 use crate::content::{
     AssistantContent, DocumentContent, ImageContent, MediaSource, ToolResultContent, UserContent,
 };
 use crate::message::Message;
 use crate::project::{prepare, ChangeKind, Report, Target};
+use crate::providers::shared::turns::{Side, Turns, OPENING};
 use crate::providers::{EncodeError, Encoded, Request, ToolSpec};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -35,7 +36,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     let origins: Vec<usize> = prepared.origins.iter().map(|o| o.index()).collect();
     let mut encoder = Encoder {
         report: prepared.report,
-        turns: Vec::new(),
+        turns: Turns::new("Gemini", ["user", "model"]),
         system: Vec::new(),
         gemini3: request.model.contains("gemini-3"),
     };
@@ -61,7 +62,9 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
             Message::User(user) => {
                 seen_conversation = true;
                 let parts = encoder.user_parts(index, &user.content);
-                encoder.push_turn(index, Role::User, parts, false);
+                encoder
+                    .turns
+                    .push(&mut encoder.report, index, Side::User, parts, false);
             }
             Message::Assistant(assistant) => {
                 seen_conversation = true;
@@ -69,7 +72,9 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
                     call_names.insert(call.id.clone(), call.name.clone());
                 }
                 let parts = encoder.model_parts(index, &assistant.content);
-                encoder.push_turn(index, Role::Model, parts, false);
+                encoder
+                    .turns
+                    .push(&mut encoder.report, index, Side::Model, parts, false);
             }
             Message::ToolResult(result) => {
                 seen_conversation = true;
@@ -125,12 +130,16 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
                         ));
                     }
                 }
-                encoder.push_turn(index, Role::User, parts, true);
+                encoder
+                    .turns
+                    .push(&mut encoder.report, index, Side::User, parts, true);
             }
         }
     }
-    encoder.open_with_user();
-    if encoder.turns.is_empty() {
+    encoder
+        .turns
+        .open_with_user(&mut encoder.report, json!({ "text": OPENING }));
+    if encoder.turns.list.is_empty() {
         return Err(invalid("contents", "no message left to send"));
     }
 
@@ -144,10 +153,10 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     let mut calls: Vec<String> = Vec::new();
     let contents: Vec<Value> = encoder
         .turns
-        .into_iter()
-        .map(|turn| {
-            let mut parts = turn.parts;
-            if turn.role == Role::User {
+        .into_named()
+        .map(|(role, turn)| {
+            let mut parts = turn.content;
+            if turn.side == Side::User {
                 // Responses first, in the order of the calls they answer.
                 parts.sort_by_key(|p| {
                     let id = p.pointer("/functionResponse/id").and_then(Value::as_str);
@@ -165,7 +174,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
                     .map(str::to_owned)
                     .collect();
             }
-            json!({"role": turn.role.as_str(), "parts": parts})
+            json!({"role": role, "parts": parts})
         })
         .collect();
     body.insert("contents".into(), Value::Array(contents));
@@ -240,32 +249,9 @@ pub(super) fn invalid(path: impl Into<String>, message: impl Into<String>) -> En
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Role {
-    User,
-    Model,
-}
-
-impl Role {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::User => "user",
-            Self::Model => "model",
-        }
-    }
-}
-
-pub(super) struct Turn {
-    role: Role,
-    parts: Vec<Value>,
-    /// The input index of the first message in the turn.
-    first_index: usize,
-    only_results: bool,
-}
-
 pub(super) struct Encoder {
     report: Report,
-    turns: Vec<Turn>,
+    turns: Turns,
     system: Vec<Value>,
     gemini3: bool,
 }
@@ -273,68 +259,6 @@ pub(super) struct Encoder {
 impl Encoder {
     fn change(&mut self, index: usize, kind: ChangeKind, detail: impl Into<String>) {
         self.report.record(index, kind, detail);
-    }
-
-    /// The conversation must open with a user turn; one that opens with the
-    /// model's gets a short user turn before it.
-    fn open_with_user(&mut self) {
-        let Some(first) = self.turns.first().filter(|t| t.role == Role::Model) else {
-            return;
-        };
-        let index = first.first_index;
-        self.turns.insert(
-            0,
-            Turn {
-                role: Role::User,
-                parts: vec![json!({ "text": OPENING })],
-                first_index: index,
-                only_results: false,
-            },
-        );
-        self.change(
-            index,
-            ChangeKind::UnsupportedContent,
-            format!("the conversation opened with the model's turn: a user turn `{OPENING}` was put before it"),
-        );
-    }
-
-    fn push_turn(&mut self, index: usize, role: Role, parts: Vec<Value>, is_result: bool) {
-        if parts.is_empty() {
-            self.change(
-                index,
-                ChangeKind::UnsupportedContent,
-                format!(
-                    "a {} message with nothing Gemini can take was dropped",
-                    if is_result {
-                        "tool result"
-                    } else {
-                        role.as_str()
-                    }
-                ),
-            );
-            return;
-        }
-        if let Some(last) = self.turns.last_mut() {
-            if last.role == role {
-                let expected = is_result && last.only_results;
-                last.parts.extend(parts);
-                last.only_results &= is_result;
-                if !expected {
-                    self.change(
-                        index,
-                        ChangeKind::MergedTurns,
-                        format!("merged into the previous {} turn", role.as_str()),
-                    );
-                }
-                return;
-            }
-        }
-        self.turns.push(Turn {
-            role,
-            parts,
-            first_index: index,
-            only_results: is_result,
-        });
     }
 
     fn user_parts(&mut self, index: usize, content: &[UserContent]) -> Vec<Value> {

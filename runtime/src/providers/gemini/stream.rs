@@ -2,6 +2,7 @@
 
 use super::response::{Folder, WireResponse};
 use crate::message::AssistantMessage;
+use crate::providers::shared::latch::Latch;
 use crate::providers::{ResponseError, StreamDecode};
 
 /// Folds Gemini `streamGenerateContent` chunks (each one a JSON
@@ -20,9 +21,8 @@ use crate::providers::{ResponseError, StreamDecode};
 /// `error`.
 #[derive(Debug, Default)]
 pub struct StreamDecoder {
-    events: usize,
+    latch: Latch,
     folder: Folder,
-    failed: Option<(usize, String)>,
 }
 
 impl StreamDecoder {
@@ -34,46 +34,22 @@ impl StreamDecoder {
 
 impl StreamDecode for StreamDecoder {
     fn push(&mut self, event: &str) -> Result<(), ResponseError> {
-        let index = self.events;
-        self.events += 1;
-        if let Some((at, why)) = &self.failed {
-            return Err(ResponseError::Invalid {
-                event: Some(index),
-                path: "stream".to_owned(),
-                message: format!("the stream already failed at event {at}: {why}"),
-            });
-        }
-        let wire: WireResponse = match serde_json::from_str(event) {
-            Ok(wire) => wire,
-            Err(source) => {
-                self.failed = Some((index, format!("invalid JSON: {source}")));
-                return Err(ResponseError::Json {
-                    event: Some(index),
-                    source,
-                });
-            }
-        };
+        let (index, wire) = self.latch.next::<WireResponse>(event)?;
         if self.folder.error.is_some() {
             return Ok(());
         }
-        self.folder.chunk(wire, Some(index)).inspect_err(|e| {
-            self.failed = Some((index, e.to_string()));
-        })
+        self.folder
+            .chunk(wire, Some(index))
+            .inspect_err(|e| self.latch.fail(index, e.to_string()))
     }
 
     fn finish(self) -> Result<AssistantMessage, ResponseError> {
-        if let Some((event, why)) = self.failed {
-            return Err(ResponseError::Invalid {
-                event: Some(event),
-                path: "stream".to_owned(),
-                message: why,
-            });
-        }
+        self.latch.check()?;
         let folder = self.folder;
         if folder.error.is_none() && folder.finish_reason.is_none() && folder.block_reason.is_none()
         {
             return Err(ResponseError::Truncated {
-                events: self.events,
+                events: self.latch.events(),
                 message: "no chunk carried a finishReason".to_owned(),
             });
         }

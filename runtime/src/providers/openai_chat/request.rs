@@ -4,8 +4,9 @@ use super::{API, PROVIDER};
 use crate::content::{AssistantContent, MediaSource, ToolResultContent, UserContent};
 use crate::message::{AssistantMessage, Message};
 use crate::project::{prepare, ChangeKind, Report, Target};
+use crate::providers::shared::documents::{self, DocumentPart};
+use crate::providers::shared::tools::tool_parameters;
 use crate::providers::{EncodeError, Encoded, Request};
-use base64::Engine as _;
 use serde_json::{json, Map, Value};
 
 /// Encodes `request` as a Chat Completions request body.
@@ -151,15 +152,6 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     })
 }
 
-/// A tool's parameter schema as the API wants it: a JSON object (`{"type":"object"}`
-/// when the spec gave none).
-pub(super) fn tool_parameters(parameters: &Value) -> Value {
-    match parameters {
-        Value::Object(map) if !map.is_empty() => parameters.clone(),
-        _ => json!({"type": "object", "properties": {}}),
-    }
-}
-
 /// A data URL for inline bytes, or the URL itself.
 pub(super) fn media_url(source: &MediaSource) -> String {
     match source {
@@ -223,64 +215,6 @@ pub(super) fn user_parts(index: usize, content: &[UserContent], report: &mut Rep
         }
     }
     parts
-}
-
-pub(super) fn document_part(
-    index: usize,
-    source: &MediaSource,
-    title: Option<&str>,
-    report: &mut Report,
-) -> Value {
-    let name = title.filter(|t| !t.is_empty());
-    match source {
-        MediaSource::Base64 { data, mime_type }
-            if mime_type.eq_ignore_ascii_case("application/pdf") =>
-        {
-            json!({"type": "file", "file": {
-                "filename": name.unwrap_or("document.pdf"),
-                "file_data": format!("data:{mime_type};base64,{data}"),
-            }})
-        }
-        MediaSource::Base64 { data, mime_type } if mime_type.starts_with("text/") => {
-            let decoded = base64::engine::general_purpose::STANDARD
-                .decode(data)
-                .ok()
-                .and_then(|bytes| String::from_utf8(bytes).ok());
-            match decoded {
-                Some(text) => {
-                    report.record(
-                        index,
-                        ChangeKind::UnsupportedContent,
-                        format!("{mime_type} document sent as text"),
-                    );
-                    let heading = name.map(|n| format!("{n}\n\n")).unwrap_or_default();
-                    json!({"type": "text", "text": format!("{heading}{text}")})
-                }
-                None => unsupported_document(index, mime_type, report),
-            }
-        }
-        MediaSource::Base64 { mime_type, .. } => unsupported_document(index, mime_type, report),
-        MediaSource::Url(url) if url.starts_with("file-") => {
-            json!({"type": "file", "file": {"file_id": url}})
-        }
-        MediaSource::Url(url) => {
-            report.record(index,
-                ChangeKind::UnsupportedContent,
-                "document URL sent as a text reference: Chat Completions takes files inline or by file id",
-            );
-            let label = name.map(|n| format!("{n}: ")).unwrap_or_default();
-            json!({"type": "text", "text": format!("[document {label}{url}]")})
-        }
-    }
-}
-
-pub(super) fn unsupported_document(index: usize, mime_type: &str, report: &mut Report) -> Value {
-    report.record(
-        index,
-        ChangeKind::UnsupportedContent,
-        format!("{mime_type} document replaced by a note: only PDF and text documents can be sent"),
-    );
-    json!({"type": "text", "text": format!("[document ({mime_type}) omitted: unsupported type]")})
 }
 
 /// One text part is sent as a plain string.
@@ -349,4 +283,36 @@ pub(super) fn assistant_message(
         value.insert("tool_calls".into(), Value::Array(calls));
     }
     Some(Value::Object(value))
+}
+
+/// A document as Chat Completions takes it: a PDF inline or by file id, a text
+/// document as text, a URL as a text reference.
+fn document_part(
+    index: usize,
+    source: &MediaSource,
+    title: Option<&str>,
+    report: &mut Report,
+) -> Value {
+    match documents::document_part(
+        index,
+        source,
+        title,
+        "only PDF and text documents can be sent",
+        report,
+    ) {
+        DocumentPart::Text(text) => json!({"type": "text", "text": text}),
+        DocumentPart::Pdf { filename, data_url } => {
+            json!({"type": "file", "file": {"filename": filename, "file_data": data_url}})
+        }
+        DocumentPart::FileId(id) => json!({"type": "file", "file": {"file_id": id}}),
+        DocumentPart::Url { url, name } => {
+            report.record(
+                index,
+                ChangeKind::UnsupportedContent,
+                "document URL sent as a text reference: Chat Completions takes files inline or by file id",
+            );
+            let label = name.map(|n| format!("{n}: ")).unwrap_or_default();
+            json!({"type": "text", "text": format!("[document {label}{url}]")})
+        }
+    }
 }

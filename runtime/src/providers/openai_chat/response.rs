@@ -3,6 +3,7 @@
 use super::{API, PROVIDER};
 use crate::content::{AssistantContent, TextContent, ThinkingContent, ToolCall};
 use crate::message::{AssistantMessage, StopReason};
+use crate::providers::shared::arguments::{parse_arguments, wrap_value};
 use crate::providers::ResponseError;
 use crate::usage::Usage;
 use serde::Deserialize;
@@ -164,49 +165,9 @@ pub fn stop_reason(finish_reason: &str) -> StopReason {
     }
 }
 
-/// Parses tool-call arguments. Anything but a JSON object (or nothing) is kept as
-/// `{"value": …}` and reported.
-pub(super) fn parse_arguments(
-    raw: &str,
-    path: &str,
-    warnings: &mut Vec<ResponseError>,
-    event: Option<usize>,
-) -> Map<String, Value> {
-    if raw.trim().is_empty() {
-        return Map::new();
-    }
-    match serde_json::from_str::<Value>(raw) {
-        Ok(Value::Object(map)) => map,
-        Ok(other) => {
-            warnings.push(ResponseError::Invalid {
-                event,
-                path: path.to_owned(),
-                message: "arguments are JSON but not an object; kept as {\"value\": …}".into(),
-            });
-            wrap_value(other)
-        }
-        Err(e) => {
-            warnings.push(ResponseError::Invalid {
-                event,
-                path: path.to_owned(),
-                message: format!(
-                    "arguments are not valid JSON ({e}); kept as the string {{\"value\": …}}"
-                ),
-            });
-            wrap_value(Value::String(raw.to_owned()))
-        }
-    }
-}
-
 pub(super) fn wrap_input(input: String) -> Map<String, Value> {
     let mut map = Map::new();
     map.insert("input".into(), Value::String(input));
-    map
-}
-
-pub(super) fn wrap_value(value: Value) -> Map<String, Value> {
-    let mut map = Map::new();
-    map.insert("value".into(), value);
     map
 }
 
@@ -352,7 +313,7 @@ pub fn decode_response_with_warnings(
             arguments: None,
         });
         let arguments = match function.arguments {
-            Some(Value::String(raw)) => parse_arguments(&raw, &path, &mut warnings, None),
+            Some(Value::String(raw)) => parse_arguments(&raw, &path, None, &mut warnings),
             Some(Value::Object(map)) => map,
             Some(Value::Null) | None => Map::new(),
             Some(other) => {

@@ -1,9 +1,10 @@
 //! The stream decoder.
 
-use super::response::{base_message, parse_arguments, WireError, WireUsage};
+use super::response::{base_message, WireError, WireUsage};
 use super::stop_reason;
 use crate::content::{AssistantContent, TextContent, ThinkingContent, ToolCall};
 use crate::message::{AssistantMessage, StopReason};
+use crate::providers::shared::arguments::parse_arguments;
 use crate::providers::{ResponseError, StreamDecode};
 use crate::usage::Usage;
 use serde::Deserialize;
@@ -162,8 +163,8 @@ impl StreamDecoder {
                     arguments: parse_arguments(
                         &arguments,
                         &format!("content[{position}].arguments"),
-                        &mut warnings,
                         Some(event),
+                        &mut warnings,
                     ),
                     id,
                     name,

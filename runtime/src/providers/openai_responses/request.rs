@@ -4,8 +4,9 @@ use super::{API, MIN_OUTPUT_TOKENS, PROVIDER};
 use crate::content::{AssistantContent, MediaSource, ToolResultContent, UserContent};
 use crate::message::{AssistantMessage, Message};
 use crate::project::{prepare, ChangeKind, Report, Target};
+use crate::providers::shared::documents::{self, DocumentPart};
+use crate::providers::shared::tools::tool_parameters;
 use crate::providers::{EncodeError, Encoded, Request};
-use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
@@ -143,13 +144,6 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     })
 }
 
-pub(super) fn tool_parameters(parameters: &Value) -> Value {
-    match parameters {
-        Value::Object(map) if !map.is_empty() => parameters.clone(),
-        _ => json!({"type": "object", "properties": {}}),
-    }
-}
-
 pub(super) fn image_part(source: &MediaSource) -> Value {
     match source {
         MediaSource::Base64 { data, mime_type } => json!({
@@ -194,63 +188,6 @@ pub(super) fn user_parts(index: usize, content: &[UserContent], report: &mut Rep
         }
     }
     parts
-}
-
-pub(super) fn document_part(
-    index: usize,
-    source: &MediaSource,
-    title: Option<&str>,
-    report: &mut Report,
-) -> Value {
-    let name = title.filter(|t| !t.is_empty());
-    match source {
-        MediaSource::Base64 { data, mime_type }
-            if mime_type.eq_ignore_ascii_case("application/pdf") =>
-        {
-            json!({
-                "type": "input_file",
-                "filename": name.unwrap_or("document.pdf"),
-                "file_data": format!("data:{mime_type};base64,{data}"),
-            })
-        }
-        MediaSource::Base64 { data, mime_type } if mime_type.starts_with("text/") => {
-            let decoded = base64::engine::general_purpose::STANDARD
-                .decode(data)
-                .ok()
-                .and_then(|bytes| String::from_utf8(bytes).ok());
-            match decoded {
-                Some(text) => {
-                    report.record(
-                        index,
-                        ChangeKind::UnsupportedContent,
-                        format!("{mime_type} document sent as text"),
-                    );
-                    let heading = name.map(|n| format!("{n}\n\n")).unwrap_or_default();
-                    json!({"type": "input_text", "text": format!("{heading}{text}")})
-                }
-                None => unsupported_document(index, mime_type, report),
-            }
-        }
-        MediaSource::Base64 { mime_type, .. } => unsupported_document(index, mime_type, report),
-        MediaSource::Url(url) if url.starts_with("file-") => {
-            json!({"type": "input_file", "file_id": url})
-        }
-        MediaSource::Url(url) => {
-            let mut part = json!({"type": "input_file", "file_url": url});
-            if let Some(name) = name {
-                part["filename"] = Value::String(name.to_owned());
-            }
-            part
-        }
-    }
-}
-
-pub(super) fn unsupported_document(index: usize, mime_type: &str, report: &mut Report) -> Value {
-    report.record(index,
-        ChangeKind::UnsupportedContent,
-        format!("{mime_type} document replaced by a note: only PDF and text documents can be sent inline"),
-    );
-    json!({"type": "input_text", "text": format!("[document ({mime_type}) omitted: unsupported type]")})
 }
 
 /// The reasoning item stored in a thinking signature or redacted-thinking data,
@@ -495,4 +432,34 @@ pub(super) fn assistant_items(
         );
     }
     input.extend(kept);
+}
+
+/// A document as the Responses API takes it: an `input_file` inline, by file id
+/// or by URL, or a text document as text.
+fn document_part(
+    index: usize,
+    source: &MediaSource,
+    title: Option<&str>,
+    report: &mut Report,
+) -> Value {
+    match documents::document_part(
+        index,
+        source,
+        title,
+        "only PDF and text documents can be sent inline",
+        report,
+    ) {
+        DocumentPart::Text(text) => json!({"type": "input_text", "text": text}),
+        DocumentPart::Pdf { filename, data_url } => {
+            json!({"type": "input_file", "filename": filename, "file_data": data_url})
+        }
+        DocumentPart::FileId(id) => json!({"type": "input_file", "file_id": id}),
+        DocumentPart::Url { url, name } => {
+            let mut part = json!({"type": "input_file", "file_url": url});
+            if let Some(name) = name {
+                part["filename"] = Value::String(name.to_owned());
+            }
+            part
+        }
+    }
 }

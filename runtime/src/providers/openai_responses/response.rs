@@ -6,6 +6,7 @@ use crate::content::{
     AssistantContent, RedactedThinkingContent, TextContent, ThinkingContent, ToolCall,
 };
 use crate::message::{AssistantMessage, StopReason};
+use crate::providers::shared::arguments::{parse_arguments, wrap_value};
 use crate::providers::ResponseError;
 use crate::usage::Usage;
 use serde::Deserialize;
@@ -193,44 +194,6 @@ pub(super) fn unwrap_parallel(
             Some((name.to_owned(), parameters))
         })
         .collect()
-}
-
-pub(super) fn parse_arguments(
-    raw: &str,
-    path: &str,
-    event: Option<usize>,
-    warnings: &mut Vec<ResponseError>,
-) -> Map<String, Value> {
-    if raw.trim().is_empty() {
-        return Map::new();
-    }
-    match serde_json::from_str::<Value>(raw) {
-        Ok(Value::Object(map)) => map,
-        Ok(other) => {
-            warnings.push(ResponseError::Invalid {
-                event,
-                path: path.to_owned(),
-                message: "arguments are JSON but not an object; kept as {\"value\": …}".into(),
-            });
-            wrap_value(other)
-        }
-        Err(e) => {
-            warnings.push(ResponseError::Invalid {
-                event,
-                path: path.to_owned(),
-                message: format!(
-                    "arguments are not valid JSON ({e}); kept as the string {{\"value\": …}}"
-                ),
-            });
-            wrap_value(Value::String(raw.to_owned()))
-        }
-    }
-}
-
-pub(super) fn wrap_value(value: Value) -> Map<String, Value> {
-    let mut map = Map::new();
-    map.insert("value".into(), value);
-    map
 }
 
 /// Turns output items into content blocks, in order. `event` names the stream
