@@ -137,6 +137,16 @@ pub enum EncodeError {
     },
 }
 
+impl EncodeError {
+    /// [`EncodeError::Invalid`] at `path`.
+    pub(crate) fn invalid(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::Invalid {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
 /// A response body or stream that cannot be decoded.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -167,6 +177,18 @@ pub enum ResponseError {
         /// What was missing.
         message: String,
     },
+}
+
+impl ResponseError {
+    /// The warning for a block of a type agentmsg does not model, which a decoder
+    /// skipped.
+    pub(crate) fn skipped(event: Option<usize>, path: String, kind: &str) -> Self {
+        Self::Invalid {
+            event,
+            path,
+            message: format!("a block of type `{kind}` was skipped: agentmsg does not model it"),
+        }
+    }
 }
 
 fn at_event(event: Option<usize>) -> String {

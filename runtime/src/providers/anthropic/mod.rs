@@ -73,9 +73,9 @@ mod request;
 mod response;
 mod stream;
 
-pub use request::*;
-pub use response::*;
-pub use stream::*;
+pub use request::encode_request;
+pub use response::{decode_response, decode_response_with_warnings, stop_reason};
+pub use stream::StreamDecoder;
 
 /// The longest document `title` Anthropic takes, in characters (its request
 /// schema's `maxLength`); a longer one is cut.

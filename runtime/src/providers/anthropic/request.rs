@@ -23,7 +23,7 @@ pub(super) const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif
 /// message left to send.
 pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     if request.model.trim().is_empty() {
-        return Err(invalid("model", "the model id is empty"));
+        return Err(EncodeError::invalid("model", "the model id is empty"));
     }
     let target = Target::new(request.provider_or(PROVIDER), API, &request.model);
     let prepared = prepare(&request.messages, &target);
@@ -94,7 +94,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
         .open_with_user(&mut encoder.report, text_block(OPENING));
     encoder.trim_final_assistant();
     if encoder.turns.list.is_empty() {
-        return Err(invalid("messages", "no message left to send"));
+        return Err(EncodeError::invalid("messages", "no message left to send"));
     }
 
     let mut body = Map::new();
@@ -124,7 +124,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
         let mut tools = Vec::with_capacity(request.tools.len());
         for (i, tool) in request.tools.iter().enumerate() {
             if request.tools.iter().take(i).any(|t| t.name == tool.name) {
-                return Err(invalid(
+                return Err(EncodeError::invalid(
                     format!("tools[{i}].name"),
                     format!("`{}` is declared twice", tool.name),
                 ));
@@ -150,7 +150,7 @@ pub(super) fn encode_tool(
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
     if !valid_name {
-        return Err(invalid(
+        return Err(EncodeError::invalid(
             format!("tools[{i}].name"),
             format!(
                 "`{}` does not match ^[a-zA-Z0-9_-]{{1,128}}$, which Anthropic requires",
@@ -169,14 +169,14 @@ pub(super) fn encode_tool(
                 Value::Object(map)
             }
             Some(other) => {
-                return Err(invalid(
+                return Err(EncodeError::invalid(
                     format!("tools[{i}].parameters.type"),
                     format!("Anthropic takes only object schemas, found {other}"),
                 ))
             }
         },
         other => {
-            return Err(invalid(
+            return Err(EncodeError::invalid(
                 format!("tools[{i}].parameters"),
                 format!("the schema must be a JSON object, found {other}"),
             ))
@@ -189,13 +189,6 @@ pub(super) fn encode_tool(
     }
     out.insert("input_schema".into(), schema);
     Ok(Value::Object(out))
-}
-
-pub(super) fn invalid(path: impl Into<String>, message: impl Into<String>) -> EncodeError {
-    EncodeError::Invalid {
-        path: path.into(),
-        message: message.into(),
-    }
 }
 
 pub(super) struct Encoder {

@@ -106,6 +106,19 @@ pub(super) enum WireBlock {
 /// [`ResponseError::Json`] when the body is not JSON of the right shape,
 /// [`ResponseError::Invalid`] when a known block is malformed.
 pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
+    decode_response_with_warnings(body).map(|(message, _)| message)
+}
+
+/// [`decode_response`], also returning what was skipped (blocks of a type
+/// agentmsg does not model, such as server-side tool blocks), as
+/// [`ResponseError::Invalid`] values naming the block.
+///
+/// # Errors
+/// As [`decode_response`].
+pub fn decode_response_with_warnings(
+    body: &str,
+) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
+    let mut warnings = Vec::new();
     let wire: WireMessage = serde_json::from_str(body).map_err(|source| ResponseError::Json {
         event: None,
         source,
@@ -118,7 +131,7 @@ pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
                 .as_ref()
                 .map_or_else(|| "unknown error".to_owned(), WireError::describe),
         );
-        return Ok(message);
+        return Ok((message, warnings));
     }
     message.response_id = wire.id;
     if let Some(model) = wire.model {
@@ -132,14 +145,20 @@ pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
         });
     };
     for (i, block) in content.into_iter().enumerate() {
+        let kind = block.get("type").and_then(Value::as_str).map(str::to_owned);
         let block: WireBlock =
             serde_json::from_value(block).map_err(|e| ResponseError::Invalid {
                 event: None,
                 path: format!("content[{i}]"),
                 message: e.to_string(),
             })?;
-        if let Some(content) = block_content(block, None, &format!("content[{i}].input"))? {
-            message.content.push(content);
+        match block_content(block, None, &format!("content[{i}].input"))? {
+            Some(content) => message.content.push(content),
+            None => warnings.push(ResponseError::skipped(
+                None,
+                format!("content[{i}]"),
+                kind.as_deref().unwrap_or_default(),
+            )),
         }
     }
     if let Some(usage) = wire.usage {
@@ -150,7 +169,22 @@ pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
         wire.stop_reason.as_deref(),
         wire.stop_details.as_ref(),
     );
-    Ok(message)
+    Ok((message, warnings))
+}
+
+/// Maps a `stop_reason` to a [`StopReason`]: `end_turn` and `stop_sequence`
+/// stop, `max_tokens` and `model_context_window_exceeded` are `length`,
+/// `tool_use`, `refusal` (`guardRail`) and `pause_turn` (`paused`); any other
+/// is `error`.
+pub fn stop_reason(stop_reason: &str) -> StopReason {
+    match stop_reason {
+        "end_turn" | "stop_sequence" => StopReason::Stop,
+        "max_tokens" | "model_context_window_exceeded" => StopReason::Length,
+        "tool_use" => StopReason::ToolUse,
+        "refusal" => StopReason::GuardRail,
+        "pause_turn" => StopReason::Paused,
+        _ => StopReason::Error,
+    }
 }
 
 pub(super) fn base_message() -> AssistantMessage {
@@ -228,16 +262,14 @@ pub(super) fn apply_stop(
     reason: Option<&str>,
     details: Option<&StopDetails>,
 ) {
-    message.stop_reason = match reason {
-        Some("end_turn" | "stop_sequence") | None => StopReason::Stop,
-        Some("max_tokens" | "model_context_window_exceeded") => StopReason::Length,
-        Some("tool_use") => StopReason::ToolUse,
-        Some("refusal") => StopReason::GuardRail,
-        Some("pause_turn") => StopReason::Paused,
-        Some(other) => {
+    message.stop_reason = match reason.map(stop_reason) {
+        None => StopReason::Stop,
+        Some(StopReason::Error) => {
+            let other = reason.unwrap_or_default();
             message.error_message = Some(format!("unknown stop_reason `{other}`"));
             StopReason::Error
         }
+        Some(known) => known,
     };
     if message.stop_reason == StopReason::GuardRail {
         if let Some(details) = details {

@@ -112,6 +112,9 @@ pub(super) enum Slot {
 #[derive(Debug, Default)]
 pub struct StreamDecoder {
     latch: Latch,
+    /// Blocks of a type agentmsg does not model, reported by
+    /// [`StreamDecoder::finish_with_warnings`].
+    skipped: Vec<ResponseError>,
     message: Option<AssistantMessage>,
     slots: BTreeMap<usize, Slot>,
     /// The finished blocks, by stream index (kept in that order).
@@ -127,6 +130,65 @@ impl StreamDecoder {
     /// A decoder waiting for `message_start`.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// [`finish`](StreamDecode::finish), also returning what was skipped
+    /// (blocks of a type agentmsg does not model) as [`ResponseError::Invalid`]
+    /// values naming their event.
+    ///
+    /// # Errors
+    /// As [`finish`](StreamDecode::finish).
+    pub fn finish_with_warnings(
+        self,
+    ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
+        self.latch.check()?;
+        if let Some(error) = self.error {
+            let mut message = self.message.unwrap_or_else(base_message);
+            message.content.extend(self.done.into_values());
+            message.usage = self.usage;
+            message.stop_reason = StopReason::Error;
+            message.error_message = Some(error);
+            return Ok((message, self.skipped));
+        }
+        let Some(mut message) = self.message else {
+            return Err(ResponseError::Truncated {
+                events: self.latch.events(),
+                message: "no message_start".to_owned(),
+            });
+        };
+        if !self.stopped {
+            let open = self
+                .slots
+                .iter()
+                .filter(|(_, s)| matches!(s, Slot::Open(_)))
+                .map(|(i, _)| i.to_string())
+                .collect::<Vec<_>>();
+            return Err(ResponseError::Truncated {
+                events: self.latch.events(),
+                message: if open.is_empty() {
+                    "no message_stop".to_owned()
+                } else {
+                    format!(
+                        "no message_stop; content blocks {} still open",
+                        open.join(", ")
+                    )
+                },
+            });
+        }
+        if let Some((block, _)) = self.slots.iter().find(|(_, s)| matches!(s, Slot::Open(_))) {
+            return Err(ResponseError::Truncated {
+                events: self.latch.events(),
+                message: format!("content block {block} was never stopped"),
+            });
+        }
+        message.content.extend(self.done.into_values());
+        message.usage = self.usage;
+        apply_stop(
+            &mut message,
+            self.stop_reason.as_deref(),
+            self.stop_details.as_ref(),
+        );
+        Ok((message, self.skipped))
     }
 
     fn fail(&mut self, event: usize, path: &str, message: impl Into<String>) -> ResponseError {
@@ -225,7 +287,14 @@ impl StreamDecoder {
                             json: String::new(),
                         }
                     }
-                    _ => Open::Skipped,
+                    other => {
+                        self.skipped.push(ResponseError::skipped(
+                            Some(index),
+                            format!("content_block[{block}]"),
+                            other.unwrap_or_default(),
+                        ));
+                        Open::Skipped
+                    }
                 };
                 self.slots.insert(block, Slot::Open(open));
             }
@@ -371,53 +440,6 @@ impl StreamDecode for StreamDecoder {
     }
 
     fn finish(self) -> Result<AssistantMessage, ResponseError> {
-        self.latch.check()?;
-        if let Some(error) = self.error {
-            let mut message = self.message.unwrap_or_else(base_message);
-            message.content.extend(self.done.into_values());
-            message.usage = self.usage;
-            message.stop_reason = StopReason::Error;
-            message.error_message = Some(error);
-            return Ok(message);
-        }
-        let Some(mut message) = self.message else {
-            return Err(ResponseError::Truncated {
-                events: self.latch.events(),
-                message: "no message_start".to_owned(),
-            });
-        };
-        if !self.stopped {
-            let open = self
-                .slots
-                .iter()
-                .filter(|(_, s)| matches!(s, Slot::Open(_)))
-                .map(|(i, _)| i.to_string())
-                .collect::<Vec<_>>();
-            return Err(ResponseError::Truncated {
-                events: self.latch.events(),
-                message: if open.is_empty() {
-                    "no message_stop".to_owned()
-                } else {
-                    format!(
-                        "no message_stop; content blocks {} still open",
-                        open.join(", ")
-                    )
-                },
-            });
-        }
-        if let Some((block, _)) = self.slots.iter().find(|(_, s)| matches!(s, Slot::Open(_))) {
-            return Err(ResponseError::Truncated {
-                events: self.latch.events(),
-                message: format!("content block {block} was never stopped"),
-            });
-        }
-        message.content.extend(self.done.into_values());
-        message.usage = self.usage;
-        apply_stop(
-            &mut message,
-            self.stop_reason.as_deref(),
-            self.stop_details.as_ref(),
-        );
-        Ok(message)
+        self.finish_with_warnings().map(|(message, _)| message)
     }
 }

@@ -66,9 +66,9 @@ mod request;
 mod response;
 mod stream;
 
-pub use request::*;
-pub use response::*;
-pub use stream::*;
+pub use request::encode_request;
+pub use response::{decode_response, decode_response_with_warnings, stop_reason};
+pub use stream::StreamDecoder;
 
 /// The provider name written into decoded messages and used for the target.
 pub const PROVIDER: &str = "google";

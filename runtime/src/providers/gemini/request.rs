@@ -29,7 +29,7 @@ pub(super) const IMAGE_TYPES: [&str; 5] = [
 /// left to send.
 pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     if request.model.trim().is_empty() {
-        return Err(invalid("model", "the model id is empty"));
+        return Err(EncodeError::invalid("model", "the model id is empty"));
     }
     let target = Target::new(request.provider_or(PROVIDER), API, &request.model);
     let prepared = prepare(&request.messages, &target);
@@ -140,7 +140,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
         .turns
         .open_with_user(&mut encoder.report, json!({ "text": OPENING }));
     if encoder.turns.list.is_empty() {
-        return Err(invalid("contents", "no message left to send"));
+        return Err(EncodeError::invalid("contents", "no message left to send"));
     }
 
     let mut body = Map::new();
@@ -182,7 +182,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
         let mut declarations = Vec::with_capacity(request.tools.len());
         for (i, tool) in request.tools.iter().enumerate() {
             if request.tools.iter().take(i).any(|t| t.name == tool.name) {
-                return Err(invalid(
+                return Err(EncodeError::invalid(
                     format!("tools[{i}].name"),
                     format!("`{}` is declared twice", tool.name),
                 ));
@@ -214,7 +214,7 @@ pub(super) fn encode_tool(i: usize, tool: &ToolSpec) -> Result<Value, EncodeErro
             .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':' | '-'));
     if !valid_name {
-        return Err(invalid(
+        return Err(EncodeError::invalid(
             format!("tools[{i}].name"),
             format!(
                 "`{}` is not a Gemini function name (a letter or `_`, then letters, digits, `_ . : -`; at most 64)",
@@ -227,7 +227,7 @@ pub(super) fn encode_tool(i: usize, tool: &ToolSpec) -> Result<Value, EncodeErro
         Value::Object(map) if map.is_empty() => None,
         Value::Object(map) => Some(Value::Object(map.clone())),
         other => {
-            return Err(invalid(
+            return Err(EncodeError::invalid(
                 format!("tools[{i}].parameters"),
                 format!("the schema must be a JSON object, found {other}"),
             ))
@@ -240,13 +240,6 @@ pub(super) fn encode_tool(i: usize, tool: &ToolSpec) -> Result<Value, EncodeErro
         out.insert("parametersJsonSchema".into(), schema);
     }
     Ok(Value::Object(out))
-}
-
-pub(super) fn invalid(path: impl Into<String>, message: impl Into<String>) -> EncodeError {
-    EncodeError::Invalid {
-        path: path.into(),
-        message: message.into(),
-    }
 }
 
 pub(super) struct Encoder {

@@ -1,10 +1,13 @@
 //! The response decoder.
 
+use std::collections::BTreeMap;
+
 use super::{API, PROVIDER};
 use crate::content::{AssistantContent, TextContent, ThinkingContent, ToolCall};
 use crate::message::{now_ms, AssistantMessage, StopReason};
 use crate::providers::ResponseError;
 use crate::usage::Usage;
+use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -55,6 +58,10 @@ pub(super) struct WirePart {
     pub(super) thought_signature: Option<String>,
     #[serde(default)]
     pub(super) function_call: Option<WireFunctionCall>,
+    /// The other fields (`inlineData`, `executableCode`…), by name, for the
+    /// warning that says what was skipped.
+    #[serde(flatten)]
+    pub(super) rest: BTreeMap<String, IgnoredAny>,
 }
 
 #[derive(Deserialize)]
@@ -197,6 +204,8 @@ pub(super) struct Builder {
     /// The content index of a function call whose arguments are still streaming,
     /// and the JSON path of a string that continues in the next piece.
     pub(super) streaming: Option<(usize, Option<String>)>,
+    /// Parts of a kind agentmsg does not model, reported as warnings.
+    pub(super) skipped: Vec<ResponseError>,
 }
 
 impl Builder {
@@ -205,6 +214,7 @@ impl Builder {
             content: Vec::new(),
             open: OpenText::None,
             streaming: None,
+            skipped: Vec::new(),
         }
     }
 
@@ -272,6 +282,9 @@ impl Builder {
                 // inlineData, executableCode, codeExecutionResult… are not modelled;
                 // their signature is kept on an empty text block.
                 self.open = OpenText::None;
+                let kind = part.rest.keys().next().map_or("unknown", String::as_str);
+                self.skipped
+                    .push(ResponseError::skipped(event, path.to_owned(), kind));
                 if let Some(signature) = signature {
                     self.content.push(AssistantContent::Text(
                         TextContent::new("").with_signature(signature),
@@ -500,6 +513,18 @@ pub(super) fn slot_at<'a>(
 /// [`ResponseError::Json`] when the body is not JSON of the right shape,
 /// [`ResponseError::Invalid`] when a part is malformed.
 pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
+    decode_response_with_warnings(body).map(|(message, _)| message)
+}
+
+/// [`decode_response`], also returning what was skipped (parts of a kind
+/// agentmsg does not model, such as `executableCode`), as
+/// [`ResponseError::Invalid`] values naming the part.
+///
+/// # Errors
+/// As [`decode_response`].
+pub fn decode_response_with_warnings(
+    body: &str,
+) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
     let wire: WireResponse = serde_json::from_str(body).map_err(|source| ResponseError::Json {
         event: None,
         source,
@@ -513,7 +538,28 @@ pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
             folder.error = Some("the response has no candidates".to_owned());
         }
     }
-    Ok(folder.into_message())
+    let warnings = folder.take_warnings();
+    Ok((folder.into_message(), warnings))
+}
+
+/// Maps a `finishReason` to a [`StopReason`]: `STOP` (and none) stop (a
+/// message with function calls is `toolUse`), `MAX_TOKENS` is `length`, the
+/// safety reasons (`SAFETY`, `RECITATION`, `BLOCKLIST`, …) are `guardRail`, any
+/// other is `error`.
+pub fn stop_reason(finish_reason: &str) -> StopReason {
+    match finish_reason {
+        "STOP" | "FINISH_REASON_UNSPECIFIED" | "" => StopReason::Stop,
+        "MAX_TOKENS" => StopReason::Length,
+        "SAFETY"
+        | "RECITATION"
+        | "BLOCKLIST"
+        | "PROHIBITED_CONTENT"
+        | "SPII"
+        | "IMAGE_SAFETY"
+        | "IMAGE_PROHIBITED_CONTENT"
+        | "IMAGE_RECITATION" => StopReason::GuardRail,
+        _ => StopReason::Error,
+    }
 }
 
 #[derive(Debug, Default)]
@@ -580,6 +626,14 @@ impl Folder {
         Ok(())
     }
 
+    /// The warnings of the parts folded so far, taken out.
+    pub(super) fn take_warnings(&mut self) -> Vec<ResponseError> {
+        self.builder
+            .as_mut()
+            .map(|b| std::mem::take(&mut b.skipped))
+            .unwrap_or_default()
+    }
+
     pub(super) fn into_message(self) -> AssistantMessage {
         let mut message = AssistantMessage {
             api: API.to_owned(),
@@ -608,24 +662,9 @@ impl Folder {
         }
         let has_calls = message.tool_calls().next().is_some();
         let reason = self.finish_reason.unwrap_or_default();
-        message.stop_reason = match reason.as_str() {
-            "STOP" | "FINISH_REASON_UNSPECIFIED" | "" => {
-                if has_calls {
-                    StopReason::ToolUse
-                } else {
-                    StopReason::Stop
-                }
-            }
-            "MAX_TOKENS" => StopReason::Length,
-            "SAFETY"
-            | "RECITATION"
-            | "BLOCKLIST"
-            | "PROHIBITED_CONTENT"
-            | "SPII"
-            | "IMAGE_SAFETY"
-            | "IMAGE_PROHIBITED_CONTENT"
-            | "IMAGE_RECITATION" => StopReason::GuardRail,
-            _ => StopReason::Error,
+        message.stop_reason = match stop_reason(&reason) {
+            StopReason::Stop if has_calls => StopReason::ToolUse,
+            other => other,
         };
         if matches!(
             message.stop_reason,

@@ -30,6 +30,28 @@ impl StreamDecoder {
     pub fn new() -> Self {
         Self::default()
     }
+
+    /// [`finish`](StreamDecode::finish), also returning what was skipped
+    /// (parts of a kind agentmsg does not model) as [`ResponseError::Invalid`]
+    /// values naming their chunk.
+    ///
+    /// # Errors
+    /// As [`finish`](StreamDecode::finish).
+    pub fn finish_with_warnings(
+        self,
+    ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
+        self.latch.check()?;
+        let mut folder = self.folder;
+        if folder.error.is_none() && folder.finish_reason.is_none() && folder.block_reason.is_none()
+        {
+            return Err(ResponseError::Truncated {
+                events: self.latch.events(),
+                message: "no chunk carried a finishReason".to_owned(),
+            });
+        }
+        let warnings = folder.take_warnings();
+        Ok((folder.into_message(), warnings))
+    }
 }
 
 impl StreamDecode for StreamDecoder {
@@ -44,15 +66,6 @@ impl StreamDecode for StreamDecoder {
     }
 
     fn finish(self) -> Result<AssistantMessage, ResponseError> {
-        self.latch.check()?;
-        let folder = self.folder;
-        if folder.error.is_none() && folder.finish_reason.is_none() && folder.block_reason.is_none()
-        {
-            return Err(ResponseError::Truncated {
-                events: self.latch.events(),
-                message: "no chunk carried a finishReason".to_owned(),
-            });
-        }
-        Ok(folder.into_message())
+        self.finish_with_warnings().map(|(message, _)| message)
     }
 }

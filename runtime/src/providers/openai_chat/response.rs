@@ -4,38 +4,11 @@ use super::{API, PROVIDER};
 use crate::content::{AssistantContent, TextContent, ThinkingContent, ToolCall};
 use crate::message::{AssistantMessage, StopReason};
 use crate::providers::shared::arguments::{parse_arguments, wrap_value};
+pub(super) use crate::providers::shared::openai_error::WireError;
 use crate::providers::ResponseError;
 use crate::usage::Usage;
 use serde::Deserialize;
 use serde_json::{Map, Value};
-
-#[derive(Deserialize)]
-pub(super) struct WireError {
-    #[serde(default)]
-    pub(super) message: Option<String>,
-    #[serde(default, rename = "type")]
-    pub(super) kind: Option<String>,
-    #[serde(default)]
-    pub(super) code: Option<Value>,
-}
-
-impl WireError {
-    pub(super) fn describe(&self) -> String {
-        let mut text = self
-            .message
-            .clone()
-            .unwrap_or_else(|| "unknown error".into());
-        let code = match &self.code {
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(Value::Number(n)) => Some(n.to_string()),
-            _ => None,
-        };
-        if let Some(label) = code.or_else(|| self.kind.clone()) {
-            text = format!("{label}: {text}");
-        }
-        text
-    }
-}
 
 #[derive(Deserialize, Default)]
 pub(super) struct WireUsage {

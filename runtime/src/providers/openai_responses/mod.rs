@@ -65,9 +65,9 @@ mod request;
 mod response;
 mod stream;
 
-pub use request::*;
-pub use response::*;
-pub use stream::*;
+pub use request::encode_request;
+pub use response::{decode_response, decode_response_with_warnings, stop_reason};
+pub use stream::StreamDecoder;
 
 /// The api id of the Responses API.
 pub const API: &str = "openai-responses";

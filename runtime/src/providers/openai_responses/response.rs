@@ -7,38 +7,11 @@ use crate::content::{
 };
 use crate::message::{AssistantMessage, StopReason};
 use crate::providers::shared::arguments::{parse_arguments, wrap_value};
+pub(super) use crate::providers::shared::openai_error::WireError;
 use crate::providers::ResponseError;
 use crate::usage::Usage;
 use serde::Deserialize;
 use serde_json::{Map, Value};
-
-#[derive(Deserialize)]
-pub(super) struct WireError {
-    #[serde(default)]
-    pub(super) message: Option<String>,
-    #[serde(default, rename = "type")]
-    pub(super) kind: Option<String>,
-    #[serde(default)]
-    pub(super) code: Option<Value>,
-}
-
-impl WireError {
-    pub(super) fn describe(&self) -> String {
-        let mut text = self
-            .message
-            .clone()
-            .unwrap_or_else(|| "unknown error".into());
-        let code = match &self.code {
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(Value::Number(n)) => Some(n.to_string()),
-            _ => None,
-        };
-        if let Some(label) = code.or_else(|| self.kind.clone()) {
-            text = format!("{label}: {text}");
-        }
-        text
-    }
-}
 
 #[derive(Deserialize, Default, Clone)]
 pub(super) struct WireUsage {
@@ -385,17 +358,16 @@ pub(super) fn build_message(
         .incomplete_details
         .as_ref()
         .and_then(|d| d.reason.as_deref());
-    message.stop_reason = match response.status.as_deref() {
-        Some("completed") | None if has_calls => StopReason::ToolUse,
-        Some("completed") | None => StopReason::Stop,
-        Some("incomplete") if reason == Some("content_filter") => StopReason::GuardRail,
-        Some("incomplete") => StopReason::Length,
-        Some("cancelled") => StopReason::Aborted,
-        Some("failed") => StopReason::Error,
-        Some(other) => {
-            message.error_message = Some(format!("the response did not finish (status `{other}`)"));
+    let status = response.status.as_deref().unwrap_or("completed");
+    message.stop_reason = match stop_reason(status) {
+        StopReason::Stop if has_calls => StopReason::ToolUse,
+        StopReason::Length if reason == Some("content_filter") => StopReason::GuardRail,
+        StopReason::Error if status != "failed" => {
+            message.error_message =
+                Some(format!("the response did not finish (status `{status}`)"));
             StopReason::Error
         }
+        other => other,
     };
     if refused && message.stop_reason == StopReason::Stop {
         message.stop_reason = StopReason::GuardRail;
@@ -407,6 +379,19 @@ pub(super) fn build_message(
         message.error_message = Some("the response failed".into());
     }
     message
+}
+
+/// Maps a response `status` to a [`StopReason`]: `completed` stops (a message
+/// with function calls is `toolUse`), `incomplete` is `length` (`guardRail` when
+/// `incomplete_details.reason` is `content_filter`), `cancelled` is `aborted`,
+/// `failed` and any other status (`in_progress`, `queued`) are `error`.
+pub fn stop_reason(status: &str) -> StopReason {
+    match status {
+        "completed" => StopReason::Stop,
+        "incomplete" => StopReason::Length,
+        "cancelled" => StopReason::Aborted,
+        _ => StopReason::Error,
+    }
 }
 
 /// Decodes a non-streaming Responses body (or an error body `{"error":{…}}`,
