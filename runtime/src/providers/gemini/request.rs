@@ -4,7 +4,7 @@ use super::{API, PROVIDER, SKIP_SIGNATURE};
 use crate::content::{
     AssistantContent, DocumentContent, ImageContent, MediaSource, ToolResultContent, UserContent,
 };
-use crate::message::Message;
+use crate::message::{Message, ToolResultMessage};
 use crate::project::{prepare, ChangeKind, Report, Target};
 use crate::providers::shared::turns::{Side, Turns, OPENING};
 use crate::providers::{EncodeError, Encoded, Request, ToolSpec};
@@ -39,102 +39,15 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
         turns: Turns::new("Gemini", ["user", "model"]),
         system: Vec::new(),
         gemini3: request.model.contains("gemini-3"),
+        call_names: BTreeMap::new(),
     };
     if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
         encoder.system.push(json!({ "text": system }));
     }
     let mut seen_conversation = false;
-    let mut call_names: BTreeMap<String, String> = BTreeMap::new();
     for (message, &index) in prepared.messages.iter().zip(&origins) {
-        match message {
-            Message::System(system) => {
-                if seen_conversation {
-                    encoder.change(
-                        index,
-                        ChangeKind::UnsupportedContent,
-                        "a system message in the conversation was moved to `systemInstruction`",
-                    );
-                }
-                for block in system.content.iter().filter(|t| !t.text.is_empty()) {
-                    encoder.system.push(json!({ "text": block.text }));
-                }
-            }
-            Message::User(user) => {
-                seen_conversation = true;
-                let parts = encoder.user_parts(index, &user.content);
-                encoder
-                    .turns
-                    .push(&mut encoder.report, index, Side::User, parts, false);
-            }
-            Message::Assistant(assistant) => {
-                seen_conversation = true;
-                for call in assistant.tool_calls() {
-                    call_names.insert(call.id.clone(), call.name.clone());
-                }
-                let parts = encoder.model_parts(index, &assistant.content);
-                encoder
-                    .turns
-                    .push(&mut encoder.report, index, Side::Model, parts, false);
-            }
-            Message::ToolResult(result) => {
-                seen_conversation = true;
-                let text = result
-                    .content
-                    .iter()
-                    .filter_map(|c| match c {
-                        ToolResultContent::Text(t) => Some(t.text.as_str()),
-                        ToolResultContent::Image(_) => None,
-                    })
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                let response = if result.is_error {
-                    json!({ "error": text })
-                } else {
-                    json!({ "output": text })
-                };
-                // Gemini matches a response to its call by name: take the
-                // call's when the result has none.
-                let name = match result.tool_name.as_str() {
-                    "" => call_names
-                        .get(&result.tool_call_id)
-                        .cloned()
-                        .unwrap_or_default(),
-                    name => name.to_owned(),
-                };
-                let mut parts = vec![json!({"functionResponse": {
-                    "id": result.tool_call_id,
-                    "name": name,
-                    "response": response,
-                }})];
-                let images: Vec<&ImageContent> = result
-                    .content
-                    .iter()
-                    .filter_map(|c| match c {
-                        ToolResultContent::Image(image) => Some(image),
-                        ToolResultContent::Text(_) => None,
-                    })
-                    .collect();
-                if !images.is_empty() {
-                    encoder.change(
-                        index,
-                        ChangeKind::MovedImages,
-                        format!(
-                            "{} image(s) of the tool result sent as parts after the function responses",
-                            images.len()
-                        ),
-                    );
-                    for image in images {
-                        parts.push(media_part(
-                            &image.source,
-                            guess_mime(&image.source, "image/png"),
-                        ));
-                    }
-                }
-                encoder
-                    .turns
-                    .push(&mut encoder.report, index, Side::User, parts, true);
-            }
-        }
+        encoder.message(index, message, seen_conversation);
+        seen_conversation |= !matches!(message, Message::System(_));
     }
     encoder
         .turns
@@ -150,14 +63,31 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
             json!({ "parts": encoder.system }),
         );
     }
+    body.insert("contents".into(), Value::Array(contents(encoder.turns)));
+    if let Some(tools) = encode_tools(&request.tools)? {
+        body.insert("tools".into(), tools);
+    }
+    if let Some(max) = request.max_tokens {
+        body.insert(
+            "generationConfig".into(),
+            json!({ "maxOutputTokens": max.min(i32::MAX as u32) }),
+        );
+    }
+    Ok(Encoded {
+        body: Value::Object(body),
+        report: encoder.report,
+    })
+}
+
+/// The `contents`: each user turn puts its function responses first, in the
+/// order of the calls they answer.
+fn contents(turns: Turns) -> Vec<Value> {
     let mut calls: Vec<String> = Vec::new();
-    let contents: Vec<Value> = encoder
-        .turns
+    turns
         .into_named()
         .map(|(role, turn)| {
             let mut parts = turn.content;
             if turn.side == Side::User {
-                // Responses first, in the order of the calls they answer.
                 parts.sort_by_key(|p| {
                     let id = p.pointer("/functionResponse/id").and_then(Value::as_str);
                     match id {
@@ -176,34 +106,25 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
             }
             json!({"role": role, "parts": parts})
         })
-        .collect();
-    body.insert("contents".into(), Value::Array(contents));
-    if !request.tools.is_empty() {
-        let mut declarations = Vec::with_capacity(request.tools.len());
-        for (i, tool) in request.tools.iter().enumerate() {
-            if request.tools.iter().take(i).any(|t| t.name == tool.name) {
-                return Err(EncodeError::invalid(
-                    format!("tools[{i}].name"),
-                    format!("`{}` is declared twice", tool.name),
-                ));
-            }
-            declarations.push(encode_tool(i, tool)?);
+        .collect()
+}
+
+/// The `tools` entry: one `functionDeclarations` list, or `None` for no tools.
+fn encode_tools(tools: &[ToolSpec]) -> Result<Option<Value>, EncodeError> {
+    if tools.is_empty() {
+        return Ok(None);
+    }
+    let mut declarations = Vec::with_capacity(tools.len());
+    for (i, tool) in tools.iter().enumerate() {
+        if tools.iter().take(i).any(|t| t.name == tool.name) {
+            return Err(EncodeError::invalid(
+                format!("tools[{i}].name"),
+                format!("`{}` is declared twice", tool.name),
+            ));
         }
-        body.insert(
-            "tools".into(),
-            json!([{ "functionDeclarations": declarations }]),
-        );
+        declarations.push(encode_tool(i, tool)?);
     }
-    if let Some(max) = request.max_tokens {
-        body.insert(
-            "generationConfig".into(),
-            json!({ "maxOutputTokens": max.min(i32::MAX as u32) }),
-        );
-    }
-    Ok(Encoded {
-        body: Value::Object(body),
-        report: encoder.report,
-    })
+    Ok(Some(json!([{ "functionDeclarations": declarations }])))
 }
 
 pub(super) fn encode_tool(i: usize, tool: &ToolSpec) -> Result<Value, EncodeError> {
@@ -247,9 +168,100 @@ pub(super) struct Encoder {
     turns: Turns,
     system: Vec<Value>,
     gemini3: bool,
+    /// The name of each tool call so far, by id (a function response names its call).
+    call_names: BTreeMap<String, String>,
 }
 
 impl Encoder {
+    /// Adds one prepared message of input `index`; `seen_conversation` says
+    /// whether a message other than a system message came before it.
+    fn message(&mut self, index: usize, message: &Message, seen_conversation: bool) {
+        let (side, parts, is_result) = match message {
+            Message::System(system) => {
+                if seen_conversation {
+                    self.change(
+                        index,
+                        ChangeKind::UnsupportedContent,
+                        "a system message in the conversation was moved to `systemInstruction`",
+                    );
+                }
+                for block in system.content.iter().filter(|t| !t.text.is_empty()) {
+                    self.system.push(json!({ "text": block.text }));
+                }
+                return;
+            }
+            Message::User(user) => (Side::User, self.user_parts(index, &user.content), false),
+            Message::Assistant(assistant) => {
+                for call in assistant.tool_calls() {
+                    self.call_names.insert(call.id.clone(), call.name.clone());
+                }
+                let parts = self.model_parts(index, &assistant.content);
+                (Side::Model, parts, false)
+            }
+            Message::ToolResult(result) => (Side::User, self.result_parts(index, result), true),
+        };
+        self.turns
+            .push(&mut self.report, index, side, parts, is_result);
+    }
+
+    /// A tool result: its `functionResponse`, then its images as parts.
+    fn result_parts(&mut self, index: usize, result: &ToolResultMessage) -> Vec<Value> {
+        let text = result
+            .content
+            .iter()
+            .filter_map(|c| match c {
+                ToolResultContent::Text(t) => Some(t.text.as_str()),
+                ToolResultContent::Image(_) => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let response = if result.is_error {
+            json!({ "error": text })
+        } else {
+            json!({ "output": text })
+        };
+        // Gemini matches a response to its call by name: take the call's when
+        // the result has none.
+        let name = match result.tool_name.as_str() {
+            "" => self
+                .call_names
+                .get(&result.tool_call_id)
+                .cloned()
+                .unwrap_or_default(),
+            name => name.to_owned(),
+        };
+        let mut parts = vec![json!({"functionResponse": {
+            "id": result.tool_call_id,
+            "name": name,
+            "response": response,
+        }})];
+        let images: Vec<&ImageContent> = result
+            .content
+            .iter()
+            .filter_map(|c| match c {
+                ToolResultContent::Image(image) => Some(image),
+                ToolResultContent::Text(_) => None,
+            })
+            .collect();
+        if !images.is_empty() {
+            self.change(
+                index,
+                ChangeKind::MovedImages,
+                format!(
+                    "{} image(s) of the tool result sent as parts after the function responses",
+                    images.len()
+                ),
+            );
+            for image in images {
+                parts.push(media_part(
+                    &image.source,
+                    guess_mime(&image.source, "image/png"),
+                ));
+            }
+        }
+        parts
+    }
+
     fn change(&mut self, index: usize, kind: ChangeKind, detail: impl Into<String>) {
         self.report.record(index, kind, detail);
     }

@@ -3,7 +3,7 @@
 use super::{API, PROVIDER};
 use crate::content::{AssistantContent, TextContent, ThinkingContent, ToolCall};
 use crate::message::{AssistantMessage, StopReason};
-use crate::providers::shared::arguments::{parse_arguments, wrap_value};
+use crate::providers::shared::arguments::arguments_value;
 pub(super) use crate::providers::shared::openai_error::WireError;
 use crate::providers::ResponseError;
 use crate::usage::Usage;
@@ -213,7 +213,6 @@ pub fn decode_response_with_warnings(
             message: "no choice in the response".into(),
         })?;
     let wire_message = choice.message.unwrap_or_default();
-    let mut refused = false;
     if let Some(reasoning) = wire_message
         .reasoning_content
         .or(wire_message.reasoning)
@@ -223,11 +222,38 @@ pub fn decode_response_with_warnings(
             .content
             .push(AssistantContent::Thinking(ThinkingContent::new(reasoning)));
     }
-    match wire_message.content {
+    let mut refused = text_content(wire_message.content, &mut message.content, &mut warnings);
+    if let Some(refusal) = wire_message.refusal.filter(|r| !r.is_empty()) {
+        refused = true;
+        message
+            .content
+            .push(AssistantContent::Text(TextContent::new(refusal)));
+    }
+    for (i, call) in wire_message.tool_calls.into_iter().enumerate() {
+        message.content.push(tool_call(i, call, &mut warnings));
+    }
+    message.stop_reason = match choice.finish_reason.as_deref() {
+        Some(reason) => stop_reason(reason),
+        None if message.tool_calls().next().is_some() => StopReason::ToolUse,
+        None => StopReason::Stop,
+    };
+    if refused && message.stop_reason == StopReason::Stop {
+        message.stop_reason = StopReason::GuardRail;
+    }
+    Ok((message, warnings))
+}
+
+/// The message's `content`: a string, or an array of `text` and `refusal`
+/// parts (others are reported). Whether a refusal was among them.
+fn text_content(
+    content: Option<Value>,
+    out: &mut Vec<AssistantContent>,
+    warnings: &mut Vec<ResponseError>,
+) -> bool {
+    let mut refused = false;
+    match content {
         Some(Value::String(text)) if !text.is_empty() => {
-            message
-                .content
-                .push(AssistantContent::Text(TextContent::new(text)));
+            out.push(AssistantContent::Text(TextContent::new(text)));
         }
         Some(Value::Array(parts)) => {
             for (i, part) in parts.iter().enumerate() {
@@ -236,16 +262,12 @@ pub fn decode_response_with_warnings(
                     part.get("text").and_then(Value::as_str),
                 ) {
                     (Some("text"), Some(text)) => {
-                        message
-                            .content
-                            .push(AssistantContent::Text(TextContent::new(text)));
+                        out.push(AssistantContent::Text(TextContent::new(text)));
                     }
                     (Some("refusal"), _) => {
                         if let Some(text) = part.get("refusal").and_then(Value::as_str) {
                             refused = true;
-                            message
-                                .content
-                                .push(AssistantContent::Text(TextContent::new(text)));
+                            out.push(AssistantContent::Text(TextContent::new(text)));
                         }
                     }
                     _ => warnings.push(ResponseError::Invalid {
@@ -258,61 +280,39 @@ pub fn decode_response_with_warnings(
         }
         _ => {}
     }
-    if let Some(refusal) = wire_message.refusal.filter(|r| !r.is_empty()) {
-        refused = true;
-        message
-            .content
-            .push(AssistantContent::Text(TextContent::new(refusal)));
-    }
-    for (i, call) in wire_message.tool_calls.into_iter().enumerate() {
-        if let Some(custom) = call.custom {
-            warnings.push(ResponseError::Invalid {
-                event: None,
-                path: format!("choices[0].message.tool_calls[{i}]"),
-                message: "custom tool call kept as a tool call with arguments {\"input\": …}"
-                    .into(),
-            });
-            message.content.push(AssistantContent::ToolCall(ToolCall {
-                id: call.id.unwrap_or_default(),
-                name: custom.name.unwrap_or_default(),
-                arguments: wrap_input(custom.input.unwrap_or_default()),
-                signature: None,
-            }));
-            continue;
-        }
-        let path = format!("choices[0].message.tool_calls[{i}].function.arguments");
-        let function = call.function.unwrap_or(WireFunction {
-            name: None,
-            arguments: None,
+    refused
+}
+
+/// Tool call `i` of the message: a function call, or a custom tool call kept
+/// with arguments `{"input": …}` (reported).
+fn tool_call(i: usize, call: WireToolCall, warnings: &mut Vec<ResponseError>) -> AssistantContent {
+    if let Some(custom) = call.custom {
+        warnings.push(ResponseError::Invalid {
+            event: None,
+            path: format!("choices[0].message.tool_calls[{i}]"),
+            message: "custom tool call kept as a tool call with arguments {\"input\": …}".into(),
         });
-        let arguments = match function.arguments {
-            Some(Value::String(raw)) => parse_arguments(&raw, &path, None, &mut warnings),
-            Some(Value::Object(map)) => map,
-            Some(Value::Null) | None => Map::new(),
-            Some(other) => {
-                warnings.push(ResponseError::Invalid {
-                    event: None,
-                    path,
-                    message: "arguments are neither a string nor an object; kept as {\"value\": …}"
-                        .into(),
-                });
-                wrap_value(other)
-            }
-        };
-        message.content.push(AssistantContent::ToolCall(ToolCall {
+        return AssistantContent::ToolCall(ToolCall {
             id: call.id.unwrap_or_default(),
-            name: function.name.unwrap_or_default(),
-            arguments,
+            name: custom.name.unwrap_or_default(),
+            arguments: wrap_input(custom.input.unwrap_or_default()),
             signature: None,
-        }));
+        });
     }
-    message.stop_reason = match choice.finish_reason.as_deref() {
-        Some(reason) => stop_reason(reason),
-        None if message.tool_calls().next().is_some() => StopReason::ToolUse,
-        None => StopReason::Stop,
-    };
-    if refused && message.stop_reason == StopReason::Stop {
-        message.stop_reason = StopReason::GuardRail;
-    }
-    Ok((message, warnings))
+    let function = call.function.unwrap_or(WireFunction {
+        name: None,
+        arguments: None,
+    });
+    let arguments = arguments_value(
+        function.arguments,
+        format!("choices[0].message.tool_calls[{i}].function.arguments"),
+        None,
+        warnings,
+    );
+    AssistantContent::ToolCall(ToolCall {
+        id: call.id.unwrap_or_default(),
+        name: function.name.unwrap_or_default(),
+        arguments,
+        signature: None,
+    })
 }

@@ -6,7 +6,7 @@ use crate::content::{
     AssistantContent, RedactedThinkingContent, TextContent, ThinkingContent, ToolCall,
 };
 use crate::message::{AssistantMessage, StopReason};
-use crate::providers::shared::arguments::{parse_arguments, wrap_value};
+use crate::providers::shared::arguments::arguments_value;
 pub(super) use crate::providers::shared::openai_error::WireError;
 use crate::providers::ResponseError;
 use crate::usage::Usage;
@@ -176,161 +176,181 @@ pub(super) fn output_content(
     event: Option<usize>,
     warnings: &mut Vec<ResponseError>,
 ) -> (Vec<AssistantContent>, bool) {
-    let mut content = Vec::new();
-    let mut refused = false;
+    let mut out = Output {
+        content: Vec::new(),
+        refused: false,
+        event,
+        warnings,
+    };
     for (i, raw) in output.iter().enumerate() {
         let item = match WireItem::deserialize(raw) {
             Ok(item) => item,
             Err(e) => {
-                warnings.push(ResponseError::Invalid {
-                    event,
-                    path: format!("output[{i}]"),
-                    message: format!("output item skipped: {e}"),
-                });
+                out.warn(format!("output[{i}]"), format!("output item skipped: {e}"));
                 continue;
             }
         };
         match item.kind.as_str() {
-            "message" => {
-                // The item's first text block keeps its id and phase.
-                let mut signature = item
-                    .id
-                    .as_deref()
-                    .filter(|id| !id.is_empty())
-                    .map(|id| text_signature(id, item.phase.as_ref().and_then(Value::as_str)));
-                let mut text = |text: String| {
-                    let block = TextContent::new(text);
-                    AssistantContent::Text(match signature.take() {
-                        Some(signature) => block.with_signature(signature),
-                        None => block,
-                    })
-                };
-                for (j, part) in item.content.unwrap_or_default().into_iter().enumerate() {
-                    match (part.kind.as_str(), part.text, part.refusal) {
-                        ("output_text", Some(part_text), _) => content.push(text(part_text)),
-                        ("refusal", _, Some(refusal)) => {
-                            refused = true;
-                            content.push(text(refusal));
-                        }
-                        (kind, _, _) => warnings.push(ResponseError::Invalid {
-                            event,
-                            path: format!("output[{i}].content[{j}]"),
-                            message: format!("content part of type `{kind}` skipped"),
-                        }),
-                    }
-                }
-            }
+            "message" => out.message(i, item),
             "reasoning" => {
-                let summary: Vec<String> = item
-                    .summary
-                    .unwrap_or_default()
-                    .into_iter()
-                    .filter_map(|p| p.text)
-                    .collect();
-                let mut text = summary.join("\n\n");
-                if text.is_empty() {
-                    text = item
-                        .content
-                        .unwrap_or_default()
-                        .into_iter()
-                        .filter_map(|p| p.text)
-                        .collect::<Vec<_>>()
-                        .join("\n\n");
-                }
                 let replayable = item.id.as_deref().is_some_and(|id| !id.is_empty())
                     && output.get(i + 1).is_some_and(is_replayed_item);
-                if !replayable {
-                    warnings.push(ResponseError::Invalid {
-                        event,
-                        path: format!("output[{i}]"),
-                        message: "reasoning item not kept for replay: the item after it is not one agentmsg replays"
-                            .into(),
-                    });
-                    if !text.is_empty() {
-                        content.push(AssistantContent::Thinking(ThinkingContent::new(text)));
-                    }
-                    continue;
-                }
-                let stored = reasoning_replay(raw).to_string();
-                content.push(if text.is_empty() {
-                    AssistantContent::RedactedThinking(RedactedThinkingContent::new(stored))
-                } else {
-                    AssistantContent::Thinking(ThinkingContent::new(text).with_signature(stored))
-                });
+                out.reasoning(i, item, raw, replayable);
             }
-            "function_call" => {
-                let path = format!("output[{i}].arguments");
-                let arguments = match item.arguments {
-                    Some(Value::String(raw)) => parse_arguments(&raw, &path, event, warnings),
-                    Some(Value::Object(map)) => map,
-                    Some(Value::Null) | None => Map::new(),
-                    Some(other) => {
-                        warnings.push(ResponseError::Invalid {
-                            event,
-                            path,
-                            message: "arguments are neither a string nor an object; kept as {\"value\": …}"
-                                .into(),
-                        });
-                        wrap_value(other)
-                    }
-                };
-                let call_id = item.call_id.or(item.id.clone()).unwrap_or_default();
-                let name = item.name.unwrap_or_default();
-                if let Some(calls) = unwrap_parallel(&name, &arguments) {
-                    warnings.push(ResponseError::Invalid {
-                        event,
-                        path: format!("output[{i}]"),
-                        message: format!(
-                            "`{name}` wrapper split into {} calls with ids {call_id}_0…",
-                            calls.len()
-                        ),
-                    });
-                    for (k, (name, arguments)) in calls.into_iter().enumerate() {
-                        content.push(AssistantContent::ToolCall(ToolCall {
-                            id: format!("{call_id}_{k}"),
-                            name,
-                            arguments,
-                            signature: None,
-                        }));
-                    }
-                    continue;
+            "function_call" => out.function_call(i, item),
+            "custom_tool_call" => out.custom_tool_call(i, item),
+            other => out.warn(
+                format!("output[{i}]"),
+                format!("output item of type `{other}` skipped: agentmsg does not model it"),
+            ),
+        }
+    }
+    (out.content, out.refused)
+}
+
+/// The content blocks made from output items so far.
+struct Output<'w> {
+    content: Vec<AssistantContent>,
+    /// Whether a refusal was among them.
+    refused: bool,
+    /// The stream event, for warnings.
+    event: Option<usize>,
+    warnings: &'w mut Vec<ResponseError>,
+}
+
+impl Output<'_> {
+    fn warn(&mut self, path: String, message: String) {
+        self.warnings.push(ResponseError::Invalid {
+            event: self.event,
+            path,
+            message,
+        });
+    }
+
+    /// A `message` item: its text and refusals. The item's first text block
+    /// keeps its id and phase.
+    fn message(&mut self, i: usize, item: WireItem) {
+        let mut signature = item
+            .id
+            .as_deref()
+            .filter(|id| !id.is_empty())
+            .map(|id| text_signature(id, item.phase.as_ref().and_then(Value::as_str)));
+        let mut text = |text: String| {
+            let block = TextContent::new(text);
+            AssistantContent::Text(match signature.take() {
+                Some(signature) => block.with_signature(signature),
+                None => block,
+            })
+        };
+        for (j, part) in item.content.unwrap_or_default().into_iter().enumerate() {
+            match (part.kind.as_str(), part.text, part.refusal) {
+                ("output_text", Some(part_text), _) => self.content.push(text(part_text)),
+                ("refusal", _, Some(refusal)) => {
+                    self.refused = true;
+                    self.content.push(text(refusal));
                 }
-                content.push(AssistantContent::ToolCall(ToolCall {
-                    id: call_id,
+                (kind, _, _) => self.warn(
+                    format!("output[{i}].content[{j}]"),
+                    format!("content part of type `{kind}` skipped"),
+                ),
+            }
+        }
+    }
+
+    /// A `reasoning` item: thinking whose signature replays the item (`raw`),
+    /// when the item after it is one agentmsg replays.
+    fn reasoning(&mut self, i: usize, item: WireItem, raw: &Value, replayable: bool) {
+        let summary: Vec<String> = item
+            .summary
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|p| p.text)
+            .collect();
+        let mut text = summary.join("\n\n");
+        if text.is_empty() {
+            text = item
+                .content
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|p| p.text)
+                .collect::<Vec<_>>()
+                .join("\n\n");
+        }
+        if !replayable {
+            self.warn(
+                format!("output[{i}]"),
+                "reasoning item not kept for replay: the item after it is not one agentmsg replays"
+                    .into(),
+            );
+            if !text.is_empty() {
+                self.content
+                    .push(AssistantContent::Thinking(ThinkingContent::new(text)));
+            }
+            return;
+        }
+        let stored = reasoning_replay(raw).to_string();
+        self.content.push(if text.is_empty() {
+            AssistantContent::RedactedThinking(RedactedThinkingContent::new(stored))
+        } else {
+            AssistantContent::Thinking(ThinkingContent::new(text).with_signature(stored))
+        });
+    }
+
+    /// A `function_call` item; a parallel-call wrapper is split into its calls.
+    fn function_call(&mut self, i: usize, item: WireItem) {
+        let arguments = arguments_value(
+            item.arguments,
+            format!("output[{i}].arguments"),
+            self.event,
+            self.warnings,
+        );
+        let call_id = item.call_id.or(item.id.clone()).unwrap_or_default();
+        let name = item.name.unwrap_or_default();
+        if let Some(calls) = unwrap_parallel(&name, &arguments) {
+            self.warn(
+                format!("output[{i}]"),
+                format!(
+                    "`{name}` wrapper split into {} calls with ids {call_id}_0…",
+                    calls.len()
+                ),
+            );
+            for (k, (name, arguments)) in calls.into_iter().enumerate() {
+                self.content.push(AssistantContent::ToolCall(ToolCall {
+                    id: format!("{call_id}_{k}"),
                     name,
-                    arguments,
-                    signature: item.id.filter(|id| !id.is_empty()),
-                }));
-            }
-            "custom_tool_call" => {
-                warnings.push(ResponseError::Invalid {
-                    event,
-                    path: format!("output[{i}]"),
-                    message: "custom tool call kept as a tool call with arguments {\"input\": …}"
-                        .into(),
-                });
-                let mut arguments = Map::new();
-                arguments.insert(
-                    "input".into(),
-                    Value::String(item.input.unwrap_or_default()),
-                );
-                content.push(AssistantContent::ToolCall(ToolCall {
-                    id: item.call_id.or(item.id).unwrap_or_default(),
-                    name: item.name.unwrap_or_default(),
                     arguments,
                     signature: None,
                 }));
             }
-            other => warnings.push(ResponseError::Invalid {
-                event,
-                path: format!("output[{i}]"),
-                message: format!(
-                    "output item of type `{other}` skipped: agentmsg does not model it"
-                ),
-            }),
+            return;
         }
+        self.content.push(AssistantContent::ToolCall(ToolCall {
+            id: call_id,
+            name,
+            arguments,
+            signature: item.id.filter(|id| !id.is_empty()),
+        }));
     }
-    (content, refused)
+
+    /// A `custom_tool_call` item, kept as a tool call with arguments
+    /// `{"input": …}` (reported).
+    fn custom_tool_call(&mut self, i: usize, item: WireItem) {
+        self.warn(
+            format!("output[{i}]"),
+            "custom tool call kept as a tool call with arguments {\"input\": …}".into(),
+        );
+        let mut arguments = Map::new();
+        arguments.insert(
+            "input".into(),
+            Value::String(item.input.unwrap_or_default()),
+        );
+        self.content.push(AssistantContent::ToolCall(ToolCall {
+            id: item.call_id.or(item.id).unwrap_or_default(),
+            name: item.name.unwrap_or_default(),
+            arguments,
+            signature: None,
+        }));
+    }
 }
 
 /// Builds the message from a response object and its output items.

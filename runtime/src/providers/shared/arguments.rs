@@ -39,8 +39,33 @@ pub(crate) fn parse_arguments(
     }
 }
 
+/// Tool-call arguments as they arrive: a JSON string (parsed as by
+/// [`parse_arguments`]), an object, or nothing. Anything else is kept as
+/// `{"value": …}` and reported.
+pub(crate) fn arguments_value(
+    value: Option<Value>,
+    path: String,
+    event: Option<usize>,
+    warnings: &mut Vec<ResponseError>,
+) -> Map<String, Value> {
+    match value {
+        Some(Value::String(raw)) => parse_arguments(&raw, &path, event, warnings),
+        Some(Value::Object(map)) => map,
+        Some(Value::Null) | None => Map::new(),
+        Some(other) => {
+            warnings.push(ResponseError::Invalid {
+                event,
+                path,
+                message: "arguments are neither a string nor an object; kept as {\"value\": …}"
+                    .into(),
+            });
+            wrap_value(other)
+        }
+    }
+}
+
 /// Arguments that are not an object, kept as `{"value": …}`.
-pub(crate) fn wrap_value(value: Value) -> Map<String, Value> {
+fn wrap_value(value: Value) -> Map<String, Value> {
     let mut map = Map::new();
     map.insert("value".into(), value);
     map
