@@ -182,6 +182,7 @@ pub enum ResponseError {
 impl ResponseError {
     /// The warning for a block of a type agentmsg does not model, which a decoder
     /// skipped.
+    #[cfg(any(feature = "anthropic", feature = "gemini"))]
     pub(crate) fn skipped(event: Option<usize>, path: String, kind: &str) -> Self {
         Self::Invalid {
             event,

@@ -1,10 +1,10 @@
 //! The request encoder.
 
 use super::{API, PROVIDER};
-use crate::content::{AssistantContent, MediaSource, ToolResultContent, UserContent};
+use crate::content::{AssistantContent, AudioContent, MediaSource, ToolResultContent};
 use crate::message::{AssistantMessage, Message};
 use crate::project::{prepare, ChangeKind, Report, Target};
-use crate::providers::shared::documents::{self, DocumentPart};
+use crate::providers::shared::parts::{user_parts, DocumentPart, PartWriter};
 use crate::providers::shared::tools::tool_parameters;
 use crate::providers::{EncodeError, Encoded, Request};
 use serde_json::{json, Map, Value};
@@ -27,10 +27,7 @@ use serde_json::{json, Map, Value};
 /// ```
 pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     if request.model.is_empty() {
-        return Err(EncodeError::Invalid {
-            path: "model".into(),
-            message: "the model id is empty".into(),
-        });
+        return Err(EncodeError::invalid("model", "the model id is empty"));
     }
     let target = Target::new(request.provider_or(PROVIDER), API, &request.model);
     let mut prepared = prepare(&request.messages, &target);
@@ -52,7 +49,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
                 out.push(json!({"role": "system", "content": m.text()}));
             }
             Message::User(m) => {
-                let parts = user_parts(index, &m.content, &mut report);
+                let parts = user_parts(&ChatParts, index, &m.content, &mut report);
                 if parts.is_empty() {
                     report.record(
                         index,
@@ -79,7 +76,9 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
                             }
                             text.push_str(&t.text);
                         }
-                        ToolResultContent::Image(image) => images.push(image_part(&image.source)),
+                        ToolResultContent::Image(image) => {
+                            images.push(ChatParts.image(&image.source))
+                        }
                     }
                 }
                 if !images.is_empty() {
@@ -113,10 +112,10 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     }
 
     if out.is_empty() {
-        return Err(EncodeError::Invalid {
-            path: "messages".into(),
-            message: "nothing to send: no message is left after preparing the transcript".into(),
-        });
+        return Err(EncodeError::invalid(
+            "messages",
+            "nothing to send: no message is left after preparing the transcript",
+        ));
     }
     let mut body = Map::new();
     body.insert("model".into(), Value::String(request.model.clone()));
@@ -125,10 +124,10 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
         let mut tools = Vec::with_capacity(request.tools.len());
         for (i, tool) in request.tools.iter().enumerate() {
             if tool.name.is_empty() {
-                return Err(EncodeError::Invalid {
-                    path: format!("tools[{i}].name"),
-                    message: "the tool name is empty".into(),
-                });
+                return Err(EncodeError::invalid(
+                    format!("tools[{i}].name"),
+                    "the tool name is empty",
+                ));
             }
             let mut function = Map::new();
             function.insert("name".into(), Value::String(tool.name.clone()));
@@ -160,10 +159,6 @@ pub(super) fn media_url(source: &MediaSource) -> String {
     }
 }
 
-pub(super) fn image_part(source: &MediaSource) -> Value {
-    json!({"type": "image_url", "image_url": {"url": media_url(source)}})
-}
-
 /// `wav` or `mp3` for the MIME types `input_audio` takes.
 pub(super) fn audio_format(mime_type: &str) -> Option<&'static str> {
     let essence = mime_type
@@ -177,44 +172,6 @@ pub(super) fn audio_format(mime_type: &str) -> Option<&'static str> {
         "audio/mpeg" | "audio/mp3" | "audio/mpeg3" | "audio/x-mpeg-3" => Some("mp3"),
         _ => None,
     }
-}
-
-pub(super) fn user_parts(index: usize, content: &[UserContent], report: &mut Report) -> Vec<Value> {
-    let mut parts = Vec::with_capacity(content.len());
-    for block in content {
-        match block {
-            UserContent::Text(t) => parts.push(json!({"type": "text", "text": t.text})),
-            UserContent::Image(image) => parts.push(image_part(&image.source)),
-            UserContent::Audio(audio) => match audio_format(&audio.mime_type) {
-                Some(format) => parts.push(json!({
-                    "type": "input_audio",
-                    "input_audio": {"data": audio.data, "format": format},
-                })),
-                None => {
-                    report.record(index,
-                        ChangeKind::UnsupportedContent,
-                        format!(
-                            "audio of type {} replaced by a note: input_audio takes only wav and mp3",
-                            audio.mime_type
-                        ),
-                    );
-                    parts.push(json!({
-                        "type": "text",
-                        "text": format!("[audio ({}) omitted: unsupported format]", audio.mime_type),
-                    }));
-                }
-            },
-            UserContent::Document(doc) => {
-                parts.push(document_part(
-                    index,
-                    &doc.source,
-                    doc.title.as_deref(),
-                    report,
-                ));
-            }
-        }
-    }
-    parts
 }
 
 /// One text part is sent as a plain string.
@@ -285,34 +242,61 @@ pub(super) fn assistant_message(
     Some(Value::Object(value))
 }
 
-/// A document as Chat Completions takes it: a PDF inline or by file id, a text
-/// document as text, a URL as a text reference.
-fn document_part(
-    index: usize,
-    source: &MediaSource,
-    title: Option<&str>,
-    report: &mut Report,
-) -> Value {
-    match documents::document_part(
-        index,
-        source,
-        title,
-        "only PDF and text documents can be sent",
-        report,
-    ) {
-        DocumentPart::Text(text) => json!({"type": "text", "text": text}),
-        DocumentPart::Pdf { filename, data_url } => {
-            json!({"type": "file", "file": {"filename": filename, "file_data": data_url}})
+/// User parts as Chat Completions takes them.
+struct ChatParts;
+
+impl PartWriter for ChatParts {
+    const DOCUMENTS: &'static str = "only PDF and text documents can be sent";
+
+    fn text(&self, text: String) -> Value {
+        json!({"type": "text", "text": text})
+    }
+
+    fn image(&self, source: &MediaSource) -> Value {
+        json!({"type": "image_url", "image_url": {"url": media_url(source)}})
+    }
+
+    /// wav and mp3 as `input_audio`; any other type becomes a note.
+    fn audio(&self, index: usize, audio: &AudioContent, report: &mut Report) -> Value {
+        match audio_format(&audio.mime_type) {
+            Some(format) => json!({
+                "type": "input_audio",
+                "input_audio": {"data": audio.data, "format": format},
+            }),
+            None => {
+                report.record(
+                    index,
+                    ChangeKind::UnsupportedContent,
+                    format!(
+                        "audio of type {} replaced by a note: input_audio takes only wav and mp3",
+                        audio.mime_type
+                    ),
+                );
+                self.text(format!(
+                    "[audio ({}) omitted: unsupported format]",
+                    audio.mime_type
+                ))
+            }
         }
-        DocumentPart::FileId(id) => json!({"type": "file", "file": {"file_id": id}}),
-        DocumentPart::Url { url, name } => {
-            report.record(
-                index,
-                ChangeKind::UnsupportedContent,
-                "document URL sent as a text reference: Chat Completions takes files inline or by file id",
-            );
-            let label = name.map(|n| format!("{n}: ")).unwrap_or_default();
-            json!({"type": "text", "text": format!("[document {label}{url}]")})
+    }
+
+    /// A PDF inline or by file id; a URL as a text reference (reported).
+    fn document(&self, index: usize, part: DocumentPart<'_>, report: &mut Report) -> Value {
+        match part {
+            DocumentPart::Text(text) => self.text(text),
+            DocumentPart::Pdf { filename, data_url } => {
+                json!({"type": "file", "file": {"filename": filename, "file_data": data_url}})
+            }
+            DocumentPart::FileId(id) => json!({"type": "file", "file": {"file_id": id}}),
+            DocumentPart::Url { url, name } => {
+                report.record(
+                    index,
+                    ChangeKind::UnsupportedContent,
+                    "document URL sent as a text reference: Chat Completions takes files inline or by file id",
+                );
+                let label = name.map(|n| format!("{n}: ")).unwrap_or_default();
+                self.text(format!("[document {label}{url}]"))
+            }
         }
     }
 }

@@ -1,10 +1,10 @@
 //! The request encoder.
 
 use super::{API, MIN_OUTPUT_TOKENS, PROVIDER};
-use crate::content::{AssistantContent, MediaSource, ToolResultContent, UserContent};
+use crate::content::{AssistantContent, AudioContent, MediaSource, ToolResultContent};
 use crate::message::{AssistantMessage, Message};
 use crate::project::{prepare, ChangeKind, Report, Target};
-use crate::providers::shared::documents::{self, DocumentPart};
+use crate::providers::shared::parts::{user_parts, DocumentPart, PartWriter};
 use crate::providers::shared::tools::tool_parameters;
 use crate::providers::{EncodeError, Encoded, Request};
 use serde::{Deserialize, Serialize};
@@ -34,10 +34,7 @@ use std::collections::HashSet;
 /// ```
 pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     if request.model.is_empty() {
-        return Err(EncodeError::Invalid {
-            path: "model".into(),
-            message: "the model id is empty".into(),
-        });
+        return Err(EncodeError::invalid("model", "the model id is empty"));
     }
     let target = Target::new(request.provider_or(PROVIDER), API, &request.model);
     let mut prepared = prepare(&request.messages, &target);
@@ -50,7 +47,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
         match message {
             Message::System(m) => input.push(json!({"role": "system", "content": m.text()})),
             Message::User(m) => {
-                let parts = user_parts(index, &m.content, &mut report);
+                let parts = user_parts(&ResponsesParts, index, &m.content, &mut report);
                 if parts.is_empty() {
                     report.record(
                         index,
@@ -77,7 +74,9 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
                                 ToolResultContent::Text(t) => {
                                     json!({"type": "input_text", "text": t.text})
                                 }
-                                ToolResultContent::Image(image) => image_part(&image.source),
+                                ToolResultContent::Image(image) => {
+                                    ResponsesParts.image(&image.source)
+                                }
                             })
                             .collect(),
                     )
@@ -94,10 +93,10 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     }
 
     if input.is_empty() {
-        return Err(EncodeError::Invalid {
-            path: "input".into(),
-            message: "nothing to send: no message is left after preparing the transcript".into(),
-        });
+        return Err(EncodeError::invalid(
+            "input",
+            "nothing to send: no message is left after preparing the transcript",
+        ));
     }
     let mut body = Map::new();
     body.insert("model".into(), Value::String(request.model.clone()));
@@ -109,10 +108,10 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
         let mut tools = Vec::with_capacity(request.tools.len());
         for (i, tool) in request.tools.iter().enumerate() {
             if tool.name.is_empty() {
-                return Err(EncodeError::Invalid {
-                    path: format!("tools[{i}].name"),
-                    message: "the tool name is empty".into(),
-                });
+                return Err(EncodeError::invalid(
+                    format!("tools[{i}].name"),
+                    "the tool name is empty",
+                ));
             }
             let mut function = Map::new();
             function.insert("type".into(), "function".into());
@@ -131,10 +130,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     }
     if let Some(max) = request.max_tokens {
         if max < MIN_OUTPUT_TOKENS {
-            return Err(EncodeError::Invalid {
-                path: "max_tokens".into(),
-                message: format!("{max} is below {MIN_OUTPUT_TOKENS}, the smallest max_output_tokens the API takes"),
-            });
+            return Err(EncodeError::invalid("max_tokens", format!("{max} is below {MIN_OUTPUT_TOKENS}, the smallest max_output_tokens the API takes")));
         }
         body.insert("max_output_tokens".into(), json!(max));
     }
@@ -142,52 +138,6 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
         body: Value::Object(body),
         report,
     })
-}
-
-pub(super) fn image_part(source: &MediaSource) -> Value {
-    match source {
-        MediaSource::Base64 { data, mime_type } => json!({
-            "type": "input_image",
-            "image_url": format!("data:{mime_type};base64,{data}"),
-            "detail": "auto",
-        }),
-        MediaSource::Url(url) if url.starts_with("file-") => {
-            json!({"type": "input_image", "file_id": url, "detail": "auto"})
-        }
-        MediaSource::Url(url) => json!({"type": "input_image", "image_url": url, "detail": "auto"}),
-    }
-}
-
-pub(super) fn user_parts(index: usize, content: &[UserContent], report: &mut Report) -> Vec<Value> {
-    let mut parts = Vec::with_capacity(content.len());
-    for block in content {
-        match block {
-            UserContent::Text(t) => parts.push(json!({"type": "input_text", "text": t.text})),
-            UserContent::Image(image) => parts.push(image_part(&image.source)),
-            UserContent::Audio(audio) => {
-                report.record(index,
-                    ChangeKind::UnsupportedContent,
-                    format!(
-                        "audio of type {} replaced by a note: the Responses API takes no audio input",
-                        audio.mime_type
-                    ),
-                );
-                parts.push(json!({
-                    "type": "input_text",
-                    "text": format!("[audio ({}) omitted: not supported]", audio.mime_type),
-                }));
-            }
-            UserContent::Document(doc) => {
-                parts.push(document_part(
-                    index,
-                    &doc.source,
-                    doc.title.as_deref(),
-                    report,
-                ));
-            }
-        }
-    }
-    parts
 }
 
 /// The reasoning item stored in a thinking signature or redacted-thinking data,
@@ -434,32 +384,63 @@ pub(super) fn assistant_items(
     input.extend(kept);
 }
 
-/// A document as the Responses API takes it: an `input_file` inline, by file id
-/// or by URL, or a text document as text.
-fn document_part(
-    index: usize,
-    source: &MediaSource,
-    title: Option<&str>,
-    report: &mut Report,
-) -> Value {
-    match documents::document_part(
-        index,
-        source,
-        title,
-        "only PDF and text documents can be sent inline",
-        report,
-    ) {
-        DocumentPart::Text(text) => json!({"type": "input_text", "text": text}),
-        DocumentPart::Pdf { filename, data_url } => {
-            json!({"type": "input_file", "filename": filename, "file_data": data_url})
-        }
-        DocumentPart::FileId(id) => json!({"type": "input_file", "file_id": id}),
-        DocumentPart::Url { url, name } => {
-            let mut part = json!({"type": "input_file", "file_url": url});
-            if let Some(name) = name {
-                part["filename"] = Value::String(name.to_owned());
+/// User parts as the Responses API takes them.
+struct ResponsesParts;
+
+impl PartWriter for ResponsesParts {
+    const DOCUMENTS: &'static str = "only PDF and text documents can be sent inline";
+
+    fn text(&self, text: String) -> Value {
+        json!({"type": "input_text", "text": text})
+    }
+
+    fn image(&self, source: &MediaSource) -> Value {
+        match source {
+            MediaSource::Base64 { data, mime_type } => json!({
+                "type": "input_image",
+                "image_url": format!("data:{mime_type};base64,{data}"),
+                "detail": "auto",
+            }),
+            MediaSource::Url(url) if url.starts_with("file-") => {
+                json!({"type": "input_image", "file_id": url, "detail": "auto"})
             }
-            part
+            MediaSource::Url(url) => {
+                json!({"type": "input_image", "image_url": url, "detail": "auto"})
+            }
+        }
+    }
+
+    /// The Responses API takes no audio: a note, reported.
+    fn audio(&self, index: usize, audio: &AudioContent, report: &mut Report) -> Value {
+        report.record(
+            index,
+            ChangeKind::UnsupportedContent,
+            format!(
+                "audio of type {} replaced by a note: the Responses API takes no audio input",
+                audio.mime_type
+            ),
+        );
+        self.text(format!(
+            "[audio ({}) omitted: not supported]",
+            audio.mime_type
+        ))
+    }
+
+    /// An `input_file` inline, by file id or by URL.
+    fn document(&self, _index: usize, part: DocumentPart<'_>, _report: &mut Report) -> Value {
+        match part {
+            DocumentPart::Text(text) => self.text(text),
+            DocumentPart::Pdf { filename, data_url } => {
+                json!({"type": "input_file", "filename": filename, "file_data": data_url})
+            }
+            DocumentPart::FileId(id) => json!({"type": "input_file", "file_id": id}),
+            DocumentPart::Url { url, name } => {
+                let mut part = json!({"type": "input_file", "file_url": url});
+                if let Some(name) = name {
+                    part["filename"] = Value::String(name.to_owned());
+                }
+                part
+            }
         }
     }
 }

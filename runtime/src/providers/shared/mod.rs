@@ -3,12 +3,12 @@
 
 #[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
 pub(crate) mod arguments;
-#[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
-pub(crate) mod documents;
 #[cfg(any(feature = "anthropic", feature = "gemini"))]
 pub(crate) mod latch;
 #[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
 pub(crate) mod openai_error;
+#[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
+pub(crate) mod parts;
 #[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
 pub(crate) mod tools;
 #[cfg(any(feature = "anthropic", feature = "gemini"))]

@@ -1,10 +1,59 @@
-//! Documents for the OpenAI APIs: a PDF goes as a file, a text document as
-//! text, anything else as a note; each change is reported.
+//! User content as the parts of the OpenAI APIs (Chat Completions, Responses):
+//! the walk over the blocks and the sorting of documents (a PDF goes as a file,
+//! a text document as text, anything else as a note) are the same; each API
+//! writes the parts in its own shape. Each change is reported.
 
 use base64::Engine as _;
+use serde_json::Value;
 
-use crate::content::MediaSource;
+use crate::content::{AudioContent, MediaSource, UserContent};
 use crate::project::{ChangeKind, Report};
+
+/// How one API writes each kind of user part.
+pub(crate) trait PartWriter {
+    /// The end of the note that replaces a document of a type the API does not
+    /// take (what it can take).
+    const DOCUMENTS: &'static str;
+
+    /// A text part.
+    fn text(&self, text: String) -> Value;
+    /// An image part.
+    fn image(&self, source: &MediaSource) -> Value;
+    /// An audio part (or a note in its place, reported) of input message `index`.
+    fn audio(&self, index: usize, audio: &AudioContent, report: &mut Report) -> Value;
+    /// A document part of input message `index`, sorted by [`document_part`].
+    fn document(&self, index: usize, part: DocumentPart<'_>, report: &mut Report) -> Value;
+}
+
+/// The parts of a user message of input `index`, in order.
+pub(crate) fn user_parts<W: PartWriter>(
+    writer: &W,
+    index: usize,
+    content: &[UserContent],
+    report: &mut Report,
+) -> Vec<Value> {
+    content
+        .iter()
+        .map(|block| match block {
+            UserContent::Text(t) => writer.text(t.text.clone()),
+            UserContent::Image(image) => writer.image(&image.source),
+            UserContent::Audio(audio) => writer.audio(index, audio, report),
+            UserContent::Document(doc) => {
+                let part = document_part(
+                    index,
+                    &doc.source,
+                    doc.title.as_deref(),
+                    W::DOCUMENTS,
+                    report,
+                );
+                match part {
+                    DocumentPart::Text(text) => writer.text(text),
+                    other => writer.document(index, other, report),
+                }
+            }
+        })
+        .collect()
+}
 
 /// What a document becomes, before each API writes it in its own shape.
 pub(crate) enum DocumentPart<'a> {
