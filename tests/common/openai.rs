@@ -518,3 +518,51 @@ pub fn decoder_json() -> impl Strategy<Value = Value> {
         ]
     })
 }
+
+/// The random-transcript property of an OpenAI API: a request of `messages`
+/// (with the common tools, `system` and `max_tokens`) encodes to a body that
+/// passes `schema` and the API's own `rules`, or fails only when nothing is
+/// left to send. A bounded sample of the bodies goes to the SDK check's folder
+/// `sdk`.
+#[allow(clippy::too_many_arguments)]
+pub fn check_random_request(
+    model: &str,
+    messages: Vec<Message>,
+    system: Option<String>,
+    max_tokens: Option<u32>,
+    encode: fn(&Request) -> Result<agentmsg::providers::Encoded, agentmsg::providers::EncodeError>,
+    schema: &str,
+    rules: fn(&Value, &Request) -> Vec<String>,
+    sdk: &str,
+) -> Result<(), TestCaseError> {
+    let mut request = Request::new(model, messages).with_tools(tools());
+    request.system = system;
+    request.max_tokens = max_tokens;
+    let body = match encode(&request) {
+        Ok(encoded) => encoded.body,
+        Err(e) => {
+            // Only a transcript with nothing left to send may fail.
+            prop_assert!(e.to_string().contains("nothing to send"), "{}", e);
+            prop_assert!(request
+                .messages
+                .iter()
+                .all(|m| !matches!(m, Message::User(u) if !u.content.is_empty())));
+            return Ok(());
+        }
+    };
+    let mut errors = crate::common::schema_errors(schema, &body);
+    errors.extend(rules(&body, &request));
+    prop_assert!(errors.is_empty(), "{:#?}\n{:#}", errors, body);
+    // A bounded sample of them for the SDK check.
+    let text = serde_json::to_string_pretty(&body).expect("a Value serializes");
+    let slot = text
+        .bytes()
+        .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)))
+        % 32;
+    std::fs::write(
+        crate::common::sdk_dir(sdk).join(format!("random-{slot:02}.json")),
+        text,
+    )
+    .expect("write body");
+    Ok(())
+}

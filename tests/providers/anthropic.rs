@@ -13,8 +13,7 @@ use common::{change_kinds, chunk_lines, file_name, lines, pi_messages};
 
 const SCHEMA: &str = "anthropic-messages-request.schema.json";
 const MODEL: &str = "claude-sonnet-4-5";
-const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
-const PDF: &str = "JVBERi0xLjQKJcOkw7zDtsOfCjIgMCBvYmoKPDwvTGVuZ3RoIDMgMCBSPj4Kc3RyZWFtCg==";
+use crate::transcripts::{PDF, PNG};
 
 // ---------------------------------------------------------------------------
 // Transcripts
@@ -1156,65 +1155,30 @@ fn a_final_assistant_turn_loses_its_trailing_whitespace() {
 
 mod random_transcripts {
     use super::*;
+    use crate::transcripts::Flavor;
     use proptest::prelude::*;
 
-    const IDS: [&str; 6] = [
-        "toolu_1",
-        "toolu_2",
-        "functions.read:0",
-        "call|x/y",
-        "",
-        "toolu_1",
-    ];
-
-    fn user_block() -> impl Strategy<Value = Value> {
-        prop_oneof![
-            "[a-z ]{0,12}".prop_map(|t| json!({"type": "text", "text": t})),
-            Just(json!({"type": "image", "data": PNG, "mimeType": "image/png"})),
-            Just(json!({"type": "image", "data": "R0lGOD==", "mimeType": "image/tiff"})),
-            Just(json!({"type": "image", "url": "https://example.com/a.webp"})),
-            Just(json!({"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"})),
-            Just(
-                json!({"type": "document", "data": PDF, "mimeType": "application/pdf", "title": "t"})
-            ),
-            Just(json!({"type": "document", "url": "https://example.com/a.pdf"})),
-        ]
-    }
-
-    fn assistant_block() -> impl Strategy<Value = Value> {
-        prop_oneof![
-            "[a-z ]{0,12}".prop_map(|t| json!({"type": "text", "text": t})),
-            Just(json!({"type": "thinking", "thinking": "hmm", "signature": "c2ln"})),
-            Just(json!({"type": "thinking", "thinking": "unsigned"})),
-            Just(json!({"type": "thinking", "thinking": "", "signature": "c2ln"})),
-            Just(json!({"type": "redactedThinking", "data": "b3BhcXVl"})),
-            (0..IDS.len()).prop_map(|i| json!({"type": "toolCall", "id": IDS[i], "name": "read", "arguments": {"path": "a"}})),
-        ]
-    }
+    pub(super) static FLAVOR: Flavor = Flavor {
+        ids: &[
+            "toolu_1",
+            "toolu_2",
+            "functions.read:0",
+            "call|x/y",
+            "",
+            "toolu_1",
+        ],
+        models: [MODEL, "claude-opus-4-5"],
+        api: "anthropic-messages",
+        provider: "anthropic",
+        signature: "c2ln",
+        odd_image: "image/tiff",
+        document_url: "https://example.com/a.pdf",
+        signed_calls: false,
+        length_stops: true,
+    };
 
     pub(super) fn message() -> impl Strategy<Value = Value> {
-        let models = prop_oneof![Just(MODEL), Just("claude-opus-4-5")];
-        let stops = prop_oneof![
-            Just("stop"),
-            Just("toolUse"),
-            Just("error"),
-            Just("aborted"),
-            Just("length")
-        ];
-        prop_oneof![
-            prop::collection::vec(user_block(), 0..4).prop_map(|c| json!({"role": "user", "content": c})),
-            (prop::collection::vec(assistant_block(), 0..5), models, stops).prop_map(|(c, m, s)| json!({
-                "role": "assistant", "content": c, "api": "anthropic-messages", "provider": "anthropic",
-                "model": m, "stopReason": s})),
-            (0..IDS.len(), any::<bool>(), any::<bool>()).prop_map(|(i, err, image)| {
-                let mut content = vec![json!({"type": "text", "text": "out"})];
-                if image {
-                    content.push(json!({"type": "image", "data": PNG, "mimeType": "image/png"}));
-                }
-                json!({"role": "toolResult", "toolCallId": IDS[i], "toolName": "read", "content": content, "isError": err})
-            }),
-            Just(json!({"role": "system", "content": "note"})),
-        ]
+        crate::transcripts::message(&FLAVOR)
     }
 
     proptest! {

@@ -13,8 +13,7 @@ use common::{change_details, chunk_lines, file_name, lines, pi_messages};
 
 const SCHEMA: &str = "gemini-generatecontent-request.schema.json";
 const MODEL: &str = "gemini-3-pro-preview";
-const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
-const PDF: &str = "JVBERi0xLjQKJcOkw7zDtsOfCjIgMCBvYmoKPDwvTGVuZ3RoIDMgMCBSPj4Kc3RyZWFtCg==";
+use crate::transcripts::{PDF, PNG};
 const SIG: &str = "EqQBCkgIARABGAIiQA==";
 
 // ---------------------------------------------------------------------------
@@ -1051,63 +1050,23 @@ fn a_result_without_a_tool_name_takes_its_calls() {
 
 mod random_transcripts {
     use super::*;
+    use crate::transcripts::Flavor;
     use proptest::prelude::*;
 
-    const IDS: [&str; 5] = ["c1", "c2", "functions.read:0", "", "c1"];
-
-    fn user_block() -> impl Strategy<Value = Value> {
-        prop_oneof![
-            "[a-z ]{0,12}".prop_map(|t| json!({"type": "text", "text": t})),
-            Just(json!({"type": "image", "data": PNG, "mimeType": "image/png"})),
-            Just(json!({"type": "image", "data": "R0lGOD==", "mimeType": "image/gif"})),
-            Just(json!({"type": "image", "url": "https://example.com/a.webp"})),
-            Just(json!({"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"})),
-            Just(
-                json!({"type": "document", "data": PDF, "mimeType": "application/pdf", "title": "t"})
-            ),
-            Just(json!({"type": "document", "url": "https://example.com/a"})),
-        ]
-    }
-
-    fn assistant_block() -> impl Strategy<Value = Value> {
-        prop_oneof![
-            "[a-z ]{0,12}".prop_map(|t| json!({"type": "text", "text": t})),
-            Just(json!({"type": "thinking", "thinking": "hmm", "signature": SIG})),
-            Just(json!({"type": "thinking", "thinking": "unsigned"})),
-            Just(json!({"type": "thinking", "thinking": "", "signature": SIG})),
-            Just(json!({"type": "redactedThinking", "data": "b3BhcXVl"})),
-            (0..IDS.len(), any::<bool>()).prop_map(|(i, signed)| {
-                let mut call = json!({"type": "toolCall", "id": IDS[i], "name": "read", "arguments": {"path": "a"}});
-                if signed {
-                    call["signature"] = json!(SIG);
-                }
-                call
-            }),
-        ]
-    }
+    pub(super) static FLAVOR: Flavor = Flavor {
+        ids: &["c1", "c2", "functions.read:0", "", "c1"],
+        models: [MODEL, "gemini-2.5-flash"],
+        api: "google-generative-ai",
+        provider: "google",
+        signature: SIG,
+        odd_image: "image/gif",
+        document_url: "https://example.com/a",
+        signed_calls: true,
+        length_stops: false,
+    };
 
     pub(super) fn message() -> impl Strategy<Value = Value> {
-        let models = prop_oneof![Just(MODEL), Just("gemini-2.5-flash")];
-        let stops = prop_oneof![
-            Just("stop"),
-            Just("toolUse"),
-            Just("error"),
-            Just("aborted")
-        ];
-        prop_oneof![
-            prop::collection::vec(user_block(), 0..4).prop_map(|c| json!({"role": "user", "content": c})),
-            (prop::collection::vec(assistant_block(), 0..5), models, stops).prop_map(|(c, m, s)| json!({
-                "role": "assistant", "content": c, "api": "google-generative-ai", "provider": "google",
-                "model": m, "stopReason": s})),
-            (0..IDS.len(), any::<bool>(), any::<bool>()).prop_map(|(i, err, image)| {
-                let mut content = vec![json!({"type": "text", "text": "out"})];
-                if image {
-                    content.push(json!({"type": "image", "data": PNG, "mimeType": "image/png"}));
-                }
-                json!({"role": "toolResult", "toolCallId": IDS[i], "toolName": "read", "content": content, "isError": err})
-            }),
-            Just(json!({"role": "system", "content": "note"})),
-        ]
+        crate::transcripts::message(&FLAVOR)
     }
 
     proptest! {

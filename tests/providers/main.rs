@@ -10,3 +10,4 @@ mod gemini;
 mod openai_chat;
 mod openai_responses;
 mod scenarios;
+mod transcripts;

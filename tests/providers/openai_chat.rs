@@ -22,7 +22,7 @@ use common::openai::PNG;
 // ---------------------------------------------------------------------------
 // A broad set of transcripts
 
-use common::openai::{assistant, text, tools};
+use common::openai::{assistant, text};
 
 /// Transcripts covering every block type and the repairs prepare makes.
 fn corpus() -> Vec<(&'static str, Request)> {
@@ -846,25 +846,9 @@ mod random {
             system in proptest::option::of("[a-z]{1,8}"),
             max in proptest::option::of(16u32..5000),
         ) {
-            let mut request = Request::new(MODEL, messages).with_tools(tools());
-            request.system = system;
-            request.max_tokens = max;
-            let body = match openai_chat::encode_request(&request) {
-                Ok(encoded) => encoded.body,
-                Err(e) => {
-                    // Only a transcript with nothing left to send may fail.
-                    prop_assert!(e.to_string().contains("nothing to send"), "{}", e);
-                    prop_assert!(request.messages.iter().all(|m| !matches!(m, Message::User(u) if !u.content.is_empty())));
-                    return Ok(());
-                }
-            };
-            let mut errors = common::schema_errors(SCHEMA, &body);
-            errors.extend(own_rule_errors(&body, &request));
-            prop_assert!(errors.is_empty(), "{:#?}\n{:#}", errors, body);
-            // A bounded sample of them for the SDK check.
-            let text = serde_json::to_string_pretty(&body).unwrap();
-            let slot = text.bytes().fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b))) % 32;
-            std::fs::write(common::sdk_dir("openai-chat").join(format!("random-{slot:02}.json")), text).unwrap();
+            common::openai::check_random_request(
+                MODEL, messages, system, max, openai_chat::encode_request, SCHEMA, own_rule_errors, "openai-chat",
+            )?;
         }
     }
 }

@@ -180,6 +180,14 @@ pub enum ResponseError {
 }
 
 impl ResponseError {
+    /// Parses `text` (a body, or stream event `event`) as `T`.
+    pub(crate) fn parse<T: serde::de::DeserializeOwned>(
+        text: &str,
+        event: Option<usize>,
+    ) -> Result<T, Self> {
+        serde_json::from_str(text).map_err(|source| Self::Json { event, source })
+    }
+
     /// The warning for a block of a type agentmsg does not model, which a decoder
     /// skipped.
     #[cfg(any(feature = "anthropic", feature = "gemini"))]

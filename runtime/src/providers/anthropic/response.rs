@@ -119,10 +119,7 @@ pub fn decode_response_with_warnings(
     body: &str,
 ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
     let mut warnings = Vec::new();
-    let wire: WireMessage = serde_json::from_str(body).map_err(|source| ResponseError::Json {
-        event: None,
-        source,
-    })?;
+    let wire: WireMessage = ResponseError::parse(body, None)?;
     let mut message = base_message();
     if wire.kind.as_deref() == Some("error") || wire.error.is_some() {
         message.stop_reason = StopReason::Error;

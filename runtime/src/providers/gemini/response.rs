@@ -525,10 +525,7 @@ pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
 pub fn decode_response_with_warnings(
     body: &str,
 ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
-    let wire: WireResponse = serde_json::from_str(body).map_err(|source| ResponseError::Json {
-        event: None,
-        source,
-    })?;
+    let wire: WireResponse = ResponseError::parse(body, None)?;
     let mut folder = Folder::default();
     folder.chunk(wire, None)?;
     if folder.error.is_none() && folder.finish_reason.is_none() && folder.block_reason.is_none() {

@@ -191,10 +191,7 @@ pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
 pub fn decode_response_with_warnings(
     body: &str,
 ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
-    let wire: WireResponse = serde_json::from_str(body).map_err(|source| ResponseError::Json {
-        event: None,
-        source,
-    })?;
+    let wire: WireResponse = ResponseError::parse(body, None)?;
     let mut warnings = Vec::new();
     if let Some(error) = &wire.error {
         return Ok((error_message(error), warnings));

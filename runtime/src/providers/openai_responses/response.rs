@@ -438,11 +438,7 @@ pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
 pub fn decode_response_with_warnings(
     body: &str,
 ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
-    let response: WireResponse =
-        serde_json::from_str(body).map_err(|source| ResponseError::Json {
-            event: None,
-            source,
-        })?;
+    let response: WireResponse = ResponseError::parse(body, None)?;
     let mut warnings = Vec::new();
     let message = build_message(&response, &response.output, None, &mut warnings);
     Ok((message, warnings))
