@@ -1104,44 +1104,6 @@ fn bodies_with_server_tools_decode_into_the_blocks_we_model_in_order() {
     );
 }
 
-mod fuzz {
-    use super::*;
-    use proptest::prelude::*;
-
-    fn all_lines() -> Vec<Vec<String>> {
-        fixtures(".chunks.txt")
-            .iter()
-            .map(|p| chunk_lines(p))
-            .collect()
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(300))]
-
-        /// A stream with one event damaged (cut, or a byte replaced) decodes or
-        /// fails with an error; it never panics.
-        #[test]
-        fn damaged_streams_never_panic(file in any::<prop::sample::Index>(), line in any::<prop::sample::Index>(),
-                                       at in any::<prop::sample::Index>(), byte in any::<u8>(), cut in any::<bool>()) {
-            common::require_conformance!(Ok(()));
-            let files = all_lines();
-            let lines = file.get(&files).clone();
-            prop_assume!(!lines.is_empty());
-            let i = line.index(lines.len());
-            let mut bytes = lines[i].clone().into_bytes();
-            let j = at.index(bytes.len().max(1)).min(bytes.len());
-            if cut { bytes.truncate(j) } else if j < bytes.len() { bytes[j] = byte }
-            let damaged = String::from_utf8_lossy(&bytes).into_owned();
-            let mut decoder = anthropic::StreamDecoder::new();
-            for (k, event) in lines.iter().enumerate() {
-                let _ = decoder.push(if k == i { &damaged } else { event });
-            }
-            let _ = decoder.finish();
-            let _ = anthropic::decode_response(&damaged);
-        }
-    }
-}
-
 #[test]
 fn a_final_assistant_turn_loses_its_trailing_whitespace() {
     let encoded = encode("prefill");

@@ -164,35 +164,24 @@ fn own_rule_errors(body: &Value, request: &Request) -> Vec<String> {
     errors
 }
 
+const CHECKS: common::openai::Checks = common::openai::Checks {
+    model: MODEL,
+    encode: openai_chat::encode_request,
+    schema: SCHEMA,
+    rules: own_rule_errors,
+    sdk: "openai-chat",
+};
+
 fn check_case(name: &str, request: &Request) -> Value {
-    let encoded = openai_chat::encode_request(request).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let body = encoded.body;
-    let mut errors = common::schema_errors(SCHEMA, &body);
-    errors.extend(own_rule_errors(&body, request));
-    assert!(errors.is_empty(), "{name}: {errors:#?}\n{body:#}");
-    let file = common::sdk_dir("openai-chat").join(format!("{name}.json"));
-    std::fs::write(
-        &file,
-        serde_json::to_string_pretty(&body).expect("serialize"),
-    )
-    .expect("write body");
-    body
+    CHECKS.body(name, request)
 }
 
 #[test]
 fn every_corpus_body_is_valid() {
-    let mut count = 0;
-    for (name, request) in corpus() {
-        check_case(name, &request);
-        count += 1;
-    }
-    let Some(data) = common::conformance_or_skip(Some("the pi-session and recorded cases")) else {
+    let (mut count, data) = CHECKS.corpora(corpus());
+    let Some(data) = data else {
         return;
     };
-    for (name, request) in common::openai::pi_corpus(MODEL) {
-        check_case(&name, &request);
-        count += 1;
-    }
     // Every recorded Responses answer, replayed to a chat model (another api:
     // its reasoning must not go back).
     let dir = data.join("responses/vercel/openai/responses");
@@ -846,9 +835,7 @@ mod random {
             system in proptest::option::of("[a-z]{1,8}"),
             max in proptest::option::of(16u32..5000),
         ) {
-            common::openai::check_random_request(
-                MODEL, messages, system, max, openai_chat::encode_request, SCHEMA, own_rule_errors, "openai-chat",
-            )?;
+            common::openai::check_random_request(&CHECKS, messages, system, max)?;
         }
     }
 }

@@ -12,7 +12,7 @@ use agentmsg::{AssistantMessage, ChangeKind, Message};
 use proptest::prelude::*;
 use serde_json::json;
 
-use crate::common::{change_kinds, lines};
+use crate::common::{self, change_kinds, lines};
 
 /// One API under test: its codec functions and the model its scenarios use.
 pub(super) struct Api {
@@ -23,6 +23,9 @@ pub(super) struct Api {
     pub(super) decode: fn(&str) -> Result<AssistantMessage, ResponseError>,
     /// Pushes every event, then finishes.
     pub(super) stream: fn(&[String]) -> Result<AssistantMessage, ResponseError>,
+    /// Where its recorded responses and streams (`*.chunks.txt`, one event a
+    /// line) are in the conformance data.
+    pub(super) recordings: &'static str,
 }
 
 fn stream_with<D: StreamDecode + Default>(
@@ -43,6 +46,7 @@ pub(super) const APIS: [Api; 4] = [
         encode: anthropic::encode_request,
         decode: anthropic::decode_response,
         stream: stream_with::<anthropic::StreamDecoder>,
+        recordings: "responses/vercel/anthropic",
     },
     Api {
         name: "gemini",
@@ -50,6 +54,7 @@ pub(super) const APIS: [Api; 4] = [
         encode: gemini::encode_request,
         decode: gemini::decode_response,
         stream: stream_with::<gemini::StreamDecoder>,
+        recordings: "responses/vercel/google",
     },
     Api {
         name: "openai-chat",
@@ -57,6 +62,7 @@ pub(super) const APIS: [Api; 4] = [
         encode: openai_chat::encode_request,
         decode: openai_chat::decode_response,
         stream: stream_with::<openai_chat::StreamDecoder>,
+        recordings: "responses/vercel/openai/chat",
     },
     Api {
         name: "openai-responses",
@@ -64,6 +70,7 @@ pub(super) const APIS: [Api; 4] = [
         encode: openai_responses::encode_request,
         decode: openai_responses::decode_response,
         stream: stream_with::<openai_responses::StreamDecoder>,
+        recordings: "responses/vercel/openai/responses",
     },
 ];
 
@@ -435,5 +442,40 @@ proptest! {
             }
             let _ = (api.stream)(&events);
         }
+    }
+}
+
+/// The recorded streams of `api`, each as its lines.
+fn recorded_streams(api: &Api) -> Vec<Vec<String>> {
+    let dir = common::conformance_dir().join(api.recordings);
+    common::files_ending(&dir, ".chunks.txt")
+        .iter()
+        .map(|p| common::chunk_lines(p))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(600))]
+
+    /// A recorded stream with one event damaged (cut, or a byte replaced)
+    /// decodes or fails with an error, on every API; it never panics, and the
+    /// damaged event as a body does not either.
+    #[test]
+    fn damaged_streams_never_panic(api in 0..APIS.len(), file in any::<prop::sample::Index>(),
+                                   line in any::<prop::sample::Index>(), at in any::<prop::sample::Index>(),
+                                   byte in any::<u8>(), cut in any::<bool>()) {
+        common::require_conformance!(Ok(()));
+        let api = &APIS[api];
+        let files = recorded_streams(api);
+        prop_assume!(!files.is_empty());
+        let mut lines = file.get(&files).clone();
+        prop_assume!(!lines.is_empty());
+        let i = line.index(lines.len());
+        let mut bytes = lines[i].clone().into_bytes();
+        let j = at.index(bytes.len().max(1)).min(bytes.len());
+        if cut { bytes.truncate(j) } else if j < bytes.len() { bytes[j] = byte }
+        lines[i] = String::from_utf8_lossy(&bytes).into_owned();
+        let _ = (api.stream)(&lines);
+        let _ = (api.decode)(&lines[i]);
     }
 }
