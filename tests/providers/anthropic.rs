@@ -2,9 +2,10 @@
 //! own role rules, the recorded responses and streams, snapshots.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::common;
+use crate::scenarios::{Api, APIS};
 use agentmsg::providers::{anthropic, Request, ResponseError, StreamDecode, ToolSpec};
 use agentmsg::{AssistantContent, AssistantMessage, ChangeKind, Message, StopReason};
 use serde_json::{json, Value};
@@ -600,33 +601,9 @@ fn nothing_anthropic_cannot_read_is_sent_broken() {
 }
 
 // ---------------------------------------------------------------------------
-// Snapshots
-
-// ---------------------------------------------------------------------------
 // Responses and streams
 
-fn fixtures(ext: &str) -> Vec<PathBuf> {
-    common::files_ending(&fixtures_dir(), ext)
-}
-
-fn fixtures_dir() -> PathBuf {
-    common::conformance_dir().join("responses/vercel/anthropic")
-}
-
-fn decode_body(path: &Path) -> AssistantMessage {
-    let text = std::fs::read_to_string(path).expect("fixture");
-    anthropic::decode_response(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn decode_events<'a>(
-    events: impl IntoIterator<Item = &'a str>,
-) -> Result<AssistantMessage, ResponseError> {
-    let mut decoder = anthropic::StreamDecoder::new();
-    for event in events {
-        decoder.push(event)?;
-    }
-    decoder.finish()
-}
+const CODEC: &Api = &APIS[0];
 
 /// A chunk file may hold several recorded streams one after another (the
 /// programmatic tool-calling fixture does): each ends at its `message_stop`.
@@ -647,7 +624,7 @@ fn split_streams(lines: &[String]) -> Vec<Vec<String>> {
 fn decode_all_chunks(path: &Path) -> Result<Vec<AssistantMessage>, ResponseError> {
     split_streams(&chunk_lines(path))
         .iter()
-        .map(|stream| decode_events(stream.iter().map(String::as_str)))
+        .map(|stream| CODEC.decode_events(stream.iter().map(String::as_str)))
         .collect()
 }
 
@@ -657,7 +634,7 @@ fn decode_chunks(path: &Path) -> Result<AssistantMessage, ResponseError> {
         .into_iter()
         .next()
         .unwrap_or_default();
-    decode_events(lines.iter().map(String::as_str))
+    CODEC.decode_events(lines.iter().map(String::as_str))
 }
 
 fn shape(message: &AssistantMessage) -> Vec<String> {
@@ -676,10 +653,10 @@ fn shape(message: &AssistantMessage) -> Vec<String> {
 #[test]
 fn every_response_body_decodes() {
     common::require_conformance!();
-    let bodies = fixtures(".json");
+    let bodies = CODEC.recordings(".json");
     assert!(bodies.len() >= 30, "{} bodies", bodies.len());
     for path in &bodies {
-        let message = decode_body(path);
+        let message = CODEC.decode_file(path);
         let name = file_name(path);
         assert_eq!(message.api, "anthropic-messages", "{name}");
         assert_eq!(message.provider, "anthropic", "{name}");
@@ -708,7 +685,7 @@ fn every_response_body_decodes() {
 #[test]
 fn every_stream_decodes_and_bad_ones_fail_clearly() {
     common::require_conformance!();
-    let streams = fixtures(".chunks.txt");
+    let streams = CODEC.recordings(".chunks.txt");
     assert!(streams.len() >= 30, "{} streams", streams.len());
     for path in &streams {
         let name = file_name(path);
@@ -746,14 +723,14 @@ fn every_stream_decodes_and_bad_ones_fail_clearly() {
 fn stream_and_body_agree_on_what_both_carry() {
     common::require_conformance!();
     let mut compared = 0;
-    for body_path in fixtures(".json") {
+    for body_path in CODEC.recordings(".json") {
         let name = file_name(&body_path);
         let stem = name.trim_end_matches(".json");
-        let stream_path = fixtures_dir().join(format!("{stem}.chunks.txt"));
+        let stream_path = CODEC.dir().join(format!("{stem}.chunks.txt"));
         if !stream_path.is_file() {
             continue;
         }
-        let body = decode_body(&body_path);
+        let body = CODEC.decode_file(&body_path);
         let mut streams = decode_all_chunks(&stream_path).unwrap_or_else(|e| panic!("{stem}: {e}"));
         if streams.len() != 1 {
             // Several steps of one exchange; the body is only the last one.
@@ -788,8 +765,8 @@ fn stream_and_body_agree_on_what_both_carry() {
 #[test]
 fn decoded_fields_match_the_recordings() {
     common::require_conformance!();
-    let dir = fixtures_dir();
-    let thinking = decode_body(&dir.join("anthropic-clear-thinking.1.json"));
+    let dir = CODEC.dir();
+    let thinking = CODEC.decode_file(&dir.join("anthropic-clear-thinking.1.json"));
     let raw: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join("anthropic-clear-thinking.1.json")).expect("read"),
     )
@@ -832,7 +809,7 @@ fn decoded_fields_match_the_recordings() {
         "anthropic-tool-no-args.chunks.txt",
     ] {
         let message = if name.ends_with(".json") {
-            decode_body(&dir.join(name))
+            CODEC.decode_file(&dir.join(name))
         } else {
             decode_chunks(&dir.join(name)).expect(name)
         };
@@ -845,13 +822,13 @@ fn decoded_fields_match_the_recordings() {
         "anthropic-refusal-no-details.json",
     ] {
         let message = if name.ends_with(".json") {
-            decode_body(&dir.join(name))
+            CODEC.decode_file(&dir.join(name))
         } else {
             decode_chunks(&dir.join(name)).expect(name)
         };
         assert_eq!(message.stop_reason, StopReason::GuardRail, "{name}");
     }
-    let refusal = decode_body(&dir.join("anthropic-refusal.json"));
+    let refusal = CODEC.decode_file(&dir.join("anthropic-refusal.json"));
     assert_eq!(refusal.stop_reason, StopReason::GuardRail);
     assert!(refusal
         .error_message
@@ -915,11 +892,13 @@ fn the_sdk_sse_recording_decodes() {
 }
 
 fn check_truncations(name: &str, lines: &[String]) {
-    let full_ok = decode_events(lines.iter().map(String::as_str)).is_ok();
+    let full_ok = CODEC
+        .decode_events(lines.iter().map(String::as_str))
+        .is_ok();
     // Every strict prefix lacks message_stop.
     for cut in 0..lines.len() {
         let prefix = lines.iter().take(cut).map(String::as_str);
-        if let Ok(message) = decode_events(prefix) {
+        if let Ok(message) = CODEC.decode_events(prefix) {
             assert_eq!(
                 message.stop_reason,
                 StopReason::Error,
@@ -954,16 +933,16 @@ fn check_truncations(name: &str, lines: &[String]) {
 #[test]
 fn truncated_and_garbled_streams_never_panic_and_never_pass() {
     common::require_conformance!();
-    for path in fixtures(".chunks.txt") {
+    for path in CODEC.recordings(".chunks.txt") {
         let name = file_name(&path);
         for lines in split_streams(&chunk_lines(&path)) {
             check_truncations(&name, &lines);
         }
     }
-    let error = decode_events(["{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}"])
+    let error = CODEC.decode_events(["{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}"])
         .expect_err("delta before start");
     assert!(error.to_string().starts_with("event 0:"), "{error}");
-    let error = decode_events([
+    let error = CODEC.decode_events([
         r#"{"type":"message_start","message":{"id":"msg_1","model":"m","content":[],"usage":{"input_tokens":1,"output_tokens":1}}}"#,
         r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"t","input":{}}}"#,
         r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"a\":"}}"#,
@@ -982,7 +961,7 @@ fn error_bodies_and_error_events_become_error_messages() {
         message.error_message.as_deref(),
         Some("overloaded_error: Overloaded")
     );
-    let message = decode_events([
+    let message = CODEC.decode_events([
         r#"{"type":"message_start","message":{"id":"msg_1","model":"m","content":[],"usage":{"input_tokens":3,"output_tokens":1}}}"#,
         r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
         r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}}"#,
@@ -1005,14 +984,14 @@ fn error_bodies_and_error_events_become_error_messages() {
 #[test]
 fn decoded_messages_replay_to_the_same_model_byte_for_byte() {
     common::require_conformance!();
-    let dir = fixtures_dir();
+    let dir = CODEC.dir();
     for name in [
         "anthropic-clear-thinking.1.json",
         "anthropic-clear-thinking.1.chunks.txt",
         "anthropic-json-tool.1.json",
     ] {
         let message = if name.ends_with(".json") {
-            decode_body(&dir.join(name))
+            CODEC.decode_file(&dir.join(name))
         } else {
             decode_chunks(&dir.join(name)).expect(name)
         };
@@ -1086,7 +1065,7 @@ fn modelled_blocks(raw: &Value) -> Vec<Value> {
 fn bodies_with_server_tools_decode_into_the_blocks_we_model_in_order() {
     common::require_conformance!();
     let mut with_unmodelled = 0;
-    for path in fixtures(".json") {
+    for path in CODEC.recordings(".json") {
         let name = file_name(&path);
         let text = std::fs::read_to_string(&path).expect("fixture");
         let raw: Value = serde_json::from_str(&text).expect("fixture is JSON");

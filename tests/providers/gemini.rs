@@ -2,9 +2,10 @@
 //! our own role rules, the recorded responses and streams, snapshots.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::common;
+use crate::scenarios::{Api, APIS};
 use agentmsg::providers::{gemini, Request, ResponseError, StreamDecode, ToolSpec};
 use agentmsg::{AgentMessage, AssistantContent, AssistantMessage, ChangeKind, Message, StopReason};
 use serde_json::{json, Value};
@@ -533,32 +534,11 @@ fn failed_turns_and_orphans_are_repaired() {
 // ---------------------------------------------------------------------------
 // Responses and streams
 
-fn fixtures(ext: &str) -> Vec<PathBuf> {
-    common::files_ending(&fixtures_dir(), ext)
-}
-
-fn fixtures_dir() -> PathBuf {
-    common::conformance_dir().join("responses/vercel/google")
-}
-
-fn decode_body(path: &Path) -> AssistantMessage {
-    let text = std::fs::read_to_string(path).expect("fixture");
-    gemini::decode_response(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn decode_events<'a>(
-    events: impl IntoIterator<Item = &'a str>,
-) -> Result<AssistantMessage, ResponseError> {
-    let mut decoder = gemini::StreamDecoder::new();
-    for event in events {
-        decoder.push(event)?;
-    }
-    decoder.finish()
-}
+const CODEC: &Api = &APIS[1];
 
 fn decode_chunks(path: &Path) -> Result<AssistantMessage, ResponseError> {
     let lines = chunk_lines(path);
-    decode_events(lines.iter().map(String::as_str))
+    CODEC.decode_events(lines.iter().map(String::as_str))
 }
 
 fn shape(message: &AssistantMessage) -> Vec<String> {
@@ -578,11 +558,11 @@ fn shape(message: &AssistantMessage) -> Vec<String> {
 #[test]
 fn every_response_body_decodes() {
     common::require_conformance!();
-    let bodies = fixtures(".json");
+    let bodies = CODEC.recordings(".json");
     assert!(bodies.len() >= 5);
     for path in &bodies {
         let name = file_name(path);
-        let message = decode_body(path);
+        let message = CODEC.decode_file(path);
         assert_eq!(
             (message.api.as_str(), message.provider.as_str()),
             ("google-generative-ai", "google"),
@@ -615,7 +595,7 @@ fn every_response_body_decodes() {
 #[test]
 fn every_stream_decodes() {
     common::require_conformance!();
-    let streams = fixtures(".chunks.txt");
+    let streams = CODEC.recordings(".chunks.txt");
     assert!(streams.len() >= 9);
     for path in &streams {
         let name = file_name(path);
@@ -640,14 +620,14 @@ fn every_stream_decodes() {
 fn stream_and_body_agree_on_what_both_carry() {
     common::require_conformance!();
     let mut compared = 0;
-    for body_path in fixtures(".json") {
+    for body_path in CODEC.recordings(".json") {
         let name = file_name(&body_path);
         let stem = name.trim_end_matches(".json");
-        let stream_path = fixtures_dir().join(format!("{stem}.chunks.txt"));
+        let stream_path = CODEC.dir().join(format!("{stem}.chunks.txt"));
         if !stream_path.is_file() {
             continue;
         }
-        let body = decode_body(&body_path);
+        let body = CODEC.decode_file(&body_path);
         let stream = decode_chunks(&stream_path).unwrap_or_else(|e| panic!("{stem}: {e}"));
         assert_eq!(body.model, stream.model, "{stem}");
         assert_eq!(body.stop_reason, stream.stop_reason, "{stem}");
@@ -666,12 +646,12 @@ fn stream_and_body_agree_on_what_both_carry() {
 #[test]
 fn decoded_fields_match_the_recordings() {
     common::require_conformance!();
-    let dir = fixtures_dir();
+    let dir = CODEC.dir();
     let raw: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join("google-tool-call-gemini3.json")).expect("read"),
     )
     .expect("json");
-    let message = decode_body(&dir.join("google-tool-call-gemini3.json"));
+    let message = CODEC.decode_file(&dir.join("google-tool-call-gemini3.json"));
     let call = message.tool_calls().next().expect("a call");
     assert_eq!(
         call.signature.as_deref(),
@@ -687,7 +667,8 @@ fn decoded_fields_match_the_recordings() {
         call.id
     );
     assert_eq!(
-        decode_body(&dir.join("google-tool-call-gemini3.json"))
+        CODEC
+            .decode_file(&dir.join("google-tool-call-gemini3.json"))
             .tool_calls()
             .next()
             .map(|c| c.id.clone()),
@@ -709,7 +690,7 @@ fn decoded_fields_match_the_recordings() {
         Some("JniLacKqGqH0xs0P0O776As")
     );
 
-    let text = decode_body(&dir.join("google-text.json"));
+    let text = CODEC.decode_file(&dir.join("google-text.json"));
     assert_eq!(shape(&text), ["signed text"]);
     assert!(text
         .text_content()
@@ -834,13 +815,13 @@ fn cached_tokens_are_not_counted_as_input_and_finish_reasons_map() {
 #[test]
 fn truncated_garbled_and_spliced_streams_never_pass() {
     common::require_conformance!();
-    for path in fixtures(".chunks.txt") {
+    for path in CODEC.recordings(".chunks.txt") {
         let name = file_name(&path);
         let lines = chunk_lines(&path);
         for cut in 0..lines.len() {
             let prefix: Vec<&str> = lines.iter().take(cut).map(String::as_str).collect();
             let finished = prefix.iter().any(|l| l.contains("\"finishReason\""));
-            match decode_events(prefix) {
+            match CODEC.decode_events(prefix) {
                 Ok(message) => assert!(
                     finished || message.stop_reason == StopReason::Error,
                     "{name} cut at {cut}"
@@ -855,7 +836,7 @@ fn truncated_garbled_and_spliced_streams_never_pass() {
                 .map_or(0, |(b, _)| b)];
             let mut events: Vec<&str> = lines.iter().map(String::as_str).collect();
             events[i] = half;
-            let error = decode_events(events).expect_err("half a chunk");
+            let error = CODEC.decode_events(events).expect_err("half a chunk");
             assert!(
                 error.to_string().contains(&format!("event {i}")),
                 "{name}: {error}"
@@ -864,18 +845,18 @@ fn truncated_garbled_and_spliced_streams_never_pass() {
     }
     let a = r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"Hel"}]}}],"responseId":"one"}"#;
     let b = r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"lo"}]},"finishReason":"STOP"}],"responseId":"two"}"#;
-    let error = decode_events([a, b]).expect_err("spliced");
+    let error = CODEC.decode_events([a, b]).expect_err("spliced");
     assert!(error.to_string().starts_with("event 1:"), "{error}");
-    let error = decode_events([r#"{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"x"}]}}]}}]}"#])
+    let error = CODEC.decode_events([r#"{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"x"}]}}]}}]}"#])
         .expect_err("pieces without a call");
     assert!(error.to_string().contains("partialArgs"), "{error}");
-    let error = decode_events([
+    let error = CODEC.decode_events([
         r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true}}]}}]}"#,
         r#"{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"a..b","stringValue":"x"}],"willContinue":true}}]}}]}"#,
     ])
     .expect_err("bad path");
     assert!(error.to_string().starts_with("event 1:"), "{error}");
-    let message = decode_events([
+    let message = CODEC.decode_events([
         r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"Hel"}]}}],"responseId":"one"}"#,
         r#"{"error":{"code":500,"message":"Internal error","status":"INTERNAL"}}"#,
     ])
@@ -890,14 +871,14 @@ fn truncated_garbled_and_spliced_streams_never_pass() {
 #[test]
 fn decoded_messages_replay_to_the_same_model() {
     common::require_conformance!();
-    let dir = fixtures_dir();
+    let dir = CODEC.dir();
     for name in [
         "google-tool-call-gemini3.json",
         "google-text.json",
         "google-stream-tool-call-arguments.chunks.txt",
     ] {
         let message = if name.ends_with(".json") {
-            decode_body(&dir.join(name))
+            CODEC.decode_file(&dir.join(name))
         } else {
             decode_chunks(&dir.join(name)).expect(name)
         };

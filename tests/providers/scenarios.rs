@@ -28,6 +28,33 @@ pub(super) struct Api {
     pub(super) recordings: &'static str,
 }
 
+impl Api {
+    /// The folder of its recorded responses and streams.
+    pub(super) fn dir(&self) -> std::path::PathBuf {
+        common::conformance_dir().join(self.recordings)
+    }
+
+    /// Its recorded responses or streams whose file name ends with `ext`.
+    pub(super) fn recordings(&self, ext: &str) -> Vec<std::path::PathBuf> {
+        common::files_ending(&self.dir(), ext)
+    }
+
+    /// Decodes a recorded response body, panicking with the file's name.
+    pub(super) fn decode_file(&self, path: &Path) -> AssistantMessage {
+        let text = std::fs::read_to_string(path).expect("fixture");
+        (self.decode)(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    /// Decodes `events` as one stream.
+    pub(super) fn decode_events<'a>(
+        &self,
+        events: impl IntoIterator<Item = &'a str>,
+    ) -> Result<AssistantMessage, ResponseError> {
+        let events: Vec<String> = events.into_iter().map(str::to_owned).collect();
+        (self.stream)(&events)
+    }
+}
+
 fn stream_with<D: StreamDecode + Default>(
     events: &[String],
 ) -> Result<AssistantMessage, ResponseError> {
@@ -447,8 +474,7 @@ proptest! {
 
 /// The recorded streams of `api`, each as its lines.
 fn recorded_streams(api: &Api) -> Vec<Vec<String>> {
-    let dir = common::conformance_dir().join(api.recordings);
-    common::files_ending(&dir, ".chunks.txt")
+    api.recordings(".chunks.txt")
         .iter()
         .map(|p| common::chunk_lines(p))
         .collect()
