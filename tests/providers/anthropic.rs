@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::common;
-use crate::scenarios::{Api, APIS};
+use crate::scenarios::{check_request_bodies, Api, APIS};
 use agentmsg::providers::{anthropic, Request, ResponseError, StreamDecode, ToolSpec};
 use agentmsg::{AssistantContent, AssistantMessage, ChangeKind, Message, StopReason};
 use serde_json::{json, Value};
@@ -308,8 +308,6 @@ fn role_errors(body: &Value) -> Vec<String> {
 
 #[test]
 fn every_request_body_validates_against_the_schema_and_role_rules() {
-    let dir = common::fresh_sdk_dir("anthropic");
-    let mut failures = Vec::new();
     let all: Vec<_> = cases()
         .into_iter()
         .chain(pi_cases())
@@ -320,23 +318,7 @@ fn every_request_body_validates_against_the_schema_and_role_rules() {
         ))
         .collect();
     assert!(all.len() >= 20);
-    for (name, request) in &all {
-        let encoded = anthropic::encode_request(request).unwrap_or_else(|e| panic!("{name}: {e}"));
-        for error in common::schema_errors(SCHEMA, &encoded.body) {
-            failures.push(format!("{name}: schema: {error}"));
-        }
-        for error in role_errors(&encoded.body) {
-            failures.push(format!("{name}: rule: {error}"));
-        }
-        let text = serde_json::to_string_pretty(&encoded.body).expect("a Value serializes");
-        std::fs::write(dir.join(format!("{name}.json")), text).expect("write body");
-    }
-    assert!(
-        failures.is_empty(),
-        "{} problems:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    check_request_bodies(CODEC, SCHEMA, &all, |_, body| role_errors(body));
 }
 
 pub(super) fn encode(name: &str) -> agentmsg::providers::Encoded {

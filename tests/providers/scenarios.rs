@@ -55,6 +55,36 @@ impl Api {
     }
 }
 
+/// Encodes every case for `api`, checks each body against `schema` and the
+/// API's own `rules`, and writes it for the SDK check (into a fresh folder);
+/// panics with every problem.
+pub(super) fn check_request_bodies(
+    api: &Api,
+    schema: &str,
+    cases: &[(String, Request)],
+    rules: impl Fn(&Request, &serde_json::Value) -> Vec<String>,
+) {
+    let dir = common::fresh_sdk_dir(api.name);
+    let mut failures = Vec::new();
+    for (name, request) in cases {
+        let encoded = (api.encode)(request).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for error in common::schema_errors(schema, &encoded.body) {
+            failures.push(format!("{name}: schema: {error}"));
+        }
+        for error in rules(request, &encoded.body) {
+            failures.push(format!("{name}: rule: {error}"));
+        }
+        let text = serde_json::to_string_pretty(&encoded.body).expect("a Value serializes");
+        std::fs::write(dir.join(format!("{name}.json")), text).expect("write body");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} problems:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
 fn stream_with<D: StreamDecode + Default>(
     events: &[String],
 ) -> Result<AssistantMessage, ResponseError> {
