@@ -2,9 +2,18 @@
 //!
 //! One module per API, each behind its Cargo feature (all on by default):
 //! [`openai_chat`], [`openai_responses`], [`anthropic`], [`gemini`]. Each has
-//! `encode_request(&Request) -> Result<Encoded, EncodeError>`,
-//! `decode_response(&str) -> Result<AssistantMessage, ResponseError>` and a
-//! `StreamDecoder` implementing [`StreamDecode`].
+//! the same functions:
+//! - `encode_request(&Request) -> Result<Encoded, EncodeError>`;
+//! - `decode_response(&str) -> Result<AssistantMessage, ResponseError>`, and
+//!   `decode_response_with_warnings`, which also returns what was skipped or kept
+//!   in a changed form;
+//! - `stop_reason(&str) -> StopReason`, the API's stop or finish reason mapped;
+//! - a `StreamDecoder` implementing [`StreamDecode`], with `new()` and
+//!   `finish_with_warnings()`.
+//!
+//! Each module is split by direction: `request` (the encoder), `response` (the
+//! wire types and the body decoder) and `stream` (the stream state machine);
+//! what two APIs do alike lives once in a crate-private `shared` module.
 
 use serde::{Deserialize, Serialize};
 

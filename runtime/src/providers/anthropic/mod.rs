@@ -68,6 +68,9 @@
 //! Requests are encoded with the signatures of thinking made by exactly
 //! `request.model` (see [`prepare`]), so store the id you request with if you
 //! want thinking to replay.
+//!
+//! [`Report`]: crate::Report
+//! [`prepare`]: crate::prepare
 
 mod request;
 mod response;

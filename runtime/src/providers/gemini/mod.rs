@@ -61,6 +61,9 @@
 //! of the response id, the call's position, name and arguments). Parts agentmsg
 //! does not model (`inlineData` output, `executableCode`, `codeExecutionResult`)
 //! are skipped; only the first candidate is read.
+//!
+//! [`prepare`]: crate::prepare
+//! [`Report`]: crate::Report
 
 mod request;
 mod response;

@@ -22,6 +22,8 @@
 //! call with arguments `{"input": …}` (also reported). `usage.input` excludes the cached prompt tokens,
 //! which are `usage.cacheRead`. The timestamp is the response's `created` (0 when
 //! absent).
+//!
+//! [`prepare`]: crate::prepare
 
 mod request;
 mod response;

@@ -60,6 +60,14 @@
 //! compaction…) are skipped and reported as warnings. A `custom_tool_call` becomes
 //! a tool call with arguments `{"input": …}`; a `multi_tool_use.parallel`
 //! wrapper call is split into the calls it carries (ids `<call_id>_<n>`).
+//!
+//! [`prepare`]: crate::prepare
+//! [`Report`]: crate::Report
+//! [`ThinkingContent::signature`]: crate::ThinkingContent::signature
+//! [`RedactedThinkingContent::data`]: crate::RedactedThinkingContent::data
+//! [`ToolCall::signature`]: crate::ToolCall::signature
+//! [`ToolCall::id`]: crate::ToolCall::id
+//! [`TextContent::signature`]: crate::TextContent::signature
 
 mod request;
 mod response;

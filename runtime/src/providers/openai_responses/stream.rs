@@ -40,7 +40,7 @@ pub(super) struct WireEvent {
 /// `response.output_item.done` replaces it with the final item. The terminal
 /// `response.completed`, `response.incomplete` or `response.failed` event gives
 /// the status and usage; the items are then decoded as
-/// [`decode_response`] does, so a stream and the body of the same response give
+/// [`decode_response`](super::decode_response) does, so a stream and the body of the same response give
 /// the same message. An `error` event makes the stop reason `error`. `push`
 /// fails on an event that is not JSON or that comes after the terminal event
 /// (one decoder reads one response), naming its index, and `finish` then fails
@@ -128,7 +128,8 @@ impl StreamDecoder {
     }
 
     /// [`finish`](StreamDecode::finish), also returning what was skipped or kept
-    /// in a changed form (see [`decode_response_with_warnings`]), as
+    /// in a changed form (see
+    /// [`decode_response_with_warnings`](super::decode_response_with_warnings)), as
     /// [`ResponseError::Invalid`] values.
     pub fn finish_with_warnings(
         mut self,
