@@ -20,10 +20,7 @@ use crate::transcripts::{PDF, PNG};
 // Transcripts
 
 fn assistant(content: Value, stop: &str, model: &str) -> String {
-    json!({"role": "assistant", "content": content, "api": "anthropic-messages", "provider": "anthropic",
-        "model": model, "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0},
-        "stopReason": stop, "timestamp": 2})
-    .to_string()
+    crate::transcripts::assistant_line(&random_transcripts::FLAVOR, content, stop, model)
 }
 
 fn tools() -> Vec<ToolSpec> {
@@ -1111,16 +1108,7 @@ mod random_transcripts {
         /// schema and the role rules.
         #[test]
         fn random_transcripts_encode_to_valid_bodies(lines in prop::collection::vec(message(), 1..10)) {
-            let mut messages: Vec<Message> = lines
-                .iter()
-                .map(|l| serde_json::from_value(l.clone()).expect("generated lines decode"))
-                .collect();
-            messages.push(Message::user("go on"));
-            let request = Request::new(MODEL, messages).with_tools(tools());
-            let encoded = anthropic::encode_request(&request).expect("a transcript ending with a user turn encodes");
-            let mut errors = common::schema_errors(SCHEMA, &encoded.body);
-            errors.extend(role_errors(&encoded.body));
-            prop_assert!(errors.is_empty(), "{errors:?}\n{}", encoded.body);
+            crate::transcripts::check_random(CODEC, MODEL, &lines, tools(), SCHEMA, role_errors)?;
         }
     }
 }

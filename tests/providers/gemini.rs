@@ -21,10 +21,7 @@ const SIG: &str = "EqQBCkgIARABGAIiQA==";
 // Transcripts
 
 fn assistant(content: Value, stop: &str, model: &str) -> String {
-    json!({"role": "assistant", "content": content, "api": "google-generative-ai", "provider": "google",
-        "model": model, "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0},
-        "stopReason": stop, "timestamp": 2})
-    .to_string()
+    crate::transcripts::assistant_line(&random_transcripts::FLAVOR, content, stop, model)
 }
 
 fn tools() -> Vec<ToolSpec> {
@@ -1012,16 +1009,7 @@ mod random_transcripts {
         /// the role rules.
         #[test]
         fn random_transcripts_encode_to_valid_bodies(lines in prop::collection::vec(message(), 1..10)) {
-            let mut messages: Vec<Message> = lines
-                .iter()
-                .map(|l| serde_json::from_value(l.clone()).expect("generated lines decode"))
-                .collect();
-            messages.push(Message::user("go on"));
-            let request = Request::new(MODEL, messages).with_tools(tools());
-            let encoded = gemini::encode_request(&request).expect("a transcript ending with a user turn encodes");
-            let mut errors = common::schema_errors(SCHEMA, &encoded.body);
-            errors.extend(role_errors(&encoded.body, true));
-            prop_assert!(errors.is_empty(), "{errors:?}\n{}", encoded.body);
+            crate::transcripts::check_random(CODEC, MODEL, &lines, tools(), SCHEMA, |body| role_errors(body, true))?;
         }
     }
 }

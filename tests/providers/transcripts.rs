@@ -2,8 +2,13 @@
 //! APIs that take a strict user/model alternation (Anthropic, Gemini), tuned
 //! per API by a [`Flavor`].
 
+use agentmsg::providers::{Request, ToolSpec};
+use agentmsg::Message;
 use proptest::prelude::*;
 use serde_json::{json, Value};
+
+use crate::common;
+use crate::scenarios::Api;
 
 /// A one-pixel PNG.
 pub(super) const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
@@ -118,4 +123,37 @@ pub(super) fn message(f: &'static Flavor) -> impl Strategy<Value = Value> {
         }),
         Just(json!({"role": "system", "content": "note"})),
     ]
+}
+
+/// The random-transcript property: `lines` and a closing user turn, sent to
+/// `model` of `api` with `tools`, encode to a body that passes `schema` and the
+/// API's own `rules`.
+pub(super) fn check_random(
+    api: &Api,
+    model: &str,
+    lines: &[Value],
+    tools: Vec<ToolSpec>,
+    schema: &str,
+    rules: impl Fn(&Value) -> Vec<String>,
+) -> Result<(), TestCaseError> {
+    let mut messages: Vec<Message> = lines
+        .iter()
+        .map(|l| serde_json::from_value(l.clone()).expect("generated lines decode"))
+        .collect();
+    messages.push(Message::user("go on"));
+    let request = Request::new(model, messages).with_tools(tools);
+    let encoded = (api.encode)(&request).expect("a transcript ending with a user turn encodes");
+    let mut errors = common::schema_errors(schema, &encoded.body);
+    errors.extend(rules(&encoded.body));
+    prop_assert!(errors.is_empty(), "{errors:?}\n{}", encoded.body);
+    Ok(())
+}
+
+/// An assistant transcript line of the flavor's API with this content, stop
+/// reason and model.
+pub(super) fn assistant_line(f: &Flavor, content: Value, stop: &str, model: &str) -> String {
+    json!({"role": "assistant", "content": content, "api": f.api, "provider": f.provider,
+        "model": model, "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0},
+        "stopReason": stop, "timestamp": 2})
+    .to_string()
 }
