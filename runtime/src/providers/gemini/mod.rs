@@ -65,6 +65,7 @@
 //! [`prepare`]: crate::prepare
 //! [`Report`]: crate::Report
 
+mod json_path;
 mod request;
 mod response;
 mod stream;
