@@ -17,8 +17,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::message::{AssistantMessage, Message};
-use crate::project::Report;
+use crate::Report;
+use crate::{AssistantMessage, Message};
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;

@@ -1,13 +1,13 @@
 //! The request encoder.
 
 use super::{API, DEFAULT_MAX_TOKENS, MAX_DOCUMENT_TITLE, PROVIDER};
-use crate::content::{
-    AssistantContent, DocumentContent, ImageContent, MediaSource, ToolResultContent, UserContent,
-};
-use crate::message::Message;
-use crate::project::{prepare, ChangeKind, Report, Target};
 use crate::providers::shared::turns::{Side, Turns, OPENING};
 use crate::providers::{EncodeError, Encoded, Request};
+use crate::Message;
+use crate::{prepare, ChangeKind, Report, Target};
+use crate::{
+    AssistantContent, DocumentContent, ImageContent, MediaSource, ToolResultContent, UserContent,
+};
 use serde_json::{json, Map, Value};
 
 pub(super) const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];

@@ -1,12 +1,11 @@
 //! The response decoder.
 
 use super::{API, PROVIDER};
-use crate::content::{
-    AssistantContent, RedactedThinkingContent, TextContent, ThinkingContent, ToolCall,
-};
-use crate::message::{now_ms, AssistantMessage, StopReason};
+use crate::message::now_ms;
 use crate::providers::ResponseError;
-use crate::usage::Usage;
+use crate::Usage;
+use crate::{AssistantContent, RedactedThinkingContent, TextContent, ThinkingContent, ToolCall};
+use crate::{AssistantMessage, StopReason};
 use serde::Deserialize;
 use serde_json::Value;
 

@@ -4,13 +4,11 @@ use super::response::{
     apply_stop, apply_usage, base_message, block_content, StopDetails, WireBlock, WireError,
     WireMessage, WireUsage,
 };
-use crate::content::{
-    AssistantContent, RedactedThinkingContent, TextContent, ThinkingContent, ToolCall,
-};
-use crate::message::{AssistantMessage, StopReason};
 use crate::providers::shared::latch::Latch;
 use crate::providers::{ResponseError, StreamDecode};
-use crate::usage::Usage;
+use crate::Usage;
+use crate::{AssistantContent, RedactedThinkingContent, TextContent, ThinkingContent, ToolCall};
+use crate::{AssistantMessage, StopReason};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;

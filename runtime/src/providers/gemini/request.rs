@@ -1,13 +1,13 @@
 //! The request encoder.
 
 use super::{API, PROVIDER, SKIP_SIGNATURE};
-use crate::content::{
-    AssistantContent, DocumentContent, ImageContent, MediaSource, ToolResultContent, UserContent,
-};
-use crate::message::{Message, ToolResultMessage};
-use crate::project::{prepare, ChangeKind, Report, Target};
 use crate::providers::shared::turns::{Side, Turns, OPENING};
 use crate::providers::{EncodeError, Encoded, Request, ToolSpec};
+use crate::{prepare, ChangeKind, Report, Target};
+use crate::{
+    AssistantContent, DocumentContent, ImageContent, MediaSource, ToolResultContent, UserContent,
+};
+use crate::{Message, ToolResultMessage};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 

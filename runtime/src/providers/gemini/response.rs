@@ -4,10 +4,11 @@ use std::collections::BTreeMap;
 
 use super::json_path::{parse_json_path, slot_at};
 use super::{API, PROVIDER};
-use crate::content::{AssistantContent, TextContent, ThinkingContent, ToolCall};
-use crate::message::{now_ms, AssistantMessage, StopReason};
+use crate::message::now_ms;
 use crate::providers::ResponseError;
-use crate::usage::Usage;
+use crate::Usage;
+use crate::{AssistantContent, TextContent, ThinkingContent, ToolCall};
+use crate::{AssistantMessage, StopReason};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::{Map, Value};

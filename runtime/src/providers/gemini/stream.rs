@@ -1,9 +1,9 @@
 //! The stream decoder.
 
 use super::response::{Folder, WireResponse};
-use crate::message::AssistantMessage;
 use crate::providers::shared::latch::Latch;
 use crate::providers::{ResponseError, StreamDecode};
+use crate::AssistantMessage;
 
 /// Folds Gemini `streamGenerateContent` chunks (each one a JSON
 /// `GenerateContentResponse`) into an [`AssistantMessage`]. Text and thoughts

@@ -1,12 +1,12 @@
 //! The request encoder.
 
 use super::{API, PROVIDER};
-use crate::content::{AssistantContent, AudioContent, MediaSource, ToolResultContent};
-use crate::message::{AssistantMessage, Message};
-use crate::project::{prepare, ChangeKind, Report, Target};
 use crate::providers::shared::parts::{user_parts, DocumentPart, PartWriter};
 use crate::providers::shared::tools::tool_parameters;
 use crate::providers::{EncodeError, Encoded, Request};
+use crate::{prepare, ChangeKind, Report, Target};
+use crate::{AssistantContent, AudioContent, MediaSource, ToolResultContent};
+use crate::{AssistantMessage, Message};
 use serde_json::{json, Map, Value};
 
 /// Encodes `request` as a Chat Completions request body.

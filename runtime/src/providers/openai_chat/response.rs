@@ -1,12 +1,12 @@
 //! The response decoder.
 
 use super::{API, PROVIDER};
-use crate::content::{AssistantContent, TextContent, ThinkingContent, ToolCall};
-use crate::message::{AssistantMessage, StopReason};
 use crate::providers::shared::arguments::arguments_value;
 pub(super) use crate::providers::shared::openai_error::WireError;
 use crate::providers::ResponseError;
-use crate::usage::Usage;
+use crate::Usage;
+use crate::{AssistantContent, TextContent, ThinkingContent, ToolCall};
+use crate::{AssistantMessage, StopReason};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 

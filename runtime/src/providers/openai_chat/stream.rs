@@ -2,11 +2,11 @@
 
 use super::response::{base_message, WireError, WireUsage};
 use super::stop_reason;
-use crate::content::{AssistantContent, TextContent, ThinkingContent, ToolCall};
-use crate::message::{AssistantMessage, StopReason};
 use crate::providers::shared::arguments::parse_arguments;
 use crate::providers::{ResponseError, StreamDecode};
-use crate::usage::Usage;
+use crate::Usage;
+use crate::{AssistantContent, TextContent, ThinkingContent, ToolCall};
+use crate::{AssistantMessage, StopReason};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 

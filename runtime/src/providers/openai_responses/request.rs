@@ -1,12 +1,12 @@
 //! The request encoder.
 
 use super::{API, MIN_OUTPUT_TOKENS, PROVIDER};
-use crate::content::{AssistantContent, AudioContent, MediaSource, ToolResultContent};
-use crate::message::{AssistantMessage, Message};
-use crate::project::{prepare, ChangeKind, Report, Target};
 use crate::providers::shared::parts::{user_parts, DocumentPart, PartWriter};
 use crate::providers::shared::tools::tool_parameters;
 use crate::providers::{EncodeError, Encoded, Request};
+use crate::{prepare, ChangeKind, Report, Target};
+use crate::{AssistantContent, AudioContent, MediaSource, ToolResultContent};
+use crate::{AssistantMessage, Message};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};

@@ -2,14 +2,12 @@
 
 use super::request::{reasoning_replay, text_signature};
 use super::{API, PROVIDER};
-use crate::content::{
-    AssistantContent, RedactedThinkingContent, TextContent, ThinkingContent, ToolCall,
-};
-use crate::message::{AssistantMessage, StopReason};
 use crate::providers::shared::arguments::arguments_value;
 pub(super) use crate::providers::shared::openai_error::WireError;
 use crate::providers::ResponseError;
-use crate::usage::Usage;
+use crate::Usage;
+use crate::{AssistantContent, RedactedThinkingContent, TextContent, ThinkingContent, ToolCall};
+use crate::{AssistantMessage, StopReason};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 

@@ -1,8 +1,8 @@
 //! The stream decoder.
 
 use super::response::{build_message, WireError, WireResponse};
-use crate::message::{AssistantMessage, StopReason};
 use crate::providers::{ResponseError, StreamDecode};
+use crate::{AssistantMessage, StopReason};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;

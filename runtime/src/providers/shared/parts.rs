@@ -6,8 +6,8 @@
 use base64::Engine as _;
 use serde_json::Value;
 
-use crate::content::{AudioContent, MediaSource, UserContent};
-use crate::project::{ChangeKind, Report};
+use crate::{AudioContent, MediaSource, UserContent};
+use crate::{ChangeKind, Report};
 
 /// How one API writes each kind of user part.
 pub(crate) trait PartWriter {
