@@ -11,15 +11,6 @@ mod message;
 mod project;
 mod transcript;
 
-// The providers still name the content and usage rooms by their old paths.
-#[cfg(any(
-    feature = "openai-chat",
-    feature = "openai-responses",
-    feature = "anthropic",
-    feature = "gemini"
-))]
-use message::{content, usage};
-
 mod pi_kinds;
 mod session;
 

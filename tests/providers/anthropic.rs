@@ -1,11 +1,11 @@
 //! Anthropic Messages codec: request bodies against the published schema and our
 //! own role rules, the recorded responses and streams, snapshots.
 
-mod common;
-
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use crate::common;
+use crate::scenarios::{check_request_bodies, Api, APIS};
 use agentmsg::providers::{anthropic, Request, ResponseError, StreamDecode, ToolSpec};
 use agentmsg::{AssistantContent, AssistantMessage, ChangeKind, Message, StopReason};
 use serde_json::{json, Value};
@@ -14,17 +14,13 @@ use common::{change_kinds, chunk_lines, file_name, lines, pi_messages};
 
 const SCHEMA: &str = "anthropic-messages-request.schema.json";
 const MODEL: &str = "claude-sonnet-4-5";
-const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
-const PDF: &str = "JVBERi0xLjQKJcOkw7zDtsOfCjIgMCBvYmoKPDwvTGVuZ3RoIDMgMCBSPj4Kc3RyZWFtCg==";
+use crate::transcripts::{PDF, PNG};
 
 // ---------------------------------------------------------------------------
 // Transcripts
 
 fn assistant(content: Value, stop: &str, model: &str) -> String {
-    json!({"role": "assistant", "content": content, "api": "anthropic-messages", "provider": "anthropic",
-        "model": model, "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0},
-        "stopReason": stop, "timestamp": 2})
-    .to_string()
+    crate::transcripts::assistant_line(&random_transcripts::FLAVOR, content, stop, model)
 }
 
 fn tools() -> Vec<ToolSpec> {
@@ -309,8 +305,6 @@ fn role_errors(body: &Value) -> Vec<String> {
 
 #[test]
 fn every_request_body_validates_against_the_schema_and_role_rules() {
-    let dir = common::fresh_sdk_dir("anthropic");
-    let mut failures = Vec::new();
     let all: Vec<_> = cases()
         .into_iter()
         .chain(pi_cases())
@@ -321,26 +315,10 @@ fn every_request_body_validates_against_the_schema_and_role_rules() {
         ))
         .collect();
     assert!(all.len() >= 20);
-    for (name, request) in &all {
-        let encoded = anthropic::encode_request(request).unwrap_or_else(|e| panic!("{name}: {e}"));
-        for error in common::schema_errors(SCHEMA, &encoded.body) {
-            failures.push(format!("{name}: schema: {error}"));
-        }
-        for error in role_errors(&encoded.body) {
-            failures.push(format!("{name}: rule: {error}"));
-        }
-        let text = serde_json::to_string_pretty(&encoded.body).expect("a Value serializes");
-        std::fs::write(dir.join(format!("{name}.json")), text).expect("write body");
-    }
-    assert!(
-        failures.is_empty(),
-        "{} problems:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    check_request_bodies(CODEC, SCHEMA, &all, |_, body| role_errors(body));
 }
 
-fn encode(name: &str) -> agentmsg::providers::Encoded {
+pub(super) fn encode(name: &str) -> agentmsg::providers::Encoded {
     let (_, request) = cases()
         .into_iter()
         .find(|(n, _)| n == name)
@@ -601,89 +579,10 @@ fn nothing_anthropic_cannot_read_is_sent_broken() {
     );
 }
 
-#[test]
-fn bad_requests_are_typed_errors() {
-    let bad_tool = Request::new(MODEL, vec![Message::user("x")]).with_tools(vec![ToolSpec::new(
-        "has space",
-        "",
-        json!({}),
-    )]);
-    let error = anthropic::encode_request(&bad_tool).expect_err("bad name");
-    assert!(error.to_string().contains("tools[0].name"), "{error}");
-    let bad_schema = Request::new(MODEL, vec![Message::user("x")]).with_tools(vec![ToolSpec::new(
-        "t",
-        "",
-        json!({"type": "string"}),
-    )]);
-    assert!(anthropic::encode_request(&bad_schema)
-        .expect_err("string schema")
-        .to_string()
-        .contains("tools[0].parameters"));
-    assert!(anthropic::encode_request(&Request::new(MODEL, vec![])).is_err());
-    assert!(anthropic::encode_request(&Request::new("", vec![Message::user("x")])).is_err());
-}
-
-// ---------------------------------------------------------------------------
-// Snapshots
-
-#[test]
-fn snapshots_pin_the_encoder_output() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/anthropic");
-    let bless = std::env::var_os("AGENTMSG_BLESS").is_some();
-    let mut stale = Vec::new();
-    for name in [
-        "text",
-        "every_block",
-        "parallel_tool_calls",
-        "odd_ids",
-        "thinking_signatures",
-    ] {
-        let body = encode(name).body;
-        let text = serde_json::to_string_pretty(&body).expect("serializes") + "\n";
-        let path = dir.join(format!("{name}.json"));
-        if bless {
-            std::fs::create_dir_all(&dir).expect("snapshot dir");
-            std::fs::write(&path, &text).expect("write snapshot");
-            continue;
-        }
-        match std::fs::read_to_string(&path) {
-            Ok(expected) if expected == text => {}
-            Ok(_) => stale.push(format!("{} differs", path.display())),
-            Err(e) => stale.push(format!("{}: {e}", path.display())),
-        }
-    }
-    assert!(
-        stale.is_empty(),
-        "run with AGENTMSG_BLESS=1 to regenerate:\n{}",
-        stale.join("\n")
-    );
-}
-
 // ---------------------------------------------------------------------------
 // Responses and streams
 
-fn fixtures(ext: &str) -> Vec<PathBuf> {
-    common::files_ending(&fixtures_dir(), ext)
-}
-
-fn fixtures_dir() -> PathBuf {
-    common::conformance_dir().join("responses/vercel/anthropic")
-}
-
-fn decode_body(path: &Path) -> AssistantMessage {
-    let text = std::fs::read_to_string(path).expect("fixture");
-    anthropic::decode_response(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn decode_events<'a>(
-    events: impl IntoIterator<Item = &'a str>,
-) -> Result<AssistantMessage, ResponseError> {
-    let mut decoder = anthropic::StreamDecoder::new();
-    for event in events {
-        decoder.push(event)?;
-    }
-    decoder.finish()
-}
+const CODEC: &Api = &APIS[0];
 
 /// A chunk file may hold several recorded streams one after another (the
 /// programmatic tool-calling fixture does): each ends at its `message_stop`.
@@ -704,7 +603,7 @@ fn split_streams(lines: &[String]) -> Vec<Vec<String>> {
 fn decode_all_chunks(path: &Path) -> Result<Vec<AssistantMessage>, ResponseError> {
     split_streams(&chunk_lines(path))
         .iter()
-        .map(|stream| decode_events(stream.iter().map(String::as_str)))
+        .map(|stream| CODEC.decode_events(stream.iter().map(String::as_str)))
         .collect()
 }
 
@@ -714,7 +613,7 @@ fn decode_chunks(path: &Path) -> Result<AssistantMessage, ResponseError> {
         .into_iter()
         .next()
         .unwrap_or_default();
-    decode_events(lines.iter().map(String::as_str))
+    CODEC.decode_events(lines.iter().map(String::as_str))
 }
 
 fn shape(message: &AssistantMessage) -> Vec<String> {
@@ -733,10 +632,10 @@ fn shape(message: &AssistantMessage) -> Vec<String> {
 #[test]
 fn every_response_body_decodes() {
     common::require_conformance!();
-    let bodies = fixtures(".json");
+    let bodies = CODEC.recordings(".json");
     assert!(bodies.len() >= 30, "{} bodies", bodies.len());
     for path in &bodies {
-        let message = decode_body(path);
+        let message = CODEC.decode_file(path);
         let name = file_name(path);
         assert_eq!(message.api, "anthropic-messages", "{name}");
         assert_eq!(message.provider, "anthropic", "{name}");
@@ -765,7 +664,7 @@ fn every_response_body_decodes() {
 #[test]
 fn every_stream_decodes_and_bad_ones_fail_clearly() {
     common::require_conformance!();
-    let streams = fixtures(".chunks.txt");
+    let streams = CODEC.recordings(".chunks.txt");
     assert!(streams.len() >= 30, "{} streams", streams.len());
     for path in &streams {
         let name = file_name(path);
@@ -803,14 +702,14 @@ fn every_stream_decodes_and_bad_ones_fail_clearly() {
 fn stream_and_body_agree_on_what_both_carry() {
     common::require_conformance!();
     let mut compared = 0;
-    for body_path in fixtures(".json") {
+    for body_path in CODEC.recordings(".json") {
         let name = file_name(&body_path);
         let stem = name.trim_end_matches(".json");
-        let stream_path = fixtures_dir().join(format!("{stem}.chunks.txt"));
+        let stream_path = CODEC.dir().join(format!("{stem}.chunks.txt"));
         if !stream_path.is_file() {
             continue;
         }
-        let body = decode_body(&body_path);
+        let body = CODEC.decode_file(&body_path);
         let mut streams = decode_all_chunks(&stream_path).unwrap_or_else(|e| panic!("{stem}: {e}"));
         if streams.len() != 1 {
             // Several steps of one exchange; the body is only the last one.
@@ -845,8 +744,8 @@ fn stream_and_body_agree_on_what_both_carry() {
 #[test]
 fn decoded_fields_match_the_recordings() {
     common::require_conformance!();
-    let dir = fixtures_dir();
-    let thinking = decode_body(&dir.join("anthropic-clear-thinking.1.json"));
+    let dir = CODEC.dir();
+    let thinking = CODEC.decode_file(&dir.join("anthropic-clear-thinking.1.json"));
     let raw: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join("anthropic-clear-thinking.1.json")).expect("read"),
     )
@@ -889,7 +788,7 @@ fn decoded_fields_match_the_recordings() {
         "anthropic-tool-no-args.chunks.txt",
     ] {
         let message = if name.ends_with(".json") {
-            decode_body(&dir.join(name))
+            CODEC.decode_file(&dir.join(name))
         } else {
             decode_chunks(&dir.join(name)).expect(name)
         };
@@ -902,13 +801,13 @@ fn decoded_fields_match_the_recordings() {
         "anthropic-refusal-no-details.json",
     ] {
         let message = if name.ends_with(".json") {
-            decode_body(&dir.join(name))
+            CODEC.decode_file(&dir.join(name))
         } else {
             decode_chunks(&dir.join(name)).expect(name)
         };
         assert_eq!(message.stop_reason, StopReason::GuardRail, "{name}");
     }
-    let refusal = decode_body(&dir.join("anthropic-refusal.json"));
+    let refusal = CODEC.decode_file(&dir.join("anthropic-refusal.json"));
     assert_eq!(refusal.stop_reason, StopReason::GuardRail);
     assert!(refusal
         .error_message
@@ -972,11 +871,13 @@ fn the_sdk_sse_recording_decodes() {
 }
 
 fn check_truncations(name: &str, lines: &[String]) {
-    let full_ok = decode_events(lines.iter().map(String::as_str)).is_ok();
+    let full_ok = CODEC
+        .decode_events(lines.iter().map(String::as_str))
+        .is_ok();
     // Every strict prefix lacks message_stop.
     for cut in 0..lines.len() {
         let prefix = lines.iter().take(cut).map(String::as_str);
-        if let Ok(message) = decode_events(prefix) {
+        if let Ok(message) = CODEC.decode_events(prefix) {
             assert_eq!(
                 message.stop_reason,
                 StopReason::Error,
@@ -1011,16 +912,16 @@ fn check_truncations(name: &str, lines: &[String]) {
 #[test]
 fn truncated_and_garbled_streams_never_panic_and_never_pass() {
     common::require_conformance!();
-    for path in fixtures(".chunks.txt") {
+    for path in CODEC.recordings(".chunks.txt") {
         let name = file_name(&path);
         for lines in split_streams(&chunk_lines(&path)) {
             check_truncations(&name, &lines);
         }
     }
-    let error = decode_events(["{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}"])
+    let error = CODEC.decode_events(["{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}"])
         .expect_err("delta before start");
     assert!(error.to_string().starts_with("event 0:"), "{error}");
-    let error = decode_events([
+    let error = CODEC.decode_events([
         r#"{"type":"message_start","message":{"id":"msg_1","model":"m","content":[],"usage":{"input_tokens":1,"output_tokens":1}}}"#,
         r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"t","input":{}}}"#,
         r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"a\":"}}"#,
@@ -1039,7 +940,7 @@ fn error_bodies_and_error_events_become_error_messages() {
         message.error_message.as_deref(),
         Some("overloaded_error: Overloaded")
     );
-    let message = decode_events([
+    let message = CODEC.decode_events([
         r#"{"type":"message_start","message":{"id":"msg_1","model":"m","content":[],"usage":{"input_tokens":3,"output_tokens":1}}}"#,
         r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
         r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}}"#,
@@ -1062,14 +963,14 @@ fn error_bodies_and_error_events_become_error_messages() {
 #[test]
 fn decoded_messages_replay_to_the_same_model_byte_for_byte() {
     common::require_conformance!();
-    let dir = fixtures_dir();
+    let dir = CODEC.dir();
     for name in [
         "anthropic-clear-thinking.1.json",
         "anthropic-clear-thinking.1.chunks.txt",
         "anthropic-json-tool.1.json",
     ] {
         let message = if name.ends_with(".json") {
-            decode_body(&dir.join(name))
+            CODEC.decode_file(&dir.join(name))
         } else {
             decode_chunks(&dir.join(name)).expect(name)
         };
@@ -1143,7 +1044,7 @@ fn modelled_blocks(raw: &Value) -> Vec<Value> {
 fn bodies_with_server_tools_decode_into_the_blocks_we_model_in_order() {
     common::require_conformance!();
     let mut with_unmodelled = 0;
-    for path in fixtures(".json") {
+    for path in CODEC.recordings(".json") {
         let name = file_name(&path);
         let text = std::fs::read_to_string(&path).expect("fixture");
         let raw: Value = serde_json::from_str(&text).expect("fixture is JSON");
@@ -1161,55 +1062,6 @@ fn bodies_with_server_tools_decode_into_the_blocks_we_model_in_order() {
     );
 }
 
-mod fuzz {
-    use super::*;
-    use proptest::prelude::*;
-
-    fn all_lines() -> Vec<Vec<String>> {
-        fixtures(".chunks.txt")
-            .iter()
-            .map(|p| chunk_lines(p))
-            .collect()
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(300))]
-
-        /// A stream with one event damaged (cut, or a byte replaced) decodes or
-        /// fails with an error; it never panics.
-        #[test]
-        fn damaged_streams_never_panic(file in any::<prop::sample::Index>(), line in any::<prop::sample::Index>(),
-                                       at in any::<prop::sample::Index>(), byte in any::<u8>(), cut in any::<bool>()) {
-            common::require_conformance!(Ok(()));
-            let files = all_lines();
-            let lines = file.get(&files).clone();
-            prop_assume!(!lines.is_empty());
-            let i = line.index(lines.len());
-            let mut bytes = lines[i].clone().into_bytes();
-            let j = at.index(bytes.len().max(1)).min(bytes.len());
-            if cut { bytes.truncate(j) } else if j < bytes.len() { bytes[j] = byte }
-            let damaged = String::from_utf8_lossy(&bytes).into_owned();
-            let mut decoder = anthropic::StreamDecoder::new();
-            for (k, event) in lines.iter().enumerate() {
-                let _ = decoder.push(if k == i { &damaged } else { event });
-            }
-            let _ = decoder.finish();
-            let _ = anthropic::decode_response(&damaged);
-        }
-
-        /// Arbitrary text never panics either decoder.
-        #[test]
-        fn arbitrary_text_never_panics(events in prop::collection::vec(".{0,80}", 0..8)) {
-            let mut decoder = anthropic::StreamDecoder::new();
-            for event in &events {
-                let _ = decoder.push(event);
-                let _ = anthropic::decode_response(event);
-            }
-            let _ = decoder.finish();
-        }
-    }
-}
-
 #[test]
 fn a_final_assistant_turn_loses_its_trailing_whitespace() {
     let encoded = encode("prefill");
@@ -1223,65 +1075,30 @@ fn a_final_assistant_turn_loses_its_trailing_whitespace() {
 
 mod random_transcripts {
     use super::*;
+    use crate::transcripts::Flavor;
     use proptest::prelude::*;
 
-    const IDS: [&str; 6] = [
-        "toolu_1",
-        "toolu_2",
-        "functions.read:0",
-        "call|x/y",
-        "",
-        "toolu_1",
-    ];
-
-    fn user_block() -> impl Strategy<Value = Value> {
-        prop_oneof![
-            "[a-z ]{0,12}".prop_map(|t| json!({"type": "text", "text": t})),
-            Just(json!({"type": "image", "data": PNG, "mimeType": "image/png"})),
-            Just(json!({"type": "image", "data": "R0lGOD==", "mimeType": "image/tiff"})),
-            Just(json!({"type": "image", "url": "https://example.com/a.webp"})),
-            Just(json!({"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"})),
-            Just(
-                json!({"type": "document", "data": PDF, "mimeType": "application/pdf", "title": "t"})
-            ),
-            Just(json!({"type": "document", "url": "https://example.com/a.pdf"})),
-        ]
-    }
-
-    fn assistant_block() -> impl Strategy<Value = Value> {
-        prop_oneof![
-            "[a-z ]{0,12}".prop_map(|t| json!({"type": "text", "text": t})),
-            Just(json!({"type": "thinking", "thinking": "hmm", "signature": "c2ln"})),
-            Just(json!({"type": "thinking", "thinking": "unsigned"})),
-            Just(json!({"type": "thinking", "thinking": "", "signature": "c2ln"})),
-            Just(json!({"type": "redactedThinking", "data": "b3BhcXVl"})),
-            (0..IDS.len()).prop_map(|i| json!({"type": "toolCall", "id": IDS[i], "name": "read", "arguments": {"path": "a"}})),
-        ]
-    }
+    pub(super) static FLAVOR: Flavor = Flavor {
+        ids: &[
+            "toolu_1",
+            "toolu_2",
+            "functions.read:0",
+            "call|x/y",
+            "",
+            "toolu_1",
+        ],
+        models: [MODEL, "claude-opus-4-5"],
+        api: "anthropic-messages",
+        provider: "anthropic",
+        signature: "c2ln",
+        odd_image: "image/tiff",
+        document_url: "https://example.com/a.pdf",
+        signed_calls: false,
+        length_stops: true,
+    };
 
     pub(super) fn message() -> impl Strategy<Value = Value> {
-        let models = prop_oneof![Just(MODEL), Just("claude-opus-4-5")];
-        let stops = prop_oneof![
-            Just("stop"),
-            Just("toolUse"),
-            Just("error"),
-            Just("aborted"),
-            Just("length")
-        ];
-        prop_oneof![
-            prop::collection::vec(user_block(), 0..4).prop_map(|c| json!({"role": "user", "content": c})),
-            (prop::collection::vec(assistant_block(), 0..5), models, stops).prop_map(|(c, m, s)| json!({
-                "role": "assistant", "content": c, "api": "anthropic-messages", "provider": "anthropic",
-                "model": m, "stopReason": s})),
-            (0..IDS.len(), any::<bool>(), any::<bool>()).prop_map(|(i, err, image)| {
-                let mut content = vec![json!({"type": "text", "text": "out"})];
-                if image {
-                    content.push(json!({"type": "image", "data": PNG, "mimeType": "image/png"}));
-                }
-                json!({"role": "toolResult", "toolCallId": IDS[i], "toolName": "read", "content": content, "isError": err})
-            }),
-            Just(json!({"role": "system", "content": "note"})),
-        ]
+        crate::transcripts::message(&FLAVOR)
     }
 
     proptest! {
@@ -1291,69 +1108,7 @@ mod random_transcripts {
         /// schema and the role rules.
         #[test]
         fn random_transcripts_encode_to_valid_bodies(lines in prop::collection::vec(message(), 1..10)) {
-            let mut messages: Vec<Message> = lines
-                .iter()
-                .map(|l| serde_json::from_value(l.clone()).expect("generated lines decode"))
-                .collect();
-            messages.push(Message::user("go on"));
-            let request = Request::new(MODEL, messages).with_tools(tools());
-            let encoded = anthropic::encode_request(&request).expect("a transcript ending with a user turn encodes");
-            let mut errors = common::schema_errors(SCHEMA, &encoded.body);
-            errors.extend(role_errors(&encoded.body));
-            prop_assert!(errors.is_empty(), "{errors:?}\n{}", encoded.body);
+            crate::transcripts::check_random(CODEC, MODEL, &lines, tools(), SCHEMA, role_errors)?;
         }
     }
-}
-
-#[test]
-fn a_tool_declared_twice_is_an_error() {
-    let mut twice = tools();
-    twice.push(tools().remove(0));
-    let request = Request::new(MODEL, vec![Message::user("x")]).with_tools(twice);
-    let error = anthropic::encode_request(&request).expect_err("duplicate tool");
-    assert!(error.to_string().contains("tools[2].name"), "{error}");
-}
-
-#[test]
-fn a_conversation_opening_with_the_model_gets_a_user_turn_first() {
-    let request = Request::new(
-        MODEL,
-        vec![Message::assistant("Welcome back."), Message::user("hi")],
-    );
-    let encoded = anthropic::encode_request(&request).expect("encodes");
-    let first = &encoded.body["messages"][0];
-    assert_eq!(first["role"], "user");
-    assert_eq!(first["content"][0]["text"], "(continued)");
-    assert!(encoded
-        .report
-        .changes
-        .iter()
-        .any(|c| c.index == 0 && c.kind == ChangeKind::UnsupportedContent));
-}
-
-#[test]
-fn encoder_changes_name_the_input_message_even_after_prepare_drops_some() {
-    let messages = lines(
-        &[
-            json!({"role": "user", "content": "go", "timestamp": 1}).to_string(),
-            assistant(json!([{"type": "toolCall", "id": "toolu_x", "name": "read", "arguments": {}}]), "error", MODEL),
-            json!({"role": "toolResult", "toolCallId": "toolu_x", "toolName": "read", "content": "late", "isError": false}).to_string(),
-            json!({"role": "user", "content": [{"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"}]}).to_string(),
-        ]
-        .join("\n"),
-    );
-    let encoded = anthropic::encode_request(&Request::new(MODEL, messages)).expect("encodes");
-    let audio: Vec<_> = encoded
-        .report
-        .changes
-        .iter()
-        .filter(|c| c.detail.contains("audio"))
-        .map(|c| c.index)
-        .collect();
-    assert_eq!(audio, [3], "{:?}", encoded.report.changes);
-    assert!(encoded
-        .report
-        .changes
-        .iter()
-        .any(|c| c.index == 1 && c.kind == ChangeKind::SkippedFailedTurn));
 }

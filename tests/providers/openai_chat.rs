@@ -1,29 +1,28 @@
 //! OpenAI Chat Completions codec: request bodies against the published schema and
 //! our own rules, recorded responses and streams, broken streams, snapshots.
 
-mod common;
-
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use crate::common;
 use agentmsg::providers::openai_chat::{self, StreamDecoder};
-use agentmsg::providers::{Request, ResponseError, StreamDecode, ToolSpec};
+use agentmsg::providers::{Request, ResponseError, StreamDecode};
 use agentmsg::{
-    AssistantContent, AssistantMessage, AudioContent, ChangeKind, Message, RedactedThinkingContent,
-    StopReason, ThinkingContent, ToolCall, UserContent,
+    AssistantContent, AssistantMessage, ChangeKind, Message, RedactedThinkingContent, StopReason,
+    ThinkingContent, ToolCall,
 };
 use serde_json::{json, Value};
 
 const SCHEMA: &str = "openai-chat-request.schema.json";
 const API: &str = "openai-completions";
 const MODEL: &str = "gpt-4.1";
+use common::change_details;
 use common::openai::PNG;
-use common::{change_details, change_kinds};
 
 // ---------------------------------------------------------------------------
 // A broad set of transcripts
 
-use common::openai::{assistant, result, text, tools, user};
+use common::openai::{assistant, text};
 
 /// Transcripts covering every block type and the repairs prepare makes.
 fn corpus() -> Vec<(&'static str, Request)> {
@@ -165,35 +164,24 @@ fn own_rule_errors(body: &Value, request: &Request) -> Vec<String> {
     errors
 }
 
+const CHECKS: common::openai::Checks = common::openai::Checks {
+    model: MODEL,
+    encode: openai_chat::encode_request,
+    schema: SCHEMA,
+    rules: own_rule_errors,
+    sdk: "openai-chat",
+};
+
 fn check_case(name: &str, request: &Request) -> Value {
-    let encoded = openai_chat::encode_request(request).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let body = encoded.body;
-    let mut errors = common::schema_errors(SCHEMA, &body);
-    errors.extend(own_rule_errors(&body, request));
-    assert!(errors.is_empty(), "{name}: {errors:#?}\n{body:#}");
-    let file = common::sdk_dir("openai-chat").join(format!("{name}.json"));
-    std::fs::write(
-        &file,
-        serde_json::to_string_pretty(&body).expect("serialize"),
-    )
-    .expect("write body");
-    body
+    CHECKS.body(name, request)
 }
 
 #[test]
 fn every_corpus_body_is_valid() {
-    let mut count = 0;
-    for (name, request) in corpus() {
-        check_case(name, &request);
-        count += 1;
-    }
-    let Some(data) = common::conformance_or_skip(Some("the pi-session and recorded cases")) else {
+    let (mut count, data) = CHECKS.corpora(corpus());
+    let Some(data) = data else {
         return;
     };
-    for (name, request) in common::openai::pi_corpus(MODEL) {
-        check_case(&name, &request);
-        count += 1;
-    }
     // Every recorded Responses answer, replayed to a chat model (another api:
     // its reasoning must not go back).
     let dir = data.join("responses/vercel/openai/responses");
@@ -231,7 +219,7 @@ fn every_corpus_body_is_valid() {
 // ---------------------------------------------------------------------------
 // What each rule does
 
-fn case(name: &str) -> Request {
+pub(super) fn case(name: &str) -> Request {
     corpus()
         .into_iter()
         .find(|(n, _)| *n == name)
@@ -383,57 +371,8 @@ fn long_ids_are_mapped_for_calls_and_results_alike() {
     assert!(encoded.report.count(ChangeKind::MappedId) >= 1);
 }
 
-#[test]
-fn empty_model_and_tool_names_are_errors() {
-    let err = openai_chat::encode_request(&Request::new("", vec![Message::user("x")])).unwrap_err();
-    assert!(err.to_string().contains("model"), "{err}");
-    let err = openai_chat::encode_request(
-        &Request::new(MODEL, vec![Message::user("x")]).with_tools(vec![ToolSpec::new(
-            "",
-            "",
-            json!({}),
-        )]),
-    )
-    .unwrap_err();
-    assert!(err.to_string().contains("tools[0].name"), "{err}");
-}
-
 // ---------------------------------------------------------------------------
 // Snapshots
-
-#[test]
-fn snapshots_pin_the_encoder() {
-    let bless = std::env::var_os("AGENTMSG_BLESS").is_some();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/openai-chat");
-    let mut failures = Vec::new();
-    for name in [
-        "text",
-        "every-user-block",
-        "parallel-tool-calls",
-        "tool-result-images",
-        "thinking-with-signatures",
-    ] {
-        let body = openai_chat::encode_request(&case(name)).unwrap().body;
-        let text = serde_json::to_string_pretty(&body).unwrap() + "\n";
-        let path = dir.join(format!("{name}.json"));
-        if bless {
-            std::fs::create_dir_all(&dir).unwrap();
-            std::fs::write(&path, &text).unwrap();
-            continue;
-        }
-        match std::fs::read_to_string(&path) {
-            Ok(expected) if expected == text => {}
-            Ok(_) => failures.push(format!(
-                "{name}: differs (AGENTMSG_BLESS=1 to regenerate)\n{text}"
-            )),
-            Err(e) => failures.push(format!(
-                "{name}: {}: {e} (AGENTMSG_BLESS=1 to create)",
-                path.display()
-            )),
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
 
 // ---------------------------------------------------------------------------
 // Responses and streams
@@ -896,25 +835,7 @@ mod random {
             system in proptest::option::of("[a-z]{1,8}"),
             max in proptest::option::of(16u32..5000),
         ) {
-            let mut request = Request::new(MODEL, messages).with_tools(tools());
-            request.system = system;
-            request.max_tokens = max;
-            let body = match openai_chat::encode_request(&request) {
-                Ok(encoded) => encoded.body,
-                Err(e) => {
-                    // Only a transcript with nothing left to send may fail.
-                    prop_assert!(e.to_string().contains("nothing to send"), "{}", e);
-                    prop_assert!(request.messages.iter().all(|m| !matches!(m, Message::User(u) if !u.content.is_empty())));
-                    return Ok(());
-                }
-            };
-            let mut errors = common::schema_errors(SCHEMA, &body);
-            errors.extend(own_rule_errors(&body, &request));
-            prop_assert!(errors.is_empty(), "{:#?}\n{:#}", errors, body);
-            // A bounded sample of them for the SDK check.
-            let text = serde_json::to_string_pretty(&body).unwrap();
-            let slot = text.bytes().fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b))) % 32;
-            std::fs::write(common::sdk_dir("openai-chat").join(format!("random-{slot:02}.json")), text).unwrap();
+            common::openai::check_random_request(&CHECKS, messages, system, max)?;
         }
     }
 }
@@ -930,29 +851,6 @@ fn done_without_finish_reason_ends_the_stream() {
     assert_eq!(
         (m.text_content().as_str(), m.stop_reason),
         ("hi", StopReason::Stop)
-    );
-}
-
-#[test]
-fn encoder_changes_name_the_input_message() {
-    // prepare drops the stray result (input 0), so the user message is the
-    // first one sent; the encoder's change must still name input 1.
-    let ogg = UserContent::Audio(AudioContent {
-        data: "T2dnUw==".into(),
-        mime_type: "audio/ogg".into(),
-    });
-    let request = Request::new(
-        MODEL,
-        vec![result("call_ghost", "read", "stray"), user(vec![ogg])],
-    );
-    let encoded = openai_chat::encode_request(&request).unwrap();
-    let kinds = change_kinds(&encoded.report);
-    assert_eq!(
-        kinds,
-        [
-            (0, ChangeKind::DroppedResult),
-            (1, ChangeKind::UnsupportedContent)
-        ]
     );
 }
 

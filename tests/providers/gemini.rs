@@ -1,11 +1,11 @@
 //! Gemini generateContent codec: request bodies against the published schema and
 //! our own role rules, the recorded responses and streams, snapshots.
 
-mod common;
-
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use crate::common;
+use crate::scenarios::{check_request_bodies, Api, APIS};
 use agentmsg::providers::{gemini, Request, ResponseError, StreamDecode, ToolSpec};
 use agentmsg::{AgentMessage, AssistantContent, AssistantMessage, ChangeKind, Message, StopReason};
 use serde_json::{json, Value};
@@ -14,18 +14,14 @@ use common::{change_details, chunk_lines, file_name, lines, pi_messages};
 
 const SCHEMA: &str = "gemini-generatecontent-request.schema.json";
 const MODEL: &str = "gemini-3-pro-preview";
-const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
-const PDF: &str = "JVBERi0xLjQKJcOkw7zDtsOfCjIgMCBvYmoKPDwvTGVuZ3RoIDMgMCBSPj4Kc3RyZWFtCg==";
+use crate::transcripts::{PDF, PNG};
 const SIG: &str = "EqQBCkgIARABGAIiQA==";
 
 // ---------------------------------------------------------------------------
 // Transcripts
 
 fn assistant(content: Value, stop: &str, model: &str) -> String {
-    json!({"role": "assistant", "content": content, "api": "google-generative-ai", "provider": "google",
-        "model": model, "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0},
-        "stopReason": stop, "timestamp": 2})
-    .to_string()
+    crate::transcripts::assistant_line(&random_transcripts::FLAVOR, content, stop, model)
 }
 
 fn tools() -> Vec<ToolSpec> {
@@ -309,8 +305,6 @@ fn role_errors(body: &Value, gemini3: bool) -> Vec<String> {
 
 #[test]
 fn every_request_body_validates_against_the_schema_and_role_rules() {
-    let dir = common::fresh_sdk_dir("gemini");
-    let mut failures = Vec::new();
     let all: Vec<_> = cases()
         .into_iter()
         .chain(pi_cases())
@@ -321,26 +315,12 @@ fn every_request_body_validates_against_the_schema_and_role_rules() {
         ))
         .collect();
     assert!(all.len() >= 20);
-    for (name, request) in &all {
-        let encoded = gemini::encode_request(request).unwrap_or_else(|e| panic!("{name}: {e}"));
-        for error in common::schema_errors(SCHEMA, &encoded.body) {
-            failures.push(format!("{name}: schema: {error}"));
-        }
-        for error in role_errors(&encoded.body, request.model.contains("gemini-3")) {
-            failures.push(format!("{name}: rule: {error}"));
-        }
-        let text = serde_json::to_string_pretty(&encoded.body).expect("a Value serializes");
-        std::fs::write(dir.join(format!("{name}.json")), text).expect("write body");
-    }
-    assert!(
-        failures.is_empty(),
-        "{} problems:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    check_request_bodies(CODEC, SCHEMA, &all, |request, body| {
+        role_errors(body, request.model.contains("gemini-3"))
+    });
 }
 
-fn encode(name: &str) -> agentmsg::providers::Encoded {
+pub(super) fn encode(name: &str) -> agentmsg::providers::Encoded {
     let (_, request) = cases()
         .into_iter()
         .find(|(n, _)| n == name)
@@ -532,91 +512,14 @@ fn failed_turns_and_orphans_are_repaired() {
     );
 }
 
-#[test]
-fn bad_requests_are_typed_errors() {
-    let bad = Request::new(MODEL, vec![Message::user("x")]).with_tools(vec![ToolSpec::new(
-        "1abc",
-        "",
-        json!({}),
-    )]);
-    assert!(gemini::encode_request(&bad)
-        .expect_err("bad name")
-        .to_string()
-        .contains("tools[0].name"));
-    let bad = Request::new(MODEL, vec![Message::user("x")]).with_tools(vec![ToolSpec::new(
-        "t",
-        "",
-        json!([1]),
-    )]);
-    assert!(gemini::encode_request(&bad)
-        .expect_err("bad schema")
-        .to_string()
-        .contains("tools[0].parameters"));
-    assert!(gemini::encode_request(&Request::new(MODEL, vec![])).is_err());
-    assert!(gemini::encode_request(&Request::new(" ", vec![Message::user("x")])).is_err());
-}
-
-#[test]
-fn snapshots_pin_the_encoder_output() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/gemini");
-    let bless = std::env::var_os("AGENTMSG_BLESS").is_some();
-    let mut stale = Vec::new();
-    for name in [
-        "text",
-        "every_block",
-        "parallel_tool_calls",
-        "thinking_signatures",
-        "foreign_calls_on_gemini3",
-    ] {
-        let text = serde_json::to_string_pretty(&encode(name).body).expect("serializes") + "\n";
-        let path = dir.join(format!("{name}.json"));
-        if bless {
-            std::fs::create_dir_all(&dir).expect("snapshot dir");
-            std::fs::write(&path, &text).expect("write snapshot");
-            continue;
-        }
-        match std::fs::read_to_string(&path) {
-            Ok(expected) if expected == text => {}
-            Ok(_) => stale.push(format!("{} differs", path.display())),
-            Err(e) => stale.push(format!("{}: {e}", path.display())),
-        }
-    }
-    assert!(
-        stale.is_empty(),
-        "run with AGENTMSG_BLESS=1 to regenerate:\n{}",
-        stale.join("\n")
-    );
-}
-
 // ---------------------------------------------------------------------------
 // Responses and streams
 
-fn fixtures(ext: &str) -> Vec<PathBuf> {
-    common::files_ending(&fixtures_dir(), ext)
-}
-
-fn fixtures_dir() -> PathBuf {
-    common::conformance_dir().join("responses/vercel/google")
-}
-
-fn decode_body(path: &Path) -> AssistantMessage {
-    let text = std::fs::read_to_string(path).expect("fixture");
-    gemini::decode_response(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn decode_events<'a>(
-    events: impl IntoIterator<Item = &'a str>,
-) -> Result<AssistantMessage, ResponseError> {
-    let mut decoder = gemini::StreamDecoder::new();
-    for event in events {
-        decoder.push(event)?;
-    }
-    decoder.finish()
-}
+const CODEC: &Api = &APIS[1];
 
 fn decode_chunks(path: &Path) -> Result<AssistantMessage, ResponseError> {
     let lines = chunk_lines(path);
-    decode_events(lines.iter().map(String::as_str))
+    CODEC.decode_events(lines.iter().map(String::as_str))
 }
 
 fn shape(message: &AssistantMessage) -> Vec<String> {
@@ -636,11 +539,11 @@ fn shape(message: &AssistantMessage) -> Vec<String> {
 #[test]
 fn every_response_body_decodes() {
     common::require_conformance!();
-    let bodies = fixtures(".json");
+    let bodies = CODEC.recordings(".json");
     assert!(bodies.len() >= 5);
     for path in &bodies {
         let name = file_name(path);
-        let message = decode_body(path);
+        let message = CODEC.decode_file(path);
         assert_eq!(
             (message.api.as_str(), message.provider.as_str()),
             ("google-generative-ai", "google"),
@@ -673,7 +576,7 @@ fn every_response_body_decodes() {
 #[test]
 fn every_stream_decodes() {
     common::require_conformance!();
-    let streams = fixtures(".chunks.txt");
+    let streams = CODEC.recordings(".chunks.txt");
     assert!(streams.len() >= 9);
     for path in &streams {
         let name = file_name(path);
@@ -698,14 +601,14 @@ fn every_stream_decodes() {
 fn stream_and_body_agree_on_what_both_carry() {
     common::require_conformance!();
     let mut compared = 0;
-    for body_path in fixtures(".json") {
+    for body_path in CODEC.recordings(".json") {
         let name = file_name(&body_path);
         let stem = name.trim_end_matches(".json");
-        let stream_path = fixtures_dir().join(format!("{stem}.chunks.txt"));
+        let stream_path = CODEC.dir().join(format!("{stem}.chunks.txt"));
         if !stream_path.is_file() {
             continue;
         }
-        let body = decode_body(&body_path);
+        let body = CODEC.decode_file(&body_path);
         let stream = decode_chunks(&stream_path).unwrap_or_else(|e| panic!("{stem}: {e}"));
         assert_eq!(body.model, stream.model, "{stem}");
         assert_eq!(body.stop_reason, stream.stop_reason, "{stem}");
@@ -724,12 +627,12 @@ fn stream_and_body_agree_on_what_both_carry() {
 #[test]
 fn decoded_fields_match_the_recordings() {
     common::require_conformance!();
-    let dir = fixtures_dir();
+    let dir = CODEC.dir();
     let raw: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join("google-tool-call-gemini3.json")).expect("read"),
     )
     .expect("json");
-    let message = decode_body(&dir.join("google-tool-call-gemini3.json"));
+    let message = CODEC.decode_file(&dir.join("google-tool-call-gemini3.json"));
     let call = message.tool_calls().next().expect("a call");
     assert_eq!(
         call.signature.as_deref(),
@@ -745,7 +648,8 @@ fn decoded_fields_match_the_recordings() {
         call.id
     );
     assert_eq!(
-        decode_body(&dir.join("google-tool-call-gemini3.json"))
+        CODEC
+            .decode_file(&dir.join("google-tool-call-gemini3.json"))
             .tool_calls()
             .next()
             .map(|c| c.id.clone()),
@@ -767,7 +671,7 @@ fn decoded_fields_match_the_recordings() {
         Some("JniLacKqGqH0xs0P0O776As")
     );
 
-    let text = decode_body(&dir.join("google-text.json"));
+    let text = CODEC.decode_file(&dir.join("google-text.json"));
     assert_eq!(shape(&text), ["signed text"]);
     assert!(text
         .text_content()
@@ -892,13 +796,13 @@ fn cached_tokens_are_not_counted_as_input_and_finish_reasons_map() {
 #[test]
 fn truncated_garbled_and_spliced_streams_never_pass() {
     common::require_conformance!();
-    for path in fixtures(".chunks.txt") {
+    for path in CODEC.recordings(".chunks.txt") {
         let name = file_name(&path);
         let lines = chunk_lines(&path);
         for cut in 0..lines.len() {
             let prefix: Vec<&str> = lines.iter().take(cut).map(String::as_str).collect();
             let finished = prefix.iter().any(|l| l.contains("\"finishReason\""));
-            match decode_events(prefix) {
+            match CODEC.decode_events(prefix) {
                 Ok(message) => assert!(
                     finished || message.stop_reason == StopReason::Error,
                     "{name} cut at {cut}"
@@ -913,7 +817,7 @@ fn truncated_garbled_and_spliced_streams_never_pass() {
                 .map_or(0, |(b, _)| b)];
             let mut events: Vec<&str> = lines.iter().map(String::as_str).collect();
             events[i] = half;
-            let error = decode_events(events).expect_err("half a chunk");
+            let error = CODEC.decode_events(events).expect_err("half a chunk");
             assert!(
                 error.to_string().contains(&format!("event {i}")),
                 "{name}: {error}"
@@ -922,18 +826,18 @@ fn truncated_garbled_and_spliced_streams_never_pass() {
     }
     let a = r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"Hel"}]}}],"responseId":"one"}"#;
     let b = r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"lo"}]},"finishReason":"STOP"}],"responseId":"two"}"#;
-    let error = decode_events([a, b]).expect_err("spliced");
+    let error = CODEC.decode_events([a, b]).expect_err("spliced");
     assert!(error.to_string().starts_with("event 1:"), "{error}");
-    let error = decode_events([r#"{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"x"}]}}]}}]}"#])
+    let error = CODEC.decode_events([r#"{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"x"}]}}]}}]}"#])
         .expect_err("pieces without a call");
     assert!(error.to_string().contains("partialArgs"), "{error}");
-    let error = decode_events([
+    let error = CODEC.decode_events([
         r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true}}]}}]}"#,
         r#"{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"a..b","stringValue":"x"}],"willContinue":true}}]}}]}"#,
     ])
     .expect_err("bad path");
     assert!(error.to_string().starts_with("event 1:"), "{error}");
-    let message = decode_events([
+    let message = CODEC.decode_events([
         r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"Hel"}]}}],"responseId":"one"}"#,
         r#"{"error":{"code":500,"message":"Internal error","status":"INTERNAL"}}"#,
     ])
@@ -948,14 +852,14 @@ fn truncated_garbled_and_spliced_streams_never_pass() {
 #[test]
 fn decoded_messages_replay_to_the_same_model() {
     common::require_conformance!();
-    let dir = fixtures_dir();
+    let dir = CODEC.dir();
     for name in [
         "google-tool-call-gemini3.json",
         "google-text.json",
         "google-stream-tool-call-arguments.chunks.txt",
     ] {
         let message = if name.ends_with(".json") {
-            decode_body(&dir.join(name))
+            CODEC.decode_file(&dir.join(name))
         } else {
             decode_chunks(&dir.join(name)).expect(name)
         };
@@ -1007,37 +911,8 @@ mod fuzz {
     use super::*;
     use proptest::prelude::*;
 
-    fn all_lines() -> Vec<Vec<String>> {
-        fixtures(".chunks.txt")
-            .iter()
-            .map(|p| chunk_lines(p))
-            .collect()
-    }
-
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]
-
-        /// A stream with one chunk damaged (cut, or a byte replaced) decodes or
-        /// fails with an error; it never panics.
-        #[test]
-        fn damaged_streams_never_panic(file in any::<prop::sample::Index>(), line in any::<prop::sample::Index>(),
-                                       at in any::<prop::sample::Index>(), byte in any::<u8>(), cut in any::<bool>()) {
-            common::require_conformance!(Ok(()));
-            let files = all_lines();
-            let lines = file.get(&files).clone();
-            prop_assume!(!lines.is_empty());
-            let i = line.index(lines.len());
-            let mut bytes = lines[i].clone().into_bytes();
-            let j = at.index(bytes.len().max(1)).min(bytes.len());
-            if cut { bytes.truncate(j) } else if j < bytes.len() { bytes[j] = byte }
-            let damaged = String::from_utf8_lossy(&bytes).into_owned();
-            let mut decoder = gemini::StreamDecoder::new();
-            for (k, event) in lines.iter().enumerate() {
-                let _ = decoder.push(if k == i { &damaged } else { event });
-            }
-            let _ = decoder.finish();
-            let _ = gemini::decode_response(&damaged);
-        }
 
         /// Arbitrary JSON paths in streamed arguments never panic.
         #[test]
@@ -1108,63 +983,23 @@ fn a_result_without_a_tool_name_takes_its_calls() {
 
 mod random_transcripts {
     use super::*;
+    use crate::transcripts::Flavor;
     use proptest::prelude::*;
 
-    const IDS: [&str; 5] = ["c1", "c2", "functions.read:0", "", "c1"];
-
-    fn user_block() -> impl Strategy<Value = Value> {
-        prop_oneof![
-            "[a-z ]{0,12}".prop_map(|t| json!({"type": "text", "text": t})),
-            Just(json!({"type": "image", "data": PNG, "mimeType": "image/png"})),
-            Just(json!({"type": "image", "data": "R0lGOD==", "mimeType": "image/gif"})),
-            Just(json!({"type": "image", "url": "https://example.com/a.webp"})),
-            Just(json!({"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"})),
-            Just(
-                json!({"type": "document", "data": PDF, "mimeType": "application/pdf", "title": "t"})
-            ),
-            Just(json!({"type": "document", "url": "https://example.com/a"})),
-        ]
-    }
-
-    fn assistant_block() -> impl Strategy<Value = Value> {
-        prop_oneof![
-            "[a-z ]{0,12}".prop_map(|t| json!({"type": "text", "text": t})),
-            Just(json!({"type": "thinking", "thinking": "hmm", "signature": SIG})),
-            Just(json!({"type": "thinking", "thinking": "unsigned"})),
-            Just(json!({"type": "thinking", "thinking": "", "signature": SIG})),
-            Just(json!({"type": "redactedThinking", "data": "b3BhcXVl"})),
-            (0..IDS.len(), any::<bool>()).prop_map(|(i, signed)| {
-                let mut call = json!({"type": "toolCall", "id": IDS[i], "name": "read", "arguments": {"path": "a"}});
-                if signed {
-                    call["signature"] = json!(SIG);
-                }
-                call
-            }),
-        ]
-    }
+    pub(super) static FLAVOR: Flavor = Flavor {
+        ids: &["c1", "c2", "functions.read:0", "", "c1"],
+        models: [MODEL, "gemini-2.5-flash"],
+        api: "google-generative-ai",
+        provider: "google",
+        signature: SIG,
+        odd_image: "image/gif",
+        document_url: "https://example.com/a",
+        signed_calls: true,
+        length_stops: false,
+    };
 
     pub(super) fn message() -> impl Strategy<Value = Value> {
-        let models = prop_oneof![Just(MODEL), Just("gemini-2.5-flash")];
-        let stops = prop_oneof![
-            Just("stop"),
-            Just("toolUse"),
-            Just("error"),
-            Just("aborted")
-        ];
-        prop_oneof![
-            prop::collection::vec(user_block(), 0..4).prop_map(|c| json!({"role": "user", "content": c})),
-            (prop::collection::vec(assistant_block(), 0..5), models, stops).prop_map(|(c, m, s)| json!({
-                "role": "assistant", "content": c, "api": "google-generative-ai", "provider": "google",
-                "model": m, "stopReason": s})),
-            (0..IDS.len(), any::<bool>(), any::<bool>()).prop_map(|(i, err, image)| {
-                let mut content = vec![json!({"type": "text", "text": "out"})];
-                if image {
-                    content.push(json!({"type": "image", "data": PNG, "mimeType": "image/png"}));
-                }
-                json!({"role": "toolResult", "toolCallId": IDS[i], "toolName": "read", "content": content, "isError": err})
-            }),
-            Just(json!({"role": "system", "content": "note"})),
-        ]
+        crate::transcripts::message(&FLAVOR)
     }
 
     proptest! {
@@ -1174,44 +1009,9 @@ mod random_transcripts {
         /// the role rules.
         #[test]
         fn random_transcripts_encode_to_valid_bodies(lines in prop::collection::vec(message(), 1..10)) {
-            let mut messages: Vec<Message> = lines
-                .iter()
-                .map(|l| serde_json::from_value(l.clone()).expect("generated lines decode"))
-                .collect();
-            messages.push(Message::user("go on"));
-            let request = Request::new(MODEL, messages).with_tools(tools());
-            let encoded = gemini::encode_request(&request).expect("a transcript ending with a user turn encodes");
-            let mut errors = common::schema_errors(SCHEMA, &encoded.body);
-            errors.extend(role_errors(&encoded.body, true));
-            prop_assert!(errors.is_empty(), "{errors:?}\n{}", encoded.body);
+            crate::transcripts::check_random(CODEC, MODEL, &lines, tools(), SCHEMA, |body| role_errors(body, true))?;
         }
     }
-}
-
-#[test]
-fn a_tool_declared_twice_is_an_error() {
-    let mut twice = tools();
-    twice.push(tools().remove(0));
-    let request = Request::new(MODEL, vec![Message::user("x")]).with_tools(twice);
-    let error = gemini::encode_request(&request).expect_err("duplicate tool");
-    assert!(error.to_string().contains("tools[2].name"), "{error}");
-}
-
-#[test]
-fn a_conversation_opening_with_the_model_gets_a_user_turn_first() {
-    let request = Request::new(
-        MODEL,
-        vec![Message::assistant("Welcome back."), Message::user("hi")],
-    );
-    let encoded = gemini::encode_request(&request).expect("encodes");
-    let first = &encoded.body["contents"][0];
-    assert_eq!(first["role"], "user");
-    assert_eq!(first["parts"][0]["text"], "(continued)");
-    assert!(encoded
-        .report
-        .changes
-        .iter()
-        .any(|c| c.index == 0 && c.kind == ChangeKind::UnsupportedContent));
 }
 
 /// pi keeps Gemini's signature of a text part as the text block's
