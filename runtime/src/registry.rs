@@ -483,3 +483,194 @@ impl Registry {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    struct Reading {
+        label: String,
+        value: f64,
+    }
+
+    impl CustomMessage for Reading {
+        const KIND: &'static str = "reading";
+    }
+
+    /// Version 1 with a hand-written migration: only a stored `"v":0` reaches it.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    struct Renamed {
+        name: String,
+    }
+
+    impl CustomMessage for Renamed {
+        const KIND: &'static str = "renamed";
+
+        fn migrate(from: u32, value: Value) -> Result<Value, MigrateError> {
+            let Value::Object(mut fields) = value else {
+                return Err(MigrateError::new("not an object"));
+            };
+            match fields.remove("title") {
+                Some(Value::String(s)) if s == "scalar" => Ok(Value::String(s)),
+                Some(title) => {
+                    fields.insert("name".to_owned(), title);
+                    Ok(Value::Object(fields))
+                }
+                None => Err(MigrateError::new(format!("no title in version {from}"))),
+            }
+        }
+    }
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    struct Versioned {
+        name: String,
+    }
+
+    impl CustomMessage for Versioned {
+        const KIND: &'static str = "versioned";
+        const VERSION: u32 = 2;
+
+        fn migrate(_: u32, value: Value) -> Result<Value, MigrateError> {
+            Ok(value)
+        }
+    }
+
+    fn object(json: &str) -> Map<String, Value> {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn only_kinds_above_version_one_register_a_migrated_decoder() {
+        assert!(Registration::new::<Reading>().decode_migrated.is_none());
+        assert!(Registration::new::<Renamed>().decode_migrated.is_none());
+        assert!(Registration::new::<Versioned>().decode_migrated.is_some());
+        // `Registry::with` registers the same constant.
+        let registry = Registry::empty().with::<Versioned>().with::<Reading>();
+        assert!(registry.get("versioned").unwrap().decode_migrated.is_some());
+        assert!(registry.get("reading").unwrap().decode_migrated.is_none());
+    }
+
+    #[test]
+    fn an_object_decodes_through_the_line_decoder_exactly() {
+        let registration = Registration::new::<Reading>();
+        // Values whose shortest text is long, and that a best-effort float
+        // parser may read back one ulp off.
+        for value in [0.1_f64 + 0.2, 1e-300, f64::MIN_POSITIVE, 5e-324, f64::MAX] {
+            let mut fields = Map::new();
+            fields.insert("label".to_owned(), Value::from("x"));
+            fields.insert("value".to_owned(), Value::from(value));
+            let entry = registration
+                .decode_fields(&fields, Envelope::default())
+                .unwrap();
+            let reading = entry.downcast_ref::<Reading>().unwrap();
+            assert_eq!(reading.value.to_bits(), value.to_bits());
+        }
+    }
+
+    #[test]
+    fn an_objects_error_names_no_position() {
+        let registration = Registration::new::<Reading>();
+        let missing = registration
+            .decode_fields(&object(r#"{"label":"x"}"#), Envelope::default())
+            .unwrap_err();
+        assert_eq!(
+            missing,
+            UnknownReason::Invalid {
+                error: "missing field `value`".to_owned()
+            }
+        );
+        let wrong = registration
+            .decode_fields(&object(r#"{"label":5,"value":1}"#), Envelope::default())
+            .unwrap_err();
+        assert_eq!(
+            wrong,
+            UnknownReason::Invalid {
+                error: "invalid type: integer `5`, expected a string".to_owned()
+            }
+        );
+        // The line itself says where.
+        let line = registration
+            .decode_line(r#"{"role":"reading","label":"x"}"#)
+            .unwrap_err();
+        assert!(
+            matches!(&line, UnknownReason::Invalid { error } if error.starts_with("missing field `value` at line 1 column")),
+            "{line:?}"
+        );
+    }
+
+    #[test]
+    fn an_object_keeps_its_envelope_and_checks_its_version() {
+        let registration = Registration::new::<Reading>();
+        let envelope = Envelope {
+            id: Some(crate::message::MessageId::from("m1")),
+            turn_id: None,
+            v: None,
+        };
+        let entry = registration
+            .decode_fields(&object(r#"{"label":"x","value":1.5}"#), envelope)
+            .unwrap();
+        assert_eq!(entry.id.as_ref().unwrap().as_str(), "m1");
+        let newer = Envelope {
+            v: Some(3),
+            ..Envelope::default()
+        };
+        assert_eq!(
+            registration
+                .decode_fields(&object(r#"{"label":"x","value":1.5}"#), newer)
+                .unwrap_err(),
+            UnknownReason::NewerVersion {
+                found: 3,
+                supported: 1
+            }
+        );
+    }
+
+    #[test]
+    fn a_version_one_migration_decodes_through_the_line_decoder() {
+        let registration = Registration::new::<Renamed>();
+        let entry = registration
+            .decode_line(r#"{"role":"renamed","title":"old","v":0,"id":"m2"}"#)
+            .unwrap();
+        assert_eq!(
+            entry.downcast_ref::<Renamed>(),
+            Some(&Renamed {
+                name: "old".to_owned()
+            })
+        );
+        assert_eq!(entry.id.as_ref().unwrap().as_str(), "m2");
+        // A migration that returns no object.
+        assert_eq!(
+            registration
+                .decode_line(r#"{"role":"renamed","title":"scalar","v":0}"#)
+                .unwrap_err(),
+            UnknownReason::Invalid {
+                error: "after migration from version 0: invalid type: string \"scalar\", expected an object".to_owned()
+            }
+        );
+        // The migration's own error.
+        assert_eq!(
+            registration
+                .decode_line(r#"{"role":"renamed","v":0}"#)
+                .unwrap_err(),
+            UnknownReason::Migration {
+                from: 0,
+                error: "no title in version 0".to_owned()
+            }
+        );
+    }
+
+    #[test]
+    fn a_kind_without_migration_says_so() {
+        assert_eq!(
+            Registration::new::<Reading>()
+                .decode_line(r#"{"role":"reading","label":"x","value":1,"v":0}"#)
+                .unwrap_err(),
+            UnknownReason::Migration {
+                from: 0,
+                error: "kind `reading` has no migration from version 0 to 1".to_owned()
+            }
+        );
+    }
+}
