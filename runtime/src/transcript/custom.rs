@@ -44,13 +44,16 @@ pub trait CustomMessage:
     ///
     /// [`VERSION`]: CustomMessage::VERSION
     fn migrate(from: u32, value: serde_json::Value) -> Result<serde_json::Value, MigrateError> {
-        let _ = value;
-        Err(MigrateError::new(format!(
-            "kind `{}` has no migration from version {from} to {}",
-            Self::KIND,
-            Self::VERSION
-        )))
+        drop(value);
+        Err(no_migration(Self::KIND, from, Self::VERSION))
     }
+}
+
+/// The error of the default [`CustomMessage::migrate`], shared by every kind.
+fn no_migration(kind: &str, from: u32, to: u32) -> MigrateError {
+    MigrateError::new(format!(
+        "kind `{kind}` has no migration from version {from} to {to}"
+    ))
 }
 
 /// A migration of a stored custom message failed.
@@ -152,16 +155,29 @@ impl<T: CustomMessage> DynCustomMessage for T {
         turn_id: Option<&TurnId>,
         parent_id: &ParentId,
     ) -> serde_json::Result<()> {
-        readable_back::<serde_json::Error>(T::KIND, std::any::type_name::<T>())?;
-        let mut serializer = serde_json::Serializer::new(out);
-        write_line::<T, _>(
-            &mut serializer,
-            T::KIND,
-            self,
-            (id, turn_id, parent_id),
-            T::VERSION,
-        )
+        write_json_line(self, out, id, turn_id, parent_id)
     }
+}
+
+/// [`DynCustomMessage::write_json`] of every type: the fields are written through
+/// [`as_serialize`](DynCustomMessage::as_serialize), the one instantiation of a
+/// type's `Serialize`, so no type gets a second copy for the writer's serializer.
+fn write_json_line(
+    message: &dyn DynCustomMessage,
+    out: &mut Vec<u8>,
+    id: Option<&MessageId>,
+    turn_id: Option<&TurnId>,
+    parent_id: &ParentId,
+) -> serde_json::Result<()> {
+    readable_back::<serde_json::Error>(message.kind(), message.type_name())?;
+    let mut serializer = serde_json::Serializer::new(out);
+    write_line(
+        &mut serializer,
+        message.kind(),
+        message.as_serialize(),
+        (id, turn_id, parent_id),
+        message.version(),
+    )
 }
 
 /// Fails when a line of `kind` would not read back into its type because the

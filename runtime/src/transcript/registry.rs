@@ -17,12 +17,26 @@ use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use serde::de::Unexpected;
+use serde_json::{Map, Value};
+
 use super::codec::envelope::{decode_known, scan_version, Envelope};
-use super::custom::{CustomEntry, CustomMessage};
+use super::custom::{CustomEntry, CustomMessage, DynCustomMessage, MigrateError};
 use crate::UnknownReason;
 
-/// One custom type's entry in the registry: its kind, aliases and monomorphized
-/// decoders. `#[derive(AgentMessage)]` submits one for each type.
+/// A line decoded by a type's own decoder: the boxed value and the envelope keys
+/// read beside its fields.
+type Decoded = (Box<dyn DynCustomMessage>, Envelope);
+
+/// One custom type's entry in the registry: its kind, aliases, version and the
+/// few functions that must be monomorphized for the type. `#[derive(AgentMessage)]`
+/// submits one for each type.
+///
+/// Everything around the type's own `Deserialize` (the role and envelope keys,
+/// versions, migrations, decoding a `serde_json` object, errors) is shared code
+/// that calls [`decode_line`](Self::decode_line)'s one per-type decoder, so a
+/// kind costs its crate one instantiation of its `Deserialize`, plus one more
+/// (from a migrated `serde_json::Value`) only when its version is above 1.
 #[derive(Clone, Copy)]
 pub struct Registration {
     kind: &'static str,
@@ -30,11 +44,15 @@ pub struct Registration {
     version: u32,
     type_id: fn() -> TypeId,
     type_name: fn() -> &'static str,
-    decode_str: fn(&str) -> Result<CustomEntry, UnknownReason>,
-    decode_value: fn(
-        &serde_json::Map<String, serde_json::Value>,
-        Envelope,
-    ) -> Result<CustomEntry, UnknownReason>,
+    /// The type's `Deserialize` on a whole line, through the role and envelope
+    /// keys (the one instantiation every kind has).
+    decode: fn(&str, &dyn Fn(&str) -> bool) -> serde_json::Result<Decoded>,
+    /// [`CustomMessage::migrate`].
+    migrate: fn(u32, Value) -> Result<Value, MigrateError>,
+    /// The type's `Deserialize` on a migrated value, any value a migration may
+    /// return: set, at compile time, only for kinds above version 1, the only
+    /// ones whose stored objects migrate (a line without `v` is version 1).
+    decode_migrated: Option<fn(Value) -> serde_json::Result<Box<dyn DynCustomMessage>>>,
 }
 
 impl Registration {
@@ -46,8 +64,15 @@ impl Registration {
             version: T::VERSION,
             type_id: TypeId::of::<T>,
             type_name: std::any::type_name::<T>,
-            decode_str: decode_str::<T>,
-            decode_value: decode_value::<T>,
+            decode: decode_line::<T>,
+            migrate: T::migrate,
+            // Evaluated at compile time in the derive's `static`, so a kind of
+            // version 1 never instantiates `decode_migrated`.
+            decode_migrated: if T::VERSION > 1 {
+                Some(decode_migrated::<T>)
+            } else {
+                None
+            },
         }
     }
 
@@ -71,19 +96,129 @@ impl Registration {
         (self.type_name)()
     }
 
+    /// Whether a line whose `"role"` is `role` is of this kind (or an alias).
+    fn claims(&self, role: &str) -> bool {
+        role == self.kind || self.aliases.contains(&role)
+    }
+
     /// Decodes one whole line (a flat JSON object) straight into the type; the
     /// reason it was not decoded otherwise.
     pub fn decode_line(&self, line: &str) -> Result<CustomEntry, UnknownReason> {
-        (self.decode_str)(line)
+        let accept = |role: &str| self.claims(role);
+        match (self.decode)(line, &accept) {
+            Ok((message, envelope)) => {
+                let from = stored_version(envelope.v);
+                if from == self.version {
+                    Ok(entry(message, envelope))
+                } else if from > self.version {
+                    Err(self.newer(from))
+                } else {
+                    self.migrate_line(line, from)
+                }
+            }
+            Err(error) => match scan_version(line) {
+                Some(from) if from > self.version => Err(self.newer(from)),
+                Some(from) if from < self.version => self.migrate_line(line, from),
+                None if self.version > 1 => self.migrate_line(line, 1),
+                _ => Err(UnknownReason::Invalid {
+                    error: error.to_string(),
+                }),
+            },
+        }
     }
 
     /// Decodes the fields of an object whose envelope keys were already taken out.
     pub(crate) fn decode_fields(
         &self,
-        fields: &serde_json::Map<String, serde_json::Value>,
+        fields: &Map<String, Value>,
         envelope: Envelope,
     ) -> Result<CustomEntry, UnknownReason> {
-        (self.decode_value)(fields, envelope)
+        let from = stored_version(envelope.v);
+        if from > self.version {
+            return Err(self.newer(from));
+        }
+        if from < self.version {
+            return self.migrate_fields(fields.clone(), envelope, from);
+        }
+        match self.decode_object(fields) {
+            Ok(message) => Ok(entry(message, envelope)),
+            Err(error) => Err(UnknownReason::Invalid { error }),
+        }
+    }
+
+    /// Decodes an object's fields (without role and envelope keys) through the
+    /// type's one line decoder: the object is written as a line of the kind
+    /// first. The error is the decoder's, less the position in that line, which
+    /// the object never had (as `serde_json`'s own `Value` decoder says it).
+    /// Lossless: the workspace's `serde_json` reads floats back exactly
+    /// (`float_roundtrip`).
+    fn decode_object(
+        &self,
+        fields: &Map<String, Value>,
+    ) -> Result<Box<dyn DynCustomMessage>, String> {
+        let mut line = Vec::with_capacity(128);
+        super::codec::envelope::write_line(
+            &mut serde_json::Serializer::new(&mut line),
+            self.kind,
+            fields,
+            (None, None, &crate::ParentId::Previous),
+            0,
+        )
+        .map_err(|e| e.to_string())?;
+        let line = std::str::from_utf8(&line).map_err(|e| e.to_string())?;
+        let accept = |role: &str| role == self.kind;
+        match (self.decode)(line, &accept) {
+            Ok((message, _)) => Ok(message),
+            Err(error) => Err(without_position(&error)),
+        }
+    }
+
+    fn newer(&self, found: u32) -> UnknownReason {
+        UnknownReason::NewerVersion {
+            found,
+            supported: self.version,
+        }
+    }
+
+    fn migrate_line(&self, line: &str, from: u32) -> Result<CustomEntry, UnknownReason> {
+        let mut fields: Map<String, Value> =
+            serde_json::from_str(line).map_err(|e| UnknownReason::Invalid {
+                error: e.to_string(),
+            })?;
+        fields.remove("role");
+        let envelope = Envelope::take_from(&mut fields).map_err(|e| UnknownReason::Invalid {
+            error: e.to_string(),
+        })?;
+        self.migrate_fields(fields, envelope, from)
+    }
+
+    fn migrate_fields(
+        &self,
+        fields: Map<String, Value>,
+        envelope: Envelope,
+        from: u32,
+    ) -> Result<CustomEntry, UnknownReason> {
+        let migrated =
+            (self.migrate)(from, Value::Object(fields)).map_err(|e| UnknownReason::Migration {
+                from,
+                error: e.message,
+            })?;
+        let decoded = match (self.decode_migrated, migrated) {
+            (Some(decode), migrated) => decode(migrated).map_err(|e| e.to_string()),
+            // Version 1 (a hand-written `migrate` of a stored `"v":0`): an
+            // object decodes through the line decoder.
+            (None, Value::Object(fields)) => self.decode_object(&fields),
+            (None, other) => Err(format!(
+                "invalid type: {}, expected an object",
+                unexpected(&other)
+            )),
+        };
+        match decoded {
+            Ok(message) => Ok(entry(message, envelope)),
+            Err(error) => Err(UnknownReason::Invalid {
+                error: format!("after migration from version {from}: {error}"),
+            }),
+        }
     }
 }
 
@@ -100,9 +235,25 @@ impl std::fmt::Debug for Registration {
 
 inventory::collect!(Registration);
 
-fn entry<T: CustomMessage>(value: T, envelope: Envelope) -> CustomEntry {
+/// The one decoder monomorphized for every kind: a whole line into `T`.
+fn decode_line<T: CustomMessage>(
+    line: &str,
+    accept: &dyn Fn(&str) -> bool,
+) -> serde_json::Result<Decoded> {
+    let (value, envelope) = decode_known::<T>(line, accept)?;
+    Ok((Box::new(value), envelope))
+}
+
+/// The decoder of a migrated value, monomorphized only for kinds above version 1.
+fn decode_migrated<T: CustomMessage>(
+    value: Value,
+) -> serde_json::Result<Box<dyn DynCustomMessage>> {
+    Ok(Box::new(T::deserialize(value)?))
+}
+
+fn entry(message: Box<dyn DynCustomMessage>, envelope: Envelope) -> CustomEntry {
     CustomEntry {
-        message: Box::new(value),
+        message,
         id: envelope.id,
         turn_id: envelope.turn_id,
         parent_id: envelope.parent_id,
@@ -114,83 +265,32 @@ fn stored_version(v: Option<u32>) -> u32 {
     v.unwrap_or(1)
 }
 
-fn decode_str<T: CustomMessage>(line: &str) -> Result<CustomEntry, UnknownReason> {
-    let accept = |role: &str| role == T::KIND || T::ALIASES.contains(&role);
-    match decode_known::<T>(line, &accept) {
-        Ok((value, envelope)) => {
-            let from = stored_version(envelope.v);
-            if from == T::VERSION {
-                Ok(entry(value, envelope))
-            } else if from > T::VERSION {
-                Err(newer::<T>(from))
-            } else {
-                migrate_line::<T>(line, from)
-            }
-        }
-        Err(error) => match scan_version(line) {
-            Some(from) if from > T::VERSION => Err(newer::<T>(from)),
-            Some(from) if from < T::VERSION => migrate_line::<T>(line, from),
-            None if T::VERSION > 1 => migrate_line::<T>(line, 1),
-            _ => Err(UnknownReason::Invalid {
-                error: error.to_string(),
-            }),
+/// `error`'s message without the ` at line L column C` that `serde_json` adds.
+fn without_position(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    if error.line() == 0 {
+        return text;
+    }
+    let position = format!(" at line {} column {}", error.line(), error.column());
+    match text.strip_suffix(&position) {
+        Some(message) => message.to_owned(),
+        None => text,
+    }
+}
+
+/// How serde names a value in an "invalid type" error.
+fn unexpected(value: &Value) -> Unexpected<'_> {
+    match value {
+        Value::Null => Unexpected::Unit,
+        Value::Bool(b) => Unexpected::Bool(*b),
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => Unexpected::Unsigned(u),
+            (None, Some(i)) => Unexpected::Signed(i),
+            (None, None) => Unexpected::Float(n.as_f64().unwrap_or(f64::NAN)),
         },
-    }
-}
-
-fn newer<T: CustomMessage>(found: u32) -> UnknownReason {
-    UnknownReason::NewerVersion {
-        found,
-        supported: T::VERSION,
-    }
-}
-
-fn migrate_line<T: CustomMessage>(line: &str, from: u32) -> Result<CustomEntry, UnknownReason> {
-    let mut fields: serde_json::Map<String, serde_json::Value> = serde_json::from_str(line)
-        .map_err(|e| UnknownReason::Invalid {
-            error: e.to_string(),
-        })?;
-    let envelope = Envelope::take_from(&mut fields).map_err(|e| UnknownReason::Invalid {
-        error: e.to_string(),
-    })?;
-    migrate_fields::<T>(fields, envelope, from)
-}
-
-fn migrate_fields<T: CustomMessage>(
-    fields: serde_json::Map<String, serde_json::Value>,
-    envelope: Envelope,
-    from: u32,
-) -> Result<CustomEntry, UnknownReason> {
-    let migrated = T::migrate(from, serde_json::Value::Object(fields)).map_err(|e| {
-        UnknownReason::Migration {
-            from,
-            error: e.message,
-        }
-    })?;
-    let value = T::deserialize(migrated).map_err(|e| UnknownReason::Invalid {
-        error: format!("after migration from version {from}: {e}"),
-    })?;
-    Ok(entry(value, envelope))
-}
-
-fn decode_value<T: CustomMessage>(
-    fields: &serde_json::Map<String, serde_json::Value>,
-    envelope: Envelope,
-) -> Result<CustomEntry, UnknownReason> {
-    let from = stored_version(envelope.v);
-    if from > T::VERSION {
-        return Err(newer::<T>(from));
-    }
-    if from < T::VERSION {
-        return migrate_fields::<T>(fields.clone(), envelope, from);
-    }
-    match T::deserialize(serde::de::value::MapDeserializer::new(
-        fields.iter().map(|(k, v)| (k.as_str(), v)),
-    )) {
-        Ok(value) => Ok(entry(value, envelope)),
-        Err(error) => Err(UnknownReason::Invalid {
-            error: error.to_string(),
-        }),
+        Value::String(s) => Unexpected::Str(s),
+        Value::Array(_) => Unexpected::Seq,
+        Value::Object(_) => Unexpected::Map,
     }
 }
 
@@ -298,7 +398,9 @@ impl Registry {
     /// The same registry with `T` added.
     #[must_use]
     pub fn with<T: CustomMessage>(mut self) -> Self {
-        self.add(Registration::new::<T>());
+        // A constant, as in the derive's `static`: what `T` registers is decided
+        // at compile time.
+        self.add(const { Registration::new::<T>() });
         self
     }
 
@@ -381,5 +483,197 @@ impl Registry {
             Some(dup) => Err(dup.clone()),
             None => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    struct Reading {
+        label: String,
+        value: f64,
+    }
+
+    impl CustomMessage for Reading {
+        const KIND: &'static str = "reading";
+    }
+
+    /// Version 1 with a hand-written migration: only a stored `"v":0` reaches it.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    struct Renamed {
+        name: String,
+    }
+
+    impl CustomMessage for Renamed {
+        const KIND: &'static str = "renamed";
+
+        fn migrate(from: u32, value: Value) -> Result<Value, MigrateError> {
+            let Value::Object(mut fields) = value else {
+                return Err(MigrateError::new("not an object"));
+            };
+            match fields.remove("title") {
+                Some(Value::String(s)) if s == "scalar" => Ok(Value::String(s)),
+                Some(title) => {
+                    fields.insert("name".to_owned(), title);
+                    Ok(Value::Object(fields))
+                }
+                None => Err(MigrateError::new(format!("no title in version {from}"))),
+            }
+        }
+    }
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    struct Versioned {
+        name: String,
+    }
+
+    impl CustomMessage for Versioned {
+        const KIND: &'static str = "versioned";
+        const VERSION: u32 = 2;
+
+        fn migrate(_: u32, value: Value) -> Result<Value, MigrateError> {
+            Ok(value)
+        }
+    }
+
+    fn object(json: &str) -> Map<String, Value> {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn only_kinds_above_version_one_register_a_migrated_decoder() {
+        assert!(Registration::new::<Reading>().decode_migrated.is_none());
+        assert!(Registration::new::<Renamed>().decode_migrated.is_none());
+        assert!(Registration::new::<Versioned>().decode_migrated.is_some());
+        // `Registry::with` registers the same constant.
+        let registry = Registry::empty().with::<Versioned>().with::<Reading>();
+        assert!(registry.get("versioned").unwrap().decode_migrated.is_some());
+        assert!(registry.get("reading").unwrap().decode_migrated.is_none());
+    }
+
+    #[test]
+    fn an_object_decodes_through_the_line_decoder_exactly() {
+        let registration = Registration::new::<Reading>();
+        // Values whose shortest text is long, and that a best-effort float
+        // parser may read back one ulp off.
+        for value in [0.1_f64 + 0.2, 1e-300, f64::MIN_POSITIVE, 5e-324, f64::MAX] {
+            let mut fields = Map::new();
+            fields.insert("label".to_owned(), Value::from("x"));
+            fields.insert("value".to_owned(), Value::from(value));
+            let entry = registration
+                .decode_fields(&fields, Envelope::default())
+                .unwrap();
+            let reading = entry.downcast_ref::<Reading>().unwrap();
+            assert_eq!(reading.value.to_bits(), value.to_bits());
+        }
+    }
+
+    #[test]
+    fn an_objects_error_names_no_position() {
+        let registration = Registration::new::<Reading>();
+        let missing = registration
+            .decode_fields(&object(r#"{"label":"x"}"#), Envelope::default())
+            .unwrap_err();
+        assert_eq!(
+            missing,
+            UnknownReason::Invalid {
+                error: "missing field `value`".to_owned()
+            }
+        );
+        let wrong = registration
+            .decode_fields(&object(r#"{"label":5,"value":1}"#), Envelope::default())
+            .unwrap_err();
+        assert_eq!(
+            wrong,
+            UnknownReason::Invalid {
+                error: "invalid type: integer `5`, expected a string".to_owned()
+            }
+        );
+        // The line itself says where.
+        let line = registration
+            .decode_line(r#"{"role":"reading","label":"x"}"#)
+            .unwrap_err();
+        assert!(
+            matches!(&line, UnknownReason::Invalid { error } if error.starts_with("missing field `value` at line 1 column")),
+            "{line:?}"
+        );
+    }
+
+    #[test]
+    fn an_object_keeps_its_envelope_and_checks_its_version() {
+        let registration = Registration::new::<Reading>();
+        let envelope = Envelope {
+            id: Some(crate::message::MessageId::from("m1")),
+            turn_id: None,
+            parent_id: crate::ParentId::Previous,
+            v: None,
+        };
+        let entry = registration
+            .decode_fields(&object(r#"{"label":"x","value":1.5}"#), envelope)
+            .unwrap();
+        assert_eq!(entry.id.as_ref().unwrap().as_str(), "m1");
+        let newer = Envelope {
+            v: Some(3),
+            ..Envelope::default()
+        };
+        assert_eq!(
+            registration
+                .decode_fields(&object(r#"{"label":"x","value":1.5}"#), newer)
+                .unwrap_err(),
+            UnknownReason::NewerVersion {
+                found: 3,
+                supported: 1
+            }
+        );
+    }
+
+    #[test]
+    fn a_version_one_migration_decodes_through_the_line_decoder() {
+        let registration = Registration::new::<Renamed>();
+        let entry = registration
+            .decode_line(r#"{"role":"renamed","title":"old","v":0,"id":"m2"}"#)
+            .unwrap();
+        assert_eq!(
+            entry.downcast_ref::<Renamed>(),
+            Some(&Renamed {
+                name: "old".to_owned()
+            })
+        );
+        assert_eq!(entry.id.as_ref().unwrap().as_str(), "m2");
+        // A migration that returns no object.
+        assert_eq!(
+            registration
+                .decode_line(r#"{"role":"renamed","title":"scalar","v":0}"#)
+                .unwrap_err(),
+            UnknownReason::Invalid {
+                error: "after migration from version 0: invalid type: string \"scalar\", expected an object".to_owned()
+            }
+        );
+        // The migration's own error.
+        assert_eq!(
+            registration
+                .decode_line(r#"{"role":"renamed","v":0}"#)
+                .unwrap_err(),
+            UnknownReason::Migration {
+                from: 0,
+                error: "no title in version 0".to_owned()
+            }
+        );
+    }
+
+    #[test]
+    fn a_kind_without_migration_says_so() {
+        assert_eq!(
+            Registration::new::<Reading>()
+                .decode_line(r#"{"role":"reading","label":"x","value":1,"v":0}"#)
+                .unwrap_err(),
+            UnknownReason::Migration {
+                from: 0,
+                error: "kind `reading` has no migration from version 0 to 1".to_owned()
+            }
+        );
     }
 }
