@@ -33,6 +33,8 @@ mod schema;
 ))]
 pub mod providers;
 
+pub mod store;
+
 #[doc(hidden)]
 pub mod __private;
 
