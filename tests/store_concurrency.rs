@@ -57,7 +57,11 @@ async fn one_session(reopen: Reopen) {
         conflicts += task.await.unwrap();
     }
     let loaded = store.load("shared", Cursor::START).await.unwrap();
-    assert!(loaded.problems.is_empty() && loaded.torn.is_empty(), "{:?}", loaded.problems);
+    assert!(
+        loaded.problems.is_empty() && loaded.torn.is_empty(),
+        "{:?}",
+        loaded.problems
+    );
     assert_eq!(loaded.entries.len(), WRITERS * n);
     let ids = assert_chain("shared", &loaded.entries);
     let unique: HashSet<&String> = ids.iter().collect();
@@ -70,7 +74,10 @@ async fn one_session(reopen: Reopen) {
     let info = store.open("shared").await.unwrap();
     assert_eq!(info.entries as usize, WRITERS * n);
     assert_eq!(info.leaf.as_ref(), ids.last());
-    eprintln!("one session: {} appends, {conflicts} conflicts retried", WRITERS * n);
+    eprintln!(
+        "one session: {} appends, {conflicts} conflicts retried",
+        WRITERS * n
+    );
     check_files(&reopen);
 }
 
@@ -119,7 +126,10 @@ async fn hundred_sessions(reopen: Reopen) {
         }
     }
     assert_eq!(all.len(), WRITERS * n);
-    eprintln!("100 sessions: {} appends, {conflicts} conflicts retried", WRITERS * n);
+    eprintln!(
+        "100 sessions: {} appends, {conflicts} conflicts retried",
+        WRITERS * n
+    );
     check_files(&reopen);
 }
 
@@ -130,7 +140,11 @@ fn check_files(reopen: &Reopen) {
     for file in std::fs::read_dir(dir).unwrap() {
         let path = file.unwrap().path();
         let bytes = std::fs::read(&path).unwrap();
-        assert!(bytes.is_empty() || bytes.ends_with(b"\n"), "{}", path.display());
+        assert!(
+            bytes.is_empty() || bytes.ends_with(b"\n"),
+            "{}",
+            path.display()
+        );
         let mut lines = 0;
         for line in bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
             serde_json::from_slice::<serde_json::Value>(line)

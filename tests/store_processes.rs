@@ -74,7 +74,14 @@ fn ack(line: &str) -> Option<&str> {
 fn spawn_child(address: &str, writer: &str, count: usize, big: bool) -> std::process::Child {
     let mut command = Command::new(std::env::current_exe().unwrap());
     command
-        .args(["--exact", "child", "--ignored", "--nocapture", "--test-threads", "1"])
+        .args([
+            "--exact",
+            "child",
+            "--ignored",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
         .env(CHILD_ADDRESS, address)
         .env(CHILD_WRITER, writer)
         .env(CHILD_COUNT, count.to_string())
@@ -105,7 +112,9 @@ async fn two_processes(address: String) {
     }
     let loaded = store.load(&session, Cursor::START).await.unwrap();
     assert!(loaded.problems.is_empty() && loaded.torn.is_empty());
-    let ids: HashSet<String> = assert_chain(&session, &loaded.entries).into_iter().collect();
+    let ids: HashSet<String> = assert_chain(&session, &loaded.entries)
+        .into_iter()
+        .collect();
     assert_eq!(ids.len(), 2 * N);
     assert_eq!(loaded.entries.len(), 2 * N);
 }
@@ -125,7 +134,11 @@ async fn jsonl_dir_two_processes() {
 #[tokio::test]
 async fn sqlite_two_processes() {
     let dir = tempfile::tempdir().unwrap();
-    two_processes(format!("sqlite:{}#shared", dir.path().join("s.db").display())).await;
+    two_processes(format!(
+        "sqlite:{}#shared",
+        dir.path().join("s.db").display()
+    ))
+    .await;
 }
 
 /// Kills a child writer after it acknowledged `acked` appends of 1 MiB entries
@@ -165,7 +178,10 @@ async fn crash(address: String, rounds: usize) -> usize {
         let ids = assert_chain(&session, &loaded.entries);
         let present: HashSet<&String> = ids.iter().collect();
         for id in &acked {
-            assert!(present.contains(id), "round {round}: acknowledged {id} was lost");
+            assert!(
+                present.contains(id),
+                "round {round}: acknowledged {id} was lost"
+            );
         }
         assert!(
             ids.len() <= acked.len() + 1,
@@ -207,6 +223,13 @@ async fn jsonl_dir_crash() {
 #[tokio::test]
 async fn sqlite_crash() {
     let dir = tempfile::tempdir().unwrap();
-    let torn = crash(format!("sqlite:{}#crash", dir.path().join("c.db").display()), 4).await;
-    assert_eq!(torn, 0, "SQLite has no torn lines: a transaction is whole or absent");
+    let torn = crash(
+        format!("sqlite:{}#crash", dir.path().join("c.db").display()),
+        4,
+    )
+    .await;
+    assert_eq!(
+        torn, 0,
+        "SQLite has no torn lines: a transaction is whole or absent"
+    );
 }

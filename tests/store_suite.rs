@@ -14,24 +14,43 @@ use store_fixture::{entry, message, Fixture};
 async fn round_trip(f: &Fixture) {
     let store = &f.store;
     let info = store.create("s1").await.unwrap();
-    assert_eq!((info.id.as_str(), info.entries, info.leaf.as_deref()), ("s1", 0, None));
-    assert!(matches!(store.create("s1").await, Err(StoreError::Exists { .. })));
+    assert_eq!(
+        (info.id.as_str(), info.entries, info.leaf.as_deref()),
+        ("s1", 0, None)
+    );
+    assert!(matches!(
+        store.create("s1").await,
+        Err(StoreError::Exists { .. })
+    ));
 
-    let hello =
-        StoredEntry::from_message(&AgentMessage::from(Message::user("hello")).with_id(Some("m1".into())))
-            .unwrap();
-    let appended = store.append("s1", &[hello.clone()], Expect::Empty).await.unwrap();
+    let hello = StoredEntry::from_message(
+        &AgentMessage::from(Message::user("hello")).with_id(Some("m1".into())),
+    )
+    .unwrap();
+    let appended = store
+        .append("s1", &[hello.clone()], Expect::Empty)
+        .await
+        .unwrap();
     assert_eq!((appended.first, appended.entries), (0, 1));
     assert_eq!(appended.leaf.as_deref(), Some("m1"));
-    let batch = [message("m2", Some("m1"), "two"), message("m3", Some("m2"), "three")];
-    let appended = store.append("s1", &batch, Expect::Leaf("m1")).await.unwrap();
+    let batch = [
+        message("m2", Some("m1"), "two"),
+        message("m3", Some("m2"), "three"),
+    ];
+    let appended = store
+        .append("s1", &batch, Expect::Leaf("m1"))
+        .await
+        .unwrap();
     assert_eq!((appended.first, appended.entries), (1, 3));
     assert_eq!(appended.leaf.as_deref(), Some("m3"));
 
     let loaded = store.load("s1", Cursor::START).await.unwrap();
     assert_eq!(loaded.entries, [hello, batch[0].clone(), batch[1].clone()]);
     assert_eq!(loaded.next, Cursor(3));
-    assert!(loaded.problems.is_empty() && loaded.torn.is_empty(), "{loaded:?}");
+    assert!(
+        loaded.problems.is_empty() && loaded.torn.is_empty(),
+        "{loaded:?}"
+    );
     // The first line decodes back into the message written.
     let decoded: AgentMessage = agentmsg::read_transcript(loaded.entries[0].line().as_bytes())
         .unwrap()
@@ -49,7 +68,10 @@ async fn round_trip(f: &Fixture) {
 
     let info = store.open("s1").await.unwrap();
     assert_eq!((info.entries, info.leaf.as_deref()), (3, Some("m3")));
-    assert!(info.updated_ms >= info.created_ms && info.created_ms > 0, "{info:?}");
+    assert!(
+        info.updated_ms >= info.created_ms && info.created_ms > 0,
+        "{info:?}"
+    );
 
     // Refused appends write nothing.
     let bad = StoredEntry::from_line("{\"role\":\"user\",\n\"content\":\"x\"}").0;
@@ -57,7 +79,10 @@ async fn round_trip(f: &Fixture) {
         .append("s1", &[message("m4", Some("m3"), "four"), bad], Expect::Any)
         .await
         .unwrap_err();
-    assert!(matches!(err, StoreError::InvalidEntry { index: 1, .. }), "{err}");
+    assert!(
+        matches!(err, StoreError::InvalidEntry { index: 1, .. }),
+        "{err}"
+    );
     let blank = StoredEntry::from_line("  ").0;
     assert!(matches!(
         store.append("s1", &[blank], Expect::Any).await,
@@ -66,25 +91,41 @@ async fn round_trip(f: &Fixture) {
     assert_eq!(store.open("s1").await.unwrap().entries, 3);
 
     assert!(matches!(
-        store.append("nope", &[message("x", None, "x")], Expect::Any).await,
+        store
+            .append("nope", &[message("x", None, "x")], Expect::Any)
+            .await,
         Err(StoreError::NotFound { .. })
     ));
-    assert!(matches!(store.load("nope", Cursor::START).await, Err(StoreError::NotFound { .. })));
+    assert!(matches!(
+        store.load("nope", Cursor::START).await,
+        Err(StoreError::NotFound { .. })
+    ));
     assert!(matches!(
         store.create("../etc/passwd").await,
         Err(StoreError::InvalidSessionId { .. })
     ));
 
     store.delete("s1").await.unwrap();
-    assert!(matches!(store.open("s1").await, Err(StoreError::NotFound { .. })));
-    assert!(matches!(store.delete("s1").await, Err(StoreError::NotFound { .. })));
     assert!(matches!(
-        store.append("s1", &[message("m9", None, "x")], Expect::Any).await,
+        store.open("s1").await,
+        Err(StoreError::NotFound { .. })
+    ));
+    assert!(matches!(
+        store.delete("s1").await,
+        Err(StoreError::NotFound { .. })
+    ));
+    assert!(matches!(
+        store
+            .append("s1", &[message("m9", None, "x")], Expect::Any)
+            .await,
         Err(StoreError::NotFound { .. })
     ));
     // The id is free again.
     store.create("s1").await.unwrap();
-    assert_eq!(store.load("s1", Cursor::START).await.unwrap().entries.len(), 0);
+    assert_eq!(
+        store.load("s1", Cursor::START).await.unwrap().entries.len(),
+        0
+    );
 }
 
 /// Lines the store does not understand, or understands only in part, come
@@ -109,13 +150,28 @@ async fn unknown_and_custom_lines_kept(f: &Fixture) {
     let loaded = store.load("odd", Cursor::START).await.unwrap();
     let got: Vec<&str> = loaded.entries.iter().map(StoredEntry::line).collect();
     assert_eq!(got, lines);
-    let problems: Vec<(u64, &EntryProblem)> =
-        loaded.problems.iter().map(|p| (p.position, &p.problem)).collect();
+    let problems: Vec<(u64, &EntryProblem)> = loaded
+        .problems
+        .iter()
+        .map(|p| (p.position, &p.problem))
+        .collect();
     assert_eq!(problems.len(), 4, "{problems:?}");
-    assert!(matches!(problems[0], (5, EntryProblem::Line(LineProblem::NotJson(_)))));
-    assert!(matches!(problems[1], (6, EntryProblem::Line(LineProblem::NotAnObject))));
-    assert!(matches!(problems[2], (7, EntryProblem::Line(LineProblem::BadKey { key: "id", .. }))));
-    assert!(matches!(problems[3], (8, EntryProblem::Line(LineProblem::NoKind))));
+    assert!(matches!(
+        problems[0],
+        (5, EntryProblem::Line(LineProblem::NotJson(_)))
+    ));
+    assert!(matches!(
+        problems[1],
+        (6, EntryProblem::Line(LineProblem::NotAnObject))
+    ));
+    assert!(matches!(
+        problems[2],
+        (7, EntryProblem::Line(LineProblem::BadKey { key: "id", .. }))
+    ));
+    assert!(matches!(
+        problems[3],
+        (8, EntryProblem::Line(LineProblem::NoKind))
+    ));
     let info = store.open("odd").await.unwrap();
     assert_eq!(info.name.as_deref(), Some("the odd one"));
     assert_eq!(info.leaf.as_deref(), Some("a4"));
@@ -139,7 +195,10 @@ async fn branches_and_compactions(f: &Fixture) {
     let mut leaf = None;
     for line in lines {
         let e = entry(line);
-        let appended = store.append("tree", &[e.clone()], Expect::leaf(leaf.as_deref())).await.unwrap();
+        let appended = store
+            .append("tree", &[e.clone()], Expect::leaf(leaf.as_deref()))
+            .await
+            .unwrap();
         leaf = appended.leaf;
     }
     assert_eq!(leaf.as_deref(), Some("k"));
@@ -157,8 +216,25 @@ async fn branches_and_compactions(f: &Fixture) {
         ]
     );
     let kinds: Vec<&str> = loaded.entries.iter().map(StoredEntry::kind).collect();
-    assert_eq!(kinds, ["user", "assistant", "user", "branchSummary", "user", "compactionSummary"]);
-    assert_eq!(loaded.entries.iter().map(StoredEntry::line).collect::<Vec<_>>(), lines);
+    assert_eq!(
+        kinds,
+        [
+            "user",
+            "assistant",
+            "user",
+            "branchSummary",
+            "user",
+            "compactionSummary"
+        ]
+    );
+    assert_eq!(
+        loaded
+            .entries
+            .iter()
+            .map(StoredEntry::line)
+            .collect::<Vec<_>>(),
+        lines
+    );
 }
 
 /// An append that expects a stale leaf writes nothing and says which leaf to
@@ -166,15 +242,29 @@ async fn branches_and_compactions(f: &Fixture) {
 async fn conflicts(f: &Fixture) {
     let store = &f.store;
     store.create("c").await.unwrap();
-    store.append("c", &[message("x1", None, "one")], Expect::Empty).await.unwrap();
-    store.append("c", &[message("x2", Some("x1"), "two")], Expect::Leaf("x1")).await.unwrap();
+    store
+        .append("c", &[message("x1", None, "one")], Expect::Empty)
+        .await
+        .unwrap();
+    store
+        .append("c", &[message("x2", Some("x1"), "two")], Expect::Leaf("x1"))
+        .await
+        .unwrap();
     let err = store
-        .append("c", &[message("y2", Some("x1"), "stale")], Expect::Leaf("x1"))
+        .append(
+            "c",
+            &[message("y2", Some("x1"), "stale")],
+            Expect::Leaf("x1"),
+        )
         .await
         .unwrap_err();
     assert!(err.is_retryable());
     match &err {
-        StoreError::Conflict { session, expected, actual } => {
+        StoreError::Conflict {
+            session,
+            expected,
+            actual,
+        } => {
             assert_eq!(session, "c");
             assert_eq!(expected.as_deref(), Some("x1"));
             assert_eq!(actual.as_deref(), Some("x2"));
@@ -183,15 +273,31 @@ async fn conflicts(f: &Fixture) {
     }
     assert!(err.to_string().contains("retry"), "{err}");
     assert!(matches!(
-        store.append("c", &[message("z", None, "z")], Expect::Empty).await,
+        store
+            .append("c", &[message("z", None, "z")], Expect::Empty)
+            .await,
         Err(StoreError::Conflict { expected: None, .. })
     ));
     assert_eq!(store.open("c").await.unwrap().entries, 2);
-    store.append("c", &[message("y2", Some("x2"), "retried")], Expect::Leaf("x2")).await.unwrap();
+    store
+        .append(
+            "c",
+            &[message("y2", Some("x2"), "retried")],
+            Expect::Leaf("x2"),
+        )
+        .await
+        .unwrap();
     let loaded = store.load("c", Cursor::START).await.unwrap();
     store_fixture::assert_chain("c", &loaded.entries);
     // An id-less line does not move the leaf.
-    store.append("c", &[entry(r#"{"role":"notice","text":"no id"}"#)], Expect::Leaf("y2")).await.unwrap();
+    store
+        .append(
+            "c",
+            &[entry(r#"{"role":"notice","text":"no id"}"#)],
+            Expect::Leaf("y2"),
+        )
+        .await
+        .unwrap();
     assert_eq!(store.open("c").await.unwrap().leaf.as_deref(), Some("y2"));
 }
 
@@ -203,17 +309,28 @@ async fn listing_and_paging(f: &Fixture) {
         for j in 0..(i % 4) {
             let parent = (j > 0).then(|| format!("{id}-{}", j - 1));
             store
-                .append(&id, &[message(&format!("{id}-{j}"), parent.as_deref(), "x")], Expect::Any)
+                .append(
+                    &id,
+                    &[message(&format!("{id}-{j}"), parent.as_deref(), "x")],
+                    Expect::Any,
+                )
                 .await
                 .unwrap();
         }
     }
     store
-        .append("list-07", &[entry(r#"{"role":"session_info","name":"seventh"}"#)], Expect::Any)
+        .append(
+            "list-07",
+            &[entry(r#"{"role":"session_info","name":"seventh"}"#)],
+            Expect::Any,
+        )
         .await
         .unwrap();
     let mut seen = Vec::new();
-    let mut request = PageRequest { after: None, limit: 10 };
+    let mut request = PageRequest {
+        after: None,
+        limit: 10,
+    };
     let mut pages = 0;
     loop {
         let page = store.list(&request).await.unwrap();
@@ -238,10 +355,19 @@ async fn listing_and_paging(f: &Fixture) {
     }
     let all = store.list(&PageRequest::default()).await.unwrap();
     assert_eq!((all.sessions.len(), all.next), (25, None));
-    let exact = store.list(&PageRequest { after: None, limit: 25 }).await.unwrap();
+    let exact = store
+        .list(&PageRequest {
+            after: None,
+            limit: 25,
+        })
+        .await
+        .unwrap();
     assert_eq!((exact.sessions.len(), exact.next), (25, None));
     let tail = store
-        .list(&PageRequest { after: Some("list-23".into()), limit: 10 })
+        .list(&PageRequest {
+            after: Some("list-23".into()),
+            limit: 10,
+        })
         .await
         .unwrap();
     assert_eq!(tail.sessions.len(), 1);
@@ -294,12 +420,22 @@ suite!(
 #[tokio::test]
 async fn jsonl_dir_torn_line_is_kept_aside() {
     let f = store_fixture::jsonl_dir().await;
-    let AnyStore::JsonlDir(store) = &f.store else { unreachable!() };
+    let AnyStore::JsonlDir(store) = &f.store else {
+        unreachable!()
+    };
     store.create("t").await.unwrap();
-    store.append("t", &[message("t1", None, "one")], Expect::Empty).await.unwrap();
+    store
+        .append("t", &[message("t1", None, "one")], Expect::Empty)
+        .await
+        .unwrap();
     let path = store.session_path("t");
     let torn = br#"{"role":"user","content":[{"type":"text","text":"cut of"#;
-    std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(torn).unwrap();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap()
+        .write_all(torn)
+        .unwrap();
 
     let loaded = store.load("t", Cursor::START).await.unwrap();
     assert_eq!(loaded.entries.len(), 1);
@@ -308,8 +444,13 @@ async fn jsonl_dir_torn_line_is_kept_aside() {
     assert_eq!(loaded.torn[0].kept_in, path);
 
     // A second writer (its own handle, as another process would be) finds it.
-    let other = store_fixture::Reopen::Dir(store.dir().to_owned()).open().await;
-    other.append("t", &[message("t2", Some("t1"), "two")], Expect::Leaf("t1")).await.unwrap();
+    let other = store_fixture::Reopen::Dir(store.dir().to_owned())
+        .open()
+        .await;
+    other
+        .append("t", &[message("t2", Some("t1"), "two")], Expect::Leaf("t1"))
+        .await
+        .unwrap();
     let loaded = store.load("t", Cursor::START).await.unwrap();
     assert_eq!(loaded.entries.len(), 2);
     assert_eq!(loaded.torn.len(), 1);
@@ -322,7 +463,14 @@ async fn jsonl_dir_torn_line_is_kept_aside() {
     assert_eq!(read.messages.len(), 2);
     assert!(read.messages.iter().all(|m| m.is_llm()));
     // This writer's cached view catches up with the other's append.
-    store.append("t", &[message("t3", Some("t2"), "three")], Expect::Leaf("t2")).await.unwrap();
+    store
+        .append(
+            "t",
+            &[message("t3", Some("t2"), "three")],
+            Expect::Leaf("t2"),
+        )
+        .await
+        .unwrap();
 
     // A whole line that only lacks its newline is an entry, not torn.
     std::fs::OpenOptions::new()
@@ -337,7 +485,10 @@ async fn jsonl_dir_torn_line_is_kept_aside() {
         store.append("t", &[message("t4", Some("t3"), "x")], Expect::Leaf("t3")).await,
         Err(StoreError::Conflict { actual: Some(a), .. }) if a == "h"
     ));
-    store.append("t", &[message("t4", Some("h"), "x")], Expect::Leaf("h")).await.unwrap();
+    store
+        .append("t", &[message("t4", Some("h"), "x")], Expect::Leaf("h"))
+        .await
+        .unwrap();
     let loaded = store.load("t", Cursor::START).await.unwrap();
     assert_eq!(loaded.entries.len(), 5);
     assert_eq!(loaded.torn.len(), 1);
@@ -352,16 +503,28 @@ async fn jsonl_dir_torn_line_is_kept_aside() {
 #[tokio::test]
 async fn jsonl_dir_foreign_bytes_are_reported() {
     let f = store_fixture::jsonl_dir().await;
-    let AnyStore::JsonlDir(store) = &f.store else { unreachable!() };
+    let AnyStore::JsonlDir(store) = &f.store else {
+        unreachable!()
+    };
     store.create("f").await.unwrap();
     let path = store.session_path("f");
-    std::fs::write(&path, b"{\"role\":\"user\",\"content\":\"a\",\"id\":\"f1\"}\n\xff\xfe junk\n\n").unwrap();
-    store.append("f", &[message("f2", Some("f1"), "b")], Expect::Leaf("f1")).await.unwrap();
+    std::fs::write(
+        &path,
+        b"{\"role\":\"user\",\"content\":\"a\",\"id\":\"f1\"}\n\xff\xfe junk\n\n",
+    )
+    .unwrap();
+    store
+        .append("f", &[message("f2", Some("f1"), "b")], Expect::Leaf("f1"))
+        .await
+        .unwrap();
     let loaded = store.load("f", Cursor::START).await.unwrap();
     assert_eq!(loaded.entries.len(), 2);
     assert_eq!(loaded.problems.len(), 1);
     assert_eq!(loaded.problems[0].position, 1);
-    assert_eq!(loaded.problems[0].problem, EntryProblem::NotUtf8(b"\xff\xfe junk".to_vec()));
+    assert_eq!(
+        loaded.problems[0].problem,
+        EntryProblem::NotUtf8(b"\xff\xfe junk".to_vec())
+    );
     assert_eq!(loaded.next, Cursor(3));
     assert_eq!(store.open("f").await.unwrap().entries, 3);
 }
@@ -374,8 +537,13 @@ async fn jsonl_dir_foreign_bytes_are_reported() {
 async fn sqlite_foreign_rows_are_reported() {
     let f = store_fixture::sqlite().await;
     f.store.create("f").await.unwrap();
-    f.store.append("f", &[message("f1", None, "a")], Expect::Empty).await.unwrap();
-    let store_fixture::Reopen::Sqlite(path) = &f.reopen else { unreachable!() };
+    f.store
+        .append("f", &[message("f1", None, "a")], Expect::Empty)
+        .await
+        .unwrap();
+    let store_fixture::Reopen::Sqlite(path) = &f.reopen else {
+        unreachable!()
+    };
     let conn = rusqlite::Connection::open(path).unwrap();
     conn.execute(
         "INSERT INTO agentmsg_entries (session, seq, id, parent_id, kind, timestamp_ms, line)
@@ -402,7 +570,10 @@ async fn sqlite_foreign_rows_are_reported() {
     );
     assert_eq!(loaded.problems[0].position, 1);
     assert_eq!(loaded.problems[1].position, 2);
-    assert_eq!(loaded.problems[1].problem, EntryProblem::NotUtf8(b"\xff\x00bin".to_vec()));
+    assert_eq!(
+        loaded.problems[1].problem,
+        EntryProblem::NotUtf8(b"\xff\x00bin".to_vec())
+    );
     assert_eq!(loaded.next, Cursor(3));
 }
 
@@ -411,11 +582,23 @@ async fn sqlite_foreign_rows_are_reported() {
 #[tokio::test]
 async fn sqlite_newer_schema_is_refused() {
     let f = store_fixture::sqlite().await;
-    let store_fixture::Reopen::Sqlite(path) = &f.reopen else { unreachable!() };
+    let store_fixture::Reopen::Sqlite(path) = &f.reopen else {
+        unreachable!()
+    };
     let conn = rusqlite::Connection::open(path).unwrap();
-    conn.execute("UPDATE agentmsg_schema SET version = 99", []).unwrap();
+    conn.execute("UPDATE agentmsg_schema SET version = 99", [])
+        .unwrap();
     let err = agentmsg::store::SqliteStore::open(path).await.unwrap_err();
-    assert!(matches!(err, StoreError::SchemaTooNew { found: 99, known: 1 }), "{err}");
+    assert!(
+        matches!(
+            err,
+            StoreError::SchemaTooNew {
+                found: 99,
+                known: 1
+            }
+        ),
+        "{err}"
+    );
 }
 
 /// PostgreSQL: a foreign row is reported, not dropped.
@@ -426,9 +609,16 @@ async fn postgres_foreign_rows_are_reported() {
         return;
     };
     f.store.create("f").await.unwrap();
-    f.store.append("f", &[message("f1", None, "a")], Expect::Empty).await.unwrap();
-    let store_fixture::Reopen::Postgres { url, schema } = &f.reopen else { unreachable!() };
-    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.unwrap();
+    f.store
+        .append("f", &[message("f1", None, "a")], Expect::Empty)
+        .await
+        .unwrap();
+    let store_fixture::Reopen::Postgres { url, schema } = &f.reopen else {
+        unreachable!()
+    };
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
     tokio::spawn(connection);
     client
         .batch_execute(&format!(

@@ -16,6 +16,7 @@ mod load;
 mod output;
 mod project;
 mod repair;
+mod sessions;
 mod stats;
 
 const EXIT_CODES: &str = "\
@@ -89,6 +90,12 @@ enum Command {
     /// Print the JSON Schema (draft 2020-12) of one transcript line.
     #[command(after_help = EXIT_CODES)]
     Schema,
+    /// List the sessions of a store (id, entries, last update, leaf, name).
+    ///
+    /// Commands that take a transcript file also take a store's session:
+    /// `sqlite:PATH#SESSION`, `postgres://USER@HOST/DB#SESSION` or `DIR#SESSION`.
+    #[command(after_help = EXIT_CODES)]
+    Sessions(sessions::SessionsArgs),
 }
 
 /// How a command ended, when it could run.
@@ -109,6 +116,7 @@ fn run(cli: &Cli) -> Result<Outcome, error::CliError> {
         Command::Project(args) => project::run(args),
         Command::Repair(args) => repair::run(args),
         Command::Import(args) => import::run(args),
+        Command::Sessions(args) => sessions::run(args),
         Command::Schema => {
             let mut out = crate::output::stdout();
             serde_json::to_writer_pretty(&mut out, &agentmsg_runtime::transcript_line_schema())?;

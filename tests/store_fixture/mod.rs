@@ -138,7 +138,11 @@ pub async fn append_child<S: agentmsg::store::SessionStore>(
     loop {
         let entry = make(leaf.as_deref());
         match store
-            .append(session, &[entry], agentmsg::store::Expect::leaf(leaf.as_deref()))
+            .append(
+                session,
+                &[entry],
+                agentmsg::store::Expect::leaf(leaf.as_deref()),
+            )
             .await
         {
             Ok(appended) => {

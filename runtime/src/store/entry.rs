@@ -302,10 +302,9 @@ pub(crate) fn parse_rfc3339_ms(text: &str) -> Option<i64> {
     let b = text.as_bytes();
     let digits = |range: std::ops::Range<usize>| -> Option<i64> {
         let part = b.get(range)?;
-        part.iter().all(u8::is_ascii_digit).then(|| {
-            part.iter()
-                .fold(0i64, |n, d| n * 10 + i64::from(d - b'0'))
-        })
+        part.iter()
+            .all(u8::is_ascii_digit)
+            .then(|| part.iter().fold(0i64, |n, d| n * 10 + i64::from(d - b'0')))
     };
     if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
         return None;
@@ -380,7 +379,9 @@ mod tests {
 
     #[test]
     fn keys_are_read_tolerantly() {
-        let (e, p) = StoredEntry::from_line(r#"{"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2025-12-08T22:41:05.292Z"}"#);
+        let (e, p) = StoredEntry::from_line(
+            r#"{"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2025-12-08T22:41:05.292Z"}"#,
+        );
         assert!(p.is_none());
         assert_eq!(e.kind(), "message");
         assert_eq!(e.parent(), &Parent::Root);
@@ -410,7 +411,10 @@ mod tests {
     fn rfc3339() {
         assert_eq!(parse_rfc3339_ms("1970-01-01T00:00:00Z"), Some(0));
         assert_eq!(parse_rfc3339_ms("1970-01-01T01:00:00+01:00"), Some(0));
-        assert_eq!(parse_rfc3339_ms("2000-03-01T00:00:00.5Z"), Some(951_868_800_500));
+        assert_eq!(
+            parse_rfc3339_ms("2000-03-01T00:00:00.5Z"),
+            Some(951_868_800_500)
+        );
         assert_eq!(parse_rfc3339_ms("2000-03-01"), None);
         assert_eq!(parse_rfc3339_ms("2000-13-01T00:00:00Z"), None);
     }

@@ -55,7 +55,9 @@ pub enum StoreError {
         reason: String,
     },
     /// The database's schema is newer than this build knows.
-    #[error("the store's schema is version {found}; this build knows up to {known} (upgrade agentmsg)")]
+    #[error(
+        "the store's schema is version {found}; this build knows up to {known} (upgrade agentmsg)"
+    )]
     SchemaTooNew {
         /// The version found.
         found: i64,

@@ -333,7 +333,7 @@ impl JsonlDir {
             let file = open_existing(&path, session)?;
             file.lock().map_err(StoreError::io(&path))?;
             let _locked = Locked(&file);
-            if !is_current(&file, &path)? {
+            if current_len(&file, &path)?.is_none() {
                 continue;
             }
             // Under the lock, so no appender writes to the file once it is gone
@@ -374,34 +374,34 @@ impl SessionFile {
         let io = |e| StoreError::io(&self.path)(e);
         // Lock the file the path names now (reopening when the one held open
         // was deleted or replaced).
-        loop {
+        let len = loop {
             self.file.lock().map_err(io)?;
-            let current = is_current(&self.file, &self.path);
-            if !matches!(current, Ok(true)) {
+            let current = current_len(&self.file, &self.path);
+            if !matches!(current, Ok(Some(_))) {
                 let _ = self.file.unlock();
             }
-            if current? {
-                break;
+            if let Some(len) = current? {
+                break len;
             }
             self.file = open_existing(&self.path, session)?;
             self.scanned = 0;
             self.entries = 0;
             self.leaf = None;
-        }
-        let appended = self.append_locked(session, entries, expected, durability, torn_path);
+        };
+        let appended = self.append_locked(len, session, entries, expected, durability, torn_path);
         let _ = self.file.unlock();
         appended
     }
 
     fn append_locked(
         &mut self,
+        len: u64,
         session: &str,
         entries: &[StoredEntry],
         expected: Expect<'_>,
         durability: Durability,
         torn_path: &Path,
     ) -> Result<Appended, StoreError> {
-        let len = self.file.metadata().map_err(StoreError::io(&self.path))?.len();
         self.catch_up(len, torn_path, durability)?;
         expected.check(session, self.leaf.as_deref())?;
         let mut buf = Vec::with_capacity(entries.iter().map(|e| e.line().len() + 1).sum());
@@ -429,7 +429,12 @@ impl SessionFile {
     /// Reads what was appended since the last look (the lock is held), and
     /// ends the file cleanly: a torn last line is moved aside, a whole line
     /// without its newline gets one.
-    fn catch_up(&mut self, len: u64, torn_path: &Path, durability: Durability) -> Result<(), StoreError> {
+    fn catch_up(
+        &mut self,
+        len: u64,
+        torn_path: &Path,
+        durability: Durability,
+    ) -> Result<(), StoreError> {
         if len < self.scanned {
             // Rewritten shorter (a repair under the lock): read it again.
             self.scanned = 0;
@@ -566,21 +571,26 @@ fn read_shared(path: &Path, session: &str) -> Result<(Vec<u8>, std::fs::Metadata
     Ok((bytes, metadata))
 }
 
-/// Whether `path` still names the open `file`.
+/// The length of the open `file` when `path` still names it, `None` when the
+/// path was deleted or names another file now.
 #[cfg(unix)]
-fn is_current(file: &File, path: &Path) -> Result<bool, StoreError> {
+fn current_len(file: &File, path: &Path) -> Result<Option<u64>, StoreError> {
     use std::os::unix::fs::MetadataExt;
     let open = file.metadata().map_err(StoreError::io(path))?;
     match std::fs::metadata(path) {
-        Ok(named) => Ok(named.dev() == open.dev() && named.ino() == open.ino()),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Ok(named) if named.dev() == open.dev() && named.ino() == open.ino() => Ok(Some(open.len())),
+        Ok(_) => Ok(None),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(StoreError::io(path)(e)),
     }
 }
 
 #[cfg(not(unix))]
-fn is_current(_file: &File, path: &Path) -> Result<bool, StoreError> {
-    Ok(path.exists())
+fn current_len(file: &File, path: &Path) -> Result<Option<u64>, StoreError> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    Ok(Some(file.metadata().map_err(StoreError::io(path))?.len()))
 }
 
 /// The length of `bytes` up to and including its last newline.

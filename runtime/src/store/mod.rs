@@ -87,7 +87,8 @@ pub use sqlite::SqliteStore;
 pub trait SessionStore: Send + Sync {
     /// Creates an empty session. Fails with [`StoreError::Exists`] when one has
     /// the id.
-    fn create(&self, session: &str) -> impl Future<Output = Result<SessionInfo, StoreError>> + Send;
+    fn create(&self, session: &str)
+        -> impl Future<Output = Result<SessionInfo, StoreError>> + Send;
 
     /// Opens a session: what [`list`](Self::list) says of it. Fails with
     /// [`StoreError::NotFound`].
@@ -109,7 +110,11 @@ pub trait SessionStore: Send + Sync {
 
     /// Loads the session's entries from `from` on ([`Cursor::START`] for all of
     /// them).
-    fn load(&self, session: &str, from: Cursor) -> impl Future<Output = Result<Loaded, StoreError>> + Send;
+    fn load(
+        &self,
+        session: &str,
+        from: Cursor,
+    ) -> impl Future<Output = Result<Loaded, StoreError>> + Send;
 
     /// Lists sessions in id order, one page at a time.
     fn list(&self, page: &PageRequest) -> impl Future<Output = Result<Page, StoreError>> + Send;

@@ -97,13 +97,17 @@ impl Drop for Pooled<'_> {
 impl std::ops::Deref for Pooled<'_> {
     type Target = PgConn;
     fn deref(&self) -> &PgConn {
-        self.conn.as_ref().expect("a pooled connection is there until drop")
+        self.conn
+            .as_ref()
+            .expect("a pooled connection is there until drop")
     }
 }
 
 impl std::ops::DerefMut for Pooled<'_> {
     fn deref_mut(&mut self) -> &mut PgConn {
-        self.conn.as_mut().expect("a pooled connection is there until drop")
+        self.conn
+            .as_mut()
+            .expect("a pooled connection is there until drop")
     }
 }
 
@@ -156,7 +160,10 @@ impl PgStore {
                 .batch_execute(&format!("SET search_path TO {quoted}"))
                 .await?;
         }
-        Ok(Unprepared { client, prepared: None })
+        Ok(Unprepared {
+            client,
+            prepared: None,
+        })
     }
 
     async fn get(&self) -> Result<Pooled<'_>, StoreError> {
@@ -260,7 +267,10 @@ async fn migrate(client: &mut Client) -> Result<(), StoreError> {
         .await?;
     tx.batch_execute(VERSION_TABLE).await?;
     let version: i64 = tx
-        .query_one("SELECT COALESCE(MAX(version), 0)::BIGINT FROM agentmsg_schema", &[])
+        .query_one(
+            "SELECT COALESCE(MAX(version), 0)::BIGINT FROM agentmsg_schema",
+            &[],
+        )
         .await?
         .get(0);
     if version > SCHEMA_VERSION {
@@ -434,10 +444,15 @@ impl SessionStore for PgStore {
                 &[&page.after, &limit.saturating_add(1)],
             )
             .await?;
-        let mut sessions = rows.iter().map(info_of_row).collect::<Result<Vec<_>, _>>()?;
+        let mut sessions = rows
+            .iter()
+            .map(info_of_row)
+            .collect::<Result<Vec<_>, _>>()?;
         let more = sessions.len() > page.limit;
         sessions.truncate(page.limit);
-        let next = more.then(|| sessions.last().map(|s| s.id.clone())).flatten();
+        let next = more
+            .then(|| sessions.last().map(|s| s.id.clone()))
+            .flatten();
         Ok(Page { sessions, next })
     }
 

@@ -334,7 +334,9 @@ impl SessionStore for SqliteStore {
                 .collect::<Result<Vec<_>, _>>()?;
             let more = sessions.len() > page.limit;
             sessions.truncate(page.limit);
-            let next = more.then(|| sessions.last().map(|s| s.id.clone())).flatten();
+            let next = more
+                .then(|| sessions.last().map(|s| s.id.clone()))
+                .flatten();
             Ok(Page { sessions, next })
         })
         .await
@@ -344,7 +346,8 @@ impl SessionStore for SqliteStore {
         validate_session_id(session)?;
         let session = session.to_owned();
         self.run(move |conn| {
-            let deleted = conn.execute("DELETE FROM agentmsg_sessions WHERE id = ?1", [&session])?;
+            let deleted =
+                conn.execute("DELETE FROM agentmsg_sessions WHERE id = ?1", [&session])?;
             if deleted == 0 {
                 return Err(not_found(&session));
             }
