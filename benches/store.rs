@@ -94,7 +94,7 @@ fn backends() -> Backends {
         let store = runtime
             .block_on(agentmsg::store::PgStore::connect_with(&url, options))
             .unwrap();
-        stores.push(("postgres", AnyStore::Postgres(store)));
+        stores.push(("postgres", AnyStore::Postgres(Box::new(store))));
     } else {
         eprintln!("store bench: AGENTMSG_PG_URL is not set: PostgreSQL is not measured");
     }

@@ -28,7 +28,7 @@ async fn round_trip(f: &Fixture) {
     )
     .unwrap();
     let appended = store
-        .append("s1", &[hello.clone()], Expect::Empty)
+        .append("s1", std::slice::from_ref(&hello), Expect::Empty)
         .await
         .unwrap();
     assert_eq!((appended.first, appended.entries), (0, 1));
@@ -196,7 +196,7 @@ async fn branches_and_compactions(f: &Fixture) {
     for line in lines {
         let e = entry(line);
         let appended = store
-            .append("tree", &[e.clone()], Expect::leaf(leaf.as_deref()))
+            .append("tree", &[e], Expect::leaf(leaf.as_deref()))
             .await
             .unwrap();
         leaf = appended.leaf;
@@ -413,6 +413,37 @@ suite!(
     conflicts,
     listing_and_paging,
 );
+
+/// With `Durability::Disk` (a sync per append) the stores behave the same.
+#[tokio::test]
+async fn jsonl_dir_synced_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = agentmsg::store::JsonlDir::open(dir.path())
+        .unwrap()
+        .durability(agentmsg::store::Durability::Disk);
+    let f = Fixture {
+        store: AnyStore::JsonlDir(store),
+        dir: None,
+        reopen: store_fixture::Reopen::Dir(dir.path().to_owned()),
+    };
+    round_trip(&f).await;
+}
+
+#[cfg(feature = "sqlite")]
+#[tokio::test]
+async fn sqlite_synced_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("synced.db");
+    let store = agentmsg::store::SqliteStore::open_with(&path, agentmsg::store::Durability::Disk)
+        .await
+        .unwrap();
+    let f = Fixture {
+        store: AnyStore::Sqlite(store),
+        dir: None,
+        reopen: store_fixture::Reopen::Sqlite(path),
+    };
+    round_trip(&f).await;
+}
 
 /// JsonlDir: a torn last line (a crash mid-append) is reported on load, moved
 /// aside by the next append, and reported from there; the session file stays a

@@ -41,11 +41,11 @@ impl Reopen {
                     connections: 2,
                     schema: Some(schema.clone()),
                 };
-                AnyStore::Postgres(
+                AnyStore::Postgres(Box::new(
                     agentmsg::store::PgStore::connect_with(url, options)
                         .await
                         .unwrap(),
-                )
+                ))
             }
             #[allow(unreachable_patterns)]
             _ => unreachable!("backend not built"),

@@ -86,9 +86,9 @@ pub enum AnyStore {
     /// A [`SqliteStore`](super::SqliteStore).
     #[cfg(feature = "sqlite")]
     Sqlite(super::SqliteStore),
-    /// A [`PgStore`](super::PgStore).
+    /// A [`PgStore`](super::PgStore) (boxed: it is much larger than the others).
     #[cfg(feature = "postgres")]
-    Postgres(super::PgStore),
+    Postgres(Box<super::PgStore>),
 }
 
 impl AnyStore {
@@ -105,7 +105,9 @@ impl AnyStore {
                 reason: "this build has no SQLite support (feature `sqlite`)".to_owned(),
             }),
             #[cfg(feature = "postgres")]
-            Backend::Postgres(url) => super::PgStore::connect(url).await.map(AnyStore::Postgres),
+            Backend::Postgres(url) => super::PgStore::connect(url)
+                .await
+                .map(|store| AnyStore::Postgres(Box::new(store))),
             #[cfg(not(feature = "postgres"))]
             Backend::Postgres(url) => Err(StoreError::InvalidAddress {
                 address: url.clone(),

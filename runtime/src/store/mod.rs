@@ -355,19 +355,3 @@ pub(crate) fn validate_entries(entries: &[StoredEntry]) -> Result<(), StoreError
 pub(crate) fn leaf_after<'a>(leaf: Option<&'a str>, entries: &'a [StoredEntry]) -> Option<&'a str> {
     entries.iter().rev().find_map(StoredEntry::id).or(leaf)
 }
-
-/// The session name after `entries` follow a session named `name`.
-pub(crate) fn name_after<'a>(name: Option<&'a str>, entries: &'a [StoredEntry]) -> Option<&'a str> {
-    entries
-        .iter()
-        .rev()
-        .find_map(StoredEntry::session_name)
-        .or(name)
-}
-
-/// Milliseconds since the Unix epoch, now.
-pub(crate) fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}

@@ -6,10 +6,10 @@ use std::sync::{Mutex, PoisonError};
 use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio_postgres::{Client, Config, NoTls, Statement};
 
-use super::sql::{self, Row, MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE};
+use super::sql::{self, name_after, now_ms, Row, MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE};
 use super::{
-    leaf_after, name_after, now_ms, validate_entries, validate_session_id, Appended, Cursor,
-    Expect, Loaded, Page, PageRequest, SessionInfo, SessionStore, StoreError, StoredEntry,
+    leaf_after, validate_entries, validate_session_id, Appended, Cursor, Expect, Loaded, Page,
+    PageRequest, SessionInfo, SessionStore, StoreError, StoredEntry,
 };
 
 /// The key of the advisory lock that serializes migrations of one database.

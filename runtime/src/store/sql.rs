@@ -111,3 +111,19 @@ pub(crate) fn parent_column(entry: &StoredEntry) -> Option<&str> {
         Parent::Previous | Parent::Root => None,
     }
 }
+
+/// The session name after `entries` follow a session named `name`.
+pub(crate) fn name_after<'a>(name: Option<&'a str>, entries: &'a [StoredEntry]) -> Option<&'a str> {
+    entries
+        .iter()
+        .rev()
+        .find_map(StoredEntry::session_name)
+        .or(name)
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub(crate) fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}

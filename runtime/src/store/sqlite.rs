@@ -7,11 +7,10 @@ use std::time::Duration;
 use rusqlite::types::ValueRef;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
-use super::sql::{self, Row, MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE};
+use super::sql::{self, name_after, now_ms, Row, MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE};
 use super::{
-    leaf_after, name_after, now_ms, validate_entries, validate_session_id, Appended, Cursor,
-    Durability, Expect, Loaded, Page, PageRequest, SessionInfo, SessionStore, StoreError,
-    StoredEntry,
+    leaf_after, validate_entries, validate_session_id, Appended, Cursor, Durability, Expect,
+    Loaded, Page, PageRequest, SessionInfo, SessionStore, StoreError, StoredEntry,
 };
 
 /// How long a writer waits for another process's transaction before failing
@@ -318,7 +317,14 @@ impl SessionStore for SqliteStore {
     async fn load(&self, session: &str, from: Cursor) -> Result<Loaded, StoreError> {
         validate_session_id(session)?;
         let session = session.to_owned();
-        self.run(move |conn| load(conn, &session, from)).await
+        self.run(move |conn| {
+            // One snapshot for the session check and its entries.
+            let tx = conn.transaction()?;
+            let loaded = load(&tx, &session, from)?;
+            tx.commit()?;
+            Ok(loaded)
+        })
+        .await
     }
 
     async fn list(&self, page: &PageRequest) -> Result<Page, StoreError> {
