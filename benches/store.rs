@@ -19,11 +19,11 @@
 use std::fs::OpenOptions;
 use std::hint::black_box;
 use std::io::{BufReader, BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use agentmsg::store::{AnyStore, Cursor, Expect, JsonlDir, SessionStore, StoredEntry};
-use criterion::{Criterion, Throughput};
+use criterion::{BatchSize, Criterion, Throughput};
 
 const APPENDS: usize = 1_000;
 const LOAD_ENTRIES: usize = 10_000;
@@ -105,6 +105,25 @@ fn backends() -> Backends {
     }
 }
 
+/// A file removed on drop (outside the measured time), so the bench does not
+/// fill the disk.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// A session deleted on drop.
+struct ScratchSession<'a>(&'a Backends, &'a AnyStore, String);
+
+impl Drop for ScratchSession<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.runtime.block_on(self.1.delete(&self.2));
+    }
+}
+
 fn append_file(path: &Path, lines: &[StoredEntry], flush_each: bool) {
     let file = OpenOptions::new()
         .create(true)
@@ -122,14 +141,17 @@ fn append_file(path: &Path, lines: &[StoredEntry], flush_each: bool) {
     out.flush().unwrap();
 }
 
-fn append_store(b: &Backends, store: &AnyStore, session: &str, lines: &[StoredEntry]) {
+fn append_store(
+    b: &Backends,
+    store: &AnyStore,
+    session: &str,
+    lines: &[StoredEntry],
+    per_call: usize,
+) {
     b.runtime.block_on(async {
         store.create(session).await.unwrap();
-        for entry in lines {
-            store
-                .append(session, std::slice::from_ref(entry), Expect::Any)
-                .await
-                .unwrap();
+        for entries in lines.chunks(per_call.max(1)) {
+            store.append(session, entries, Expect::Any).await.unwrap();
         }
     });
 }
@@ -149,7 +171,7 @@ fn main() {
 
     // The 10,000-entry session in every store, and in a plain file.
     for (_, store) in &b.stores {
-        append_store(&b, store, "load", &[]);
+        append_store(&b, store, "load", &[], 1);
         b.runtime
             .block_on(store.append("load", &load_lines, Expect::Any))
             .unwrap();
@@ -177,28 +199,40 @@ fn main() {
         group.throughput(Throughput::Elements(appends as u64));
         group.sample_size(10);
         group.measurement_time(Duration::from_secs(3));
+        let scratch = || Scratch(files.path().join(format!("{}.jsonl", next())));
         group.bench_function("file-buffered", |bench| {
-            bench.iter(|| {
-                append_file(
-                    &files.path().join(format!("{}.jsonl", next())),
-                    &append_lines,
-                    false,
-                )
-            })
+            bench.iter_batched(
+                scratch,
+                |file| {
+                    append_file(&file.0, &append_lines, false);
+                    file
+                },
+                BatchSize::PerIteration,
+            )
         });
         group.bench_function("file-write-each", |bench| {
-            bench.iter(|| {
-                append_file(
-                    &files.path().join(format!("{}.jsonl", next())),
-                    &append_lines,
-                    true,
-                )
-            })
+            bench.iter_batched(
+                scratch,
+                |file| {
+                    append_file(&file.0, &append_lines, true);
+                    file
+                },
+                BatchSize::PerIteration,
+            )
         });
         for (name, store) in &b.stores {
-            group.bench_function(*name, |bench| {
-                bench.iter(|| append_store(&b, store, &next(), &append_lines))
-            });
+            for (variant, per_call) in [("", 1), ("-batch100", 100)] {
+                group.bench_function(format!("{name}{variant}"), |bench| {
+                    bench.iter_batched(
+                        || ScratchSession(&b, store, next()),
+                        |session| {
+                            append_store(&b, store, &session.2, &append_lines, per_call);
+                            session
+                        },
+                        BatchSize::PerIteration,
+                    )
+                });
+            }
         }
         group.finish();
     }
@@ -227,15 +261,20 @@ fn main() {
     };
     for (name, store) in &b.stores {
         for (baseline, flush_each) in [("file-buffered", false), ("file-write-each", true)] {
+            // What each run wrote is removed after the ratio, outside the timing.
+            let sessions = std::cell::RefCell::new(Vec::new());
+            let scratch_files = std::cell::RefCell::new(Vec::new());
             ratio(
                 format!("append/{name} vs {baseline}"),
-                &mut || append_store(&b, store, &next(), &append_lines),
                 &mut || {
-                    append_file(
-                        &files.path().join(format!("{}.jsonl", next())),
-                        &append_lines,
-                        flush_each,
-                    )
+                    let session = ScratchSession(&b, store, next());
+                    append_store(&b, store, &session.2, &append_lines, 1);
+                    sessions.borrow_mut().push(session);
+                },
+                &mut || {
+                    let file = Scratch(files.path().join(format!("{}.jsonl", next())));
+                    append_file(&file.0, &append_lines, flush_each);
+                    scratch_files.borrow_mut().push(file);
                 },
             );
         }

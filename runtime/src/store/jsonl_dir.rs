@@ -13,6 +13,9 @@ use super::{
 };
 use crate::is_torn_line;
 
+/// How many session files a [`JsonlDir`] keeps open between appends.
+const MAX_OPEN_FILES: usize = 64;
+
 /// The embedded store: a directory with one transcript file per session,
 /// `SESSION.jsonl`, in agentmsg's transcript format (one entry per line), so
 /// `agentmsg check`, `stats` and the other tools read a session file as it is.
@@ -28,7 +31,9 @@ use crate::is_torn_line;
 /// unlocks. Loads take the lock shared. So writers in any number of processes
 /// never interleave or tear each other's lines, and a reader never sees half an
 /// append. Within one process, appends to one session through one `JsonlDir`
-/// are also serialized by a mutex. The lock is advisory: a program that writes
+/// are also serialized by a mutex. A `JsonlDir` keeps the files of up to 64
+/// sessions open between appends (and what it read of them, so an append reads
+/// only what others appended since). The lock is advisory: a program that writes
 /// the file without taking it is not held back.
 ///
 /// # Durability (fsync policy)
@@ -120,6 +125,11 @@ impl JsonlDir {
         let mut files = self.files.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(file) = files.get(session) {
             return Ok(Arc::clone(file));
+        }
+        if files.len() >= MAX_OPEN_FILES {
+            // Close the files no append is using (they are opened again, and
+            // read again, when needed).
+            files.retain(|_, file| Arc::strong_count(file) > 1);
         }
         let path = self.session_path(session);
         let file = open_existing(&path, session)?;
