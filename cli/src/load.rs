@@ -374,12 +374,16 @@ pub fn stream_file(path: &Path) -> Result<Option<LineReader<BufReader<File>>>, C
     Ok(Some(LineReader::at_file_start(reader)))
 }
 
-/// The bytes of `path`, or of standard input when it is `-`.
+/// The bytes of `path`, of standard input when it is `-`, or of a store's
+/// session when it is a store address (`sqlite:PATH#SESSION`, …).
 pub fn read_input(path: &Path) -> Result<Vec<u8>, CliError> {
     let fail = |source| CliError::Read {
         path: path.to_owned(),
         source,
     };
+    if let Some(bytes) = crate::sessions::read_session(path)? {
+        return Ok(bytes);
+    }
     if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map_err(fail)?;

@@ -22,6 +22,8 @@ mod session;
 ))]
 pub mod providers;
 
+pub mod store;
+
 #[doc(hidden)]
 pub mod __private;
 
