@@ -26,6 +26,8 @@ pub struct LineReader<R> {
     pending: std::collections::VecDeque<Line>,
     /// Whether the byte-order mark at the start was looked for.
     started: bool,
+    /// Whether the input started with a byte-order mark (skipped).
+    bom: bool,
 }
 
 impl<R: BufRead> LineReader<R> {
@@ -38,6 +40,7 @@ impl<R: BufRead> LineReader<R> {
             gap: Vec::new(),
             pending: std::collections::VecDeque::new(),
             started: true,
+            bom: false,
         }
     }
 
@@ -63,6 +66,7 @@ impl<R: BufRead> LineReader<R> {
                 let head = self.reader.fill_buf()?;
                 if head.starts_with(b"\xEF\xBB\xBF") {
                     self.reader.consume(3);
+                    self.bom = true;
                 }
             }
             if self.reader.read_until(b'\n', &mut self.buf)? == 0 {
@@ -99,12 +103,23 @@ impl<R: BufRead> LineReader<R> {
         &mut self.reader
     }
 
+    /// Whether the input started with a UTF-8 byte-order mark (skipped).
+    pub fn bom(&self) -> bool {
+        self.bom
+    }
+
     /// How many lines were read (blank ones included).
     pub fn total_lines(&self) -> usize {
         self.number
     }
 
-    /// The blank lines after the last non-blank one, byte for byte.
+    /// The blank lines after the last non-blank one, byte for byte (once the
+    /// last line was read).
+    pub fn trailing(&self) -> &[u8] {
+        &self.gap
+    }
+
+    /// [`trailing`](Self::trailing), owned.
     pub fn into_trailing(self) -> Vec<u8> {
         self.gap
     }

@@ -347,31 +347,31 @@ pub fn foreign_log(loaded: &Loaded) -> Option<ForeignLog> {
     sniff.foreign()
 }
 
-/// A JSON Lines file opened to be read one line at a time; `None` for
-/// standard input and for a file that starts with `[` (a JSON array), which
-/// are read whole.
+/// A JSON Lines file opened to be read one line at a time; `None` for what is
+/// read whole: standard input, anything that is not a regular file (a pipe, a
+/// store's session), and a file that starts with `[` (a JSON array).
 pub fn stream_file(path: &Path) -> Result<Option<LineReader<BufReader<File>>>, CliError> {
-    if path.as_os_str() == "-" {
+    if path.as_os_str() == "-" || !path.is_file() {
         return Ok(None);
     }
     let fail = |source| CliError::Read {
         path: path.to_owned(),
         source,
     };
-    let mut reader = BufReader::with_capacity(1 << 20, File::open(path).map_err(fail)?);
+    let file = File::open(path).map_err(fail)?;
+    stream_reader(BufReader::with_capacity(1 << 20, file)).map_err(fail)
+}
+
+/// `reader` (at the start of a file) read one line at a time; `None` when the
+/// file starts with `[` (a JSON array) or is all blank, which are read whole.
+pub fn stream_reader<R: BufRead>(mut reader: R) -> std::io::Result<Option<LineReader<R>>> {
     // The first byte that is not a byte-order mark or whitespace.
-    loop {
-        let head = reader.fill_buf().map_err(fail)?;
-        let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
-        match head.iter().find(|b| !b.is_ascii_whitespace()) {
-            Some(b'[') => return Ok(None),
-            Some(_) => break,
-            // All whitespace so far: a file that is all blank lines is read
-            // whole (it is as small as its blank lines).
-            None => return Ok(None),
-        }
+    let head = reader.fill_buf()?;
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    match head.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'[') | None => Ok(None),
+        Some(_) => Ok(Some(LineReader::at_file_start(reader))),
     }
-    Ok(Some(LineReader::at_file_start(reader)))
 }
 
 /// The bytes of `path`, of standard input when it is `-`, or of a store's

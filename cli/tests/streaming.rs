@@ -1,5 +1,6 @@
-//! `check` and `stats` read a JSON Lines file one line at a time, and standard
-//! input whole: both must say exactly the same of the same bytes.
+//! `check`, `stats` and `repair` read a JSON Lines file one line at a time, and
+//! standard input whole: both must say (and write) exactly the same of the same
+//! bytes.
 
 mod common;
 
@@ -80,6 +81,47 @@ fn same_streamed_and_whole(name: &str, bytes: &[u8]) {
             normalized(&file.stderr, "t.jsonl"),
             normalized(&stdin.stderr, "-"),
             "{name}: {args:?}: stderr"
+        );
+    }
+    // repair: the same copy, the same report.
+    let file = run(
+        dir.path(),
+        &["repair", "t.jsonl", "-o", "from-file.jsonl"],
+        b"",
+    );
+    let stdin = run(
+        dir.path(),
+        &["repair", "-", "-o", "from-stdin.jsonl"],
+        bytes,
+    );
+    assert_eq!(file.code, stdin.code, "{name}: repair: exit codes");
+    assert_eq!(
+        normalized(&file.stdout.replace("from-file", "OUT"), "t.jsonl"),
+        normalized(&stdin.stdout.replace("from-stdin", "OUT"), "-"),
+        "{name}: repair: stdout"
+    );
+    if file.code == 0 {
+        assert_eq!(
+            std::fs::read(dir.path().join("from-file.jsonl")).unwrap(),
+            std::fs::read(dir.path().join("from-stdin.jsonl")).unwrap(),
+            "{name}: repair: the copies"
+        );
+    }
+    let dry = run(dir.path(), &["repair", "t.jsonl", "--dry-run"], b"");
+    let dry_stdin = run(dir.path(), &["repair", "-", "--dry-run"], bytes);
+    assert_eq!(
+        normalized(&dry.stdout, "t.jsonl"),
+        normalized(&dry_stdin.stdout, "-"),
+        "{name}: repair --dry-run"
+    );
+    // In place, under the file's lock: the same copy again.
+    let in_place = run(dir.path(), &["repair", "t.jsonl", "-o", "t.jsonl"], b"");
+    assert_eq!(in_place.code, file.code, "{name}: repair in place");
+    if file.code == 0 {
+        assert_eq!(
+            std::fs::read(dir.path().join("t.jsonl")).unwrap(),
+            std::fs::read(dir.path().join("from-file.jsonl")).unwrap(),
+            "{name}: repair in place"
         );
     }
 }

@@ -40,19 +40,20 @@
 //! [`JsonlWriter::append`](agentmsg_runtime::JsonlWriter::append) takes for each
 //! write: an append waits, then goes to the new file, so none is lost.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use agentmsg_runtime::{
-    validate, AgentMessage, LlmMessage, Message, MessageId, Problem, ProblemKind, TextContent,
-    ToolResultMessage, NO_RESULT_TEXT,
-};
+use agentmsg_runtime::AgentMessage;
 
 use crate::error::CliError;
-use crate::load::{load_bytes, read_input, Body, Format, Loaded};
+use crate::lines::LineReader;
+use crate::load::{load_bytes, read_input, stream_reader, Body, Format, Line, Loaded, Sniff};
 use crate::Outcome;
+
+mod plan;
+
+use plan::{Plan, Planner};
 
 /// The arguments of `agentmsg repair`.
 #[derive(Debug, clap::Args)]
@@ -87,173 +88,13 @@ pub struct Repaired {
     pub fixes: Vec<Fix>,
 }
 
-/// The calls of each assistant message (by LLM index) that no result answers: a
-/// result answers the latest earlier call with its id that has no result yet
-/// (so two calls sharing an id in one turn need two results).
-fn unanswered(messages: &[&Message]) -> HashMap<usize, Vec<(String, String)>> {
-    let mut open: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut answered: HashMap<(usize, &str), usize> = HashMap::new();
-    for (i, m) in messages.iter().enumerate() {
-        match m {
-            Message::Assistant(a) => {
-                for call in a.tool_calls() {
-                    open.entry(call.id.as_str()).or_default().push(i);
-                }
-            }
-            Message::ToolResult(r) => {
-                let id = r.tool_call_id.as_str();
-                if let Some(owner) = open.get_mut(id).and_then(Vec::pop) {
-                    *answered.entry((owner, id)).or_default() += 1;
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut missing: HashMap<usize, Vec<(String, String)>> = HashMap::new();
-    for (i, m) in messages.iter().enumerate() {
-        if let Message::Assistant(a) = m {
-            for call in a.tool_calls() {
-                match answered.get_mut(&(i, call.id.as_str())) {
-                    Some(n) if *n > 0 => *n -= 1,
-                    _ => missing
-                        .entry(i)
-                        .or_default()
-                        .push((call.id.clone(), call.name.clone())),
-                }
-            }
-        }
-    }
-    missing
-}
-
-/// The positions (in `loaded.lines`) of the decoded result lines that `validate`
-/// finds answering no call, or repeating a result, over `messages` (whose
-/// positions are `positions`).
-fn unpaired(
-    problems: &[Problem],
-    positions: &[usize],
-    kept: &BTreeMap<usize, Message>,
-) -> BTreeMap<usize, String> {
-    problems
-        .iter()
-        .filter(|p| {
-            matches!(
-                p.kind,
-                ProblemKind::ResultWithoutCall | ProblemKind::DuplicateResult
-            )
-        })
-        .filter_map(|p| {
-            let position = *positions.get(p.index)?;
-            (!kept.contains_key(&position)).then(|| (position, format!("dropped: {}", p.detail)))
-        })
-        .collect()
-}
-
 /// Repairs a loaded transcript (see the module documentation).
 pub fn repair(loaded: &Loaded) -> Result<Repaired, CliError> {
-    // What each line is, for pairing: its LLM message, or the stand-in of a kept
-    // line that names calls or a result.
-    let stand_ins: BTreeMap<usize, Message> = loaded
-        .lines
-        .iter()
-        .enumerate()
-        .filter_map(|(position, line)| line.stand_in().map(|m| (position, m)))
-        .collect();
-    let effective: Vec<Option<&Message>> = loaded
-        .lines
-        .iter()
-        .enumerate()
-        .map(|(position, line)| {
-            line.message()
-                .and_then(AgentMessage::as_llm)
-                .or_else(|| stand_ins.get(&position))
-        })
-        .collect();
-    let mut positions = Vec::new();
-    let mut messages = Vec::new();
-    for (position, message) in effective.iter().enumerate() {
-        if let Some(m) = message {
-            positions.push(position);
-            messages.push(*m);
-        }
+    let mut planner = Planner::default();
+    for (position, line) in loaded.lines.iter().enumerate() {
+        planner.add(position, line);
     }
-    // A decoded result is dropped only when it pairs with no call whatever the
-    // kept lines say, and is not a second result only because of a kept one:
-    // so it must be unpaired both with every kept line counted and with the
-    // kept results left out.
-    let problems = validate(&messages);
-    let with_kept = unpaired(&problems, &positions, &stand_ins);
-    let (calls_only, call_positions): (Vec<&Message>, Vec<usize>) = messages
-        .iter()
-        .zip(&positions)
-        .filter(|(m, p)| !(stand_ins.contains_key(p) && matches!(m, Message::ToolResult(_))))
-        .map(|(m, p)| (*m, *p))
-        .unzip();
-    let without_kept_results = unpaired(&validate(&calls_only), &call_positions, &stand_ins);
-    let drop: BTreeMap<usize, String> = with_kept
-        .into_iter()
-        .filter(|(position, _)| without_kept_results.contains_key(position))
-        .collect();
-    let needs_results: BTreeSet<usize> = problems
-        .iter()
-        .filter(|p| p.kind == ProblemKind::MissingResult)
-        .map(|p| p.index)
-        .collect();
-    let missing = unanswered(&messages);
-    // Synthetic results to write after a position.
-    let mut inserts: BTreeMap<usize, Vec<(LlmMessage, String)>> = BTreeMap::new();
-    for index in needs_results {
-        let (Some(&position), Some(Message::Assistant(turn))) =
-            (positions.get(index), messages.get(index))
-        else {
-            continue;
-        };
-        let Some(calls) = missing.get(&index) else {
-            continue;
-        };
-        // After the results the turn already has (kept ones), before the next
-        // user, assistant or system message.
-        let mut after = position;
-        for (p, message) in effective.iter().enumerate().skip(position + 1) {
-            match message {
-                Some(Message::ToolResult(_)) if !drop.contains_key(&p) => after = p,
-                Some(Message::ToolResult(_)) | None => {}
-                Some(_) => break,
-            }
-        }
-        let turn_line = loaded.lines.get(position).and_then(|l| l.message());
-        let turn_id = turn_line.and_then(|m| m.turn_id().cloned());
-        let turn_message_id = turn_line.and_then(|m| m.id().cloned());
-        let mut seen: HashMap<&str, usize> = HashMap::new();
-        for (id, name) in calls {
-            let nth = seen.entry(id.as_str()).or_default();
-            *nth += 1;
-            let suffix = if *nth > 1 {
-                format!("#{nth}")
-            } else {
-                String::new()
-            };
-            let result = ToolResultMessage::new(
-                id.clone(),
-                name.clone(),
-                [TextContent::new(NO_RESULT_TEXT)],
-            )
-            .with_error(true)
-            .with_timestamp(turn.timestamp);
-            let mut message = LlmMessage::new(Message::ToolResult(result));
-            message.turn_id = turn_id.clone();
-            // Derived from the turn's id, when it has one, so the transcript keeps
-            // an id on every line and the output stays the same on every run.
-            message.id = turn_message_id
-                .as_ref()
-                .map(|turn| MessageId::from(format!("{}/{id}{suffix}", turn.as_str())));
-            let what = format!(
-                "added a synthetic error result for the `{name}` call `{id}` of line {}",
-                loaded.lines.get(position).map_or(0, |l| l.number)
-            );
-            inserts.entry(after).or_default().push((message, what));
-        }
-    }
+    let plan = planner.finish();
     let mut text = Vec::with_capacity(
         loaded
             .lines
@@ -263,28 +104,54 @@ pub fn repair(loaded: &Loaded) -> Result<Repaired, CliError> {
             + loaded.trailing.len()
             + 3,
     );
-    if loaded.bom {
-        text.extend_from_slice(b"\xEF\xBB\xBF");
-    }
-    let mut fixes = Vec::new();
+    let mut copy = Copy::new(&plan, &mut text, loaded.bom)?;
     for (position, line) in loaded.lines.iter().enumerate() {
-        text.extend_from_slice(&line.gap);
+        copy.line(position, line)?;
+    }
+    let fixes = copy.end(&loaded.trailing)?;
+    Ok(Repaired { text, fixes })
+}
+
+/// Writes the repaired copy line by line, as a [`Plan`] says.
+struct Copy<'p, W> {
+    plan: &'p Plan,
+    out: W,
+    fixes: Vec<Fix>,
+}
+
+impl<'p, W: Write> Copy<'p, W> {
+    /// Starts the copy (with the byte-order mark the input had).
+    fn new(plan: &'p Plan, mut out: W, bom: bool) -> Result<Self, CliError> {
+        if bom {
+            out.write_all(b"\xEF\xBB\xBF")?;
+        }
+        Ok(Self {
+            plan,
+            out,
+            fixes: Vec::new(),
+        })
+    }
+
+    /// Copies the line at `position` (or drops it), then what the plan adds
+    /// after it.
+    fn line(&mut self, position: usize, line: &Line) -> Result<(), CliError> {
+        self.out.write_all(&line.gap)?;
         if let Some((0, count)) = line.part {
-            fixes.push(Fix {
+            self.fixes.push(Fix {
                 line: line.number,
                 what: format!(
                     "split the line into the {count} entries it holds (a write lost its newline), each kept byte for byte"
                 ),
             });
         }
-        if let Some(what) = drop.get(&position) {
-            fixes.push(Fix {
+        if let Some(what) = self.plan.drop.get(&position) {
+            self.fixes.push(Fix {
                 line: line.number,
                 what: what.clone(),
             });
         } else {
             if matches!(line.body, Body::Torn) {
-                fixes.push(Fix {
+                self.fixes.push(Fix {
                     line: line.number,
                     what: format!(
                         "kept the torn last line ({} bytes cut off by a crash) as a line of its own, ended with a newline",
@@ -292,20 +159,28 @@ pub fn repair(loaded: &Loaded) -> Result<Repaired, CliError> {
                     ),
                 });
             }
-            text.extend_from_slice(&line.raw);
-            text.push(b'\n');
+            self.out.write_all(&line.raw)?;
+            self.out.write_all(b"\n")?;
         }
-        for (message, what) in inserts.get(&position).into_iter().flatten() {
+        for (message, what) in self.plan.inserts.get(&position).into_iter().flatten() {
+            let mut text = Vec::new();
             AgentMessage::Llm(message.clone()).write_line(&mut text)?;
             text.push(b'\n');
-            fixes.push(Fix {
+            self.out.write_all(&text)?;
+            self.fixes.push(Fix {
                 line: line.number,
                 what: what.clone(),
             });
         }
+        Ok(())
     }
-    text.extend_from_slice(&loaded.trailing);
-    Ok(Repaired { text, fixes })
+
+    /// Ends the copy with the blank lines after the last line; what changed.
+    fn end(mut self, trailing: &[u8]) -> Result<Vec<Fix>, CliError> {
+        self.out.write_all(trailing)?;
+        self.out.flush()?;
+        Ok(self.fixes)
+    }
 }
 
 /// The file a path names, following symbolic links (so a link stays a link and
@@ -314,14 +189,14 @@ fn resolve(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
 }
 
-/// Writes `bytes` to `path` atomically: a new temporary file in the same
+/// Writes to `path` atomically what `write` writes: a new temporary file in the same
 /// directory (created exclusively, never through a link), given the mode and
 /// owner of `like`, synced, then renamed over `path`, and the directory synced.
-fn write_atomically(
+fn write_atomically<T>(
     path: &Path,
-    bytes: &[u8],
     like: Option<&std::fs::Metadata>,
-) -> Result<(), CliError> {
+    write: impl FnOnce(&mut dyn Write) -> Result<T, CliError>,
+) -> Result<T, CliError> {
     let fail = |source| CliError::Write {
         path: path.to_owned(),
         source,
@@ -346,7 +221,12 @@ fn write_atomically(
             let _ = std::os::unix::fs::fchown(tmp.as_file(), Some(like.uid()), Some(like.gid()));
         }
     }
-    tmp.write_all(bytes).map_err(fail)?;
+    let written = {
+        let mut out = std::io::BufWriter::new(tmp.as_file_mut());
+        let written = write(&mut out)?;
+        out.flush().map_err(fail)?;
+        written
+    };
     tmp.as_file().sync_all().map_err(fail)?;
     tmp.persist(path).map_err(|e| fail(e.error))?;
     // The rename is durable once the directory is.
@@ -354,7 +234,7 @@ fn write_atomically(
     if let Ok(dir) = File::open(dir) {
         let _ = dir.sync_all();
     }
-    Ok(())
+    Ok(written)
 }
 
 /// Whether two paths name the same file.
@@ -373,6 +253,9 @@ fn same_file(a: &Path, b: &Path) -> bool {
 pub fn run(args: &RepairArgs) -> Result<Outcome, CliError> {
     let output = args.output.as_deref().filter(|_| !args.dry_run);
     let in_place = output.is_some_and(|o| args.file.as_os_str() != "-" && same_file(&args.file, o));
+    if let Some(outcome) = run_streamed(args, output, in_place)? {
+        return Ok(outcome);
+    }
     // In place: hold the file's lock from the read to the rename, so that no
     // append lands in the file being replaced.
     let (locked, bytes) = if in_place {
@@ -420,7 +303,9 @@ pub fn run(args: &RepairArgs) -> Result<Outcome, CliError> {
             let like = std::fs::metadata(&target)
                 .or_else(|_| std::fs::metadata(&args.file))
                 .ok();
-            write_atomically(&target, &repaired.text, like.as_ref())?;
+            write_atomically(&target, like.as_ref(), |out| {
+                Ok(out.write_all(&repaired.text)?)
+            })?;
             drop(locked);
             writeln!(
                 out,
@@ -436,6 +321,105 @@ pub fn run(args: &RepairArgs) -> Result<Outcome, CliError> {
         )?,
     }
     Ok(Outcome::Ok)
+}
+
+/// `run` for a JSON Lines file, read twice one line at a time (the first pass
+/// plans, the second writes the copy), so memory holds a line and the plan,
+/// never the file. `None` for what is read whole: standard input, anything
+/// that is not a regular file, a JSON array and one pretty-printed message.
+fn run_streamed(
+    args: &RepairArgs,
+    output: Option<&Path>,
+    in_place: bool,
+) -> Result<Option<Outcome>, CliError> {
+    if args.file.as_os_str() == "-" || !args.file.is_file() {
+        return Ok(None);
+    }
+    let read_fail = |source| CliError::Read {
+        path: args.file.clone(),
+        source,
+    };
+    let file = File::open(&args.file).map_err(read_fail)?;
+    // In place: hold the file's lock from the first read to the rename, so
+    // that no append lands in the file being replaced.
+    if in_place {
+        file.lock().map_err(read_fail)?;
+    }
+    fn lines(mut file: &File) -> std::io::Result<Option<LineReader<BufReader<&File>>>> {
+        file.seek(SeekFrom::Start(0))?;
+        stream_reader(BufReader::with_capacity(1 << 20, file))
+    }
+    let Some(mut reader) = lines(&file).map_err(read_fail)? else {
+        return Ok(None);
+    };
+    let mut planner = Planner::default();
+    let mut sniff = Sniff::default();
+    let mut read = Vec::new();
+    let mut position = 0;
+    while let Some(line) = reader.next_line(&mut read).map_err(read_fail)? {
+        read.clear();
+        sniff.add(&line);
+        planner.add(position, &line);
+        position += 1;
+    }
+    if sniff.may_be_one_pretty_object() {
+        return Ok(None);
+    }
+    let bom = reader.bom();
+    let plan = planner.finish();
+    let Some(mut reader) = lines(&file).map_err(read_fail)? else {
+        return Ok(None);
+    };
+    let mut kept_broken = 0;
+    let mut copy_to = |out: &mut dyn Write| -> Result<Vec<Fix>, CliError> {
+        let mut copy = Copy::new(&plan, out, bom)?;
+        let mut position = 0;
+        while let Some(line) = reader.next_line(&mut read).map_err(read_fail)? {
+            read.clear();
+            if matches!(line.body, Body::Undecodable) {
+                kept_broken += 1;
+            }
+            copy.line(position, &line)?;
+            position += 1;
+        }
+        copy.end(reader.trailing())
+    };
+    let fixes = match output {
+        Some(output) => {
+            let target = resolve(output);
+            let like = std::fs::metadata(&target)
+                .or_else(|_| std::fs::metadata(&args.file))
+                .ok();
+            write_atomically(&target, like.as_ref(), &mut copy_to)?
+        }
+        None => copy_to(&mut std::io::sink())?,
+    };
+    drop(file);
+    let name = args.file.display();
+    let mut out = crate::output::stdout();
+    for fix in &fixes {
+        writeln!(out, "{name}:{}: {}", fix.line, fix.what)?;
+    }
+    if kept_broken > 0 {
+        writeln!(
+            out,
+            "{name}: note: {kept_broken} undecodable lines kept byte for byte (repair does not guess)"
+        )?;
+    }
+    match output {
+        Some(output) => writeln!(
+            out,
+            "{name}: {} changes, written to {}",
+            fixes.len(),
+            output.display()
+        )?,
+        None => writeln!(
+            out,
+            "{name}: {} changes (dry run, nothing written)",
+            fixes.len()
+        )?,
+    }
+    Ok(Some(Outcome::Ok))
 }
 
 #[cfg(test)]
