@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Peak memory of `agentmsg check` and `stats` on a large transcript: they read a
+# Peak memory of `agentmsg check`, `stats` and `repair` on a large transcript: they read a
 # JSON Lines file one line at a time, so their peak RSS must stay bounded by the
 # longest line plus what a later line can change, whatever the file's size.
 #
@@ -40,8 +40,10 @@ for _ in $(seq "$copies"); do cat "$unit"; done >"$big"
 echo "transcript: $(($(stat -c %s "$big") / 1024 / 1024)) MB ($copies copies of $unit_bytes bytes)"
 
 failed=0
-for cmd in check stats; do
-    read -r kb secs < <(/usr/bin/time -f "%M %e" "$bin" "$cmd" "$big" 2>&1 >/dev/null | tail -1)
+for cmd in check stats repair; do
+    args=("$cmd" "$big")
+    if [[ "$cmd" == repair ]]; then args+=(-o "$work/repaired.jsonl"); fi
+    read -r kb secs < <(/usr/bin/time -f "%M %e" "$bin" "${args[@]}" 2>&1 >/dev/null | tail -1)
     echo "$cmd: peak RSS $((kb / 1024)) MB, $secs s"
     if ((kb > limit_kb)); then
         echo "error: $cmd peaked over $((limit_kb / 1024)) MB" >&2
