@@ -65,6 +65,7 @@ mod postgres;
 mod sql;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+mod stored_session;
 
 pub use address::{AnyStore, Backend, StoreAddress};
 pub use entry::{LineProblem, Parent, StoredEntry};
@@ -74,6 +75,7 @@ pub use jsonl_dir::JsonlDir;
 pub use postgres::{PgOptions, PgStore};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
+pub use stored_session::{StoredSession, StoredSessionError};
 
 /// Where sessions live: the operations every backend offers.
 ///
