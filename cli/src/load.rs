@@ -348,10 +348,10 @@ pub fn foreign_log(loaded: &Loaded) -> Option<ForeignLog> {
 }
 
 /// A JSON Lines file opened to be read one line at a time; `None` for
-/// standard input and for a file that starts with `[` (a JSON array), which
+/// standard input, a store's session and for a file that starts with `[` (a JSON array), which
 /// are read whole.
 pub fn stream_file(path: &Path) -> Result<Option<LineReader<BufReader<File>>>, CliError> {
-    if path.as_os_str() == "-" {
+    if path.as_os_str() == "-" || crate::sessions::is_store_address(path) {
         return Ok(None);
     }
     let fail = |source| CliError::Read {
