@@ -2,8 +2,8 @@
 //! child (the ignored test `child`, told what to do by environment
 //! variables).
 //!
-//! - Two processes appending to one JsonlDir (and SQLite) session: every entry
-//!   once, one parent chain, no torn line.
+//! - Two processes appending to one JsonlDir (and SQLite, and PostgreSQL)
+//!   session: every entry once, one parent chain, no torn line.
 //! - A writer killed (SIGKILL) in the middle of appending large entries: on
 //!   reopening, every append it was told had succeeded is there, at most the
 //!   one it was writing is lost, a torn line is reported and kept aside, and
@@ -137,6 +137,26 @@ async fn sqlite_two_processes() {
     two_processes(format!(
         "sqlite:{}#shared",
         dir.path().join("s.db").display()
+    ))
+    .await;
+}
+
+/// PostgreSQL: two processes append to one session; the row lock keeps one
+/// chain.
+#[cfg(feature = "postgres")]
+#[tokio::test]
+async fn postgres_two_processes() {
+    let Some(f) = store_fixture::postgres("postgres_two_processes").await else {
+        return;
+    };
+    let store_fixture::Reopen::Postgres { url, schema } = &f.reopen else {
+        unreachable!()
+    };
+    // The children find the fixture's tables through the connection's
+    // search_path, set in the URL.
+    let separator = if url.contains('?') { '&' } else { '?' };
+    two_processes(format!(
+        "{url}{separator}options=-c%20search_path%3D{schema}#shared"
     ))
     .await;
 }

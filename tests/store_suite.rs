@@ -672,4 +672,41 @@ async fn postgres_foreign_rows_are_reported() {
     );
 }
 
+/// PostgreSQL: a database at a newer schema version is refused on connect.
+#[cfg(feature = "postgres")]
+#[tokio::test]
+async fn postgres_newer_schema_is_refused() {
+    let Some(f) = store_fixture::postgres("postgres_newer_schema_is_refused").await else {
+        return;
+    };
+    let store_fixture::Reopen::Postgres { url, schema } = &f.reopen else {
+        unreachable!()
+    };
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    client
+        .batch_execute(&format!("UPDATE {schema}.agentmsg_schema SET version = 99"))
+        .await
+        .unwrap();
+    let options = agentmsg::store::PgOptions {
+        connections: 1,
+        schema: Some(schema.clone()),
+    };
+    let err = agentmsg::store::PgStore::connect_with(url, options)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            StoreError::SchemaTooNew {
+                found: 99,
+                known: 1
+            }
+        ),
+        "{err}"
+    );
+}
+
 use std::io::Write as _;

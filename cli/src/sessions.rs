@@ -139,26 +139,31 @@ fn print_table(out: &mut impl Write, sessions: &[SessionInfo]) -> Result<(), Cli
     Ok(())
 }
 
-/// The lines of the session `path` names when it is a store address with a
-/// session (`sqlite:PATH#SESSION`, `postgres://…#SESSION`, `DIR#SESSION`), as
-/// transcript bytes; `None` for a plain file path.
-pub fn read_session(path: &Path) -> Result<Option<Vec<u8>>, CliError> {
+/// Whether `path` is a store address (`sqlite:…`, `postgres://…`, `dir:…`, or
+/// `DIR#SESSION` where no file has that name) rather than a file.
+pub fn is_store_address(path: &Path) -> bool {
     let Some(text) = path.to_str() else {
-        return Ok(None);
+        return false;
     };
     let is_store = text.starts_with("sqlite:")
         || text.starts_with("postgres://")
         || text.starts_with("postgresql://")
         || text.starts_with("dir:");
-    // A plain path is a file, unless it is `DIR#SESSION` naming a store's session.
-    let dir_session = !is_store
-        && !path.exists()
-        && text
-            .rsplit_once('#')
-            .is_some_and(|(dir, _)| Path::new(dir).is_dir());
-    if !is_store && !dir_session {
+    is_store
+        || (!path.exists()
+            && text
+                .rsplit_once('#')
+                .is_some_and(|(dir, _)| Path::new(dir).is_dir()))
+}
+
+/// The lines of the session `path` names when it is a store address with a
+/// session (`sqlite:PATH#SESSION`, `postgres://…#SESSION`, `DIR#SESSION`), as
+/// transcript bytes; `None` for a plain file path.
+pub fn read_session(path: &Path) -> Result<Option<Vec<u8>>, CliError> {
+    if !is_store_address(path) {
         return Ok(None);
     }
+    let text = path.to_string_lossy();
     let address: StoreAddress = text.parse().map_err(store_error)?;
     let Some(session) = address.session.clone() else {
         return Err(CliError::Usage(format!(

@@ -2,8 +2,6 @@
 //! PostgreSQL (it needs a server: `AGENTMSG_PG_URL`, which `.ci/run` sets).
 #![allow(dead_code)]
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use agentmsg::store::{AnyStore, JsonlDir, StoreError, StoredEntry};
 
 /// The variables under which a missing PostgreSQL fails the tests instead of
@@ -89,6 +87,7 @@ pub async fn postgres(test: &str) -> Option<Fixture> {
         );
         return None;
     };
+    use std::sync::atomic::{AtomicUsize, Ordering};
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -159,3 +159,35 @@ impl SessionStore for AnyStore {
         each!(self, store => store.delete(session).await)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Backend, StoreAddress};
+
+    fn parse(text: &str) -> Result<StoreAddress, String> {
+        text.parse::<StoreAddress>().map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn addresses() {
+        let a = parse("sessions").unwrap();
+        assert_eq!(
+            (a.backend, a.session),
+            (Backend::JsonlDir("sessions".into()), None)
+        );
+        let a = parse("dir:/var/agents#s-1").unwrap();
+        assert_eq!(a.backend, Backend::JsonlDir("/var/agents".into()));
+        assert_eq!(a.session.as_deref(), Some("s-1"));
+        let a = parse("postgresql://u:p@h:5432/db?sslmode=disable#x.y").unwrap();
+        assert_eq!(
+            a.backend,
+            Backend::Postgres("postgresql://u:p@h:5432/db?sslmode=disable".into())
+        );
+        assert_eq!(a.session.as_deref(), Some("x.y"));
+        assert!(parse("sqlite:").unwrap_err().contains("no path"));
+        assert!(parse("sqlite:a.db#../x")
+            .unwrap_err()
+            .contains("invalid session id"));
+        assert!(parse("sqlite:a.db#").unwrap_err().contains("empty"));
+    }
+}
