@@ -9,5 +9,6 @@ mod anthropic;
 mod gemini;
 mod openai_chat;
 mod openai_responses;
+mod options;
 mod scenarios;
 mod transcripts;
