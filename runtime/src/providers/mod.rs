@@ -22,6 +22,7 @@ use crate::{AssistantMessage, Message};
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
+mod framing;
 #[cfg(feature = "gemini")]
 pub mod gemini;
 #[cfg(feature = "openai-chat")]
@@ -31,6 +32,9 @@ pub mod openai_responses;
 mod options;
 mod shared;
 
+pub use framing::{
+    FrameError, FrameErrorKind, JsonArrayParser, SseEvent, SseParser, DEFAULT_MAX_EVENT,
+};
 pub use options::{
     Effort, OptionChange, OptionChangeKind, OptionParseError, PromptCache, Reasoning,
     ResponseFormat, ToolChoice,
