@@ -6,6 +6,7 @@
 mod common;
 
 mod anthropic;
+mod events;
 mod framing;
 mod gemini;
 mod openai_chat;

@@ -22,6 +22,7 @@ use crate::{AssistantMessage, Message};
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
+mod events;
 mod framing;
 #[cfg(feature = "gemini")]
 pub mod gemini;
@@ -32,6 +33,7 @@ pub mod openai_responses;
 mod options;
 mod shared;
 
+pub use events::StreamEvent;
 pub use framing::{
     FrameError, FrameErrorKind, JsonArrayParser, SseEvent, SseParser, DEFAULT_MAX_EVENT,
 };
@@ -337,8 +339,17 @@ fn at_event(event: Option<usize>) -> String {
 
 /// Folds a provider's stream events, one at a time, into an [`AssistantMessage`].
 pub trait StreamDecode {
-    /// Takes one event: the JSON of one SSE `data:` payload or chunk.
-    fn push(&mut self, event: &str) -> Result<(), ResponseError>;
+    /// Takes one event (the JSON of one SSE `data:` payload or chunk) and
+    /// returns what it told: blocks begun, grown and ended, usage, the end.
+    ///
+    /// # Errors
+    /// [`ResponseError`] naming the event, for an event the decoder cannot
+    /// read.
+    fn push(&mut self, event: &str) -> Result<Vec<StreamEvent>, ResponseError>;
+
+    /// The message so far: the blocks read, a tool call's arguments parsed as
+    /// far as they go.
+    fn partial(&self) -> AssistantMessage;
 
     /// The message, once every event has been pushed. A stream that stopped
     /// before its end is an error (or a message whose stopReason is `error`).

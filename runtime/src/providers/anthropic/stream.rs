@@ -1,9 +1,11 @@
 //! The stream decoder.
 
+use super::response::stop_reason;
 use super::response::{
     apply_stop, apply_usage, base_message, block_content, StopDetails, WireBlock, WireError,
     WireMessage, WireUsage,
 };
+use crate::providers::events::{BlockView, Differ, Kind, Snapshot, StreamEvent};
 use crate::providers::shared::latch::Latch;
 use crate::providers::{ResponseError, StreamDecode};
 use crate::Usage;
@@ -113,6 +115,7 @@ pub struct StreamDecoder {
     /// Blocks of a type agentmsg does not model, reported by
     /// [`StreamDecoder::finish_with_warnings`].
     skipped: Vec<ResponseError>,
+    differ: Differ,
     message: Option<AssistantMessage>,
     slots: BTreeMap<usize, Slot>,
     /// The finished blocks, by stream index (kept in that order).
@@ -431,10 +434,62 @@ impl StreamDecoder {
     }
 }
 
+impl StreamDecoder {
+    /// The blocks so far, in order (server-side blocks left out, as the
+    /// message leaves them out).
+    fn snapshot(&self) -> Snapshot<'_> {
+        let mut blocks = Vec::new();
+        for (index, slot) in &self.slots {
+            let view = match slot {
+                Slot::Closed => match self.done.get(index) {
+                    Some(block) => BlockView::of(block, true),
+                    None => continue,
+                },
+                Slot::Open(Open::Text(text)) => BlockView::new(Kind::Text, text.as_str(), false),
+                Slot::Open(Open::Thinking(text, signature)) => BlockView {
+                    signature: Some(signature.as_str()).filter(|s| !s.is_empty()),
+                    ..BlockView::new(Kind::Thinking, text.as_str(), false)
+                },
+                Slot::Open(Open::Redacted(data)) => {
+                    BlockView::new(Kind::Redacted, data.as_str(), false)
+                }
+                Slot::Open(Open::Tool { id, name, json, .. }) => BlockView {
+                    id: id.as_str().into(),
+                    name,
+                    ..BlockView::new(Kind::ToolCall, json.as_str(), false)
+                },
+                Slot::Open(Open::Skipped) => continue,
+            };
+            blocks.push(view);
+        }
+        let started = self.message.is_some();
+        Snapshot {
+            started,
+            blocks,
+            usage: started.then(|| self.usage.clone()),
+            stop: self.stopped.then(|| {
+                self.stop_reason
+                    .as_deref()
+                    .map_or(StopReason::Stop, stop_reason)
+            }),
+            error: self.error.as_deref(),
+        }
+    }
+}
+
 impl StreamDecode for StreamDecoder {
-    fn push(&mut self, event: &str) -> Result<(), ResponseError> {
+    fn push(&mut self, event: &str) -> Result<Vec<StreamEvent>, ResponseError> {
         let (index, parsed) = self.latch.next::<WireEvent>(event)?;
-        self.handle(index, parsed)
+        self.handle(index, parsed)?;
+        let mut differ = std::mem::take(&mut self.differ);
+        let events = differ.events(&self.snapshot());
+        self.differ = differ;
+        Ok(events)
+    }
+
+    fn partial(&self) -> AssistantMessage {
+        let base = self.message.clone().unwrap_or_else(base_message);
+        self.snapshot().partial(base)
     }
 
     fn finish(self) -> Result<AssistantMessage, ResponseError> {
