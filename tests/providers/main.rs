@@ -12,5 +12,6 @@ mod gemini;
 mod openai_chat;
 mod openai_responses;
 mod options;
+mod real_world;
 mod scenarios;
 mod transcripts;

@@ -134,13 +134,18 @@ impl StreamDecoder {
     }
 
     /// [`finish`](StreamDecode::finish), also returning what was skipped
-    /// (blocks of a type agentmsg does not model) as [`ResponseError::Invalid`]
-    /// values naming their event.
+    /// (blocks of a type agentmsg does not model, a tool call cut by the output
+    /// limit) as [`ResponseError::Invalid`] values naming their event.
+    ///
+    /// A stream the output limit cut (`stop_reason` `max_tokens`) inside a
+    /// block, then ended with `message_stop`, is a message with stopReason
+    /// `length`: its text and thinking are kept as far as they went, and an
+    /// unfinished tool call is dropped (reported here), never half-parsed.
     ///
     /// # Errors
     /// As [`finish`](StreamDecode::finish).
     pub fn finish_with_warnings(
-        self,
+        mut self,
     ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
         self.latch.check()?;
         if let Some(error) = self.error {
@@ -176,11 +181,48 @@ impl StreamDecoder {
                 },
             });
         }
-        if let Some((block, _)) = self.slots.iter().find(|(_, s)| matches!(s, Slot::Open(_))) {
-            return Err(ResponseError::Truncated {
-                events: self.latch.events(),
-                message: format!("content block {block} was never stopped"),
-            });
+        let cut = matches!(
+            self.stop_reason.as_deref(),
+            Some("max_tokens" | "model_context_window_exceeded")
+        );
+        let mut skipped = std::mem::take(&mut self.skipped);
+        for (block, slot) in std::mem::take(&mut self.slots) {
+            let Slot::Open(open) = slot else { continue };
+            if !cut {
+                return Err(ResponseError::Truncated {
+                    events: self.latch.events(),
+                    message: format!("content block {block} was never stopped"),
+                });
+            }
+            // The output limit cut the block: text and thinking are kept as far
+            // as they went; a tool call is dropped, never half-parsed.
+            match open {
+                Open::Tool { name, .. } => skipped.push(ResponseError::Invalid {
+                    event: None,
+                    path: format!("content_block[{block}]"),
+                    message: format!(
+                        "the call of `{name}` was cut by the output limit and is dropped"
+                    ),
+                }),
+                Open::Skipped => {}
+                Open::Text(text) => {
+                    self.done
+                        .insert(block, AssistantContent::Text(TextContent::new(text)));
+                }
+                Open::Thinking(thinking, signature) => {
+                    let thinking = ThinkingContent {
+                        thinking,
+                        signature: Some(signature).filter(|s| !s.is_empty()),
+                    };
+                    self.done
+                        .insert(block, AssistantContent::Thinking(thinking));
+                }
+                Open::Redacted(data) => {
+                    let redacted = RedactedThinkingContent::new(data);
+                    self.done
+                        .insert(block, AssistantContent::RedactedThinking(redacted));
+                }
+            }
         }
         message.content.extend(self.done.into_values());
         message.usage = self.usage;
@@ -189,7 +231,7 @@ impl StreamDecoder {
             self.stop_reason.as_deref(),
             self.stop_details.as_ref(),
         );
-        Ok((message, self.skipped))
+        Ok((message, skipped))
     }
 
     fn fail(&mut self, event: usize, path: &str, message: impl Into<String>) -> ResponseError {
@@ -435,6 +477,15 @@ impl StreamDecoder {
 }
 
 impl StreamDecoder {
+    /// Whether the stream stopped at the output limit.
+    fn cut_by_limit(&self) -> bool {
+        self.stopped
+            && matches!(
+                self.stop_reason.as_deref(),
+                Some("max_tokens" | "model_context_window_exceeded")
+            )
+    }
+
     /// The blocks so far, in order (server-side blocks left out, as the
     /// message leaves them out).
     fn snapshot(&self) -> Snapshot<'_> {
@@ -460,6 +511,10 @@ impl StreamDecoder {
                 },
                 Slot::Open(Open::Skipped) => continue,
             };
+            // A call the output limit cut is dropped from the message.
+            if view.kind == Kind::ToolCall && !view.closed && self.cut_by_limit() {
+                continue;
+            }
             blocks.push(view);
         }
         let started = self.message.is_some();

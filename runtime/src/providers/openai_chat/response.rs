@@ -2,6 +2,7 @@
 
 use super::{API, PROVIDER};
 use crate::providers::shared::arguments::arguments_value;
+use crate::providers::shared::openai_error::null_as_empty;
 pub(super) use crate::providers::shared::openai_error::WireError;
 use crate::providers::ResponseError;
 use crate::Usage;
@@ -96,7 +97,7 @@ pub(super) struct WireMessage {
     pub(super) reasoning_content: Option<String>,
     #[serde(default)]
     pub(super) reasoning: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_empty")]
     pub(super) tool_calls: Vec<WireToolCall>,
 }
 

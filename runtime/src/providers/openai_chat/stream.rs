@@ -4,6 +4,7 @@ use super::response::{base_message, WireError, WireUsage};
 use super::stop_reason;
 use crate::providers::events::{BlockView, Differ, Kind, Snapshot, StreamEvent};
 use crate::providers::shared::arguments::parse_arguments;
+use crate::providers::shared::openai_error::null_as_empty;
 use crate::providers::{ResponseError, StreamDecode};
 use crate::Usage;
 use crate::{AssistantContent, TextContent, ThinkingContent, ToolCall};
@@ -47,7 +48,7 @@ pub(super) struct WireDelta {
     reasoning_content: Option<String>,
     #[serde(default)]
     reasoning: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_empty")]
     tool_calls: Vec<WireToolCallDelta>,
 }
 

@@ -180,7 +180,7 @@ impl StreamDecoder {
         };
         let items: Vec<Value> = std::mem::take(&mut self.items).into_values().collect();
         let output = if items.is_empty() {
-            &response.output
+            response.output.as_deref().unwrap_or_default()
         } else {
             &items
         };
