@@ -331,7 +331,7 @@ fn a_tool_call_streams_its_arguments_parsed_so_far() {
     let json = serde_json::to_value(all.last()).unwrap();
     assert_eq!(
         json,
-        serde_json::json!({"type": "done", "stop_reason": "toolUse"})
+        serde_json::json!({"type": "done", "stopReason": "toolUse"})
     );
 }
 

@@ -16,7 +16,11 @@ use crate::{
 /// One thing a stream told, in order. `index` is the block's index in the
 /// message's content.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 #[non_exhaustive]
 pub enum StreamEvent {
     /// The response began.
