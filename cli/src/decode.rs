@@ -31,7 +31,8 @@ pub struct DecodeArgs {
     file: PathBuf,
 }
 
-/// A stream decoder of any API.
+/// A stream decoder of any API (one lives per run: their sizes do not matter).
+#[allow(clippy::large_enum_variant)]
 enum Decoder {
     Anthropic(anthropic::StreamDecoder),
     Gemini(gemini::StreamDecoder),
