@@ -6,6 +6,7 @@
 mod common;
 
 mod anthropic;
+mod catalog;
 mod events;
 mod framing;
 mod gemini;

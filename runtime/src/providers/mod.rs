@@ -22,6 +22,7 @@ use crate::{AssistantMessage, Message};
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
+mod catalog;
 mod events;
 mod framing;
 #[cfg(feature = "gemini")]
@@ -33,6 +34,7 @@ pub mod openai_responses;
 mod options;
 mod shared;
 
+pub use catalog::{Catalog, ModelInfo};
 pub use events::StreamEvent;
 pub use framing::{
     FrameError, FrameErrorKind, JsonArrayParser, SseEvent, SseParser, DEFAULT_MAX_EVENT,

@@ -5,6 +5,7 @@ use super::response::{
     apply_stop, apply_usage, base_message, block_content, StopDetails, WireBlock, WireError,
     WireMessage, WireUsage,
 };
+use crate::providers::catalog::priced;
 use crate::providers::events::{BlockView, Differ, Kind, Snapshot, StreamEvent};
 use crate::providers::shared::latch::Latch;
 use crate::providers::{ResponseError, StreamDecode};
@@ -154,7 +155,7 @@ impl StreamDecoder {
             message.usage = self.usage;
             message.stop_reason = StopReason::Error;
             message.error_message = Some(error);
-            return Ok((message, self.skipped));
+            return Ok((priced(message), self.skipped));
         }
         let Some(mut message) = self.message else {
             return Err(ResponseError::Truncated {
@@ -231,7 +232,7 @@ impl StreamDecoder {
             self.stop_reason.as_deref(),
             self.stop_details.as_ref(),
         );
-        Ok((message, skipped))
+        Ok((priced(message), skipped))
     }
 
     fn fail(&mut self, event: usize, path: &str, message: impl Into<String>) -> ResponseError {

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use super::json_path::{parse_json_path, slot_at};
 use super::{API, PROVIDER};
 use crate::message::now_ms;
+use crate::providers::catalog::priced;
 use crate::providers::ResponseError;
 use crate::Usage;
 use crate::{AssistantContent, TextContent, ThinkingContent, ToolCall};
@@ -442,7 +443,7 @@ pub fn decode_response_with_warnings(
         }
     }
     let warnings = folder.take_warnings();
-    Ok((folder.into_message(), warnings))
+    Ok((priced(folder.into_message()), warnings))
 }
 
 /// Maps a `finishReason` to a [`StopReason`]: `STOP` (and none) stop (a

@@ -3,6 +3,7 @@
 use super::response::{call_id, stop_reason, OpenText, WireUsage};
 use super::response::{Folder, WireResponse};
 use super::{API, PROVIDER};
+use crate::providers::catalog::priced;
 use crate::providers::events::{BlockView, Differ, Kind, Snapshot, StreamEvent};
 use crate::providers::shared::latch::Latch;
 use crate::providers::{ResponseError, StreamDecode};
@@ -55,7 +56,7 @@ impl StreamDecoder {
             });
         }
         let warnings = folder.take_warnings();
-        Ok((folder.into_message(), warnings))
+        Ok((priced(folder.into_message()), warnings))
     }
 }
 

@@ -2,6 +2,7 @@
 
 use super::response::{base_message, WireError, WireUsage};
 use super::stop_reason;
+use crate::providers::catalog::priced;
 use crate::providers::events::{BlockView, Differ, Kind, Snapshot, StreamEvent};
 use crate::providers::shared::arguments::parse_arguments;
 use crate::providers::shared::openai_error::null_as_empty;
@@ -178,7 +179,7 @@ impl StreamDecoder {
         if let Some(error) = self.error {
             message.stop_reason = StopReason::Error;
             message.error_message = Some(error);
-            return Ok((message, warnings));
+            return Ok((priced(message), warnings));
         }
         message.stop_reason = match (self.finish_reason, self.done) {
             (Some(reason), _) => stop_reason(&reason),
@@ -195,7 +196,7 @@ impl StreamDecoder {
         if self.refused && message.stop_reason == StopReason::Stop {
             message.stop_reason = StopReason::GuardRail;
         }
-        Ok((message, warnings))
+        Ok((priced(message), warnings))
     }
 
     fn append_text(&mut self, text: &str, thinking: bool) {

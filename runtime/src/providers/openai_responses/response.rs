@@ -2,6 +2,7 @@
 
 use super::request::{reasoning_replay, text_signature};
 use super::{API, PROVIDER};
+use crate::providers::catalog::priced;
 use crate::providers::shared::arguments::arguments_value;
 pub(super) use crate::providers::shared::openai_error::WireError;
 use crate::providers::ResponseError;
@@ -458,7 +459,7 @@ pub fn decode_response_with_warnings(
     let mut warnings = Vec::new();
     let output = response.output.as_deref().unwrap_or_default();
     let message = build_message(&response, output, None, &mut warnings);
-    Ok((message, warnings))
+    Ok((priced(message), warnings))
 }
 
 /// Why a body with neither `output` nor `error` is not a Responses body: what

@@ -2,6 +2,7 @@
 
 use super::response::{build_message, stop_reason, WireError, WireResponse, WireUsage};
 use super::{API, PROVIDER};
+use crate::providers::catalog::priced;
 use crate::providers::events::{BlockView, Differ, Kind, Snapshot, StreamEvent};
 use crate::providers::{ResponseError, StreamDecode};
 use crate::{AssistantMessage, StopReason};
@@ -190,7 +191,7 @@ impl StreamDecoder {
             message.stop_reason = StopReason::Error;
             message.error_message = Some(error);
         }
-        Ok((message, warnings))
+        Ok((priced(message), warnings))
     }
 
     fn apply(&mut self, event: WireEvent, index: usize) {
