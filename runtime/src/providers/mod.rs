@@ -58,7 +58,9 @@ pub use options::{
 ///     .with_stop(["END"]);
 /// let encoded = openai_chat::encode_request(&request)?;
 /// assert_eq!(encoded.body["reasoning_effort"], "low");
-/// assert_eq!(encoded.body["stop"], serde_json::json!(["END"]));
+/// // gpt-5 reasons and takes no stop sequences: left out, and said.
+/// assert!(encoded.body.get("stop").is_none());
+/// assert_eq!(encoded.options[0].option, "stop");
 /// # Ok::<(), agentmsg_runtime::providers::EncodeError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Default)]
