@@ -146,6 +146,7 @@ impl<'a> BlockView<'a> {
     }
 
     /// The view of a block of content.
+    #[cfg(any(feature = "anthropic", feature = "gemini"))]
     pub(crate) fn of(block: &'a AssistantContent, closed: bool) -> Self {
         match block {
             AssistantContent::Text(t) => Self {

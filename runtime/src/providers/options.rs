@@ -302,6 +302,7 @@ impl OptionReport {
     }
 }
 
+#[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
 /// Whether `model` is an OpenAI chat model from before the reasoning models
 /// (`gpt-4*`, `gpt-3.5*`), which rejects `reasoning_effort`.
 pub(crate) fn openai_classic_model(model: &str) -> bool {
@@ -309,6 +310,7 @@ pub(crate) fn openai_classic_model(model: &str) -> bool {
     name.starts_with("gpt-4") || name.starts_with("gpt-3.5")
 }
 
+#[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
 /// Whether `model` is an OpenAI reasoning model (o-series, `gpt-5*` but the
 /// chat models), which takes `reasoning_effort` and rejects `temperature` and
 /// `top_p`.
@@ -372,6 +374,7 @@ pub(crate) fn tool_choice_without_tools(
     false
 }
 
+#[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
 /// The OpenAI APIs' schema name rule, `^[a-zA-Z0-9_-]{1,64}$`.
 pub(crate) fn check_schema_name(format: &ResponseFormat) -> Result<(), super::EncodeError> {
     let name = &format.name;

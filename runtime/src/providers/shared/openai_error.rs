@@ -34,6 +34,7 @@ impl WireError {
     }
 }
 
+#[cfg(feature = "openai-chat")]
 /// A list that OpenAI-compatible servers (Mistral, Azure…) send as `null` when
 /// it is empty, such as `tool_calls`: `null` reads as empty.
 pub(crate) fn null_as_empty<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
