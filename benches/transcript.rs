@@ -169,6 +169,7 @@ impl Concrete {
                 message,
                 id: Some(id.clone()),
                 turn_id: Some(turn_id.clone()),
+                parent_id: agentmsg::ParentId::Previous,
             })
         };
         let custom = |message: Box<dyn agentmsg::DynCustomMessage>| {
@@ -176,6 +177,7 @@ impl Concrete {
                 message,
                 id: Some(id.clone()),
                 turn_id: Some(turn_id.clone()),
+                parent_id: agentmsg::ParentId::Previous,
             })
         };
         match self.clone() {

@@ -258,11 +258,17 @@ fn llm_message() -> impl Strategy<Value = LlmMessage> {
         message(),
         prop::option::of(text().prop_map(MessageId::from)),
         prop::option::of(text().prop_map(TurnId::from)),
+        prop_oneof![
+            Just(agentmsg::ParentId::Previous),
+            Just(agentmsg::ParentId::Root),
+            text().prop_map(|t| agentmsg::ParentId::Id(MessageId::from(t))),
+        ],
     )
-        .prop_map(|(message, id, turn_id)| LlmMessage {
+        .prop_map(|(message, id, turn_id, parent_id)| LlmMessage {
             message,
             id,
             turn_id,
+            parent_id,
         })
 }
 

@@ -20,8 +20,10 @@
 //! entry without one (version 1) gets `<session id>:<entry index>`, the index
 //! pi's `firstKeptEntryIndex` counts in, so the output is the same on every run.
 //! Not kept: the entry's own ISO `timestamp` on `message` entries (the message
-//! has its own, in milliseconds) and `parentId` (a transcript is linear: entries
-//! are written in file order; a branched session is reported).
+//! has its own, in milliseconds). `parentId` is kept on every line of an entry
+//! that has one (v2 and later), so a branched session stays a tree; a
+//! `custom_message` entry becomes a `custom` line (sent as user content, as pi
+//! sends it).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -77,11 +79,26 @@ pub struct Imported {
     pub extensions: usize,
     /// Problems, by line of the session file.
     pub diagnostics: Vec<Diagnostic>,
+    /// The `parentId` (JSON text) the next line written gets, if any.
+    pub(crate) parent: Option<String>,
 }
 
 impl Imported {
     fn push_line(&mut self, line: &str) {
-        self.text.extend_from_slice(line.as_bytes());
+        match self.parent.take() {
+            Some(parent) => {
+                let body = line.trim_end();
+                let body = body.strip_suffix('}').unwrap_or(body).trim_end();
+                self.text.extend_from_slice(body.as_bytes());
+                if !body.ends_with('{') {
+                    self.text.push(b',');
+                }
+                self.text.extend_from_slice(b"\"parentId\":");
+                self.text.extend_from_slice(parent.as_bytes());
+                self.text.push(b'}');
+            }
+            None => self.text.extend_from_slice(line.as_bytes()),
+        }
         self.text.push(b'\n');
         self.lines += 1;
     }
@@ -263,8 +280,6 @@ pub fn import(text: &str) -> Result<Imported, CliError> {
         })
         .collect();
     let mut index = 0usize;
-    let mut previous_id: Option<String> = None;
-    let mut branch_points = 0usize;
     for entry in &entries {
         let Some(map) = &entry.value else {
             imported.diagnostics.push(Diagnostic::error(
@@ -277,12 +292,13 @@ pub fn import(text: &str) -> Result<Imported, CliError> {
         };
         let id = ids.get(index).cloned().unwrap_or_default();
         index += 1;
-        if let (Some(parent), Some(previous)) = (string_field(map, "parentId"), &previous_id) {
-            if parent != previous {
-                branch_points += 1;
-            }
-        }
-        previous_id = string_field(map, "id").map(str::to_owned);
+        // The tree: the line says its entry's parent (v2 and later; a v1
+        // session is linear, each line following the one before).
+        imported.parent = match map.get("parentId") {
+            Some(Value::String(parent)) => Some(serde_json::to_string(parent)?),
+            Some(Value::Null) => Some("null".to_owned()),
+            _ => None,
+        };
         let head: Head<'_> = serde_json::from_str(entry.raw).unwrap_or(Head {
             kind: None,
             message: None,
@@ -409,6 +425,33 @@ pub fn import(text: &str) -> Result<Imported, CliError> {
                     )?;
                 }
             }
+            Some("custom_message") => {
+                // Sent to the model as user content: pi's `custom` message.
+                let mut message = map.clone();
+                message.remove("type");
+                message.remove("id");
+                message.remove("parentId");
+                match timestamp {
+                    Some(ms) => {
+                        message.insert("timestamp".into(), Value::from(ms));
+                    }
+                    None => {
+                        message.remove("timestamp");
+                    }
+                }
+                let mut line = String::from("{\"role\":\"custom\"");
+                for (key, value) in &message {
+                    line.push(',');
+                    line.push_str(&serde_json::to_string(key)?);
+                    line.push(':');
+                    line.push_str(&serde_json::to_string(value)?);
+                }
+                line.push_str(",\"id\":");
+                line.push_str(&serde_json::to_string(&id)?);
+                line.push('}');
+                imported.push_line(&line);
+                imported.messages += 1;
+            }
             Some(other) => {
                 imported.push_extension(&format!("pi.{other}"), entry.raw.trim(), Some(&id))?;
             }
@@ -422,16 +465,77 @@ pub fn import(text: &str) -> Result<Imported, CliError> {
             }
         }
     }
-    if branch_points > 0 {
-        imported.diagnostics.push(Diagnostic::warning(
-            0,
-            "branched-session",
-            format!(
-                "the session branches ({branch_points} entries do not follow the entry before them); the transcript lists every entry in file order"
-            ),
-        ));
-    }
     Ok(imported)
+}
+
+/// What a log is, from its entries.
+pub enum Detected {
+    /// A pi session file.
+    Pi,
+    /// A Claude Code log, parsed (line number, entry).
+    ClaudeCode(Vec<(usize, Map<String, Value>)>),
+    /// A Codex CLI rollout, parsed.
+    Codex(Vec<(usize, Map<String, Value>)>),
+    /// None of them: the first line that could not be placed.
+    Unknown {
+        /// Its number.
+        line: usize,
+        /// Its text (cut at 200 characters).
+        text: String,
+    },
+}
+
+const PI_TYPES: &[&str] = &[
+    "session",
+    "message",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "label",
+    "session_info",
+    "model_change",
+    "thinking_level_change",
+];
+
+/// Which agent wrote `text`: pi (a `session` header, or pi entry types),
+/// Claude Code (`uuid` with `parentUuid`/`sessionId`), Codex (`payload`d
+/// `session_meta`/`response_item`… lines).
+pub fn detect(text: &str) -> Detected {
+    let mut entries = Vec::new();
+    let mut first_line: Option<(usize, &str)> = None;
+    for (i, raw) in text.split('\n').enumerate() {
+        let raw = raw.trim();
+        if raw.is_empty() {
+            continue;
+        }
+        first_line.get_or_insert((i + 1, raw));
+        if let Ok(map) = serde_json::from_str::<Map<String, Value>>(raw) {
+            entries.push((i + 1, map));
+        }
+    }
+    let maps: Vec<Map<String, Value>> = entries.iter().take(50).map(|(_, m)| m.clone()).collect();
+    let first_is_pi = maps.first().is_some_and(|m| {
+        !m.contains_key("role")
+            && !m.contains_key("uuid")
+            && !m.contains_key("payload")
+            && m.get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|t| PI_TYPES.contains(&t))
+    });
+    if first_is_pi {
+        Detected::Pi
+    } else if crate::claude::detect(&maps) {
+        Detected::ClaudeCode(entries)
+    } else if crate::codex::detect(&maps) {
+        Detected::Codex(entries)
+    } else {
+        let (line, raw) = first_line.unwrap_or((0, ""));
+        Detected::Unknown {
+            line,
+            text: raw.chars().take(200).collect(),
+        }
+    }
 }
 
 /// Runs `agentmsg import`.
@@ -442,7 +546,17 @@ pub fn run(args: &ImportArgs) -> Result<Outcome, CliError> {
     if let std::borrow::Cow::Owned(_) = text {
         crate::output::note!("{file}: warning: not UTF-8; invalid bytes were replaced by U+FFFD");
     }
-    let imported = import(&text)?;
+    let imported = match detect(&text) {
+        Detected::Pi => import(&text)?,
+        Detected::ClaudeCode(entries) => crate::claude::import(&entries)?,
+        Detected::Codex(entries) => crate::codex::import(&entries)?,
+        Detected::Unknown { line, text } => {
+            crate::output::note!(
+                "{file}:{line}: error[unrecognised]: not a pi, Claude Code or Codex log; the first line it could not place: {text}"
+            );
+            return Ok(Outcome::Problems);
+        }
+    };
     for d in &imported.diagnostics {
         crate::output::note!("{}", d.render(&file));
     }

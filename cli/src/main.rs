@@ -10,14 +10,21 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod check;
+mod claude;
+mod codex;
+mod context;
 mod decode;
 mod error;
 mod import;
+mod lines;
 mod load;
 mod output;
 mod project;
 mod repair;
+mod session_file;
+mod sessions;
 mod stats;
+mod tree;
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -80,14 +87,32 @@ enum Command {
     /// the file's lock, so no concurrent append is lost. Prints each change.
     #[command(after_help = EXIT_CODES)]
     Repair(repair::RepairArgs),
-    /// Convert a pi coding-agent session file into a transcript.
+    /// Convert a pi session file, a Claude Code log or a Codex rollout into a
+    /// transcript, keeping its tree (`parentId`).
     ///
-    /// Messages are kept as they are (with the entry's id), compaction entries
+    /// pi: messages are kept as they are (with the entry's id), compaction entries
     /// become compactionSummary lines, branch summaries branchSummary lines, and
     /// every other entry an "extension" line of kind "pi.TYPE" holding the
-    /// entry, so nothing is lost.
+    /// entry, so nothing is lost. Claude Code: uuid/parentUuid as the tree, one
+    /// message per response, tool_use/tool_result as toolCall/toolResult.
+    /// Codex: response items as messages, function calls and outputs as
+    /// toolCall/toolResult, reasoning kept for replay. Anything else exits 1.
     #[command(after_help = EXIT_CODES)]
     Import(import::ImportArgs),
+    /// Print, as JSON Lines, the messages the model sees of a session at a leaf.
+    ///
+    /// The session is a transcript (with `parentId`), a pi session file, a
+    /// Claude Code log or a Codex rollout. The context follows the session's
+    /// rules (the last compaction's summary, what it kept, what follows;
+    /// branch summaries in place) and is projected as the model sees it
+    /// (summaries as user text, pi's bash runs and custom messages as pi sends
+    /// them), before any target's preparation.
+    #[command(after_help = EXIT_CODES)]
+    Context(context::ContextArgs),
+    /// Print the tree of a session: branch points, labels, the leaf, and
+    /// compactions with what they kept.
+    #[command(after_help = EXIT_CODES)]
+    Tree(tree::TreeArgs),
     /// Decode a provider's response body or recorded stream into one
     /// transcript line.
     ///
@@ -100,6 +125,12 @@ enum Command {
     /// Print the JSON Schema (draft 2020-12) of one transcript line.
     #[command(after_help = EXIT_CODES)]
     Schema,
+    /// List the sessions of a store (id, entries, last update, leaf, name).
+    ///
+    /// Commands that take a transcript file also take a store's session:
+    /// `sqlite:PATH#SESSION`, `postgres://USER@HOST/DB#SESSION` or `DIR#SESSION`.
+    #[command(after_help = EXIT_CODES)]
+    Sessions(sessions::SessionsArgs),
 }
 
 /// How a command ended, when it could run.
@@ -120,6 +151,9 @@ fn run(cli: &Cli) -> Result<Outcome, error::CliError> {
         Command::Project(args) => project::run(args),
         Command::Repair(args) => repair::run(args),
         Command::Import(args) => import::run(args),
+        Command::Context(args) => context::run(args),
+        Command::Tree(args) => tree::run(args),
+        Command::Sessions(args) => sessions::run(args),
         Command::Decode(args) => decode::run(args),
         Command::Schema => {
             let mut out = crate::output::stdout();

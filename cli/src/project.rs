@@ -10,7 +10,6 @@ use agentmsg_runtime::providers::{
 use agentmsg_runtime::{prepare, to_llm, AgentMessage, Message, Report, Target};
 
 use crate::error::CliError;
-use crate::load::load_file;
 use crate::Outcome;
 
 /// The provider APIs a body can be made for.
@@ -91,6 +90,10 @@ pub struct ProjectArgs {
     /// Print the body on one line.
     #[arg(long)]
     pub compact: bool,
+    /// For a session file: the entry whose context to project (the session's
+    /// leaf when absent).
+    #[arg(long)]
+    pub leaf: Option<String>,
 }
 
 /// Reads the `--tools` file.
@@ -157,7 +160,11 @@ pub fn run(args: &ProjectArgs) -> Result<Outcome, CliError> {
         Some(path) => read_tools(path)?,
         None => Vec::new(),
     };
-    let loaded = load_file(&args.file)?;
+    let loaded = crate::session_file::load_file_at(
+        &args.file,
+        args.leaf.as_deref(),
+        crate::session_file::Purpose::Project,
+    )?;
     let file = args.file.display();
     for d in &loaded.diagnostics {
         crate::output::note!("{}", d.render(&file));

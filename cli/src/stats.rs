@@ -9,7 +9,8 @@ use agentmsg_runtime::{AssistantContent, Cost, Message, Usage};
 use serde::Serialize;
 
 use crate::error::CliError;
-use crate::load::{load_file, Body, Loaded};
+use crate::load::{Body, Line, Loaded, Sniff};
+use crate::session_file::{load_file_at, stream_transcript, tree_diagnostics, Purpose};
 use crate::Outcome;
 
 /// The arguments of `agentmsg stats`.
@@ -20,6 +21,10 @@ pub struct StatsArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// For a session file: the entry whose context to count (the session's
+    /// leaf when absent).
+    #[arg(long)]
+    pub leaf: Option<String>,
 }
 
 /// Token counts, summed.
@@ -89,23 +94,36 @@ pub struct Stats {
 
 /// Computes the stats of a loaded transcript.
 pub fn compute(loaded: &Loaded) -> Stats {
-    let mut stats = Stats {
-        lines: loaded.total_lines,
-        ..Stats::default()
-    };
-    let mut usage = Usage::default();
-    let mut cost = Cost::default();
-    let mut by_model: BTreeMap<(String, String, String), (ModelStats, Usage)> = BTreeMap::new();
+    let mut tally = Tally::default();
     for line in &loaded.lines {
+        tally.add(line);
+    }
+    tally.finish(loaded.total_lines)
+}
+
+/// [`Stats`] gathered one line at a time, so a file of any size is read in the
+/// space of its longest line.
+#[derive(Debug, Default)]
+pub struct Tally {
+    stats: Stats,
+    usage: Usage,
+    cost: Cost,
+    by_model: BTreeMap<(String, String, String), (ModelStats, Usage)>,
+}
+
+impl Tally {
+    /// Counts the next line.
+    pub fn add(&mut self, line: &Line) {
+        let stats = &mut self.stats;
         let message = match &line.body {
             Body::Message(m) => m,
             Body::Undecodable => {
                 *stats.kinds.entry("(undecodable)".into()).or_default() += 1;
-                continue;
+                return;
             }
             Body::Torn => {
                 *stats.kinds.entry("(torn)".into()).or_default() += 1;
-                continue;
+                return;
             }
         };
         stats.messages += 1;
@@ -137,12 +155,12 @@ pub fn compute(loaded: &Loaded) -> Stats {
                     .stop_reasons
                     .entry(a.stop_reason.as_str().to_owned())
                     .or_default() += 1;
-                usage += &a.usage;
+                self.usage += &a.usage;
                 if let Some(c) = a.usage.cost {
-                    cost += c;
+                    self.cost += c;
                 }
                 let key = (a.provider.clone(), a.model.clone(), a.api.clone());
-                let (model, model_usage) = by_model.entry(key).or_insert_with(|| {
+                let (model, model_usage) = self.by_model.entry(key).or_insert_with(|| {
                     (
                         ModelStats {
                             provider: a.provider.clone(),
@@ -169,18 +187,25 @@ pub fn compute(loaded: &Loaded) -> Stats {
             _ => {}
         }
     }
-    stats.tokens = Tokens::from(&usage);
-    stats.cost = cost;
-    stats.cache_hit_rate = usage.cache_hit_rate();
-    stats.models = by_model
-        .into_values()
-        .map(|(mut model, usage)| {
-            model.tokens = Tokens::from(&usage);
-            model.cache_hit_rate = usage.cache_hit_rate();
-            model
-        })
-        .collect();
-    stats
+
+    /// The stats of a file of `total_lines` lines (blank ones included).
+    pub fn finish(self, total_lines: usize) -> Stats {
+        let mut stats = self.stats;
+        stats.lines = total_lines;
+        stats.tokens = Tokens::from(&self.usage);
+        stats.cost = self.cost;
+        stats.cache_hit_rate = self.usage.cache_hit_rate();
+        stats.models = self
+            .by_model
+            .into_values()
+            .map(|(mut model, usage)| {
+                model.tokens = Tokens::from(&usage);
+                model.cache_hit_rate = usage.cache_hit_rate();
+                model
+            })
+            .collect();
+        stats
+    }
 }
 
 /// `1234567` as `1,234,567`.
@@ -285,14 +310,45 @@ pub fn render_text(stats: &Stats, file: &str) -> String {
 
 /// Runs `agentmsg stats`.
 pub fn run(args: &StatsArgs) -> Result<Outcome, CliError> {
-    let loaded = load_file(&args.file)?;
-    if let Some(log) = crate::load::foreign_log(&loaded) {
-        crate::output::note!("{}: note: {}", args.file.display(), log.note());
-    }
-    for d in &loaded.diagnostics {
-        crate::output::note!("{}", d.render(&args.file.display()));
-    }
-    let stats = compute(&loaded);
+    let file = args.file.display();
+    let leaf = args.leaf.as_deref();
+    let stats = match stream_transcript(&args.file, leaf)? {
+        // A JSON Lines file: one line at a time, each problem told as it is met.
+        Some(mut reader) => {
+            let mut tally = Tally::default();
+            let mut sniff = Sniff::default();
+            let mut read = Vec::new();
+            let fail = |source| CliError::Read {
+                path: args.file.clone(),
+                source,
+            };
+            while let Some(line) = reader.next_line(&mut read).map_err(fail)? {
+                sniff.add(&line);
+                tally.add(&line);
+                // Held back while the file may be one pretty-printed message.
+                if !sniff.starts_broken() {
+                    for d in read.drain(..) {
+                        crate::output::note!("{}", d.render(&file));
+                    }
+                }
+            }
+            if sniff.may_be_one_pretty_object() {
+                whole(&args.file, leaf)?
+            } else {
+                if sniff.names_parents() {
+                    read.extend(tree_diagnostics(&args.file)?);
+                }
+                for d in read.drain(..) {
+                    crate::output::note!("{}", d.render(&file));
+                }
+                if let Some(log) = sniff.foreign() {
+                    crate::output::note!("{file}: note: {}", log.note());
+                }
+                tally.finish(reader.total_lines())
+            }
+        }
+        None => whole(&args.file, leaf)?,
+    };
     let mut out = crate::output::stdout();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &stats)?;
@@ -301,6 +357,20 @@ pub fn run(args: &StatsArgs) -> Result<Outcome, CliError> {
         out.write_all(render_text(&stats, &args.file.display().to_string()).as_bytes())?;
     }
     Ok(Outcome::Ok)
+}
+
+/// The stats of a file read whole (standard input, another agent's log, the
+/// context of a `--leaf`, a JSON array, one pretty-printed message), its
+/// problems told first.
+fn whole(path: &std::path::Path, leaf: Option<&str>) -> Result<Stats, CliError> {
+    let loaded = load_file_at(path, leaf, Purpose::Stats)?;
+    if let Some(log) = crate::load::foreign_log(&loaded) {
+        crate::output::note!("{}: note: {}", path.display(), log.note());
+    }
+    for d in &loaded.diagnostics {
+        crate::output::note!("{}", d.render(&path.display()));
+    }
+    Ok(compute(&loaded))
 }
 
 #[cfg(test)]

@@ -716,39 +716,40 @@ fn an_output_that_cannot_be_written_exits_two() {
 }
 
 #[test]
-fn another_agents_log_is_named_with_what_to_run() {
+fn another_agents_log_is_read_as_a_session() {
     let dir = tempfile::tempdir().unwrap();
     let logs = [
         (
             "pi.jsonl",
             r#"{"type":"session","version":3,"id":"a","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#,
-            "pi session file",
+            0,
         ),
         (
             "claude.jsonl",
             r#"{"type":"user","message":{"role":"user","content":"hi"},"uuid":"u1","parentUuid":null,"sessionId":"s"}"#,
-            "Claude Code log",
+            1,
         ),
         (
             "codex.jsonl",
             r#"{"timestamp":"2025-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"x"}}"#,
-            "Codex CLI rollout",
+            // The metadata, kept as an `extension` line.
+            1,
         ),
     ];
-    for (name, line, what) in logs {
+    for (name, line, messages) in logs {
         std::fs::write(dir.path().join(name), format!("{line}\n")).unwrap();
         let check = agentmsg_in(dir.path(), &["check", name]);
+        assert_eq!(check.code, 0, "{check:?}");
         assert!(
             check
                 .stdout
-                .contains(&format!("{name}: note: this looks like a {what}")),
+                .contains(&format!("{name}: 1 lines, {messages} messages")),
             "{check:?}"
         );
         let stats = agentmsg_in(dir.path(), &["stats", name]);
+        assert_eq!(stats.code, 0, "{stats:?}");
         assert!(
-            stats
-                .stderr
-                .contains(&format!("{name}: note: this looks like a {what}")),
+            stats.stdout.contains(&format!("{messages} messages")),
             "{stats:?}"
         );
     }

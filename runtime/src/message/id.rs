@@ -139,6 +139,72 @@ id_type! {
     TurnId
 }
 
+/// Where a transcript line hangs in the session tree (`"parentId"`).
+///
+/// A line without the key follows the line before it, so a transcript written
+/// before `parentId` existed reads as one branch; `"parentId": null` marks a
+/// root; a string names the parent entry. The three stay distinct so a line
+/// reads and writes back as it was.
+///
+/// ```
+/// use agentmsg_runtime::{AgentMessage, MessageId, ParentId};
+/// let line = r#"{"role":"user","content":"hi","timestamp":1,"id":"b","parentId":"a"}"#;
+/// let message = AgentMessage::from_line(line).unwrap();
+/// assert_eq!(message.parent_id(), &ParentId::Id(MessageId::from("a")));
+/// assert_eq!(message.to_line().unwrap(), line);
+/// let root = AgentMessage::from_line(r#"{"role":"user","content":"hi","timestamp":1,"parentId":null}"#).unwrap();
+/// assert_eq!(root.parent_id(), &ParentId::Root);
+/// let old = AgentMessage::from_line(r#"{"role":"user","content":"hi","timestamp":1}"#).unwrap();
+/// assert_eq!(old.parent_id(), &ParentId::Previous);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub enum ParentId {
+    /// No `parentId` key: the line follows the line before it.
+    #[default]
+    Previous,
+    /// `"parentId": null`: the line starts a tree.
+    Root,
+    /// `"parentId": "<id>"`: the line is a child of that entry.
+    Id(MessageId),
+}
+
+impl ParentId {
+    /// Whether the line has no `parentId` key.
+    pub fn is_previous(&self) -> bool {
+        matches!(self, Self::Previous)
+    }
+
+    /// The parent's id, when the line names one.
+    pub fn id(&self) -> Option<&MessageId> {
+        match self {
+            Self::Id(id) => Some(id),
+            _ => None,
+        }
+    }
+}
+
+impl Serialize for ParentId {
+    /// `null` for a root, the id for a parent; [`ParentId::Previous`] is not
+    /// written at all by the line writers (and is `null` if asked).
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Id(id) => id.serialize(serializer),
+            _ => serializer.serialize_none(),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ParentId {
+    /// `null` is [`ParentId::Root`], a string [`ParentId::Id`]; an absent key is
+    /// the `Default`, [`ParentId::Previous`].
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(match Option::<MessageId>::deserialize(deserializer)? {
+            Some(id) => Self::Id(id),
+            None => Self::Root,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

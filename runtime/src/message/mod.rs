@@ -1,4 +1,5 @@
-//! The messages a model sees: system, user, assistant and tool result.
+//! The messages a model sees: system, user, assistant and tool result, with their
+//! roles, content blocks, ids, media and usage.
 
 use std::fmt;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -6,19 +7,27 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
-use crate::content::{
+pub(crate) mod content;
+mod id;
+pub(crate) mod key;
+pub(crate) mod media;
+pub(crate) mod overflow;
+mod role;
+pub(crate) mod usage;
+
+pub use id::{MessageId, ParentId, TurnId};
+pub use role::Role;
+
+use content::{
     AssistantContent, AudioContent, Content, ImageContent, IntoAssistantContent, IntoSystemContent,
-    IntoToolResultContent, IntoUserContent, RedactedThinkingContent, Role, RoleError, TextContent,
+    IntoToolResultContent, IntoUserContent, RedactedThinkingContent, RoleError, TextContent,
     ThinkingContent, ToolCall, ToolResultContent, UserContent,
 };
-use crate::usage::Usage;
+use usage::Usage;
 
-// The transcript reader decodes these four messages through their line forms in
-// `message/line.rs`; a field or decoding attribute changed here changes there.
-mod id;
-pub(crate) mod line;
-
-pub use id::{MessageId, TurnId};
+// The transcript reader decodes these four messages through their line forms
+// (`transcript/codec/envelope.rs`); a field or decoding attribute changed here
+// changes there.
 
 /// The current time in Unix milliseconds, as the constructors stamp it.
 pub(crate) fn now_ms() -> u64 {
@@ -604,117 +613,10 @@ impl From<ToolResultMessage> for Message {
     }
 }
 
-impl<'de> Deserialize<'de> for Message {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        LlmMessage::deserialize(deserializer).map(|m| m.message)
-    }
-}
-
-/// A [`Message`] as it stands in a transcript, with its optional `id` and `turnId`
-/// flattened into the same JSON object. A line without them decodes with `None`.
-///
-/// ```json
-/// {"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1765233665292,"id":"0193a4b2-7c1e-7000-8000-000000000001","turnId":"t1"}
-/// ```
-#[derive(Debug, Clone, PartialEq)]
-pub struct LlmMessage {
-    /// The message.
-    pub message: Message,
-    /// The message's id, if it has one.
-    pub id: Option<MessageId>,
-    /// The turn that produced it, if known.
-    pub turn_id: Option<TurnId>,
-}
-
-impl LlmMessage {
-    /// A message without id or turn.
-    pub fn new(message: impl Into<Message>) -> Self {
-        Self {
-            message: message.into(),
-            id: None,
-            turn_id: None,
-        }
-    }
-
-    /// A message in a turn.
-    pub fn with_turn(message: impl Into<Message>, turn_id: TurnId) -> Self {
-        Self {
-            message: message.into(),
-            id: None,
-            turn_id: Some(turn_id),
-        }
-    }
-
-    /// The same message with this id.
-    #[must_use]
-    pub fn with_id(mut self, id: MessageId) -> Self {
-        self.id = Some(id);
-        self
-    }
-}
-
-impl From<Message> for LlmMessage {
-    fn from(message: Message) -> Self {
-        Self::new(message)
-    }
-}
-
-impl Serialize for LlmMessage {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(None)?;
-        self.message
-            .serialize(crate::flat::FlatMapSerializer(&mut map))?;
-        crate::flat::Envelope::write(&mut map, self.id.as_ref(), self.turn_id.as_ref(), 1)?;
-        map.end()
-    }
-}
-
-impl<'de> Deserialize<'de> for LlmMessage {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        crate::flat::deserialize_flat(deserializer, LlmDispatch)
-    }
-}
-
-/// Decodes the body of an LLM message once its role is known.
-struct LlmDispatch;
-
-impl<'de> crate::flat::RoleDispatch<'de> for LlmDispatch {
-    type Value = LlmMessage;
-
-    fn dispatch<M: de::MapAccess<'de>>(
-        self,
-        role: &str,
-        map: M,
-        envelope: &crate::flat::EnvelopeSlot,
-    ) -> Result<LlmMessage, M::Error> {
-        let body = de::value::MapAccessDeserializer::new(map);
-        let message = match role {
-            "user" => Message::User(UserMessage::deserialize(body)?),
-            "assistant" => Message::Assistant(AssistantMessage::deserialize(body)?),
-            "toolResult" => Message::ToolResult(ToolResultMessage::deserialize(body)?),
-            "system" => Message::System(SystemMessage::deserialize(body)?),
-            other => {
-                return Err(de::Error::unknown_variant(
-                    other,
-                    &["system", "user", "assistant", "toolResult"],
-                ))
-            }
-        };
-        let envelope = envelope.take();
-        if let Some(v) = envelope.v {
-            return Err(unversioned(v, role));
-        }
-        Ok(LlmMessage {
-            message,
-            id: envelope.id,
-            turn_id: envelope.turn_id,
-        })
-    }
-}
-
 /// A field that is present, even as `null`, is `Some` (absent is `None` by default).
-fn present_value<'de, D: Deserializer<'de>>(d: D) -> Result<Option<serde_json::Value>, D::Error> {
+pub(crate) fn present_value<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<serde_json::Value>, D::Error> {
     serde_json::Value::deserialize(d).map(Some)
 }
 
@@ -759,7 +661,7 @@ where
     deserializer.deserialize_any(Blocks(std::marker::PhantomData))
 }
 
-fn text_blocks<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<TextContent>, D::Error> {
+pub(crate) fn text_blocks<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<TextContent>, D::Error> {
     /// A system block must be text; another block is an error naming it.
     struct SystemBlock(TextContent);
     impl<'de> Deserialize<'de> for SystemBlock {
@@ -782,11 +684,13 @@ fn text_blocks<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<TextContent>, D::E
     Ok(blocks.into_iter().map(|SystemBlock(t)| t).collect())
 }
 
-fn user_blocks<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<UserContent>, D::Error> {
+pub(crate) fn user_blocks<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<UserContent>, D::Error> {
     blocks(d)
 }
 
-fn tool_result_blocks<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<ToolResultContent>, D::Error> {
+pub(crate) fn tool_result_blocks<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Vec<ToolResultContent>, D::Error> {
     blocks(d)
 }
 

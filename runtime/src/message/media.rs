@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use base64::engine::general_purpose::STANDARD;
 use base64::{DecodeError, DecodeSliceError, Engine};
 
-use crate::content::{AudioContent, DocumentContent, ImageContent, MediaSource};
+use super::content::{AudioContent, DocumentContent, ImageContent, MediaSource};
 
 /// What a piece of media is for: the block it can go into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -13,7 +13,8 @@ use serde::de::{self, Deserializer};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 
-use crate::flat::Key;
+use super::key::Key;
+use super::Role;
 
 /// A block of plain text, with the provider's opaque signature when it gave
 /// one. `textSignature` (pi's name; OpenAI Responses' message id and phase) is
@@ -361,58 +362,6 @@ macro_rules! signed_blocks {
 
 signed_blocks!(TextContent, ThinkingContent, ToolCall);
 
-/// The roles of the transcript, as written in `"role"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Role {
-    /// `"system"`
-    System,
-    /// `"user"`
-    User,
-    /// `"assistant"`
-    Assistant,
-    /// `"toolResult"`
-    ToolResult,
-}
-
-impl Role {
-    /// The role written as `name` in JSON (e.g. `"toolResult"`), if it is one.
-    ///
-    /// ```
-    /// use agentmsg_runtime::Role;
-    /// for role in [Role::System, Role::User, Role::Assistant, Role::ToolResult] {
-    ///     assert_eq!(Role::from_name(role.as_str()), Some(role));
-    /// }
-    /// assert_eq!(Role::from_name("notice"), None);
-    /// assert_eq!(Role::from_name("User"), None);
-    /// ```
-    pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "system" => Some(Self::System),
-            "user" => Some(Self::User),
-            "assistant" => Some(Self::Assistant),
-            "toolResult" => Some(Self::ToolResult),
-            _ => None,
-        }
-    }
-
-    /// The role as written in JSON.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::System => "system",
-            Self::User => "user",
-            Self::Assistant => "assistant",
-            Self::ToolResult => "toolResult",
-        }
-    }
-}
-
-impl fmt::Display for Role {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 /// The kinds of content block, as written in `"type"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum BlockKind {
@@ -539,9 +488,8 @@ const BLOCK_TYPES: &[&str] = &[
 /// Reads a block straight into its type when `"type"` is its first key, as
 /// every writer we know puts it (ours, pi's). serde's internally tagged reader
 /// (kept for the other blocks) first buffers every value of the block, then
-/// reads the buffer. Reading in place takes about 5% fewer instructions to
-/// decode a whole transcript, and gives the same blocks and fails on the same
-/// input (the property test `blocks_read_in_place_agree_with_serde` in
+/// reads the buffer (see `benches/README.md` for what that costs). Reading in
+/// place gives the same blocks and fails on the same input (the property test `blocks_read_in_place_agree_with_serde` in
 /// `tests/core_roundtrip.rs` checks both).
 impl<'de> Deserialize<'de> for Content {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

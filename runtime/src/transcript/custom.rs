@@ -5,11 +5,10 @@ use std::any::{Any, TypeId};
 use std::fmt;
 
 use serde::de::DeserializeOwned;
-use serde::ser::SerializeMap;
 use serde::Serialize;
 
-use crate::flat::FlatMapSerializer;
-use crate::message::{Message, MessageId, TurnId};
+use super::codec::envelope::write_line;
+use crate::message::{Message, MessageId, ParentId, TurnId};
 
 /// An application-defined message kind. Derive it with `#[derive(AgentMessage)]`
 /// rather than implementing it by hand: the derive also registers the kind, so
@@ -45,13 +44,16 @@ pub trait CustomMessage:
     ///
     /// [`VERSION`]: CustomMessage::VERSION
     fn migrate(from: u32, value: serde_json::Value) -> Result<serde_json::Value, MigrateError> {
-        let _ = value;
-        Err(MigrateError::new(format!(
-            "kind `{}` has no migration from version {from} to {}",
-            Self::KIND,
-            Self::VERSION
-        )))
+        drop(value);
+        Err(no_migration(Self::KIND, from, Self::VERSION))
     }
+}
+
+/// The error of the default [`CustomMessage::migrate`], shared by every kind.
+fn no_migration(kind: &str, from: u32, to: u32) -> MigrateError {
+    MigrateError::new(format!(
+        "kind `{kind}` has no migration from version {from} to {to}"
+    ))
 }
 
 /// A migration of a stored custom message failed.
@@ -101,6 +103,7 @@ pub trait DynCustomMessage: Any + Send + Sync + fmt::Debug {
         out: &mut Vec<u8>,
         id: Option<&MessageId>,
         turn_id: Option<&TurnId>,
+        parent_id: &ParentId,
     ) -> serde_json::Result<()>;
 }
 
@@ -150,43 +153,43 @@ impl<T: CustomMessage> DynCustomMessage for T {
         out: &mut Vec<u8>,
         id: Option<&MessageId>,
         turn_id: Option<&TurnId>,
+        parent_id: &ParentId,
     ) -> serde_json::Result<()> {
-        readable_back::<serde_json::Error>(T::KIND, std::any::type_name::<T>())?;
-        let mut serializer = serde_json::Serializer::new(out);
-        write_line::<T, _>(&mut serializer, T::KIND, self, id, turn_id, T::VERSION)
+        write_json_line(self, out, id, turn_id, parent_id)
     }
+}
+
+/// [`DynCustomMessage::write_json`] of every type: the fields are written through
+/// [`as_serialize`](DynCustomMessage::as_serialize), the one instantiation of a
+/// type's `Serialize`, so no type gets a second copy for the writer's serializer.
+fn write_json_line(
+    message: &dyn DynCustomMessage,
+    out: &mut Vec<u8>,
+    id: Option<&MessageId>,
+    turn_id: Option<&TurnId>,
+    parent_id: &ParentId,
+) -> serde_json::Result<()> {
+    readable_back::<serde_json::Error>(message.kind(), message.type_name())?;
+    let mut serializer = serde_json::Serializer::new(out);
+    write_line(
+        &mut serializer,
+        message.kind(),
+        message.as_serialize(),
+        (id, turn_id, parent_id),
+        message.version(),
+    )
 }
 
 /// Fails when a line of `kind` would not read back into its type because the
 /// global registry finds two types claiming the kind (a line is never written
 /// that its own program would keep as unknown).
 fn readable_back<E: serde::ser::Error>(kind: &str, type_name: &str) -> Result<(), E> {
-    match crate::registry::Registry::global().duplicate(kind) {
+    match crate::Registry::global().duplicate(kind) {
         None => Ok(()),
         Some(duplicate) => Err(E::custom(format_args!(
             "cannot write a `{kind}` line of `{type_name}`: {duplicate}, so it would read back as neither; give one of them another kind"
         ))),
     }
-}
-
-/// Writes `role`, the fields of `fields`, then the envelope keys, as one map.
-pub(crate) fn write_line<T, S>(
-    serializer: S,
-    kind: &str,
-    fields: &T,
-    id: Option<&MessageId>,
-    turn_id: Option<&TurnId>,
-    version: u32,
-) -> Result<S::Ok, S::Error>
-where
-    T: ?Sized + Serialize,
-    S: serde::Serializer,
-{
-    let mut map = serializer.serialize_map(None)?;
-    map.serialize_entry("role", kind)?;
-    fields.serialize(FlatMapSerializer(&mut map))?;
-    crate::flat::Envelope::write(&mut map, id, turn_id, version)?;
-    map.end()
 }
 
 impl dyn DynCustomMessage {
@@ -232,11 +235,16 @@ pub struct CustomEntry {
     pub id: Option<MessageId>,
     /// The turn that produced it, if known.
     pub turn_id: Option<TurnId>,
+    /// Where it hangs in the session tree (`"parentId"`; absent by default).
+    pub parent_id: ParentId,
 }
 
 impl PartialEq for CustomEntry {
     fn eq(&self, other: &Self) -> bool {
-        self.message.eq_dyn(&*other.message) && self.id == other.id && self.turn_id == other.turn_id
+        self.message.eq_dyn(&*other.message)
+            && self.id == other.id
+            && self.turn_id == other.turn_id
+            && self.parent_id == other.parent_id
     }
 }
 
@@ -247,6 +255,7 @@ impl CustomEntry {
             message: Box::new(message),
             id: None,
             turn_id: None,
+            parent_id: ParentId::Previous,
         }
     }
 
@@ -289,8 +298,7 @@ impl Serialize for CustomEntry {
             serializer,
             self.message.kind(),
             self.message.as_serialize(),
-            self.id.as_ref(),
-            self.turn_id.as_ref(),
+            (self.id.as_ref(), self.turn_id.as_ref(), &self.parent_id),
             self.message.version(),
         )
     }

@@ -24,8 +24,8 @@ use std::path::{Path, PathBuf};
 
 use serde::de::IgnoredAny;
 
-use crate::envelope::{decode_line, AgentMessage, DecodeError, DecodeMode, UnknownMessage};
-use crate::registry::Registry;
+use crate::Registry;
+use crate::{decode_line, AgentMessage, DecodeError, DecodeMode, UnknownMessage};
 
 /// The UTF-8 byte-order mark, skipped at the start of a transcript and of each
 /// line.

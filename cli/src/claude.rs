@@ -1,0 +1,402 @@
+//! `agentmsg import` of a Claude Code log (`~/.claude/projects/*/*.jsonl`): the
+//! tree of `uuid`/`parentUuid` becomes `id`/`parentId`.
+//!
+//! - Consecutive assistant entries of one response (Claude Code writes one
+//!   entry per content block, all with the same `message.id`) become one
+//!   assistant message, whose id is the last entry's `uuid` (an earlier
+//!   entry's `uuid` names it too).
+//! - `text`, `thinking` (with its `signature`), `redacted_thinking` and
+//!   `tool_use` blocks become `text`, `thinking`, `redactedThinking` and
+//!   `toolCall` blocks; each `tool_result` block of a user entry becomes a
+//!   `toolResult` message (the tool's name from its call), other blocks of the
+//!   entry a user message after them.
+//! - `isMeta` user entries (Claude Code's caveats and command output) are sent
+//!   to the model as Claude Code sends them, so they are user messages too.
+//! - A compaction (`system` entry of subtype `compact_boundary`, a root) is kept
+//!   as an `extension` line, and the summary after it is the user message
+//!   Claude Code sends; the tree then starts over there, as it does for Claude.
+//! - Sidechain entries (a subagent's conversation, `isSidechain`) are kept as
+//!   messages of their own tree, written before the main conversation so the
+//!   leaf is the main conversation's last entry.
+//! - `summary` entries (a title for the leaf they name) become label lines.
+//! - Every other entry becomes an `extension` line of kind `claude.<type>`
+//!   holding the entry, so nothing is lost.
+
+use std::collections::HashMap;
+
+use serde_json::{json, Map, Value};
+
+use crate::error::CliError;
+use crate::import::{iso_millis, Imported};
+
+/// Whether the first entries look like a Claude Code log.
+pub fn detect(entries: &[Map<String, Value>]) -> bool {
+    entries.iter().take(50).any(|e| {
+        e.get("uuid").is_some_and(Value::is_string)
+            && (e.contains_key("parentUuid") || e.contains_key("sessionId"))
+    })
+}
+
+struct Out {
+    main: Vec<String>,
+    side: Vec<String>,
+}
+
+impl Out {
+    fn push(&mut self, sidechain: bool, line: Value) -> Result<(), CliError> {
+        let text = serde_json::to_string(&line)?;
+        if sidechain {
+            self.side.push(text);
+        } else {
+            self.main.push(text);
+        }
+        Ok(())
+    }
+}
+
+fn text_of(value: Option<&Value>) -> Option<&str> {
+    value.and_then(Value::as_str)
+}
+
+/// Converts the parsed entries of a Claude Code log.
+pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliError> {
+    let mut imported = Imported::default();
+    let mut out = Out {
+        main: Vec::new(),
+        side: Vec::new(),
+    };
+    // uuid → the id of the line that stands for it (merged responses, split
+    // user entries).
+    let mut alias: HashMap<String, String> = HashMap::new();
+    let mut tool_names: HashMap<String, String> = HashMap::new();
+    // The open assistant response: its message id, its line, the uuids merged.
+    let mut open: Option<(String, Map<String, Value>, bool)> = None;
+
+    let resolve = |alias: &HashMap<String, String>, parent: Option<&Value>| -> Value {
+        match parent.and_then(Value::as_str) {
+            Some(p) => Value::from(alias.get(p).cloned().unwrap_or_else(|| p.to_owned())),
+            None => Value::Null,
+        }
+    };
+
+    for (_, entry) in entries {
+        let kind = text_of(entry.get("type")).unwrap_or("");
+        let uuid = text_of(entry.get("uuid")).map(str::to_owned);
+        let sidechain = entry.get("isSidechain").and_then(Value::as_bool) == Some(true);
+        let timestamp = text_of(entry.get("timestamp"))
+            .and_then(iso_millis)
+            .unwrap_or(0);
+        let message = entry.get("message").and_then(Value::as_object);
+
+        // An assistant entry continuing the open response merges into it.
+        if kind == "assistant" {
+            if let (Some(message), Some(uuid)) = (message, &uuid) {
+                let response_id = text_of(message.get("id")).unwrap_or("").to_owned();
+                let blocks = assistant_blocks(message.get("content"), &mut tool_names);
+                if let Some((open_id, line, open_side)) = &mut open {
+                    let parent = text_of(entry.get("parentUuid"));
+                    let follows = parent.is_some_and(|p| {
+                        alias.get(p).map(String::as_str) == line.get("id").and_then(Value::as_str)
+                    });
+                    if !response_id.is_empty()
+                        && *open_id == response_id
+                        && follows
+                        && *open_side == sidechain
+                    {
+                        if let Some(Value::Array(content)) = line.get_mut("content") {
+                            content.extend(blocks);
+                        }
+                        let old = text_of(line.get("id")).unwrap_or("").to_owned();
+                        line.insert("id".into(), Value::from(uuid.clone()));
+                        for value in alias.values_mut() {
+                            if *value == old {
+                                *value = uuid.clone();
+                            }
+                        }
+                        alias.insert(uuid.clone(), uuid.clone());
+                        if let Some(usage) = message.get("usage") {
+                            line.insert("usage".into(), usage_of(usage));
+                        }
+                        if let Some(stop) = stop_reason(message.get("stop_reason")) {
+                            line.insert("stopReason".into(), Value::from(stop));
+                        }
+                        continue;
+                    }
+                }
+                flush(&mut open, &mut out, &mut imported)?;
+                let mut line = Map::new();
+                line.insert("role".into(), Value::from("assistant"));
+                line.insert("content".into(), Value::Array(blocks));
+                line.insert("api".into(), Value::from("anthropic-messages"));
+                line.insert("provider".into(), Value::from("anthropic"));
+                line.insert(
+                    "model".into(),
+                    message.get("model").cloned().unwrap_or(Value::from("")),
+                );
+                if !response_id.is_empty() {
+                    line.insert("responseId".into(), Value::from(response_id.clone()));
+                }
+                line.insert(
+                    "usage".into(),
+                    message.get("usage").map_or(
+                        json!({"input":0,"output":0,"cacheRead":0,"cacheWrite":0}),
+                        usage_of,
+                    ),
+                );
+                line.insert(
+                    "stopReason".into(),
+                    Value::from(stop_reason(message.get("stop_reason")).unwrap_or("stop")),
+                );
+                line.insert("timestamp".into(), Value::from(timestamp));
+                line.insert("id".into(), Value::from(uuid.clone()));
+                line.insert("parentId".into(), resolve(&alias, entry.get("parentUuid")));
+                alias.insert(uuid.clone(), uuid.clone());
+                open = Some((response_id, line, sidechain));
+                continue;
+            }
+        }
+        flush(&mut open, &mut out, &mut imported)?;
+
+        match (kind, message, &uuid) {
+            ("user", Some(message), Some(uuid)) => {
+                let parent = resolve(&alias, entry.get("parentUuid"));
+                let mut lines = Vec::new();
+                let mut user_blocks = Vec::new();
+                match message.get("content") {
+                    Some(Value::String(text)) => {
+                        user_blocks.push(json!({"type":"text","text":text}))
+                    }
+                    Some(Value::Array(blocks)) => {
+                        for block in blocks {
+                            match text_of(block.get("type")) {
+                                Some("tool_result") => {
+                                    let call = text_of(block.get("tool_use_id")).unwrap_or("");
+                                    let mut result = Map::new();
+                                    result.insert("role".into(), Value::from("toolResult"));
+                                    result.insert("toolCallId".into(), Value::from(call));
+                                    result.insert(
+                                        "toolName".into(),
+                                        Value::from(tool_names.get(call).cloned().unwrap_or_default()),
+                                    );
+                                    result.insert("content".into(), result_blocks(block.get("content")));
+                                    result.insert(
+                                        "isError".into(),
+                                        Value::from(block.get("is_error").and_then(Value::as_bool).unwrap_or(false)),
+                                    );
+                                    result.insert("timestamp".into(), Value::from(timestamp));
+                                    if let Some(details) = entry.get("toolUseResult") {
+                                        result.insert("details".into(), details.clone());
+                                    }
+                                    lines.push(result);
+                                }
+                                Some("text") => user_blocks.push(json!({"type":"text","text": block.get("text").cloned().unwrap_or(Value::from(""))})),
+                                Some("image") => user_blocks.push(image_block(block)),
+                                _ => user_blocks.push(json!({"type":"text","text": block.to_string()})),
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+                if !user_blocks.is_empty() {
+                    let mut user = Map::new();
+                    user.insert("role".into(), Value::from("user"));
+                    user.insert("content".into(), Value::Array(user_blocks));
+                    user.insert("timestamp".into(), Value::from(timestamp));
+                    lines.push(user);
+                }
+                let count = lines.len();
+                let mut previous = parent;
+                for (i, mut line) in lines.into_iter().enumerate() {
+                    let id = if i + 1 == count {
+                        uuid.clone()
+                    } else {
+                        format!("{uuid}/{i}")
+                    };
+                    line.insert("id".into(), Value::from(id.clone()));
+                    line.insert("parentId".into(), previous);
+                    previous = Value::from(id);
+                    if line.get("role").and_then(Value::as_str) == Some("toolResult") {
+                        imported.messages += 1;
+                    } else {
+                        imported.messages += 1;
+                    }
+                    out.push(sidechain, Value::Object(line))?;
+                }
+                if count == 0 {
+                    extension(
+                        &mut out,
+                        &mut imported,
+                        "claude.user",
+                        entry,
+                        Some(uuid),
+                        &alias,
+                        sidechain,
+                    )?;
+                } else {
+                    alias.insert(uuid.clone(), uuid.clone());
+                }
+            }
+            ("summary", _, _) => {
+                let target = text_of(entry.get("leafUuid")).unwrap_or("");
+                let line = json!({
+                    "role": "extension",
+                    "kind": "label",
+                    "data": {"targetId": target, "label": entry.get("summary").cloned().unwrap_or(Value::Null)},
+                });
+                out.push(false, line)?;
+                imported.extensions += 1;
+            }
+            _ => {
+                let name = format!("claude.{}", if kind.is_empty() { "entry" } else { kind });
+                extension(
+                    &mut out,
+                    &mut imported,
+                    &name,
+                    entry,
+                    uuid.as_ref(),
+                    &alias,
+                    sidechain,
+                )?;
+            }
+        }
+    }
+    flush(&mut open, &mut out, &mut imported)?;
+    for line in out.side.iter().chain(&out.main) {
+        imported.text.extend_from_slice(line.as_bytes());
+        imported.text.push(b'\n');
+        imported.lines += 1;
+    }
+    Ok(imported)
+}
+
+fn extension(
+    out: &mut Out,
+    imported: &mut Imported,
+    kind: &str,
+    entry: &Map<String, Value>,
+    uuid: Option<&String>,
+    alias: &HashMap<String, String>,
+    sidechain: bool,
+) -> Result<(), CliError> {
+    let mut line = Map::new();
+    line.insert("role".into(), Value::from("extension"));
+    line.insert("kind".into(), Value::from(kind));
+    line.insert("data".into(), Value::Object(entry.clone()));
+    if let Some(uuid) = uuid {
+        line.insert("id".into(), Value::from(uuid.clone()));
+        let parent = match entry.get("parentUuid").and_then(Value::as_str) {
+            Some(p) => Value::from(alias.get(p).cloned().unwrap_or_else(|| p.to_owned())),
+            None => Value::Null,
+        };
+        line.insert("parentId".into(), parent);
+    }
+    out.push(sidechain, Value::Object(line))?;
+    imported.extensions += 1;
+    Ok(())
+}
+
+fn flush(
+    open: &mut Option<(String, Map<String, Value>, bool)>,
+    out: &mut Out,
+    imported: &mut Imported,
+) -> Result<(), CliError> {
+    if let Some((_, line, sidechain)) = open.take() {
+        out.push(sidechain, Value::Object(line))?;
+        imported.messages += 1;
+    }
+    Ok(())
+}
+
+fn stop_reason(value: Option<&Value>) -> Option<&'static str> {
+    Some(match value?.as_str()? {
+        "tool_use" => "toolUse",
+        "max_tokens" => "length",
+        "refusal" => "error",
+        _ => "stop",
+    })
+}
+
+fn usage_of(usage: &Value) -> Value {
+    let n = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+    let (input, output) = (n("input_tokens"), n("output_tokens"));
+    let (read, write) = (
+        n("cache_read_input_tokens"),
+        n("cache_creation_input_tokens"),
+    );
+    json!({
+        "input": input,
+        "output": output,
+        "cacheRead": read,
+        "cacheWrite": write,
+        "totalTokens": input + output + read + write,
+    })
+}
+
+fn image_block(block: &Value) -> Value {
+    let source = block.get("source");
+    match source.and_then(|s| s.get("type")).and_then(Value::as_str) {
+        Some("base64") => json!({
+            "type": "image",
+            "data": source.and_then(|s| s.get("data")).cloned().unwrap_or(Value::from("")),
+            "mimeType": source.and_then(|s| s.get("media_type")).cloned().unwrap_or(Value::from("image/png")),
+        }),
+        _ => json!({"type": "text", "text": block.to_string()}),
+    }
+}
+
+fn assistant_blocks(
+    content: Option<&Value>,
+    tool_names: &mut HashMap<String, String>,
+) -> Vec<Value> {
+    let mut out = Vec::new();
+    match content {
+        Some(Value::String(text)) => out.push(json!({"type":"text","text":text})),
+        Some(Value::Array(blocks)) => {
+            for block in blocks {
+                match text_of(block.get("type")) {
+                    Some("text") => out.push(json!({"type":"text","text": block.get("text").cloned().unwrap_or(Value::from(""))})),
+                    Some("thinking") => {
+                        let mut thinking = json!({"type":"thinking","thinking": block.get("thinking").cloned().unwrap_or(Value::from(""))});
+                        if let Some(signature) = block.get("signature").filter(|s| s.as_str().is_some_and(|s| !s.is_empty())) {
+                            thinking["signature"] = signature.clone();
+                        }
+                        out.push(thinking);
+                    }
+                    Some("redacted_thinking") => out.push(json!({"type":"redactedThinking","data": block.get("data").cloned().unwrap_or(Value::from(""))})),
+                    Some("tool_use" | "server_tool_use") => {
+                        let id = text_of(block.get("id")).unwrap_or("").to_owned();
+                        let name = text_of(block.get("name")).unwrap_or("").to_owned();
+                        tool_names.insert(id.clone(), name.clone());
+                        let arguments = match block.get("input") {
+                            Some(Value::Object(map)) => Value::Object(map.clone()),
+                            Some(other) => json!({"input": other}),
+                            None => json!({}),
+                        };
+                        out.push(json!({"type":"toolCall","id":id,"name":name,"arguments":arguments}));
+                    }
+                    _ => out.push(json!({"type":"text","text": block.to_string()})),
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+fn result_blocks(content: Option<&Value>) -> Value {
+    match content {
+        Some(Value::String(text)) => json!([{"type":"text","text":text}]),
+        Some(Value::Array(blocks)) => Value::Array(
+            blocks
+                .iter()
+                .map(|b| match text_of(b.get("type")) {
+                    Some("text") => json!({"type":"text","text": b.get("text").cloned().unwrap_or(Value::from(""))}),
+                    Some("image") => image_block(b),
+                    _ => json!({"type":"text","text": b.to_string()}),
+                })
+                .collect(),
+        ),
+        None | Some(Value::Null) => json!([]),
+        Some(other) => json!([{"type":"text","text": other.to_string()}]),
+    }
+}

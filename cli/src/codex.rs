@@ -1,0 +1,329 @@
+//! `agentmsg import` of a Codex CLI rollout (`~/.codex/sessions/…/rollout-*.jsonl`).
+//!
+//! A rollout is linear: each `response_item` follows the one before it.
+//!
+//! - `message` items become user, assistant or system messages (`developer` and
+//!   `system` roles as system messages); the model's items of one response
+//!   (`reasoning`, assistant `message`, `function_call`, `custom_tool_call`,
+//!   `local_shell_call`, `web_search_call`) merge into one assistant message;
+//! - `function_call` and `custom_tool_call` become `toolCall` blocks (a custom
+//!   tool's free-form input as `{"input": …}`), their `*_output` items
+//!   `toolResult` messages named after the call;
+//! - a `reasoning` item becomes the block the OpenAI Responses codec makes of
+//!   it: the item (`encrypted_content` byte for byte) as compact JSON in a
+//!   thinking block's signature, the summary as its text, or a
+//!   `redactedThinking` block when it has no summary;
+//! - a `compacted` item becomes a `compactionSummary` line that keeps nothing
+//!   before it (Codex replaces the history with the summary);
+//! - every other line (`session_meta`, `turn_context`, `event_msg`…) becomes an
+//!   `extension` line of kind `codex.<type>` holding it.
+//!
+//! The older rollout layout (items without the `{"type":"response_item",
+//! "payload":…}` wrapper) reads the same.
+
+use std::collections::HashMap;
+
+use serde_json::{json, Map, Value};
+
+use crate::error::CliError;
+use crate::import::{iso_millis, Imported};
+
+const ITEM_TYPES: &[&str] = &[
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "web_search_call",
+];
+
+/// Whether the first entries look like a Codex rollout.
+pub fn detect(entries: &[Map<String, Value>]) -> bool {
+    entries.iter().take(50).any(|e| {
+        let kind = e.get("type").and_then(Value::as_str);
+        (e.contains_key("payload")
+            && matches!(
+                kind,
+                Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted")
+            ))
+            || (e.contains_key("instructions")
+                && e.contains_key("id")
+                && e.contains_key("timestamp")
+                && !e.contains_key("role"))
+            || e.get("record_type").is_some()
+    })
+}
+
+fn text_of(value: Option<&Value>) -> Option<&str> {
+    value.and_then(Value::as_str)
+}
+
+/// Converts the parsed lines of a Codex rollout.
+pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliError> {
+    let mut imported = Imported::default();
+    let mut names: HashMap<String, String> = HashMap::new();
+    let mut open: Option<Map<String, Value>> = None;
+    let mut last_ts = 0u64;
+    for (line_no, entry) in entries {
+        let ts = text_of(entry.get("timestamp"))
+            .and_then(iso_millis)
+            .unwrap_or(last_ts);
+        last_ts = ts;
+        let kind = text_of(entry.get("type")).unwrap_or("");
+        let item = match (kind, entry.get("payload").and_then(Value::as_object)) {
+            ("response_item", Some(payload)) => Some(payload),
+            (k, _) if ITEM_TYPES.contains(&k) => Some(entry),
+            _ => None,
+        };
+        let Some(item) = item else {
+            close(&mut open, &mut imported)?;
+            if kind == "compacted" {
+                let summary = entry
+                    .get("payload")
+                    .and_then(|p| p.get("message"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                let line = json!({"role":"compactionSummary","summary":summary,"tokensBefore":0,"timestamp":ts,"id":format!("codex:{line_no}")});
+                push(&mut imported, &line)?;
+                imported.summaries += 1;
+            } else {
+                let name = if kind.is_empty() {
+                    "codex.entry".to_owned()
+                } else {
+                    format!("codex.{kind}")
+                };
+                let line = json!({"role":"extension","kind":name,"data":entry});
+                push(&mut imported, &line)?;
+                imported.extensions += 1;
+            }
+            continue;
+        };
+        let item_type = text_of(item.get("type")).unwrap_or("");
+        let role = text_of(item.get("role")).unwrap_or("");
+        match item_type {
+            "message" if role == "assistant" => {
+                let blocks = item
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
+                let open = open.get_or_insert_with(|| assistant(ts, line_no));
+                for block in blocks {
+                    let text = text_of(block.get("text")).unwrap_or("");
+                    if let Some(Value::Array(content)) = open.get_mut("content") {
+                        content.push(json!({"type":"text","text":text}));
+                    }
+                }
+            }
+            "reasoning" => {
+                let open = open.get_or_insert_with(|| assistant(ts, line_no));
+                let block = reasoning_block(item);
+                if let Some(Value::Array(content)) = open.get_mut("content") {
+                    content.push(block);
+                }
+            }
+            "function_call" | "custom_tool_call" | "local_shell_call" | "web_search_call" => {
+                let open = open.get_or_insert_with(|| assistant(ts, line_no));
+                let id = text_of(item.get("call_id"))
+                    .or_else(|| text_of(item.get("id")))
+                    .unwrap_or("")
+                    .to_owned();
+                let name = match item_type {
+                    "local_shell_call" => "local_shell".to_owned(),
+                    "web_search_call" => "web_search".to_owned(),
+                    _ => text_of(item.get("name")).unwrap_or("").to_owned(),
+                };
+                let arguments = match item_type {
+                    "function_call" => {
+                        match text_of(item.get("arguments")).map(serde_json::from_str::<Value>) {
+                            Some(Ok(Value::Object(map))) => Value::Object(map),
+                            Some(Ok(other)) => json!({"input": other}),
+                            Some(Err(_)) => {
+                                json!({"input": item.get("arguments").cloned().unwrap_or(Value::Null)})
+                            }
+                            None => json!({}),
+                        }
+                    }
+                    "custom_tool_call" => {
+                        json!({"input": item.get("input").cloned().unwrap_or(Value::from(""))})
+                    }
+                    _ => json!({"action": item.get("action").cloned().unwrap_or(Value::Null)}),
+                };
+                names.insert(id.clone(), name.clone());
+                if let Some(Value::Array(content)) = open.get_mut("content") {
+                    content
+                        .push(json!({"type":"toolCall","id":id,"name":name,"arguments":arguments}));
+                }
+                open.insert("stopReason".into(), Value::from("toolUse"));
+            }
+            "function_call_output" | "custom_tool_call_output" => {
+                close(&mut open, &mut imported)?;
+                let id = text_of(item.get("call_id")).unwrap_or("").to_owned();
+                let (content, is_error) = output_of(item.get("output"));
+                let line = json!({
+                    "role": "toolResult",
+                    "toolCallId": id,
+                    "toolName": names.get(&id).cloned().unwrap_or_default(),
+                    "content": content,
+                    "isError": is_error,
+                    "timestamp": ts,
+                    "id": format!("codex:{line_no}"),
+                });
+                push(&mut imported, &line)?;
+                imported.messages += 1;
+            }
+            "message" => {
+                close(&mut open, &mut imported)?;
+                let role = match role {
+                    "developer" | "system" => "system",
+                    _ => "user",
+                };
+                let blocks: Vec<Value> = item
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .map(|blocks| blocks.iter().map(|b| input_block(b, role)).collect())
+                    .unwrap_or_default();
+                let mut line =
+                    json!({"role": role, "content": blocks, "id": format!("codex:{line_no}")});
+                if role == "user" {
+                    line["timestamp"] = Value::from(ts);
+                }
+                push(&mut imported, &line)?;
+                imported.messages += 1;
+            }
+            _ => {
+                close(&mut open, &mut imported)?;
+                let line =
+                    json!({"role":"extension","kind":format!("codex.{item_type}"),"data":entry});
+                push(&mut imported, &line)?;
+                imported.extensions += 1;
+            }
+        }
+    }
+    close(&mut open, &mut imported)?;
+    Ok(imported)
+}
+
+fn assistant(ts: u64, line_no: &usize) -> Map<String, Value> {
+    let value = json!({
+        "role": "assistant",
+        "content": [],
+        "api": "openai-responses",
+        "provider": "openai",
+        "model": "",
+        "usage": {"input":0,"output":0,"cacheRead":0,"cacheWrite":0},
+        "stopReason": "stop",
+        "timestamp": ts,
+        "id": format!("codex:{line_no}"),
+    });
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+fn close(open: &mut Option<Map<String, Value>>, imported: &mut Imported) -> Result<(), CliError> {
+    if let Some(line) = open.take() {
+        push(imported, &Value::Object(line))?;
+        imported.messages += 1;
+    }
+    Ok(())
+}
+
+fn push(imported: &mut Imported, line: &Value) -> Result<(), CliError> {
+    imported
+        .text
+        .extend_from_slice(serde_json::to_string(line)?.as_bytes());
+    imported.text.push(b'\n');
+    imported.lines += 1;
+    Ok(())
+}
+
+fn reasoning_block(item: &Map<String, Value>) -> Value {
+    let mut replay = Map::new();
+    replay.insert("type".into(), Value::from("reasoning"));
+    replay.insert(
+        "id".into(),
+        item.get("id").cloned().unwrap_or(Value::from("")),
+    );
+    let summary: Vec<Value> = item
+        .get("summary")
+        .and_then(Value::as_array)
+        .map(|parts| {
+            parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .map(|text| json!({"type":"summary_text","text":text}))
+                .collect()
+        })
+        .unwrap_or_default();
+    let text: Vec<&str> = summary
+        .iter()
+        .filter_map(|s| s.get("text").and_then(Value::as_str))
+        .collect();
+    let text = text.join("\n\n");
+    replay.insert("summary".into(), Value::Array(summary));
+    if let Some(content) = item
+        .get("content")
+        .and_then(Value::as_array)
+        .filter(|c| !c.is_empty())
+    {
+        replay.insert("content".into(), Value::Array(content.clone()));
+    }
+    if let Some(encrypted) = item.get("encrypted_content").filter(|v| v.is_string()) {
+        replay.insert("encrypted_content".into(), encrypted.clone());
+    }
+    let replay = Value::Object(replay).to_string();
+    if text.is_empty() {
+        json!({"type":"redactedThinking","data":replay})
+    } else {
+        json!({"type":"thinking","thinking":text,"signature":replay})
+    }
+}
+
+fn input_block(block: &Value, role: &str) -> Value {
+    match text_of(block.get("type")) {
+        Some("input_image") if role == "user" => {
+            let url = text_of(block.get("image_url")).unwrap_or("");
+            match url
+                .strip_prefix("data:")
+                .and_then(|rest| rest.split_once(";base64,"))
+            {
+                Some((mime, data)) => json!({"type":"image","data":data,"mimeType":mime}),
+                None => json!({"type":"text","text":url}),
+            }
+        }
+        _ => {
+            json!({"type":"text","text": text_of(block.get("text")).map_or_else(|| block.to_string(), str::to_owned)})
+        }
+    }
+}
+
+/// The content of a tool's output and whether it failed: Codex writes a
+/// string, sometimes a JSON object with `output` and `metadata.exit_code`.
+fn output_of(output: Option<&Value>) -> (Value, bool) {
+    match output {
+        Some(Value::String(text)) => (json!([{"type":"text","text":text}]), false),
+        Some(Value::Object(map)) => {
+            let text = map
+                .get("content")
+                .or_else(|| map.get("output"))
+                .and_then(Value::as_str)
+                .map_or_else(|| Value::Object(map.clone()).to_string(), str::to_owned);
+            let failed = map.get("success").and_then(Value::as_bool) == Some(false);
+            (json!([{"type":"text","text":text}]), failed)
+        }
+        Some(Value::Array(blocks)) => (
+            Value::Array(
+                blocks
+                    .iter()
+                    .map(|b| json!({"type":"text","text": text_of(b.get("text")).map_or_else(|| b.to_string(), str::to_owned)}))
+                    .collect(),
+            ),
+            false,
+        ),
+        _ => (json!([]), false),
+    }
+}

@@ -1,0 +1,57 @@
+//! `agentmsg context`: the messages the model sees of a session at a leaf.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use agentmsg_runtime::{to_llm, LlmMessage};
+
+use crate::error::CliError;
+use crate::Outcome;
+
+/// The arguments of `agentmsg context`.
+#[derive(Debug, clap::Args)]
+pub struct ContextArgs {
+    /// A session: a transcript, a pi session file, a Claude Code log or a
+    /// Codex rollout (`-` reads standard input).
+    pub file: PathBuf,
+    /// The entry whose context to print (the session's leaf when absent).
+    #[arg(long)]
+    pub leaf: Option<String>,
+}
+
+/// Runs `agentmsg context`.
+pub fn run(args: &ContextArgs) -> Result<Outcome, CliError> {
+    let opened = crate::session_file::open(&args.file)?;
+    let file = args.file.display();
+    for d in &opened.diagnostics {
+        crate::output::note!("{}", d.render(&file));
+    }
+    for w in opened.session.warnings() {
+        crate::output::note!(
+            "{}",
+            crate::session_file::warning_diagnostic(w).render(&file)
+        );
+    }
+    let context = opened
+        .session
+        .context(args.leaf.as_deref())
+        .map_err(|e| CliError::Usage(format!("{file}: {e}")))?;
+    let sent = to_llm(&context.messages);
+    let mut out = crate::output::stdout();
+    for message in &sent {
+        serde_json::to_writer(&mut out, &LlmMessage::new(message.clone().into_owned()))?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    let model = context.model.as_ref().map_or_else(
+        || "none".to_owned(),
+        |m| format!("{}/{}", m.provider, m.model_id),
+    );
+    crate::output::note!(
+        "{file}: {} messages sent (of {} in the context); model {model}, thinking {}",
+        sent.len(),
+        context.messages.len(),
+        context.thinking_level
+    );
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,280 @@
+//! Opening any session file as a [`Session`]: an agentmsg transcript and a pi
+//! session directly, a Claude Code log or a Codex rollout through `import`.
+//! `stats`, `check` and `project` read such files as the context of a leaf.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+use agentmsg_runtime::{Session, SessionWarning, WarningKind};
+
+use crate::error::CliError;
+use crate::import::{detect, Detected};
+use crate::lines::LineReader;
+use crate::load::{Body, Diagnostic, Format, Line, Loaded};
+
+/// Which agent wrote a session file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// An agentmsg transcript.
+    Agentmsg,
+    /// A pi session file.
+    Pi,
+    /// A Claude Code log (imported).
+    ClaudeCode,
+    /// A Codex rollout (imported).
+    Codex,
+}
+
+/// A session read from a file, with what was said while reading it.
+pub struct Opened {
+    /// The session.
+    pub session: Session,
+    /// Which agent wrote it.
+    pub source: Source,
+    /// Problems of the import (Claude Code, Codex).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Which agent wrote `bytes`: a transcript unless its first line is not one.
+pub fn source_of(bytes: &[u8]) -> Source {
+    let first = bytes
+        .split(|&b| b == b'\n')
+        .map(<[u8]>::trim_ascii)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default();
+    let first = first.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(first);
+    #[derive(serde::Deserialize)]
+    struct Head {
+        role: Option<serde::de::IgnoredAny>,
+    }
+    if first.starts_with(b"[") {
+        return Source::Agentmsg;
+    }
+    match serde_json::from_slice::<Head>(first) {
+        Ok(Head { role: Some(_) }) => return Source::Agentmsg,
+        Err(_) => return Source::Agentmsg,
+        Ok(_) => {}
+    }
+    match detect(&String::from_utf8_lossy(bytes)) {
+        Detected::Pi => Source::Pi,
+        Detected::ClaudeCode(_) => Source::ClaudeCode,
+        Detected::Codex(_) => Source::Codex,
+        Detected::Unknown { .. } => Source::Agentmsg,
+    }
+}
+
+/// A session error as a usage-level error naming the file.
+fn session_error(path: &Path, e: agentmsg_runtime::SessionError) -> CliError {
+    CliError::Usage(format!("{}: {e}", path.display()))
+}
+
+/// Opens the session file at `path` (`-`: standard input).
+pub fn open(path: &Path) -> Result<Opened, CliError> {
+    let bytes = crate::load::read_input(path)?;
+    open_bytes(path, &bytes)
+}
+
+/// Opens a session from its bytes.
+pub fn open_bytes(path: &Path, bytes: &[u8]) -> Result<Opened, CliError> {
+    let source = source_of(bytes);
+    let (text, diagnostics) = match source {
+        Source::Agentmsg | Source::Pi => (None, Vec::new()),
+        Source::ClaudeCode | Source::Codex => {
+            let text = String::from_utf8_lossy(bytes);
+            let imported = match detect(&text) {
+                Detected::ClaudeCode(entries) => crate::claude::import(&entries)?,
+                Detected::Codex(entries) => crate::codex::import(&entries)?,
+                _ => unreachable_source(),
+            };
+            (Some(imported.text), imported.diagnostics)
+        }
+    };
+    let session =
+        Session::read(text.as_deref().unwrap_or(bytes)).map_err(|e| session_error(path, e))?;
+    Ok(Opened {
+        session,
+        source,
+        diagnostics,
+    })
+}
+
+#[cold]
+fn unreachable_source() -> ! {
+    unreachable!("source_of and detect agree")
+}
+
+/// What a command reads of a session file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    /// `check`: a leaf's context for another agent's log or with `--leaf`;
+    /// every line of a transcript otherwise (with the tree's warnings).
+    Check,
+    /// `stats`: every message of another agent's log (all branches, what was
+    /// compacted too: what was spent), a leaf's context with `--leaf`, every
+    /// line of a transcript otherwise.
+    Stats,
+    /// `project`: the leaf's context of anything that is a session (another
+    /// agent's log, a transcript with `parentId` or a compaction), every line
+    /// of a plain transcript.
+    Project,
+}
+
+fn contains(bytes: &[u8], needle: &[u8]) -> bool {
+    bytes.windows(needle.len()).any(|w| w == needle)
+}
+
+/// A session warning as a diagnostic.
+pub fn warning_diagnostic(warning: &SessionWarning) -> Diagnostic {
+    let code = match warning.kind {
+        WarningKind::MissingParent { .. } => "missing-parent",
+        WarningKind::JoinedObjects { .. } => "joined-lines",
+        WarningKind::NotAnEntry { .. } => "not-an-entry",
+        WarningKind::FirstKeptNotOnPath { .. } => "first-kept-not-on-path",
+        _ => "session",
+    };
+    let text = warning.to_string();
+    let message = text
+        .split_once(": ")
+        .map_or(text.as_str(), |(_, rest)| rest)
+        .to_owned();
+    Diagnostic::warning(warning.line, code, message)
+}
+
+/// The context of `leaf` (the session's leaf when `None`) as a loaded
+/// transcript: one line per message, numbered by the entry's line; with
+/// `every`, every message entry of the session instead, in file order.
+pub fn load_context(
+    path: &Path,
+    bytes: &[u8],
+    leaf: Option<&str>,
+    every: bool,
+) -> Result<Loaded, CliError> {
+    let opened = open_bytes(path, bytes)?;
+    let session = &opened.session;
+    let context = if every {
+        let mut all = agentmsg_runtime::SessionContext::default();
+        for entry in session.entries() {
+            if let Some(message) = entry.message() {
+                all.messages.push(message.clone());
+                all.entry_ids.push(entry.id().cloned());
+            }
+        }
+        all
+    } else {
+        session.context(leaf).map_err(|e| session_error(path, e))?
+    };
+    let mut diagnostics = opened.diagnostics;
+    diagnostics.extend(session.warnings().iter().map(warning_diagnostic));
+    let mut lines = Vec::with_capacity(context.messages.len());
+    for (message, id) in context.messages.into_iter().zip(&context.entry_ids) {
+        let number = id
+            .as_ref()
+            .and_then(|id| session.entry(id.as_str()))
+            .map_or(0, |e| e.line_no());
+        let raw = message
+            .to_line()
+            .map(String::into_bytes)
+            .unwrap_or_default();
+        lines.push(Line {
+            number,
+            gap: Vec::new(),
+            raw,
+            body: Body::Message(message),
+            part: None,
+        });
+    }
+    let total_lines = bytes.iter().filter(|&&b| b == b'\n').count()
+        + usize::from(!bytes.is_empty() && !bytes.ends_with(b"\n"));
+    Ok(Loaded {
+        format: Format::Jsonl,
+        lines,
+        diagnostics,
+        total_lines,
+        bom: false,
+        trailing: Vec::new(),
+    })
+}
+
+/// A transcript to read one line at a time for `stats` and `check`: `None`
+/// (read it whole with [`load_file_at`]) for standard input, a `--leaf`, a
+/// JSON array, and a file whose first line is not a transcript line (another
+/// agent's log).
+pub fn stream_transcript(
+    path: &Path,
+    leaf: Option<&str>,
+) -> Result<Option<LineReader<BufReader<File>>>, CliError> {
+    if leaf.is_some() {
+        return Ok(None);
+    }
+    let Some(mut reader) = crate::load::stream_file(path)? else {
+        return Ok(None);
+    };
+    let fail = |source| CliError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    // The first non-blank line, when the read buffer holds all of it (a longer
+    // one is read line by line, as a transcript line).
+    let head = reader.get_mut().fill_buf().map_err(fail)?;
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let first = head
+        .split(|&b| b == b'\n')
+        .map(<[u8]>::trim_ascii)
+        .find(|l| !l.is_empty());
+    match first {
+        Some(first) if source_of(first) != Source::Agentmsg => Ok(None),
+        _ => Ok(Some(reader)),
+    }
+}
+
+/// The problems of the session tree in `path` (a cycle or a duplicate id is an
+/// error, a missing parent a warning), as [`load_file_at`] reports them.
+pub fn tree_diagnostics(path: &Path) -> Result<Vec<Diagnostic>, CliError> {
+    let bytes = crate::load::read_input(path)?;
+    Ok(match Session::read(&bytes) {
+        Ok(session) => session.warnings().iter().map(warning_diagnostic).collect(),
+        Err(e) => vec![Diagnostic::error(0, "session", e.to_string())],
+    })
+}
+
+/// Reads `path` for `stats`, `check` and `project` (see [`Purpose`]).
+pub fn load_file_at(path: &Path, leaf: Option<&str>, purpose: Purpose) -> Result<Loaded, CliError> {
+    let bytes = crate::load::read_input(path)?;
+    let foreign = source_of(&bytes) != Source::Agentmsg;
+    let tree = contains(&bytes, b"\"parentId\"");
+    // A JSON array is a transcript, read as a whole.
+    let array = bytes
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|&b| b == b'[');
+    match purpose {
+        _ if array => Ok(crate::load::load_bytes(&bytes)),
+        _ if leaf.is_some() => load_context(path, &bytes, leaf, false),
+        Purpose::Project if foreign || tree || contains(&bytes, b"\"compactionSummary\"") => {
+            load_context(path, &bytes, None, false)
+        }
+        Purpose::Check | Purpose::Stats if foreign => {
+            load_context(path, &bytes, None, purpose == Purpose::Stats)
+        }
+        _ => {
+            let mut loaded = crate::load::load_bytes(&bytes);
+            if tree {
+                // The tree's own problems: a cycle or a duplicate id is an
+                // error, a missing parent a warning.
+                match Session::read(&bytes) {
+                    Ok(session) => loaded
+                        .diagnostics
+                        .extend(session.warnings().iter().map(warning_diagnostic)),
+                    Err(e) => {
+                        loaded
+                            .diagnostics
+                            .push(Diagnostic::error(0, "session", e.to_string()))
+                    }
+                }
+                loaded.diagnostics.sort_by_key(|d| d.line);
+            }
+            Ok(loaded)
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! `agentmsg tree`: a session's tree, its branch points, labels, leaf and
+//! compactions.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use agentmsg_runtime::{Entry, EntryKind, Session};
+use serde_json::{json, Value};
+
+use crate::error::CliError;
+use crate::Outcome;
+
+/// The arguments of `agentmsg tree`.
+#[derive(Debug, clap::Args)]
+pub struct TreeArgs {
+    /// A session: a transcript, a pi session file, a Claude Code log or a
+    /// Codex rollout (`-` reads standard input).
+    pub file: PathBuf,
+    /// Print JSON (one object with the nodes) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn summary_of(session: &Session, entry: &Entry) -> String {
+    let text = match entry.kind() {
+        EntryKind::Message(m) => match m.as_llm() {
+            Some(agentmsg_runtime::Message::User(u)) => u.text(),
+            Some(agentmsg_runtime::Message::Assistant(a)) => {
+                let calls: Vec<&str> = a.tool_calls().map(|c| c.name.as_str()).collect();
+                if calls.is_empty() {
+                    a.text_content()
+                } else {
+                    format!("{} [calls {}]", a.text_content(), calls.join(", "))
+                }
+            }
+            Some(agentmsg_runtime::Message::ToolResult(r)) => {
+                format!("{}: {}", r.tool_name, r.text())
+            }
+            Some(agentmsg_runtime::Message::System(s)) => s.text(),
+            None => String::new(),
+        },
+        EntryKind::Compaction(c) => c.summary.clone(),
+        EntryKind::BranchSummary(b) => b.summary.clone(),
+        EntryKind::ModelChange { provider, model_id } => format!("{provider}/{model_id}"),
+        EntryKind::ThinkingLevelChange { level } => level.clone(),
+        EntryKind::Label { target, label } => {
+            format!("{target} = {}", label.as_deref().unwrap_or("(cleared)"))
+        }
+        _ => String::new(),
+    };
+    let _ = session;
+    let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() > 60 {
+        format!("{}…", one_line.chars().take(60).collect::<String>())
+    } else {
+        one_line
+    }
+}
+
+/// Runs `agentmsg tree`.
+pub fn run(args: &TreeArgs) -> Result<Outcome, CliError> {
+    let opened = crate::session_file::open(&args.file)?;
+    let session = &opened.session;
+    let entries = session.entries();
+    let children = session.child_indexes();
+    let leaf = session.leaf().map(|l| l as *const Entry);
+    let id_of = |i: usize| {
+        entries[i].id().map_or_else(
+            || format!("line {}", entries[i].line_no()),
+            |id| id.to_string(),
+        )
+    };
+    let mut out = crate::output::stdout();
+    if args.json {
+        let nodes: Vec<Value> = entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.in_tree())
+            .map(|(i, e)| {
+                let mut node = json!({
+                    "id": e.id().map(|id| id.as_str()),
+                    "line": e.line_no(),
+                    "parentId": e.parent_index().map(id_of),
+                    "kind": e.kind().name(),
+                    "children": children[i].iter().map(|&c| id_of(c)).collect::<Vec<_>>(),
+                });
+                if let Some(id) = e.id() {
+                    if let Some(label) = session.label_of(id.as_str()) {
+                        node["label"] = Value::from(label);
+                    }
+                }
+                if let Some(c) = e.as_compaction() {
+                    node["compaction"] = json!({
+                        "firstKeptId": c.first_kept_id.as_ref().map(|f| f.as_str()),
+                        "tokensBefore": c.tokens_before,
+                    });
+                }
+                if leaf == Some(e as *const Entry) {
+                    node["leaf"] = Value::from(true);
+                }
+                node
+            })
+            .collect();
+        let doc = json!({
+            "format": format!("{:?}", opened.source),
+            "leaf": session.leaf_id().map(|l| l.as_str()),
+            "leaves": session.leaves().iter().map(|e| e.id().map(|i| i.as_str())).collect::<Vec<_>>(),
+            "nodes": nodes,
+        });
+        serde_json::to_writer_pretty(&mut out, &doc)?;
+        writeln!(out)?;
+        return Ok(Outcome::Ok);
+    }
+    // Text: runs of single-child entries are folded; branch points indent.
+    let roots: Vec<usize> = entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.in_tree() && e.parent_index().is_none())
+        .map(|(i, _)| i)
+        .collect();
+    let mut stack: Vec<(usize, usize)> = roots.into_iter().rev().map(|r| (r, 0)).collect();
+    while let Some((i, depth)) = stack.pop() {
+        let e = &entries[i];
+        let mut marks = Vec::new();
+        if children[i].len() > 1 {
+            marks.push(format!("branches: {}", children[i].len()));
+        }
+        if let Some(label) = e.id().and_then(|id| session.label_of(id.as_str())) {
+            marks.push(format!("label: {label}"));
+        }
+        if let Some(c) = e.as_compaction() {
+            marks.push(format!(
+                "compaction: keeps from {}, {} tokens before",
+                c.first_kept_id.as_ref().map_or("nothing", |f| f.as_str()),
+                c.tokens_before
+            ));
+        }
+        if leaf == Some(e as *const Entry) {
+            marks.push("leaf".to_owned());
+        }
+        let marks = if marks.is_empty() {
+            String::new()
+        } else {
+            format!("  [{}]", marks.join("; "))
+        };
+        writeln!(
+            out,
+            "{}{} {:<14} {}{}",
+            "  ".repeat(depth),
+            id_of(i),
+            e.kind().name(),
+            summary_of(session, e),
+            marks
+        )?;
+        let kids = &children[i];
+        let next_depth = if kids.len() > 1 { depth + 1 } else { depth };
+        for &c in kids.iter().rev() {
+            stack.push((c, next_depth));
+        }
+    }
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,157 @@
+//! `agentmsg import`, `context` and `tree` on Claude Code logs and Codex
+//! rollouts (written in the layouts those tools write; no real logs of theirs
+//! are in the conformance data yet), and on input that is neither.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use agentmsg_runtime::{to_llm, AgentMessage, Message, Session};
+use common::agentmsg_in;
+
+fn write(dir: &std::path::Path, name: &str, lines: &[&str]) {
+    std::fs::write(dir.join(name), lines.join("\n") + "\n").unwrap();
+}
+
+/// The ids of the tool calls and of the results of a transcript.
+fn calls_and_results(text: &str) -> (BTreeSet<String>, BTreeSet<String>) {
+    let mut calls = BTreeSet::new();
+    let mut results = BTreeSet::new();
+    for line in text.lines() {
+        match AgentMessage::from_line(line).unwrap().as_llm() {
+            Some(Message::Assistant(a)) => calls.extend(a.tool_calls().map(|c| c.id.clone())),
+            Some(Message::ToolResult(r)) => {
+                results.insert(r.tool_call_id.clone());
+            }
+            _ => {}
+        }
+    }
+    (calls, results)
+}
+
+const CLAUDE: &[&str] = &[
+    r#"{"type":"summary","summary":"Read a file","leafUuid":"u5"}"#,
+    r#"{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/p","sessionId":"s1","version":"2.0.61","type":"user","message":{"role":"user","content":"read a.rs"},"uuid":"u1","timestamp":"2025-06-01T10:00:00.000Z"}"#,
+    r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s1","type":"assistant","message":{"id":"msg_01","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"thinking","thinking":"I should read it.","signature":"EqQBsig"}],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":5,"cache_read_input_tokens":100,"cache_creation_input_tokens":0}},"requestId":"r1","uuid":"u2","timestamp":"2025-06-01T10:00:01.000Z"}"#,
+    r#"{"parentUuid":"u2","isSidechain":false,"sessionId":"s1","type":"assistant","message":{"id":"msg_01","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_01","name":"Read","input":{"file_path":"a.rs"}}],"stop_reason":"tool_use","usage":{"input_tokens":10,"output_tokens":20,"cache_read_input_tokens":100,"cache_creation_input_tokens":0}},"requestId":"r1","uuid":"u3","timestamp":"2025-06-01T10:00:02.000Z"}"#,
+    r#"{"type":"file-history-snapshot","messageId":"u3","snapshot":{}}"#,
+    r#"{"parentUuid":"u3","isSidechain":false,"sessionId":"s1","type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_01","type":"tool_result","content":"fn main() {}"}]},"toolUseResult":{"type":"text"},"uuid":"u4","timestamp":"2025-06-01T10:00:03.000Z"}"#,
+    r#"{"parentUuid":null,"isSidechain":true,"sessionId":"s1","type":"user","message":{"role":"user","content":"subagent task"},"uuid":"x1","timestamp":"2025-06-01T10:00:03.500Z"}"#,
+    r#"{"parentUuid":"u4","isSidechain":false,"sessionId":"s1","type":"assistant","message":{"id":"msg_02","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"It is an empty main."}],"stop_reason":"end_turn","usage":{"input_tokens":30,"output_tokens":8}},"uuid":"u5","timestamp":"2025-06-01T10:00:04.000Z"}"#,
+];
+
+#[test]
+fn a_claude_code_log_imports_as_a_tree_with_every_call_and_result() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "claude.jsonl", CLAUDE);
+    let run = agentmsg_in(dir.path(), &["import", "claude.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let (calls, results) = calls_and_results(&run.stdout);
+    assert_eq!(calls, BTreeSet::from(["toolu_01".to_owned()]));
+    assert_eq!(calls, results);
+
+    let session = Session::read(run.stdout.as_bytes()).unwrap();
+    // The two entries of response msg_01 are one message, with its signature.
+    let merged = session.entry("u3").unwrap().message().unwrap();
+    let assistant = merged.as_llm().unwrap().as_assistant().unwrap();
+    assert_eq!(assistant.content.len(), 2);
+    assert_eq!(
+        assistant.thinking().next().unwrap().signature.as_deref(),
+        Some("EqQBsig")
+    );
+    assert_eq!(assistant.response_id.as_deref(), Some("msg_01"));
+    // The result names the tool from its call.
+    let context = session.context(None).unwrap();
+    let sent = to_llm(&context.messages);
+    let roles: Vec<&str> = sent.iter().map(|m| m.role().as_str()).collect();
+    assert_eq!(roles, ["user", "assistant", "toolResult", "assistant"]);
+    assert_eq!(sent[2].as_tool_result().unwrap().tool_name, "Read");
+    // The title is a label on the leaf; the subagent's entry is its own root.
+    assert_eq!(session.label_of("u5"), Some("Read a file"));
+    assert_eq!(session.leaf_id().unwrap().as_str(), "u5");
+
+    // `context` prints the same messages.
+    let context = agentmsg_in(dir.path(), &["context", "claude.jsonl"]);
+    assert_eq!(context.code, 0, "{context:?}");
+    assert_eq!(context.stdout.lines().count(), 4, "{}", context.stdout);
+    let tree = agentmsg_in(dir.path(), &["tree", "claude.jsonl"]);
+    assert!(
+        tree.stdout.contains("label: Read a file"),
+        "{}",
+        tree.stdout
+    );
+    assert!(tree.stdout.contains("leaf"), "{}", tree.stdout);
+}
+
+const CODEX: &[&str] = &[
+    r#"{"timestamp":"2025-09-01T10:00:00.000Z","type":"session_meta","payload":{"id":"c1","timestamp":"2025-09-01T10:00:00.000Z","cwd":"/p","originator":"codex_cli_rs","cli_version":"0.30.0"}}"#,
+    r#"{"timestamp":"2025-09-01T10:00:00.100Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"list files"}]}}"#,
+    r#"{"timestamp":"2025-09-01T10:00:00.200Z","type":"turn_context","payload":{"cwd":"/p","model":"gpt-5-codex","effort":"medium"}}"#,
+    r#"{"timestamp":"2025-09-01T10:00:01.000Z","type":"response_item","payload":{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"Listing."}],"content":null,"encrypted_content":"gAAAAenc"}}"#,
+    r#"{"timestamp":"2025-09-01T10:00:01.100Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"ls\"]}","call_id":"call_1"}}"#,
+    r#"{"timestamp":"2025-09-01T10:00:02.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"{\"output\":\"a.rs\\n\",\"metadata\":{\"exit_code\":0}}"}}"#,
+    r#"{"timestamp":"2025-09-01T10:00:02.500Z","type":"event_msg","payload":{"type":"token_count","info":null}}"#,
+    r#"{"timestamp":"2025-09-01T10:00:03.000Z","type":"response_item","payload":{"type":"custom_tool_call","status":"completed","call_id":"call_2","name":"apply_patch","input":"*** Begin Patch\n*** End Patch"}}"#,
+    r#"{"timestamp":"2025-09-01T10:00:04.000Z","type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"call_2","output":"Done"}}"#,
+    r#"{"timestamp":"2025-09-01T10:00:05.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"There is a.rs."}]}}"#,
+    r#"{"timestamp":"2025-09-01T10:00:06.000Z","type":"compacted","payload":{"message":"The user listed files; a.rs exists."}}"#,
+    r#"{"timestamp":"2025-09-01T10:00:07.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"thanks"}]}}"#,
+];
+
+#[test]
+fn a_codex_rollout_imports_with_every_call_result_and_reasoning() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "rollout-2025-09-01.jsonl", CODEX);
+    let run = agentmsg_in(dir.path(), &["import", "rollout-2025-09-01.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let (calls, results) = calls_and_results(&run.stdout);
+    assert_eq!(
+        calls,
+        BTreeSet::from(["call_1".to_owned(), "call_2".to_owned()])
+    );
+    assert_eq!(calls, results);
+    // The reasoning item is kept for replay, encrypted content and all.
+    assert!(run.stdout.contains("gAAAAenc"));
+    let session = Session::read(run.stdout.as_bytes()).unwrap();
+    let thinking = session
+        .entries()
+        .iter()
+        .filter_map(|e| e.message()?.as_llm()?.as_assistant())
+        .flat_map(|a| a.thinking())
+        .next()
+        .unwrap()
+        .clone();
+    assert_eq!(thinking.thinking, "Listing.");
+    assert!(thinking
+        .signature
+        .unwrap()
+        .contains("\"encrypted_content\":\"gAAAAenc\""));
+    // After the compaction the model sees the summary and what follows.
+    let sent = to_llm(&session.context(None).unwrap().messages)
+        .into_iter()
+        .map(|m| m.into_owned())
+        .collect::<Vec<_>>();
+    assert_eq!(sent.len(), 2);
+    assert!(sent[0].as_user().unwrap().text().contains("a.rs exists"));
+    assert_eq!(sent[1].as_user().unwrap().text(), "thanks");
+}
+
+#[test]
+fn input_that_is_no_known_log_exits_one_naming_its_first_line() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "other.jsonl",
+        &["", r#"{"event":"start","at":1}"#, r#"{"event":"stop"}"#],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "other.jsonl"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stdout.is_empty());
+    assert!(
+        run.stderr
+            .contains("other.jsonl:2: error[unrecognised]: not a pi, Claude Code or Codex log")
+            && run.stderr.contains(r#"{"event":"start","at":1}"#),
+        "{}",
+        run.stderr
+    );
+}

@@ -1,0 +1,135 @@
+//! What can go wrong reading or changing a session, and what is only worth a
+//! warning.
+
+use std::fmt;
+
+use crate::MessageId;
+
+/// A session that cannot be read or an operation that cannot be done. Each
+/// names the entries or lines involved.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SessionError {
+    /// Two entries have the same id.
+    #[error("duplicate id `{id}`: line {first_line} and line {second_line}")]
+    DuplicateId {
+        /// The id.
+        id: MessageId,
+        /// The line of the first entry with it.
+        first_line: usize,
+        /// The line of the second.
+        second_line: usize,
+    },
+    /// Following `parentId` from an entry comes back to it.
+    #[error("parentId cycle: {}", join(.ids))]
+    Cycle {
+        /// The ids on the cycle, each the parent of the one before it (an entry
+        /// without an id is shown as `line N`).
+        ids: Vec<String>,
+    },
+    /// No entry has this id.
+    #[error("no entry with id `{0}`")]
+    NoSuchEntry(String),
+    /// The entry is needed as a parent or target but has no id, and its line
+    /// is kept byte for byte, so it cannot be given one.
+    #[error("the entry on line {line} has no id and is kept verbatim, so nothing can refer to it")]
+    NoId {
+        /// Its line.
+        line: usize,
+    },
+    /// A pi session of version 1 has no ids in the file: pi rewrites it as
+    /// version 3 before it appends, and so must the caller.
+    #[error("this pi session is version 1 (no entry ids in the file); it must be migrated before entries are appended")]
+    NeedsMigration,
+    /// A line could not be encoded.
+    #[error("cannot encode the entry: {0}")]
+    Encode(String),
+    /// Reading or writing failed.
+    #[error("{0}")]
+    Io(String),
+}
+
+fn join(ids: &[String]) -> String {
+    ids.join(" -> ")
+}
+
+impl From<serde_json::Error> for SessionError {
+    fn from(error: serde_json::Error) -> Self {
+        Self::Encode(error.to_string())
+    }
+}
+
+impl From<std::io::Error> for SessionError {
+    fn from(error: std::io::Error) -> Self {
+        Self::Io(error.to_string())
+    }
+}
+
+/// Something read that is kept but worth telling the user, with its line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionWarning {
+    /// The line of the file (1-based).
+    pub line: usize,
+    /// What is wrong.
+    pub kind: WarningKind,
+}
+
+/// What a [`SessionWarning`] is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WarningKind {
+    /// The entry names a parent that no entry has; it is read as a root.
+    MissingParent {
+        /// The entry's id, if it has one.
+        id: Option<MessageId>,
+        /// The parent it names.
+        parent: MessageId,
+    },
+    /// The line holds more than one JSON object (an append that lost its
+    /// newline); each is read as an entry.
+    JoinedObjects {
+        /// How many objects the line holds.
+        count: usize,
+    },
+    /// A line of a pi session is not a JSON object (pi skips it); it is kept in
+    /// the file but is not an entry.
+    NotAnEntry {
+        /// What the parser said.
+        error: String,
+    },
+    /// A compaction names a first kept entry that is not on its path; pi then
+    /// keeps nothing before it.
+    FirstKeptNotOnPath {
+        /// The compaction's id.
+        compaction: Option<MessageId>,
+        /// The entry it names.
+        first_kept: MessageId,
+    },
+}
+
+impl fmt::Display for SessionWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: ", self.line)?;
+        match &self.kind {
+            WarningKind::MissingParent { id, parent } => match id {
+                Some(id) => write!(f, "entry `{id}` names parent `{parent}`, which no entry has; read as a root"),
+                None => write!(f, "the entry names parent `{parent}`, which no entry has; read as a root"),
+            },
+            WarningKind::JoinedObjects { count } => write!(
+                f,
+                "{count} JSON objects on one line (an append lost its newline); each read as an entry"
+            ),
+            WarningKind::NotAnEntry { error } => {
+                write!(f, "not a session entry ({error}); kept, not read")
+            }
+            WarningKind::FirstKeptNotOnPath {
+                compaction,
+                first_kept,
+            } => write!(
+                f,
+                "compaction `{}` keeps from `{first_kept}`, which is not on its path",
+                compaction.as_ref().map_or("?", MessageId::as_str)
+            ),
+        }
+    }
+}

@@ -1,0 +1,316 @@
+//! pi's session files: detecting them, reading their entries, migrating them in
+//! memory as pi does (v1 → v2: ids and parents in file order,
+//! `firstKeptEntryIndex` → `firstKeptEntryId`; v2 → v3: `hookMessage` →
+//! `custom`), and writing new entries as pi writes them.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::entry::EntryKind;
+use super::time::{iso_to_millis, millis_to_iso};
+use crate::{
+    decode_line, AgentMessage, BranchSummary, CompactionSummary, CustomContentMessage, DecodeMode,
+    MessageId, ParentId, Registry, UnknownMessage,
+};
+
+/// pi's current session version.
+pub const PI_SESSION_VERSION: u32 = 3;
+
+/// The fields of a pi entry line that the session reads; the rest stays in the
+/// line.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PiLine<'a> {
+    #[serde(rename = "type", default)]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub id: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    pub parent_id: Option<Value>,
+    #[serde(default)]
+    pub timestamp: Option<Value>,
+    #[serde(borrow, default)]
+    pub message: Option<&'a RawValue>,
+    #[serde(default)]
+    pub version: Option<u32>,
+    #[serde(default)]
+    pub summary: Option<String>,
+    #[serde(default)]
+    pub first_kept_entry_id: Option<String>,
+    #[serde(default)]
+    pub first_kept_entry_index: Option<usize>,
+    #[serde(default)]
+    pub tokens_before: Option<u64>,
+    #[serde(default)]
+    pub from_id: Option<String>,
+    #[serde(default)]
+    pub custom_type: Option<String>,
+    #[serde(borrow, default)]
+    pub content: Option<&'a RawValue>,
+    #[serde(default)]
+    pub display: Option<bool>,
+    #[serde(borrow, default)]
+    pub details: Option<&'a RawValue>,
+    #[serde(default)]
+    pub target_id: Option<String>,
+    #[serde(default)]
+    pub label: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub provider: Option<String>,
+    #[serde(default)]
+    pub model_id: Option<String>,
+    #[serde(default)]
+    pub thinking_level: Option<String>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+/// Whether the first entry of a file says it is a pi session: a `session`
+/// header, or an entry with a pi entry `type` and no `role`.
+pub(crate) fn is_pi(first: &str) -> Option<u32> {
+    let head: PiLine<'_> = serde_json::from_str(first).ok()?;
+    match head.kind.as_deref()? {
+        "session" => Some(head.version.unwrap_or(1)),
+        _ => None,
+    }
+}
+
+/// An entry read from a pi line.
+pub(crate) struct PiEntry {
+    pub id: Option<MessageId>,
+    pub parent: ParentId,
+    pub timestamp: u64,
+    pub kind: EntryKind,
+    /// `firstKeptEntryIndex` of a v1 compaction, resolved after the migration.
+    pub first_kept_index: Option<usize>,
+}
+
+fn string_of(value: Option<Value>) -> Option<String> {
+    match value {
+        Some(Value::String(s)) => Some(s),
+        _ => None,
+    }
+}
+
+/// Reads one pi entry line (already known to be a JSON object).
+pub(crate) fn read_entry(head: PiLine<'_>, registry: &Registry) -> PiEntry {
+    let timestamp = match &head.timestamp {
+        Some(Value::String(s)) => iso_to_millis(s).unwrap_or(0),
+        Some(Value::Number(n)) => n.as_u64().unwrap_or(0),
+        _ => 0,
+    };
+    let id = string_of(head.id).map(MessageId::from);
+    let parent = match head.parent_id {
+        Some(Value::String(p)) => ParentId::Id(MessageId::from(p)),
+        // pi follows a parent only when the entry names one.
+        _ => ParentId::Root,
+    };
+    let kind_name = head.kind.unwrap_or_default();
+    let kind = match kind_name.as_str() {
+        "session" => EntryKind::Header,
+        "message" => EntryKind::Message(match head.message {
+            Some(raw) => read_message(raw.get(), registry),
+            None => AgentMessage::Unknown(UnknownMessage::malformed(
+                Vec::new(),
+                crate::DecodeError::MissingRole,
+            )),
+        }),
+        "compaction" => EntryKind::Compaction(CompactionSummary {
+            summary: head.summary.unwrap_or_default(),
+            tokens_before: head.tokens_before.unwrap_or(0),
+            first_kept_id: head.first_kept_entry_id.map(MessageId::from),
+            timestamp,
+        }),
+        "branch_summary" => EntryKind::BranchSummary(BranchSummary {
+            summary: head.summary.unwrap_or_default(),
+            from_id: head.from_id.map(MessageId::from),
+            timestamp,
+        }),
+        "custom_message" => EntryKind::CustomMessage(CustomContentMessage {
+            custom_type: head.custom_type.unwrap_or_default(),
+            content: head
+                .content
+                .and_then(|raw| serde_json::from_str(raw.get()).ok())
+                .unwrap_or_default(),
+            display: head.display.unwrap_or(false),
+            details: head
+                .details
+                .and_then(|raw| serde_json::from_str(raw.get()).ok()),
+            timestamp,
+        }),
+        "custom" => EntryKind::Custom {
+            custom_type: head.custom_type.unwrap_or_default(),
+        },
+        "label" => EntryKind::Label {
+            target: MessageId::from(head.target_id.unwrap_or_default()),
+            label: head.label,
+        },
+        "session_info" => EntryKind::SessionInfo { name: head.name },
+        "model_change" => EntryKind::ModelChange {
+            provider: head.provider.unwrap_or_default(),
+            model_id: head.model_id.unwrap_or_default(),
+        },
+        "thinking_level_change" => EntryKind::ThinkingLevelChange {
+            level: head.thinking_level.unwrap_or_default(),
+        },
+        _ => EntryKind::Other { kind: kind_name },
+    };
+    PiEntry {
+        id,
+        parent,
+        timestamp,
+        kind,
+        first_kept_index: head.first_kept_entry_index,
+    }
+}
+
+/// Decodes a pi message: the agentmsg format reads pi-ai's messages, except
+/// pi's redacted thinking (`"redacted": true`, the data in
+/// `thinkingSignature`), which becomes a `redactedThinking` block.
+pub(crate) fn read_message(raw: &str, registry: &Registry) -> AgentMessage {
+    let decoded = if raw.contains("\"redacted\"") {
+        match unredact(raw) {
+            Some(text) => decode_line(&text, registry, DecodeMode::Lenient),
+            None => decode_line(raw, registry, DecodeMode::Lenient),
+        }
+    } else {
+        decode_line(raw, registry, DecodeMode::Lenient)
+    };
+    match decoded {
+        Ok(message) => message,
+        Err(error) => {
+            AgentMessage::Unknown(UnknownMessage::malformed(raw.as_bytes().to_vec(), error))
+        }
+    }
+}
+
+/// The message with pi's redacted thinking blocks as `redactedThinking`;
+/// `None` when it has none.
+fn unredact(raw: &str) -> Option<String> {
+    let mut message: Map<String, Value> = serde_json::from_str(raw).ok()?;
+    let blocks = message.get_mut("content")?.as_array_mut()?;
+    let mut changed = false;
+    for block in blocks.iter_mut() {
+        let Some(map) = block.as_object_mut() else {
+            continue;
+        };
+        if map.get("type").and_then(Value::as_str) == Some("thinking")
+            && map.get("redacted").and_then(Value::as_bool) == Some(true)
+        {
+            let data = map
+                .get("thinkingSignature")
+                .or_else(|| map.get("signature"))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            let mut redacted = Map::new();
+            redacted.insert("type".into(), Value::from("redactedThinking"));
+            redacted.insert("data".into(), Value::from(data));
+            *block = Value::Object(redacted);
+            changed = true;
+        }
+    }
+    changed.then(|| Value::Object(message).to_string())
+}
+
+/// A new pi entry id: 8 hex digits, not in use (pi's `generateId`).
+pub(crate) fn new_id(taken: impl Fn(&str) -> bool) -> MessageId {
+    for _ in 0..100 {
+        let uuid = MessageId::new();
+        // The last digits of a UUIDv7 are random (the first are the clock).
+        let text = uuid.as_str();
+        let id = &text[text.len() - 8..];
+        if !taken(id) {
+            return MessageId::from(id);
+        }
+    }
+    MessageId::new()
+}
+
+/// The start of a pi entry line: `{"type":…,"id":…,"parentId":…,"timestamp":…`,
+/// without the closing brace.
+pub(crate) fn entry_head(
+    kind: &str,
+    id: &MessageId,
+    parent: Option<&MessageId>,
+    millis: u64,
+) -> String {
+    let mut line = String::with_capacity(128);
+    line.push_str("{\"type\":");
+    line.push_str(&Value::from(kind).to_string());
+    line.push_str(",\"id\":");
+    line.push_str(&Value::from(id.as_str()).to_string());
+    line.push_str(",\"parentId\":");
+    match parent {
+        Some(p) => line.push_str(&Value::from(p.as_str()).to_string()),
+        None => line.push_str("null"),
+    }
+    line.push_str(",\"timestamp\":");
+    line.push_str(&Value::from(millis_to_iso(millis)).to_string());
+    line
+}
+
+/// Appends `,"key":value` to a line being built.
+pub(crate) fn push_field(line: &mut String, key: &str, value: &Value) {
+    line.push(',');
+    line.push_str(&Value::from(key).to_string());
+    line.push(':');
+    line.push_str(&value.to_string());
+}
+
+/// A message as pi-ai writes it: the agentmsg line less its envelope keys, with
+/// pi's field names for signatures (`thinkingSignature`, `textSignature`,
+/// `thoughtSignature`) and redacted thinking as pi keeps it.
+pub(crate) fn pi_message_json(message: &AgentMessage) -> Result<String, serde_json::Error> {
+    let mut line = Vec::with_capacity(256);
+    message
+        .clone()
+        .with_id(None)
+        .with_turn_id(None)
+        .with_parent_id(ParentId::Previous)
+        .write_line(&mut line)?;
+    let mut value: Map<String, Value> = serde_json::from_slice(&line)?;
+    if let Some(Value::Array(blocks)) = value.get_mut("content") {
+        for block in blocks {
+            let Some(map) = block.as_object_mut() else {
+                continue;
+            };
+            let renamed = match map.get("type").and_then(Value::as_str) {
+                Some("thinking") => Some("thinkingSignature"),
+                Some("text") => Some("textSignature"),
+                Some("toolCall") => Some("thoughtSignature"),
+                Some("redactedThinking") => {
+                    let data = map.remove("data").unwrap_or(Value::from(""));
+                    map.clear();
+                    map.insert("type".into(), Value::from("thinking"));
+                    map.insert("thinking".into(), Value::from(""));
+                    map.insert("thinkingSignature".into(), data);
+                    map.insert("redacted".into(), Value::from(true));
+                    None
+                }
+                _ => None,
+            };
+            if let Some(key) = renamed {
+                if let Some(signature) = map.remove("signature") {
+                    map.insert(key.into(), signature);
+                }
+            }
+        }
+    }
+    // `role` first, as pi-ai writes it.
+    let mut out = String::with_capacity(line.len() + 32);
+    out.push('{');
+    let role = value.remove("role").unwrap_or(Value::from(message.kind()));
+    out.push_str("\"role\":");
+    out.push_str(&role.to_string());
+    for (key, field) in &value {
+        push_field(&mut out, key, field);
+    }
+    out.push('}');
+    Ok(out)
+}

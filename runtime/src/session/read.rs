@@ -1,0 +1,382 @@
+//! Reading a session: lines, the format, entries, parents, and the checks
+//! (duplicate ids, cycles, missing parents).
+
+use std::path::Path;
+
+use serde_json::value::RawValue;
+
+use super::entry::{Entry, EntryKind, LineText};
+use super::error::{SessionError, SessionWarning, WarningKind};
+use super::pi::{self, PiLine};
+use super::{Session, SessionFormat};
+use crate::{decode_line, AgentMessage, DecodeMode, MessageId, ParentId, Registry, UnknownMessage};
+
+/// One piece of text that holds one JSON value (or does not parse).
+struct Piece {
+    line_no: usize,
+    start: usize,
+    end: usize,
+}
+
+impl Session {
+    /// Reads a session from the bytes of its file: an agentmsg transcript or a
+    /// pi session (detected from its first line), decoded through the global
+    /// registry.
+    ///
+    /// ```
+    /// # use agentmsg_runtime::{Session, SessionFormat};
+    /// let pi = br#"{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}
+    /// {"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1735689601000}}
+    /// "#;
+    /// let session = Session::read(pi).unwrap();
+    /// assert_eq!(session.format(), SessionFormat::Pi { version: 3 });
+    /// assert_eq!(session.context(None).unwrap().messages.len(), 1);
+    /// assert_eq!(session.to_bytes(), pi); // unchanged, byte for byte
+    /// ```
+    pub fn read(bytes: &[u8]) -> Result<Self, SessionError> {
+        Self::read_with(bytes, Registry::global())
+    }
+
+    /// [`read`](Self::read) through `registry`.
+    pub fn read_with(bytes: &[u8], registry: &Registry) -> Result<Self, SessionError> {
+        let mut session = Session::new();
+        session.text = bytes.to_vec();
+        session.load(registry)?;
+        Ok(session)
+    }
+
+    /// Reads the session file at `path`.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, SessionError> {
+        let bytes = std::fs::read(path)?;
+        Self::read(&bytes)
+    }
+
+    /// Reads a session from lines of a store: `(line number, text)` in order.
+    /// The text is kept as the lines joined by newlines.
+    ///
+    /// ```
+    /// # use agentmsg_runtime::Session;
+    /// let lines = vec![
+    ///     (1, r#"{"role":"user","content":"hi","timestamp":1,"id":"a"}"#.to_owned()),
+    ///     (2, r#"{"role":"assistant","content":[],"timestamp":2,"id":"b","parentId":"a"}"#.to_owned()),
+    /// ];
+    /// let session = Session::from_lines(lines).unwrap();
+    /// assert_eq!(session.entry("b").unwrap().parent_id(&session).unwrap().as_str(), "a");
+    /// ```
+    pub fn from_lines<I>(lines: I) -> Result<Self, SessionError>
+    where
+        I: IntoIterator<Item = (usize, String)>,
+    {
+        let mut text = Vec::new();
+        let mut numbers = Vec::new();
+        for (line_no, line) in lines {
+            text.extend_from_slice(line.as_bytes());
+            text.push(b'\n');
+            numbers.push(line_no);
+        }
+        let mut session = Self::read(&text)?;
+        // Number entries by the store's lines, not the joined text's.
+        for entry in &mut session.entries {
+            if let Some(&n) = entry.line_no.checked_sub(1).and_then(|i| numbers.get(i)) {
+                entry.line_no = n;
+            }
+        }
+        for warning in &mut session.warnings {
+            if let Some(&n) = warning.line.checked_sub(1).and_then(|i| numbers.get(i)) {
+                warning.line = n;
+            }
+        }
+        Ok(session)
+    }
+
+    fn load(&mut self, registry: &Registry) -> Result<(), SessionError> {
+        let pieces = self.pieces();
+        let first = pieces
+            .first()
+            .and_then(|p| std::str::from_utf8(&self.text[p.start..p.end]).ok());
+        self.format = match first.and_then(pi::is_pi) {
+            Some(version) => SessionFormat::Pi { version },
+            None => SessionFormat::Agentmsg,
+        };
+        let mut first_kept_indexes = Vec::new();
+        for piece in pieces {
+            let bytes = &self.text[piece.start..piece.end];
+            match self.format {
+                SessionFormat::Agentmsg => {
+                    let message = match std::str::from_utf8(bytes) {
+                        Ok(line) => match decode_line(line, registry, DecodeMode::Lenient) {
+                            Ok(message) => message,
+                            Err(error) => AgentMessage::Unknown(UnknownMessage::malformed(
+                                bytes.to_vec(),
+                                error,
+                            )),
+                        },
+                        Err(_) => AgentMessage::Unknown(UnknownMessage::malformed(
+                            bytes.to_vec(),
+                            crate::DecodeError::MissingRole,
+                        )),
+                    };
+                    self.entries.push(Entry {
+                        line_no: piece.line_no,
+                        text: LineText::Span(piece.start, piece.end),
+                        id: message.id().cloned(),
+                        declared: message.parent_id().clone(),
+                        parent: None,
+                        kind: EntryKind::Message(message),
+                        timestamp: 0,
+                    });
+                }
+                SessionFormat::Pi { .. } => {
+                    let parsed = std::str::from_utf8(bytes)
+                        .map_err(|e| e.to_string())
+                        .and_then(|line| {
+                            if line.trim_start().starts_with('{') {
+                                serde_json::from_str::<PiLine<'_>>(line).map_err(|e| e.to_string())
+                            } else {
+                                Err("not a JSON object".to_owned())
+                            }
+                        });
+                    match parsed {
+                        Ok(head) => {
+                            let entry = pi::read_entry(head, registry);
+                            first_kept_indexes.push((self.entries.len(), entry.first_kept_index));
+                            self.entries.push(Entry {
+                                line_no: piece.line_no,
+                                text: LineText::Span(piece.start, piece.end),
+                                id: entry.id,
+                                declared: entry.parent,
+                                parent: None,
+                                kind: entry.kind,
+                                timestamp: entry.timestamp,
+                            });
+                        }
+                        Err(error) => self.warnings.push(SessionWarning {
+                            line: piece.line_no,
+                            kind: WarningKind::NotAnEntry { error },
+                        }),
+                    }
+                }
+            }
+        }
+        if let SessionFormat::Pi { version } = self.format {
+            if version < 2 {
+                self.migrate_v1(&first_kept_indexes);
+            }
+        }
+        self.build_index()?;
+        self.resolve_parents();
+        self.check_cycles()?;
+        self.leaf = self.entries.iter().rposition(Entry::in_tree);
+        self.saved = self.entries.len();
+        Ok(())
+    }
+
+    /// The non-blank lines of the text, a line holding several JSON values cut
+    /// into one piece per value (with a warning).
+    fn pieces(&mut self) -> Vec<Piece> {
+        let mut pieces = Vec::new();
+        let mut start = 0;
+        let mut line_no = 0;
+        let text = &self.text;
+        // A byte-order mark starts no line.
+        if text.starts_with(b"\xEF\xBB\xBF") {
+            start = 3;
+        }
+        while start <= text.len() {
+            line_no += 1;
+            let end = text[start..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(text.len(), |i| start + i);
+            let line = &text[start..end];
+            let trimmed_end = end - (line.len() - line.trim_ascii_end().len());
+            let trimmed_start = start + (line.len() - line.trim_ascii_start().len());
+            if trimmed_start < trimmed_end {
+                let split = split_joined(&text[trimmed_start..trimmed_end]);
+                if split.len() > 1 {
+                    self.warnings.push(SessionWarning {
+                        line: line_no,
+                        kind: WarningKind::JoinedObjects { count: split.len() },
+                    });
+                    for (s, e) in split {
+                        pieces.push(Piece {
+                            line_no,
+                            start: trimmed_start + s,
+                            end: trimmed_start + e,
+                        });
+                    }
+                } else {
+                    pieces.push(Piece {
+                        line_no,
+                        start: trimmed_start,
+                        end: trimmed_end,
+                    });
+                }
+            }
+            if end == text.len() {
+                break;
+            }
+            start = end + 1;
+        }
+        pieces
+    }
+
+    /// pi's v1 → v2 migration, in memory: ids and parents in file order, and
+    /// `firstKeptEntryIndex` (an index into the file's entries, the header
+    /// counted) as the id of that entry. pi draws random ids; these are the
+    /// entry's ordinal as 8 hex digits, the same on every read.
+    fn migrate_v1(&mut self, first_kept: &[(usize, Option<usize>)]) {
+        let mut previous: Option<MessageId> = None;
+        let mut ordinal = 0u32;
+        for entry in &mut self.entries {
+            if matches!(entry.kind, EntryKind::Header) {
+                continue;
+            }
+            ordinal += 1;
+            let id = MessageId::from(format!("{ordinal:08x}"));
+            entry.declared = match previous.take() {
+                Some(p) => ParentId::Id(p),
+                None => ParentId::Root,
+            };
+            entry.id = Some(id.clone());
+            previous = Some(id);
+        }
+        for &(at, index) in first_kept {
+            let Some(index) = index else { continue };
+            let target = self
+                .entries
+                .get(index)
+                .filter(|e| !matches!(e.kind, EntryKind::Header))
+                .and_then(|e| e.id.clone());
+            if let Some(EntryKind::Compaction(c)) = self.entries.get_mut(at).map(|e| &mut e.kind) {
+                if c.first_kept_id.is_none() {
+                    c.first_kept_id = target;
+                }
+            }
+        }
+    }
+
+    fn build_index(&mut self) -> Result<(), SessionError> {
+        self.index.reserve(self.entries.len());
+        for (i, entry) in self.entries.iter().enumerate() {
+            if !entry.in_tree() {
+                continue;
+            }
+            if let Some(id) = &entry.id {
+                if let Some(&first) = self.index.get(id.as_str()) {
+                    return Err(SessionError::DuplicateId {
+                        id: id.clone(),
+                        first_line: self.entries[first].line_no,
+                        second_line: entry.line_no,
+                    });
+                }
+                self.index.insert(id.clone(), i);
+            }
+        }
+        Ok(())
+    }
+
+    fn resolve_parents(&mut self) {
+        let mut previous: Option<usize> = None;
+        for i in 0..self.entries.len() {
+            if !self.entries[i].in_tree() {
+                continue;
+            }
+            let parent = match &self.entries[i].declared {
+                ParentId::Previous => previous,
+                ParentId::Root => None,
+                ParentId::Id(p) => match self.index.get(p.as_str()) {
+                    Some(&p) => Some(p),
+                    None => {
+                        self.warnings.push(SessionWarning {
+                            line: self.entries[i].line_no,
+                            kind: WarningKind::MissingParent {
+                                id: self.entries[i].id.clone(),
+                                parent: p.clone(),
+                            },
+                        });
+                        None
+                    }
+                },
+            };
+            self.entries[i].parent = parent;
+            previous = Some(i);
+        }
+    }
+
+    /// Fails on a `parentId` cycle, naming its ids. Linear in the entries:
+    /// each is walked up once.
+    fn check_cycles(&self) -> Result<(), SessionError> {
+        // 0: not seen; w + 1: seen on walk w.
+        let mut seen = vec![0usize; self.entries.len()];
+        let mut done = vec![false; self.entries.len()];
+        for start in 0..self.entries.len() {
+            if done[start] {
+                continue;
+            }
+            let walk = start + 1;
+            let mut at = Some(start);
+            let mut trail = Vec::new();
+            while let Some(i) = at {
+                if done[i] {
+                    break;
+                }
+                if seen[i] == walk {
+                    let from = trail.iter().position(|&t| t == i).unwrap_or(0);
+                    let mut ids: Vec<String> =
+                        trail[from..].iter().map(|&t| self.describe(t)).collect();
+                    ids.push(self.describe(i));
+                    return Err(SessionError::Cycle { ids });
+                }
+                seen[i] = walk;
+                trail.push(i);
+                at = self.entries[i].parent;
+            }
+            for t in trail {
+                done[t] = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// An entry's id, or `line N` when it has none.
+    pub(crate) fn describe(&self, i: usize) -> String {
+        match &self.entries[i].id {
+            Some(id) => id.to_string(),
+            None => format!("line {}", self.entries[i].line_no),
+        }
+    }
+}
+
+/// The byte ranges of the JSON values in a line that holds more than one;
+/// one range (the whole line) otherwise.
+fn split_joined(line: &[u8]) -> Vec<(usize, usize)> {
+    let whole = vec![(0, line.len())];
+    // Joined objects meet as `}{`; a line without that is one piece.
+    if !line.windows(2).any(|w| w == b"}{") {
+        return whole;
+    }
+    if serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok() {
+        return whole;
+    }
+    let mut out = Vec::new();
+    let mut stream = serde_json::Deserializer::from_slice(line).into_iter::<&RawValue>();
+    let mut start = 0;
+    while let Some(value) = stream.next() {
+        let end = stream.byte_offset();
+        match value {
+            Ok(raw) if raw.get().starts_with('{') => {
+                let s =
+                    start + (line[start..end].len() - line[start..end].trim_ascii_start().len());
+                out.push((s, end));
+                start = end;
+            }
+            _ => return whole,
+        }
+    }
+    if out.len() > 1 && line[start..].trim_ascii().is_empty() {
+        out
+    } else {
+        whole
+    }
+}

@@ -1,0 +1,213 @@
+//! Sessions on pi's own session files (../shared/conformance/transcripts/pi):
+//! the context agentmsg rebuilds is the one pi sends, and a session saved
+//! unchanged is the same file.
+//!
+//! The expected numbers come from a separate walk of pi's
+//! `buildSessionContext` over the same files (pi's v1 migration, then leaf to
+//! root, the last compaction's summary, its kept entries, what follows).
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use agentmsg::{
+    to_llm, AgentMessage, BashExecution, EntryKind, Message, Session, SessionFormat,
+    COMPACTION_SUMMARY_PREFIX,
+};
+
+fn roles(messages: &[AgentMessage]) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
+    for m in messages {
+        *counts.entry(m.kind().to_owned()).or_default() += 1;
+    }
+    counts
+}
+
+#[test]
+fn before_compaction_sends_the_last_summary_and_what_it_kept() {
+    let dir = common::require_conformance!();
+    let path = dir.join("transcripts/pi/before-compaction.jsonl");
+    let bytes = std::fs::read(&path).unwrap();
+    let session = Session::read(&bytes).unwrap();
+    assert_eq!(session.format(), SessionFormat::Pi { version: 1 });
+    assert!(session.warnings().is_empty(), "{:?}", session.warnings());
+    assert_eq!(session.to_bytes(), bytes, "saved unchanged, byte for byte");
+
+    let context = session.context(None).unwrap();
+    // pi sends 446 messages, not the 1,002 entries of the file.
+    assert_eq!(context.messages.len(), 446);
+    let expected: BTreeMap<String, usize> = [
+        ("assistant", 219),
+        ("toolResult", 192),
+        ("user", 31),
+        ("bashExecution", 3),
+        ("compactionSummary", 1),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    assert_eq!(roles(&context.messages), expected);
+    // The summary is the last compaction's, first.
+    let compactions: Vec<_> = session
+        .entries()
+        .iter()
+        .filter_map(|e| match e.kind() {
+            EntryKind::Compaction(c) => Some(c.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(compactions.len(), 2);
+    let summary = context.messages[0]
+        .downcast_ref::<agentmsg::CompactionSummary>()
+        .unwrap();
+    assert_eq!(summary.summary, compactions[1].summary);
+    assert_eq!(summary.tokens_before, 185_014);
+    // The kept entries start at the migrated `firstKeptEntryIndex` (551).
+    let first_kept = &session.entries()[551];
+    assert_eq!(context.entry_ids[1].as_ref(), first_kept.id());
+
+    // Projected: every message reaches the model (no bash command was `!!`),
+    // the summary and the bash runs as user text worded as pi words them.
+    let sent = to_llm(&context.messages);
+    assert_eq!(sent.len(), 446);
+    assert!(sent[0]
+        .as_user()
+        .unwrap()
+        .text()
+        .starts_with(COMPACTION_SUMMARY_PREFIX));
+    let bash: Vec<&BashExecution> = context
+        .messages
+        .iter()
+        .filter_map(|m| m.downcast_ref::<BashExecution>())
+        .collect();
+    assert_eq!(bash[0].command, "ls");
+    let bash_text = sent
+        .iter()
+        .filter_map(|m| m.as_user())
+        .find(|u| u.text().starts_with("Ran `ls`"))
+        .expect("the bash run is sent as user text");
+    assert!(bash_text.text().starts_with("Ran `ls`\n```\nAGENTS.md\n"));
+
+    // The model the path set last: an assistant message's.
+    let model = context.model.unwrap();
+    assert_eq!(model.provider, "anthropic");
+    assert_eq!(context.thinking_level, "off");
+}
+
+#[test]
+fn large_session_sends_every_message() {
+    let dir = common::require_conformance!();
+    let bytes = std::fs::read(dir.join("transcripts/pi/large-session.jsonl")).unwrap();
+    let session = Session::read(&bytes).unwrap();
+    assert_eq!(session.to_bytes(), bytes);
+    let context = session.context(None).unwrap();
+    assert_eq!(context.messages.len(), 914);
+    assert_eq!(to_llm(&context.messages).len(), 914);
+    // The last thinking_level_change on the path wins.
+    let last_level = session
+        .entries()
+        .iter()
+        .rev()
+        .find_map(|e| match e.kind() {
+            EntryKind::ThinkingLevelChange { level } => Some(level.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(context.thinking_level, last_level);
+}
+
+#[test]
+fn an_entry_appended_to_a_pi_session_is_a_pi_entry() {
+    let text = concat!(
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#,
+        "\n",
+        r#"{"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1735689601000}}"#,
+        "\n"
+    );
+    let mut session = Session::read(text.as_bytes()).unwrap();
+    let reply = Message::Assistant(agentmsg::AssistantMessage::new([
+        agentmsg::AssistantContent::Thinking(agentmsg::ThinkingContent {
+            thinking: "hmm".into(),
+            signature: Some("sig".into()),
+        }),
+        agentmsg::AssistantContent::RedactedThinking(agentmsg::RedactedThinkingContent::new(
+            "opaque",
+        )),
+    ]));
+    let id = session.append(reply.into()).unwrap();
+    assert_eq!(id.as_str().len(), 8);
+    assert!(id.as_str().bytes().all(|b| b.is_ascii_hexdigit()));
+    let bytes = session.to_bytes();
+    let written = std::str::from_utf8(&bytes).unwrap();
+    assert!(written.starts_with(text));
+    let line = written.lines().last().unwrap();
+    let value: serde_json::Value = serde_json::from_str(line).unwrap();
+    assert_eq!(value["type"], "message");
+    assert_eq!(value["parentId"], "a1b2c3d4");
+    assert!(value["timestamp"].as_str().unwrap().ends_with('Z'));
+    let blocks = value["message"]["content"].as_array().unwrap();
+    assert_eq!(blocks[0]["thinkingSignature"], "sig");
+    assert!(blocks[0].get("signature").is_none());
+    assert_eq!(blocks[1]["type"], "thinking");
+    assert_eq!(blocks[1]["redacted"], true);
+    assert_eq!(blocks[1]["thinkingSignature"], "opaque");
+
+    // Read back: the same tree, and pi's redacted thinking is redactedThinking.
+    let again = Session::read(&bytes).unwrap();
+    let context = again.context(None).unwrap();
+    assert_eq!(context.messages.len(), 2);
+    let assistant = context.messages[1]
+        .as_llm()
+        .unwrap()
+        .as_assistant()
+        .unwrap();
+    assert_eq!(assistant.redacted_thinking().next().unwrap().data, "opaque");
+}
+
+#[test]
+fn pi_tree_branches_labels_and_custom_entries() {
+    let text = concat!(
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#,
+        "\n",
+        r#"{"type":"message","id":"00000001","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"one","timestamp":1}}"#,
+        "\n",
+        r#"{"type":"model_change","id":"00000002","parentId":"00000001","timestamp":"2025-01-01T00:00:02.000Z","provider":"openai","modelId":"gpt-5"}"#,
+        "\n",
+        r#"{"type":"message","id":"00000003","parentId":"00000002","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user","content":"abandoned","timestamp":3}}"#,
+        "\n",
+        r#"{"type":"branch_summary","id":"00000004","parentId":"00000002","timestamp":"2025-01-01T00:00:04.000Z","fromId":"00000002","summary":"Tried X."}"#,
+        "\n",
+        r#"{"type":"custom","id":"00000005","parentId":"00000004","timestamp":"2025-01-01T00:00:05.000Z","customType":"state","data":{"n":1}}"#,
+        "\n",
+        r#"{"type":"custom_message","id":"00000006","parentId":"00000005","timestamp":"2025-01-01T00:00:06.000Z","customType":"note","content":[{"type":"text","text":"injected"}],"display":false}"#,
+        "\n",
+        r#"{"type":"message","id":"00000007","parentId":"00000006","timestamp":"2025-01-01T00:00:07.000Z","message":{"role":"bashExecution","command":"ls","output":"","exitCode":0,"cancelled":false,"truncated":false,"timestamp":7,"excludeFromContext":true}}"#,
+        "\n",
+        r#"{"type":"thinking_level_change","id":"00000008","parentId":"00000007","timestamp":"2025-01-01T00:00:08.000Z","thinkingLevel":"high"}"#,
+        "\n",
+        r#"{"type":"label","id":"00000009","parentId":"00000008","timestamp":"2025-01-01T00:00:09.000Z","targetId":"00000001","label":"start"}"#,
+        "\n",
+        r#"{"type":"session_info","id":"0000000a","parentId":"00000009","timestamp":"2025-01-01T00:00:10.000Z","name":"demo"}"#,
+        "\n",
+    );
+    let session = Session::read(text.as_bytes()).unwrap();
+    assert_eq!(session.to_bytes(), text.as_bytes());
+    assert_eq!(session.leaves().len(), 2);
+    assert_eq!(session.children("00000002").unwrap().len(), 2);
+    assert_eq!(session.label_of("00000001"), Some("start"));
+    let context = session.context(None).unwrap();
+    let kinds: Vec<&str> = context.messages.iter().map(|m| m.kind()).collect();
+    assert_eq!(kinds, ["user", "branchSummary", "custom", "bashExecution"]);
+    assert_eq!(context.thinking_level, "high");
+    assert_eq!(context.model.as_ref().unwrap().model_id, "gpt-5");
+    let sent = to_llm(&context.messages);
+    // The bash run is `!!` (excluded); the custom message goes as user content.
+    assert_eq!(sent.len(), 3);
+    assert_eq!(sent[2].as_user().unwrap().text(), "injected");
+    assert!(sent[1].as_user().unwrap().text().contains("Tried X."));
+    // The abandoned branch.
+    let other = session.context(Some("00000003")).unwrap();
+    assert_eq!(other.messages.len(), 2);
+    assert_eq!(other.model.unwrap().model_id, "gpt-5");
+    assert_eq!(other.thinking_level, "off");
+}

@@ -1,0 +1,366 @@
+//! Sessions as trees: bad input is an error naming the ids (never a hang), a
+//! missing parent makes a root, joined lines give every entry; and, as
+//! properties, the context of any tree is the one a plain walk gives, a
+//! planned compaction never parts a call from its result, and a session
+//! written and read back is the same session.
+
+use std::collections::HashMap;
+
+use agentmsg::{
+    plan_compaction, to_llm, AgentMessage, AssistantContent, AssistantMessage, CompactionSummary,
+    Message, MessageId, ParentId, Session, SessionError, ToolCall, ToolResultMessage, WarningKind,
+};
+use proptest::prelude::*;
+
+fn user(text: &str, id: &str, parent: ParentId) -> String {
+    AgentMessage::from(Message::user(text))
+        .with_id(Some(MessageId::from(id)))
+        .with_parent_id(parent)
+        .to_line()
+        .unwrap()
+}
+
+fn pid(id: &str) -> ParentId {
+    ParentId::Id(MessageId::from(id))
+}
+
+#[test]
+fn a_parent_cycle_is_an_error_naming_its_ids() {
+    let text = [
+        user("root", "r", ParentId::Root),
+        user("a", "a", pid("c")),
+        user("b", "b", pid("a")),
+        user("c", "c", pid("b")),
+    ]
+    .join("\n");
+    match Session::read(text.as_bytes()) {
+        Err(SessionError::Cycle { ids }) => {
+            for id in ["a", "b", "c"] {
+                assert!(ids.iter().any(|i| i == id), "{ids:?}");
+            }
+            let message = SessionError::Cycle { ids }.to_string();
+            assert!(message.starts_with("parentId cycle: "), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // An entry that is its own parent.
+    let text = user("self", "s", pid("s"));
+    assert!(matches!(
+        Session::read(text.as_bytes()),
+        Err(SessionError::Cycle { ids }) if ids == ["s", "s"]
+    ));
+}
+
+#[test]
+fn a_duplicate_id_is_an_error_naming_both_lines() {
+    let text = [
+        user("one", "x", ParentId::Previous),
+        user("two", "x", ParentId::Previous),
+    ]
+    .join("\n");
+    let error = Session::read(text.as_bytes()).unwrap_err();
+    assert_eq!(
+        error,
+        SessionError::DuplicateId {
+            id: MessageId::from("x"),
+            first_line: 1,
+            second_line: 2
+        }
+    );
+    assert_eq!(error.to_string(), "duplicate id `x`: line 1 and line 2");
+}
+
+#[test]
+fn a_missing_parent_makes_a_root_with_a_warning() {
+    let text = [
+        user("one", "a", ParentId::Root),
+        user("two", "b", pid("gone")),
+    ]
+    .join("\n");
+    let session = Session::read(text.as_bytes()).unwrap();
+    assert_eq!(session.warnings().len(), 1);
+    let warning = &session.warnings()[0];
+    assert_eq!(warning.line, 2);
+    assert!(matches!(&warning.kind, WarningKind::MissingParent { parent, .. } if parent == "gone"));
+    assert!(warning.to_string().contains("`gone`"), "{warning}");
+    // The path of `b` ends at `b`.
+    assert_eq!(session.context(Some("b")).unwrap().messages.len(), 1);
+    assert_eq!(session.leaves().len(), 2);
+}
+
+#[test]
+fn a_line_holding_two_objects_gives_both_entries() {
+    let text = format!(
+        "{}\n{}{}\n",
+        user("one", "a", ParentId::Previous),
+        user("two", "b", ParentId::Previous),
+        user("three", "c", ParentId::Previous)
+    );
+    let session = Session::read(text.as_bytes()).unwrap();
+    assert_eq!(session.entries().len(), 3);
+    assert!(matches!(
+        session.warnings()[0].kind,
+        WarningKind::JoinedObjects { count: 2 }
+    ));
+    assert_eq!(session.warnings()[0].line, 2);
+    assert_eq!(session.context(None).unwrap().messages.len(), 3);
+    assert_eq!(session.to_bytes(), text.as_bytes(), "kept byte for byte");
+}
+
+#[test]
+fn an_old_linear_transcript_is_one_branch_and_appends_follow_it() {
+    let text = "{\"role\":\"user\",\"content\":\"hi\",\"timestamp\":1}\n{\"role\":\"user\",\"content\":\"again\",\"timestamp\":2}\n";
+    let mut session = Session::read(text.as_bytes()).unwrap();
+    assert_eq!(session.leaves().len(), 1);
+    session.append(Message::user("third").into()).unwrap();
+    let bytes = session.to_bytes();
+    let written = std::str::from_utf8(&bytes).unwrap();
+    assert!(written.starts_with(text));
+    // The appended line follows the line before it: no `parentId`, a UUIDv7 id.
+    let last = written.lines().last().unwrap();
+    assert!(!last.contains("parentId"), "{last}");
+    assert_eq!(
+        AgentMessage::from_line(last)
+            .unwrap()
+            .id()
+            .unwrap()
+            .as_str()
+            .len(),
+        36
+    );
+    // Entries are named by id; an id no entry has is an error.
+    assert!(session.entries()[0].id().is_none());
+    assert!(matches!(
+        session.compact("s", "nope", 1),
+        Err(SessionError::NoSuchEntry(id)) if id == "nope"
+    ));
+    assert!(session.branch("nope").is_err());
+}
+
+/// A random tree: each entry's parent is an earlier entry or none; some
+/// entries are compactions keeping from an earlier entry.
+#[derive(Debug, Clone)]
+struct Tree {
+    parents: Vec<Option<usize>>,
+    compaction: Vec<Option<usize>>,
+    leaf: usize,
+}
+
+fn tree() -> impl Strategy<Value = Tree> {
+    (1usize..40).prop_flat_map(|n| {
+        (
+            proptest::collection::vec((any::<prop::sample::Index>(), 0u8..10), n),
+            any::<prop::sample::Index>(),
+            proptest::collection::vec(any::<prop::sample::Index>(), n),
+        )
+            .prop_map(move |(choices, leaf, kept)| {
+                let mut parents = Vec::with_capacity(n);
+                let mut compaction = Vec::with_capacity(n);
+                for (i, (p, kind)) in choices.into_iter().enumerate() {
+                    // Mostly the previous entry, sometimes a branch or a root.
+                    let parent = match (i, kind) {
+                        (0, _) | (_, 0) => None,
+                        (_, 1..=3) => Some(p.index(i)),
+                        _ => Some(i - 1),
+                    };
+                    parents.push(parent);
+                    compaction.push(if kind == 9 && i > 0 {
+                        Some(kept[i].index(i))
+                    } else {
+                        None
+                    });
+                }
+                Tree {
+                    parents,
+                    compaction,
+                    leaf: leaf.index(n),
+                }
+            })
+    })
+}
+
+fn id(i: usize) -> String {
+    format!("e{i}")
+}
+
+fn write_tree(tree: &Tree) -> String {
+    let mut lines = Vec::new();
+    for (i, parent) in tree.parents.iter().enumerate() {
+        let parent = match parent {
+            None => ParentId::Root,
+            Some(p) if *p + 1 == i => ParentId::Previous,
+            Some(p) => pid(&id(*p)),
+        };
+        let message = match tree.compaction[i] {
+            Some(kept) => {
+                let mut c = CompactionSummary::new(format!("summary {i}"), 10);
+                c.first_kept_id = Some(MessageId::from(id(kept)));
+                AgentMessage::custom(c)
+            }
+            None => Message::user(format!("m{i}")).into(),
+        };
+        lines.push(
+            message
+                .with_id(Some(MessageId::from(id(i))))
+                .with_parent_id(parent)
+                .to_line()
+                .unwrap(),
+        );
+    }
+    lines.join("\n") + "\n"
+}
+
+/// The context by the rules, walked plainly: the texts the model sees.
+fn reference(tree: &Tree) -> Vec<String> {
+    let mut path = vec![tree.leaf];
+    while let Some(p) = tree.parents[*path.last().unwrap()] {
+        path.push(p);
+    }
+    path.reverse();
+    let text = |i: usize| format!("m{i}");
+    let last = path.iter().rposition(|&i| tree.compaction[i].is_some());
+    match last {
+        None => path
+            .iter()
+            .filter(|&&i| tree.compaction[i].is_none())
+            .map(|&i| text(i))
+            .collect(),
+        Some(at) => {
+            let c = path[at];
+            let kept = tree.compaction[c].unwrap();
+            let mut out = vec![format!("summary {c}")];
+            if let Some(from) = path[..at].iter().position(|&i| i == kept) {
+                out.extend(
+                    path[from..at]
+                        .iter()
+                        .filter(|&&i| tree.compaction[i].is_none())
+                        .map(|&i| text(i)),
+                );
+            }
+            out.extend(
+                path[at + 1..]
+                    .iter()
+                    .filter(|&&i| tree.compaction[i].is_none())
+                    .map(|&i| text(i)),
+            );
+            out
+        }
+    }
+}
+
+fn texts(messages: &[AgentMessage]) -> Vec<String> {
+    messages
+        .iter()
+        .map(|m| match m.downcast_ref::<CompactionSummary>() {
+            Some(c) => c.summary.clone(),
+            None => m.as_llm().unwrap().as_user().unwrap().text(),
+        })
+        .collect()
+}
+
+fn call_turn(id: &str) -> [AgentMessage; 2] {
+    [
+        Message::Assistant(
+            AssistantMessage::new([AssistantContent::ToolCall(ToolCall::new(
+                id,
+                "read",
+                serde_json::json!({"path": "x".repeat(40)}),
+            ))])
+            .with_stop_reason(agentmsg::StopReason::ToolUse),
+        )
+        .into(),
+        Message::ToolResult(ToolResultMessage::new(id, "read", ["y".repeat(200)])).into(),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn the_context_of_any_tree_is_the_plain_walk(tree in tree()) {
+        let session = Session::read(write_tree(&tree).as_bytes()).unwrap();
+        let context = session.context(Some(&id(tree.leaf))).unwrap();
+        prop_assert_eq!(texts(&context.messages), reference(&tree));
+    }
+
+    #[test]
+    fn a_planned_compaction_never_parts_a_call_from_its_result(
+        turns in proptest::collection::vec(0u8..3, 1..30),
+        keep in 0u64..400,
+    ) {
+        let mut session = Session::new();
+        for (i, turn) in turns.iter().enumerate() {
+            match turn {
+                0 => { session.append(Message::user(format!("question {i}")).into()).unwrap(); }
+                _ => {
+                    // One call, or two in parallel with their results after both.
+                    let [call, result] = call_turn(&format!("c{i}"));
+                    if *turn == 1 {
+                        session.append(call).unwrap();
+                        session.append(result).unwrap();
+                    } else {
+                        let [call2, result2] = call_turn(&format!("d{i}"));
+                        let mut both = call.as_llm().unwrap().as_assistant().unwrap().clone();
+                        both.content.extend(call2.as_llm().unwrap().as_assistant().unwrap().content.clone());
+                        session.append(Message::Assistant(both).into()).unwrap();
+                        session.append(result).unwrap();
+                        session.append(result2).unwrap();
+                    }
+                }
+            }
+        }
+        let context = session.context(None).unwrap();
+        if let Some(plan) = plan_compaction(&context, keep) {
+            let cut = plan.first_kept_index;
+            let mut called_before = HashMap::new();
+            for (i, m) in context.messages.iter().enumerate() {
+                if let Some(Message::Assistant(a)) = m.as_llm() {
+                    for c in a.tool_calls() { called_before.insert(c.id.clone(), i); }
+                }
+            }
+            for m in &context.messages[cut..] {
+                if let Some(Message::ToolResult(r)) = m.as_llm() {
+                    prop_assert!(called_before[&r.tool_call_id] >= cut, "result of {} kept, its call summarised", r.tool_call_id);
+                }
+            }
+            prop_assert_eq!(plan.to_summarize.len(), cut);
+            prop_assert_eq!(plan.first_kept.as_ref(), context.entry_ids[cut].as_ref());
+            // Compacting there and rebuilding sends the summary and the rest.
+            session.compact("S", plan.first_kept.unwrap().as_str(), plan.tokens_before).unwrap();
+            let after = session.context(None).unwrap();
+            prop_assert_eq!(after.messages.len(), context.messages.len() - cut + 1);
+        }
+    }
+
+    #[test]
+    fn a_session_written_and_read_back_is_the_same(ops in proptest::collection::vec((0u8..5, any::<prop::sample::Index>()), 1..40)) {
+        let mut session = Session::new();
+        for (op, pick) in ops {
+            let ids: Vec<String> = session.entries().iter().filter_map(|e| e.id()).map(|i| i.to_string()).collect();
+            match (op, ids.is_empty()) {
+                (1, false) => session.branch(&ids[pick.index(ids.len())]).unwrap(),
+                (2, false) => { session.branch_with_summary(&ids[pick.index(ids.len())], "went back").unwrap(); }
+                (3, false) => { session.compact("summary", &ids[pick.index(ids.len())], 5).unwrap(); }
+                (4, false) => { session.label(&ids[pick.index(ids.len())], Some("mark")).unwrap(); }
+                _ => { session.append(Message::user("hi").into()).unwrap(); }
+            }
+        }
+        let bytes = session.to_bytes();
+        let back = Session::read(&bytes).unwrap();
+        prop_assert_eq!(back.to_bytes(), bytes.clone());
+        prop_assert_eq!(back.entries().len(), session.entries().len());
+        // The leaf is not stored: read back, it is the last entry (as pi's).
+        prop_assert_eq!(back.leaf_id(), session.entries().last().and_then(|e| e.id()));
+        for (a, b) in session.entries().iter().zip(back.entries()) {
+            prop_assert_eq!(a.id(), b.id());
+            prop_assert_eq!(a.parent_id(&session), b.parent_id(&back));
+            prop_assert_eq!(a.message(), b.message());
+        }
+        for leaf in back.leaves() {
+            let id = leaf.id().unwrap().as_str();
+            let before = session.context(Some(id)).unwrap();
+            let after = back.context(Some(id)).unwrap();
+            prop_assert_eq!(to_llm(&before.messages), to_llm(&after.messages));
+        }
+    }
+}
