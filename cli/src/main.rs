@@ -13,6 +13,7 @@ mod check;
 mod claude;
 mod codex;
 mod context;
+mod decode;
 mod error;
 mod import;
 mod lines;
@@ -29,7 +30,8 @@ const EXIT_CODES: &str = "\
 Exit codes:
   0  all went well
   1  problems were found (check: errors in a transcript; project: the body could not
-     be encoded; import: lines that are not pi entries)
+     be encoded; import: lines that are not pi entries; decode: the response could
+     not be decoded)
   2  usage error, or a file could not be read or written";
 
 /// Check, inspect, repair, convert and project agentmsg transcripts.
@@ -111,6 +113,15 @@ enum Command {
     /// compactions with what they kept.
     #[command(after_help = EXIT_CODES)]
     Tree(tree::TreeArgs),
+    /// Decode a provider's response body or recorded stream into one
+    /// transcript line.
+    ///
+    /// With --stream the file is server-sent events, a streamed JSON array or
+    /// one event per line; with --events the stream's events are printed as
+    /// JSON Lines instead. What was skipped goes to standard error. Exits 1 when
+    /// the file cannot be decoded, naming the event.
+    #[command(after_help = EXIT_CODES)]
+    Decode(decode::DecodeArgs),
     /// Print the JSON Schema (draft 2020-12) of one transcript line.
     #[command(after_help = EXIT_CODES)]
     Schema,
@@ -143,6 +154,7 @@ fn run(cli: &Cli) -> Result<Outcome, error::CliError> {
         Command::Context(args) => context::run(args),
         Command::Tree(args) => tree::run(args),
         Command::Sessions(args) => sessions::run(args),
+        Command::Decode(args) => decode::run(args),
         Command::Schema => {
             let mut out = crate::output::stdout();
             serde_json::to_writer_pretty(&mut out, &agentmsg_runtime::transcript_line_schema())?;

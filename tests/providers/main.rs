@@ -6,8 +6,13 @@
 mod common;
 
 mod anthropic;
+mod catalog;
+mod events;
+mod framing;
 mod gemini;
 mod openai_chat;
 mod openai_responses;
+mod options;
+mod real_world;
 mod scenarios;
 mod transcripts;

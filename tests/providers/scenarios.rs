@@ -23,6 +23,8 @@ pub(super) struct Api {
     pub(super) decode: fn(&str) -> Result<AssistantMessage, ResponseError>,
     /// Pushes every event, then finishes.
     pub(super) stream: fn(&[String]) -> Result<AssistantMessage, ResponseError>,
+    /// Its request schema in the conformance data.
+    pub(super) schema: &'static str,
     /// Where its recorded responses and streams (`*.chunks.txt`, one event a
     /// line) are in the conformance data.
     pub(super) recordings: &'static str,
@@ -56,15 +58,16 @@ impl Api {
 }
 
 /// Encodes every case for `api`, checks each body against `schema` and the
-/// API's own `rules`, and writes it for the SDK check (into a fresh folder);
-/// panics with every problem.
+/// API's own `rules`, and writes it for the SDK check; panics with every
+/// problem.
 pub(super) fn check_request_bodies(
     api: &Api,
     schema: &str,
     cases: &[(String, Request)],
     rules: impl Fn(&Request, &serde_json::Value) -> Vec<String>,
 ) {
-    let dir = common::fresh_sdk_dir(api.name);
+    // Not wiped: other tests of this binary write here too (CI starts empty).
+    let dir = common::sdk_dir(api.name);
     let mut failures = Vec::new();
     for (name, request) in cases {
         let encoded = (api.encode)(request).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -99,6 +102,7 @@ fn stream_with<D: StreamDecode + Default>(
 pub(super) const APIS: [Api; 4] = [
     Api {
         name: "anthropic",
+        schema: "anthropic-messages-request.schema.json",
         model: "claude-sonnet-4-5",
         encode: anthropic::encode_request,
         decode: anthropic::decode_response,
@@ -107,6 +111,7 @@ pub(super) const APIS: [Api; 4] = [
     },
     Api {
         name: "gemini",
+        schema: "gemini-generatecontent-request.schema.json",
         model: "gemini-3-pro-preview",
         encode: gemini::encode_request,
         decode: gemini::decode_response,
@@ -115,6 +120,7 @@ pub(super) const APIS: [Api; 4] = [
     },
     Api {
         name: "openai-chat",
+        schema: "openai-chat-request.schema.json",
         model: "gpt-4.1",
         encode: openai_chat::encode_request,
         decode: openai_chat::decode_response,
@@ -123,6 +129,7 @@ pub(super) const APIS: [Api; 4] = [
     },
     Api {
         name: "openai-responses",
+        schema: "openai-responses-request.schema.json",
         model: "gpt-5",
         encode: openai_responses::encode_request,
         decode: openai_responses::decode_response,

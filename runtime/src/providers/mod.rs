@@ -22,16 +22,49 @@ use crate::{AssistantMessage, Message};
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
+mod catalog;
+mod events;
+mod framing;
 #[cfg(feature = "gemini")]
 pub mod gemini;
 #[cfg(feature = "openai-chat")]
 pub mod openai_chat;
 #[cfg(feature = "openai-responses")]
 pub mod openai_responses;
+mod options;
 mod shared;
 
+pub use catalog::{Catalog, ModelInfo};
+pub use events::StreamEvent;
+pub use framing::{
+    FrameError, FrameErrorKind, JsonArrayParser, SseEvent, SseParser, DEFAULT_MAX_EVENT,
+};
+pub use options::{
+    Effort, OptionChange, OptionChangeKind, OptionParseError, PromptCache, Reasoning,
+    ResponseFormat, ToolChoice,
+};
+
 /// A request to a model, before it is encoded for one provider.
+///
+/// Build it with [`Request::new`] and the `with_*` methods; new options come as
+/// new methods, so code that builds requests this way keeps compiling.
+///
+/// ```
+/// use agentmsg_runtime::providers::{openai_chat, Effort, Reasoning, Request, ToolChoice};
+/// use agentmsg_runtime::Message;
+/// let request = Request::new("gpt-5", vec![Message::user("Hi")])
+///     .with_reasoning(Reasoning::Effort(Effort::Low))
+///     .with_tool_choice(ToolChoice::None)
+///     .with_stop(["END"]);
+/// let encoded = openai_chat::encode_request(&request)?;
+/// assert_eq!(encoded.body["reasoning_effort"], "low");
+/// // gpt-5 reasons and takes no stop sequences: left out, and said.
+/// assert!(encoded.body.get("stop").is_none());
+/// assert_eq!(encoded.options[0].option, "stop");
+/// # Ok::<(), agentmsg_runtime::providers::EncodeError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct Request {
     /// The model id.
     pub model: String,
@@ -49,6 +82,27 @@ pub struct Request {
     /// the encoder prepares for, so reasoning that this provider wrote goes back to
     /// it. `None`: the API's own provider (`openai`, `anthropic`, `google`).
     pub provider: Option<String>,
+    /// How much the model reasons; `None`: the model's default.
+    pub reasoning: Option<Reasoning>,
+    /// The sampling temperature.
+    pub temperature: Option<f64>,
+    /// Nucleus sampling: the probability mass to sample from.
+    pub top_p: Option<f64>,
+    /// Texts that end the output when the model writes them.
+    pub stop: Vec<String>,
+    /// Which tools the model may or must call; `None`: the API's default.
+    pub tool_choice: Option<ToolChoice>,
+    /// Whether the model may call several tools in one turn; `None`: the API's
+    /// default (yes).
+    pub parallel_tool_calls: Option<bool>,
+    /// JSON output matching a schema.
+    pub response_format: Option<ResponseFormat>,
+    /// Prompt caching.
+    pub cache: Option<PromptCache>,
+    /// An opaque id of the end user, for the provider's abuse detection.
+    pub user: Option<String>,
+    /// Key-value pairs stored with the request (OpenAI `metadata`).
+    pub metadata: std::collections::BTreeMap<String, String>,
 }
 
 impl Request {
@@ -94,6 +148,76 @@ impl Request {
         self.max_tokens = Some(max_tokens);
         self
     }
+
+    /// The same request with this much reasoning.
+    #[must_use]
+    pub fn with_reasoning(mut self, reasoning: Reasoning) -> Self {
+        self.reasoning = Some(reasoning);
+        self
+    }
+
+    /// The same request with a sampling temperature.
+    #[must_use]
+    pub fn with_temperature(mut self, temperature: f64) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    /// The same request with nucleus sampling.
+    #[must_use]
+    pub fn with_top_p(mut self, top_p: f64) -> Self {
+        self.top_p = Some(top_p);
+        self
+    }
+
+    /// The same request with these stop sequences.
+    #[must_use]
+    pub fn with_stop<S: Into<String>>(mut self, stop: impl IntoIterator<Item = S>) -> Self {
+        self.stop = stop.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The same request with a tool choice.
+    #[must_use]
+    pub fn with_tool_choice(mut self, tool_choice: ToolChoice) -> Self {
+        self.tool_choice = Some(tool_choice);
+        self
+    }
+
+    /// The same request, allowing several tool calls in one turn or not.
+    #[must_use]
+    pub fn with_parallel_tool_calls(mut self, parallel: bool) -> Self {
+        self.parallel_tool_calls = Some(parallel);
+        self
+    }
+
+    /// The same request, asking for JSON output matching a schema.
+    #[must_use]
+    pub fn with_response_format(mut self, format: ResponseFormat) -> Self {
+        self.response_format = Some(format);
+        self
+    }
+
+    /// The same request with prompt caching.
+    #[must_use]
+    pub fn with_cache(mut self, cache: PromptCache) -> Self {
+        self.cache = Some(cache);
+        self
+    }
+
+    /// The same request, naming the end user (an opaque id).
+    #[must_use]
+    pub fn with_user(mut self, user: impl Into<String>) -> Self {
+        self.user = Some(user.into());
+        self
+    }
+
+    /// The same request with one more metadata pair.
+    #[must_use]
+    pub fn with_metadata(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.metadata.insert(key.into(), value.into());
+        self
+    }
 }
 
 /// A tool the model may call: its name, what it does, and the JSON Schema of its
@@ -125,11 +249,15 @@ impl ToolSpec {
 
 /// A request body, with everything that was changed to make it.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Encoded {
     /// The JSON body to send.
     pub body: serde_json::Value,
     /// What `prepare` and the encoder changed, by input message index.
     pub report: Report,
+    /// The request options the API or model could not take as given: left out
+    /// or sent changed, each with the reason. The body is valid either way.
+    pub options: Vec<OptionChange>,
 }
 
 /// A request that cannot be encoded.
@@ -215,8 +343,17 @@ fn at_event(event: Option<usize>) -> String {
 
 /// Folds a provider's stream events, one at a time, into an [`AssistantMessage`].
 pub trait StreamDecode {
-    /// Takes one event: the JSON of one SSE `data:` payload or chunk.
-    fn push(&mut self, event: &str) -> Result<(), ResponseError>;
+    /// Takes one event (the JSON of one SSE `data:` payload or chunk) and
+    /// returns what it told: blocks begun, grown and ended, usage, the end.
+    ///
+    /// # Errors
+    /// [`ResponseError`] naming the event, for an event the decoder cannot
+    /// read.
+    fn push(&mut self, event: &str) -> Result<Vec<StreamEvent>, ResponseError>;
+
+    /// The message so far: the blocks read, a tool call's arguments parsed as
+    /// far as they go.
+    fn partial(&self) -> AssistantMessage;
 
     /// The message, once every event has been pushed. A stream that stopped
     /// before its end is an error (or a message whose stopReason is `error`).

@@ -72,6 +72,7 @@
 //! [`Report`]: crate::Report
 //! [`prepare`]: crate::prepare
 
+mod options;
 mod request;
 mod response;
 mod stream;

@@ -1,6 +1,8 @@
 //! The request encoder.
 
+use super::options::write_options;
 use super::{API, DEFAULT_MAX_TOKENS, MAX_DOCUMENT_TITLE, PROVIDER};
+use crate::providers::options::{self, OptionReport};
 use crate::providers::shared::turns::{Side, Turns, OPENING};
 use crate::providers::{EncodeError, Encoded, Request};
 use crate::Message;
@@ -25,6 +27,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     if request.model.trim().is_empty() {
         return Err(EncodeError::invalid("model", "the model id is empty"));
     }
+    options::check(request)?;
     let target = Target::new(request.provider_or(PROVIDER), API, &request.model);
     let prepared = prepare(&request.messages, &target);
     let origins: Vec<usize> = prepared.origins.iter().map(|o| o.index()).collect();
@@ -133,9 +136,12 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
         }
         body.insert("tools".into(), Value::Array(tools));
     }
+    let mut options = OptionReport::default();
+    write_options(request, &mut body, &mut options);
     Ok(Encoded {
         body: Value::Object(body),
         report: encoder.report,
+        options: options.0,
     })
 }
 

@@ -2,6 +2,7 @@
 
 use super::{API, PROVIDER};
 use crate::message::now_ms;
+use crate::providers::catalog::priced;
 use crate::providers::ResponseError;
 use crate::Usage;
 use crate::{AssistantContent, RedactedThinkingContent, TextContent, ThinkingContent, ToolCall};
@@ -165,7 +166,7 @@ pub fn decode_response_with_warnings(
         wire.stop_reason.as_deref(),
         wire.stop_details.as_ref(),
     );
-    Ok((message, warnings))
+    Ok((priced(message), warnings))
 }
 
 /// Maps a `stop_reason` to a [`StopReason`]: `end_turn` and `stop_sequence`

@@ -1,9 +1,12 @@
 //! The stream decoder.
 
+use super::response::stop_reason;
 use super::response::{
     apply_stop, apply_usage, base_message, block_content, StopDetails, WireBlock, WireError,
     WireMessage, WireUsage,
 };
+use crate::providers::catalog::priced;
+use crate::providers::events::{BlockView, Differ, Kind, Snapshot, StreamEvent};
 use crate::providers::shared::latch::Latch;
 use crate::providers::{ResponseError, StreamDecode};
 use crate::Usage;
@@ -113,6 +116,7 @@ pub struct StreamDecoder {
     /// Blocks of a type agentmsg does not model, reported by
     /// [`StreamDecoder::finish_with_warnings`].
     skipped: Vec<ResponseError>,
+    differ: Differ,
     message: Option<AssistantMessage>,
     slots: BTreeMap<usize, Slot>,
     /// The finished blocks, by stream index (kept in that order).
@@ -131,13 +135,18 @@ impl StreamDecoder {
     }
 
     /// [`finish`](StreamDecode::finish), also returning what was skipped
-    /// (blocks of a type agentmsg does not model) as [`ResponseError::Invalid`]
-    /// values naming their event.
+    /// (blocks of a type agentmsg does not model, a tool call cut by the output
+    /// limit) as [`ResponseError::Invalid`] values naming their event.
+    ///
+    /// A stream the output limit cut (`stop_reason` `max_tokens`) inside a
+    /// block, then ended with `message_stop`, is a message with stopReason
+    /// `length`: its text and thinking are kept as far as they went, and an
+    /// unfinished tool call is dropped (reported here), never half-parsed.
     ///
     /// # Errors
     /// As [`finish`](StreamDecode::finish).
     pub fn finish_with_warnings(
-        self,
+        mut self,
     ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
         self.latch.check()?;
         if let Some(error) = self.error {
@@ -146,7 +155,7 @@ impl StreamDecoder {
             message.usage = self.usage;
             message.stop_reason = StopReason::Error;
             message.error_message = Some(error);
-            return Ok((message, self.skipped));
+            return Ok((priced(message), self.skipped));
         }
         let Some(mut message) = self.message else {
             return Err(ResponseError::Truncated {
@@ -173,11 +182,48 @@ impl StreamDecoder {
                 },
             });
         }
-        if let Some((block, _)) = self.slots.iter().find(|(_, s)| matches!(s, Slot::Open(_))) {
-            return Err(ResponseError::Truncated {
-                events: self.latch.events(),
-                message: format!("content block {block} was never stopped"),
-            });
+        let cut = matches!(
+            self.stop_reason.as_deref(),
+            Some("max_tokens" | "model_context_window_exceeded")
+        );
+        let mut skipped = std::mem::take(&mut self.skipped);
+        for (block, slot) in std::mem::take(&mut self.slots) {
+            let Slot::Open(open) = slot else { continue };
+            if !cut {
+                return Err(ResponseError::Truncated {
+                    events: self.latch.events(),
+                    message: format!("content block {block} was never stopped"),
+                });
+            }
+            // The output limit cut the block: text and thinking are kept as far
+            // as they went; a tool call is dropped, never half-parsed.
+            match open {
+                Open::Tool { name, .. } => skipped.push(ResponseError::Invalid {
+                    event: None,
+                    path: format!("content_block[{block}]"),
+                    message: format!(
+                        "the call of `{name}` was cut by the output limit and is dropped"
+                    ),
+                }),
+                Open::Skipped => {}
+                Open::Text(text) => {
+                    self.done
+                        .insert(block, AssistantContent::Text(TextContent::new(text)));
+                }
+                Open::Thinking(thinking, signature) => {
+                    let thinking = ThinkingContent {
+                        thinking,
+                        signature: Some(signature).filter(|s| !s.is_empty()),
+                    };
+                    self.done
+                        .insert(block, AssistantContent::Thinking(thinking));
+                }
+                Open::Redacted(data) => {
+                    let redacted = RedactedThinkingContent::new(data);
+                    self.done
+                        .insert(block, AssistantContent::RedactedThinking(redacted));
+                }
+            }
         }
         message.content.extend(self.done.into_values());
         message.usage = self.usage;
@@ -186,7 +232,7 @@ impl StreamDecoder {
             self.stop_reason.as_deref(),
             self.stop_details.as_ref(),
         );
-        Ok((message, self.skipped))
+        Ok((priced(message), skipped))
     }
 
     fn fail(&mut self, event: usize, path: &str, message: impl Into<String>) -> ResponseError {
@@ -431,10 +477,75 @@ impl StreamDecoder {
     }
 }
 
+impl StreamDecoder {
+    /// Whether the stream stopped at the output limit.
+    fn cut_by_limit(&self) -> bool {
+        self.stopped
+            && matches!(
+                self.stop_reason.as_deref(),
+                Some("max_tokens" | "model_context_window_exceeded")
+            )
+    }
+
+    /// The blocks so far, in order (server-side blocks left out, as the
+    /// message leaves them out).
+    fn snapshot(&self) -> Snapshot<'_> {
+        let mut blocks = Vec::new();
+        for (index, slot) in &self.slots {
+            let view = match slot {
+                Slot::Closed => match self.done.get(index) {
+                    Some(block) => BlockView::of(block, true),
+                    None => continue,
+                },
+                Slot::Open(Open::Text(text)) => BlockView::new(Kind::Text, text.as_str(), false),
+                Slot::Open(Open::Thinking(text, signature)) => BlockView {
+                    signature: Some(signature.as_str()).filter(|s| !s.is_empty()),
+                    ..BlockView::new(Kind::Thinking, text.as_str(), false)
+                },
+                Slot::Open(Open::Redacted(data)) => {
+                    BlockView::new(Kind::Redacted, data.as_str(), false)
+                }
+                Slot::Open(Open::Tool { id, name, json, .. }) => BlockView {
+                    id: id.as_str().into(),
+                    name,
+                    ..BlockView::new(Kind::ToolCall, json.as_str(), false)
+                },
+                Slot::Open(Open::Skipped) => continue,
+            };
+            // A call the output limit cut is dropped from the message.
+            if view.kind == Kind::ToolCall && !view.closed && self.cut_by_limit() {
+                continue;
+            }
+            blocks.push(view);
+        }
+        let started = self.message.is_some();
+        Snapshot {
+            started,
+            blocks,
+            usage: started.then(|| self.usage.clone()),
+            stop: self.stopped.then(|| {
+                self.stop_reason
+                    .as_deref()
+                    .map_or(StopReason::Stop, stop_reason)
+            }),
+            error: self.error.as_deref(),
+        }
+    }
+}
+
 impl StreamDecode for StreamDecoder {
-    fn push(&mut self, event: &str) -> Result<(), ResponseError> {
+    fn push(&mut self, event: &str) -> Result<Vec<StreamEvent>, ResponseError> {
         let (index, parsed) = self.latch.next::<WireEvent>(event)?;
-        self.handle(index, parsed)
+        self.handle(index, parsed)?;
+        let mut differ = std::mem::take(&mut self.differ);
+        let events = differ.events(&self.snapshot());
+        self.differ = differ;
+        Ok(events)
+    }
+
+    fn partial(&self) -> AssistantMessage {
+        let base = self.message.clone().unwrap_or_else(base_message);
+        self.snapshot().partial(base)
     }
 
     fn finish(self) -> Result<AssistantMessage, ResponseError> {

@@ -66,6 +66,7 @@
 //! [`Report`]: crate::Report
 
 mod json_path;
+mod options;
 mod request;
 mod response;
 mod stream;

@@ -1,6 +1,8 @@
 //! The request encoder.
 
+use super::options::write_options;
 use super::{API, PROVIDER, SKIP_SIGNATURE};
+use crate::providers::options::{self, OptionReport};
 use crate::providers::shared::turns::{Side, Turns, OPENING};
 use crate::providers::{EncodeError, Encoded, Request, ToolSpec};
 use crate::{prepare, ChangeKind, Report, Target};
@@ -31,6 +33,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     if request.model.trim().is_empty() {
         return Err(EncodeError::invalid("model", "the model id is empty"));
     }
+    options::check(request)?;
     let target = Target::new(request.provider_or(PROVIDER), API, &request.model);
     let prepared = prepare(&request.messages, &target);
     let origins: Vec<usize> = prepared.origins.iter().map(|o| o.index()).collect();
@@ -67,15 +70,12 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     if let Some(tools) = encode_tools(&request.tools)? {
         body.insert("tools".into(), tools);
     }
-    if let Some(max) = request.max_tokens {
-        body.insert(
-            "generationConfig".into(),
-            json!({ "maxOutputTokens": max.min(i32::MAX as u32) }),
-        );
-    }
+    let mut options = OptionReport::default();
+    write_options(request, &mut body, &mut options);
     Ok(Encoded {
         body: Value::Object(body),
         report: encoder.report,
+        options: options.0,
     })
 }
 

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use super::json_path::{parse_json_path, slot_at};
 use super::{API, PROVIDER};
 use crate::message::now_ms;
+use crate::providers::catalog::priced;
 use crate::providers::ResponseError;
 use crate::Usage;
 use crate::{AssistantContent, TextContent, ThinkingContent, ToolCall};
@@ -402,17 +403,7 @@ impl Builder {
         for block in &mut self.content {
             if let AssistantContent::ToolCall(call) = block {
                 if call.id.is_empty() {
-                    let mut hasher = Sha256::new();
-                    hasher.update(response_id.unwrap_or_default().as_bytes());
-                    hasher.update([0]);
-                    hasher.update(n.to_string().as_bytes());
-                    hasher.update([0]);
-                    hasher.update(call.name.as_bytes());
-                    hasher.update([0]);
-                    hasher.update(Value::Object(call.arguments.clone()).to_string().as_bytes());
-                    let digest = hasher.finalize();
-                    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-                    call.id = format!("call_{hex}");
+                    call.id = call_id(response_id, n, call);
                 }
                 n += 1;
             }
@@ -452,7 +443,7 @@ pub fn decode_response_with_warnings(
         }
     }
     let warnings = folder.take_warnings();
-    Ok((folder.into_message(), warnings))
+    Ok((priced(folder.into_message()), warnings))
 }
 
 /// Maps a `finishReason` to a [`StopReason`]: `STOP` (and none) stop (a
@@ -473,6 +464,23 @@ pub fn stop_reason(finish_reason: &str) -> StopReason {
         | "IMAGE_RECITATION" => StopReason::GuardRail,
         _ => StopReason::Error,
     }
+}
+
+/// The id given to the `n`th function call of a response when Gemini sent
+/// none: a hash of the response id, `n`, the name and the arguments, so a
+/// stream and the body of one response give the same id.
+pub(super) fn call_id(response_id: Option<&str>, n: usize, call: &ToolCall) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(response_id.unwrap_or_default().as_bytes());
+    hasher.update([0]);
+    hasher.update(n.to_string().as_bytes());
+    hasher.update([0]);
+    hasher.update(call.name.as_bytes());
+    hasher.update([0]);
+    hasher.update(Value::Object(call.arguments.clone()).to_string().as_bytes());
+    let digest = hasher.finalize();
+    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    format!("call_{hex}")
 }
 
 #[derive(Debug, Default)]

@@ -1,9 +1,14 @@
 //! The stream decoder.
 
+use super::response::{call_id, stop_reason, OpenText, WireUsage};
 use super::response::{Folder, WireResponse};
+use super::{API, PROVIDER};
+use crate::providers::catalog::priced;
+use crate::providers::events::{BlockView, Differ, Kind, Snapshot, StreamEvent};
 use crate::providers::shared::latch::Latch;
 use crate::providers::{ResponseError, StreamDecode};
 use crate::AssistantMessage;
+use crate::{AssistantContent, StopReason};
 
 /// Folds Gemini `streamGenerateContent` chunks (each one a JSON
 /// `GenerateContentResponse`) into an [`AssistantMessage`]. Text and thoughts
@@ -23,6 +28,7 @@ use crate::AssistantMessage;
 pub struct StreamDecoder {
     latch: Latch,
     folder: Folder,
+    differ: Differ,
 }
 
 impl StreamDecoder {
@@ -50,19 +56,75 @@ impl StreamDecoder {
             });
         }
         let warnings = folder.take_warnings();
-        Ok((folder.into_message(), warnings))
+        Ok((priced(folder.into_message()), warnings))
+    }
+}
+
+impl StreamDecoder {
+    /// The blocks so far: the last one is open while its text or its streamed
+    /// arguments may go on.
+    fn snapshot(&self) -> Snapshot<'_> {
+        let folder = &self.folder;
+        let mut blocks = Vec::new();
+        if let Some(builder) = &folder.builder {
+            let last = builder.content.len().saturating_sub(1);
+            let streaming = builder.streaming.as_ref().map(|(i, _)| *i);
+            let mut calls = 0;
+            for (i, block) in builder.content.iter().enumerate() {
+                let open = (i == last && builder.open != OpenText::None) || streaming == Some(i);
+                let mut view = BlockView::of(block, !open);
+                if let AssistantContent::ToolCall(call) = block {
+                    if call.id.is_empty() && !open {
+                        view.id = call_id(folder.response_id.as_deref(), calls, call).into();
+                    }
+                    calls += 1;
+                }
+                blocks.push(view);
+            }
+        }
+        let has_calls = blocks.iter().any(|b| b.kind == Kind::ToolCall);
+        let stop = match (&folder.block_reason, &folder.finish_reason) {
+            (Some(_), _) => Some(StopReason::GuardRail),
+            (None, Some(reason)) => Some(match stop_reason(reason) {
+                StopReason::Stop if has_calls => StopReason::ToolUse,
+                other => other,
+            }),
+            (None, None) => None,
+        };
+        Snapshot {
+            started: folder.builder.is_some(),
+            blocks,
+            usage: folder.usage.map(WireUsage::to_usage),
+            stop,
+            error: folder.error.as_deref(),
+        }
     }
 }
 
 impl StreamDecode for StreamDecoder {
-    fn push(&mut self, event: &str) -> Result<(), ResponseError> {
+    fn push(&mut self, event: &str) -> Result<Vec<StreamEvent>, ResponseError> {
         let (index, wire) = self.latch.next::<WireResponse>(event)?;
         if self.folder.error.is_some() {
-            return Ok(());
+            return Ok(Vec::new());
         }
         self.folder
             .chunk(wire, Some(index))
-            .inspect_err(|e| self.latch.fail(index, e.to_string()))
+            .inspect_err(|e| self.latch.fail(index, e.to_string()))?;
+        let mut differ = std::mem::take(&mut self.differ);
+        let events = differ.events(&self.snapshot());
+        self.differ = differ;
+        Ok(events)
+    }
+
+    fn partial(&self) -> AssistantMessage {
+        let base = AssistantMessage {
+            api: API.to_owned(),
+            provider: PROVIDER.to_owned(),
+            response_id: self.folder.response_id.clone(),
+            model: self.folder.model.clone().unwrap_or_default(),
+            ..AssistantMessage::default()
+        };
+        self.snapshot().partial(base)
     }
 
     fn finish(self) -> Result<AssistantMessage, ResponseError> {

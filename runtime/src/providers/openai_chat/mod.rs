@@ -25,6 +25,7 @@
 //!
 //! [`prepare`]: crate::prepare
 
+mod options;
 mod request;
 mod response;
 mod stream;

@@ -1,6 +1,8 @@
 //! The request encoder.
 
+use super::options::write_options;
 use super::{API, PROVIDER};
+use crate::providers::options::{self, OptionReport};
 use crate::providers::shared::parts::{user_parts, DocumentPart, PartWriter};
 use crate::providers::shared::tools::tool_parameters;
 use crate::providers::{EncodeError, Encoded, Request};
@@ -29,6 +31,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     if request.model.is_empty() {
         return Err(EncodeError::invalid("model", "the model id is empty"));
     }
+    options::check(request)?;
     let target = Target::new(request.provider_or(PROVIDER), API, &request.model);
     let mut prepared = prepare(&request.messages, &target);
     let mut report = std::mem::take(&mut prepared.report);
@@ -145,9 +148,12 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     if let Some(max) = request.max_tokens {
         body.insert("max_completion_tokens".into(), json!(max));
     }
+    let mut options = OptionReport::default();
+    write_options(request, &mut body, &mut options)?;
     Ok(Encoded {
         body: Value::Object(body),
         report,
+        options: options.0,
     })
 }
 

@@ -1,7 +1,9 @@
 //! The response decoder.
 
 use super::{API, PROVIDER};
+use crate::providers::catalog::priced;
 use crate::providers::shared::arguments::arguments_value;
+use crate::providers::shared::openai_error::null_as_empty;
 pub(super) use crate::providers::shared::openai_error::WireError;
 use crate::providers::ResponseError;
 use crate::Usage;
@@ -96,7 +98,7 @@ pub(super) struct WireMessage {
     pub(super) reasoning_content: Option<String>,
     #[serde(default)]
     pub(super) reasoning: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_empty")]
     pub(super) tool_calls: Vec<WireToolCall>,
 }
 
@@ -237,7 +239,7 @@ pub fn decode_response_with_warnings(
     if refused && message.stop_reason == StopReason::Stop {
         message.stop_reason = StopReason::GuardRail;
     }
-    Ok((message, warnings))
+    Ok((priced(message), warnings))
 }
 
 /// The message's `content`: a string, or an array of `text` and `refusal`

@@ -2,7 +2,10 @@
 
 use super::response::{base_message, WireError, WireUsage};
 use super::stop_reason;
+use crate::providers::catalog::priced;
+use crate::providers::events::{BlockView, Differ, Kind, Snapshot, StreamEvent};
 use crate::providers::shared::arguments::parse_arguments;
+use crate::providers::shared::openai_error::null_as_empty;
 use crate::providers::{ResponseError, StreamDecode};
 use crate::Usage;
 use crate::{AssistantContent, TextContent, ThinkingContent, ToolCall};
@@ -46,7 +49,7 @@ pub(super) struct WireDelta {
     reasoning_content: Option<String>,
     #[serde(default)]
     reasoning: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_empty")]
     tool_calls: Vec<WireToolCallDelta>,
 }
 
@@ -114,6 +117,7 @@ pub struct StreamDecoder {
     bad_event: Option<(usize, String)>,
     warnings: Vec<ResponseError>,
     done: bool,
+    differ: Differ,
 }
 
 impl std::fmt::Debug for StreamDecoder {
@@ -175,7 +179,7 @@ impl StreamDecoder {
         if let Some(error) = self.error {
             message.stop_reason = StopReason::Error;
             message.error_message = Some(error);
-            return Ok((message, warnings));
+            return Ok((priced(message), warnings));
         }
         message.stop_reason = match (self.finish_reason, self.done) {
             (Some(reason), _) => stop_reason(&reason),
@@ -192,7 +196,7 @@ impl StreamDecoder {
         if self.refused && message.stop_reason == StopReason::Stop {
             message.stop_reason = StopReason::GuardRail;
         }
-        Ok((message, warnings))
+        Ok((priced(message), warnings))
     }
 
     fn append_text(&mut self, text: &str, thinking: bool) {
@@ -315,18 +319,75 @@ impl StreamDecoder {
     }
 }
 
+impl StreamDecoder {
+    fn events_now(&mut self) -> Vec<StreamEvent> {
+        let mut differ = std::mem::take(&mut self.differ);
+        let events = differ.events(&self.snapshot());
+        self.differ = differ;
+        events
+    }
+
+    /// The blocks so far: text and thinking end when a later block begins,
+    /// tool calls (whose pieces may interleave) at the end.
+    fn snapshot(&self) -> Snapshot<'_> {
+        let last = self.blocks.len().saturating_sub(1);
+        let blocks = self
+            .blocks
+            .iter()
+            .enumerate()
+            .map(|(i, block)| match block {
+                Building::Text(text) => BlockView::new(Kind::Text, text.as_str(), i < last),
+                Building::Thinking(text) => BlockView::new(Kind::Thinking, text.as_str(), i < last),
+                Building::Call {
+                    id,
+                    name,
+                    arguments,
+                    ..
+                } => BlockView {
+                    id: id.as_str().into(),
+                    name,
+                    ..BlockView::new(Kind::ToolCall, arguments.as_str(), false)
+                },
+            })
+            .collect::<Vec<_>>();
+        let has_calls = blocks.iter().any(|b| b.kind == Kind::ToolCall);
+        let stop = match (&self.finish_reason, self.done) {
+            (Some(reason), _) => Some(stop_reason(reason)),
+            (None, true) if has_calls => Some(StopReason::ToolUse),
+            (None, true) => Some(StopReason::Stop),
+            (None, false) => None,
+        }
+        .map(|stop| match stop {
+            StopReason::Stop if self.refused => StopReason::GuardRail,
+            other => other,
+        });
+        Snapshot {
+            started: self.id.is_some() || !self.blocks.is_empty(),
+            blocks,
+            usage: self.usage.clone(),
+            stop,
+            error: self.error.as_deref(),
+        }
+    }
+}
+
 impl StreamDecode for StreamDecoder {
-    fn push(&mut self, event: &str) -> Result<(), ResponseError> {
+    fn partial(&self) -> AssistantMessage {
+        let base = base_message(self.id.clone(), self.model.clone(), self.created);
+        self.snapshot().partial(base)
+    }
+
+    fn push(&mut self, event: &str) -> Result<Vec<StreamEvent>, ResponseError> {
         let index = self.events;
         self.events += 1;
         if event.trim() == "[DONE]" {
             self.done = true;
-            return Ok(());
+            return Ok(self.events_now());
         }
         match serde_json::from_str::<WireChunk>(event) {
             Ok(chunk) => {
                 self.apply(chunk, index);
-                Ok(())
+                Ok(self.events_now())
             }
             Err(source) => {
                 if self.bad_event.is_none() {

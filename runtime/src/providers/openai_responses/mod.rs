@@ -69,6 +69,7 @@
 //! [`ToolCall::id`]: crate::ToolCall::id
 //! [`TextContent::signature`]: crate::TextContent::signature
 
+mod options;
 mod request;
 mod response;
 mod stream;

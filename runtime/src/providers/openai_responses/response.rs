@@ -2,12 +2,14 @@
 
 use super::request::{reasoning_replay, text_signature};
 use super::{API, PROVIDER};
+use crate::providers::catalog::priced;
 use crate::providers::shared::arguments::arguments_value;
 pub(super) use crate::providers::shared::openai_error::WireError;
 use crate::providers::ResponseError;
 use crate::Usage;
 use crate::{AssistantContent, RedactedThinkingContent, TextContent, ThinkingContent, ToolCall};
 use crate::{AssistantMessage, StopReason};
+use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -79,9 +81,19 @@ pub(super) struct WireResponse {
     #[serde(default)]
     pub(super) status: Option<String>,
     #[serde(default)]
-    pub(super) output: Vec<Value>,
+    pub(super) output: Option<Vec<Value>>,
     #[serde(default)]
     pub(super) usage: Option<WireUsage>,
+    /// `response` in a Responses body; other APIs' bodies are told apart by
+    /// these fields too.
+    #[serde(default)]
+    pub(super) object: Option<String>,
+    #[serde(default, rename = "type")]
+    pub(super) kind: Option<String>,
+    #[serde(default)]
+    pub(super) choices: Option<IgnoredAny>,
+    #[serde(default)]
+    pub(super) candidates: Option<IgnoredAny>,
     #[serde(default)]
     pub(super) error: Option<WireError>,
     #[serde(default)]
@@ -437,7 +449,32 @@ pub fn decode_response_with_warnings(
     body: &str,
 ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
     let response: WireResponse = ResponseError::parse(body, None)?;
+    if response.output.is_none() && response.error.is_none() {
+        return Err(ResponseError::Invalid {
+            event: None,
+            path: "output".into(),
+            message: not_a_response(&response),
+        });
+    }
     let mut warnings = Vec::new();
-    let message = build_message(&response, &response.output, None, &mut warnings);
-    Ok((message, warnings))
+    let output = response.output.as_deref().unwrap_or_default();
+    let message = build_message(&response, output, None, &mut warnings);
+    Ok((priced(message), warnings))
+}
+
+/// Why a body with neither `output` nor `error` is not a Responses body: what
+/// it looks like instead.
+fn not_a_response(response: &WireResponse) -> String {
+    let looks_like = if response.choices.is_some() {
+        "a Chat Completions body (it has `choices`): decode it with openai_chat"
+    } else if response.candidates.is_some() {
+        "a Gemini body (it has `candidates`): decode it with gemini"
+    } else if response.kind.as_deref() == Some("message") {
+        "an Anthropic Messages body (`type: message`): decode it with anthropic"
+    } else if response.object.as_deref().is_some_and(|o| o != "response") {
+        "an object that is not a response"
+    } else {
+        "an empty or unknown object"
+    };
+    format!("not a Responses body: neither `output` nor `error`; this looks like {looks_like}")
 }

@@ -1,6 +1,9 @@
 //! The stream decoder.
 
-use super::response::{build_message, WireError, WireResponse};
+use super::response::{build_message, stop_reason, WireError, WireResponse, WireUsage};
+use super::{API, PROVIDER};
+use crate::providers::catalog::priced;
+use crate::providers::events::{BlockView, Differ, Kind, Snapshot, StreamEvent};
 use crate::providers::{ResponseError, StreamDecode};
 use crate::{AssistantMessage, StopReason};
 use serde::Deserialize;
@@ -55,6 +58,9 @@ pub struct StreamDecoder {
     error: Option<String>,
     bad_event: Option<(usize, String)>,
     warnings: Vec<ResponseError>,
+    /// The output items whose `output_item.done` came.
+    done_items: std::collections::BTreeSet<usize>,
+    differ: Differ,
 }
 
 impl std::fmt::Debug for StreamDecoder {
@@ -175,7 +181,7 @@ impl StreamDecoder {
         };
         let items: Vec<Value> = std::mem::take(&mut self.items).into_values().collect();
         let output = if items.is_empty() {
-            &response.output
+            response.output.as_deref().unwrap_or_default()
         } else {
             &items
         };
@@ -185,7 +191,7 @@ impl StreamDecoder {
             message.stop_reason = StopReason::Error;
             message.error_message = Some(error);
         }
-        Ok((message, warnings))
+        Ok((priced(message), warnings))
     }
 
     fn apply(&mut self, event: WireEvent, index: usize) {
@@ -224,6 +230,9 @@ impl StreamDecoder {
             "response.output_item.added" | "response.output_item.done" => {
                 if let (Some(position), Some(item)) = (event.output_index, event.item) {
                     self.items.insert(position, item);
+                    if event.kind == "response.output_item.done" {
+                        self.done_items.insert(position);
+                    }
                 }
             }
             _ => {
@@ -292,12 +301,117 @@ pub(super) fn guess_type(event: &str) -> &'static str {
     }
 }
 
+/// The text of the parts of `item`'s `field` (`content`, `summary`) whose
+/// text is in `key`, each with its position.
+fn part_texts<'a>(item: &'a Value, field: &str, key: &'a str) -> impl Iterator<Item = &'a str> {
+    item.get(field)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(move |part| part.get(key).and_then(Value::as_str))
+}
+
+impl StreamDecoder {
+    /// The blocks so far, one or more per output item as they stream (the
+    /// final message is decoded from the terminal response, as a body is).
+    fn snapshot(&self) -> Snapshot<'_> {
+        let ended = self.terminal.is_some();
+        let mut blocks = Vec::new();
+        for (position, item) in &self.items {
+            let closed = ended || self.done_items.contains(position);
+            let str_of = |key: &str| item.get(key).and_then(Value::as_str).unwrap_or_default();
+            match str_of("type") {
+                "message" => {
+                    for part in item
+                        .get("content")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                    {
+                        let text = part
+                            .get("text")
+                            .or_else(|| part.get("refusal"))
+                            .and_then(Value::as_str)
+                            .unwrap_or_default();
+                        blocks.push(BlockView::new(Kind::Text, text, closed));
+                    }
+                }
+                "reasoning" => {
+                    let mut text = part_texts(item, "summary", "text")
+                        .collect::<Vec<_>>()
+                        .join("\n\n");
+                    if text.is_empty() {
+                        text = part_texts(item, "content", "text")
+                            .collect::<Vec<_>>()
+                            .join("\n\n");
+                    }
+                    if !text.is_empty() {
+                        blocks.push(BlockView::new(Kind::Thinking, text, closed));
+                    }
+                }
+                "function_call" => blocks.push(BlockView {
+                    id: str_of("call_id").into(),
+                    name: str_of("name"),
+                    ..BlockView::new(Kind::ToolCall, str_of("arguments"), closed)
+                }),
+                // Kept as a call with arguments `{"input": …}`, known at its end.
+                "custom_tool_call" => blocks.push(BlockView {
+                    id: str_of("call_id").into(),
+                    name: str_of("name"),
+                    ..BlockView::new(
+                        Kind::ToolCall,
+                        if closed {
+                            json!({"input": str_of("input")}).to_string()
+                        } else {
+                            String::new()
+                        },
+                        closed,
+                    )
+                }),
+                _ => {}
+            }
+        }
+        let has_calls = blocks.iter().any(|b| b.kind == Kind::ToolCall);
+        let response = self.terminal.as_ref().map(|(_, response)| response);
+        let stop = response.map(|r| {
+            let status = r
+                .get("status")
+                .and_then(Value::as_str)
+                .unwrap_or("completed");
+            match stop_reason(status) {
+                StopReason::Stop if has_calls => StopReason::ToolUse,
+                other => other,
+            }
+        });
+        let usage = response
+            .and_then(|r| r.get("usage"))
+            .and_then(|u| WireUsage::deserialize(u).ok())
+            .map(|u| u.to_usage());
+        Snapshot {
+            started: self.started.is_some() || !self.items.is_empty(),
+            blocks,
+            usage,
+            stop,
+            error: self.error.as_deref(),
+        }
+    }
+}
+
 impl StreamDecode for StreamDecoder {
-    fn push(&mut self, event: &str) -> Result<(), ResponseError> {
+    fn partial(&self) -> AssistantMessage {
+        let base = AssistantMessage {
+            api: API.to_owned(),
+            provider: PROVIDER.to_owned(),
+            ..AssistantMessage::default()
+        };
+        self.snapshot().partial(base)
+    }
+
+    fn push(&mut self, event: &str) -> Result<Vec<StreamEvent>, ResponseError> {
         let index = self.events;
         self.events += 1;
         if event.trim() == "[DONE]" {
-            return Ok(());
+            return Ok(Vec::new());
         }
         match serde_json::from_str::<WireEvent>(event) {
             Ok(parsed) => {
@@ -316,7 +430,10 @@ impl StreamDecode for StreamDecoder {
                     });
                 }
                 self.apply(parsed, index);
-                Ok(())
+                let mut differ = std::mem::take(&mut self.differ);
+                let events = differ.events(&self.snapshot());
+                self.differ = differ;
+                Ok(events)
             }
             Err(source) => {
                 if self.bad_event.is_none() {

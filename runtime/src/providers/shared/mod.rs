@@ -8,6 +8,8 @@ pub(crate) mod latch;
 #[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
 pub(crate) mod openai_error;
 #[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
+pub(crate) mod openai_options;
+#[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
 pub(crate) mod parts;
 #[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
 pub(crate) mod tools;

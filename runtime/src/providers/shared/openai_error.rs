@@ -1,5 +1,5 @@
 //! The error object of the OpenAI APIs (`{"error":{"message","type","code"}}`),
-//! which OpenAI-compatible servers send too.
+//! which OpenAI-compatible servers send too, and their `null` lists.
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -32,4 +32,15 @@ impl WireError {
         }
         text
     }
+}
+
+#[cfg(feature = "openai-chat")]
+/// A list that OpenAI-compatible servers (Mistral, Azure…) send as `null` when
+/// it is empty, such as `tool_calls`: `null` reads as empty.
+pub(crate) fn null_as_empty<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Ok(Option::<Vec<T>>::deserialize(deserializer)?.unwrap_or_default())
 }

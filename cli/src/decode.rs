@@ -1,0 +1,200 @@
+//! `agentmsg decode`: a provider's response body or recorded stream, decoded
+//! into one transcript line (or, with `--events`, the stream's events).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use agentmsg_runtime::providers::{
+    anthropic, gemini, openai_chat, openai_responses, JsonArrayParser, ResponseError, SseParser,
+    StreamDecode, StreamEvent,
+};
+use agentmsg_runtime::{AssistantMessage, Message};
+
+use crate::error::CliError;
+use crate::project::Api;
+use crate::Outcome;
+
+/// Arguments of `agentmsg decode`.
+#[derive(Debug, clap::Args)]
+pub struct DecodeArgs {
+    /// The API that wrote the response.
+    #[arg(long, value_enum)]
+    api: Api,
+    /// The file is a stream: server-sent events (`data:` lines), a streamed
+    /// JSON array (Gemini without `alt=sse`), or one event JSON per line.
+    #[arg(long)]
+    stream: bool,
+    /// Print the stream's events as JSON Lines instead of the message.
+    #[arg(long, requires = "stream")]
+    events: bool,
+    /// The response body or recorded stream.
+    file: PathBuf,
+}
+
+/// A stream decoder of any API (one lives per run: their sizes do not matter).
+#[allow(clippy::large_enum_variant)]
+enum Decoder {
+    Anthropic(anthropic::StreamDecoder),
+    Gemini(gemini::StreamDecoder),
+    Chat(openai_chat::StreamDecoder),
+    Responses(openai_responses::StreamDecoder),
+}
+
+impl Decoder {
+    fn new(api: Api) -> Self {
+        match api {
+            Api::AnthropicMessages => Self::Anthropic(anthropic::StreamDecoder::new()),
+            Api::GoogleGenerativeAi => Self::Gemini(gemini::StreamDecoder::new()),
+            Api::OpenaiCompletions => Self::Chat(openai_chat::StreamDecoder::new()),
+            Api::OpenaiResponses => Self::Responses(openai_responses::StreamDecoder::new()),
+        }
+    }
+
+    fn push(&mut self, event: &str) -> Result<Vec<StreamEvent>, ResponseError> {
+        match self {
+            Self::Anthropic(d) => d.push(event),
+            Self::Gemini(d) => d.push(event),
+            Self::Chat(d) => d.push(event),
+            Self::Responses(d) => d.push(event),
+        }
+    }
+
+    fn finish(self) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
+        match self {
+            Self::Anthropic(d) => d.finish_with_warnings(),
+            Self::Gemini(d) => d.finish_with_warnings(),
+            Self::Chat(d) => d.finish_with_warnings(),
+            Self::Responses(d) => d.finish_with_warnings(),
+        }
+    }
+}
+
+fn decode_body(
+    api: Api,
+    body: &str,
+) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
+    match api {
+        Api::AnthropicMessages => anthropic::decode_response_with_warnings(body),
+        Api::GoogleGenerativeAi => gemini::decode_response_with_warnings(body),
+        Api::OpenaiCompletions => openai_chat::decode_response_with_warnings(body),
+        Api::OpenaiResponses => openai_responses::decode_response_with_warnings(body),
+    }
+}
+
+/// How a stream file is framed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Framing {
+    Sse,
+    JsonArray,
+    Lines,
+}
+
+fn framing(bytes: &[u8]) -> Framing {
+    let start = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .map_or(&[][..], |i| &bytes[i..]);
+    if start.starts_with(b"[") {
+        Framing::JsonArray
+    } else if start.starts_with(b"{") {
+        Framing::Lines
+    } else {
+        Framing::Sse
+    }
+}
+
+/// Every event of the stream in `bytes`, in order, each with its text.
+fn stream_events(bytes: &[u8]) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    match framing(bytes) {
+        Framing::Sse => {
+            let mut parser = SseParser::new();
+            let mut take = |e: agentmsg_runtime::providers::SseEvent<'_>| {
+                out.push(e.data.to_owned());
+            };
+            parser.push(bytes, &mut take).map_err(|e| e.to_string())?;
+            parser.finish(&mut take).map_err(|e| e.to_string())?;
+        }
+        Framing::JsonArray => {
+            let mut parser = JsonArrayParser::new();
+            parser
+                .push(bytes, |_, e| out.push(e.to_owned()))
+                .map_err(|e| e.to_string())?;
+            parser.finish().map_err(|e| e.to_string())?;
+        }
+        Framing::Lines => {
+            let text = std::str::from_utf8(bytes)
+                .map_err(|e| format!("not UTF-8 at byte {}", e.valid_up_to()))?;
+            out.extend(
+                text.lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(str::to_owned),
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// Runs `agentmsg decode`.
+pub fn run(args: &DecodeArgs) -> Result<Outcome, CliError> {
+    let bytes = std::fs::read(&args.file).map_err(|source| CliError::Read {
+        path: args.file.clone(),
+        source,
+    })?;
+    let name = args.file.display();
+    let decoded = if args.stream {
+        let events = match stream_events(&bytes) {
+            Ok(events) => events,
+            Err(e) => {
+                crate::output::note!("{name}: {e}");
+                return Ok(Outcome::Problems);
+            }
+        };
+        let mut decoder = Decoder::new(args.api);
+        let mut out = crate::output::stdout();
+        for event in &events {
+            // `[DONE]` ends OpenAI-style streams; only Chat's decoder reads it.
+            if event.trim() == "[DONE]" && !matches!(decoder, Decoder::Chat(_)) {
+                continue;
+            }
+            match decoder.push(event) {
+                Ok(told) if args.events => {
+                    for event in told {
+                        serde_json::to_writer(&mut out, &event)?;
+                        writeln!(out)?;
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    crate::output::note!("{name}: {e}");
+                    return Ok(Outcome::Problems);
+                }
+            }
+        }
+        decoder.finish()
+    } else {
+        match std::str::from_utf8(&bytes) {
+            Ok(body) => decode_body(args.api, body),
+            Err(e) => {
+                crate::output::note!("{name}: not UTF-8 at byte {}", e.valid_up_to());
+                return Ok(Outcome::Problems);
+            }
+        }
+    };
+    let (message, warnings) = match decoded {
+        Ok(decoded) => decoded,
+        Err(e) => {
+            crate::output::note!("{name}: {e}");
+            return Ok(Outcome::Problems);
+        }
+    };
+    for warning in &warnings {
+        crate::output::note!("{name}: warning: {warning}");
+    }
+    if !args.events {
+        let mut out = crate::output::stdout();
+        serde_json::to_writer(&mut out, &Message::Assistant(message))?;
+        writeln!(out)?;
+    }
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,387 @@
+//! What a stream decoder reports as it reads: the events one input produced
+//! ([`StreamEvent`]) and the message so far. Each decoder describes its state
+//! as a [`Snapshot`]; one [`Differ`] turns two snapshots into the events
+//! between them, so the four decoders report alike.
+
+use std::borrow::Cow;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::{
+    AssistantContent, AssistantMessage, RedactedThinkingContent, StopReason, TextContent,
+    ThinkingContent, ToolCall, Usage,
+};
+
+/// One thing a stream told, in order. `index` is the block's index in the
+/// message's content.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+#[non_exhaustive]
+pub enum StreamEvent {
+    /// The response began.
+    Start,
+    /// A text block began.
+    TextStart {
+        /// The block's index.
+        index: usize,
+    },
+    /// More text.
+    TextDelta {
+        /// The block's index.
+        index: usize,
+        /// The new text.
+        delta: String,
+    },
+    /// A text block is complete.
+    TextEnd {
+        /// The block's index.
+        index: usize,
+        /// The whole block.
+        text: TextContent,
+    },
+    /// A thinking block began.
+    ThinkingStart {
+        /// The block's index.
+        index: usize,
+    },
+    /// More thinking.
+    ThinkingDelta {
+        /// The block's index.
+        index: usize,
+        /// The new thinking text.
+        delta: String,
+    },
+    /// A thinking block is complete (with its signature).
+    ThinkingEnd {
+        /// The block's index.
+        index: usize,
+        /// The whole block: thinking, or redacted thinking.
+        block: AssistantContent,
+    },
+    /// A tool call began.
+    ToolCallStart {
+        /// The block's index.
+        index: usize,
+        /// The call id (for Gemini, which may send none, the id is given at
+        /// the end).
+        id: String,
+        /// The tool's name.
+        name: String,
+    },
+    /// More of a tool call's arguments.
+    ToolCallDelta {
+        /// The block's index.
+        index: usize,
+        /// The new JSON text.
+        delta: String,
+        /// The arguments parsed so far (best effort: unfinished strings cut,
+        /// open objects closed).
+        arguments: Map<String, Value>,
+    },
+    /// A tool call is complete.
+    ToolCallEnd {
+        /// The block's index.
+        index: usize,
+        /// The whole call.
+        call: ToolCall,
+    },
+    /// The token usage so far.
+    Usage {
+        /// The usage.
+        usage: Usage,
+    },
+    /// The response ended.
+    Done {
+        /// Why it ended.
+        stop_reason: StopReason,
+    },
+    /// The provider reported an error in the stream.
+    Error {
+        /// What it said.
+        message: String,
+    },
+}
+
+/// The kind of a block in a snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Text,
+    Thinking,
+    Redacted,
+    ToolCall,
+}
+
+/// One block as a decoder holds it: its text so far (for a tool call, the JSON
+/// text of the arguments) and whether it is complete.
+#[derive(Debug)]
+pub(crate) struct BlockView<'a> {
+    pub(crate) kind: Kind,
+    pub(crate) text: Cow<'a, str>,
+    /// Thinking's signature; a text block's.
+    pub(crate) signature: Option<&'a str>,
+    /// A tool call's id and name.
+    pub(crate) id: Cow<'a, str>,
+    pub(crate) name: &'a str,
+    /// A complete tool call's arguments, when the decoder holds them parsed.
+    pub(crate) arguments: Option<&'a Map<String, Value>>,
+    pub(crate) closed: bool,
+}
+
+impl<'a> BlockView<'a> {
+    pub(crate) fn new(kind: Kind, text: impl Into<Cow<'a, str>>, closed: bool) -> Self {
+        Self {
+            kind,
+            text: text.into(),
+            signature: None,
+            id: Cow::Borrowed(""),
+            name: "",
+            arguments: None,
+            closed,
+        }
+    }
+
+    /// The view of a block of content.
+    #[cfg(any(feature = "anthropic", feature = "gemini"))]
+    pub(crate) fn of(block: &'a AssistantContent, closed: bool) -> Self {
+        match block {
+            AssistantContent::Text(t) => Self {
+                signature: t.signature.as_deref(),
+                ..Self::new(Kind::Text, t.text.as_str(), closed)
+            },
+            AssistantContent::Thinking(t) => Self {
+                signature: t.signature.as_deref(),
+                ..Self::new(Kind::Thinking, t.thinking.as_str(), closed)
+            },
+            AssistantContent::RedactedThinking(r) => {
+                Self::new(Kind::Redacted, r.data.as_str(), closed)
+            }
+            AssistantContent::ToolCall(call) => Self {
+                id: Cow::Borrowed(call.id.as_str()),
+                name: &call.name,
+                arguments: Some(&call.arguments),
+                signature: call.signature.as_deref(),
+                ..Self::new(
+                    Kind::ToolCall,
+                    Cow::Owned(Value::Object(call.arguments.clone()).to_string()),
+                    closed,
+                )
+            },
+        }
+    }
+
+    /// The block as content: a tool call's arguments parsed (best effort while
+    /// they stream).
+    pub(crate) fn content(&self) -> AssistantContent {
+        let signature = self.signature.map(str::to_owned);
+        match self.kind {
+            Kind::Text => AssistantContent::Text(TextContent {
+                signature,
+                ..TextContent::new(self.text.as_ref())
+            }),
+            Kind::Thinking => AssistantContent::Thinking(ThinkingContent {
+                thinking: self.text.to_string(),
+                signature,
+            }),
+            Kind::Redacted => {
+                AssistantContent::RedactedThinking(RedactedThinkingContent::new(self.text.as_ref()))
+            }
+            Kind::ToolCall => AssistantContent::ToolCall(ToolCall {
+                id: self.id.to_string(),
+                name: self.name.to_owned(),
+                arguments: match self.arguments {
+                    Some(arguments) => arguments.clone(),
+                    None => partial_arguments(&self.text),
+                },
+                signature,
+            }),
+        }
+    }
+}
+
+/// A decoder's state, as the differ reads it.
+#[derive(Debug, Default)]
+pub(crate) struct Snapshot<'a> {
+    pub(crate) started: bool,
+    pub(crate) blocks: Vec<BlockView<'a>>,
+    pub(crate) usage: Option<Usage>,
+    /// Set once the response ended.
+    pub(crate) stop: Option<StopReason>,
+    pub(crate) error: Option<&'a str>,
+}
+
+impl Snapshot<'_> {
+    /// The message so far, on `base` (the decoder's id, model, api…).
+    pub(crate) fn partial(&self, mut base: AssistantMessage) -> AssistantMessage {
+        base.content = self.blocks.iter().map(BlockView::content).collect();
+        if let Some(usage) = &self.usage {
+            base.usage = usage.clone();
+        }
+        if let Some(stop) = self.stop {
+            base.stop_reason = stop;
+        }
+        if let Some(error) = self.error {
+            base.stop_reason = StopReason::Error;
+            base.error_message = Some(error.to_owned());
+        }
+        base
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Seen {
+    sent: usize,
+    ended: bool,
+}
+
+/// The events between one snapshot and the next.
+#[derive(Debug, Default)]
+pub(crate) struct Differ {
+    started: bool,
+    blocks: Vec<Seen>,
+    usage: Option<Usage>,
+    done: bool,
+    error: bool,
+}
+
+impl Differ {
+    /// The events that lead from the last snapshot to `now`.
+    pub(crate) fn events(&mut self, now: &Snapshot<'_>) -> Vec<StreamEvent> {
+        let mut out = Vec::new();
+        if now.started && !self.started {
+            self.started = true;
+            out.push(StreamEvent::Start);
+        }
+        let ending = now.stop.is_some() || now.error.is_some();
+        for (index, block) in now.blocks.iter().enumerate() {
+            if index == self.blocks.len() {
+                if !self.started {
+                    self.started = true;
+                    out.push(StreamEvent::Start);
+                }
+                self.blocks.push(Seen {
+                    sent: 0,
+                    ended: false,
+                });
+                out.push(match block.kind {
+                    Kind::Text => StreamEvent::TextStart { index },
+                    Kind::Thinking | Kind::Redacted => StreamEvent::ThinkingStart { index },
+                    Kind::ToolCall => StreamEvent::ToolCallStart {
+                        index,
+                        id: block.id.to_string(),
+                        name: block.name.to_owned(),
+                    },
+                });
+            }
+            let seen = &mut self.blocks[index];
+            if seen.ended {
+                continue;
+            }
+            let text = block.text.as_ref();
+            if block.kind != Kind::Redacted
+                && text.len() > seen.sent
+                && text.is_char_boundary(seen.sent)
+            {
+                let delta = text[seen.sent..].to_owned();
+                seen.sent = text.len();
+                out.push(match block.kind {
+                    Kind::Text => StreamEvent::TextDelta { index, delta },
+                    Kind::Thinking | Kind::Redacted => StreamEvent::ThinkingDelta { index, delta },
+                    Kind::ToolCall => StreamEvent::ToolCallDelta {
+                        index,
+                        delta,
+                        arguments: partial_arguments(text),
+                    },
+                });
+            }
+            if block.closed || ending {
+                seen.ended = true;
+                out.push(match (block.kind, block.content()) {
+                    (Kind::Text, AssistantContent::Text(text)) => {
+                        StreamEvent::TextEnd { index, text }
+                    }
+                    (Kind::ToolCall, AssistantContent::ToolCall(call)) => {
+                        StreamEvent::ToolCallEnd { index, call }
+                    }
+                    (_, block) => StreamEvent::ThinkingEnd { index, block },
+                });
+            }
+        }
+        if let Some(usage) = &now.usage {
+            if self.usage.as_ref() != Some(usage) && *usage != Usage::default() {
+                self.usage = Some(usage.clone());
+                out.push(StreamEvent::Usage {
+                    usage: usage.clone(),
+                });
+            }
+        }
+        if let (Some(message), false) = (now.error, self.error) {
+            self.error = true;
+            out.push(StreamEvent::Error {
+                message: message.to_owned(),
+            });
+        }
+        if let (Some(stop_reason), false) = (now.stop, self.done) {
+            self.done = true;
+            out.push(StreamEvent::Done { stop_reason });
+        }
+        out
+    }
+}
+
+/// The arguments in a JSON text that may stop anywhere: what is complete, with
+/// an unfinished string cut where it stops, an unfinished key or value dropped,
+/// and the open objects and arrays closed. Not an object: empty.
+pub(crate) fn partial_arguments(text: &str) -> Map<String, Value> {
+    if let Ok(Value::Object(map)) = serde_json::from_str(text) {
+        return map;
+    }
+    let mut stack: Vec<u8> = Vec::new();
+    let mut in_string = false;
+    let mut escaped = false;
+    // Where the text may be cut and closed: (end, the closers open there,
+    // whether a string is open).
+    let mut cuts: Vec<(usize, Vec<u8>, bool)> = Vec::new();
+    for (i, b) in text.bytes().enumerate() {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' => stack.push(b'}'),
+            b'[' => stack.push(b']'),
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b',' => cuts.push((i, stack.clone(), false)),
+            _ => {}
+        }
+        if !in_string && matches!(b, b'"' | b'}' | b']' | b'0'..=b'9' | b'e' | b'l') {
+            cuts.push((i + 1, stack.clone(), false));
+        }
+    }
+    if in_string && !escaped {
+        cuts.push((text.len(), stack, true));
+    }
+    for (end, closers, string) in cuts.into_iter().rev() {
+        let mut candidate = text[..end].to_owned();
+        if string {
+            candidate.push('"');
+        }
+        candidate.extend(closers.iter().rev().map(|&c| char::from(c)));
+        if let Ok(Value::Object(map)) = serde_json::from_str(&candidate) {
+            return map;
+        }
+    }
+    Map::new()
+}

@@ -1,0 +1,148 @@
+//! Responses that real servers send and the first decoders refused or
+//! misread (issue 13): each decodes as the provider's own SDK reads it.
+
+use agentmsg::providers::{
+    anthropic, openai_chat, openai_responses, ResponseError, StreamDecode, StreamEvent,
+};
+use agentmsg::StopReason;
+
+#[test]
+fn tool_calls_null_from_compatible_servers_is_no_tool_call() {
+    let body = r#"{"id":"cmpl-1","object":"chat.completion","created":1,"model":"mistral-large",
+        "choices":[{"index":0,"message":{"role":"assistant","content":"Hi","tool_calls":null},
+        "finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}"#;
+    let message = openai_chat::decode_response(body).expect("decodes");
+    assert_eq!(message.text_content(), "Hi");
+    assert_eq!(message.tool_calls().count(), 0);
+    assert_eq!(message.stop_reason, StopReason::Stop);
+    let mut stream = openai_chat::StreamDecoder::new();
+    for chunk in [
+        r#"{"id":"c","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"Hi","tool_calls":null},"finish_reason":null}]}"#,
+        r#"{"id":"c","model":"m","choices":[{"index":0,"delta":{"tool_calls":null},"finish_reason":"stop"}]}"#,
+        "[DONE]",
+    ] {
+        stream.push(chunk).expect("a null list is an empty one");
+    }
+    assert_eq!(stream.finish().unwrap().text_content(), "Hi");
+}
+
+#[test]
+fn an_anthropic_stream_cut_by_max_tokens_inside_a_tool_call_is_a_length_stop() {
+    let mut stream = anthropic::StreamDecoder::new();
+    let mut events = Vec::new();
+    for event in [
+        r#"{"type":"message_start","message":{"id":"msg_1","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":10,"output_tokens":1}}}"#,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"I will write it."}}"#,
+        r#"{"type":"content_block_stop","index":0}"#,
+        r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"write","input":{}}}"#,
+        r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"path\":\"a.txt\",\"text\":\"long"}}"#,
+        r#"{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":64}}"#,
+        r#"{"type":"message_stop"}"#,
+    ] {
+        events.extend(stream.push(event).expect("every event reads"));
+    }
+    assert_eq!(
+        events.last(),
+        Some(&StreamEvent::Done {
+            stop_reason: StopReason::Length
+        })
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, StreamEvent::ToolCallEnd { .. })),
+        "{events:?}"
+    );
+    let partial = stream.partial();
+    assert_eq!(partial.tool_calls().count(), 0);
+    let (message, warnings) = stream
+        .finish_with_warnings()
+        .expect("a length stop, not an error");
+    assert_eq!(message.stop_reason, StopReason::Length);
+    assert_eq!(message.text_content(), "I will write it.");
+    assert_eq!(
+        message.tool_calls().count(),
+        0,
+        "the unfinished call is dropped"
+    );
+    assert_eq!(message.usage.output, 64);
+    assert!(
+        warnings.iter().any(|w| w
+            .to_string()
+            .contains("`write` was cut by the output limit")),
+        "{warnings:?}"
+    );
+    // Without the limit, a block left open is still an error.
+    let mut stream = anthropic::StreamDecoder::new();
+    for event in [
+        r#"{"type":"message_start","message":{"id":"m","model":"c","content":[]}}"#,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+        r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"}}"#,
+        r#"{"type":"message_stop"}"#,
+    ] {
+        stream.push(event).unwrap();
+    }
+    let error = stream.finish().expect_err("a block never stopped");
+    assert!(
+        error
+            .to_string()
+            .contains("content block 0 was never stopped"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_responses_decoder_refuses_bodies_that_are_not_responses_and_says_what_they_are() {
+    let cases = [
+        ("{}", "an empty or unknown object"),
+        (
+            r#"{"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Hi"}}]}"#,
+            "Chat Completions",
+        ),
+        (
+            r#"{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"text","text":"Hi"}]}"#,
+            "Anthropic Messages",
+        ),
+        (
+            r#"{"candidates":[{"content":{"parts":[{"text":"Hi"}]}}]}"#,
+            "Gemini",
+        ),
+    ];
+    for (body, what) in cases {
+        let error = openai_responses::decode_response(body).expect_err(body);
+        assert!(matches!(error, ResponseError::Invalid { .. }), "{error:?}");
+        let text = error.to_string();
+        assert!(
+            text.contains("not a Responses body") && text.contains(what),
+            "{text}"
+        );
+    }
+    // An error body is still a message.
+    let message = openai_responses::decode_response(
+        r#"{"error":{"message":"bad key","type":"invalid_request_error","code":"invalid_api_key"}}"#,
+    )
+    .unwrap();
+    assert_eq!(message.stop_reason, StopReason::Error);
+}
+
+#[test]
+fn server_side_tool_blocks_are_reported_and_never_taken_for_client_calls() {
+    let body = r#"{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5",
+        "content":[
+          {"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"rust"}},
+          {"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]},
+          {"type":"text","text":"Rust is a language.","citations":[]}],
+        "stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":5}}"#;
+    let (message, warnings) = anthropic::decode_response_with_warnings(body).unwrap();
+    assert_eq!(message.tool_calls().count(), 0);
+    assert_eq!(message.stop_reason, StopReason::Stop);
+    assert_eq!(message.text_content(), "Rust is a language.");
+    let said: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(said.len(), 2, "{said:?}");
+    assert!(
+        said[0].contains("content[0]") && said[0].contains("`server_tool_use`"),
+        "{said:?}"
+    );
+    assert!(said[1].contains("`web_search_tool_result`"), "{said:?}");
+}
