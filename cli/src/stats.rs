@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
 
-use agentmsg_runtime::{AssistantContent, Cost, Message, Usage};
+use agentmsg_runtime::{Cost, Message, Summary, Usage};
 use serde::Serialize;
 
 use crate::error::CliError;
@@ -97,9 +97,8 @@ pub fn compute(loaded: &Loaded) -> Stats {
         lines: loaded.total_lines,
         ..Stats::default()
     };
-    let mut usage = Usage::default();
-    let mut cost = Cost::default();
-    let mut by_model: BTreeMap<(String, String, String), (ModelStats, Usage)> = BTreeMap::new();
+    let mut summary = Summary::default();
+    let mut by_model: BTreeMap<(String, String, String), Summary> = BTreeMap::new();
     for line in &loaded.lines {
         let message = match &line.body {
             Body::Message(m) => m,
@@ -112,76 +111,41 @@ pub fn compute(loaded: &Loaded) -> Stats {
                 continue;
             }
         };
-        stats.messages += 1;
-        *stats.kinds.entry(message.kind().to_owned()).or_default() += 1;
-        if message.is_unknown() {
-            stats.kept_unknown += 1;
-        }
-        match message.as_llm() {
-            Some(Message::Assistant(a)) => {
-                let mut calls = 0;
-                for block in &a.content {
-                    match block {
-                        AssistantContent::ToolCall(call) => {
-                            calls += 1;
-                            *stats
-                                .tool_calls_by_name
-                                .entry(call.name.clone())
-                                .or_default() += 1;
-                        }
-                        AssistantContent::Thinking(_) => stats.thinking_blocks += 1,
-                        AssistantContent::RedactedThinking(_) => {
-                            stats.redacted_thinking_blocks += 1;
-                        }
-                        _ => {}
-                    }
-                }
-                stats.tool_calls += calls;
-                *stats
-                    .stop_reasons
-                    .entry(a.stop_reason.as_str().to_owned())
-                    .or_default() += 1;
-                usage += &a.usage;
-                if let Some(c) = a.usage.cost {
-                    cost += c;
-                }
-                let key = (a.provider.clone(), a.model.clone(), a.api.clone());
-                let (model, model_usage) = by_model.entry(key).or_insert_with(|| {
-                    (
-                        ModelStats {
-                            provider: a.provider.clone(),
-                            model: a.model.clone(),
-                            api: a.api.clone(),
-                            ..ModelStats::default()
-                        },
-                        Usage::default(),
-                    )
-                });
-                model.assistant_messages += 1;
-                model.tool_calls += calls;
-                if let Some(c) = a.usage.cost {
-                    model.cost += c;
-                }
-                *model_usage += &a.usage;
-            }
-            Some(Message::ToolResult(r)) => {
-                stats.tool_results += 1;
-                if r.is_error {
-                    stats.tool_result_errors += 1;
-                }
-            }
-            _ => {}
+        summary.add(message);
+        if let Some(Message::Assistant(a)) = message.as_llm() {
+            let key = (a.provider.clone(), a.model.clone(), a.api.clone());
+            by_model.entry(key).or_default().add(message);
         }
     }
+    // The counts are the runtime's query summary (`MessageQuery::summarize`).
+    stats.messages = summary.messages;
+    for (kind, n) in summary.kinds {
+        *stats.kinds.entry(kind).or_default() += n;
+    }
+    stats.kept_unknown = summary.kept_unknown;
+    stats.tool_calls = summary.tool_calls;
+    stats.tool_calls_by_name = summary.tool_calls_by_name;
+    stats.tool_results = summary.tool_results;
+    stats.tool_result_errors = summary.tool_result_errors;
+    stats.thinking_blocks = summary.thinking_blocks;
+    stats.redacted_thinking_blocks = summary.redacted_thinking_blocks;
+    stats.stop_reasons = summary.stop_reasons;
+    let usage = summary.usage;
+    let cost = summary.cost;
     stats.tokens = Tokens::from(&usage);
     stats.cost = cost;
     stats.cache_hit_rate = usage.cache_hit_rate();
     stats.models = by_model
-        .into_values()
-        .map(|(mut model, usage)| {
-            model.tokens = Tokens::from(&usage);
-            model.cache_hit_rate = usage.cache_hit_rate();
-            model
+        .into_iter()
+        .map(|((provider, model, api), s)| ModelStats {
+            provider,
+            model,
+            api,
+            assistant_messages: s.assistant_messages,
+            tool_calls: s.tool_calls,
+            cost: s.cost,
+            tokens: Tokens::from(&s.usage),
+            cache_hit_rate: s.usage.cache_hit_rate(),
         })
         .collect();
     stats

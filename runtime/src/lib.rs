@@ -26,6 +26,7 @@ mod project;
 mod schema;
 
 mod pi_kinds;
+mod queries;
 mod session;
 
 #[cfg(any(
@@ -75,6 +76,7 @@ pub use schema::transcript_line_schema;
 
 // Sessions: a transcript as a tree, and the context at a leaf.
 pub use pi_kinds::{BashExecution, CustomContent, CustomContentMessage};
+pub use queries::{call_of, last_messages, result_of, MessageQuery, Summary};
 pub use session::{
     estimate_tokens, plan_compaction, should_compact, CompactionPlan, Entry, EntryKind, ModelRef,
     Session, SessionContext, SessionError, SessionFormat, SessionWarning, WarningKind,

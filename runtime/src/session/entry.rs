@@ -102,7 +102,7 @@ pub(crate) enum LineText {
 /// let session = Session::read(text.as_bytes()).unwrap();
 /// let entry = &session.entries()[0];
 /// assert_eq!(entry.id().unwrap().as_str(), "a");
-/// assert_eq!(entry.parent_id(), None);
+/// assert_eq!(entry.parent_id(&session), None);
 /// assert_eq!(entry.declared_parent(), &ParentId::Previous);
 /// assert_eq!(session.line(entry), text.trim_end());
 /// assert_eq!(entry.line_no(), 1);
