@@ -148,6 +148,19 @@ fn open_and_context(bytes: &[u8]) -> usize {
     session.context(None).unwrap().messages.len()
 }
 
+fn open_and_into_context(bytes: &[u8]) -> usize {
+    Session::read(bytes)
+        .unwrap()
+        .into_context(None)
+        .unwrap()
+        .messages
+        .len()
+}
+
+fn open_only(bytes: &[u8]) -> usize {
+    Session::read(bytes).unwrap().entries().len()
+}
+
 fn time(f: &mut dyn FnMut()) -> Duration {
     let start = Instant::now();
     f();
@@ -207,6 +220,7 @@ fn main() {
     // Check before measuring: the same messages, the whole path, the short path.
     assert_eq!(read_all(&linear), ENTRIES);
     assert_eq!(open_and_context(&linear), ENTRIES);
+    assert_eq!(open_and_into_context(&linear), ENTRIES);
     assert_eq!(open_and_context(&tree), ENTRIES - (ENTRIES - 1) / 50);
     let big_session = Session::read(&short_big).unwrap();
     let small_session = Session::read(&small).unwrap();
