@@ -241,6 +241,10 @@ fn main() {
         group.bench_function("open+context/linear", |b| {
             b.iter(|| open_and_context(black_box(&linear)))
         });
+        group.bench_function("open+into_context/linear", |b| {
+            b.iter(|| open_and_into_context(black_box(&linear)))
+        });
+        group.bench_function("open/linear", |b| b.iter(|| open_only(black_box(&linear))));
         group.bench_function("jsonl_reader/tree", |b| {
             b.iter(|| read_all(black_box(&tree)))
         });
@@ -259,24 +263,25 @@ fn main() {
     }
     criterion.final_summary();
     if std::env::args().any(|a| a == "--bench") {
-        let r = ratio(
-            &mut || {
-                black_box(open_and_context(&linear));
-            },
-            &mut || {
-                black_box(read_all(&linear));
-            },
-        );
-        println!("ratio open+context/linear vs jsonl_reader: {r:.2}x");
-        let r = ratio(
-            &mut || {
-                black_box(open_and_context(&tree));
-            },
-            &mut || {
-                black_box(read_all(&tree));
-            },
-        );
-        println!("ratio open+context/tree vs jsonl_reader: {r:.2}x");
+        type Case<'a> = (&'a str, fn(&[u8]) -> usize, &'a [u8]);
+        let cases: [Case<'_>; 5] = [
+            ("open+context/linear", open_and_context, &linear),
+            ("open+into_context/linear", open_and_into_context, &linear),
+            ("open/linear", open_only, &linear),
+            ("open+context/tree", open_and_context, &tree),
+            ("open+into_context/tree", open_and_into_context, &tree),
+        ];
+        for (name, ours, bytes) in cases {
+            let r = ratio(
+                &mut || {
+                    black_box(ours(bytes));
+                },
+                &mut || {
+                    black_box(read_all(bytes));
+                },
+            );
+            println!("ratio {name} vs jsonl_reader: {r:.2}x");
+        }
         let r = ratio(
             &mut || {
                 black_box(big_session.context(None).unwrap());

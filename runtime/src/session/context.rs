@@ -65,7 +65,7 @@ impl Session {
                     EntryKind::Message(m) => m.clone(),
                     _ => continue,
                 },
-                Item::Made(message) => message,
+                Item::Made(message) => *message,
             };
             context.push(message, id);
         }
@@ -94,7 +94,7 @@ impl Session {
                         _ => continue,
                     }
                 }
-                Item::Made(message) => message,
+                Item::Made(message) => *message,
             };
             context.push(message, id);
         }
@@ -114,10 +114,33 @@ impl Session {
             ..SessionContext::default()
         };
         let mut compaction: Option<usize> = None;
+        // The entry that last set the model: read once, at the end.
+        let mut model_at: Option<usize> = None;
         for (at, &i) in path.iter().enumerate() {
             let entry = &self.entries[i];
             match &entry.kind {
                 EntryKind::ThinkingLevelChange { level } => context.thinking_level = level.clone(),
+                EntryKind::ModelChange { .. } => model_at = Some(i),
+                EntryKind::Message(AgentMessage::Llm(m)) => {
+                    if matches!(m.message, crate::Message::Assistant(_)) {
+                        model_at = Some(i);
+                    }
+                }
+                EntryKind::Message(AgentMessage::Custom(c)) => {
+                    if c.downcast_ref::<CompactionSummary>().is_some() {
+                        compaction = Some(at);
+                    } else if let Some(ext) = c.downcast_ref::<crate::ExtensionMessage>() {
+                        if imported_setting(ext, &mut context) {
+                            model_at = None;
+                        }
+                    }
+                }
+                EntryKind::Compaction(_) => compaction = Some(at),
+                _ => {}
+            }
+        }
+        if let Some(i) = model_at {
+            match &self.entries[i].kind {
                 EntryKind::ModelChange { provider, model_id } => {
                     context.model = Some(ModelRef {
                         provider: provider.clone(),
@@ -130,14 +153,9 @@ impl Session {
                             provider: a.provider.clone(),
                             model_id: a.model.clone(),
                         });
-                    } else if let Some(ext) = m.downcast_ref::<crate::ExtensionMessage>() {
-                        imported_setting(ext, &mut context);
                     }
                 }
                 _ => {}
-            }
-            if entry.as_compaction().is_some() {
-                compaction = Some(at);
             }
         }
         let mut plan = Vec::with_capacity(path.len() + 1);
@@ -146,7 +164,10 @@ impl Session {
                 let entry = &self.entries[path[at]];
                 let summary = entry.as_compaction().cloned().unwrap_or_default();
                 let first_kept = summary.first_kept_id.clone();
-                plan.push((Item::Made(AgentMessage::custom(summary)), entry.id.clone()));
+                plan.push((
+                    Item::Made(Box::new(AgentMessage::custom(summary))),
+                    entry.id.clone(),
+                ));
                 let mut kept = false;
                 for &i in &path[..at] {
                     let e = &self.entries[i];
@@ -180,9 +201,9 @@ impl Session {
             EntryKind::Message(m) if m.downcast_ref::<CompactionSummary>().is_none() => {
                 Item::Entry(i)
             }
-            EntryKind::CustomMessage(c) => Item::Made(AgentMessage::custom(c.clone())),
+            EntryKind::CustomMessage(c) => Item::Made(Box::new(AgentMessage::custom(c.clone()))),
             EntryKind::BranchSummary(b) if !b.summary.is_empty() => {
-                Item::Made(AgentMessage::custom(b.clone()))
+                Item::Made(Box::new(AgentMessage::custom(b.clone())))
             }
             _ => return,
         };
@@ -193,28 +214,32 @@ impl Session {
 /// One message of a context: an entry's message, or one made for it.
 enum Item {
     Entry(usize),
-    Made(AgentMessage),
+    Made(Box<AgentMessage>),
 }
 
 /// pi's `model_change` and `thinking_level_change` entries as `agentmsg
 /// import` keeps them: `extension` lines of kind `pi.<type>` holding the entry.
-fn imported_setting(ext: &crate::ExtensionMessage, context: &mut SessionContext) {
+/// Returns true when it set the model.
+fn imported_setting(ext: &crate::ExtensionMessage, context: &mut SessionContext) -> bool {
     let text = |key: &str| ext.data.get(key).and_then(serde_json::Value::as_str);
     match ext.kind.as_str() {
         "pi.thinking_level_change" => {
             if let Some(level) = text("thinkingLevel") {
                 context.thinking_level = level.to_owned();
             }
+            false
         }
-        "pi.model_change" => {
-            if let (Some(provider), Some(model_id)) = (text("provider"), text("modelId")) {
+        "pi.model_change" => match (text("provider"), text("modelId")) {
+            (Some(provider), Some(model_id)) => {
                 context.model = Some(ModelRef {
                     provider: provider.to_owned(),
                     model_id: model_id.to_owned(),
                 });
+                true
             }
-        }
-        _ => {}
+            _ => false,
+        },
+        _ => false,
     }
 }
 
