@@ -104,10 +104,7 @@ impl Session {
     /// What the context at `leaf` holds, in order (entries by index, and the
     /// messages made for summaries and custom messages), with the model and
     /// thinking level set.
-    fn plan(
-        &self,
-        leaf: Option<&str>,
-    ) -> Result<(Vec<(Item, Option<MessageId>)>, SessionContext), SessionError> {
+    fn plan(&self, leaf: Option<&str>) -> Result<(Plan, SessionContext), SessionError> {
         let path = self.path_indexes(leaf)?;
         let mut context = SessionContext {
             thinking_level: "off".to_owned(),
@@ -194,7 +191,7 @@ impl Session {
     }
 
     /// Adds what entry `i` sends to the model, if anything.
-    fn plan_entry(&self, i: usize, plan: &mut Vec<(Item, Option<MessageId>)>) {
+    fn plan_entry(&self, i: usize, plan: &mut Plan) {
         let entry = &self.entries[i];
         let item = match &entry.kind {
             // An earlier compaction's summary is not sent again.
@@ -210,6 +207,9 @@ impl Session {
         plan.push((item, entry.id.clone()));
     }
 }
+
+/// The messages of a context, each with the id of its entry.
+type Plan = Vec<(Item, Option<MessageId>)>;
 
 /// One message of a context: an entry's message, or one made for it.
 enum Item {

@@ -9,6 +9,9 @@ use crate::{
 /// An agentmsg transcript's entries are all [`EntryKind::Message`] (a
 /// `compactionSummary` line acts as a compaction); a pi session's entries are
 /// its entry types.
+// Nearly every entry is a message: boxing it would cost an allocation per
+// entry (as `load::Body` in the CLI).
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum EntryKind {
