@@ -1,12 +1,11 @@
-//! `to_llm`, `ConvertToLlm`, the transform hook, and the built-in kinds'
+//! `to_llm` and the built-in kinds'
 //! projections in pi's wording.
 
 use std::borrow::Cow;
 
 use agentmsg::{
     read_transcript, to_llm, to_llm_with_report, AgentMessage, BranchSummary, CompactionSummary,
-    ConvertToLlm, DefaultConvert, ExtensionMessage, Message, MessageId, Projector,
-    TransformContext, BRANCH_SUMMARY_PREFIX, COMPACTION_SUMMARY_PREFIX,
+    ExtensionMessage, Message, MessageId, BRANCH_SUMMARY_PREFIX, COMPACTION_SUMMARY_PREFIX,
 };
 use serde::{Deserialize, Serialize};
 
@@ -152,60 +151,13 @@ fn notes_as_user(messages: &[AgentMessage]) -> Vec<Cow<'_, Message>> {
         .collect()
 }
 
-struct DropAll;
-
-impl ConvertToLlm for DropAll {
-    fn convert<'a>(&self, _: &'a [AgentMessage]) -> Vec<Cow<'a, Message>> {
-        Vec::new()
-    }
-}
-
-/// Puts a system message first.
-fn inject(messages: &[AgentMessage]) -> Cow<'_, [AgentMessage]> {
-    let mut owned = vec![AgentMessage::from(Message::system("injected"))];
-    owned.extend_from_slice(messages);
-    Cow::Owned(owned)
-}
-
-/// Keeps only the last `n` entries.
-struct KeepLast(usize);
-
-impl TransformContext for KeepLast {
-    fn transform<'a>(&self, messages: &'a [AgentMessage]) -> Cow<'a, [AgentMessage]> {
-        Cow::Borrowed(&messages[messages.len().saturating_sub(self.0)..])
-    }
-}
-
 #[test]
-fn convert_and_transform_hooks_replace_the_default() {
+fn an_app_projects_its_own_kinds_with_a_plain_function() {
+    // An application that wants a conversion of its own writes a function over
+    // the transcript; the default stays `to_llm` for everything it leaves alone.
     let transcript = transcript();
-    assert_eq!(DefaultConvert.convert(&transcript), to_llm(&transcript));
-    let custom = notes_as_user.convert(&transcript);
+    let custom = notes_as_user(&transcript);
     assert_eq!(custom.len(), 6);
     assert_eq!(custom[2].as_user().unwrap().text(), "[system] ui only");
-    assert!(DropAll.convert(&transcript).is_empty());
-
-    let projector = Projector::new()
-        .transform(KeepLast(3))
-        .convert(notes_as_user);
-    let projected = projector.project(&transcript);
-    // The last three: the handoff (two messages), the kept line (dropped), "hello".
-    let texts: Vec<String> = projected
-        .iter()
-        .map(|m| match m {
-            Message::User(u) => u.text(),
-            Message::Assistant(a) => a.text_content(),
-            other => panic!("{other:?}"),
-        })
-        .collect();
-    assert_eq!(texts, ["Handing off to reviewer.", "Understood.", "hello"]);
-
-    // A transform that injects a message, and borrowing through `with_projected`.
-    let count = Projector::new()
-        .transform(inject)
-        .with_projected(&transcript, |projected| {
-            assert_eq!(projected[0].as_system().unwrap().text(), "injected");
-            projected.len()
-        });
-    assert_eq!(count, 6);
+    assert_eq!(custom.len(), to_llm(&transcript).len() + 1);
 }

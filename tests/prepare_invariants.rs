@@ -9,6 +9,7 @@ use agentmsg::{
     prepare, validate, AssistantContent, AssistantMessage, ChangeKind, IdRule, ImageContent,
     MediaSource, Message, Origin, Prepared, StopReason, Target, TextContent, ThinkingContent,
     ThinkingPolicy, ToolCall, ToolResultContent, ToolResultMessage, UserContent, UserMessage,
+    Validator,
 };
 use proptest::prelude::*;
 
@@ -541,6 +542,77 @@ proptest! {
         // validate changes nothing and is deterministic.
         prop_assert_eq!(validate(&input), problems);
     }
+
+    #[test]
+    fn the_streaming_validator_finds_what_validate_finds(input in transcript(14)) {
+        let expected = validate(&input);
+        prop_assert_eq!(streamed(&input), expected.clone());
+        // With indexes of its own (line numbers, say), the same problems at them.
+        let mut validator = Validator::new();
+        for (i, message) in input.iter().enumerate() {
+            validator.push_at(3 * i + 1, message);
+        }
+        let renumbered: Vec<_> = expected
+            .into_iter()
+            .map(|mut p| {
+                p.index = 3 * p.index + 1;
+                p
+            })
+            .collect();
+        prop_assert_eq!(validator.finish(), renumbered);
+    }
+}
+
+/// The problems [`Validator`] finds, one message at a time.
+fn streamed(messages: &[Message]) -> Vec<agentmsg::Problem> {
+    let mut validator = Validator::new();
+    for message in messages {
+        validator.push(message);
+    }
+    assert_eq!(validator.len(), messages.len());
+    validator.finish()
+}
+
+#[test]
+fn the_streaming_validator_reports_bad_media_in_order() {
+    let bad = |what: &str| ImageContent {
+        source: MediaSource::Base64 {
+            data: format!("{what}!!"),
+            mime_type: "image/png".to_owned(),
+        },
+    };
+    let mut call = ToolCall::new("c1", "read", serde_json::json!({}));
+    call.signature = Some(String::new());
+    let input = vec![
+        Message::User(UserMessage {
+            content: vec![UserContent::Image(bad("a")), UserContent::Image(bad("b"))],
+            timestamp: 0,
+        }),
+        Message::Assistant(AssistantMessage {
+            content: vec![
+                AssistantContent::ToolCall(call.clone()),
+                AssistantContent::ToolCall(call),
+            ],
+            stop_reason: StopReason::ToolUse,
+            ..AssistantMessage::default()
+        }),
+        Message::user("between"),
+        Message::ToolResult(ToolResultMessage {
+            tool_call_id: "c1".to_owned(),
+            tool_name: "read".to_owned(),
+            content: vec![ToolResultContent::Image(bad("c"))],
+            is_error: false,
+            timestamp: 0,
+            details: None,
+        }),
+        Message::User(UserMessage {
+            content: vec![],
+            timestamp: 0,
+        }),
+    ];
+    let problems = validate(&input);
+    assert!(problems.len() >= 7, "{problems:?}");
+    assert_eq!(streamed(&input), problems);
 }
 
 /// The random transcripts above reach every rule: each kind of change shows up.
@@ -603,6 +675,23 @@ fn pi_messages(name: &str) -> (Vec<Message>, usize) {
         }
     }
     (messages, custom)
+}
+
+#[test]
+fn the_streaming_validator_agrees_on_real_pi_sessions() {
+    common::require_conformance!();
+    let dir = common::conformance_dir().join("transcripts/pi");
+    let mut sessions = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if !name.ends_with(".jsonl") {
+            continue;
+        }
+        let (messages, _) = pi_messages(&name);
+        assert_eq!(streamed(&messages), validate(&messages), "{name}");
+        sessions += 1;
+    }
+    assert!(sessions > 0, "no pi sessions in {}", dir.display());
 }
 
 #[test]

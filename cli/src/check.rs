@@ -1,13 +1,14 @@
 //! `agentmsg check`: every problem of a transcript, by line.
 
-use std::borrow::Cow;
+use std::collections::HashSet;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use agentmsg_runtime::{dropped_fields, validate, AgentMessage, Message, ProblemKind};
+use agentmsg_runtime::{dropped_fields, AgentMessage, ProblemKind, Validator};
 
 use crate::error::CliError;
-use crate::load::{foreign_log, Diagnostic, Loaded, Severity};
+use crate::load::{foreign_log, Diagnostic, ForeignLog, Line, Loaded, Severity, Sniff};
+use crate::session_file::{load_file_at, stream_transcript, tree_diagnostics, Purpose};
 use crate::Outcome;
 
 /// The arguments of `agentmsg check`.
@@ -80,54 +81,64 @@ fn code(kind: ProblemKind) -> &'static str {
     }
 }
 
-/// What `validate` finds in the LLM messages, mapped back to line numbers. A
-/// kept line that names tool calls or a result counts for pairing as repair
-/// counts it ([`Line::stand_in`](crate::load::Line::stand_in)), so a decoded
-/// result is not called orphaned because its call's line did not decode; what
-/// is wrong with the kept line itself is its own diagnostic, not repeated here.
-pub fn structural_diagnostics(loaded: &Loaded) -> Vec<Diagnostic> {
-    let mut messages: Vec<Cow<'_, Message>> = Vec::new();
-    let mut lines = Vec::new();
-    let mut kept = Vec::new();
-    for line in &loaded.lines {
-        let message = match line.message().and_then(AgentMessage::as_llm) {
-            Some(m) => Cow::Borrowed(m),
-            None => match line.stand_in() {
-                Some(m) => Cow::Owned(m),
-                None => continue,
-            },
-        };
-        kept.push(matches!(message, Cow::Owned(_)));
-        messages.push(message);
-        lines.push(line.number);
-    }
-    validate(&messages)
-        .into_iter()
-        .filter(|p| !kept.get(p.index).copied().unwrap_or(false))
-        .map(|p| Diagnostic {
-            line: lines.get(p.index).copied().unwrap_or(0),
-            severity: severity(p.kind),
-            code: code(p.kind),
-            message: p.detail,
-        })
-        .collect()
+/// Everything `check` finds in a transcript, fed one line at a time, so a file
+/// of any size is checked in the space of its longest line plus what a later
+/// line can still change (the calls not answered yet, the call ids seen) and
+/// the diagnostics themselves.
+#[derive(Debug, Default)]
+pub struct Checker {
+    validator: Validator,
+    /// Lines whose message stands in for a kept line: what is wrong with the
+    /// kept line is its own diagnostic, not repeated as a structural one.
+    stand_ins: HashSet<usize>,
+    diagnostics: Vec<Diagnostic>,
+    messages: usize,
 }
 
-/// Keys of decoded lines that their types do not have: kept in the file as it
-/// is, but lost when a program decodes the message and writes it back.
-pub fn dropped_field_diagnostics(loaded: &Loaded) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    for line in &loaded.lines {
+impl Checker {
+    /// A checker before the first line.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Checks the next line. A kept line that names tool calls or a result
+    /// counts for pairing as repair counts it
+    /// ([`Line::stand_in`](crate::load::Line::stand_in)), so a decoded result is
+    /// not called orphaned because its call's line did not decode.
+    pub fn add(&mut self, line: &Line) {
+        if line.message().is_some() {
+            self.messages += 1;
+        }
+        match line.message().and_then(AgentMessage::as_llm) {
+            Some(message) => self.validator.push_at(line.number, message),
+            None => {
+                if let Some(message) = line.stand_in() {
+                    self.validator.push_at(line.number, &message);
+                    self.stand_ins.insert(line.number);
+                }
+            }
+        }
+        self.dropped_fields(line);
+    }
+
+    /// How many lines decoded to a message so far.
+    pub fn messages(&self) -> usize {
+        self.messages
+    }
+
+    /// Keys of a decoded line that its type does not have: kept in the file as
+    /// it is, but lost when a program decodes the message and writes it back.
+    fn dropped_fields(&mut self, line: &Line) {
         let Some(message) = line.message() else {
-            continue;
+            return;
         };
         let Ok(raw) = std::str::from_utf8(&line.raw) else {
-            continue;
+            return;
         };
         let what = match message {
             AgentMessage::Llm(m) => format!("{} messages", m.message.role().as_str()),
             AgentMessage::Custom(c) => format!("`{}` messages", c.kind()),
-            AgentMessage::Unknown(_) => continue,
+            AgentMessage::Unknown(_) => return,
         };
         match dropped_fields(raw, message) {
             Ok(fields) if fields.is_empty() => {}
@@ -137,7 +148,7 @@ pub fn dropped_field_diagnostics(loaded: &Loaded) -> Vec<Diagnostic> {
                     .map(|f| format!("`{f}`"))
                     .collect::<Vec<_>>()
                     .join(", ");
-                out.push(Diagnostic::warning(
+                self.diagnostics.push(Diagnostic::warning(
                     line.number,
                     "dropped-field",
                     format!(
@@ -146,23 +157,112 @@ pub fn dropped_field_diagnostics(loaded: &Loaded) -> Vec<Diagnostic> {
                     ),
                 ));
             }
-            Err(e) => out.push(Diagnostic::error(
+            Err(e) => self.diagnostics.push(Diagnostic::error(
                 line.number,
                 "undecodable",
                 format!("the line decoded but does not re-encode: {e}"),
             )),
         }
     }
-    out
+
+    /// The structural problems `validate` finds (the tool calls still open are
+    /// known only now), mapped to line numbers.
+    pub fn structural(self) -> Vec<Diagnostic> {
+        let stand_ins = self.stand_ins;
+        self.validator
+            .finish()
+            .into_iter()
+            .filter(|p| !stand_ins.contains(&p.index))
+            .map(|p| Diagnostic {
+                line: p.index,
+                severity: severity(p.kind),
+                code: code(p.kind),
+                message: p.detail,
+            })
+            .collect()
+    }
+
+    /// Every diagnostic: `read` (what reading the lines found) and what this
+    /// checker found, in line order.
+    pub fn finish(mut self, read: Vec<Diagnostic>) -> Vec<Diagnostic> {
+        let mut all = read;
+        let dropped = std::mem::take(&mut self.diagnostics);
+        all.extend(self.structural());
+        all.extend(dropped);
+        all.sort_by_key(|d| d.line);
+        all
+    }
+}
+
+/// What `validate` finds in the LLM messages of a loaded file, by line.
+#[cfg(test)]
+pub fn structural_diagnostics(loaded: &Loaded) -> Vec<Diagnostic> {
+    let mut checker = Checker::new();
+    for line in &loaded.lines {
+        checker.add(line);
+    }
+    checker.structural()
 }
 
 /// Every diagnostic of a loaded file, in line order.
 pub fn all_diagnostics(loaded: &Loaded) -> Vec<Diagnostic> {
-    let mut all = loaded.diagnostics.clone();
-    all.extend(structural_diagnostics(loaded));
-    all.extend(dropped_field_diagnostics(loaded));
-    all.sort_by_key(|d| d.line);
-    all
+    let mut checker = Checker::new();
+    for line in &loaded.lines {
+        checker.add(line);
+    }
+    checker.finish(loaded.diagnostics.clone())
+}
+
+/// One file's findings.
+struct FileCheck {
+    lines: usize,
+    messages: usize,
+    diagnostics: Vec<Diagnostic>,
+    foreign: Option<ForeignLog>,
+}
+
+/// Checks `path`. A JSON Lines transcript is read one line at a time; another
+/// agent's log, the context of a `--leaf`, a JSON array, a single
+/// pretty-printed message and standard input are read whole.
+fn check_file(path: &Path, leaf: Option<&str>) -> Result<FileCheck, CliError> {
+    let whole = || -> Result<FileCheck, CliError> {
+        let loaded = load_file_at(path, leaf, Purpose::Check)?;
+        Ok(FileCheck {
+            lines: loaded.total_lines,
+            messages: loaded.messages().count(),
+            foreign: foreign_log(&loaded),
+            diagnostics: all_diagnostics(&loaded),
+        })
+    };
+    let Some(mut reader) = stream_transcript(path, leaf)? else {
+        return whole();
+    };
+    let mut checker = Checker::new();
+    let mut read = Vec::new();
+    let mut sniff = Sniff::default();
+    let read_error = |source| CliError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    while let Some(line) = reader.next_line(&mut read).map_err(read_error)? {
+        sniff.add(&line);
+        checker.add(&line);
+    }
+    if sniff.may_be_one_pretty_object() {
+        // A `.json` file of one message, pretty-printed: read it whole.
+        return whole();
+    }
+    if sniff.names_parents() {
+        // A tree: its own problems (a cycle, a duplicate id, a missing parent).
+        read.extend(tree_diagnostics(path)?);
+        read.sort_by_key(|d| d.line);
+    }
+    Ok(FileCheck {
+        lines: reader.total_lines(),
+        messages: checker.messages(),
+        diagnostics: checker.finish(read),
+        foreign: sniff.foreign(),
+    })
 }
 
 /// Runs `agentmsg check`.
@@ -172,20 +272,20 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
     let mut failed = false;
     let mut reports = Vec::new();
     for path in &args.files {
-        let loaded = match crate::session_file::load_file_at(
-            path,
-            args.leaf.as_deref(),
-            crate::session_file::Purpose::Check,
-        ) {
-            Ok(loaded) => loaded,
+        let FileCheck {
+            lines,
+            messages,
+            diagnostics,
+            foreign,
+        } = match check_file(path, args.leaf.as_deref()) {
+            Ok(checked) => checked,
             Err(e) => {
                 crate::output::note!("agentmsg: error: {e}");
                 failed = true;
                 continue;
             }
         };
-        let diagnostics = all_diagnostics(&loaded);
-        if let Some(log) = foreign_log(&loaded).filter(|_| !args.json) {
+        if let Some(log) = foreign.filter(|_| !args.json) {
             writeln!(out, "{}: note: {}", path.display(), log.note())?;
         }
         let errors = diagnostics
@@ -193,7 +293,6 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
             .filter(|d| d.severity == Severity::Error)
             .count();
         let warnings = diagnostics.len() - errors;
-        let (lines, messages) = (loaded.total_lines, loaded.messages().count());
         if args.json {
             reports.push(FileReport {
                 file: path.display().to_string(),

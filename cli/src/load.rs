@@ -2,11 +2,12 @@
 //! and every problem found while decoding is reported against its line.
 
 use std::fmt;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use agentmsg_runtime::{
-    decode_line, is_torn_line, AgentMessage, AssistantMessage, DecodeMode, Message, Registry,
-    StopReason, TextContent, ToolCall, ToolResultMessage, UnknownReason,
+    AgentMessage, AssistantMessage, Message, StopReason, TextContent, ToolCall, ToolResultMessage,
 };
 use serde::de::IgnoredAny;
 use serde::Deserialize as _;
@@ -14,6 +15,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::CliError;
+use crate::lines::{decode, LineReader};
 
 /// How bad a problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -235,50 +237,153 @@ impl ForeignLog {
     }
 }
 
-/// Whether a file none of whose lines is a message is another agent's log.
-pub fn foreign_log(loaded: &Loaded) -> Option<ForeignLog> {
-    #[derive(serde::Deserialize)]
-    struct Entry {
-        #[serde(rename = "type")]
-        kind: Option<String>,
-        uuid: Option<IgnoredAny>,
-        #[serde(rename = "parentUuid")]
-        parent_uuid: Option<IgnoredAny>,
-        #[serde(rename = "sessionId")]
-        session_id: Option<IgnoredAny>,
-        payload: Option<IgnoredAny>,
-    }
-    if loaded.messages().any(|(_, m)| !m.is_unknown()) {
-        return None;
-    }
-    loaded.lines.iter().take(20).find_map(|line| {
-        let entry: Entry = serde_json::from_slice(&line.raw).ok()?;
-        let kind = entry.kind.as_deref();
-        if kind == Some("session") && entry.uuid.is_none() {
-            Some(ForeignLog::Pi)
-        } else if entry.uuid.is_some()
-            && (entry.parent_uuid.is_some() || entry.session_id.is_some())
-        {
-            Some(ForeignLog::ClaudeCode)
-        } else if entry.payload.is_some()
-            && matches!(
-                kind,
-                Some("session_meta" | "response_item" | "event_msg" | "turn_context")
-            )
-        {
-            Some(ForeignLog::Codex)
-        } else {
-            None
-        }
-    })
+/// What the first lines of a file say about what it is, gathered while it is
+/// read one line at a time.
+#[derive(Debug, Default)]
+pub struct Sniff {
+    /// Whether a line decoded to a message that is not `Unknown`.
+    transcript: bool,
+    /// The first lines' bytes (a foreign log is known by its first entries).
+    first: Vec<Vec<u8>>,
+    /// How many non-blank lines were seen.
+    lines: usize,
+    /// Whether the first non-blank line starts an object that does not end on it.
+    first_broken_object: bool,
+    /// Whether a line holds `"parentId"` (the file is a session tree).
+    parents: bool,
 }
 
-/// The bytes of `path`, or of standard input when it is `-`.
+/// How many lines [`Sniff`] keeps to tell another agent's log.
+const SNIFFED_LINES: usize = 20;
+
+impl Sniff {
+    /// Looks at the next line.
+    pub fn add(&mut self, line: &Line) {
+        if self.lines == 0 {
+            // The start of an object that does not end on its line (a whole
+            // object that is no message, such as another agent's entry, is
+            // not the start of a pretty-printed one).
+            let starts_object = line.raw.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+            self.first_broken_object = starts_object
+                && !matches!(line.body, Body::Message(_))
+                && serde_json::from_slice::<IgnoredAny>(&line.raw).is_err();
+        }
+        self.lines += 1;
+        if line.message().is_some_and(|m| !m.is_unknown()) {
+            self.transcript = true;
+        }
+        if !self.parents && memchr::memmem::find(&line.raw, b"\"parentId\"").is_some() {
+            self.parents = true;
+        }
+        if self.first.len() < SNIFFED_LINES {
+            self.first.push(line.raw.clone());
+        }
+    }
+
+    /// Whether a line holds `"parentId"`: the file is a session tree, whose
+    /// own problems only a read of the whole tree finds.
+    pub fn names_parents(&self) -> bool {
+        self.parents
+    }
+
+    /// Whether the first line starts an object that does not end on it.
+    pub fn starts_broken(&self) -> bool {
+        self.first_broken_object
+    }
+
+    /// Whether the file may be one message pretty-printed over several lines
+    /// (its first line is the start of an object that does not end there),
+    /// which only a read of the whole file can tell.
+    pub fn may_be_one_pretty_object(&self) -> bool {
+        self.first_broken_object && self.lines > 1
+    }
+
+    /// Another agent's log, when no line is a message and the first entries
+    /// look like one.
+    pub fn foreign(&self) -> Option<ForeignLog> {
+        #[derive(serde::Deserialize)]
+        struct Entry {
+            #[serde(rename = "type")]
+            kind: Option<String>,
+            uuid: Option<IgnoredAny>,
+            #[serde(rename = "parentUuid")]
+            parent_uuid: Option<IgnoredAny>,
+            #[serde(rename = "sessionId")]
+            session_id: Option<IgnoredAny>,
+            payload: Option<IgnoredAny>,
+        }
+        if self.transcript {
+            return None;
+        }
+        self.first.iter().find_map(|raw| {
+            let entry: Entry = serde_json::from_slice(raw).ok()?;
+            let kind = entry.kind.as_deref();
+            if kind == Some("session") && entry.uuid.is_none() {
+                Some(ForeignLog::Pi)
+            } else if entry.uuid.is_some()
+                && (entry.parent_uuid.is_some() || entry.session_id.is_some())
+            {
+                Some(ForeignLog::ClaudeCode)
+            } else if entry.payload.is_some()
+                && matches!(
+                    kind,
+                    Some("session_meta" | "response_item" | "event_msg" | "turn_context")
+                )
+            {
+                Some(ForeignLog::Codex)
+            } else {
+                None
+            }
+        })
+    }
+}
+
+/// Whether a file none of whose lines is a message is another agent's log.
+pub fn foreign_log(loaded: &Loaded) -> Option<ForeignLog> {
+    let mut sniff = Sniff::default();
+    for line in &loaded.lines {
+        sniff.add(line);
+    }
+    sniff.foreign()
+}
+
+/// A JSON Lines file opened to be read one line at a time; `None` for
+/// standard input and for a file that starts with `[` (a JSON array), which
+/// are read whole.
+pub fn stream_file(path: &Path) -> Result<Option<LineReader<BufReader<File>>>, CliError> {
+    if path.as_os_str() == "-" {
+        return Ok(None);
+    }
+    let fail = |source| CliError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let mut reader = BufReader::with_capacity(1 << 20, File::open(path).map_err(fail)?);
+    // The first byte that is not a byte-order mark or whitespace.
+    loop {
+        let head = reader.fill_buf().map_err(fail)?;
+        let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+        match head.iter().find(|b| !b.is_ascii_whitespace()) {
+            Some(b'[') => return Ok(None),
+            Some(_) => break,
+            // All whitespace so far: a file that is all blank lines is read
+            // whole (it is as small as its blank lines).
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(LineReader::at_file_start(reader)))
+}
+
+/// The bytes of `path`, of standard input when it is `-`, or of a store's
+/// session when it is a store address (`sqlite:PATH#SESSION`, …).
 pub fn read_input(path: &Path) -> Result<Vec<u8>, CliError> {
     let fail = |source| CliError::Read {
         path: path.to_owned(),
         source,
     };
+    if let Some(bytes) = crate::sessions::read_session(path)? {
+        return Ok(bytes);
+    }
     if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map_err(fail)?;
@@ -340,160 +445,21 @@ fn load_body(bytes: &[u8]) -> Loaded {
 }
 
 fn load_jsonl(bytes: &[u8]) -> Loaded {
-    let mut loaded = Loaded {
+    let mut reader = LineReader::new(bytes);
+    let mut lines = Vec::new();
+    let mut diagnostics = Vec::new();
+    // Reading from memory cannot fail.
+    while let Ok(Some(line)) = reader.next_line(&mut diagnostics) {
+        lines.push(line);
+    }
+    Loaded {
         format: Format::Jsonl,
-        lines: Vec::new(),
-        diagnostics: Vec::new(),
-        total_lines: 0,
+        lines,
+        diagnostics,
+        total_lines: reader.total_lines(),
         bom: false,
-        trailing: Vec::new(),
-    };
-    let ends_with_newline = bytes.last() == Some(&b'\n');
-    let mut pieces: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
-    if ends_with_newline || bytes.is_empty() {
-        pieces.pop();
+        trailing: reader.into_trailing(),
     }
-    loaded.total_lines = pieces.len();
-    let last = pieces.len();
-    let mut gap = Vec::new();
-    for (i, piece) in pieces.into_iter().enumerate() {
-        let number = i + 1;
-        let trimmed = piece.strip_suffix(b"\r").unwrap_or(piece);
-        if trimmed.iter().all(u8::is_ascii_whitespace) {
-            gap.extend_from_slice(piece);
-            gap.push(b'\n');
-            continue;
-        }
-        let gap = std::mem::take(&mut gap);
-        let unterminated = number == last && !ends_with_newline;
-        // A line that is no message: kept whole, with what is wrong with it.
-        let mut keep = |body: Body, diagnostic: Diagnostic| {
-            loaded.diagnostics.push(diagnostic);
-            loaded.lines.push(Line {
-                number,
-                gap: gap.clone(),
-                raw: piece.to_vec(),
-                body,
-                part: None,
-            });
-        };
-        // Cut off inside a character or a value: a torn write, not bad text.
-        if unterminated && is_torn_line(piece) {
-            keep(Body::Torn, torn_diagnostic(number, piece.len()));
-            continue;
-        }
-        let text = match std::str::from_utf8(trimmed) {
-            Ok(text) => text,
-            Err(e) => {
-                let at = e.valid_up_to() + 1;
-                let why = format!("not UTF-8 (invalid byte at column {at})");
-                keep(
-                    Body::Undecodable,
-                    Diagnostic::error(number, "not-utf8", why),
-                );
-                continue;
-            }
-        };
-        let mut found = Vec::new();
-        let body = decode(text, number, &mut found);
-        if matches!(body, Body::Undecodable) {
-            if let Some(parts) = split_glued(text.trim_end_matches([' ', '\t', '\r'])) {
-                loaded.diagnostics.push(Diagnostic::warning(
-                    number,
-                    "lost-newline",
-                    format!(
-                        "{} entries on one line ({}): a write that lost its newline; read as {} lines",
-                        parts.len(),
-                        if serde_json::from_str::<IgnoredAny>(parts[0]).is_ok() {
-                            "whole objects back to back"
-                        } else {
-                            "a fragment cut off by a crash, then a whole line"
-                        },
-                        parts.len()
-                    ),
-                ));
-                let count = parts.len();
-                for (index, part) in parts.into_iter().enumerate() {
-                    let body = decode(part, number, &mut loaded.diagnostics);
-                    loaded.lines.push(Line {
-                        number,
-                        gap: if index == 0 { gap.clone() } else { Vec::new() },
-                        raw: part.as_bytes().to_vec(),
-                        body,
-                        part: Some((index, count)),
-                    });
-                }
-                continue;
-            }
-        }
-        loaded.diagnostics.append(&mut found);
-        loaded.lines.push(Line {
-            number,
-            gap,
-            raw: piece.to_vec(),
-            body,
-            part: None,
-        });
-    }
-    if !ends_with_newline {
-        // A blank last piece had no newline of its own.
-        gap.pop();
-    }
-    loaded.trailing = gap;
-    loaded
-}
-
-/// How many `{` a broken line is tried at for the start of a whole entry.
-const SPLIT_TRIES: usize = 256;
-
-/// The entries of a line that holds more than one because a write lost its
-/// newline: whole objects back to back, or a fragment a crash cut off followed
-/// by whole objects. Each whole object must look like an entry (a string
-/// `"role"`, or pi's `"type"`). `None` when the line is not that.
-fn split_glued(text: &str) -> Option<Vec<&str>> {
-    if let Some(objects) = entries(text).filter(|o| o.len() > 1) {
-        return Some(objects);
-    }
-    text.match_indices('{')
-        .filter(|(at, _)| *at > 0)
-        .take(SPLIT_TRIES)
-        .find_map(|(at, _)| {
-            let objects = entries(text.get(at..)?)?;
-            let mut parts = vec![text.get(..at)?];
-            parts.extend(objects);
-            Some(parts)
-        })
-}
-
-/// `text` as one or more whole entries back to back, or `None`.
-fn entries(text: &str) -> Option<Vec<&str>> {
-    #[derive(serde::Deserialize)]
-    struct Tag<'a> {
-        #[serde(borrow, default)]
-        role: Option<std::borrow::Cow<'a, str>>,
-        #[serde(borrow, default, rename = "type")]
-        kind: Option<std::borrow::Cow<'a, str>>,
-    }
-    let mut out = Vec::new();
-    for value in serde_json::Deserializer::from_str(text).into_iter::<&RawValue>() {
-        let value = value.ok()?;
-        let tag: Tag = serde_json::from_str(value.get()).ok()?;
-        if tag.role.is_none() && tag.kind.is_none() {
-            return None;
-        }
-        out.push(value.get());
-    }
-    (!out.is_empty()).then_some(out)
-}
-
-fn torn_diagnostic(number: usize, bytes: usize) -> Diagnostic {
-    Diagnostic::error(
-        number,
-        "torn-line",
-        format!(
-            "torn last line: {bytes} bytes cut off with no newline (a crash during a write); every line before it was read"
-        ),
-    )
 }
 
 /// Reads a file that is one JSON array; why not, when it is not one.
@@ -580,56 +546,6 @@ pub fn compact(json: &str) -> String {
         }
     }
     out
-}
-
-fn decode(text: &str, number: usize, diagnostics: &mut Vec<Diagnostic>) -> Body {
-    match decode_line(text, Registry::global(), DecodeMode::Lenient) {
-        Ok(AgentMessage::Unknown(unknown)) => {
-            // A line of an unclaimed kind is kept unparsed; a checker parses it.
-            if let Err(e) = unknown.validate() {
-                diagnostics.push(Diagnostic::error(number, "undecodable", e.to_string()));
-                return Body::Undecodable;
-            }
-            let kind = unknown.kind();
-            let diagnostic = match unknown.reason() {
-                UnknownReason::UnknownKind => Diagnostic::warning(
-                    number,
-                    "unknown-kind",
-                    format!("unknown kind `{kind}`: no registered type claims it; kept as is"),
-                ),
-                UnknownReason::NewerVersion { found, supported } => Diagnostic::warning(
-                    number,
-                    "newer-version",
-                    format!(
-                        "kind `{kind}` version {found} is newer than this build reads ({supported}); kept as is"
-                    ),
-                ),
-                UnknownReason::AmbiguousKind { first, second } => Diagnostic::warning(
-                    number,
-                    "ambiguous-kind",
-                    format!("kind `{kind}` is claimed by both `{first}` and `{second}`; kept as is"),
-                ),
-                UnknownReason::Invalid { error } => Diagnostic::error(
-                    number,
-                    "invalid-message",
-                    format!("`{kind}` line does not decode: {error}"),
-                ),
-                UnknownReason::Migration { from, error } => Diagnostic::error(
-                    number,
-                    "migration-failed",
-                    format!("`{kind}` line: migration from version {from} failed: {error}"),
-                ),
-                other => Diagnostic::error(number, "undecodable", other.to_string()),
-            };
-            diagnostics.push(diagnostic);
-            Body::Message(AgentMessage::Unknown(unknown))
-        }
-        Ok(message) => Body::Message(message),
-        Err(e) => {
-            diagnostics.push(Diagnostic::error(number, "undecodable", e.to_string()));
-            Body::Undecodable
-        }
-    }
 }
 
 #[cfg(test)]

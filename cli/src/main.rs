@@ -15,11 +15,13 @@ mod codex;
 mod context;
 mod error;
 mod import;
+mod lines;
 mod load;
 mod output;
 mod project;
 mod repair;
 mod session_file;
+mod sessions;
 mod stats;
 mod tree;
 
@@ -112,6 +114,12 @@ enum Command {
     /// Print the JSON Schema (draft 2020-12) of one transcript line.
     #[command(after_help = EXIT_CODES)]
     Schema,
+    /// List the sessions of a store (id, entries, last update, leaf, name).
+    ///
+    /// Commands that take a transcript file also take a store's session:
+    /// `sqlite:PATH#SESSION`, `postgres://USER@HOST/DB#SESSION` or `DIR#SESSION`.
+    #[command(after_help = EXIT_CODES)]
+    Sessions(sessions::SessionsArgs),
 }
 
 /// How a command ended, when it could run.
@@ -134,6 +142,7 @@ fn run(cli: &Cli) -> Result<Outcome, error::CliError> {
         Command::Import(args) => import::run(args),
         Command::Context(args) => context::run(args),
         Command::Tree(args) => tree::run(args),
+        Command::Sessions(args) => sessions::run(args),
         Command::Schema => {
             let mut out = crate::output::stdout();
             serde_json::to_writer_pretty(&mut out, &agentmsg_runtime::transcript_line_schema())?;

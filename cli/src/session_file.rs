@@ -2,12 +2,15 @@
 //! session directly, a Claude Code log or a Codex rollout through `import`.
 //! `stats`, `check` and `project` read such files as the context of a leaf.
 
+use std::fs::File;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use agentmsg_runtime::{Session, SessionWarning, WarningKind};
 
 use crate::error::CliError;
 use crate::import::{detect, Detected};
+use crate::lines::LineReader;
 use crate::load::{Body, Diagnostic, Format, Line, Loaded};
 
 /// Which agent wrote a session file.
@@ -189,6 +192,48 @@ pub fn load_context(
         total_lines,
         bom: false,
         trailing: Vec::new(),
+    })
+}
+
+/// A transcript to read one line at a time for `stats` and `check`: `None`
+/// (read it whole with [`load_file_at`]) for standard input, a `--leaf`, a
+/// JSON array, and a file whose first line is not a transcript line (another
+/// agent's log).
+pub fn stream_transcript(
+    path: &Path,
+    leaf: Option<&str>,
+) -> Result<Option<LineReader<BufReader<File>>>, CliError> {
+    if leaf.is_some() {
+        return Ok(None);
+    }
+    let Some(mut reader) = crate::load::stream_file(path)? else {
+        return Ok(None);
+    };
+    let fail = |source| CliError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    // The first non-blank line, when the read buffer holds all of it (a longer
+    // one is read line by line, as a transcript line).
+    let head = reader.get_mut().fill_buf().map_err(fail)?;
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let first = head
+        .split(|&b| b == b'\n')
+        .map(<[u8]>::trim_ascii)
+        .find(|l| !l.is_empty());
+    match first {
+        Some(first) if source_of(first) != Source::Agentmsg => Ok(None),
+        _ => Ok(Some(reader)),
+    }
+}
+
+/// The problems of the session tree in `path` (a cycle or a duplicate id is an
+/// error, a missing parent a warning), as [`load_file_at`] reports them.
+pub fn tree_diagnostics(path: &Path) -> Result<Vec<Diagnostic>, CliError> {
+    let bytes = crate::load::read_input(path)?;
+    Ok(match Session::read(&bytes) {
+        Ok(session) => session.warnings().iter().map(warning_diagnostic).collect(),
+        Err(e) => vec![Diagnostic::error(0, "session", e.to_string())],
     })
 }
 

@@ -9,7 +9,8 @@ use agentmsg_runtime::{Cost, Message, Summary, Usage};
 use serde::Serialize;
 
 use crate::error::CliError;
-use crate::load::{Body, Loaded};
+use crate::load::{Body, Line, Loaded, Sniff};
+use crate::session_file::{load_file_at, stream_transcript, tree_diagnostics, Purpose};
 use crate::Outcome;
 
 /// The arguments of `agentmsg stats`.
@@ -93,62 +94,84 @@ pub struct Stats {
 
 /// Computes the stats of a loaded transcript.
 pub fn compute(loaded: &Loaded) -> Stats {
-    let mut stats = Stats {
-        lines: loaded.total_lines,
-        ..Stats::default()
-    };
-    let mut summary = Summary::default();
-    let mut by_model: BTreeMap<(String, String, String), Summary> = BTreeMap::new();
+    let mut tally = Tally::default();
     for line in &loaded.lines {
+        tally.add(line);
+    }
+    tally.finish(loaded.total_lines)
+}
+
+/// [`Stats`] gathered one line at a time, so a file of any size is read in the
+/// space of its longest line.
+#[derive(Debug, Default)]
+pub struct Tally {
+    /// Undecodable and torn lines, by kind.
+    lines: BTreeMap<String, usize>,
+    /// The messages, counted by the runtime's query summary
+    /// (`MessageQuery::summarize` counts the same way).
+    summary: Summary,
+    by_model: BTreeMap<(String, String, String), Summary>,
+}
+
+impl Tally {
+    /// Counts the next line.
+    pub fn add(&mut self, line: &Line) {
         let message = match &line.body {
             Body::Message(m) => m,
             Body::Undecodable => {
-                *stats.kinds.entry("(undecodable)".into()).or_default() += 1;
-                continue;
+                *self.lines.entry("(undecodable)".into()).or_default() += 1;
+                return;
             }
             Body::Torn => {
-                *stats.kinds.entry("(torn)".into()).or_default() += 1;
-                continue;
+                *self.lines.entry("(torn)".into()).or_default() += 1;
+                return;
             }
         };
-        summary.add(message);
+        self.summary.add(message);
         if let Some(Message::Assistant(a)) = message.as_llm() {
             let key = (a.provider.clone(), a.model.clone(), a.api.clone());
-            by_model.entry(key).or_default().add(message);
+            self.by_model.entry(key).or_default().add(message);
         }
     }
-    // The counts are the runtime's query summary (`MessageQuery::summarize`).
-    stats.messages = summary.messages;
-    for (kind, n) in summary.kinds {
-        *stats.kinds.entry(kind).or_default() += n;
+
+    /// The stats of a file of `total_lines` lines (blank ones included).
+    pub fn finish(self, total_lines: usize) -> Stats {
+        let summary = self.summary;
+        let mut kinds = self.lines;
+        for (kind, n) in summary.kinds {
+            *kinds.entry(kind).or_default() += n;
+        }
+        Stats {
+            lines: total_lines,
+            messages: summary.messages,
+            kinds,
+            kept_unknown: summary.kept_unknown,
+            tool_calls: summary.tool_calls,
+            tool_calls_by_name: summary.tool_calls_by_name,
+            tool_results: summary.tool_results,
+            tool_result_errors: summary.tool_result_errors,
+            thinking_blocks: summary.thinking_blocks,
+            redacted_thinking_blocks: summary.redacted_thinking_blocks,
+            stop_reasons: summary.stop_reasons,
+            tokens: Tokens::from(&summary.usage),
+            cost: summary.cost,
+            cache_hit_rate: summary.usage.cache_hit_rate(),
+            models: self
+                .by_model
+                .into_iter()
+                .map(|((provider, model, api), s)| ModelStats {
+                    provider,
+                    model,
+                    api,
+                    assistant_messages: s.assistant_messages,
+                    tool_calls: s.tool_calls,
+                    cost: s.cost,
+                    tokens: Tokens::from(&s.usage),
+                    cache_hit_rate: s.usage.cache_hit_rate(),
+                })
+                .collect(),
+        }
     }
-    stats.kept_unknown = summary.kept_unknown;
-    stats.tool_calls = summary.tool_calls;
-    stats.tool_calls_by_name = summary.tool_calls_by_name;
-    stats.tool_results = summary.tool_results;
-    stats.tool_result_errors = summary.tool_result_errors;
-    stats.thinking_blocks = summary.thinking_blocks;
-    stats.redacted_thinking_blocks = summary.redacted_thinking_blocks;
-    stats.stop_reasons = summary.stop_reasons;
-    let usage = summary.usage;
-    let cost = summary.cost;
-    stats.tokens = Tokens::from(&usage);
-    stats.cost = cost;
-    stats.cache_hit_rate = usage.cache_hit_rate();
-    stats.models = by_model
-        .into_iter()
-        .map(|((provider, model, api), s)| ModelStats {
-            provider,
-            model,
-            api,
-            assistant_messages: s.assistant_messages,
-            tool_calls: s.tool_calls,
-            cost: s.cost,
-            tokens: Tokens::from(&s.usage),
-            cache_hit_rate: s.usage.cache_hit_rate(),
-        })
-        .collect();
-    stats
 }
 
 /// `1234567` as `1,234,567`.
@@ -253,18 +276,45 @@ pub fn render_text(stats: &Stats, file: &str) -> String {
 
 /// Runs `agentmsg stats`.
 pub fn run(args: &StatsArgs) -> Result<Outcome, CliError> {
-    let loaded = crate::session_file::load_file_at(
-        &args.file,
-        args.leaf.as_deref(),
-        crate::session_file::Purpose::Stats,
-    )?;
-    if let Some(log) = crate::load::foreign_log(&loaded) {
-        crate::output::note!("{}: note: {}", args.file.display(), log.note());
-    }
-    for d in &loaded.diagnostics {
-        crate::output::note!("{}", d.render(&args.file.display()));
-    }
-    let stats = compute(&loaded);
+    let file = args.file.display();
+    let leaf = args.leaf.as_deref();
+    let stats = match stream_transcript(&args.file, leaf)? {
+        // A JSON Lines file: one line at a time, each problem told as it is met.
+        Some(mut reader) => {
+            let mut tally = Tally::default();
+            let mut sniff = Sniff::default();
+            let mut read = Vec::new();
+            let fail = |source| CliError::Read {
+                path: args.file.clone(),
+                source,
+            };
+            while let Some(line) = reader.next_line(&mut read).map_err(fail)? {
+                sniff.add(&line);
+                tally.add(&line);
+                // Held back while the file may be one pretty-printed message.
+                if !sniff.starts_broken() {
+                    for d in read.drain(..) {
+                        crate::output::note!("{}", d.render(&file));
+                    }
+                }
+            }
+            if sniff.may_be_one_pretty_object() {
+                whole(&args.file, leaf)?
+            } else {
+                if sniff.names_parents() {
+                    read.extend(tree_diagnostics(&args.file)?);
+                }
+                for d in read.drain(..) {
+                    crate::output::note!("{}", d.render(&file));
+                }
+                if let Some(log) = sniff.foreign() {
+                    crate::output::note!("{file}: note: {}", log.note());
+                }
+                tally.finish(reader.total_lines())
+            }
+        }
+        None => whole(&args.file, leaf)?,
+    };
     let mut out = crate::output::stdout();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &stats)?;
@@ -273,6 +323,20 @@ pub fn run(args: &StatsArgs) -> Result<Outcome, CliError> {
         out.write_all(render_text(&stats, &args.file.display().to_string()).as_bytes())?;
     }
     Ok(Outcome::Ok)
+}
+
+/// The stats of a file read whole (standard input, another agent's log, the
+/// context of a `--leaf`, a JSON array, one pretty-printed message), its
+/// problems told first.
+fn whole(path: &std::path::Path, leaf: Option<&str>) -> Result<Stats, CliError> {
+    let loaded = load_file_at(path, leaf, Purpose::Stats)?;
+    if let Some(log) = crate::load::foreign_log(&loaded) {
+        crate::output::note!("{}: note: {}", path.display(), log.note());
+    }
+    for d in &loaded.diagnostics {
+        crate::output::note!("{}", d.render(&path.display()));
+    }
+    Ok(compute(&loaded))
 }
 
 #[cfg(test)]

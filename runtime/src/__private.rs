@@ -5,11 +5,11 @@
 
 use std::fmt::Display;
 
-use crate::content::{
+use crate::message::{AssistantMessage, StopReason, SystemMessage, UserMessage};
+use crate::{
     AssistantContent, IntoAssistantContent, IntoSystemContent, IntoUserContent, TextContent,
     UserContent,
 };
-use crate::message::{AssistantMessage, StopReason, SystemMessage, UserMessage};
 
 /// Not public API. Used by generated code.
 pub use inventory;
@@ -19,11 +19,11 @@ pub use serde_json::Value;
 pub use std::{format, result::Result, vec, vec::Vec};
 
 /// Not public API. Used by generated code.
-pub use crate::custom::{CustomMessage, MigrateError};
-/// Not public API. Used by generated code.
 pub use crate::message::Message;
 /// Not public API. Used by generated code.
-pub use crate::registry::Registration;
+pub use crate::transcript::custom::{CustomMessage, MigrateError};
+/// Not public API. Used by generated code.
+pub use crate::transcript::registry::Registration;
 
 /// Not public API. Used by generated code: a template placeholder's field, which
 /// must be `Display` (the call is spanned at the field's type).

@@ -7,23 +7,9 @@
 
 #![warn(missing_docs)]
 
-mod content;
-mod flat;
-mod held;
-mod media;
 mod message;
-mod overflow;
-mod usage;
-
-mod builtin;
-mod custom;
-mod dropped_fields;
-mod envelope;
-mod jsonl;
-mod registry;
-
 mod project;
-mod schema;
+mod transcript;
 
 mod pi_kinds;
 mod queries;
@@ -37,42 +23,45 @@ mod session;
 ))]
 pub mod providers;
 
+pub mod store;
+
 #[doc(hidden)]
 pub mod __private;
 
 // The public surface, by room. Everything else stays inside the crate.
 
 // Messages and their content.
-pub use content::{
+pub use message::content::{
     AssistantContent, AudioContent, BlockKind, Content, DocumentContent, ImageContent,
     IntoAssistantContent, IntoSystemContent, IntoToolResultContent, IntoUserContent, MediaSource,
-    RedactedThinkingContent, Role, RoleError, TextContent, ThinkingContent, ToolCall,
-    ToolResultContent, UserContent,
+    RedactedThinkingContent, RoleError, TextContent, ThinkingContent, ToolCall, ToolResultContent,
+    UserContent,
 };
-pub use media::{Base64Problem, MediaError, MediaFormat, MediaKind};
+pub use message::media::{Base64Problem, MediaError, MediaFormat, MediaKind};
+pub use message::overflow::{context_overflow_source, known_overflow_sources};
+pub use message::usage::{Cost, ModelPricing, Usage};
 pub use message::{
-    AssistantMessage, LlmMessage, Message, MessageId, ParentId, StopReason, SystemMessage,
+    AssistantMessage, Message, MessageId, ParentId, Role, StopReason, SystemMessage,
     ToolResultMessage, TurnId, UserMessage,
 };
-pub use overflow::{context_overflow_source, known_overflow_sources};
-pub use usage::{Cost, ModelPricing, Usage};
 
 // Transcripts: lines, custom kinds, files.
-pub use builtin::{
+pub use transcript::agent_message::AgentMessage;
+pub use transcript::builtin::{
     BranchSummary, CompactionSummary, ExtensionMessage, BRANCH_SUMMARY_PREFIX,
     BRANCH_SUMMARY_SUFFIX, COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX,
 };
-pub use custom::{CustomEntry, CustomMessage, DynCustomMessage, MigrateError};
-pub use dropped_fields::dropped_fields;
-pub use envelope::{
-    decode_line, AgentMessage, DecodeError, DecodeMode, UnknownMessage, UnknownReason,
-};
-pub use jsonl::{
+pub use transcript::codec::decode::{decode_line, DecodeError, DecodeMode};
+pub use transcript::custom::{CustomEntry, CustomMessage, DynCustomMessage, MigrateError};
+pub use transcript::dropped_fields::dropped_fields;
+pub use transcript::jsonl::{
     is_torn_line, read_transcript, write_jsonl, AppendFile, JsonlReader, JsonlWriter, ReadError,
     TornLine, Transcript, WriteError,
 };
-pub use registry::{DuplicateKind, Registration, Registry, RegistryError};
-pub use schema::transcript_line_schema;
+pub use transcript::llm_message::LlmMessage;
+pub use transcript::registry::{DuplicateKind, Registration, Registry, RegistryError};
+pub use transcript::schema::transcript_line_schema;
+pub use transcript::unknown::{UnknownMessage, UnknownReason};
 
 // Sessions: a transcript as a tree, and the context at a leaf.
 pub use pi_kinds::{BashExecution, CustomContent, CustomContentMessage};
@@ -85,8 +74,8 @@ pub use session::{
 
 // What the model sees, prepared for one target.
 pub use project::{
-    prepare, to_llm, to_llm_with_report, validate, AppendTarget, Change, ChangeKind, ConvertToLlm,
-    DefaultConvert, EditError, IdMap, IdRule, LastAssistant, LastUser, LlmProjection, NoTransform,
-    Origin, PartOf, Prepared, Problem, ProblemKind, Projector, PromptEditor, PromptMessage, Report,
-    Target, ThinkingPolicy, TransformContext, NO_RESULT_TEXT,
+    prepare, to_llm, to_llm_with_report, validate, AppendTarget, Change, ChangeKind, EditError,
+    IdMap, IdRule, LastAssistant, LastUser, LlmProjection, Origin, PartOf, Prepared, Problem,
+    ProblemKind, PromptEditor, PromptMessage, Report, Target, ThinkingPolicy, Validator,
+    NO_RESULT_TEXT,
 };

@@ -518,3 +518,97 @@ pub fn decoder_json() -> impl Strategy<Value = Value> {
         ]
     })
 }
+
+/// The random-transcript property of an OpenAI API: a request of `messages`
+/// (with the common tools, `system` and `max_tokens`) encodes to a body that
+/// passes the schema and the API's own rules, or fails only when nothing is
+/// left to send. A bounded sample of the bodies goes to the SDK check.
+pub fn check_random_request(
+    checks: &Checks,
+    messages: Vec<Message>,
+    system: Option<String>,
+    max_tokens: Option<u32>,
+) -> Result<(), TestCaseError> {
+    let mut request = Request::new(checks.model, messages).with_tools(tools());
+    request.system = system;
+    request.max_tokens = max_tokens;
+    let body = match (checks.encode)(&request) {
+        Ok(encoded) => encoded.body,
+        Err(e) => {
+            // Only a transcript with nothing left to send may fail.
+            prop_assert!(e.to_string().contains("nothing to send"), "{}", e);
+            prop_assert!(request
+                .messages
+                .iter()
+                .all(|m| !matches!(m, Message::User(u) if !u.content.is_empty())));
+            return Ok(());
+        }
+    };
+    let mut errors = crate::common::schema_errors(checks.schema, &body);
+    errors.extend((checks.rules)(&body, &request));
+    prop_assert!(errors.is_empty(), "{:#?}\n{:#}", errors, body);
+    // A bounded sample of them for the SDK check.
+    let text = serde_json::to_string_pretty(&body).expect("a Value serializes");
+    let slot = text
+        .bytes()
+        .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)))
+        % 32;
+    std::fs::write(
+        crate::common::sdk_dir(checks.sdk).join(format!("random-{slot:02}.json")),
+        text,
+    )
+    .expect("write body");
+    Ok(())
+}
+
+/// One OpenAI API's request checks: its encoder, schema, own rules and SDK
+/// folder.
+pub struct Checks {
+    pub model: &'static str,
+    pub encode:
+        fn(&Request) -> Result<agentmsg::providers::Encoded, agentmsg::providers::EncodeError>,
+    pub schema: &'static str,
+    pub rules: fn(&Value, &Request) -> Vec<String>,
+    pub sdk: &'static str,
+}
+
+impl Checks {
+    /// Encodes `request`, checks the body against the schema and the rules
+    /// (panicking with every problem, named `name`), writes it for the SDK
+    /// check, and returns it.
+    pub fn body(&self, name: &str, request: &Request) -> Value {
+        let encoded = (self.encode)(request).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let body = encoded.body;
+        let mut errors = crate::common::schema_errors(self.schema, &body);
+        errors.extend((self.rules)(&body, request));
+        assert!(errors.is_empty(), "{name}: {errors:#?}\n{body:#}");
+        let file = crate::common::sdk_dir(self.sdk).join(format!("{name}.json"));
+        std::fs::write(
+            &file,
+            serde_json::to_string_pretty(&body).expect("serialize"),
+        )
+        .expect("write body");
+        body
+    }
+
+    /// Checks every case of `corpus`, then, with the conformance data, every pi
+    /// session case: how many, and the data's folder (`None` without it).
+    pub fn corpora(
+        &self,
+        corpus: Vec<(&'static str, Request)>,
+    ) -> (usize, Option<std::path::PathBuf>) {
+        let mut count = 0;
+        for (name, request) in corpus {
+            self.body(name, &request);
+            count += 1;
+        }
+        let data = crate::common::conformance_or_skip(Some("the pi-session and recorded cases"));
+        if data.is_some() {
+            for (name, request) in pi_corpus(self.model) {
+                self.body(&name, &request);
+                count += 1;
+            }
+        }
+        (count, data)
+    }
+}

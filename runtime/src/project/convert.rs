@@ -8,8 +8,8 @@
 
 use std::borrow::Cow;
 
-use crate::envelope::AgentMessage;
 use crate::message::Message;
+use crate::AgentMessage;
 
 /// The default projection: LLM messages are borrowed (never cloned), each custom
 /// message becomes what it declares (nothing for a UI-only one), kept lines are
@@ -64,123 +64,4 @@ pub struct LlmProjection<'a> {
     pub ui_only: usize,
     /// Kept (`Unknown`) lines, which never reach a model.
     pub unknown_dropped: usize,
-}
-
-/// Projects a transcript to the messages of one request. [`DefaultConvert`] is
-/// [`to_llm`]; an application can write its own, and any
-/// `fn(&[AgentMessage]) -> Vec<Cow<'_, Message>>` is one.
-pub trait ConvertToLlm {
-    /// The messages a model sees of `messages`.
-    fn convert<'a>(&self, messages: &'a [AgentMessage]) -> Vec<Cow<'a, Message>>;
-}
-
-/// The default [`ConvertToLlm`]: [`to_llm`].
-#[derive(Debug, Clone, Copy, Default)]
-pub struct DefaultConvert;
-
-impl ConvertToLlm for DefaultConvert {
-    fn convert<'a>(&self, messages: &'a [AgentMessage]) -> Vec<Cow<'a, Message>> {
-        to_llm(messages)
-    }
-}
-
-impl<F> ConvertToLlm for F
-where
-    F: for<'a> Fn(&'a [AgentMessage]) -> Vec<Cow<'a, Message>>,
-{
-    fn convert<'a>(&self, messages: &'a [AgentMessage]) -> Vec<Cow<'a, Message>> {
-        self(messages)
-    }
-}
-
-/// Rewrites the transcript before it is projected (pi's `transformContext`):
-/// prune old entries, inject context, redact. Return `Cow::Borrowed` to leave it
-/// as it is. Any `fn(&[AgentMessage]) -> Cow<'_, [AgentMessage]>` is one (a
-/// closure must be written as a `fn` item to get that higher-ranked signature).
-pub trait TransformContext {
-    /// The transcript the projection sees.
-    fn transform<'a>(&self, messages: &'a [AgentMessage]) -> Cow<'a, [AgentMessage]>;
-}
-
-/// The [`TransformContext`] that changes nothing.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NoTransform;
-
-impl TransformContext for NoTransform {
-    fn transform<'a>(&self, messages: &'a [AgentMessage]) -> Cow<'a, [AgentMessage]> {
-        Cow::Borrowed(messages)
-    }
-}
-
-impl<F> TransformContext for F
-where
-    F: for<'a> Fn(&'a [AgentMessage]) -> Cow<'a, [AgentMessage]>,
-{
-    fn transform<'a>(&self, messages: &'a [AgentMessage]) -> Cow<'a, [AgentMessage]> {
-        self(messages)
-    }
-}
-
-/// The projection run at the request boundary: first the [`TransformContext`],
-/// then the [`ConvertToLlm`].
-///
-/// ```
-/// # use std::borrow::Cow;
-/// # use agentmsg_runtime::{AgentMessage, Message, Projector};
-/// fn last_two(messages: &[AgentMessage]) -> Cow<'_, [AgentMessage]> {
-///     Cow::Borrowed(&messages[messages.len().saturating_sub(2)..])
-/// }
-/// let transcript: Vec<AgentMessage> =
-///     ["a", "b", "c"].map(|t| Message::user(t).into()).into();
-/// let projected = Projector::new().transform(last_two).project(&transcript);
-/// assert_eq!(projected.len(), 2);
-/// ```
-#[derive(Debug, Clone, Default)]
-pub struct Projector<T = NoTransform, C = DefaultConvert> {
-    transform: T,
-    convert: C,
-}
-
-impl Projector {
-    /// No transform, the default conversion.
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
-impl<T: TransformContext, C: ConvertToLlm> Projector<T, C> {
-    /// The same projector with this transform.
-    pub fn transform<T2: TransformContext>(self, transform: T2) -> Projector<T2, C> {
-        Projector {
-            transform,
-            convert: self.convert,
-        }
-    }
-
-    /// The same projector with this conversion.
-    pub fn convert<C2: ConvertToLlm>(self, convert: C2) -> Projector<T, C2> {
-        Projector {
-            transform: self.transform,
-            convert,
-        }
-    }
-
-    /// Calls `f` with the projected messages, borrowed where the transform and
-    /// conversion allow it.
-    pub fn with_projected<R>(
-        &self,
-        messages: &[AgentMessage],
-        f: impl FnOnce(&[Cow<'_, Message>]) -> R,
-    ) -> R {
-        let transformed = self.transform.transform(messages);
-        let projected = self.convert.convert(&transformed);
-        f(&projected)
-    }
-
-    /// The projected messages, owned.
-    pub fn project(&self, messages: &[AgentMessage]) -> Vec<Message> {
-        self.with_projected(messages, |projected| {
-            projected.iter().map(|m| m.clone().into_owned()).collect()
-        })
-    }
 }

@@ -11,6 +11,7 @@ mod ids;
 mod report;
 mod rules;
 mod target;
+mod validator;
 
 pub use editor::{
     AppendTarget, EditError, LastAssistant, LastUser, PartOf, PromptEditor, PromptMessage,
@@ -19,6 +20,7 @@ pub use ids::IdMap;
 pub use report::{Change, ChangeKind, Origin, Problem, ProblemKind, Report};
 pub use rules::NO_RESULT_TEXT;
 pub use target::{IdRule, Target, ThinkingPolicy};
+pub use validator::Validator;
 
 /// The messages ready for one target, what was changed, and the id mapping.
 #[derive(Debug, Clone, PartialEq)]
@@ -118,7 +120,8 @@ pub fn prepare<M: Borrow<Message>>(messages: &[M], target: &Target) -> Prepared 
 /// changing anything: failed turns, calls without a result, results without a
 /// call or for a failed turn, second results, misplaced results, duplicate and
 /// empty tool-call ids, empty signatures and empty messages. An empty list
-/// means the transcript is well formed.
+/// means the transcript is well formed. [`Validator`] finds the same, one
+/// message at a time.
 ///
 /// ```
 /// use agentmsg_runtime::{validate, Message, ProblemKind};

@@ -2,14 +2,23 @@
 //!
 //! One module per API, each behind its Cargo feature (all on by default):
 //! [`openai_chat`], [`openai_responses`], [`anthropic`], [`gemini`]. Each has
-//! `encode_request(&Request) -> Result<Encoded, EncodeError>`,
-//! `decode_response(&str) -> Result<AssistantMessage, ResponseError>` and a
-//! `StreamDecoder` implementing [`StreamDecode`].
+//! the same functions:
+//! - `encode_request(&Request) -> Result<Encoded, EncodeError>`;
+//! - `decode_response(&str) -> Result<AssistantMessage, ResponseError>`, and
+//!   `decode_response_with_warnings`, which also returns what was skipped or kept
+//!   in a changed form;
+//! - `stop_reason(&str) -> StopReason`, the API's stop or finish reason mapped;
+//! - a `StreamDecoder` implementing [`StreamDecode`], with `new()` and
+//!   `finish_with_warnings()`.
+//!
+//! Each module is split by direction: `request` (the encoder), `response` (the
+//! wire types and the body decoder) and `stream` (the stream state machine);
+//! what two APIs do alike lives once in a crate-private `shared` module.
 
 use serde::{Deserialize, Serialize};
 
-use crate::message::{AssistantMessage, Message};
-use crate::project::Report;
+use crate::Report;
+use crate::{AssistantMessage, Message};
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
@@ -19,6 +28,7 @@ pub mod gemini;
 pub mod openai_chat;
 #[cfg(feature = "openai-responses")]
 pub mod openai_responses;
+mod shared;
 
 /// A request to a model, before it is encoded for one provider.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -136,6 +146,16 @@ pub enum EncodeError {
     },
 }
 
+impl EncodeError {
+    /// [`EncodeError::Invalid`] at `path`.
+    pub(crate) fn invalid(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::Invalid {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
 /// A response body or stream that cannot be decoded.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -166,6 +186,27 @@ pub enum ResponseError {
         /// What was missing.
         message: String,
     },
+}
+
+impl ResponseError {
+    /// Parses `text` (a body, or stream event `event`) as `T`.
+    pub(crate) fn parse<T: serde::de::DeserializeOwned>(
+        text: &str,
+        event: Option<usize>,
+    ) -> Result<T, Self> {
+        serde_json::from_str(text).map_err(|source| Self::Json { event, source })
+    }
+
+    /// The warning for a block of a type agentmsg does not model, which a decoder
+    /// skipped.
+    #[cfg(any(feature = "anthropic", feature = "gemini"))]
+    pub(crate) fn skipped(event: Option<usize>, path: String, kind: &str) -> Self {
+        Self::Invalid {
+            event,
+            path,
+            message: format!("a block of type `{kind}` was skipped: agentmsg does not model it"),
+        }
+    }
 }
 
 fn at_event(event: Option<usize>) -> String {

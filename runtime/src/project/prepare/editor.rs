@@ -1,7 +1,7 @@
 //! Editing a prompt without inventing ids or timestamps.
 
-use crate::content::{AssistantContent, IntoAssistantContent, IntoUserContent, Role, UserContent};
 use crate::message::{AssistantMessage, Message, MessageId, UserMessage};
+use crate::{AssistantContent, IntoAssistantContent, IntoUserContent, Role, UserContent};
 
 use super::report::Origin;
 use super::Prepared;

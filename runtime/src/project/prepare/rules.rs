@@ -4,11 +4,12 @@
 use std::borrow::Borrow;
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::content::{
-    AssistantContent, BlockKind, ImageContent, MediaSource, Role, TextContent, ToolResultContent,
+use crate::message::content::{
+    AssistantContent, BlockKind, ImageContent, MediaSource, TextContent, ToolResultContent,
     UserContent,
 };
 use crate::message::{AssistantMessage, Message, StopReason, ToolResultMessage, UserMessage};
+use crate::Role;
 
 use super::ids::{self, Assigned, IdFix, IdMap};
 use super::report::{Change, ChangeKind, Origin, Problem, ProblemKind};
@@ -26,7 +27,7 @@ pub(super) enum Mode {
 
 /// Why thinking could not be replayed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Why {
+pub(super) enum Why {
     /// It comes from another provider, api or model (named).
     Foreign(String),
     /// It has no signature and the target takes only signed thinking.
@@ -49,7 +50,7 @@ impl Why {
 
 /// One thing found (and, when preparing, done) at an input message.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Event {
+pub(super) enum Event {
     FailedTurn {
         stop: StopReason,
         calls: usize,
@@ -115,9 +116,9 @@ enum Event {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Finding {
-    index: usize,
-    event: Event,
+pub(super) struct Finding {
+    pub(super) index: usize,
+    pub(super) event: Event,
 }
 
 impl Finding {
@@ -215,7 +216,7 @@ impl Finding {
         Change::new(self.index, kind, detail)
     }
 
-    fn problem(&self) -> Option<Problem> {
+    pub(super) fn problem(&self) -> Option<Problem> {
         let (kind, detail) = match &self.event {
             Event::FailedTurn { stop, calls } => (
                 ProblemKind::FailedTurn,
@@ -776,7 +777,7 @@ impl Run<'_> {
         data: &str,
         mime: &str,
     ) -> Option<TextContent> {
-        let error = crate::media::base64_problem(data)?.to_string();
+        let error = crate::message::media::base64_problem(data)?.to_string();
         self.found(i, Event::InvalidMedia { block, what, error });
         let mime = if mime.is_empty() { what } else { mime };
         Some(TextContent::new(format!(

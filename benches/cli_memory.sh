@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Peak memory of `agentmsg check` and `stats` on a large transcript: they read a
+# JSON Lines file one line at a time, so their peak RSS must stay bounded by the
+# longest line plus what a later line can change, whatever the file's size.
+#
+#   benches/cli_memory.sh [SIZE_MB]     (default 211, the size issue 15 names)
+#
+# The transcript is pi's before-compaction session imported and repeated (when
+# ../shared/conformance is beside the repository), else made from a few lines of
+# every kind. Prints each command's peak RSS and time, and fails when a peak is
+# over 64 MB.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+size_mb="${1:-211}"
+limit_kb=$((64 * 1024))
+
+cargo build --quiet --release -p agentmsg-cli
+bin="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/agentmsg"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+unit="$work/unit.jsonl"
+pi="${AGENTMSG_CONFORMANCE_DIR:-$repo/../shared/conformance}/transcripts/pi/before-compaction.jsonl"
+if [[ -f "$pi" ]]; then
+    "$bin" import "$pi" -o "$unit" >/dev/null 2>&1
+else
+    for i in $(seq 200); do
+        printf '%s\n' \
+            '{"role":"user","content":[{"type":"text","text":"read the file and summarise it"}],"timestamp":1}' \
+            "{\"role\":\"assistant\",\"content\":[{\"type\":\"thinking\",\"thinking\":\"plan\",\"thinkingSignature\":\"sig\"},{\"type\":\"toolCall\",\"id\":\"c$i\",\"name\":\"read\",\"arguments\":{\"path\":\"a.txt\"}}],\"api\":\"anthropic-messages\",\"provider\":\"anthropic\",\"model\":\"claude-sonnet-4-5\",\"usage\":{\"input\":1200,\"output\":80,\"cacheRead\":900,\"cacheWrite\":0,\"totalTokens\":2180,\"cost\":{\"input\":0.0036,\"output\":0.0012,\"cacheRead\":0.00027,\"cacheWrite\":0,\"total\":0.00507}},\"stopReason\":\"toolUse\",\"timestamp\":2}" \
+            "{\"role\":\"toolResult\",\"toolCallId\":\"c$i\",\"toolName\":\"read\",\"content\":[{\"type\":\"text\",\"text\":\"$(head -c 3000 /dev/zero | tr '\0' 'x')\"}],\"isError\":false,\"timestamp\":3}" \
+            '{"role":"notice","text":"an app line"}' >>"$unit"
+    done
+fi
+big="$work/big.jsonl"
+unit_bytes=$(stat -c %s "$unit")
+copies=$(((size_mb * 1024 * 1024 + unit_bytes - 1) / unit_bytes))
+for _ in $(seq "$copies"); do cat "$unit"; done >"$big"
+echo "transcript: $(($(stat -c %s "$big") / 1024 / 1024)) MB ($copies copies of $unit_bytes bytes)"
+
+failed=0
+for cmd in check stats; do
+    read -r kb secs < <(/usr/bin/time -f "%M %e" "$bin" "$cmd" "$big" 2>&1 >/dev/null | tail -1)
+    echo "$cmd: peak RSS $((kb / 1024)) MB, $secs s"
+    if ((kb > limit_kb)); then
+        echo "error: $cmd peaked over $((limit_kb / 1024)) MB" >&2
+        failed=1
+    fi
+done
+exit "$failed"

@@ -1,0 +1,289 @@
+//! Session stores against plain files, on the same lines (realistic transcript
+//! lines of about 0.5 kB, each with an `id` and a `parentId`):
+//!
+//! - `append`: 1,000 appends of one entry each (`Expect::Any`,
+//!   `Durability::Os`) to a fresh session, per backend, against two
+//!   baselines: `file-buffered` (a `BufWriter` over a file opened for
+//!   appending, flushed once at the end: the limit) and `file-write-each`
+//!   (the same, flushed after each line: one `write` per append, the least an
+//!   append that is on its way to the disk when it returns can cost);
+//! - `load`: a 10,000-entry session loaded whole, per backend, against
+//!   `JsonlReader` reading (and decoding) the same lines from a file.
+//!
+//! PostgreSQL is measured when `AGENTMSG_PG_URL` is set. After criterion's
+//! report the bench prints each ratio to its baseline (median of interleaved
+//! runs), e.g. `ratio append/jsonl-dir vs file-buffered: 3.10x`.
+//!
+//! Run: `cargo bench --bench store --all-features` (see benches/README.md).
+
+use std::fs::OpenOptions;
+use std::hint::black_box;
+use std::io::{BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use agentmsg::store::{AnyStore, Cursor, Expect, JsonlDir, SessionStore, StoredEntry};
+use criterion::{BatchSize, Criterion, Throughput};
+
+const APPENDS: usize = 1_000;
+const LOAD_ENTRIES: usize = 10_000;
+const RATIO_RUNS: usize = 7;
+
+fn bench_mode() -> bool {
+    std::env::args().any(|a| a == "--bench")
+}
+
+/// Transcript lines: a user prompt, an assistant turn with a tool call, its
+/// result, repeated; each a child of the one before.
+fn lines(n: usize) -> Vec<StoredEntry> {
+    (0..n)
+        .map(|i| {
+            let parent = if i == 0 { "null".to_owned() } else { format!("\"e{}\"", i - 1) };
+            let line = match i % 3 {
+                0 => format!(
+                    r#"{{"role":"user","content":[{{"type":"text","text":"Please look at src/module_{i}.rs and tell me why the test fails; the error mentions a lifetime."}}],"timestamp":{},"id":"e{i}","parentId":{parent}}}"#,
+                    1_765_233_665_292u64 + i as u64
+                ),
+                1 => format!(
+                    r#"{{"role":"assistant","content":[{{"type":"text","text":"Reading the file first."}},{{"type":"toolCall","id":"toolu_{i}","name":"read","arguments":{{"path":"src/module_{i}.rs"}}}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-opus-4-5","usage":{{"input":2775,"output":141,"cacheRead":0,"cacheWrite":0,"totalTokens":2916,"cost":{{"input":0.0139,"output":0.0035,"cacheRead":0,"cacheWrite":0,"total":0.0174}}}},"stopReason":"toolUse","timestamp":{},"id":"e{i}","parentId":{parent}}}"#,
+                    1_765_233_665_292u64 + i as u64
+                ),
+                _ => format!(
+                    r#"{{"role":"toolResult","toolCallId":"toolu_{}","toolName":"read","content":[{{"type":"text","text":"fn main() {{ let s = String::new(); println!(\"{{}}\", s); }}"}}],"isError":false,"timestamp":{},"details":{{"bytes":61}},"id":"e{i}","parentId":{parent}}}"#,
+                    i - 1,
+                    1_765_233_665_292u64 + i as u64
+                ),
+            };
+            StoredEntry::from_line(line).0
+        })
+        .collect()
+}
+
+struct Backends {
+    runtime: tokio::runtime::Runtime,
+    stores: Vec<(&'static str, AnyStore)>,
+    _dir: tempfile::TempDir,
+}
+
+fn backends() -> Backends {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut stores = vec![(
+        "jsonl-dir",
+        AnyStore::JsonlDir(JsonlDir::open(dir.path().join("sessions")).unwrap()),
+    )];
+    #[cfg(feature = "sqlite")]
+    stores.push((
+        "sqlite",
+        AnyStore::Sqlite(
+            runtime
+                .block_on(agentmsg::store::SqliteStore::open(dir.path().join("s.db")))
+                .unwrap(),
+        ),
+    ));
+    #[cfg(feature = "postgres")]
+    if let Ok(url) = std::env::var("AGENTMSG_PG_URL") {
+        let options = agentmsg::store::PgOptions {
+            connections: 2,
+            schema: Some(format!("agentmsg_bench_{}", std::process::id())),
+        };
+        let store = runtime
+            .block_on(agentmsg::store::PgStore::connect_with(&url, options))
+            .unwrap();
+        stores.push(("postgres", AnyStore::Postgres(Box::new(store))));
+    } else {
+        eprintln!("store bench: AGENTMSG_PG_URL is not set: PostgreSQL is not measured");
+    }
+    Backends {
+        runtime,
+        stores,
+        _dir: dir,
+    }
+}
+
+/// A file removed on drop (outside the measured time), so the bench does not
+/// fill the disk.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// A session deleted on drop.
+struct ScratchSession<'a>(&'a Backends, &'a AnyStore, String);
+
+impl Drop for ScratchSession<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.runtime.block_on(self.1.delete(&self.2));
+    }
+}
+
+fn append_file(path: &Path, lines: &[StoredEntry], flush_each: bool) {
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap();
+    let mut out = BufWriter::new(file);
+    for entry in lines {
+        out.write_all(entry.line().as_bytes()).unwrap();
+        out.write_all(b"\n").unwrap();
+        if flush_each {
+            out.flush().unwrap();
+        }
+    }
+    out.flush().unwrap();
+}
+
+fn append_store(
+    b: &Backends,
+    store: &AnyStore,
+    session: &str,
+    lines: &[StoredEntry],
+    per_call: usize,
+) {
+    b.runtime.block_on(async {
+        store.create(session).await.unwrap();
+        for entries in lines.chunks(per_call.max(1)) {
+            store.append(session, entries, Expect::Any).await.unwrap();
+        }
+    });
+}
+
+fn main() {
+    let appends = if bench_mode() { APPENDS } else { 50 };
+    let load_entries = if bench_mode() { LOAD_ENTRIES } else { 300 };
+    let b = backends();
+    let append_lines = lines(appends);
+    let load_lines = lines(load_entries);
+    let files = tempfile::tempdir().unwrap();
+    let fresh = std::cell::Cell::new(0usize);
+    let next = || {
+        fresh.set(fresh.get() + 1);
+        format!("b{}", fresh.get())
+    };
+
+    // The 10,000-entry session in every store, and in a plain file.
+    for (_, store) in &b.stores {
+        append_store(&b, store, "load", &[], 1);
+        b.runtime
+            .block_on(store.append("load", &load_lines, Expect::Any))
+            .unwrap();
+    }
+    let load_file = files.path().join("load.jsonl");
+    append_file(&load_file, &load_lines, false);
+    let mut read_file = || {
+        let file = std::fs::File::open(&load_file).unwrap();
+        let read = agentmsg::read_transcript(BufReader::new(file)).unwrap();
+        assert_eq!(read.messages.len(), load_entries);
+        black_box(read);
+    };
+    let load_store = |store: &AnyStore| {
+        let loaded = b
+            .runtime
+            .block_on(store.load("load", Cursor::START))
+            .unwrap();
+        assert_eq!(loaded.entries.len(), load_entries);
+        black_box(loaded);
+    };
+
+    let mut c = Criterion::default().configure_from_args();
+    {
+        let mut group = c.benchmark_group("append");
+        group.throughput(Throughput::Elements(appends as u64));
+        group.sample_size(10);
+        group.measurement_time(Duration::from_secs(3));
+        let scratch = || Scratch(files.path().join(format!("{}.jsonl", next())));
+        group.bench_function("file-buffered", |bench| {
+            bench.iter_batched(
+                scratch,
+                |file| {
+                    append_file(&file.0, &append_lines, false);
+                    file
+                },
+                BatchSize::PerIteration,
+            )
+        });
+        group.bench_function("file-write-each", |bench| {
+            bench.iter_batched(
+                scratch,
+                |file| {
+                    append_file(&file.0, &append_lines, true);
+                    file
+                },
+                BatchSize::PerIteration,
+            )
+        });
+        for (name, store) in &b.stores {
+            for (variant, per_call) in [("", 1), ("-batch100", 100)] {
+                group.bench_function(format!("{name}{variant}"), |bench| {
+                    bench.iter_batched(
+                        || ScratchSession(&b, store, next()),
+                        |session| {
+                            append_store(&b, store, &session.2, &append_lines, per_call);
+                            session
+                        },
+                        BatchSize::PerIteration,
+                    )
+                });
+            }
+        }
+        group.finish();
+    }
+    {
+        let mut group = c.benchmark_group("load");
+        group.throughput(Throughput::Elements(load_entries as u64));
+        group.sample_size(10);
+        group.bench_function("jsonl-reader", |bench| bench.iter(&mut read_file));
+        for (name, store) in &b.stores {
+            group.bench_function(*name, |bench| bench.iter(|| load_store(store)));
+        }
+        group.finish();
+    }
+    c.final_summary();
+
+    // Ratios: the median of interleaved runs of each side.
+    let time = |f: &mut dyn FnMut()| {
+        let start = Instant::now();
+        f();
+        start.elapsed().as_secs_f64()
+    };
+    let ratio = |name: String, f: &mut dyn FnMut(), baseline: &mut dyn FnMut()| {
+        let mut ratios: Vec<f64> = (0..RATIO_RUNS).map(|_| time(f) / time(baseline)).collect();
+        ratios.sort_by(f64::total_cmp);
+        println!("ratio {name}: {:.2}x", ratios[RATIO_RUNS / 2]);
+    };
+    for (name, store) in &b.stores {
+        for (baseline, flush_each) in [("file-buffered", false), ("file-write-each", true)] {
+            // What each run wrote is removed after the ratio, outside the timing.
+            let sessions = std::cell::RefCell::new(Vec::new());
+            let scratch_files = std::cell::RefCell::new(Vec::new());
+            ratio(
+                format!("append/{name} vs {baseline}"),
+                &mut || {
+                    let session = ScratchSession(&b, store, next());
+                    append_store(&b, store, &session.2, &append_lines, 1);
+                    sessions.borrow_mut().push(session);
+                },
+                &mut || {
+                    let file = Scratch(files.path().join(format!("{}.jsonl", next())));
+                    append_file(&file.0, &append_lines, flush_each);
+                    scratch_files.borrow_mut().push(file);
+                },
+            );
+        }
+    }
+    for (name, store) in &b.stores {
+        ratio(
+            format!("load/{name} vs jsonl-reader"),
+            &mut || load_store(store),
+            &mut read_file,
+        );
+    }
+}

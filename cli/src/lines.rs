@@ -1,0 +1,288 @@
+//! Reading a JSON Lines transcript one line at a time: each non-blank line
+//! keeps its number and its bytes, and every problem found while decoding it
+//! is reported against its line. Memory holds one line (and the blank lines
+//! before it), so a file of any size is read in the space of its longest line.
+
+use std::io::{self, BufRead};
+
+use agentmsg_runtime::{
+    decode_line, is_torn_line, AgentMessage, DecodeMode, Registry, UnknownReason,
+};
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
+
+use crate::load::{Body, Diagnostic, Line};
+
+/// Reads the lines of a JSON Lines transcript from `R`, one at a time.
+#[derive(Debug)]
+pub struct LineReader<R> {
+    reader: R,
+    buf: Vec<u8>,
+    /// The number of the last line read.
+    number: usize,
+    /// Blank lines read since the last non-blank one, byte for byte.
+    gap: Vec<u8>,
+    /// The entries of a line that held several, not yet handed out.
+    pending: std::collections::VecDeque<Line>,
+    /// Whether the byte-order mark at the start was looked for.
+    started: bool,
+}
+
+impl<R: BufRead> LineReader<R> {
+    /// A reader at the start of `reader`, whose bytes are all lines.
+    pub fn new(reader: R) -> Self {
+        Self {
+            reader,
+            buf: Vec::new(),
+            number: 0,
+            gap: Vec::new(),
+            pending: std::collections::VecDeque::new(),
+            started: true,
+        }
+    }
+
+    /// A reader at the start of a file: a UTF-8 byte-order mark there is
+    /// skipped.
+    pub fn at_file_start(reader: R) -> Self {
+        Self {
+            started: false,
+            ..Self::new(reader)
+        }
+    }
+
+    /// The next non-blank line (or entry of a line that held several), with
+    /// what is wrong with it pushed onto `diagnostics`; `None` at the end.
+    pub fn next_line(&mut self, diagnostics: &mut Vec<Diagnostic>) -> io::Result<Option<Line>> {
+        loop {
+            if let Some(line) = self.pending.pop_front() {
+                return Ok(Some(line));
+            }
+            self.buf.clear();
+            if !self.started {
+                self.started = true;
+                let head = self.reader.fill_buf()?;
+                if head.starts_with(b"\xEF\xBB\xBF") {
+                    self.reader.consume(3);
+                }
+            }
+            if self.reader.read_until(b'\n', &mut self.buf)? == 0 {
+                return Ok(None);
+            }
+            self.number += 1;
+            let terminated = self.buf.last() == Some(&b'\n');
+            if terminated {
+                self.buf.pop();
+            }
+            let piece = self.buf.as_slice();
+            let trimmed = piece.strip_suffix(b"\r").unwrap_or(piece);
+            if trimmed.iter().all(u8::is_ascii_whitespace) {
+                self.gap.extend_from_slice(piece);
+                if terminated {
+                    self.gap.push(b'\n');
+                }
+                continue;
+            }
+            let gap = std::mem::take(&mut self.gap);
+            read_piece(
+                self.number,
+                piece,
+                !terminated,
+                gap,
+                &mut self.pending,
+                diagnostics,
+            );
+        }
+    }
+
+    /// The underlying reader (to look ahead in its buffer before the first line).
+    pub fn get_mut(&mut self) -> &mut R {
+        &mut self.reader
+    }
+
+    /// How many lines were read (blank ones included).
+    pub fn total_lines(&self) -> usize {
+        self.number
+    }
+
+    /// The blank lines after the last non-blank one, byte for byte.
+    pub fn into_trailing(self) -> Vec<u8> {
+        self.gap
+    }
+}
+
+/// Reads one non-blank line, `number`, into `out` (one entry, or several when
+/// a write lost its newline).
+fn read_piece(
+    number: usize,
+    piece: &[u8],
+    unterminated: bool,
+    gap: Vec<u8>,
+    out: &mut std::collections::VecDeque<Line>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let trimmed = piece.strip_suffix(b"\r").unwrap_or(piece);
+    // A line that is no message: kept whole, with what is wrong with it.
+    let keep = |out: &mut std::collections::VecDeque<Line>, body: Body, gap: Vec<u8>| {
+        out.push_back(Line {
+            number,
+            gap,
+            raw: piece.to_vec(),
+            body,
+            part: None,
+        });
+    };
+    // Cut off inside a character or a value: a torn write, not bad text.
+    if unterminated && is_torn_line(piece) {
+        diagnostics.push(torn_diagnostic(number, piece.len()));
+        keep(out, Body::Torn, gap);
+        return;
+    }
+    let text = match std::str::from_utf8(trimmed) {
+        Ok(text) => text,
+        Err(e) => {
+            let at = e.valid_up_to() + 1;
+            let why = format!("not UTF-8 (invalid byte at column {at})");
+            diagnostics.push(Diagnostic::error(number, "not-utf8", why));
+            keep(out, Body::Undecodable, gap);
+            return;
+        }
+    };
+    let mut found = Vec::new();
+    let body = decode(text, number, &mut found);
+    if matches!(body, Body::Undecodable) {
+        if let Some(parts) = split_glued(text.trim_end_matches([' ', '\t', '\r'])) {
+            diagnostics.push(Diagnostic::warning(
+                number,
+                "lost-newline",
+                format!(
+                    "{} entries on one line ({}): a write that lost its newline; read as {} lines",
+                    parts.len(),
+                    if serde_json::from_str::<IgnoredAny>(parts[0]).is_ok() {
+                        "whole objects back to back"
+                    } else {
+                        "a fragment cut off by a crash, then a whole line"
+                    },
+                    parts.len()
+                ),
+            ));
+            let count = parts.len();
+            let mut gap = Some(gap);
+            for (index, part) in parts.into_iter().enumerate() {
+                let body = decode(part, number, diagnostics);
+                out.push_back(Line {
+                    number,
+                    gap: gap.take().unwrap_or_default(),
+                    raw: part.as_bytes().to_vec(),
+                    body,
+                    part: Some((index, count)),
+                });
+            }
+            return;
+        }
+    }
+    diagnostics.append(&mut found);
+    keep(out, body, gap);
+}
+
+/// How many `{` a broken line is tried at for the start of a whole entry.
+const SPLIT_TRIES: usize = 256;
+
+/// The entries of a line that holds more than one because a write lost its
+/// newline: whole objects back to back, or a fragment a crash cut off followed
+/// by whole objects. Each whole object must look like an entry (a string
+/// `"role"`, or pi's `"type"`). `None` when the line is not that.
+fn split_glued(text: &str) -> Option<Vec<&str>> {
+    if let Some(objects) = entries(text).filter(|o| o.len() > 1) {
+        return Some(objects);
+    }
+    text.match_indices('{')
+        .filter(|(at, _)| *at > 0)
+        .take(SPLIT_TRIES)
+        .find_map(|(at, _)| {
+            let objects = entries(text.get(at..)?)?;
+            let mut parts = vec![text.get(..at)?];
+            parts.extend(objects);
+            Some(parts)
+        })
+}
+
+/// `text` as one or more whole entries back to back, or `None`.
+fn entries(text: &str) -> Option<Vec<&str>> {
+    #[derive(serde::Deserialize)]
+    struct Tag<'a> {
+        #[serde(borrow, default)]
+        role: Option<std::borrow::Cow<'a, str>>,
+        #[serde(borrow, default, rename = "type")]
+        kind: Option<std::borrow::Cow<'a, str>>,
+    }
+    let mut out = Vec::new();
+    for value in serde_json::Deserializer::from_str(text).into_iter::<&RawValue>() {
+        let value = value.ok()?;
+        let tag: Tag = serde_json::from_str(value.get()).ok()?;
+        if tag.role.is_none() && tag.kind.is_none() {
+            return None;
+        }
+        out.push(value.get());
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+fn torn_diagnostic(number: usize, bytes: usize) -> Diagnostic {
+    Diagnostic::error(
+        number,
+        "torn-line",
+        format!(
+            "torn last line: {bytes} bytes cut off with no newline (a crash during a write); every line before it was read"
+        ),
+    )
+}
+
+pub(crate) fn decode(text: &str, number: usize, diagnostics: &mut Vec<Diagnostic>) -> Body {
+    match decode_line(text, Registry::global(), DecodeMode::Lenient) {
+        Ok(AgentMessage::Unknown(unknown)) => {
+            // A line of an unclaimed kind is kept unparsed; a checker parses it.
+            if let Err(e) = unknown.validate() {
+                diagnostics.push(Diagnostic::error(number, "undecodable", e.to_string()));
+                return Body::Undecodable;
+            }
+            let kind = unknown.kind();
+            let diagnostic = match unknown.reason() {
+                UnknownReason::UnknownKind => Diagnostic::warning(
+                    number,
+                    "unknown-kind",
+                    format!("unknown kind `{kind}`: no registered type claims it; kept as is"),
+                ),
+                UnknownReason::NewerVersion { found, supported } => Diagnostic::warning(
+                    number,
+                    "newer-version",
+                    format!(
+                        "kind `{kind}` version {found} is newer than this build reads ({supported}); kept as is"
+                    ),
+                ),
+                UnknownReason::AmbiguousKind { first, second } => Diagnostic::warning(
+                    number,
+                    "ambiguous-kind",
+                    format!("kind `{kind}` is claimed by both `{first}` and `{second}`; kept as is"),
+                ),
+                UnknownReason::Invalid { error } => Diagnostic::error(
+                    number,
+                    "invalid-message",
+                    format!("`{kind}` line does not decode: {error}"),
+                ),
+                UnknownReason::Migration { from, error } => Diagnostic::error(
+                    number,
+                    "migration-failed",
+                    format!("`{kind}` line: migration from version {from} failed: {error}"),
+                ),
+                other => Diagnostic::error(number, "undecodable", other.to_string()),
+            };
+            diagnostics.push(diagnostic);
+            Body::Message(AgentMessage::Unknown(unknown))
+        }
+        Ok(message) => Body::Message(message),
+        Err(e) => {
+            diagnostics.push(Diagnostic::error(number, "undecodable", e.to_string()));
+            Body::Undecodable
+        }
+    }
+}

@@ -1,0 +1,168 @@
+//! `check` and `stats` read a JSON Lines file one line at a time, and standard
+//! input whole: both must say exactly the same of the same bytes.
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+const USER: &str = r#"{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1}"#;
+const CALL: &str = r#"{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"a"}}],"stopReason":"toolUse","timestamp":2}"#;
+const RESULT: &str = r#"{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"data"}],"isError":false,"timestamp":3}"#;
+const REPLY: &str = r#"{"role":"assistant","content":[{"type":"text","text":"done"}],"stopReason":"stop","usage":{"input":5,"output":7,"cacheRead":0,"cacheWrite":0,"totalTokens":12,"cost":{"input":0.1,"output":0.2,"cacheRead":0,"cacheWrite":0,"total":0.3}},"provider":"p","model":"m","api":"a","timestamp":4}"#;
+/// A call whose line does not decode (its arguments are a string).
+const KEPT_CALL: &str = r#"{"role":"assistant","content":[{"type":"toolCall","id":"c2","name":"ls","arguments":"oops"}],"stopReason":"toolUse","timestamp":5}"#;
+const KEPT_RESULT: &str = r#"{"role":"toolResult","toolCallId":"c2","toolName":"ls","content":[{"type":"text","text":"x"}],"isError":false,"timestamp":6}"#;
+const NOTICE: &str = r#"{"role":"someoneElsesKind","text":"kept"}"#;
+
+/// Runs `agentmsg ARGS` with `stdin` on standard input, in `dir`.
+fn run(dir: &Path, args: &[&str], stdin: &[u8]) -> common::Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agentmsg"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the agentmsg binary runs");
+    let mut input = child.stdin.take().unwrap();
+    // A command that reads a file never reads its standard input.
+    let _ = input.write_all(stdin);
+    drop(input);
+    let output = child.wait_with_output().unwrap();
+    common::Run {
+        code: output.status.code().expect("agentmsg exited"),
+        stdout: String::from_utf8(output.stdout).unwrap(),
+        stderr: String::from_utf8(output.stderr).unwrap(),
+    }
+}
+
+/// The lines of `text` with the file's name (`name:` at a line's start, or a
+/// `"file"` field) made `FILE`, sorted: the streamed read tells a foreign log
+/// after its diagnostics, the whole read before them.
+fn normalized(text: &str, name: &str) -> Vec<String> {
+    let mut lines: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let l = l.replace(&format!("\"file\": \"{name}\""), "\"file\": \"FILE\"");
+            match l.strip_prefix(name) {
+                Some(rest) if rest.starts_with(':') => format!("FILE{rest}"),
+                _ => l,
+            }
+        })
+        .collect();
+    lines.sort();
+    lines
+}
+
+/// `check` and `stats` (text and JSON) give the same of `bytes` read from a
+/// file (streamed) and from standard input (read whole).
+fn same_streamed_and_whole(name: &str, bytes: &[u8]) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("t.jsonl"), bytes).unwrap();
+    for args in [
+        &["check"][..],
+        &["check", "--json"],
+        &["check", "--quiet"],
+        &["stats"],
+        &["stats", "--json"],
+    ] {
+        let file = run(dir.path(), &[args, &["t.jsonl"]].concat(), b"");
+        let stdin = run(dir.path(), &[args, &["-"]].concat(), bytes);
+        assert_eq!(file.code, stdin.code, "{name}: {args:?}: exit codes");
+        assert_eq!(
+            normalized(&file.stdout, "t.jsonl"),
+            normalized(&stdin.stdout, "-"),
+            "{name}: {args:?}: stdout"
+        );
+        assert_eq!(
+            normalized(&file.stderr, "t.jsonl"),
+            normalized(&stdin.stderr, "-"),
+            "{name}: {args:?}: stderr"
+        );
+    }
+}
+
+#[test]
+fn a_streamed_file_reads_as_the_same_bytes_read_whole() {
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", Vec::new()),
+        ("blank lines only", b"\n \n\r\n".to_vec()),
+        (
+            "well formed",
+            [USER, CALL, RESULT, REPLY].join("\n").into_bytes(),
+        ),
+        (
+            "orphans and a misplaced result",
+            [CALL, USER, RESULT, RESULT, REPLY, CALL].join("\n").into_bytes(),
+        ),
+        (
+            "a kept call's result",
+            [USER, KEPT_CALL, KEPT_RESULT, NOTICE, REPLY]
+                .join("\n")
+                .into_bytes(),
+        ),
+        (
+            "BOM, CRLF, blank lines, trailing blanks",
+            format!("\u{feff}{USER}\r\n\r\n{CALL}\r\n  \n{RESULT}\r\n\n\n").into_bytes(),
+        ),
+        (
+            "a lost newline and a torn tail",
+            format!("{USER}\n{CALL}{RESULT}\n{REPLY}\n{{\"role\":\"user\",\"con").into_bytes(),
+        ),
+        (
+            "not UTF-8 and not JSON",
+            [
+                USER.as_bytes(),
+                b"{\"role\":\"user\",\"content\":\"\xff\"}",
+                b"not json",
+                b"[1,2]",
+                REPLY.as_bytes(),
+            ]
+            .join(&b'\n'),
+        ),
+        (
+            "one pretty-printed message",
+            serde_json::to_vec_pretty(&serde_json::from_str::<serde_json::Value>(REPLY).unwrap())
+                .unwrap(),
+        ),
+        (
+            "a broken first object over several lines",
+            b"{\"role\":\n\"user\"\n{\"role\":\"user\",\"content\":\"x\"}\n".to_vec(),
+        ),
+        (
+            "a pi session file",
+            b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00Z\",\"cwd\":\"/\"}\n{\"type\":\"message\",\"id\":\"a1b2c3d4\",\"parentId\":null,\"timestamp\":\"2025-01-01T00:00:00Z\",\"message\":{\"role\":\"user\",\"content\":\"hi\",\"timestamp\":1}}\n".to_vec(),
+        ),
+    ];
+    for (name, bytes) in cases {
+        same_streamed_and_whole(name, &bytes);
+    }
+    for fixture in ["broken.jsonl", "orphaned.jsonl", "pi-v3.jsonl"] {
+        let bytes = std::fs::read(common::fixtures().join(fixture)).unwrap();
+        same_streamed_and_whole(fixture, &bytes);
+    }
+}
+
+#[test]
+fn a_real_session_streams_as_it_reads_whole() {
+    let Some(dir) = common::conformance_or_skip(Some("transcripts/pi")) else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let session = dir.join("transcripts/pi/before-compaction.jsonl");
+    let out = work.path().join("imported.jsonl");
+    let import = run(
+        work.path(),
+        &[
+            "import",
+            session.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(import.code, 0, "{}", import.stderr);
+    same_streamed_and_whole("before-compaction, imported", &std::fs::read(&out).unwrap());
+}

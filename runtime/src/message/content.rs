@@ -1,0 +1,874 @@
+//! Content blocks, the per-role content enums and the role rules.
+//!
+//! Every block is a struct of its own ([`TextContent`], [`ImageContent`], …). A
+//! message holds the enum of its role ([`UserContent`], [`AssistantContent`],
+//! [`ToolResultContent`]), so a block that may not appear in a role cannot be put
+//! there: the constructors take any block that implements the role's trait
+//! ([`IntoUserContent`], [`IntoAssistantContent`], [`IntoToolResultContent`],
+//! [`IntoSystemContent`]) and the compiler names the block and the role otherwise.
+
+use std::fmt;
+
+use serde::de::{self, Deserializer};
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
+
+use super::key::Key;
+use super::Role;
+
+/// A block of plain text, with the provider's opaque signature when it gave
+/// one. `textSignature` (pi's name; OpenAI Responses' message id and phase) is
+/// read as `signature`.
+///
+/// ```json
+/// {"type":"text","text":"fn main() {}"}
+/// {"type":"text","text":"Done.","signature":"msg_68af…"}
+/// ```
+///
+/// ```
+/// use agentmsg_runtime::{Content, TextContent};
+/// // A pi line's block: its `textSignature` is kept, and written back as `signature`.
+/// let block: Content =
+///     serde_json::from_str(r#"{"type":"text","text":"Done.","textSignature":"msg_1"}"#).unwrap();
+/// assert_eq!(block, Content::Text(TextContent::new("Done.").with_signature("msg_1")));
+/// assert_eq!(
+///     serde_json::to_string(&block).unwrap(),
+///     r#"{"type":"text","text":"Done.","signature":"msg_1"}"#
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct TextContent {
+    /// The text.
+    pub text: String,
+    /// The provider's opaque data about this text, kept to be given back to the
+    /// same model (not written when `None`): Gemini's `thoughtSignature` on a text
+    /// part, or the id (and phase) of an OpenAI Responses message, as pi stores
+    /// them.
+    #[serde(
+        default,
+        alias = "textSignature",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub signature: Option<String>,
+}
+
+impl TextContent {
+    /// A text block without a signature.
+    pub fn new(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            signature: None,
+        }
+    }
+}
+
+impl From<&str> for TextContent {
+    fn from(text: &str) -> Self {
+        Self::new(text)
+    }
+}
+
+impl From<String> for TextContent {
+    fn from(text: String) -> Self {
+        Self::new(text)
+    }
+}
+
+/// Where the bytes of an image or a document are: inline as base64, or at a URL.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum MediaSource {
+    /// Inline data.
+    Base64 {
+        /// The bytes, base64 (standard alphabet, padded).
+        data: String,
+        /// The MIME type, such as `image/png`.
+        mime_type: String,
+    },
+    /// A URL the provider fetches itself (`https:`, `gs:`, a file id…).
+    Url(String),
+}
+
+impl MediaSource {
+    /// The MIME type of inline data; `None` for a URL.
+    pub fn mime_type(&self) -> Option<&str> {
+        match self {
+            Self::Base64 { mime_type, .. } => Some(mime_type),
+            Self::Url(_) => None,
+        }
+    }
+
+    /// The base64 data; `None` for a URL.
+    pub fn data(&self) -> Option<&str> {
+        match self {
+            Self::Base64 { data, .. } => Some(data),
+            Self::Url(_) => None,
+        }
+    }
+
+    /// The URL; `None` for inline data.
+    pub fn url(&self) -> Option<&str> {
+        match self {
+            Self::Url(url) => Some(url),
+            Self::Base64 { .. } => None,
+        }
+    }
+}
+
+/// The flat JSON form shared by image and document blocks.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct MediaWire {
+    #[serde(default)]
+    data: Option<String>,
+    #[serde(default)]
+    mime_type: Option<String>,
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    title: Option<String>,
+}
+
+impl MediaWire {
+    fn into_source<E: de::Error>(self, block: &str) -> Result<(MediaSource, Option<String>), E> {
+        let source = match (self.data, self.mime_type, self.url) {
+            (Some(data), Some(mime_type), None) => MediaSource::Base64 { data, mime_type },
+            (None, None, Some(url)) => MediaSource::Url(url),
+            (Some(_), None, None) => {
+                return Err(E::custom(format_args!(
+                    "{block} block has `data` but no `mimeType`"
+                )))
+            }
+            (None, Some(_), None) => {
+                return Err(E::custom(format_args!(
+                    "{block} block has `mimeType` but no `data`"
+                )))
+            }
+            (None, None, None) => {
+                return Err(E::custom(format_args!(
+                    "{block} block needs `data` and `mimeType`, or `url`"
+                )))
+            }
+            _ => {
+                return Err(E::custom(format_args!(
+                    "{block} block has both `url` and `data`; it takes one of them"
+                )))
+            }
+        };
+        Ok((source, self.title))
+    }
+}
+
+fn serialize_source<M: SerializeMap>(map: &mut M, source: &MediaSource) -> Result<(), M::Error> {
+    match source {
+        MediaSource::Base64 { data, mime_type } => {
+            map.serialize_entry("data", data)?;
+            map.serialize_entry("mimeType", mime_type)
+        }
+        MediaSource::Url(url) => map.serialize_entry("url", url),
+    }
+}
+
+/// An image: base64 data with its MIME type, or a URL. Allowed in user and
+/// tool-result messages.
+///
+/// ```json
+/// {"type":"image","data":"iVBORw0KGgo…","mimeType":"image/png"}
+/// {"type":"image","url":"https://example.com/cat.jpg"}
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ImageContent {
+    /// Where the image is.
+    pub source: MediaSource,
+}
+
+impl Serialize for ImageContent {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        serialize_source(&mut map, &self.source)?;
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for ImageContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let (source, _) = MediaWire::deserialize(deserializer)?.into_source("image")?;
+        Ok(Self { source })
+    }
+}
+
+/// A clip of audio, base64 with its MIME type. Allowed in user messages.
+///
+/// ```json
+/// {"type":"audio","data":"SUQzBAAAAAAA…","mimeType":"audio/mpeg"}
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AudioContent {
+    /// The bytes, base64.
+    pub data: String,
+    /// The MIME type, such as `audio/wav`.
+    pub mime_type: String,
+}
+
+/// A document (PDF…): base64 data with its MIME type, or a URL, and an optional
+/// title. Allowed in user messages.
+///
+/// ```json
+/// {"type":"document","data":"JVBERi0xLjcK…","mimeType":"application/pdf","title":"spec.pdf"}
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct DocumentContent {
+    /// Where the document is.
+    pub source: MediaSource,
+    /// A title shown to the model, if the provider takes one.
+    pub title: Option<String>,
+}
+
+impl Serialize for DocumentContent {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        serialize_source(&mut map, &self.source)?;
+        if let Some(title) = &self.title {
+            map.serialize_entry("title", title)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for DocumentContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let (source, title) = MediaWire::deserialize(deserializer)?.into_source("document")?;
+        Ok(Self { source, title })
+    }
+}
+
+/// The model's reasoning, with the provider's opaque signature when it gave one.
+/// Allowed in assistant messages. `thinkingSignature` (pi's name) is read as
+/// `signature`.
+///
+/// ```json
+/// {"type":"thinking","thinking":"The user wants…","signature":"EqQBCkgIARABGAIi…"}
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct ThinkingContent {
+    /// The reasoning text.
+    pub thinking: String,
+    /// The provider's signature, echoed back unchanged to the same model.
+    #[serde(
+        default,
+        alias = "thinkingSignature",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub signature: Option<String>,
+}
+
+impl ThinkingContent {
+    /// A thinking block without a signature.
+    pub fn new(thinking: impl Into<String>) -> Self {
+        Self {
+            thinking: thinking.into(),
+            signature: None,
+        }
+    }
+}
+
+/// Reasoning the provider returned encrypted; only the same model can read it.
+/// Allowed in assistant messages.
+///
+/// ```json
+/// {"type":"redactedThinking","data":"EmwKAhgBEgy3va3pzix/LafPsn4a…"}
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct RedactedThinkingContent {
+    /// The opaque data.
+    pub data: String,
+}
+
+impl RedactedThinkingContent {
+    /// A redacted-thinking block.
+    pub fn new(data: impl Into<String>) -> Self {
+        Self { data: data.into() }
+    }
+}
+
+/// A call of a tool by the model. Allowed in assistant messages. Gemini's
+/// `thoughtSignature` (pi's name) is read as `signature`.
+///
+/// ```json
+/// {"type":"toolCall","id":"toolu_01","name":"read","arguments":{"path":"a.rs"}}
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The id that the tool result answers with.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments, a JSON object.
+    pub arguments: serde_json::Map<String, serde_json::Value>,
+    /// The provider's signature on this call, echoed back to the same model.
+    #[serde(
+        default,
+        alias = "thoughtSignature",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub signature: Option<String>,
+}
+
+impl ToolCall {
+    /// A tool call. `arguments` that are not a JSON object are wrapped as
+    /// `{"value": …}` so nothing is lost; `null` becomes `{}`.
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: serde_json::Value,
+    ) -> Self {
+        let arguments = match arguments {
+            serde_json::Value::Object(map) => map,
+            serde_json::Value::Null => serde_json::Map::new(),
+            other => {
+                let mut map = serde_json::Map::new();
+                map.insert("value".to_owned(), other);
+                map
+            }
+        };
+        Self {
+            id: id.into(),
+            name: name.into(),
+            arguments,
+            signature: None,
+        }
+    }
+}
+
+/// `with_signature` and `signature` for the blocks that carry a provider's
+/// opaque signature.
+macro_rules! signed_blocks {
+    ($($block:ident),+) => {$(
+        impl $block {
+            /// The same block with `signature`.
+            #[must_use]
+            pub fn with_signature(mut self, signature: impl Into<String>) -> Self {
+                self.signature = Some(signature.into());
+                self
+            }
+
+            /// The signature, treating an empty string as none.
+            pub fn signature(&self) -> Option<&str> {
+                self.signature.as_deref().filter(|s| !s.is_empty())
+            }
+        }
+    )+};
+}
+
+signed_blocks!(TextContent, ThinkingContent, ToolCall);
+
+/// The kinds of content block, as written in `"type"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BlockKind {
+    /// `"text"`
+    Text,
+    /// `"image"`
+    Image,
+    /// `"audio"`
+    Audio,
+    /// `"document"`
+    Document,
+    /// `"thinking"`
+    Thinking,
+    /// `"redactedThinking"`
+    RedactedThinking,
+    /// `"toolCall"`
+    ToolCall,
+}
+
+impl BlockKind {
+    /// The block's `"type"` as written in JSON.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Text => "text",
+            Self::Image => "image",
+            Self::Audio => "audio",
+            Self::Document => "document",
+            Self::Thinking => "thinking",
+            Self::RedactedThinking => "redactedThinking",
+            Self::ToolCall => "toolCall",
+        }
+    }
+}
+
+impl fmt::Display for BlockKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Content of a user message: text, image, audio or document.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum UserContent {
+    /// A text block.
+    Text(TextContent),
+    /// An image.
+    Image(ImageContent),
+    /// An audio clip.
+    Audio(AudioContent),
+    /// A document.
+    Document(DocumentContent),
+}
+
+/// Content of an assistant message: text, thinking, redacted thinking or a tool call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum AssistantContent {
+    /// A text block.
+    Text(TextContent),
+    /// Reasoning.
+    Thinking(ThinkingContent),
+    /// Encrypted reasoning.
+    RedactedThinking(RedactedThinkingContent),
+    /// A tool call.
+    ToolCall(ToolCall),
+}
+
+/// Content of a tool result: text or image.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum ToolResultContent {
+    /// A text block.
+    Text(TextContent),
+    /// An image.
+    Image(ImageContent),
+}
+
+/// Any content block, whatever the role.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum Content {
+    /// A text block.
+    Text(TextContent),
+    /// An image.
+    Image(ImageContent),
+    /// An audio clip.
+    Audio(AudioContent),
+    /// A document.
+    Document(DocumentContent),
+    /// Reasoning.
+    Thinking(ThinkingContent),
+    /// Encrypted reasoning.
+    RedactedThinking(RedactedThinkingContent),
+    /// A tool call.
+    ToolCall(ToolCall),
+}
+
+/// serde's reader of [`Content`] (an internally tagged enum), for a block whose
+/// `"type"` is not its first key: it buffers the block, then reads it.
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase", remote = "Content")]
+enum BufferedContent {
+    Text(TextContent),
+    Image(ImageContent),
+    Audio(AudioContent),
+    Document(DocumentContent),
+    Thinking(ThinkingContent),
+    RedactedThinking(RedactedThinkingContent),
+    ToolCall(ToolCall),
+}
+
+/// The block types, for "unknown variant" errors.
+const BLOCK_TYPES: &[&str] = &[
+    BlockKind::Text.as_str(),
+    BlockKind::Image.as_str(),
+    BlockKind::Audio.as_str(),
+    BlockKind::Document.as_str(),
+    BlockKind::Thinking.as_str(),
+    BlockKind::RedactedThinking.as_str(),
+    BlockKind::ToolCall.as_str(),
+];
+
+/// Reads a block straight into its type when `"type"` is its first key, as
+/// every writer we know puts it (ours, pi's). serde's internally tagged reader
+/// (kept for the other blocks) first buffers every value of the block, then
+/// reads the buffer (see `benches/README.md` for what that costs). Reading in
+/// place gives the same blocks and fails on the same input (the property test `blocks_read_in_place_agree_with_serde` in
+/// `tests/core_roundtrip.rs` checks both).
+impl<'de> Deserialize<'de> for Content {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(BlockVisitor)
+    }
+}
+
+struct BlockVisitor;
+
+impl<'de> de::Visitor<'de> for BlockVisitor {
+    type Value = Content;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a content block")
+    }
+
+    fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Content, A::Error> {
+        let Some(first) = map.next_key::<Key<'de>>()? else {
+            return Err(de::Error::missing_field("type"));
+        };
+        if first.as_str() == "type" {
+            let tag: Key<'de> = map.next_value()?;
+            let rest = de::value::MapAccessDeserializer::new(NoSecondType(map));
+            return match tag.as_str() {
+                "text" => TextContent::deserialize(rest).map(Content::Text),
+                "image" => ImageContent::deserialize(rest).map(Content::Image),
+                "audio" => AudioContent::deserialize(rest).map(Content::Audio),
+                "document" => DocumentContent::deserialize(rest).map(Content::Document),
+                "thinking" => ThinkingContent::deserialize(rest).map(Content::Thinking),
+                "redactedThinking" => {
+                    RedactedThinkingContent::deserialize(rest).map(Content::RedactedThinking)
+                }
+                "toolCall" => ToolCall::deserialize(rest).map(Content::ToolCall),
+                other => Err(de::Error::unknown_variant(other, BLOCK_TYPES)),
+            };
+        }
+        // Another order: buffer the entries (all of them, repeated keys too),
+        // then read them as serde would.
+        let mut entries = vec![(first.into_string(), map.next_value::<serde_json::Value>()?)];
+        while let Some(entry) = map.next_entry::<String, serde_json::Value>()? {
+            entries.push(entry);
+        }
+        let buffered = de::value::MapDeserializer::<_, serde_json::Error>::new(entries.into_iter());
+        BufferedContent::deserialize(buffered).map_err(de::Error::custom)
+    }
+}
+
+/// The entries of a block after its leading `"type"`; another `"type"` is an
+/// error (serde's internally tagged reader reports it too).
+struct NoSecondType<A>(A);
+
+impl<'de, A: de::MapAccess<'de>> de::MapAccess<'de> for NoSecondType<A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        let Some(key) = self.0.next_key::<Key<'de>>()? else {
+            return Ok(None);
+        };
+        if key.as_str() == "type" {
+            return Err(de::Error::duplicate_field("type"));
+        }
+        key.give_to(seed).map(Some)
+    }
+
+    fn next_value_seed<V: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, A::Error> {
+        self.0.next_value_seed(seed)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.0.size_hint()
+    }
+}
+
+impl Content {
+    /// Which kind of block this is.
+    pub fn kind(&self) -> BlockKind {
+        match self {
+            Self::Text(_) => BlockKind::Text,
+            Self::Image(_) => BlockKind::Image,
+            Self::Audio(_) => BlockKind::Audio,
+            Self::Document(_) => BlockKind::Document,
+            Self::Thinking(_) => BlockKind::Thinking,
+            Self::RedactedThinking(_) => BlockKind::RedactedThinking,
+            Self::ToolCall(_) => BlockKind::ToolCall,
+        }
+    }
+}
+
+impl UserContent {
+    /// Which kind of block this is.
+    pub fn kind(&self) -> BlockKind {
+        match self {
+            Self::Text(_) => BlockKind::Text,
+            Self::Image(_) => BlockKind::Image,
+            Self::Audio(_) => BlockKind::Audio,
+            Self::Document(_) => BlockKind::Document,
+        }
+    }
+}
+
+impl AssistantContent {
+    /// Which kind of block this is.
+    pub fn kind(&self) -> BlockKind {
+        match self {
+            Self::Text(_) => BlockKind::Text,
+            Self::Thinking(_) => BlockKind::Thinking,
+            Self::RedactedThinking(_) => BlockKind::RedactedThinking,
+            Self::ToolCall(_) => BlockKind::ToolCall,
+        }
+    }
+}
+
+impl ToolResultContent {
+    /// Which kind of block this is.
+    pub fn kind(&self) -> BlockKind {
+        match self {
+            Self::Text(_) => BlockKind::Text,
+            Self::Image(_) => BlockKind::Image,
+        }
+    }
+}
+
+/// A content block was moved into a role that does not allow it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{block}` blocks cannot appear in {role} messages")]
+pub struct RoleError {
+    /// The block that did not fit.
+    pub block: BlockKind,
+    /// The role it was meant for.
+    pub role: Role,
+}
+
+/// A role enum is read as any block, then checked: a block of another role is an
+/// error that names the block and the role (`a `thinking` block cannot appear in a
+/// user message`), not serde's "unknown variant". It costs no more than reading
+/// the role enum itself: the tag is matched once either way.
+macro_rules! role_deserialize {
+    ($($role_enum:ident),+) => {
+        $(
+            impl<'de> Deserialize<'de> for $role_enum {
+                fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                    let content = Content::deserialize(deserializer)?;
+                    Self::try_from(content).map_err(de::Error::custom)
+                }
+            }
+        )+
+    };
+}
+
+role_deserialize!(UserContent, AssistantContent, ToolResultContent);
+
+/// `From` each role enum and each block into [`Content`], and `TryFrom` back.
+macro_rules! content_conversions {
+    ($role_enum:ident, $role:expr, [$($variant:ident($block:ty)),+ $(,)?]) => {
+        impl From<$role_enum> for Content {
+            fn from(value: $role_enum) -> Self {
+                match value {
+                    $($role_enum::$variant(block) => Content::$variant(block),)+
+                }
+            }
+        }
+
+        impl TryFrom<Content> for $role_enum {
+            type Error = RoleError;
+
+            fn try_from(value: Content) -> Result<Self, RoleError> {
+                match value {
+                    $(Content::$variant(block) => Ok($role_enum::$variant(block)),)+
+                    #[allow(unreachable_patterns)]
+                    other => Err(RoleError { block: other.kind(), role: $role }),
+                }
+            }
+        }
+
+        $(
+            impl From<$block> for $role_enum {
+                fn from(block: $block) -> Self {
+                    $role_enum::$variant(block)
+                }
+            }
+        )+
+    };
+}
+
+content_conversions!(
+    UserContent,
+    Role::User,
+    [
+        Text(TextContent),
+        Image(ImageContent),
+        Audio(AudioContent),
+        Document(DocumentContent),
+    ]
+);
+content_conversions!(
+    AssistantContent,
+    Role::Assistant,
+    [
+        Text(TextContent),
+        Thinking(ThinkingContent),
+        RedactedThinking(RedactedThinkingContent),
+        ToolCall(ToolCall),
+    ]
+);
+content_conversions!(
+    ToolResultContent,
+    Role::ToolResult,
+    [Text(TextContent), Image(ImageContent),]
+);
+
+macro_rules! block_into_content {
+    ($($variant:ident($block:ty)),+ $(,)?) => {
+        $(
+            impl From<$block> for Content {
+                fn from(block: $block) -> Self {
+                    Content::$variant(block)
+                }
+            }
+        )+
+    };
+}
+
+block_into_content!(
+    Text(TextContent),
+    Image(ImageContent),
+    Audio(AudioContent),
+    Document(DocumentContent),
+    Thinking(ThinkingContent),
+    RedactedThinking(RedactedThinkingContent),
+    ToolCall(ToolCall),
+);
+
+/// A block that may appear in a user message: [`TextContent`], [`ImageContent`],
+/// [`AudioContent`], [`DocumentContent`] (or a [`UserContent`]).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot appear in a user message",
+    label = "not allowed in a user message",
+    note = "a user message takes text, image, audio and document blocks (`UserContent`)"
+)]
+pub trait IntoUserContent {
+    /// The block as user content.
+    fn into_user_content(self) -> UserContent;
+}
+
+/// A block that may appear in an assistant message: [`TextContent`],
+/// [`ThinkingContent`], [`RedactedThinkingContent`], [`ToolCall`] (or an
+/// [`AssistantContent`]).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot appear in an assistant message",
+    label = "not allowed in an assistant message",
+    note = "an assistant message takes text, thinking, redacted thinking and tool-call blocks (`AssistantContent`)"
+)]
+pub trait IntoAssistantContent {
+    /// The block as assistant content.
+    fn into_assistant_content(self) -> AssistantContent;
+}
+
+/// A block that may appear in a tool result: [`TextContent`], [`ImageContent`]
+/// (or a [`ToolResultContent`]).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot appear in a tool result",
+    label = "not allowed in a tool result",
+    note = "a tool result takes text and image blocks (`ToolResultContent`)"
+)]
+pub trait IntoToolResultContent {
+    /// The block as tool-result content.
+    fn into_tool_result_content(self) -> ToolResultContent;
+}
+
+/// A block that may appear in a system message: only [`TextContent`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot appear in a system message",
+    label = "not allowed in a system message",
+    note = "a system message takes text blocks only (`TextContent`)"
+)]
+pub trait IntoSystemContent {
+    /// The block as system content.
+    fn into_system_content(self) -> TextContent;
+}
+
+macro_rules! role_trait_impls {
+    ($trait:ident, $method:ident, $target:ty, [$($block:ty),+ $(,)?]) => {
+        $(
+            impl $trait for $block {
+                fn $method(self) -> $target {
+                    self.into()
+                }
+            }
+        )+
+    };
+}
+
+role_trait_impls!(
+    IntoUserContent,
+    into_user_content,
+    UserContent,
+    [
+        UserContent,
+        TextContent,
+        ImageContent,
+        AudioContent,
+        DocumentContent,
+    ]
+);
+role_trait_impls!(
+    IntoAssistantContent,
+    into_assistant_content,
+    AssistantContent,
+    [
+        AssistantContent,
+        TextContent,
+        ThinkingContent,
+        RedactedThinkingContent,
+        ToolCall,
+    ]
+);
+role_trait_impls!(
+    IntoToolResultContent,
+    into_tool_result_content,
+    ToolResultContent,
+    [ToolResultContent, TextContent, ImageContent,]
+);
+role_trait_impls!(
+    IntoSystemContent,
+    into_system_content,
+    TextContent,
+    [TextContent]
+);
+
+impl IntoUserContent for &str {
+    fn into_user_content(self) -> UserContent {
+        UserContent::Text(TextContent::new(self))
+    }
+}
+
+impl IntoUserContent for String {
+    fn into_user_content(self) -> UserContent {
+        UserContent::Text(TextContent::new(self))
+    }
+}
+
+impl IntoAssistantContent for &str {
+    fn into_assistant_content(self) -> AssistantContent {
+        AssistantContent::Text(TextContent::new(self))
+    }
+}
+
+impl IntoAssistantContent for String {
+    fn into_assistant_content(self) -> AssistantContent {
+        AssistantContent::Text(TextContent::new(self))
+    }
+}
+
+impl IntoToolResultContent for &str {
+    fn into_tool_result_content(self) -> ToolResultContent {
+        ToolResultContent::Text(TextContent::new(self))
+    }
+}
+
+impl IntoToolResultContent for String {
+    fn into_tool_result_content(self) -> ToolResultContent {
+        ToolResultContent::Text(TextContent::new(self))
+    }
+}
+
+impl IntoSystemContent for &str {
+    fn into_system_content(self) -> TextContent {
+        TextContent::new(self)
+    }
+}
+
+impl IntoSystemContent for String {
+    fn into_system_content(self) -> TextContent {
+        TextContent::new(self)
+    }
+}

@@ -1,0 +1,278 @@
+//! The response decoder.
+
+use super::{API, PROVIDER};
+use crate::message::now_ms;
+use crate::providers::ResponseError;
+use crate::Usage;
+use crate::{AssistantContent, RedactedThinkingContent, TextContent, ThinkingContent, ToolCall};
+use crate::{AssistantMessage, StopReason};
+use serde::Deserialize;
+use serde_json::Value;
+
+/// A response body or the `message` of a `message_start` event.
+#[derive(Deserialize)]
+pub(super) struct WireMessage {
+    #[serde(default, rename = "type")]
+    pub(super) kind: Option<String>,
+    #[serde(default)]
+    pub(super) id: Option<String>,
+    #[serde(default)]
+    pub(super) model: Option<String>,
+    #[serde(default)]
+    pub(super) content: Option<Vec<Value>>,
+    #[serde(default)]
+    pub(super) stop_reason: Option<String>,
+    #[serde(default)]
+    pub(super) stop_details: Option<StopDetails>,
+    #[serde(default)]
+    pub(super) usage: Option<WireUsage>,
+    #[serde(default)]
+    pub(super) error: Option<WireError>,
+}
+
+#[derive(Debug, Deserialize, Default, Clone)]
+pub(super) struct StopDetails {
+    #[serde(default)]
+    pub(super) explanation: Option<String>,
+    #[serde(default)]
+    pub(super) category: Option<String>,
+}
+
+#[derive(Deserialize, Default, Clone, Copy)]
+pub(super) struct WireUsage {
+    #[serde(default)]
+    pub(super) input_tokens: Option<u64>,
+    #[serde(default)]
+    pub(super) output_tokens: Option<u64>,
+    #[serde(default)]
+    pub(super) cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    pub(super) cache_read_input_tokens: Option<u64>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct WireError {
+    #[serde(default, rename = "type")]
+    pub(super) kind: Option<String>,
+    #[serde(default)]
+    pub(super) message: Option<String>,
+}
+
+impl WireError {
+    pub(super) fn describe(&self) -> String {
+        match (&self.kind, &self.message) {
+            (Some(kind), Some(message)) => format!("{kind}: {message}"),
+            (None, Some(message)) => message.clone(),
+            (Some(kind), None) => kind.clone(),
+            (None, None) => "unknown error".to_owned(),
+        }
+    }
+}
+
+/// The content blocks agentmsg models; every other type is skipped.
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(super) enum WireBlock {
+    Text {
+        #[serde(default)]
+        text: String,
+    },
+    Thinking {
+        #[serde(default)]
+        thinking: String,
+        #[serde(default)]
+        signature: Option<String>,
+    },
+    RedactedThinking {
+        #[serde(default)]
+        data: String,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        #[serde(default)]
+        input: Value,
+    },
+    #[serde(other)]
+    Other,
+}
+
+/// Decodes a non-streaming Anthropic Messages response body. An error body
+/// (`{"type":"error","error":{…}}`) becomes a message with stopReason `error`
+/// and its `errorMessage`.
+///
+/// # Errors
+/// [`ResponseError::Json`] when the body is not JSON of the right shape,
+/// [`ResponseError::Invalid`] when a known block is malformed.
+pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
+    decode_response_with_warnings(body).map(|(message, _)| message)
+}
+
+/// [`decode_response`], also returning what was skipped (blocks of a type
+/// agentmsg does not model, such as server-side tool blocks), as
+/// [`ResponseError::Invalid`] values naming the block.
+///
+/// # Errors
+/// As [`decode_response`].
+pub fn decode_response_with_warnings(
+    body: &str,
+) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
+    let mut warnings = Vec::new();
+    let wire: WireMessage = ResponseError::parse(body, None)?;
+    let mut message = base_message();
+    if wire.kind.as_deref() == Some("error") || wire.error.is_some() {
+        message.stop_reason = StopReason::Error;
+        message.error_message = Some(
+            wire.error
+                .as_ref()
+                .map_or_else(|| "unknown error".to_owned(), WireError::describe),
+        );
+        return Ok((message, warnings));
+    }
+    message.response_id = wire.id;
+    if let Some(model) = wire.model {
+        message.model = model;
+    }
+    let Some(content) = wire.content else {
+        return Err(ResponseError::Invalid {
+            event: None,
+            path: "content".to_owned(),
+            message: "neither a message (no `content`) nor an error body".to_owned(),
+        });
+    };
+    for (i, block) in content.into_iter().enumerate() {
+        let kind = block.get("type").and_then(Value::as_str).map(str::to_owned);
+        let block: WireBlock =
+            serde_json::from_value(block).map_err(|e| ResponseError::Invalid {
+                event: None,
+                path: format!("content[{i}]"),
+                message: e.to_string(),
+            })?;
+        match block_content(block, None, &format!("content[{i}].input"))? {
+            Some(content) => message.content.push(content),
+            None => warnings.push(ResponseError::skipped(
+                None,
+                format!("content[{i}]"),
+                kind.as_deref().unwrap_or_default(),
+            )),
+        }
+    }
+    if let Some(usage) = wire.usage {
+        message.usage = usage_from(&usage);
+    }
+    apply_stop(
+        &mut message,
+        wire.stop_reason.as_deref(),
+        wire.stop_details.as_ref(),
+    );
+    Ok((message, warnings))
+}
+
+/// Maps a `stop_reason` to a [`StopReason`]: `end_turn` and `stop_sequence`
+/// stop, `max_tokens` and `model_context_window_exceeded` are `length`,
+/// `tool_use`, `refusal` (`guardRail`) and `pause_turn` (`paused`); any other
+/// is `error`.
+pub fn stop_reason(stop_reason: &str) -> StopReason {
+    match stop_reason {
+        "end_turn" | "stop_sequence" => StopReason::Stop,
+        "max_tokens" | "model_context_window_exceeded" => StopReason::Length,
+        "tool_use" => StopReason::ToolUse,
+        "refusal" => StopReason::GuardRail,
+        "pause_turn" => StopReason::Paused,
+        _ => StopReason::Error,
+    }
+}
+
+pub(super) fn base_message() -> AssistantMessage {
+    AssistantMessage {
+        api: API.to_owned(),
+        provider: PROVIDER.to_owned(),
+        timestamp: now_ms(),
+        ..AssistantMessage::default()
+    }
+}
+
+pub(super) fn block_content(
+    block: WireBlock,
+    event: Option<usize>,
+    path: &str,
+) -> Result<Option<AssistantContent>, ResponseError> {
+    Ok(match block {
+        WireBlock::Text { text } => Some(AssistantContent::Text(TextContent::new(text))),
+        WireBlock::Thinking {
+            thinking,
+            signature,
+        } => Some(AssistantContent::Thinking(ThinkingContent {
+            thinking,
+            signature: signature.filter(|s| !s.is_empty()),
+        })),
+        WireBlock::RedactedThinking { data } => Some(AssistantContent::RedactedThinking(
+            RedactedThinkingContent::new(data),
+        )),
+        WireBlock::ToolUse { id, name, input } => {
+            let input = match input {
+                Value::Object(_) | Value::Null => input,
+                other => {
+                    return Err(ResponseError::Invalid {
+                        event,
+                        path: path.to_owned(),
+                        message: format!("tool input must be a JSON object, found {other}"),
+                    })
+                }
+            };
+            Some(AssistantContent::ToolCall(ToolCall::new(id, name, input)))
+        }
+        WireBlock::Other => None,
+    })
+}
+
+pub(super) fn usage_from(usage: &WireUsage) -> Usage {
+    let mut out = Usage::default();
+    apply_usage(&mut out, usage);
+    out
+}
+
+pub(super) fn apply_usage(out: &mut Usage, usage: &WireUsage) {
+    if let Some(v) = usage.input_tokens {
+        out.input = v;
+    }
+    if let Some(v) = usage.output_tokens {
+        out.output = v;
+    }
+    if let Some(v) = usage.cache_read_input_tokens {
+        out.cache_read = v;
+    }
+    if let Some(v) = usage.cache_creation_input_tokens {
+        out.cache_write = v;
+    }
+    out.total_tokens = Some(
+        out.input
+            .saturating_add(out.output)
+            .saturating_add(out.cache_read)
+            .saturating_add(out.cache_write),
+    );
+}
+
+pub(super) fn apply_stop(
+    message: &mut AssistantMessage,
+    reason: Option<&str>,
+    details: Option<&StopDetails>,
+) {
+    message.stop_reason = match reason.map(stop_reason) {
+        None => StopReason::Stop,
+        Some(StopReason::Error) => {
+            let other = reason.unwrap_or_default();
+            message.error_message = Some(format!("unknown stop_reason `{other}`"));
+            StopReason::Error
+        }
+        Some(known) => known,
+    };
+    if message.stop_reason == StopReason::GuardRail {
+        if let Some(details) = details {
+            message.error_message = details
+                .explanation
+                .clone()
+                .or_else(|| details.category.as_ref().map(|c| format!("refusal: {c}")));
+        }
+    }
+}

@@ -1,0 +1,593 @@
+//! The response decoder.
+
+use std::collections::BTreeMap;
+
+use super::json_path::{parse_json_path, slot_at};
+use super::{API, PROVIDER};
+use crate::message::now_ms;
+use crate::providers::ResponseError;
+use crate::Usage;
+use crate::{AssistantContent, TextContent, ThinkingContent, ToolCall};
+use crate::{AssistantMessage, StopReason};
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+/// A `generateContent` response, or one stream chunk.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct WireResponse {
+    #[serde(default)]
+    pub(super) candidates: Option<Vec<WireCandidate>>,
+    #[serde(default)]
+    pub(super) usage_metadata: Option<WireUsage>,
+    #[serde(default)]
+    pub(super) model_version: Option<String>,
+    #[serde(default)]
+    pub(super) response_id: Option<String>,
+    #[serde(default)]
+    pub(super) prompt_feedback: Option<PromptFeedback>,
+    #[serde(default)]
+    pub(super) error: Option<WireError>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct WireCandidate {
+    #[serde(default)]
+    pub(super) content: Option<WireContent>,
+    #[serde(default)]
+    pub(super) finish_reason: Option<String>,
+    #[serde(default)]
+    pub(super) finish_message: Option<String>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct WireContent {
+    #[serde(default)]
+    pub(super) parts: Vec<WirePart>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct WirePart {
+    #[serde(default)]
+    pub(super) text: Option<String>,
+    #[serde(default)]
+    pub(super) thought: Option<bool>,
+    #[serde(default)]
+    pub(super) thought_signature: Option<String>,
+    #[serde(default)]
+    pub(super) function_call: Option<WireFunctionCall>,
+    /// The other fields (`inlineData`, `executableCode`…), by name, for the
+    /// warning that says what was skipped.
+    #[serde(flatten)]
+    pub(super) rest: BTreeMap<String, IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct WireFunctionCall {
+    #[serde(default)]
+    pub(super) id: Option<String>,
+    #[serde(default)]
+    pub(super) name: Option<String>,
+    #[serde(default)]
+    pub(super) args: Option<Value>,
+    #[serde(default)]
+    pub(super) partial_args: Vec<PartialArg>,
+    #[serde(default)]
+    pub(super) will_continue: Option<bool>,
+}
+
+/// One piece of streamed function-call arguments (Vertex AI).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct PartialArg {
+    pub(super) json_path: String,
+    #[serde(default)]
+    pub(super) string_value: Option<String>,
+    #[serde(default)]
+    pub(super) number_value: Option<serde_json::Number>,
+    #[serde(default)]
+    pub(super) bool_value: Option<bool>,
+    #[serde(default)]
+    pub(super) will_continue: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, Default, Clone, Copy)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct WireUsage {
+    #[serde(default)]
+    pub(super) prompt_token_count: Option<u64>,
+    #[serde(default)]
+    pub(super) candidates_token_count: Option<u64>,
+    #[serde(default)]
+    pub(super) cached_content_token_count: Option<u64>,
+    #[serde(default)]
+    pub(super) thoughts_token_count: Option<u64>,
+    #[serde(default)]
+    pub(super) tool_use_prompt_token_count: Option<u64>,
+    #[serde(default)]
+    pub(super) total_token_count: Option<u64>,
+}
+
+impl WireUsage {
+    pub(super) fn has_counts(&self) -> bool {
+        self.prompt_token_count.is_some()
+            || self.candidates_token_count.is_some()
+            || self.total_token_count.is_some()
+    }
+
+    /// Gemini's `promptTokenCount` includes the cached tokens, so `input` is
+    /// what remains after taking them out; `output` includes the thoughts.
+    pub(super) fn to_usage(self) -> Usage {
+        let cached = self.cached_content_token_count.unwrap_or(0);
+        let prompt = self.prompt_token_count.unwrap_or(0);
+        let thoughts = self.thoughts_token_count.unwrap_or(0);
+        let input = prompt
+            .saturating_sub(cached)
+            .saturating_add(self.tool_use_prompt_token_count.unwrap_or(0));
+        let output = self
+            .candidates_token_count
+            .unwrap_or(0)
+            .saturating_add(thoughts);
+        Usage {
+            input,
+            output,
+            reasoning: thoughts,
+            cache_read: cached,
+            cache_write: 0,
+            total_tokens: Some(
+                self.total_token_count
+                    .unwrap_or_else(|| input.saturating_add(output).saturating_add(cached)),
+            ),
+            cost: None,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct PromptFeedback {
+    #[serde(default)]
+    pub(super) block_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct WireError {
+    #[serde(default)]
+    pub(super) code: Option<i64>,
+    #[serde(default)]
+    pub(super) message: Option<String>,
+    #[serde(default)]
+    pub(super) status: Option<String>,
+}
+
+impl WireError {
+    pub(super) fn describe(&self) -> String {
+        let mut out = String::new();
+        if let Some(status) = &self.status {
+            out.push_str(status);
+        }
+        if let Some(code) = self.code {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(&format!("({code})"));
+        }
+        if let Some(message) = &self.message {
+            if !out.is_empty() {
+                out.push_str(": ");
+            }
+            out.push_str(message);
+        }
+        if out.is_empty() {
+            out.push_str("unknown error");
+        }
+        out
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum OpenText {
+    None,
+    Text,
+    Thought,
+}
+
+/// Folds parts, in order, into assistant content. Shared by the body and the
+/// stream decoder so both give the same blocks.
+#[derive(Debug)]
+pub(super) struct Builder {
+    pub(super) content: Vec<AssistantContent>,
+    pub(super) open: OpenText,
+    /// The content index of a function call whose arguments are still streaming,
+    /// and the JSON path of a string that continues in the next piece.
+    pub(super) streaming: Option<(usize, Option<String>)>,
+    /// Parts of a kind agentmsg does not model, reported as warnings.
+    pub(super) skipped: Vec<ResponseError>,
+}
+
+impl Builder {
+    pub(super) fn new() -> Self {
+        Self {
+            content: Vec::new(),
+            open: OpenText::None,
+            streaming: None,
+            skipped: Vec::new(),
+        }
+    }
+
+    pub(super) fn part(
+        &mut self,
+        part: WirePart,
+        event: Option<usize>,
+        path: &str,
+    ) -> Result<(), ResponseError> {
+        let signature = part.thought_signature.filter(|s| !s.is_empty());
+        if let Some(call) = part.function_call {
+            self.open = OpenText::None;
+            return self.function_call(call, signature, event, &format!("{path}.functionCall"));
+        }
+        match part.text {
+            Some(text) if part.thought == Some(true) => {
+                let signed = signature.is_some();
+                match (self.open, self.content.last_mut()) {
+                    (OpenText::Thought, Some(AssistantContent::Thinking(t))) => {
+                        t.thinking.push_str(&text);
+                        if signature.is_some() {
+                            t.signature = signature;
+                        }
+                    }
+                    _ => self
+                        .content
+                        .push(AssistantContent::Thinking(ThinkingContent {
+                            thinking: text,
+                            signature,
+                        })),
+                }
+                self.open = if signed {
+                    OpenText::None
+                } else {
+                    OpenText::Thought
+                };
+            }
+            Some(text) => {
+                let open = match (self.open, self.content.last_mut()) {
+                    (OpenText::Text, Some(AssistantContent::Text(t))) => {
+                        t.text.push_str(&text);
+                        Some(t)
+                    }
+                    _ if !text.is_empty() || signature.is_some() => {
+                        self.content
+                            .push(AssistantContent::Text(TextContent::new(text)));
+                        match self.content.last_mut() {
+                            Some(AssistantContent::Text(t)) => Some(t),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                };
+                self.open = match (open, signature) {
+                    // A signed part ends its block: the signature stays with its text.
+                    (Some(t), Some(signature)) => {
+                        t.signature = Some(signature);
+                        OpenText::None
+                    }
+                    (Some(_), None) => OpenText::Text,
+                    (None, _) => self.open,
+                };
+            }
+            None => {
+                // inlineData, executableCode, codeExecutionResult… are not modelled;
+                // their signature is kept on an empty text block.
+                self.open = OpenText::None;
+                let kind = part.rest.keys().next().map_or("unknown", String::as_str);
+                self.skipped
+                    .push(ResponseError::skipped(event, path.to_owned(), kind));
+                if let Some(signature) = signature {
+                    self.content.push(AssistantContent::Text(
+                        TextContent::new("").with_signature(signature),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn function_call(
+        &mut self,
+        call: WireFunctionCall,
+        signature: Option<String>,
+        event: Option<usize>,
+        path: &str,
+    ) -> Result<(), ResponseError> {
+        if let Some(name) = call.name.filter(|n| !n.is_empty()) {
+            self.streaming = None;
+            let args = match call.args {
+                None | Some(Value::Null) => Value::Object(Map::new()),
+                Some(args @ Value::Object(_)) => args,
+                Some(other) => {
+                    return Err(ResponseError::Invalid {
+                        event,
+                        path: format!("{path}.args"),
+                        message: format!("arguments must be a JSON object, found {other}"),
+                    })
+                }
+            };
+            let mut tool = ToolCall::new(call.id.unwrap_or_default(), name, args);
+            tool.signature = signature;
+            self.content.push(AssistantContent::ToolCall(tool));
+            if call.will_continue == Some(true) {
+                self.streaming = Some((self.content.len() - 1, None));
+                self.apply_partial(call.partial_args, event, path)?;
+            }
+            return Ok(());
+        }
+        if self.streaming.is_none() {
+            if call.partial_args.is_empty() {
+                return Ok(());
+            }
+            return Err(ResponseError::Invalid {
+                event,
+                path: format!("{path}.partialArgs"),
+                message: "argument pieces without a function call in progress".to_owned(),
+            });
+        }
+        self.apply_partial(call.partial_args, event, path)?;
+        if call.will_continue != Some(true) {
+            self.streaming = None;
+        }
+        Ok(())
+    }
+
+    pub(super) fn apply_partial(
+        &mut self,
+        pieces: Vec<PartialArg>,
+        event: Option<usize>,
+        path: &str,
+    ) -> Result<(), ResponseError> {
+        let Some((index, continuing)) = self.streaming.as_mut() else {
+            return Ok(());
+        };
+        let Some(AssistantContent::ToolCall(call)) = self.content.get_mut(*index) else {
+            return Ok(());
+        };
+        for (j, piece) in pieces.into_iter().enumerate() {
+            let at = format!("{path}.partialArgs[{j}].jsonPath");
+            let segments =
+                parse_json_path(&piece.json_path).ok_or_else(|| ResponseError::Invalid {
+                    event,
+                    path: at.clone(),
+                    message: format!("cannot read JSON path `{}`", piece.json_path),
+                })?;
+            let slot =
+                slot_at(&mut call.arguments, &segments).ok_or_else(|| ResponseError::Invalid {
+                    event,
+                    path: at.clone(),
+                    message: format!(
+                        "JSON path `{}` conflicts with earlier arguments",
+                        piece.json_path
+                    ),
+                })?;
+            let appending = continuing.as_deref() == Some(piece.json_path.as_str());
+            match (piece.string_value, slot) {
+                (Some(s), Value::String(existing)) if appending => existing.push_str(&s),
+                (Some(s), slot) => *slot = Value::String(s),
+                (None, slot) => {
+                    *slot = if let Some(n) = piece.number_value {
+                        Value::Number(n)
+                    } else if let Some(b) = piece.bool_value {
+                        Value::Bool(b)
+                    } else {
+                        // `nullValue`, or a piece without a value.
+                        Value::Null
+                    };
+                }
+            }
+            *continuing = if piece.will_continue == Some(true) {
+                Some(piece.json_path)
+            } else {
+                None
+            };
+        }
+        Ok(())
+    }
+
+    /// The content, with a deterministic id on every call that came without one.
+    pub(super) fn finish(mut self, response_id: Option<&str>) -> Vec<AssistantContent> {
+        let mut n = 0usize;
+        for block in &mut self.content {
+            if let AssistantContent::ToolCall(call) = block {
+                if call.id.is_empty() {
+                    let mut hasher = Sha256::new();
+                    hasher.update(response_id.unwrap_or_default().as_bytes());
+                    hasher.update([0]);
+                    hasher.update(n.to_string().as_bytes());
+                    hasher.update([0]);
+                    hasher.update(call.name.as_bytes());
+                    hasher.update([0]);
+                    hasher.update(Value::Object(call.arguments.clone()).to_string().as_bytes());
+                    let digest = hasher.finalize();
+                    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+                    call.id = format!("call_{hex}");
+                }
+                n += 1;
+            }
+        }
+        self.content
+    }
+}
+
+/// Decodes a non-streaming `generateContent` response body. An error body
+/// (`{"error":{…}}`) becomes a message with stopReason `error` and its
+/// `errorMessage`; a prompt blocked by safety filters stopReason `guardRail`.
+///
+/// # Errors
+/// [`ResponseError::Json`] when the body is not JSON of the right shape,
+/// [`ResponseError::Invalid`] when a part is malformed.
+pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
+    decode_response_with_warnings(body).map(|(message, _)| message)
+}
+
+/// [`decode_response`], also returning what was skipped (parts of a kind
+/// agentmsg does not model, such as `executableCode`), as
+/// [`ResponseError::Invalid`] values naming the part.
+///
+/// # Errors
+/// As [`decode_response`].
+pub fn decode_response_with_warnings(
+    body: &str,
+) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
+    let wire: WireResponse = ResponseError::parse(body, None)?;
+    let mut folder = Folder::default();
+    folder.chunk(wire, None)?;
+    if folder.error.is_none() && folder.finish_reason.is_none() && folder.block_reason.is_none() {
+        if folder.saw_candidate {
+            folder.finish_reason = Some("STOP".to_owned());
+        } else {
+            folder.error = Some("the response has no candidates".to_owned());
+        }
+    }
+    let warnings = folder.take_warnings();
+    Ok((folder.into_message(), warnings))
+}
+
+/// Maps a `finishReason` to a [`StopReason`]: `STOP` (and none) stop (a
+/// message with function calls is `toolUse`), `MAX_TOKENS` is `length`, the
+/// safety reasons (`SAFETY`, `RECITATION`, `BLOCKLIST`, …) are `guardRail`, any
+/// other is `error`.
+pub fn stop_reason(finish_reason: &str) -> StopReason {
+    match finish_reason {
+        "STOP" | "FINISH_REASON_UNSPECIFIED" | "" => StopReason::Stop,
+        "MAX_TOKENS" => StopReason::Length,
+        "SAFETY"
+        | "RECITATION"
+        | "BLOCKLIST"
+        | "PROHIBITED_CONTENT"
+        | "SPII"
+        | "IMAGE_SAFETY"
+        | "IMAGE_PROHIBITED_CONTENT"
+        | "IMAGE_RECITATION" => StopReason::GuardRail,
+        _ => StopReason::Error,
+    }
+}
+
+#[derive(Debug, Default)]
+pub(super) struct Folder {
+    pub(super) builder: Option<Builder>,
+    pub(super) response_id: Option<String>,
+    pub(super) model: Option<String>,
+    pub(super) usage: Option<WireUsage>,
+    pub(super) finish_reason: Option<String>,
+    pub(super) finish_message: Option<String>,
+    pub(super) block_reason: Option<String>,
+    pub(super) error: Option<String>,
+    pub(super) saw_candidate: bool,
+}
+
+impl Folder {
+    pub(super) fn chunk(
+        &mut self,
+        wire: WireResponse,
+        event: Option<usize>,
+    ) -> Result<(), ResponseError> {
+        if let Some(error) = wire.error {
+            self.error = Some(error.describe());
+            return Ok(());
+        }
+        if let Some(id) = wire.response_id {
+            match &self.response_id {
+                Some(previous) if *previous != id => {
+                    return Err(ResponseError::Invalid {
+                        event,
+                        path: "responseId".to_owned(),
+                        message: format!(
+                            "`{id}` after `{previous}`: chunks of two responses are mixed"
+                        ),
+                    })
+                }
+                _ => self.response_id = Some(id),
+            }
+        }
+        if self.model.is_none() {
+            self.model = wire.model_version;
+        }
+        if let Some(usage) = wire.usage_metadata.filter(WireUsage::has_counts) {
+            self.usage = Some(usage);
+        }
+        if let Some(reason) = wire.prompt_feedback.and_then(|f| f.block_reason) {
+            self.block_reason = Some(reason);
+        }
+        let builder = self.builder.get_or_insert_with(Builder::new);
+        if let Some(candidate) = wire.candidates.and_then(|c| c.into_iter().next()) {
+            self.saw_candidate = true;
+            if let Some(content) = candidate.content {
+                for (i, part) in content.parts.into_iter().enumerate() {
+                    builder.part(part, event, &format!("candidates[0].content.parts[{i}]"))?;
+                }
+            }
+            if let Some(reason) = candidate.finish_reason {
+                self.finish_reason = Some(reason);
+            }
+            if candidate.finish_message.is_some() {
+                self.finish_message = candidate.finish_message;
+            }
+        }
+        Ok(())
+    }
+
+    /// The warnings of the parts folded so far, taken out.
+    pub(super) fn take_warnings(&mut self) -> Vec<ResponseError> {
+        self.builder
+            .as_mut()
+            .map(|b| std::mem::take(&mut b.skipped))
+            .unwrap_or_default()
+    }
+
+    pub(super) fn into_message(self) -> AssistantMessage {
+        let mut message = AssistantMessage {
+            api: API.to_owned(),
+            provider: PROVIDER.to_owned(),
+            timestamp: now_ms(),
+            ..AssistantMessage::default()
+        };
+        message.content = self
+            .builder
+            .map(|b| b.finish(self.response_id.as_deref()))
+            .unwrap_or_default();
+        message.response_id = self.response_id;
+        message.model = self.model.unwrap_or_default();
+        if let Some(usage) = self.usage {
+            message.usage = usage.to_usage();
+        }
+        if let Some(error) = self.error {
+            message.stop_reason = StopReason::Error;
+            message.error_message = Some(error);
+            return message;
+        }
+        if let Some(reason) = self.block_reason {
+            message.stop_reason = StopReason::GuardRail;
+            message.error_message = Some(format!("prompt blocked: {reason}"));
+            return message;
+        }
+        let has_calls = message.tool_calls().next().is_some();
+        let reason = self.finish_reason.unwrap_or_default();
+        message.stop_reason = match stop_reason(&reason) {
+            StopReason::Stop if has_calls => StopReason::ToolUse,
+            other => other,
+        };
+        if matches!(
+            message.stop_reason,
+            StopReason::GuardRail | StopReason::Error
+        ) {
+            message.error_message = Some(match self.finish_message {
+                Some(detail) => format!("{reason}: {detail}"),
+                None => format!("finishReason {reason}"),
+            });
+        }
+        message
+    }
+}

@@ -1,0 +1,39 @@
+//! OpenAI Chat Completions (`POST /v1/chat/completions`, api id
+//! `openai-completions`): request encoder, response decoder and stream decoder.
+//!
+//! Encoding (after [`prepare`] for
+//! `Target::new("openai", "openai-completions", model)`):
+//!
+//! | agentmsg | Chat Completions |
+//! |---|---|
+//! | `Request::system`, system messages | `{"role":"system","content":…}` |
+//! | user text / image / audio / document | `text`, `image_url` (data URL or URL), `input_audio` (wav, mp3 only), `file` (`file_data` data URL + `filename`) |
+//! | assistant text and tool calls | `content` and `tool_calls` (`arguments` is a JSON string) |
+//! | thinking, redacted thinking | not sent (the API takes no reasoning back); reported |
+//! | tool result | one `{"role":"tool","tool_call_id":…}` message each; images follow in a user message |
+//! | `max_tokens` | `max_completion_tokens` |
+//!
+//! Decoding: `reasoning_content` / `reasoning` (sent by OpenAI-compatible servers)
+//! become a thinking block, then text, refusal (as text, stop reason
+//! `guardRail`) and tool calls, in that order. Tool-call arguments that are not a
+//! JSON object are kept as `{"value": <the JSON, or the raw text when it is not
+//! JSON>}` and reported by [`decode_response_with_warnings`] and
+//! [`StreamDecoder::finish_with_warnings`]; a custom tool call becomes a tool
+//! call with arguments `{"input": …}` (also reported). `usage.input` excludes the cached prompt tokens,
+//! which are `usage.cacheRead`. The timestamp is the response's `created` (0 when
+//! absent).
+//!
+//! [`prepare`]: crate::prepare
+
+mod request;
+mod response;
+mod stream;
+
+pub use request::encode_request;
+pub use response::{decode_response, decode_response_with_warnings, stop_reason};
+pub use stream::StreamDecoder;
+
+/// The api id of Chat Completions.
+pub const API: &str = "openai-completions";
+/// The provider id written into decoded messages.
+pub const PROVIDER: &str = "openai";

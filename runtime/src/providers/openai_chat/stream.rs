@@ -1,0 +1,346 @@
+//! The stream decoder.
+
+use super::response::{base_message, WireError, WireUsage};
+use super::stop_reason;
+use crate::providers::shared::arguments::parse_arguments;
+use crate::providers::{ResponseError, StreamDecode};
+use crate::Usage;
+use crate::{AssistantContent, TextContent, ThinkingContent, ToolCall};
+use crate::{AssistantMessage, StopReason};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+#[derive(Deserialize)]
+pub(super) struct WireChunk {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    created: Option<u64>,
+    #[serde(default)]
+    choices: Vec<WireChunkChoice>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+    #[serde(default)]
+    error: Option<WireError>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct WireChunkChoice {
+    #[serde(default)]
+    index: Option<u64>,
+    #[serde(default)]
+    delta: Option<WireDelta>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+pub(super) struct WireDelta {
+    #[serde(default)]
+    content: Option<String>,
+    #[serde(default)]
+    refusal: Option<String>,
+    #[serde(default)]
+    reasoning_content: Option<String>,
+    #[serde(default)]
+    reasoning: Option<String>,
+    #[serde(default)]
+    tool_calls: Vec<WireToolCallDelta>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct WireToolCallDelta {
+    #[serde(default)]
+    index: Option<u64>,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    function: Option<WireFunctionDelta>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct WireFunctionDelta {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    arguments: Option<String>,
+}
+
+/// A block being built from deltas.
+pub(super) enum Building {
+    Text(String),
+    Thinking(String),
+    Call {
+        id: String,
+        name: String,
+        arguments: String,
+        event: usize,
+    },
+}
+
+/// Folds Chat Completions stream chunks (the JSON of each SSE `data:` line, in
+/// order) into an [`AssistantMessage`].
+///
+/// Text and reasoning deltas are appended to the current block of their kind;
+/// tool-call deltas are gathered by their `index` and their arguments parsed at
+/// [`finish`](StreamDecode::finish). A `[DONE]` payload marks the end (for servers
+/// that send no `finish_reason`).
+/// Only choice 0 is read. An `{"error":…}` chunk ends the message with stopReason
+/// `error`. `push` fails on a chunk that is not JSON, naming the event index, and
+/// `finish` then fails too; a stream with no `finish_reason`, error chunk or
+/// `[DONE]` fails in `finish` with [`ResponseError::Truncated`].
+///
+/// ```
+/// # use agentmsg_runtime::providers::{openai_chat::StreamDecoder, StreamDecode};
+/// let mut decoder = StreamDecoder::new();
+/// decoder.push(r#"{"id":"c1","model":"m","choices":[{"index":0,"delta":{"content":"Hel"}}]}"#).unwrap();
+/// decoder.push(r#"{"id":"c1","model":"m","choices":[{"index":0,"delta":{"content":"lo"},"finish_reason":"stop"}]}"#).unwrap();
+/// assert_eq!(decoder.finish().unwrap().text_content(), "Hello");
+/// ```
+#[derive(Default)]
+pub struct StreamDecoder {
+    events: usize,
+    id: Option<String>,
+    model: Option<String>,
+    created: Option<u64>,
+    blocks: Vec<Building>,
+    calls: BTreeMap<u64, usize>,
+    finish_reason: Option<String>,
+    refused: bool,
+    usage: Option<Usage>,
+    error: Option<String>,
+    bad_event: Option<(usize, String)>,
+    warnings: Vec<ResponseError>,
+    done: bool,
+}
+
+impl std::fmt::Debug for StreamDecoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamDecoder")
+            .field("events", &self.events)
+            .field("blocks", &self.blocks.len())
+            .field("finish_reason", &self.finish_reason)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StreamDecoder {
+    /// A decoder that has seen no event.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// [`finish`](StreamDecode::finish), also returning what was kept in a
+    /// changed form (tool-call arguments that were not a JSON object, ignored
+    /// extra choices) as [`ResponseError::Invalid`] values naming their event.
+    pub fn finish_with_warnings(
+        mut self,
+    ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
+        if let Some((event, message)) = self.bad_event.take() {
+            return Err(ResponseError::Invalid {
+                event: Some(event),
+                path: "chunk".into(),
+                message: format!("the stream had a malformed chunk: {message}"),
+            });
+        }
+        let mut message = base_message(self.id.take(), self.model.take(), self.created);
+        if let Some(usage) = self.usage.take() {
+            message.usage = usage;
+        }
+        let mut warnings = std::mem::take(&mut self.warnings);
+        for (position, block) in std::mem::take(&mut self.blocks).into_iter().enumerate() {
+            message.content.push(match block {
+                Building::Text(text) => AssistantContent::Text(TextContent::new(text)),
+                Building::Thinking(text) => AssistantContent::Thinking(ThinkingContent::new(text)),
+                Building::Call {
+                    id,
+                    name,
+                    arguments,
+                    event,
+                } => AssistantContent::ToolCall(ToolCall {
+                    arguments: parse_arguments(
+                        &arguments,
+                        &format!("content[{position}].arguments"),
+                        Some(event),
+                        &mut warnings,
+                    ),
+                    id,
+                    name,
+                    signature: None,
+                }),
+            });
+        }
+        if let Some(error) = self.error {
+            message.stop_reason = StopReason::Error;
+            message.error_message = Some(error);
+            return Ok((message, warnings));
+        }
+        message.stop_reason = match (self.finish_reason, self.done) {
+            (Some(reason), _) => stop_reason(&reason),
+            // Some compatible servers end with `[DONE]` and no finish_reason.
+            (None, true) if message.tool_calls().next().is_some() => StopReason::ToolUse,
+            (None, true) => StopReason::Stop,
+            (None, false) => {
+                return Err(ResponseError::Truncated {
+                    events: self.events,
+                    message: "no chunk carried a finish_reason and no [DONE] came".into(),
+                })
+            }
+        };
+        if self.refused && message.stop_reason == StopReason::Stop {
+            message.stop_reason = StopReason::GuardRail;
+        }
+        Ok((message, warnings))
+    }
+
+    fn append_text(&mut self, text: &str, thinking: bool) {
+        match (self.blocks.last_mut(), thinking) {
+            (Some(Building::Text(buf)), false) | (Some(Building::Thinking(buf)), true) => {
+                buf.push_str(text)
+            }
+            _ => self.blocks.push(if thinking {
+                Building::Thinking(text.to_owned())
+            } else {
+                Building::Text(text.to_owned())
+            }),
+        }
+    }
+
+    fn apply(&mut self, chunk: WireChunk, event: usize) {
+        if let Some(error) = &chunk.error {
+            self.error = Some(error.describe());
+            return;
+        }
+        if self.id.is_none() {
+            self.id = chunk.id.filter(|s| !s.is_empty());
+        }
+        if self.model.is_none() {
+            self.model = chunk.model.filter(|s| !s.is_empty());
+        }
+        if self.created.is_none() {
+            self.created = chunk.created.filter(|c| *c > 0);
+        }
+        if let Some(usage) = &chunk.usage {
+            self.usage = Some(usage.to_usage());
+        }
+        for choice in chunk.choices {
+            if choice.index.unwrap_or(0) != 0 {
+                self.warnings.push(ResponseError::Invalid {
+                    event: Some(event),
+                    path: "choices".into(),
+                    message: format!(
+                        "choice {} ignored: only choice 0 is read",
+                        choice.index.unwrap_or(0)
+                    ),
+                });
+                continue;
+            }
+            let delta = choice.delta.unwrap_or_default();
+            if let Some(reasoning) = delta
+                .reasoning_content
+                .or(delta.reasoning)
+                .filter(|r| !r.is_empty())
+            {
+                self.append_text(&reasoning, true);
+            }
+            if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
+                self.append_text(&text, false);
+            }
+            if let Some(refusal) = delta.refusal.filter(|t| !t.is_empty()) {
+                self.refused = true;
+                self.append_text(&refusal, false);
+            }
+            for call in delta.tool_calls {
+                let key = match call.index {
+                    Some(index) => index,
+                    // Servers that send no index: a new id starts a new call.
+                    None => match self.calls.iter().next_back() {
+                        Some((&last, &position)) => {
+                            let new_id = call.id.as_deref().filter(|s| !s.is_empty());
+                            let starts_new = matches!(
+                                (self.blocks.get(position), new_id),
+                                (Some(Building::Call { id, .. }), Some(new_id)) if !id.is_empty() && id != new_id
+                            );
+                            if starts_new {
+                                last.saturating_add(1)
+                            } else {
+                                last
+                            }
+                        }
+                        None => 0,
+                    },
+                };
+                let position = match self.calls.get(&key) {
+                    Some(&position) => position,
+                    None => {
+                        self.blocks.push(Building::Call {
+                            id: String::new(),
+                            name: String::new(),
+                            arguments: String::new(),
+                            event,
+                        });
+                        let position = self.blocks.len() - 1;
+                        self.calls.insert(key, position);
+                        position
+                    }
+                };
+                if let Some(Building::Call {
+                    id,
+                    name,
+                    arguments,
+                    ..
+                }) = self.blocks.get_mut(position)
+                {
+                    if let Some(new_id) = call.id.filter(|s| !s.is_empty() && id.is_empty()) {
+                        *id = new_id;
+                    }
+                    if let Some(function) = call.function {
+                        // Some compatible servers repeat the whole name in
+                        // every delta; OpenAI sends it once.
+                        if let Some(piece) = function.name.filter(|p| p != name) {
+                            name.push_str(&piece);
+                        }
+                        if let Some(piece) = function.arguments {
+                            arguments.push_str(&piece);
+                        }
+                    }
+                }
+            }
+            if let Some(reason) = choice.finish_reason {
+                self.finish_reason = Some(reason);
+            }
+        }
+    }
+}
+
+impl StreamDecode for StreamDecoder {
+    fn push(&mut self, event: &str) -> Result<(), ResponseError> {
+        let index = self.events;
+        self.events += 1;
+        if event.trim() == "[DONE]" {
+            self.done = true;
+            return Ok(());
+        }
+        match serde_json::from_str::<WireChunk>(event) {
+            Ok(chunk) => {
+                self.apply(chunk, index);
+                Ok(())
+            }
+            Err(source) => {
+                if self.bad_event.is_none() {
+                    self.bad_event = Some((index, source.to_string()));
+                }
+                Err(ResponseError::Json {
+                    event: Some(index),
+                    source,
+                })
+            }
+        }
+    }
+
+    fn finish(self) -> Result<AssistantMessage, ResponseError> {
+        self.finish_with_warnings().map(|(message, _)| message)
+    }
+}

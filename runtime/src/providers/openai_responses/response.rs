@@ -1,0 +1,443 @@
+//! The response decoder.
+
+use super::request::{reasoning_replay, text_signature};
+use super::{API, PROVIDER};
+use crate::providers::shared::arguments::arguments_value;
+pub(super) use crate::providers::shared::openai_error::WireError;
+use crate::providers::ResponseError;
+use crate::Usage;
+use crate::{AssistantContent, RedactedThinkingContent, TextContent, ThinkingContent, ToolCall};
+use crate::{AssistantMessage, StopReason};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+#[derive(Deserialize, Default, Clone)]
+pub(super) struct WireUsage {
+    #[serde(default)]
+    pub(super) input_tokens: Option<u64>,
+    #[serde(default)]
+    pub(super) output_tokens: Option<u64>,
+    #[serde(default)]
+    pub(super) total_tokens: Option<u64>,
+    #[serde(default)]
+    pub(super) input_tokens_details: Option<InputDetails>,
+    #[serde(default)]
+    pub(super) output_tokens_details: Option<OutputDetails>,
+}
+
+#[derive(Deserialize, Default, Clone)]
+pub(super) struct InputDetails {
+    #[serde(default)]
+    pub(super) cached_tokens: Option<u64>,
+    #[serde(default)]
+    pub(super) cache_write_tokens: Option<u64>,
+}
+
+#[derive(Deserialize, Default, Clone)]
+pub(super) struct OutputDetails {
+    #[serde(default)]
+    pub(super) reasoning_tokens: Option<u64>,
+}
+
+impl WireUsage {
+    pub(super) fn to_usage(&self) -> Usage {
+        let input = self.input_tokens.unwrap_or(0);
+        let details = self.input_tokens_details.clone().unwrap_or_default();
+        let cached = details.cached_tokens.unwrap_or(0);
+        let written = details.cache_write_tokens.unwrap_or(0);
+        Usage {
+            input: input.saturating_sub(cached).saturating_sub(written),
+            output: self.output_tokens.unwrap_or(0),
+            reasoning: self
+                .output_tokens_details
+                .as_ref()
+                .and_then(|d| d.reasoning_tokens)
+                .unwrap_or(0),
+            cache_read: cached,
+            cache_write: written,
+            total_tokens: self.total_tokens,
+            cost: None,
+        }
+    }
+}
+
+#[derive(Deserialize, Default)]
+pub(super) struct IncompleteDetails {
+    #[serde(default)]
+    pub(super) reason: Option<String>,
+}
+
+/// The parts of a response object that the decoder reads.
+#[derive(Deserialize, Default)]
+pub(super) struct WireResponse {
+    #[serde(default)]
+    pub(super) id: Option<String>,
+    #[serde(default)]
+    pub(super) model: Option<String>,
+    #[serde(default)]
+    pub(super) created_at: Option<u64>,
+    #[serde(default)]
+    pub(super) status: Option<String>,
+    #[serde(default)]
+    pub(super) output: Vec<Value>,
+    #[serde(default)]
+    pub(super) usage: Option<WireUsage>,
+    #[serde(default)]
+    pub(super) error: Option<WireError>,
+    #[serde(default)]
+    pub(super) incomplete_details: Option<IncompleteDetails>,
+}
+
+#[derive(Deserialize, Default)]
+pub(super) struct WirePart {
+    #[serde(default, rename = "type")]
+    pub(super) kind: String,
+    #[serde(default)]
+    pub(super) text: Option<String>,
+    #[serde(default)]
+    pub(super) refusal: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+pub(super) struct WireItem {
+    #[serde(default, rename = "type")]
+    pub(super) kind: String,
+    #[serde(default)]
+    pub(super) id: Option<String>,
+    #[serde(default)]
+    pub(super) call_id: Option<String>,
+    #[serde(default)]
+    pub(super) name: Option<String>,
+    #[serde(default)]
+    pub(super) arguments: Option<Value>,
+    #[serde(default)]
+    pub(super) input: Option<String>,
+    #[serde(default)]
+    pub(super) content: Option<Vec<WirePart>>,
+    #[serde(default)]
+    pub(super) summary: Option<Vec<WirePart>>,
+    /// Read as any value, so that an odd one does not cost the item its text.
+    #[serde(default)]
+    pub(super) phase: Option<Value>,
+}
+
+/// Whether an output item becomes a block that is replayed as the same item
+/// (so a reasoning item before it can be replayed too).
+pub(super) fn is_replayed_item(item: &Value) -> bool {
+    match item.get("type").and_then(Value::as_str) {
+        Some("message") => true,
+        Some("function_call") => !item
+            .get("name")
+            .and_then(Value::as_str)
+            .is_some_and(is_parallel_wrapper),
+        _ => false,
+    }
+}
+
+pub(super) fn is_parallel_wrapper(name: &str) -> bool {
+    matches!(name, "parallel" | "multi_tool_use.parallel")
+}
+
+/// The calls inside a `multi_tool_use.parallel` wrapper that some models emit
+/// (`{"tool_uses":[{"recipient_name":"functions.x","parameters":{…}}…]}`).
+pub(super) fn unwrap_parallel(
+    name: &str,
+    arguments: &Map<String, Value>,
+) -> Option<Vec<(String, Map<String, Value>)>> {
+    if !is_parallel_wrapper(name) {
+        return None;
+    }
+    let uses = arguments.get("tool_uses")?.as_array()?;
+    if uses.is_empty() {
+        return None;
+    }
+    uses.iter()
+        .map(|entry| {
+            let name = entry
+                .get("recipient_name")?
+                .as_str()?
+                .strip_prefix("functions.")?;
+            let parameters = match entry.get("parameters") {
+                Some(Value::Object(map)) => map.clone(),
+                None | Some(Value::Null) => Map::new(),
+                Some(_) => return None,
+            };
+            Some((name.to_owned(), parameters))
+        })
+        .collect()
+}
+
+/// Turns output items into content blocks, in order. `event` names the stream
+/// event for warnings.
+pub(super) fn output_content(
+    output: &[Value],
+    event: Option<usize>,
+    warnings: &mut Vec<ResponseError>,
+) -> (Vec<AssistantContent>, bool) {
+    let mut out = Output {
+        content: Vec::new(),
+        refused: false,
+        event,
+        warnings,
+    };
+    for (i, raw) in output.iter().enumerate() {
+        let item = match WireItem::deserialize(raw) {
+            Ok(item) => item,
+            Err(e) => {
+                out.warn(format!("output[{i}]"), format!("output item skipped: {e}"));
+                continue;
+            }
+        };
+        match item.kind.as_str() {
+            "message" => out.message(i, item),
+            "reasoning" => {
+                let replayable = item.id.as_deref().is_some_and(|id| !id.is_empty())
+                    && output.get(i + 1).is_some_and(is_replayed_item);
+                out.reasoning(i, item, raw, replayable);
+            }
+            "function_call" => out.function_call(i, item),
+            "custom_tool_call" => out.custom_tool_call(i, item),
+            other => out.warn(
+                format!("output[{i}]"),
+                format!("output item of type `{other}` skipped: agentmsg does not model it"),
+            ),
+        }
+    }
+    (out.content, out.refused)
+}
+
+/// The content blocks made from output items so far.
+struct Output<'w> {
+    content: Vec<AssistantContent>,
+    /// Whether a refusal was among them.
+    refused: bool,
+    /// The stream event, for warnings.
+    event: Option<usize>,
+    warnings: &'w mut Vec<ResponseError>,
+}
+
+impl Output<'_> {
+    fn warn(&mut self, path: String, message: String) {
+        self.warnings.push(ResponseError::Invalid {
+            event: self.event,
+            path,
+            message,
+        });
+    }
+
+    /// A `message` item: its text and refusals. The item's first text block
+    /// keeps its id and phase.
+    fn message(&mut self, i: usize, item: WireItem) {
+        let mut signature = item
+            .id
+            .as_deref()
+            .filter(|id| !id.is_empty())
+            .map(|id| text_signature(id, item.phase.as_ref().and_then(Value::as_str)));
+        let mut text = |text: String| {
+            let block = TextContent::new(text);
+            AssistantContent::Text(match signature.take() {
+                Some(signature) => block.with_signature(signature),
+                None => block,
+            })
+        };
+        for (j, part) in item.content.unwrap_or_default().into_iter().enumerate() {
+            match (part.kind.as_str(), part.text, part.refusal) {
+                ("output_text", Some(part_text), _) => self.content.push(text(part_text)),
+                ("refusal", _, Some(refusal)) => {
+                    self.refused = true;
+                    self.content.push(text(refusal));
+                }
+                (kind, _, _) => self.warn(
+                    format!("output[{i}].content[{j}]"),
+                    format!("content part of type `{kind}` skipped"),
+                ),
+            }
+        }
+    }
+
+    /// A `reasoning` item: thinking whose signature replays the item (`raw`),
+    /// when the item after it is one agentmsg replays.
+    fn reasoning(&mut self, i: usize, item: WireItem, raw: &Value, replayable: bool) {
+        let summary: Vec<String> = item
+            .summary
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|p| p.text)
+            .collect();
+        let mut text = summary.join("\n\n");
+        if text.is_empty() {
+            text = item
+                .content
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|p| p.text)
+                .collect::<Vec<_>>()
+                .join("\n\n");
+        }
+        if !replayable {
+            self.warn(
+                format!("output[{i}]"),
+                "reasoning item not kept for replay: the item after it is not one agentmsg replays"
+                    .into(),
+            );
+            if !text.is_empty() {
+                self.content
+                    .push(AssistantContent::Thinking(ThinkingContent::new(text)));
+            }
+            return;
+        }
+        let stored = reasoning_replay(raw).to_string();
+        self.content.push(if text.is_empty() {
+            AssistantContent::RedactedThinking(RedactedThinkingContent::new(stored))
+        } else {
+            AssistantContent::Thinking(ThinkingContent::new(text).with_signature(stored))
+        });
+    }
+
+    /// A `function_call` item; a parallel-call wrapper is split into its calls.
+    fn function_call(&mut self, i: usize, item: WireItem) {
+        let arguments = arguments_value(
+            item.arguments,
+            format!("output[{i}].arguments"),
+            self.event,
+            self.warnings,
+        );
+        let call_id = item.call_id.or(item.id.clone()).unwrap_or_default();
+        let name = item.name.unwrap_or_default();
+        if let Some(calls) = unwrap_parallel(&name, &arguments) {
+            self.warn(
+                format!("output[{i}]"),
+                format!(
+                    "`{name}` wrapper split into {} calls with ids {call_id}_0…",
+                    calls.len()
+                ),
+            );
+            for (k, (name, arguments)) in calls.into_iter().enumerate() {
+                self.content.push(AssistantContent::ToolCall(ToolCall {
+                    id: format!("{call_id}_{k}"),
+                    name,
+                    arguments,
+                    signature: None,
+                }));
+            }
+            return;
+        }
+        self.content.push(AssistantContent::ToolCall(ToolCall {
+            id: call_id,
+            name,
+            arguments,
+            signature: item.id.filter(|id| !id.is_empty()),
+        }));
+    }
+
+    /// A `custom_tool_call` item, kept as a tool call with arguments
+    /// `{"input": …}` (reported).
+    fn custom_tool_call(&mut self, i: usize, item: WireItem) {
+        self.warn(
+            format!("output[{i}]"),
+            "custom tool call kept as a tool call with arguments {\"input\": …}".into(),
+        );
+        let mut arguments = Map::new();
+        arguments.insert(
+            "input".into(),
+            Value::String(item.input.unwrap_or_default()),
+        );
+        self.content.push(AssistantContent::ToolCall(ToolCall {
+            id: item.call_id.or(item.id).unwrap_or_default(),
+            name: item.name.unwrap_or_default(),
+            arguments,
+            signature: None,
+        }));
+    }
+}
+
+/// Builds the message from a response object and its output items.
+pub(super) fn build_message(
+    response: &WireResponse,
+    output: &[Value],
+    event: Option<usize>,
+    warnings: &mut Vec<ResponseError>,
+) -> AssistantMessage {
+    let (content, refused) = output_content(output, event, warnings);
+    let mut message = AssistantMessage {
+        content,
+        api: API.into(),
+        provider: PROVIDER.into(),
+        model: response.model.clone().unwrap_or_default(),
+        response_id: response.id.clone().filter(|s| !s.is_empty()),
+        timestamp: response.created_at.map_or(0, |c| c.saturating_mul(1000)),
+        ..AssistantMessage::default()
+    };
+    if let Some(usage) = &response.usage {
+        message.usage = usage.to_usage();
+    }
+    let has_calls = message.tool_calls().next().is_some();
+    let reason = response
+        .incomplete_details
+        .as_ref()
+        .and_then(|d| d.reason.as_deref());
+    let status = response.status.as_deref().unwrap_or("completed");
+    message.stop_reason = match stop_reason(status) {
+        StopReason::Stop if has_calls => StopReason::ToolUse,
+        StopReason::Length if reason == Some("content_filter") => StopReason::GuardRail,
+        StopReason::Error if status != "failed" => {
+            message.error_message =
+                Some(format!("the response did not finish (status `{status}`)"));
+            StopReason::Error
+        }
+        other => other,
+    };
+    if refused && message.stop_reason == StopReason::Stop {
+        message.stop_reason = StopReason::GuardRail;
+    }
+    if let Some(error) = &response.error {
+        message.stop_reason = StopReason::Error;
+        message.error_message = Some(error.describe());
+    } else if message.stop_reason == StopReason::Error && message.error_message.is_none() {
+        message.error_message = Some("the response failed".into());
+    }
+    message
+}
+
+/// Maps a response `status` to a [`StopReason`]: `completed` stops (a message
+/// with function calls is `toolUse`), `incomplete` is `length` (`guardRail` when
+/// `incomplete_details.reason` is `content_filter`), `cancelled` is `aborted`,
+/// `failed` and any other status (`in_progress`, `queued`) are `error`.
+pub fn stop_reason(status: &str) -> StopReason {
+    match status {
+        "completed" => StopReason::Stop,
+        "incomplete" => StopReason::Length,
+        "cancelled" => StopReason::Aborted,
+        _ => StopReason::Error,
+    }
+}
+
+/// Decodes a non-streaming Responses body (or an error body `{"error":{…}}`,
+/// which becomes a message with stopReason `error`).
+///
+/// ```
+/// # use agentmsg_runtime::providers::openai_responses;
+/// let body = r#"{"id":"resp_1","model":"gpt-5","created_at":1,"status":"completed",
+///   "output":[{"type":"message","id":"msg_1","role":"assistant","content":[
+///     {"type":"output_text","text":"Hi","annotations":[]}]}],
+///   "usage":{"input_tokens":9,"output_tokens":1,"total_tokens":10}}"#;
+/// let message = openai_responses::decode_response(body).unwrap();
+/// assert_eq!(message.text_content(), "Hi");
+/// assert_eq!(message.response_id.as_deref(), Some("resp_1"));
+/// ```
+pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
+    decode_response_with_warnings(body).map(|(message, _)| message)
+}
+
+/// [`decode_response`], also returning what was skipped or kept in a changed
+/// form (output items agentmsg does not model, reasoning that cannot be
+/// replayed, tool-call arguments that are not a JSON object), as
+/// [`ResponseError::Invalid`] values.
+pub fn decode_response_with_warnings(
+    body: &str,
+) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
+    let response: WireResponse = ResponseError::parse(body, None)?;
+    let mut warnings = Vec::new();
+    let message = build_message(&response, &response.output, None, &mut warnings);
+    Ok((message, warnings))
+}

@@ -1,0 +1,336 @@
+//! The stream decoder.
+
+use super::response::{build_message, WireError, WireResponse};
+use crate::providers::{ResponseError, StreamDecode};
+use crate::{AssistantMessage, StopReason};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+#[derive(Deserialize)]
+pub(super) struct WireEvent {
+    #[serde(default, rename = "type")]
+    kind: String,
+    #[serde(default)]
+    output_index: Option<usize>,
+    #[serde(default)]
+    content_index: Option<usize>,
+    #[serde(default)]
+    summary_index: Option<usize>,
+    #[serde(default)]
+    delta: Option<Value>,
+    #[serde(default)]
+    item: Option<Value>,
+    #[serde(default)]
+    response: Option<Value>,
+    #[serde(default)]
+    error: Option<WireError>,
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    code: Option<Value>,
+}
+
+/// Folds Responses stream events (the JSON of each SSE `data:` line, in order)
+/// into an [`AssistantMessage`].
+///
+/// Output items are tracked by `output_index` (item ids may change between
+/// events): `response.output_item.added` starts one, text, refusal, reasoning
+/// summary, reasoning text and function-argument deltas grow it, and
+/// `response.output_item.done` replaces it with the final item. The terminal
+/// `response.completed`, `response.incomplete` or `response.failed` event gives
+/// the status and usage; the items are then decoded as
+/// [`decode_response`](super::decode_response) does, so a stream and the body of the same response give
+/// the same message. An `error` event makes the stop reason `error`. `push`
+/// fails on an event that is not JSON or that comes after the terminal event
+/// (one decoder reads one response), naming its index, and `finish` then fails
+/// too; a stream without a terminal event fails in `finish` with
+/// [`ResponseError::Truncated`].
+#[derive(Default)]
+pub struct StreamDecoder {
+    events: usize,
+    items: BTreeMap<usize, Value>,
+    started: Option<Value>,
+    terminal: Option<(usize, Value)>,
+    error: Option<String>,
+    bad_event: Option<(usize, String)>,
+    warnings: Vec<ResponseError>,
+}
+
+impl std::fmt::Debug for StreamDecoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamDecoder")
+            .field("events", &self.events)
+            .field("items", &self.items.len())
+            .field("finished", &self.terminal.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Appends `delta` to the string at `item[list][index][field]`, creating the
+/// list entry (with `kind`) when missing.
+pub(super) fn append_in_list(
+    item: &mut Value,
+    list: &str,
+    index: usize,
+    kind: &str,
+    field: &str,
+    delta: &str,
+) {
+    let Some(object) = item.as_object_mut() else {
+        return;
+    };
+    let entries = object
+        .entry(list)
+        .or_insert_with(|| Value::Array(Vec::new()));
+    if !entries.is_array() {
+        *entries = Value::Array(Vec::new());
+    }
+    let Some(entries) = entries.as_array_mut() else {
+        return;
+    };
+    // A part the stream never announced starts after the known ones (an index
+    // far past the end must not allocate up to it).
+    let slot = if index < entries.len() {
+        index
+    } else {
+        entries.push(json!({"type": kind, field: ""}));
+        entries.len() - 1
+    };
+    if let Some(entry) = entries.get_mut(slot).and_then(Value::as_object_mut) {
+        let text = entry
+            .entry(field)
+            .or_insert_with(|| Value::String(String::new()));
+        match text {
+            Value::String(s) => s.push_str(delta),
+            other => *other = Value::String(delta.to_owned()),
+        }
+    }
+}
+
+pub(super) fn append_field(item: &mut Value, field: &str, delta: &str) {
+    let Some(object) = item.as_object_mut() else {
+        return;
+    };
+    let text = object
+        .entry(field)
+        .or_insert_with(|| Value::String(String::new()));
+    match text {
+        Value::String(s) => s.push_str(delta),
+        other => *other = Value::String(delta.to_owned()),
+    }
+}
+
+impl StreamDecoder {
+    /// A decoder that has seen no event.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// [`finish`](StreamDecode::finish), also returning what was skipped or kept
+    /// in a changed form (see
+    /// [`decode_response_with_warnings`](super::decode_response_with_warnings)), as
+    /// [`ResponseError::Invalid`] values.
+    pub fn finish_with_warnings(
+        mut self,
+    ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
+        if let Some((event, message)) = self.bad_event.take() {
+            return Err(ResponseError::Invalid {
+                event: Some(event),
+                path: "event".into(),
+                message: format!("the stream had a malformed event: {message}"),
+            });
+        }
+        let (terminal_event, response_value) =
+            match self.terminal.take() {
+                Some((event, value)) => (Some(event), value),
+                None if self.error.is_some() => (None, self.started.take().unwrap_or(Value::Null)),
+                None => return Err(ResponseError::Truncated {
+                    events: self.events,
+                    message:
+                        "no response.completed, response.incomplete, response.failed or error event"
+                            .into(),
+                }),
+            };
+        let response: WireResponse = if response_value.is_null() {
+            WireResponse::default()
+        } else {
+            WireResponse::deserialize(&response_value).map_err(|e| ResponseError::Invalid {
+                event: terminal_event,
+                path: "response".into(),
+                message: e.to_string(),
+            })?
+        };
+        let mut fallback = WireResponse::default();
+        if let Some(started) = &self.started {
+            if let Ok(s) = WireResponse::deserialize(started) {
+                fallback = s;
+            }
+        }
+        let response = WireResponse {
+            id: response.id.or(fallback.id),
+            model: response.model.or(fallback.model),
+            created_at: response.created_at.or(fallback.created_at),
+            ..response
+        };
+        let items: Vec<Value> = std::mem::take(&mut self.items).into_values().collect();
+        let output = if items.is_empty() {
+            &response.output
+        } else {
+            &items
+        };
+        let mut warnings = std::mem::take(&mut self.warnings);
+        let mut message = build_message(&response, output, terminal_event, &mut warnings);
+        if let Some(error) = self.error {
+            message.stop_reason = StopReason::Error;
+            message.error_message = Some(error);
+        }
+        Ok((message, warnings))
+    }
+
+    fn apply(&mut self, event: WireEvent, index: usize) {
+        let delta = event.delta.as_ref().and_then(Value::as_str);
+        match event.kind.as_str() {
+            "response.created" | "response.in_progress" | "response.queued" => {
+                if let Some(response) = event.response {
+                    self.started = Some(response);
+                }
+            }
+            "response.completed" | "response.incomplete" | "response.failed" | "response.done" => {
+                if let Some(response) = event.response {
+                    self.terminal = Some((index, response));
+                } else {
+                    self.warnings.push(ResponseError::Invalid {
+                        event: Some(index),
+                        path: "response".into(),
+                        message: format!("`{}` event without a response", event.kind),
+                    });
+                }
+            }
+            "error" => {
+                let text = match &event.error {
+                    Some(error) => error.describe(),
+                    None => WireError {
+                        message: event.message.clone(),
+                        kind: None,
+                        code: event.code.clone(),
+                    }
+                    .describe(),
+                };
+                if self.error.is_none() {
+                    self.error = Some(text);
+                }
+            }
+            "response.output_item.added" | "response.output_item.done" => {
+                if let (Some(position), Some(item)) = (event.output_index, event.item) {
+                    self.items.insert(position, item);
+                }
+            }
+            _ => {
+                let (Some(position), Some(delta)) = (event.output_index, delta) else {
+                    return;
+                };
+                let item = self
+                    .items
+                    .entry(position)
+                    .or_insert_with(|| json!({"type": guess_type(&event.kind)}));
+                let content_index = event.content_index.unwrap_or(0);
+                match event.kind.as_str() {
+                    "response.output_text.delta" => {
+                        append_in_list(
+                            item,
+                            "content",
+                            content_index,
+                            "output_text",
+                            "text",
+                            delta,
+                        );
+                    }
+                    "response.refusal.delta" => {
+                        append_in_list(item, "content", content_index, "refusal", "refusal", delta);
+                    }
+                    "response.reasoning_summary_text.delta" => append_in_list(
+                        item,
+                        "summary",
+                        event.summary_index.unwrap_or(0),
+                        "summary_text",
+                        "text",
+                        delta,
+                    ),
+                    "response.reasoning_text.delta" => {
+                        append_in_list(
+                            item,
+                            "content",
+                            content_index,
+                            "reasoning_text",
+                            "text",
+                            delta,
+                        );
+                    }
+                    "response.function_call_arguments.delta" => {
+                        append_field(item, "arguments", delta)
+                    }
+                    "response.custom_tool_call_input.delta" => append_field(item, "input", delta),
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+pub(super) fn guess_type(event: &str) -> &'static str {
+    if event.starts_with("response.output_text") || event.starts_with("response.refusal") {
+        "message"
+    } else if event.starts_with("response.reasoning") {
+        "reasoning"
+    } else if event.starts_with("response.function_call") {
+        "function_call"
+    } else if event.starts_with("response.custom_tool_call") {
+        "custom_tool_call"
+    } else {
+        "unknown"
+    }
+}
+
+impl StreamDecode for StreamDecoder {
+    fn push(&mut self, event: &str) -> Result<(), ResponseError> {
+        let index = self.events;
+        self.events += 1;
+        if event.trim() == "[DONE]" {
+            return Ok(());
+        }
+        match serde_json::from_str::<WireEvent>(event) {
+            Ok(parsed) => {
+                if let Some((end, _)) = &self.terminal {
+                    let message = format!(
+                        "`{}` event after the end of the response at event {end}",
+                        parsed.kind
+                    );
+                    if self.bad_event.is_none() {
+                        self.bad_event = Some((index, message.clone()));
+                    }
+                    return Err(ResponseError::Invalid {
+                        event: Some(index),
+                        path: "type".into(),
+                        message,
+                    });
+                }
+                self.apply(parsed, index);
+                Ok(())
+            }
+            Err(source) => {
+                if self.bad_event.is_none() {
+                    self.bad_event = Some((index, source.to_string()));
+                }
+                Err(ResponseError::Json {
+                    event: Some(index),
+                    source,
+                })
+            }
+        }
+    }
+
+    fn finish(self) -> Result<AssistantMessage, ResponseError> {
+        self.finish_with_warnings().map(|(message, _)| message)
+    }
+}

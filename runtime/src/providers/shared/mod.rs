@@ -1,0 +1,15 @@
+//! What two or more provider codecs do alike: turn building, tool schemas,
+//! documents, argument parsing and the stream failure latch. Crate-private.
+
+#[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
+pub(crate) mod arguments;
+#[cfg(any(feature = "anthropic", feature = "gemini"))]
+pub(crate) mod latch;
+#[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
+pub(crate) mod openai_error;
+#[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
+pub(crate) mod parts;
+#[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
+pub(crate) mod tools;
+#[cfg(any(feature = "anthropic", feature = "gemini"))]
+pub(crate) mod turns;

@@ -1,0 +1,421 @@
+//! The unit a store keeps: one transcript line, with the keys the store queries.
+
+use std::fmt;
+
+use serde::de::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
+
+use crate::AgentMessage;
+
+/// Where an entry hangs in the session tree, as its line's `"parentId"` says.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Parent {
+    /// No `"parentId"` key: the entry follows the line before it.
+    Previous,
+    /// `"parentId": null`: the entry is a root.
+    Root,
+    /// `"parentId": "…"`: a child of that entry.
+    Id(String),
+}
+
+impl Parent {
+    /// The parent's id, when the line names one.
+    pub fn id(&self) -> Option<&str> {
+        match self {
+            Parent::Id(id) => Some(id),
+            Parent::Previous | Parent::Root => None,
+        }
+    }
+}
+
+/// One transcript line as a store keeps it: the exact JSON text (no newline),
+/// and what the store reads from it to answer queries: `id`, `parentId`, the kind
+/// (`"role"`, or pi's `"type"`) and the timestamp.
+///
+/// The line is the truth: every other field is read from it by
+/// [`from_line`](Self::from_line), so they always agree. A line that cannot be
+/// read (not JSON, not an object, no kind, an `id` that is not a string) is still
+/// an entry, kept byte for byte; `from_line` says what is wrong with it.
+///
+/// ```
+/// # use agentmsg_runtime::store::{StoredEntry, Parent};
+/// let (entry, problem) = StoredEntry::from_line(
+///     r#"{"role":"user","content":"hi","id":"e2","parentId":"e1","timestamp":1765233665292}"#,
+/// );
+/// assert!(problem.is_none());
+/// assert_eq!(entry.id(), Some("e2"));
+/// assert_eq!(entry.parent(), &Parent::Id("e1".into()));
+/// assert_eq!(entry.kind(), "user");
+/// assert_eq!(entry.timestamp_ms(), Some(1765233665292));
+///
+/// let (kept, problem) = StoredEntry::from_line("not json");
+/// assert_eq!(kept.line(), "not json");
+/// assert!(problem.is_some());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEntry {
+    id: Option<String>,
+    parent: Parent,
+    kind: String,
+    timestamp_ms: Option<i64>,
+    name: Option<String>,
+    line: String,
+}
+
+/// Why a line's keys could not all be read. The line is kept all the same.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LineProblem {
+    /// The line is not JSON.
+    #[error("not JSON: {0}")]
+    NotJson(String),
+    /// The line is JSON but not an object.
+    #[error("not a JSON object")]
+    NotAnObject,
+    /// The object has neither a string `"role"` nor a string `"type"`.
+    #[error("no \"role\" (or \"type\") string")]
+    NoKind,
+    /// A key the store reads holds the wrong type.
+    #[error("\"{key}\" is not {expected}")]
+    BadKey {
+        /// The key.
+        key: &'static str,
+        /// What it should hold.
+        expected: &'static str,
+    },
+}
+
+impl StoredEntry {
+    /// Reads `line` (one JSON object, no newline) tolerantly: what can be read is
+    /// read, and the first thing that could not is returned beside the entry.
+    pub fn from_line(line: impl Into<String>) -> (StoredEntry, Option<LineProblem>) {
+        let line = line.into();
+        let (keys, problem) = read_keys(&line);
+        let entry = StoredEntry {
+            id: keys.id,
+            parent: keys.parent,
+            kind: keys.kind,
+            timestamp_ms: keys.timestamp_ms,
+            name: keys.name,
+            line,
+        };
+        (entry, problem)
+    }
+
+    /// The entry of `message`, encoded as a transcript line.
+    ///
+    /// ```
+    /// # use agentmsg_runtime::{AgentMessage, Message};
+    /// # use agentmsg_runtime::store::StoredEntry;
+    /// let entry = StoredEntry::from_message(&AgentMessage::from(Message::user("hi"))).unwrap();
+    /// assert_eq!(entry.kind(), "user");
+    /// ```
+    pub fn from_message(message: &AgentMessage) -> serde_json::Result<StoredEntry> {
+        let mut line = Vec::with_capacity(256);
+        message.write_line(&mut line)?;
+        // `write_line` writes JSON, which is UTF-8.
+        let line = String::from_utf8(line).map_err(serde::ser::Error::custom)?;
+        Ok(StoredEntry::from_line(line).0)
+    }
+
+    /// The line's `"id"`.
+    pub fn id(&self) -> Option<&str> {
+        self.id.as_deref()
+    }
+
+    /// The line's `"parentId"`.
+    pub fn parent(&self) -> &Parent {
+        &self.parent
+    }
+
+    /// The line's kind: its `"role"`, or pi's `"type"`; empty when it has
+    /// neither.
+    pub fn kind(&self) -> &str {
+        &self.kind
+    }
+
+    /// The line's `"timestamp"` in milliseconds since the Unix epoch (a number,
+    /// or an RFC 3339 string as pi writes).
+    pub fn timestamp_ms(&self) -> Option<i64> {
+        self.timestamp_ms
+    }
+
+    /// The session name a `session_info` line sets (pi's convention:
+    /// `{"type":"session_info","name":"…"}`).
+    pub fn session_name(&self) -> Option<&str> {
+        (self.kind == SESSION_INFO)
+            .then_some(self.name.as_deref())
+            .flatten()
+    }
+
+    /// The exact line text.
+    pub fn line(&self) -> &str {
+        &self.line
+    }
+
+    /// The line text, taken out.
+    pub fn into_line(self) -> String {
+        self.line
+    }
+}
+
+impl fmt::Display for StoredEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.line)
+    }
+}
+
+/// The kind of a line that names the session.
+pub(crate) const SESSION_INFO: &str = "session_info";
+
+/// A key that is there (possibly `null`), told apart from a missing key.
+#[derive(Default)]
+enum Present<'a> {
+    #[default]
+    Absent,
+    Value(&'a RawValue),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Present<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        <&RawValue>::deserialize(deserializer).map(Present::Value)
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct RawKeys<'a> {
+    #[serde(borrow, default)]
+    id: Present<'a>,
+    #[serde(borrow, default, rename = "parentId")]
+    parent_id: Present<'a>,
+    #[serde(borrow, default)]
+    role: Present<'a>,
+    #[serde(borrow, default, rename = "type")]
+    kind: Present<'a>,
+    #[serde(borrow, default)]
+    timestamp: Present<'a>,
+    #[serde(borrow, default)]
+    name: Present<'a>,
+}
+
+struct Keys {
+    id: Option<String>,
+    parent: Parent,
+    kind: String,
+    timestamp_ms: Option<i64>,
+    name: Option<String>,
+}
+
+fn read_keys(line: &str) -> (Keys, Option<LineProblem>) {
+    let mut keys = Keys {
+        id: None,
+        parent: Parent::Previous,
+        kind: String::new(),
+        timestamp_ms: None,
+        name: None,
+    };
+    if !line.trim_start().starts_with('{') {
+        let problem = match serde_json::from_str::<serde::de::IgnoredAny>(line) {
+            Ok(_) => LineProblem::NotAnObject,
+            Err(e) => LineProblem::NotJson(e.to_string()),
+        };
+        return (keys, Some(problem));
+    }
+    let raw: RawKeys<'_> = match serde_json::from_str(line) {
+        Ok(raw) => raw,
+        // Not JSON, or an object serde cannot take as one (a duplicate key).
+        Err(e) => return (keys, Some(LineProblem::NotJson(e.to_string()))),
+    };
+    let mut problem = None;
+    let mut report = |p: LineProblem| {
+        problem.get_or_insert(p);
+    };
+    if let Present::Value(id) = raw.id {
+        match string(id) {
+            Some(id) => keys.id = Some(id),
+            None if id.get() == "null" => {}
+            None => report(LineProblem::BadKey {
+                key: "id",
+                expected: "a string",
+            }),
+        }
+    }
+    if let Present::Value(parent) = raw.parent_id {
+        match string(parent) {
+            Some(parent) => keys.parent = Parent::Id(parent),
+            None if parent.get() == "null" => keys.parent = Parent::Root,
+            None => report(LineProblem::BadKey {
+                key: "parentId",
+                expected: "a string or null",
+            }),
+        }
+    }
+    let role = match raw.role {
+        Present::Value(role) => string(role),
+        Present::Absent => None,
+    };
+    let kind = role.or_else(|| match raw.kind {
+        Present::Value(kind) => string(kind),
+        Present::Absent => None,
+    });
+    match kind {
+        Some(kind) => keys.kind = kind,
+        None => report(LineProblem::NoKind),
+    }
+    if let Present::Value(timestamp) = raw.timestamp {
+        keys.timestamp_ms = timestamp_ms(timestamp);
+    }
+    if keys.kind == SESSION_INFO {
+        if let Present::Value(name) = raw.name {
+            keys.name = string(name);
+        }
+    }
+    (keys, problem)
+}
+
+fn string(raw: &RawValue) -> Option<String> {
+    let text = raw.get();
+    if !text.starts_with('"') {
+        return None;
+    }
+    match text[1..text.len() - 1].contains('\\') {
+        false => Some(text[1..text.len() - 1].to_owned()),
+        true => serde_json::from_str(text).ok(),
+    }
+}
+
+fn timestamp_ms(raw: &RawValue) -> Option<i64> {
+    let text = raw.get();
+    if text.starts_with('"') {
+        return string(raw).as_deref().and_then(parse_rfc3339_ms);
+    }
+    if let Ok(ms) = text.parse::<i64>() {
+        return Some(ms);
+    }
+    let ms = text.parse::<f64>().ok()?;
+    (ms.is_finite() && ms.abs() < 9.0e15).then_some(ms as i64)
+}
+
+/// Milliseconds since the epoch of an RFC 3339 time such as
+/// `2025-12-08T22:41:05.292Z` or `2025-12-08T23:41:05+01:00`.
+pub(crate) fn parse_rfc3339_ms(text: &str) -> Option<i64> {
+    let b = text.as_bytes();
+    let digits = |range: std::ops::Range<usize>| -> Option<i64> {
+        let part = b.get(range)?;
+        part.iter()
+            .all(u8::is_ascii_digit)
+            .then(|| part.iter().fold(0i64, |n, d| n * 10 + i64::from(d - b'0')))
+    };
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
+        return None;
+    }
+    if b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    let (year, month, day) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
+    let (hour, minute, second) = (digits(11..13)?, digits(14..16)?, digits(17..19)?);
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 {
+        return None;
+    }
+    if second > 60 {
+        return None;
+    }
+    let mut at = 19;
+    let mut millis = 0;
+    if b[at] == b'.' {
+        let start = at + 1;
+        at = start;
+        while at < b.len() && b[at].is_ascii_digit() {
+            at += 1;
+        }
+        if at == start {
+            return None;
+        }
+        let fraction = &b[start..at.min(start + 3)];
+        millis = fraction
+            .iter()
+            .fold(0i64, |n, d| n * 10 + i64::from(d - b'0'))
+            * 10i64.pow(3 - fraction.len() as u32);
+    }
+    let offset_minutes = match b.get(at..)? {
+        [b'Z' | b'z'] => 0,
+        [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] => {
+            let hm = [*h1, *h2, *m1, *m2];
+            if !hm.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            let minutes = i64::from(h1 - b'0') * 600
+                + i64::from(h2 - b'0') * 60
+                + i64::from(m1 - b'0') * 10
+                + i64::from(m2 - b'0');
+            if *sign == b'-' {
+                -minutes
+            } else {
+                minutes
+            }
+        }
+        _ => return None,
+    };
+    let days = days_from_civil(year, month, day);
+    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
+    Some(seconds * 1000 + millis)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
+/// `days_from_civil`).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let yoe = year - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_read_tolerantly() {
+        let (e, p) = StoredEntry::from_line(
+            r#"{"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2025-12-08T22:41:05.292Z"}"#,
+        );
+        assert!(p.is_none());
+        assert_eq!(e.kind(), "message");
+        assert_eq!(e.parent(), &Parent::Root);
+        assert_eq!(e.timestamp_ms(), Some(1_765_233_665_292));
+
+        let (e, p) = StoredEntry::from_line(r#"{"role":"user","id":7}"#);
+        assert_eq!(e.id(), None);
+        assert_eq!(
+            p,
+            Some(LineProblem::BadKey {
+                key: "id",
+                expected: "a string"
+            })
+        );
+        let (_, p) = StoredEntry::from_line("[1,2]");
+        assert_eq!(p, Some(LineProblem::NotAnObject));
+        let (_, p) = StoredEntry::from_line(r#"{"x":1}"#);
+        assert_eq!(p, Some(LineProblem::NoKind));
+        let (e, p) = StoredEntry::from_line(r#"{"role":"a\"b","id":"x\u0041"}"#);
+        assert!(p.is_none());
+        assert_eq!((e.kind(), e.id()), ("a\"b", Some("xA")));
+        let (e, _) = StoredEntry::from_line(r#"{"role":"session_info","name":"fix CI"}"#);
+        assert_eq!(e.session_name(), Some("fix CI"));
+    }
+
+    #[test]
+    fn rfc3339() {
+        assert_eq!(parse_rfc3339_ms("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(parse_rfc3339_ms("1970-01-01T01:00:00+01:00"), Some(0));
+        assert_eq!(
+            parse_rfc3339_ms("2000-03-01T00:00:00.5Z"),
+            Some(951_868_800_500)
+        );
+        assert_eq!(parse_rfc3339_ms("2000-03-01"), None);
+        assert_eq!(parse_rfc3339_ms("2000-13-01T00:00:00Z"), None);
+    }
+}

@@ -1,0 +1,359 @@
+//! Session stores: where sessions live, one API over three backends.
+//!
+//! A store keeps sessions by id. A session is a sequence of [`StoredEntry`]s,
+//! each one transcript line kept byte for byte (unknown and custom lines too),
+//! with the keys the store queries read from it (`id`, `parentId`, kind,
+//! timestamp). Every backend gives the same guarantees:
+//!
+//! - one [`append`](SessionStore::append) call is atomic: concurrent writers, in
+//!   this process or others, never interleave or tear each other's entries, and
+//!   readers see all of an append or none of it;
+//! - an append can name the leaf it expects ([`Expect`]); if another writer
+//!   appended first, nothing is written and the call fails with
+//!   [`StoreError::Conflict`], which carries the leaf to retry from, so a
+//!   session's parent chain never forks unless the application asks for it;
+//! - nothing is dropped: a line whose keys cannot be read is stored and loaded
+//!   verbatim and reported ([`Loaded::problems`]), and a line torn by a crash is
+//!   reported and kept aside ([`Loaded::torn`]).
+//!
+//! The backends:
+//!
+//! - [`JsonlDir`], always built: one transcript file per session in a
+//!   directory, readable by every agentmsg tool;
+//! - `SqliteStore` (feature `sqlite`): one SQLite database file in WAL mode;
+//! - `PgStore` (feature `postgres`): PostgreSQL, for agent services on many
+//!   machines.
+//!
+//! [`StoreAddress`] parses the address the command line takes (`DIR`,
+//! `sqlite:PATH`, `postgres://…`, each with an optional `#SESSION`), and
+//! [`AnyStore`] opens whichever backend it names.
+//!
+//! ```
+//! # use agentmsg_runtime::store::{JsonlDir, SessionStore, StoredEntry, Expect, Cursor};
+//! # fn block_on<F: std::future::Future>(f: F) -> F::Output {
+//! #     // JsonlDir's futures never wait on anything: one poll finishes them.
+//! #     let mut f = std::pin::pin!(f);
+//! #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+//! #     match f.as_mut().poll(&mut cx) { std::task::Poll::Ready(v) => v, _ => unreachable!() }
+//! # }
+//! # let dir = std::env::temp_dir().join(format!("agentmsg-store-doc-{}", std::process::id()));
+//! block_on(async {
+//!     let store = JsonlDir::open(&dir)?;
+//!     store.create("demo").await?;
+//!     let (first, _) = StoredEntry::from_line(r#"{"role":"user","content":"hi","id":"a"}"#);
+//!     store.append("demo", &[first], Expect::Empty).await?;
+//!     let (second, _) = StoredEntry::from_line(r#"{"role":"notice","text":"later","id":"b","parentId":"a"}"#);
+//!     store.append("demo", &[second], Expect::Leaf("a")).await?;
+//!     let loaded = store.load("demo", Cursor::START).await?;
+//!     assert_eq!(loaded.entries.len(), 2);
+//!     assert_eq!(loaded.entries[1].line(), r#"{"role":"notice","text":"later","id":"b","parentId":"a"}"#);
+//!     Ok::<_, agentmsg_runtime::store::StoreError>(())
+//! })
+//! .unwrap();
+//! # std::fs::remove_dir_all(&dir).unwrap();
+//! ```
+
+use std::future::Future;
+
+mod address;
+mod entry;
+mod error;
+mod jsonl_dir;
+#[cfg(feature = "postgres")]
+mod postgres;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod sql;
+#[cfg(feature = "sqlite")]
+mod sqlite;
+mod stored_session;
+
+pub use address::{AnyStore, Backend, StoreAddress};
+pub use entry::{LineProblem, Parent, StoredEntry};
+pub use error::StoreError;
+pub use jsonl_dir::JsonlDir;
+#[cfg(feature = "postgres")]
+pub use postgres::{PgOptions, PgStore};
+#[cfg(feature = "sqlite")]
+pub use sqlite::SqliteStore;
+pub use stored_session::{StoredSession, StoredSessionError};
+
+/// Where sessions live: the operations every backend offers.
+///
+/// The methods are `async` (agents run on tokio); each returns a `Send` future,
+/// so a store can be used from spawned tasks. They are written as
+/// `fn … -> impl Future + Send` rather than `async fn` so that the `Send` bound
+/// is part of the trait (a plain `async fn` in a public trait leaves callers
+/// unable to require it); implementations still write `async fn`. The trait is
+/// therefore not object-safe: code generic over stores takes `S: SessionStore`,
+/// and [`AnyStore`] picks a backend at run time.
+pub trait SessionStore: Send + Sync {
+    /// Creates an empty session. Fails with [`StoreError::Exists`] when one has
+    /// the id.
+    fn create(&self, session: &str)
+        -> impl Future<Output = Result<SessionInfo, StoreError>> + Send;
+
+    /// Opens a session: what [`list`](Self::list) says of it. Fails with
+    /// [`StoreError::NotFound`].
+    fn open(&self, session: &str) -> impl Future<Output = Result<SessionInfo, StoreError>> + Send;
+
+    /// Appends `entries` to the session, atomically, after checking that its
+    /// leaf (the id of its last entry that has one) is what `expected` says.
+    /// When it is not, nothing is written and the call fails with
+    /// [`StoreError::Conflict`]. Entries are stored as their exact lines; a line
+    /// that is blank or holds a newline is refused ([`StoreError::InvalidEntry`])
+    /// and nothing is written. The append is persisted (as the backend's
+    /// durability setting says) before the future completes.
+    fn append(
+        &self,
+        session: &str,
+        entries: &[StoredEntry],
+        expected: Expect<'_>,
+    ) -> impl Future<Output = Result<Appended, StoreError>> + Send;
+
+    /// Loads the session's entries from `from` on ([`Cursor::START`] for all of
+    /// them).
+    fn load(
+        &self,
+        session: &str,
+        from: Cursor,
+    ) -> impl Future<Output = Result<Loaded, StoreError>> + Send;
+
+    /// Lists sessions in id order, one page at a time.
+    fn list(&self, page: &PageRequest) -> impl Future<Output = Result<Page, StoreError>> + Send;
+
+    /// Deletes a session and its entries. Fails with [`StoreError::NotFound`].
+    fn delete(&self, session: &str) -> impl Future<Output = Result<(), StoreError>> + Send;
+}
+
+/// What an append expects the session's leaf to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect<'a> {
+    /// Append whatever the leaf is.
+    Any,
+    /// The session has no entry with an id yet.
+    Empty,
+    /// The leaf is the entry with this id.
+    Leaf(&'a str),
+}
+
+impl<'a> Expect<'a> {
+    /// `Leaf(id)`, or `Empty` for `None`.
+    pub fn leaf(id: Option<&'a str>) -> Self {
+        id.map_or(Expect::Empty, Expect::Leaf)
+    }
+
+    /// Checks `actual` (the stored leaf) against the expectation.
+    pub(crate) fn check(self, session: &str, actual: Option<&str>) -> Result<(), StoreError> {
+        let expected = match self {
+            Expect::Any => return Ok(()),
+            Expect::Empty => None,
+            Expect::Leaf(id) => Some(id),
+        };
+        if expected == actual {
+            return Ok(());
+        }
+        Err(StoreError::Conflict {
+            session: session.to_owned(),
+            expected: expected.map(str::to_owned),
+            actual: actual.map(str::to_owned),
+        })
+    }
+}
+
+/// What an append did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Appended {
+    /// The position of the first entry appended (from 0).
+    pub first: u64,
+    /// The number of entries in the session now.
+    pub entries: u64,
+    /// The session's leaf now.
+    pub leaf: Option<String>,
+}
+
+/// A position in a session: the number of entries before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Cursor(pub u64);
+
+impl Cursor {
+    /// The start of a session.
+    pub const START: Cursor = Cursor(0);
+}
+
+/// A session's entries as loaded.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Loaded {
+    /// The entries from the cursor on, in order.
+    pub entries: Vec<StoredEntry>,
+    /// The first entry's position.
+    pub first: u64,
+    /// The cursor after the last entry: load from it for what comes next.
+    pub next: Cursor,
+    /// Entries whose keys could not all be read, or whose stored columns
+    /// disagree with their line. Each is in `entries` all the same (or, when it
+    /// is not text, here with its bytes).
+    pub problems: Vec<LoadProblem>,
+    /// Lines a crash cut off, kept aside (never entries).
+    pub torn: Vec<TornEntry>,
+}
+
+/// An entry that was loaded with a problem.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadProblem {
+    /// Its position in the session.
+    pub position: u64,
+    /// What is wrong.
+    pub problem: EntryProblem,
+}
+
+/// What is wrong with a loaded entry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EntryProblem {
+    /// Its line's keys could not all be read (the entry is loaded as it is).
+    #[error("{0}")]
+    Line(#[from] LineProblem),
+    /// The line is not UTF-8: it is no entry, and its bytes are here.
+    #[error("not UTF-8 ({} bytes kept)", .0.len())]
+    NotUtf8(Vec<u8>),
+    /// A database row whose column disagrees with its line (a row written by
+    /// something else): the line is loaded, and the column reported.
+    #[error("column `{column}` is {stored:?} but the line says {line:?}")]
+    ColumnDisagrees {
+        /// The column.
+        column: &'static str,
+        /// Its stored value.
+        stored: Option<String>,
+        /// What the line says.
+        line: Option<String>,
+    },
+}
+
+/// A line cut off by a crash mid-append: kept aside, never an entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TornEntry {
+    /// Where it is kept: the session file itself (its unfinished last line) or
+    /// the file it was moved to.
+    pub kept_in: std::path::PathBuf,
+    /// Its exact bytes.
+    pub raw: Vec<u8>,
+}
+
+/// A session as [`SessionStore::list`] shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionInfo {
+    /// Its id.
+    pub id: String,
+    /// Its name: that of its last `session_info` line, if any.
+    pub name: Option<String>,
+    /// When it was created, in milliseconds since the Unix epoch.
+    pub created_ms: i64,
+    /// When it was last appended to, in milliseconds since the Unix epoch.
+    pub updated_ms: i64,
+    /// How many entries it has.
+    pub entries: u64,
+    /// Its leaf: the id of its last entry that has one.
+    pub leaf: Option<String>,
+}
+
+/// Which page of sessions to list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageRequest {
+    /// List the sessions whose ids sort after this one (`None`: from the
+    /// first). Pass the previous [`Page::next`].
+    pub after: Option<String>,
+    /// At most this many.
+    pub limit: usize,
+}
+
+impl Default for PageRequest {
+    fn default() -> Self {
+        PageRequest {
+            after: None,
+            limit: 100,
+        }
+    }
+}
+
+/// A page of sessions.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Page {
+    /// The sessions, in id order.
+    pub sessions: Vec<SessionInfo>,
+    /// Where the next page starts, when there is one.
+    pub next: Option<String>,
+}
+
+/// When an append is on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// An append is in the operating system's hands when it returns: it
+    /// survives a crash of the process, not a power loss. The default.
+    #[default]
+    Os,
+    /// An append is synced to the disk before it returns (`fsync`): it survives
+    /// a power loss too, at the cost of a disk flush per append.
+    Disk,
+}
+
+/// The longest session id a store takes.
+pub const MAX_SESSION_ID_LEN: usize = 128;
+
+/// Checks a session id: 1 to 128 ASCII letters, digits, `-`, `_` and `.`, not
+/// starting with `.` or `-` (ids are file names in a [`JsonlDir`]; every store
+/// takes the same ones, so sessions move between stores).
+pub fn validate_session_id(session: &str) -> Result<(), StoreError> {
+    let invalid = |reason| {
+        Err(StoreError::InvalidSessionId {
+            session: session.to_owned(),
+            reason,
+        })
+    };
+    if session.is_empty() {
+        return invalid("empty");
+    }
+    if session.len() > MAX_SESSION_ID_LEN {
+        return invalid("longer than 128 bytes");
+    }
+    if session.starts_with(['.', '-']) {
+        return invalid("starts with `.` or `-`");
+    }
+    if !session
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+    {
+        return invalid("only ASCII letters, digits, `-`, `_` and `.` are allowed");
+    }
+    Ok(())
+}
+
+/// Checks that every entry can be stored as one line.
+pub(crate) fn validate_entries(entries: &[StoredEntry]) -> Result<(), StoreError> {
+    for (index, entry) in entries.iter().enumerate() {
+        let line = entry.line();
+        if line.contains('\n') {
+            return Err(StoreError::InvalidEntry {
+                index,
+                reason: "its line holds a newline",
+            });
+        }
+        if line.contains('\0') {
+            return Err(StoreError::InvalidEntry {
+                index,
+                reason: "its line holds a NUL character (JSON text never does)",
+            });
+        }
+        if line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
+            return Err(StoreError::InvalidEntry {
+                index,
+                reason: "its line is blank",
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The leaf after `entries` follow a session whose leaf was `leaf`.
+pub(crate) fn leaf_after<'a>(leaf: Option<&'a str>, entries: &'a [StoredEntry]) -> Option<&'a str> {
+    entries.iter().rev().find_map(StoredEntry::id).or(leaf)
+}

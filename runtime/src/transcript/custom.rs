@@ -1,0 +1,305 @@
+//! The `CustomMessage` trait: an application's own message kind, and its
+//! object-safe side ([`DynCustomMessage`]) used behind `Box<dyn …>` in a transcript.
+
+use std::any::{Any, TypeId};
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use super::codec::envelope::write_line;
+use crate::message::{Message, MessageId, ParentId, TurnId};
+
+/// An application-defined message kind. Derive it with `#[derive(AgentMessage)]`
+/// rather than implementing it by hand: the derive also registers the kind, so
+/// persisted transcripts decode back into the type.
+///
+/// A custom message is written as one flat object whose `"role"` is [`KIND`]:
+///
+/// ```json
+/// {"role":"notice","text":"session resumed","id":"0193…"}
+/// ```
+///
+/// Its data reaches a model only through [`to_llm`](CustomMessage::to_llm), the
+/// projection it declares; nothing else turns it into an LLM message.
+///
+/// [`KIND`]: CustomMessage::KIND
+pub trait CustomMessage:
+    DynCustomMessage + fmt::Debug + Clone + PartialEq + Serialize + DeserializeOwned
+{
+    /// The stable discriminator written as `"role"`.
+    const KIND: &'static str;
+    /// The schema version of the kind, written as `"v"` when above 1.
+    const VERSION: u32 = 1;
+    /// Older kinds that also decode into this type.
+    const ALIASES: &'static [&'static str] = &[];
+
+    /// What a model sees of this message; empty for a UI-only message.
+    fn to_llm(&self) -> Vec<Message> {
+        Vec::new()
+    }
+
+    /// Brings a stored object of version `from` (below [`VERSION`]) up to the
+    /// current shape. `value` is the object without `role`, `id`, `turnId` and `v`.
+    ///
+    /// [`VERSION`]: CustomMessage::VERSION
+    fn migrate(from: u32, value: serde_json::Value) -> Result<serde_json::Value, MigrateError> {
+        drop(value);
+        Err(no_migration(Self::KIND, from, Self::VERSION))
+    }
+}
+
+/// The error of the default [`CustomMessage::migrate`], shared by every kind.
+fn no_migration(kind: &str, from: u32, to: u32) -> MigrateError {
+    MigrateError::new(format!(
+        "kind `{kind}` has no migration from version {from} to {to}"
+    ))
+}
+
+/// A migration of a stored custom message failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct MigrateError {
+    /// What went wrong, as the migration function said it.
+    pub message: String,
+}
+
+impl MigrateError {
+    /// An error with this message.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+}
+
+/// The object-safe side of [`CustomMessage`], implemented for every custom type.
+/// It is what a transcript holds (`Box<dyn DynCustomMessage>`).
+pub trait DynCustomMessage: Any + Send + Sync + fmt::Debug {
+    /// The kind, [`CustomMessage::KIND`].
+    fn kind(&self) -> &'static str;
+    /// The schema version, [`CustomMessage::VERSION`].
+    fn version(&self) -> u32;
+    /// The Rust type's name, for diagnostics.
+    fn type_name(&self) -> &'static str;
+    /// A boxed clone.
+    fn clone_box(&self) -> Box<dyn DynCustomMessage>;
+    /// Whether `other` is the same type with an equal value.
+    fn eq_dyn(&self, other: &dyn DynCustomMessage) -> bool;
+    /// The value as `Any`, for downcasting.
+    fn as_any(&self) -> &dyn Any;
+    /// The value as mutable `Any`, for downcasting.
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+    /// The box as `Box<dyn Any>`, for downcasting by value.
+    fn into_any(self: Box<Self>) -> Box<dyn Any>;
+    /// The type's own fields, for any serializer.
+    fn as_serialize(&self) -> &dyn erased_serde::Serialize;
+    /// The declared projection, [`CustomMessage::to_llm`].
+    fn project(&self) -> Vec<Message>;
+    /// Appends the whole line (`role`, fields, `id`, `turnId`, `v`) as compact JSON,
+    /// without a newline. The transcript writer's fast path.
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+        id: Option<&MessageId>,
+        turn_id: Option<&TurnId>,
+        parent_id: &ParentId,
+    ) -> serde_json::Result<()>;
+}
+
+impl<T: CustomMessage> DynCustomMessage for T {
+    fn kind(&self) -> &'static str {
+        T::KIND
+    }
+
+    fn version(&self) -> u32 {
+        T::VERSION
+    }
+
+    fn type_name(&self) -> &'static str {
+        std::any::type_name::<T>()
+    }
+
+    fn clone_box(&self) -> Box<dyn DynCustomMessage> {
+        Box::new(self.clone())
+    }
+
+    fn eq_dyn(&self, other: &dyn DynCustomMessage) -> bool {
+        other.as_any().downcast_ref::<T>() == Some(self)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
+
+    fn as_serialize(&self) -> &dyn erased_serde::Serialize {
+        self
+    }
+
+    fn project(&self) -> Vec<Message> {
+        self.to_llm()
+    }
+
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+        id: Option<&MessageId>,
+        turn_id: Option<&TurnId>,
+        parent_id: &ParentId,
+    ) -> serde_json::Result<()> {
+        write_json_line(self, out, id, turn_id, parent_id)
+    }
+}
+
+/// [`DynCustomMessage::write_json`] of every type: the fields are written through
+/// [`as_serialize`](DynCustomMessage::as_serialize), the one instantiation of a
+/// type's `Serialize`, so no type gets a second copy for the writer's serializer.
+fn write_json_line(
+    message: &dyn DynCustomMessage,
+    out: &mut Vec<u8>,
+    id: Option<&MessageId>,
+    turn_id: Option<&TurnId>,
+    parent_id: &ParentId,
+) -> serde_json::Result<()> {
+    readable_back::<serde_json::Error>(message.kind(), message.type_name())?;
+    let mut serializer = serde_json::Serializer::new(out);
+    write_line(
+        &mut serializer,
+        message.kind(),
+        message.as_serialize(),
+        (id, turn_id, parent_id),
+        message.version(),
+    )
+}
+
+/// Fails when a line of `kind` would not read back into its type because the
+/// global registry finds two types claiming the kind (a line is never written
+/// that its own program would keep as unknown).
+fn readable_back<E: serde::ser::Error>(kind: &str, type_name: &str) -> Result<(), E> {
+    match crate::Registry::global().duplicate(kind) {
+        None => Ok(()),
+        Some(duplicate) => Err(E::custom(format_args!(
+            "cannot write a `{kind}` line of `{type_name}`: {duplicate}, so it would read back as neither; give one of them another kind"
+        ))),
+    }
+}
+
+impl dyn DynCustomMessage {
+    /// Whether the value is a `T`.
+    pub fn is<T: CustomMessage>(&self) -> bool {
+        self.as_any().type_id() == TypeId::of::<T>()
+    }
+
+    /// The value as a `T`, if it is one.
+    pub fn downcast_ref<T: CustomMessage>(&self) -> Option<&T> {
+        self.as_any().downcast_ref()
+    }
+
+    /// The value as a mutable `T`, if it is one.
+    pub fn downcast_mut<T: CustomMessage>(&mut self) -> Option<&mut T> {
+        self.as_any_mut().downcast_mut()
+    }
+}
+
+impl Clone for Box<dyn DynCustomMessage> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
+impl PartialEq for dyn DynCustomMessage {
+    fn eq(&self, other: &Self) -> bool {
+        self.eq_dyn(other)
+    }
+}
+
+/// A custom message as it stands in a transcript, with its optional `id` and
+/// `turnId`. `AgentMessage::Custom` holds one.
+///
+/// ```json
+/// {"role":"notice","text":"session resumed","id":"0193a4b2-7c1e-7000-8000-000000000001"}
+/// ```
+#[derive(Debug, Clone)]
+pub struct CustomEntry {
+    /// The message.
+    pub message: Box<dyn DynCustomMessage>,
+    /// The message's id, if it has one.
+    pub id: Option<MessageId>,
+    /// The turn that produced it, if known.
+    pub turn_id: Option<TurnId>,
+    /// Where it hangs in the session tree (`"parentId"`; absent by default).
+    pub parent_id: ParentId,
+}
+
+impl PartialEq for CustomEntry {
+    fn eq(&self, other: &Self) -> bool {
+        self.message.eq_dyn(&*other.message)
+            && self.id == other.id
+            && self.turn_id == other.turn_id
+            && self.parent_id == other.parent_id
+    }
+}
+
+impl CustomEntry {
+    /// An entry without id or turn.
+    pub fn new<T: CustomMessage>(message: T) -> Self {
+        Self {
+            message: Box::new(message),
+            id: None,
+            turn_id: None,
+            parent_id: ParentId::Previous,
+        }
+    }
+
+    /// The kind of the message.
+    pub fn kind(&self) -> &'static str {
+        self.message.kind()
+    }
+
+    /// The message as a `T`, if it is one.
+    pub fn downcast_ref<T: CustomMessage>(&self) -> Option<&T> {
+        self.message.downcast_ref()
+    }
+
+    /// The message as a `T` by value; the entry back when it is not one.
+    // As `Box<dyn Any>::downcast`, the value itself comes back on failure; boxing
+    // it (128 bytes with two inline ids) would cost an allocation on every miss.
+    #[allow(clippy::result_large_err)]
+    pub fn downcast<T: CustomMessage>(self) -> Result<T, Self> {
+        if self.message.is::<T>() {
+            match self.message.into_any().downcast::<T>() {
+                Ok(value) => Ok(*value),
+                // `is` said it is a `T`; this arm is never taken.
+                Err(_) => unreachable_downcast(),
+            }
+        } else {
+            Err(self)
+        }
+    }
+}
+
+#[cold]
+fn unreachable_downcast<T>() -> T {
+    unreachable!("type id checked before downcast")
+}
+
+impl Serialize for CustomEntry {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        readable_back::<S::Error>(self.message.kind(), self.message.type_name())?;
+        write_line(
+            serializer,
+            self.message.kind(),
+            self.message.as_serialize(),
+            (self.id.as_ref(), self.turn_id.as_ref(), &self.parent_id),
+            self.message.version(),
+        )
+    }
+}

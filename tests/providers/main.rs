@@ -1,0 +1,13 @@
+//! The provider codecs: one test binary. `scenarios` holds what every API is
+//! asked alike, written once with each API's expectation; the other modules
+//! hold what only one API has (its schema rules, recordings and snapshots).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod anthropic;
+mod gemini;
+mod openai_chat;
+mod openai_responses;
+mod scenarios;
+mod transcripts;
