@@ -360,16 +360,14 @@ pub fn stream_file(path: &Path) -> Result<Option<LineReader<BufReader<File>>>, C
     };
     let mut reader = BufReader::with_capacity(1 << 20, File::open(path).map_err(fail)?);
     // The first byte that is not a byte-order mark or whitespace.
-    loop {
-        let head = reader.fill_buf().map_err(fail)?;
-        let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
-        match head.iter().find(|b| !b.is_ascii_whitespace()) {
-            Some(b'[') => return Ok(None),
-            Some(_) => break,
-            // All whitespace so far: a file that is all blank lines is read
-            // whole (it is as small as its blank lines).
-            None => return Ok(None),
-        }
+    let head = reader.fill_buf().map_err(fail)?;
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    match head.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'[') => return Ok(None),
+        Some(_) => {}
+        // All whitespace so far: a file that is all blank lines is read
+        // whole (it is as small as its blank lines).
+        None => return Ok(None),
     }
     Ok(Some(LineReader::at_file_start(reader)))
 }
