@@ -348,10 +348,13 @@ pub fn foreign_log(loaded: &Loaded) -> Option<ForeignLog> {
 }
 
 /// A JSON Lines file opened to be read one line at a time; `None` for
-/// standard input and for a file that starts with `[` (a JSON array), which
-/// are read whole.
+/// standard input, for what is not a file (a store's session) and for a file
+/// that starts with `[` (a JSON array), which are read whole.
 pub fn stream_file(path: &Path) -> Result<Option<LineReader<BufReader<File>>>, CliError> {
-    if path.as_os_str() == "-" {
+    // Not a file (a store's session such as `DIR#SESSION`, or a missing path):
+    // read whole by `read_input`, which knows store addresses and reports
+    // the error.
+    if path.as_os_str() == "-" || !path.is_file() {
         return Ok(None);
     }
     let fail = |source| CliError::Read {
