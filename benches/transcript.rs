@@ -19,10 +19,10 @@ use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use agentmsg::{
-    decode_line, AgentMessage, AssistantContent, AssistantMessage, CompactionSummary, Cost,
-    CustomEntry, DecodeMode, ImageContent, LlmMessage, MediaSource, Message, MessageId, Registry,
-    StopReason, TextContent, ThinkingContent, ToolCall, ToolResultContent, ToolResultMessage,
-    TurnId, Usage, UserContent, UserMessage,
+    decode_line, AgentMessage, AssistantContent, AssistantMessage, BashExecution,
+    CompactionSummary, Cost, CustomEntry, DecodeMode, ImageContent, LlmMessage, MediaSource,
+    Message, MessageId, Registry, StopReason, TextContent, ThinkingContent, ToolCall,
+    ToolResultContent, ToolResultMessage, TurnId, Usage, UserContent, UserMessage,
 };
 use criterion::{Criterion, SamplingMode, Throughput};
 use serde::{Deserialize, Serialize};
@@ -60,18 +60,8 @@ struct Notice {
     level: String,
 }
 
-/// A shell command the user ran themselves, as pi's `bashExecution`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, agentmsg::AgentMessage)]
-#[agent_message(kind = "bashExecution", to_llm = user("Ran `{command}`:\n{output}"))]
-#[serde(rename_all = "camelCase")]
-struct BashExecution {
-    command: String,
-    output: String,
-    exit_code: i32,
-    cancelled: bool,
-    truncated: bool,
-    timestamp: u64,
-}
+// A shell command the user ran themselves: pi's `bashExecution`, agentmsg's
+// built-in `BashExecution`.
 
 /// The user switched models.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, agentmsg::AgentMessage)]
@@ -513,10 +503,12 @@ fn generate(rng: &mut Lcg, lines: usize) -> Vec<(Concrete, MessageId, TurnId)> {
                 0..=3 => Concrete::Bash(BashExecution {
                     command: format!("git diff --stat {}", rng.pick(PATHS)),
                     output: code(rng, 80, 3000),
-                    exit_code: if rng.chance(85) { 0 } else { 1 },
+                    exit_code: Some(if rng.chance(85) { 0 } else { 1 }),
                     cancelled: false,
                     truncated: rng.chance(5),
+                    full_output_path: None,
                     timestamp: ms,
+                    exclude_from_context: false,
                 }),
                 4..=6 => Concrete::Notice(Notice {
                     text: prose(rng, 20, 120),

@@ -7,24 +7,10 @@ mod common;
 use std::io::Write;
 
 use agentmsg::{
-    read_transcript, write_jsonl, AgentMessage, DecodeError, DecodeMode, JsonlReader, JsonlWriter,
-    Message, ReadError, Registry, UnknownReason,
+    read_transcript, write_jsonl, AgentMessage, BashExecution, DecodeError, DecodeMode,
+    JsonlReader, JsonlWriter, Message, ReadError, Registry, UnknownReason,
 };
 use serde::{Deserialize, Serialize};
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, agentmsg::AgentMessage)]
-#[serde(rename_all = "camelCase")]
-#[agent_message(kind = "bashExecution", to_llm = user("Ran `{command}`\n{output}"))]
-struct BashExecution {
-    command: String,
-    output: String,
-    exit_code: Option<i64>,
-    cancelled: bool,
-    truncated: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    full_output_path: Option<String>,
-    timestamp: u64,
-}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, agentmsg::AgentMessage)]
 #[agent_message(kind = "notice")]
@@ -115,7 +101,7 @@ fn pi_sessions_read_and_write_back() {
                 );
             }
         }
-        // With the type registered, they decode into it.
+        // With the type registered (agentmsg's built-in one), they decode into it.
         let registry = Registry::new().with::<BashExecution>();
         let typed: Vec<AgentMessage> = read(&text, &registry, DecodeMode::Strict)
             .into_iter()

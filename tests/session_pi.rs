@@ -211,3 +211,21 @@ fn pi_tree_branches_labels_and_custom_entries() {
     assert_eq!(other.model.unwrap().model_id, "gpt-5");
     assert_eq!(other.thinking_level, "off");
 }
+
+#[test]
+fn imported_pi_settings_set_the_model_and_thinking_level() {
+    let text = [
+        r#"{"role":"user","content":"hi","timestamp":1,"id":"a"}"#,
+        r#"{"role":"extension","kind":"pi.thinking_level_change","data":{"type":"thinking_level_change","thinkingLevel":"high"},"id":"b"}"#,
+        r#"{"role":"extension","kind":"pi.model_change","data":{"type":"model_change","provider":"openai","modelId":"gpt-5"},"id":"c"}"#,
+    ]
+    .join("\n");
+    let context = Session::read(text.as_bytes())
+        .unwrap()
+        .context(None)
+        .unwrap();
+    assert_eq!(context.thinking_level, "high");
+    assert_eq!(context.model.unwrap().model_id, "gpt-5");
+    // Extension lines never reach the model.
+    assert_eq!(to_llm(&context.messages).len(), 1);
+}

@@ -363,4 +363,62 @@ proptest! {
             prop_assert_eq!(to_llm(&before.messages), to_llm(&after.messages));
         }
     }
+
+    #[test]
+    fn any_bytes_read_without_panic_and_write_back_unchanged(
+        bytes in proptest::collection::vec(any::<u8>(), 0..300),
+        pi in any::<bool>(),
+    ) {
+        let mut input = Vec::new();
+        if pi {
+            input.extend_from_slice(br#"{"type":"session","version":2,"id":"s","timestamp":"2025-01-01T00:00:00Z","cwd":"/"}"#);
+            input.push(b'\n');
+        }
+        input.extend_from_slice(&bytes);
+        if let Ok(session) = Session::read(&input) {
+            prop_assert_eq!(session.to_bytes(), input);
+            let _ = session.context(None).unwrap();
+            for leaf in session.leaves() {
+                if let Some(id) = leaf.id() {
+                    let _ = session.context(Some(id.as_str())).unwrap();
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn any_ids_and_parents_read_or_fail_cleanly(
+        lines in proptest::collection::vec((0usize..6, 0u8..5, 0usize..6, any::<bool>()), 0..20),
+    ) {
+        // Ids and parents drawn from a few names: duplicates, cycles, self
+        // parents and missing parents all occur.
+        let mut text = String::new();
+        for (id, parent, target, pi_line) in lines {
+            let parent = match parent {
+                0 => String::new(),
+                1 => r#","parentId":null"#.to_owned(),
+                _ => format!(r#","parentId":"e{target}""#),
+            };
+            if pi_line {
+                text.push_str(&format!(r#"{{"role":"user","content":"x","timestamp":1,"id":"e{id}"{parent}}}"#));
+            } else {
+                text.push_str(&format!(r#"{{"role":"custom","customType":"t","content":"y","display":true,"timestamp":2{parent}}}"#));
+            }
+            text.push('\n');
+        }
+        match Session::read(text.as_bytes()) {
+            Ok(session) => {
+                prop_assert_eq!(session.to_bytes(), text.as_bytes());
+                for leaf in session.leaves() {
+                    if let Some(id) = leaf.id() {
+                        let context = session.context(Some(id.as_str())).unwrap();
+                        prop_assert!(context.messages.len() <= session.entries().len());
+                    }
+                }
+            }
+            Err(SessionError::Cycle { ids }) => prop_assert!(ids.len() >= 2),
+            Err(SessionError::DuplicateId { first_line, second_line, .. }) => prop_assert!(first_line < second_line),
+            Err(other) => prop_assert!(false, "{other}"),
+        }
+    }
 }

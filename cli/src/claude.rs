@@ -215,11 +215,7 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                     line.insert("id".into(), Value::from(id.clone()));
                     line.insert("parentId".into(), previous);
                     previous = Value::from(id);
-                    if line.get("role").and_then(Value::as_str) == Some("toolResult") {
-                        imported.messages += 1;
-                    } else {
-                        imported.messages += 1;
-                    }
+                    imported.messages += 1;
                     out.push(sidechain, Value::Object(line))?;
                 }
                 if count == 0 {

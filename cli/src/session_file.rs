@@ -130,7 +130,6 @@ pub fn warning_diagnostic(warning: &SessionWarning) -> Diagnostic {
         WarningKind::MissingParent { .. } => "missing-parent",
         WarningKind::JoinedObjects { .. } => "joined-lines",
         WarningKind::NotAnEntry { .. } => "not-an-entry",
-        WarningKind::FirstKeptNotOnPath { .. } => "first-kept-not-on-path",
         _ => "session",
     };
     let text = warning.to_string();

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
 
-use agentmsg_runtime::{AssistantContent, Cost, Message, Usage};
+use agentmsg_runtime::{Cost, Message, Summary, Usage};
 use serde::Serialize;
 
 use crate::error::CliError;
@@ -105,106 +105,72 @@ pub fn compute(loaded: &Loaded) -> Stats {
 /// space of its longest line.
 #[derive(Debug, Default)]
 pub struct Tally {
-    stats: Stats,
-    usage: Usage,
-    cost: Cost,
-    by_model: BTreeMap<(String, String, String), (ModelStats, Usage)>,
+    /// Undecodable and torn lines, by kind.
+    lines: BTreeMap<String, usize>,
+    /// The messages, counted by the runtime's query summary
+    /// (`MessageQuery::summarize` counts the same way).
+    summary: Summary,
+    by_model: BTreeMap<(String, String, String), Summary>,
 }
 
 impl Tally {
     /// Counts the next line.
     pub fn add(&mut self, line: &Line) {
-        let stats = &mut self.stats;
         let message = match &line.body {
             Body::Message(m) => m,
             Body::Undecodable => {
-                *stats.kinds.entry("(undecodable)".into()).or_default() += 1;
+                *self.lines.entry("(undecodable)".into()).or_default() += 1;
                 return;
             }
             Body::Torn => {
-                *stats.kinds.entry("(torn)".into()).or_default() += 1;
+                *self.lines.entry("(torn)".into()).or_default() += 1;
                 return;
             }
         };
-        stats.messages += 1;
-        *stats.kinds.entry(message.kind().to_owned()).or_default() += 1;
-        if message.is_unknown() {
-            stats.kept_unknown += 1;
-        }
-        match message.as_llm() {
-            Some(Message::Assistant(a)) => {
-                let mut calls = 0;
-                for block in &a.content {
-                    match block {
-                        AssistantContent::ToolCall(call) => {
-                            calls += 1;
-                            *stats
-                                .tool_calls_by_name
-                                .entry(call.name.clone())
-                                .or_default() += 1;
-                        }
-                        AssistantContent::Thinking(_) => stats.thinking_blocks += 1,
-                        AssistantContent::RedactedThinking(_) => {
-                            stats.redacted_thinking_blocks += 1;
-                        }
-                        _ => {}
-                    }
-                }
-                stats.tool_calls += calls;
-                *stats
-                    .stop_reasons
-                    .entry(a.stop_reason.as_str().to_owned())
-                    .or_default() += 1;
-                self.usage += &a.usage;
-                if let Some(c) = a.usage.cost {
-                    self.cost += c;
-                }
-                let key = (a.provider.clone(), a.model.clone(), a.api.clone());
-                let (model, model_usage) = self.by_model.entry(key).or_insert_with(|| {
-                    (
-                        ModelStats {
-                            provider: a.provider.clone(),
-                            model: a.model.clone(),
-                            api: a.api.clone(),
-                            ..ModelStats::default()
-                        },
-                        Usage::default(),
-                    )
-                });
-                model.assistant_messages += 1;
-                model.tool_calls += calls;
-                if let Some(c) = a.usage.cost {
-                    model.cost += c;
-                }
-                *model_usage += &a.usage;
-            }
-            Some(Message::ToolResult(r)) => {
-                stats.tool_results += 1;
-                if r.is_error {
-                    stats.tool_result_errors += 1;
-                }
-            }
-            _ => {}
+        self.summary.add(message);
+        if let Some(Message::Assistant(a)) = message.as_llm() {
+            let key = (a.provider.clone(), a.model.clone(), a.api.clone());
+            self.by_model.entry(key).or_default().add(message);
         }
     }
 
     /// The stats of a file of `total_lines` lines (blank ones included).
     pub fn finish(self, total_lines: usize) -> Stats {
-        let mut stats = self.stats;
-        stats.lines = total_lines;
-        stats.tokens = Tokens::from(&self.usage);
-        stats.cost = self.cost;
-        stats.cache_hit_rate = self.usage.cache_hit_rate();
-        stats.models = self
-            .by_model
-            .into_values()
-            .map(|(mut model, usage)| {
-                model.tokens = Tokens::from(&usage);
-                model.cache_hit_rate = usage.cache_hit_rate();
-                model
-            })
-            .collect();
-        stats
+        let summary = self.summary;
+        let mut kinds = self.lines;
+        for (kind, n) in summary.kinds {
+            *kinds.entry(kind).or_default() += n;
+        }
+        Stats {
+            lines: total_lines,
+            messages: summary.messages,
+            kinds,
+            kept_unknown: summary.kept_unknown,
+            tool_calls: summary.tool_calls,
+            tool_calls_by_name: summary.tool_calls_by_name,
+            tool_results: summary.tool_results,
+            tool_result_errors: summary.tool_result_errors,
+            thinking_blocks: summary.thinking_blocks,
+            redacted_thinking_blocks: summary.redacted_thinking_blocks,
+            stop_reasons: summary.stop_reasons,
+            tokens: Tokens::from(&summary.usage),
+            cost: summary.cost,
+            cache_hit_rate: summary.usage.cache_hit_rate(),
+            models: self
+                .by_model
+                .into_iter()
+                .map(|((provider, model, api), s)| ModelStats {
+                    provider,
+                    model,
+                    api,
+                    assistant_messages: s.assistant_messages,
+                    tool_calls: s.tool_calls,
+                    cost: s.cost,
+                    tokens: Tokens::from(&s.usage),
+                    cache_hit_rate: s.usage.cache_hit_rate(),
+                })
+                .collect(),
+        }
     }
 }
 

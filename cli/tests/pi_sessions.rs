@@ -546,3 +546,40 @@ fn imported_sessions_project_to_schema_valid_bodies_for_every_api() {
         }
     }
 }
+
+/// `agentmsg context` on pi's own files sends what pi sends: before-compaction
+/// (two compactions) 446 messages, not the file's 990; large-session all 914.
+/// The same through `import`: the transcript keeps the compactions.
+#[test]
+fn context_of_pi_sessions_is_what_pi_sends() {
+    common::require_conformance!();
+    let dir = tempfile::tempdir().unwrap();
+    for (name, sent) in [
+        ("before-compaction.jsonl", 446),
+        ("large-session.jsonl", 914),
+    ] {
+        let session = pi_session(name);
+        let run = agentmsg(&["context", session.to_str().unwrap()]);
+        assert_eq!(run.code, 0, "{run:?}");
+        assert_eq!(run.stdout.lines().count(), sent, "{name}");
+        // Every line is an LLM message (the summary and bash runs as user text).
+        for line in run.stdout.lines() {
+            let message = AgentMessage::from_line(line).unwrap();
+            assert!(message.is_llm(), "{line}");
+        }
+        let imported = import(&session, dir.path());
+        let again = agentmsg(&["context", imported.to_str().unwrap()]);
+        assert_eq!(again.stdout, run.stdout, "{name}: imported");
+        let tree = agentmsg(&["tree", "--json", session.to_str().unwrap()]);
+        let tree: Value = serde_json::from_str(&tree.stdout).unwrap();
+        assert_eq!(tree["leaves"].as_array().unwrap().len(), 1);
+    }
+    let before = pi_session("before-compaction.jsonl");
+    let tree = agentmsg(&["tree", before.to_str().unwrap()]);
+    assert_eq!(
+        tree.stdout.matches("compaction: keeps from").count(),
+        2,
+        "{}",
+        tree.stdout
+    );
+}

@@ -12,6 +12,7 @@ mod project;
 mod transcript;
 
 mod pi_kinds;
+mod queries;
 mod session;
 
 #[cfg(any(
@@ -64,6 +65,7 @@ pub use transcript::unknown::{UnknownMessage, UnknownReason};
 
 // Sessions: a transcript as a tree, and the context at a leaf.
 pub use pi_kinds::{BashExecution, CustomContent, CustomContentMessage};
+pub use queries::{call_of, last_messages, result_of, MessageQuery, Summary};
 pub use session::{
     estimate_tokens, plan_compaction, should_compact, CompactionPlan, Entry, EntryKind, ModelRef,
     Session, SessionContext, SessionError, SessionFormat, SessionWarning, WarningKind,

@@ -148,7 +148,7 @@ id_type! {
 ///
 /// ```
 /// use agentmsg_runtime::{AgentMessage, MessageId, ParentId};
-/// let line = r#"{"role":"user","content":"hi","timestamp":1,"id":"b","parentId":"a"}"#;
+/// let line = r#"{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1,"id":"b","parentId":"a"}"#;
 /// let message = AgentMessage::from_line(line).unwrap();
 /// assert_eq!(message.parent_id(), &ParentId::Id(MessageId::from("a")));
 /// assert_eq!(message.to_line().unwrap(), line);

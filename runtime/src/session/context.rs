@@ -1,6 +1,6 @@
 //! What the model sees at a leaf: pi's `buildSessionContext`.
 
-use super::entry::{Entry, EntryKind};
+use super::entry::EntryKind;
 use super::error::SessionError;
 use super::Session;
 use crate::{AgentMessage, CompactionSummary, MessageId};
@@ -58,16 +58,86 @@ impl Session {
     /// assert_eq!(sent[1].as_user().unwrap().text(), "recent question");
     /// ```
     pub fn context(&self, leaf: Option<&str>) -> Result<SessionContext, SessionError> {
+        let (plan, mut context) = self.plan(leaf)?;
+        for (item, id) in plan {
+            let message = match item {
+                Item::Entry(i) => match &self.entries[i].kind {
+                    EntryKind::Message(m) => m.clone(),
+                    _ => continue,
+                },
+                Item::Made(message) => *message,
+            };
+            context.push(message, id);
+        }
+        Ok(context)
+    }
+
+    /// [`context`](Self::context), moving the messages out of the session
+    /// instead of copying them: the cheapest way to open a session file and
+    /// build the one context it is opened for.
+    ///
+    /// ```
+    /// # use agentmsg_runtime::{Message, Session};
+    /// let mut session = Session::new();
+    /// session.append(Message::user("hi").into()).unwrap();
+    /// let bytes = session.to_bytes();
+    /// let context = Session::read(&bytes).unwrap().into_context(None).unwrap();
+    /// assert_eq!(context.messages.len(), 1);
+    /// ```
+    pub fn into_context(mut self, leaf: Option<&str>) -> Result<SessionContext, SessionError> {
+        let (plan, mut context) = self.plan(leaf)?;
+        for (item, id) in plan {
+            let message = match item {
+                Item::Entry(i) => {
+                    match std::mem::replace(&mut self.entries[i].kind, EntryKind::Header) {
+                        EntryKind::Message(m) => m,
+                        _ => continue,
+                    }
+                }
+                Item::Made(message) => *message,
+            };
+            context.push(message, id);
+        }
+        Ok(context)
+    }
+
+    /// What the context at `leaf` holds, in order (entries by index, and the
+    /// messages made for summaries and custom messages), with the model and
+    /// thinking level set.
+    fn plan(&self, leaf: Option<&str>) -> Result<(Plan, SessionContext), SessionError> {
         let path = self.path_indexes(leaf)?;
         let mut context = SessionContext {
             thinking_level: "off".to_owned(),
             ..SessionContext::default()
         };
         let mut compaction: Option<usize> = None;
+        // The entry that last set the model: read once, at the end.
+        let mut model_at: Option<usize> = None;
         for (at, &i) in path.iter().enumerate() {
             let entry = &self.entries[i];
             match &entry.kind {
                 EntryKind::ThinkingLevelChange { level } => context.thinking_level = level.clone(),
+                EntryKind::ModelChange { .. } => model_at = Some(i),
+                EntryKind::Message(AgentMessage::Llm(m)) => {
+                    if matches!(m.message, crate::Message::Assistant(_)) {
+                        model_at = Some(i);
+                    }
+                }
+                EntryKind::Message(AgentMessage::Custom(c)) => {
+                    if c.downcast_ref::<CompactionSummary>().is_some() {
+                        compaction = Some(at);
+                    } else if let Some(ext) = c.downcast_ref::<crate::ExtensionMessage>() {
+                        if imported_setting(ext, &mut context) {
+                            model_at = None;
+                        }
+                    }
+                }
+                EntryKind::Compaction(_) => compaction = Some(at),
+                _ => {}
+            }
+        }
+        if let Some(i) = model_at {
+            match &self.entries[i].kind {
                 EntryKind::ModelChange { provider, model_id } => {
                     context.model = Some(ModelRef {
                         provider: provider.clone(),
@@ -84,25 +154,17 @@ impl Session {
                 }
                 _ => {}
             }
-            if entry.as_compaction().is_some() {
-                compaction = Some(at);
-            }
         }
-        context.messages.reserve(path.len());
-        context.entry_ids.reserve(path.len());
+        let mut plan = Vec::with_capacity(path.len() + 1);
         match compaction {
             Some(at) => {
                 let entry = &self.entries[path[at]];
                 let summary = entry.as_compaction().cloned().unwrap_or_default();
                 let first_kept = summary.first_kept_id.clone();
-                let mut message = CompactionSummary {
-                    timestamp: entry.timestamp(),
-                    ..summary
-                };
-                if message.timestamp == 0 {
-                    message.timestamp = entry.timestamp;
-                }
-                context.push(AgentMessage::custom(message), entry.id.clone());
+                plan.push((
+                    Item::Made(Box::new(AgentMessage::custom(summary))),
+                    entry.id.clone(),
+                ));
                 let mut kept = false;
                 for &i in &path[..at] {
                     let e = &self.entries[i];
@@ -110,32 +172,74 @@ impl Session {
                         kept = true;
                     }
                     if kept {
-                        self.send(e, &mut context);
+                        self.plan_entry(i, &mut plan);
                     }
                 }
                 for &i in &path[at + 1..] {
-                    self.send(&self.entries[i], &mut context);
+                    self.plan_entry(i, &mut plan);
                 }
             }
             None => {
                 for &i in &path {
-                    self.send(&self.entries[i], &mut context);
+                    self.plan_entry(i, &mut plan);
                 }
             }
         }
-        Ok(context)
+        context.messages.reserve(plan.len());
+        context.entry_ids.reserve(plan.len());
+        Ok((plan, context))
     }
 
-    /// Adds what `entry` sends to the model, if anything.
-    fn send(&self, entry: &Entry, context: &mut SessionContext) {
-        let message = match &entry.kind {
+    /// Adds what entry `i` sends to the model, if anything.
+    fn plan_entry(&self, i: usize, plan: &mut Plan) {
+        let entry = &self.entries[i];
+        let item = match &entry.kind {
             // An earlier compaction's summary is not sent again.
-            EntryKind::Message(m) if m.downcast_ref::<CompactionSummary>().is_none() => m.clone(),
-            EntryKind::CustomMessage(c) => AgentMessage::custom(c.clone()),
-            EntryKind::BranchSummary(b) if !b.summary.is_empty() => AgentMessage::custom(b.clone()),
+            EntryKind::Message(m) if m.downcast_ref::<CompactionSummary>().is_none() => {
+                Item::Entry(i)
+            }
+            EntryKind::CustomMessage(c) => Item::Made(Box::new(AgentMessage::custom(c.clone()))),
+            EntryKind::BranchSummary(b) if !b.summary.is_empty() => {
+                Item::Made(Box::new(AgentMessage::custom(b.clone())))
+            }
             _ => return,
         };
-        context.push(message, entry.id.clone());
+        plan.push((item, entry.id.clone()));
+    }
+}
+
+/// The messages of a context, each with the id of its entry.
+type Plan = Vec<(Item, Option<MessageId>)>;
+
+/// One message of a context: an entry's message, or one made for it.
+enum Item {
+    Entry(usize),
+    Made(Box<AgentMessage>),
+}
+
+/// pi's `model_change` and `thinking_level_change` entries as `agentmsg
+/// import` keeps them: `extension` lines of kind `pi.<type>` holding the entry.
+/// Returns true when it set the model.
+fn imported_setting(ext: &crate::ExtensionMessage, context: &mut SessionContext) -> bool {
+    let text = |key: &str| ext.data.get(key).and_then(serde_json::Value::as_str);
+    match ext.kind.as_str() {
+        "pi.thinking_level_change" => {
+            if let Some(level) = text("thinkingLevel") {
+                context.thinking_level = level.to_owned();
+            }
+            false
+        }
+        "pi.model_change" => match (text("provider"), text("modelId")) {
+            (Some(provider), Some(model_id)) => {
+                context.model = Some(ModelRef {
+                    provider: provider.to_owned(),
+                    model_id: model_id.to_owned(),
+                });
+                true
+            }
+            _ => false,
+        },
+        _ => false,
     }
 }
 

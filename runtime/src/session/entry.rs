@@ -9,6 +9,9 @@ use crate::{
 /// An agentmsg transcript's entries are all [`EntryKind::Message`] (a
 /// `compactionSummary` line acts as a compaction); a pi session's entries are
 /// its entry types.
+// Nearly every entry is a message: boxing it would cost an allocation per
+// entry (as `load::Body` in the CLI).
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum EntryKind {
@@ -102,7 +105,7 @@ pub(crate) enum LineText {
 /// let session = Session::read(text.as_bytes()).unwrap();
 /// let entry = &session.entries()[0];
 /// assert_eq!(entry.id().unwrap().as_str(), "a");
-/// assert_eq!(entry.parent_id(), None);
+/// assert_eq!(entry.parent_id(&session), None);
 /// assert_eq!(entry.declared_parent(), &ParentId::Previous);
 /// assert_eq!(session.line(entry), text.trim_end());
 /// assert_eq!(entry.line_no(), 1);

@@ -97,14 +97,6 @@ pub enum WarningKind {
         /// What the parser said.
         error: String,
     },
-    /// A compaction names a first kept entry that is not on its path; pi then
-    /// keeps nothing before it.
-    FirstKeptNotOnPath {
-        /// The compaction's id.
-        compaction: Option<MessageId>,
-        /// The entry it names.
-        first_kept: MessageId,
-    },
 }
 
 impl fmt::Display for SessionWarning {
@@ -122,14 +114,6 @@ impl fmt::Display for SessionWarning {
             WarningKind::NotAnEntry { error } => {
                 write!(f, "not a session entry ({error}); kept, not read")
             }
-            WarningKind::FirstKeptNotOnPath {
-                compaction,
-                first_kept,
-            } => write!(
-                f,
-                "compaction `{}` keeps from `{first_kept}`, which is not on its path",
-                compaction.as_ref().map_or("?", MessageId::as_str)
-            ),
         }
     }
 }

@@ -70,7 +70,7 @@ pub struct Session {
     /// The text read; entries read from it hold spans of it.
     text: Vec<u8>,
     entries: Vec<Entry>,
-    index: HashMap<MessageId, usize>,
+    index: HashMap<MessageId, usize, foldhash::fast::RandomState>,
     leaf: Option<usize>,
     warnings: Vec<SessionWarning>,
     /// Entries before this index are in the text read or were saved.
@@ -92,7 +92,7 @@ impl Session {
             format: SessionFormat::Agentmsg,
             text: Vec::new(),
             entries: Vec::new(),
-            index: HashMap::new(),
+            index: HashMap::default(),
             leaf: None,
             warnings: Vec::new(),
             saved: 0,

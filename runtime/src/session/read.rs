@@ -99,6 +99,7 @@ impl Session {
             None => SessionFormat::Agentmsg,
         };
         let mut first_kept_indexes = Vec::new();
+        self.entries.reserve(pieces.len());
         for piece in pieces {
             let bytes = &self.text[piece.start..piece.end];
             match self.format {
@@ -184,10 +185,7 @@ impl Session {
         }
         while start <= text.len() {
             line_no += 1;
-            let end = text[start..]
-                .iter()
-                .position(|&b| b == b'\n')
-                .map_or(text.len(), |i| start + i);
+            let end = memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |i| start + i);
             let line = &text[start..end];
             let trimmed_end = end - (line.len() - line.trim_ascii_end().len());
             let trimmed_start = start + (line.len() - line.trim_ascii_start().len());
@@ -310,13 +308,14 @@ impl Session {
         // 0: not seen; w + 1: seen on walk w.
         let mut seen = vec![0usize; self.entries.len()];
         let mut done = vec![false; self.entries.len()];
+        let mut trail = Vec::new();
         for start in 0..self.entries.len() {
             if done[start] {
                 continue;
             }
             let walk = start + 1;
             let mut at = Some(start);
-            let mut trail = Vec::new();
+            trail.clear();
             while let Some(i) = at {
                 if done[i] {
                     break;
@@ -332,7 +331,7 @@ impl Session {
                 trail.push(i);
                 at = self.entries[i].parent;
             }
-            for t in trail {
+            for &t in &trail {
                 done[t] = true;
             }
         }
@@ -353,7 +352,7 @@ impl Session {
 fn split_joined(line: &[u8]) -> Vec<(usize, usize)> {
     let whole = vec![(0, line.len())];
     // Joined objects meet as `}{`; a line without that is one piece.
-    if !line.windows(2).any(|w| w == b"}{") {
+    if memchr::memmem::find(line, b"}{").is_none() {
         return whole;
     }
     if serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok() {

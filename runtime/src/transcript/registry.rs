@@ -37,6 +37,8 @@ type Decoded = (Box<dyn DynCustomMessage>, Envelope);
 /// that calls [`decode_line`](Self::decode_line)'s one per-type decoder, so a
 /// kind costs its crate one instantiation of its `Deserialize`, plus one more
 /// (from a migrated `serde_json::Value`) only when its version is above 1.
+// The decoder fields are plain fn pointers, spelled out where they are set.
+#[allow(clippy::type_complexity)]
 #[derive(Clone, Copy)]
 pub struct Registration {
     kind: &'static str,

@@ -12,7 +12,8 @@ use serde_json::{json, Value};
 /// - The built-in kinds `compactionSummary`, `branchSummary` and `extension` are
 ///   checked field by field.
 /// - Any other `"role"` is a custom kind: a JSON object whose reserved keys are
-///   well typed (`id` and `turnId` strings, `v` an integer of at least 1). Its
+///   well typed (`id` and `turnId` strings, `parentId` a string or `null`, `v`
+///   an integer of at least 1). Its
 ///   own fields are the application's business: the schema cannot know them.
 ///
 /// Keys a kind does not define are allowed (pi writes some, such as a tool
@@ -56,7 +57,11 @@ pub fn transcript_line_schema() -> Value {
         "properties": {
             "role": {"type": "string", "minLength": 1},
             "id": {"$ref": "#/$defs/id"},
-            "turnId": {"$ref": "#/$defs/id"}
+            "turnId": {"$ref": "#/$defs/id"},
+            "parentId": {
+                "type": ["string", "null"],
+                "description": "The entry this line hangs from in the session tree; null for a root. A line without it follows the line before it."
+            }
         },
         "allOf": rules,
         "$defs": definitions()
