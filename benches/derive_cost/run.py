@@ -23,6 +23,7 @@ functions of each crate's unoptimized LLVM IR, which do not depend on the load.
     python3 benches/derive_cost/run.py                 # 7 rounds, all modes
     python3 benches/derive_cost/run.py --rounds 5 --modes debug,check
     python3 benches/derive_cost/run.py --agentmsg /path/to/other/checkout
+    python3 benches/derive_cost/run.py --rounds 0 --modes debug   # the IR only
 
 The scratch workspace and its target directory are under `--work` (default
 `$CARGO_TARGET_DIR/derive_cost`, else `target/derive_cost`).
@@ -154,7 +155,10 @@ def cargo(ws, mode, package, env, extra=()):
 
 def llvm_ir(ws, target, variant, env):
     """Lines and functions of the crate's unoptimized LLVM IR."""
-    cargo(ws, "debug", variant, env, ["--", "--emit=llvm-ir"])
+    cmd = ["cargo", "rustc", "--quiet", "-p", f"cost-{variant}", "--", "--emit=llvm-ir"]
+    result = subprocess.run(cmd, cwd=ws, env=env, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"`{' '.join(cmd)}` failed:\n{result.stderr}")
     crate = f"cost_{variant}"
     files = sorted(
         (target / "debug" / "deps").glob(f"{crate}-*.ll"), key=lambda f: f.stat().st_mtime
@@ -218,7 +222,7 @@ def main():
         )
         print(f"round {r + 1} (wall/cpu): {line}", flush=True)
 
-    for title, table in [("CPU time (user + system)", cpu), ("wall time", times)]:
+    for title, table in [("CPU time (user + system)", cpu), ("wall time", times)] if args.rounds else []:
         print()
         print(
             f"{title}: median ratio to plain serde over {args.rounds} interleaved rounds"
