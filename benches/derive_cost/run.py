@@ -15,11 +15,15 @@ Dependencies are built once per mode; then each round rebuilds each crate alone
 round to round, for `debug` (`cargo build`), `release` (`cargo build --release`)
 and `check` (`cargo check`). A round's ratio is a crate's time over `plain`'s in
 the same round, so a slow phase of a shared machine hits both sides; the median
-round is printed, with the spread of the rounds as the noise.
+round is printed, with the spread of the rounds as the noise. Both the CPU time
+of cargo and rustc (what the ratios should be read by on a shared machine: other
+builders inflate it far less) and the wall time are shown. Last, the lines and
+functions of each crate's unoptimized LLVM IR, which do not depend on the load.
 
     python3 benches/derive_cost/run.py                 # 7 rounds, all modes
     python3 benches/derive_cost/run.py --rounds 5 --modes debug,check
     python3 benches/derive_cost/run.py --agentmsg /path/to/other/checkout
+    python3 benches/derive_cost/run.py --rounds 0 --modes debug   # the IR only
 
 The scratch workspace and its target directory are under `--work` (default
 `$CARGO_TARGET_DIR/derive_cost`, else `target/derive_cost`).
@@ -27,6 +31,7 @@ The scratch workspace and its target directory are under `--work` (default
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -133,14 +138,33 @@ def write_if_changed(path, text):
         path.write_text(text)
 
 
-def cargo(ws, target, mode, package, env):
-    cmd = ["cargo", *MODES[mode], "--quiet", "-p", f"cost-{package}"]
+def cargo(ws, mode, package, env, extra=()):
+    """Builds one crate; its wall time and the CPU time (user + system) of cargo
+    and rustc, which a busy machine inflates far less than the wall time."""
+    cmd = ["cargo", *MODES[mode], "--quiet", "-p", f"cost-{package}", *extra]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     result = subprocess.run(cmd, cwd=ws, env=env, capture_output=True, text=True)
-    elapsed = time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if result.returncode != 0:
         sys.exit(f"`{' '.join(cmd)}` failed:\n{result.stderr}")
-    return elapsed
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def llvm_ir(ws, target, variant, env):
+    """Lines and functions of the crate's unoptimized LLVM IR."""
+    cmd = ["cargo", "rustc", "--quiet", "-p", f"cost-{variant}", "--", "--emit=llvm-ir"]
+    result = subprocess.run(cmd, cwd=ws, env=env, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"`{' '.join(cmd)}` failed:\n{result.stderr}")
+    crate = f"cost_{variant}"
+    files = sorted(
+        (target / "debug" / "deps").glob(f"{crate}-*.ll"), key=lambda f: f.stat().st_mtime
+    )
+    text = files[-1].read_text()
+    return text.count("\n"), sum(1 for line in text.splitlines() if line.startswith("define "))
 
 
 def touch(path):
@@ -157,6 +181,7 @@ def main():
     parser.add_argument("--agentmsg", default=str(here.parents[2]), help="the agentmsg checkout to measure")
     default_work = Path(os.environ.get("CARGO_TARGET_DIR", here.parents[2] / "target")) / "derive_cost"
     parser.add_argument("--work", default=str(default_work))
+    parser.add_argument("--no-ir", action="store_true", help="skip counting the LLVM IR")
     args = parser.parse_args()
     modes = [m for m in args.modes.split(",") if m]
     for mode in modes:
@@ -172,13 +197,14 @@ def main():
 
     print(f"agentmsg: {Path(args.agentmsg).resolve()}; {args.types} types; {args.rounds} rounds; scratch: {work}")
     times = {(m, v): [] for m in modes for v in VARIANTS}
+    cpu = {(m, v): [] for m in modes for v in VARIANTS}
     for mode in modes:
         # Dependencies and a first build of each crate, not measured. Each crate
         # alone, as measured: `-p` unifies the features of its dependencies
         # (serde_json's) for it alone, so a workspace build would leave them to
         # be rebuilt in the first round.
         for variant in VARIANTS:
-            cargo(ws, target, mode, variant, env)
+            cargo(ws, mode, variant, env)
     for r in range(args.rounds):
         for mode in modes:
             order = VARIANTS[r % len(VARIANTS):] + VARIANTS[: r % len(VARIANTS)]
@@ -186,31 +212,41 @@ def main():
                 order.reverse()
             for variant in order:
                 touch(ws / variant / "src" / "lib.rs")
-                times[(mode, variant)].append(cargo(ws, target, mode, variant, env))
+                wall, used = cargo(ws, mode, variant, env)
+                times[(mode, variant)].append(wall)
+                cpu[(mode, variant)].append(used)
         line = "  ".join(
-            f"{mode} " + " ".join(f"{v}={times[(mode, v)][-1]:.2f}s" for v in VARIANTS) for mode in modes
+            f"{mode} "
+            + " ".join(f"{v}={times[(mode, v)][-1]:.2f}s/{cpu[(mode, v)][-1]:.2f}s" for v in VARIANTS)
+            for mode in modes
         )
-        print(f"round {r + 1}: {line}", flush=True)
+        print(f"round {r + 1} (wall/cpu): {line}", flush=True)
 
-    print()
-    print(f"median ratio to plain serde over {args.rounds} interleaved rounds (min..max of the rounds' ratios)")
-    header = f"{'':8}" + "".join(f"{mode:>26}" for mode in modes)
-    print(header)
-    for variant in VARIANTS[1:]:
-        cells = []
-        for mode in modes:
-            ratios = [t / p for t, p in zip(times[(mode, variant)], times[(mode, "plain")])]
-            cells.append(f"{statistics.median(ratios):.2f}x ({min(ratios):.2f}..{max(ratios):.2f})")
-        print(f"{variant:8}" + "".join(f"{c:>26}" for c in cells))
-    cells = []
-    for mode in modes:
-        ratios = [t / p for t, p in zip(times[(mode, "derive")], times[(mode, "bounds")])]
-        cells.append(f"{statistics.median(ratios):.2f}x ({min(ratios):.2f}..{max(ratios):.2f})")
-    print("derive/bounds" + "".join(f"{c:>26}" for c in cells)[5:])
-    print(
-        "plain median: "
-        + ", ".join(f"{mode} {statistics.median(times[(mode, 'plain')]):.2f}s" for mode in modes)
-    )
+    for title, table in [("CPU time (user + system)", cpu), ("wall time", times)] if args.rounds else []:
+        print()
+        print(
+            f"{title}: median ratio to plain serde over {args.rounds} interleaved rounds"
+            " (min..max of the rounds' ratios)"
+        )
+        print(f"{'':14}" + "".join(f"{mode:>24}" for mode in modes))
+        rows = [(v, v, "plain") for v in VARIANTS[1:]] + [("derive/bounds", "derive", "bounds")]
+        for name, num, den in rows:
+            cells = []
+            for mode in modes:
+                ratios = [t / p for t, p in zip(table[(mode, num)], table[(mode, den)])]
+                cells.append(f"{statistics.median(ratios):.2f}x ({min(ratios):.2f}..{max(ratios):.2f})")
+            print(f"{name:14}" + "".join(f"{c:>24}" for c in cells))
+        print(
+            "plain median: "
+            + ", ".join(f"{mode} {statistics.median(table[(mode, 'plain')]):.2f}s" for mode in modes)
+        )
+
+    if not args.no_ir:
+        print()
+        print("unoptimized LLVM IR of each crate (deterministic): lines, functions")
+        for variant in VARIANTS:
+            lines, functions = llvm_ir(ws, target, variant, env)
+            print(f"{variant:14}{lines:>10} lines {functions:>7} functions")
 
 
 if __name__ == "__main__":

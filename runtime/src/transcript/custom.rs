@@ -23,6 +23,11 @@ use crate::message::{Message, MessageId, ParentId, TurnId};
 /// Its data reaches a model only through [`to_llm`](CustomMessage::to_llm), the
 /// projection it declares; nothing else turns it into an LLM message.
 ///
+/// `Debug`, `Clone` and `PartialEq` are required because a transcript's
+/// [`AgentMessage`](crate::AgentMessage) has them for every message it holds: a
+/// kind without them could only be cloned or compared through its JSON, which
+/// drops `#[serde(skip)]` fields and compares maps by their order.
+///
 /// [`KIND`]: CustomMessage::KIND
 pub trait CustomMessage:
     DynCustomMessage + fmt::Debug + Clone + PartialEq + Serialize + DeserializeOwned

@@ -28,6 +28,12 @@ use crate::UnknownReason;
 /// read beside its fields.
 type Decoded = (Box<dyn DynCustomMessage>, Envelope);
 
+/// A type's decoder of a whole line: `accept` says which roles are the type's.
+type DecodeLine = fn(&str, &dyn Fn(&str) -> bool) -> serde_json::Result<Decoded>;
+
+/// A type's decoder of a migrated value.
+type DecodeMigrated = fn(Value) -> serde_json::Result<Box<dyn DynCustomMessage>>;
+
 /// One custom type's entry in the registry: its kind, aliases, version and the
 /// few functions that must be monomorphized for the type. `#[derive(AgentMessage)]`
 /// submits one for each type.
@@ -48,13 +54,13 @@ pub struct Registration {
     type_name: fn() -> &'static str,
     /// The type's `Deserialize` on a whole line, through the role and envelope
     /// keys (the one instantiation every kind has).
-    decode: fn(&str, &dyn Fn(&str) -> bool) -> serde_json::Result<Decoded>,
+    decode: DecodeLine,
     /// [`CustomMessage::migrate`].
     migrate: fn(u32, Value) -> Result<Value, MigrateError>,
     /// The type's `Deserialize` on a migrated value, any value a migration may
     /// return: set, at compile time, only for kinds above version 1, the only
     /// ones whose stored objects migrate (a line without `v` is version 1).
-    decode_migrated: Option<fn(Value) -> serde_json::Result<Box<dyn DynCustomMessage>>>,
+    decode_migrated: Option<DecodeMigrated>,
 }
 
 impl Registration {

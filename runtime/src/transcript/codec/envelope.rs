@@ -383,7 +383,8 @@ pub(crate) fn llm_role_first(line: &str) -> Option<Role> {
 /// Decodes a whole line as `T` when its role is already known (`accept` says
 /// which roles are `T`'s), wherever the role stands: the role key is checked and
 /// skipped and the envelope keys are taken out while `T` reads the other keys, so
-/// nothing is held back or decoded twice.
+/// nothing is held back or decoded twice. `T` is given its keys as transient
+/// strings (`T` is a registered, `DeserializeOwned` type).
 pub(crate) fn decode_known<'de, T: Deserialize<'de>>(
     line: &'de str,
     accept: &dyn Fn(&str) -> bool,
@@ -435,13 +436,10 @@ struct SkipRole<'s, A> {
     state: &'s RefCell<(Envelope, bool)>,
 }
 
-impl<'de, A: MapAccess<'de>> MapAccess<'de> for SkipRole<'_, A> {
-    type Error = A::Error;
-
-    fn next_key_seed<K: de::DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, A::Error> {
+impl<'de, A: MapAccess<'de>> SkipRole<'_, A> {
+    /// The next key of the type's own: the part of `next_key_seed` that does not
+    /// depend on the seed, so it is compiled once, not once per custom type.
+    fn next_own_key(&mut self) -> Result<Option<Key<'de>>, A::Error> {
         loop {
             let Some(key) = self.inner.next_key::<Key<'de>>()? else {
                 return Ok(None);
@@ -463,10 +461,28 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for SkipRole<'_, A> {
                 }
                 other => {
                     if !self.state.borrow_mut().0.read(other, &mut self.inner)? {
-                        return key.give_to(seed).map(Some);
+                        return Ok(Some(key));
                     }
                 }
             }
+        }
+    }
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for SkipRole<'_, A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        match self.next_own_key()? {
+            // One key deserializer for every type: the registry's types are
+            // `DeserializeOwned`, so none borrows a key.
+            Some(key) => seed
+                .deserialize(de::value::StrDeserializer::new(key.as_str()))
+                .map(Some),
+            None => Ok(None),
         }
     }
 
