@@ -345,9 +345,9 @@ pub use agentmsg_runtime::*;
 
 /// Not public API. Used by generated code.
 #[doc(hidden)]
-pub mod __private {
+pub mod __private_0_1_0 {
     /// Not public API. Used by generated code.
-    pub use agentmsg_runtime::__private::*;
+    pub use agentmsg_runtime::__private_0_1_0::*;
 }
 
 /// The README's examples, run as doctests so they stay true.

@@ -303,7 +303,7 @@ mod renamed {
 
     pub mod shim {
         //! A re-export of the facade, as a crate renaming the dependency would have.
-        pub use super::am::__private;
+        pub use super::am::__private_0_1_0;
     }
 
     #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, am::AgentMessage)]

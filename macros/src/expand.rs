@@ -47,10 +47,11 @@ fn expand(cont: &Container, plan: &Plan) -> TokenStream {
             }
         }
     });
+    let private = crate::private_module();
     quote! {
         #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
         const _: () = {
-            use #krate::__private as _am;
+            use #krate::#private as _am;
 
             #[automatically_derived]
             impl _am::CustomMessage for #ident {

@@ -13,11 +13,12 @@ pub fn expand(input: &DeriveInput, krate: &TokenStream, error: syn::Error) -> To
         return errors;
     }
     let ident = &input.ident;
+    let private = crate::private_module();
     quote! {
         #errors
         #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
         const _: () = {
-            use #krate::__private as _am;
+            use #krate::#private as _am;
 
             #[automatically_derived]
             impl _am::CustomMessage for #ident {

@@ -56,3 +56,13 @@ pub fn derive_agent_message(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     expand::derive(&input).into()
 }
+
+/// The runtime's module for generated code, named after this crate's version
+/// (`__private_0_1_0`), as serde and thiserror version theirs: a derive from
+/// one release used with the runtime of another fails to compile at once, on
+/// a missing module, instead of on whatever changed inside it. The runtime and
+/// this crate are released together, with one version.
+fn private_module() -> proc_macro2::Ident {
+    let version = env!("CARGO_PKG_VERSION").replace(['.', '-', '+'], "_");
+    quote::format_ident!("__private_{}", version)
+}

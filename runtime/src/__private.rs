@@ -102,3 +102,16 @@ pub fn run_migration<E: Display>(
 ) -> Result<Value, MigrateError> {
     migrate(from, value).map_err(|e| MigrateError::new(e.to_string()))
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_module_is_named_after_the_version() {
+        // The derive names `__private_<version>` (agentmsg-macros' `private_module`):
+        // on a version bump, rename the module in runtime/src/lib.rs and src/lib.rs.
+        assert_eq!(
+            format!("__private_{}", env!("CARGO_PKG_VERSION").replace('.', "_")),
+            "__private_0_1_0"
+        );
+    }
+}

@@ -11,8 +11,6 @@ mod message;
 mod project;
 mod transcript;
 
-mod pi_kinds;
-mod queries;
 mod session;
 
 #[cfg(any(
@@ -25,8 +23,12 @@ pub mod providers;
 
 pub mod store;
 
+/// Not public API: what `#[derive(AgentMessage)]` expands to uses. Named after
+/// the version (the derive names the module of its own version), so a derive
+/// and a runtime of two releases fail to build together instead of misbehaving.
 #[doc(hidden)]
-pub mod __private;
+#[path = "__private.rs"]
+pub mod __private_0_1_0;
 
 // The public surface, by room. Everything else stays inside the crate.
 
@@ -64,13 +66,13 @@ pub use transcript::schema::transcript_line_schema;
 pub use transcript::unknown::{UnknownMessage, UnknownReason};
 
 // Sessions: a transcript as a tree, and the context at a leaf.
-pub use pi_kinds::{BashExecution, CustomContent, CustomContentMessage};
-pub use queries::{call_of, last_messages, result_of, MessageQuery, Summary};
 pub use session::{
     estimate_tokens, plan_compaction, should_compact, CompactionPlan, Entry, EntryKind, ModelRef,
     Session, SessionContext, SessionError, SessionFormat, SessionWarning, WarningKind,
     DEFAULT_SUMMARY_PROMPT, PI_SESSION_VERSION,
 };
+pub use transcript::pi_kinds::{BashExecution, CustomContent, CustomContentMessage};
+pub use transcript::queries::{call_of, last_messages, result_of, MessageQuery, Summary};
 
 // What the model sees, prepared for one target.
 pub use project::{

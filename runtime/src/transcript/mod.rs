@@ -11,6 +11,8 @@ pub(crate) mod custom;
 pub(crate) mod dropped_fields;
 pub(crate) mod jsonl;
 pub(crate) mod llm_message;
+pub(crate) mod pi_kinds;
+pub(crate) mod queries;
 pub(crate) mod registry;
 pub(crate) mod schema;
 pub(crate) mod unknown;
