@@ -2,6 +2,7 @@
 //! the store before it returns, a reopened session gives the same context, and
 //! two writers of one session never fork it.
 
+#[macro_use]
 mod store_fixture;
 
 use agentmsg::store::{AnyStore, SessionStore, StoreError, StoredSession, StoredSessionError};
@@ -133,39 +134,6 @@ async fn a_refused_change_writes_nothing(f: &Fixture) {
     ));
     assert_eq!(store.open("s").await.unwrap().entries, 1);
     let _ = AgentMessage::from(Message::user("unused"));
-}
-
-macro_rules! suite {
-    ($($test:ident),* $(,)?) => {
-        mod jsonl_dir {
-            $(
-                #[tokio::test]
-                async fn $test() {
-                    super::$test(&crate::store_fixture::jsonl_dir().await).await;
-                }
-            )*
-        }
-        #[cfg(feature = "sqlite")]
-        mod sqlite {
-            $(
-                #[tokio::test]
-                async fn $test() {
-                    super::$test(&crate::store_fixture::sqlite().await).await;
-                }
-            )*
-        }
-        #[cfg(feature = "postgres")]
-        mod postgres {
-            $(
-                #[tokio::test]
-                async fn $test() {
-                    if let Some(f) = crate::store_fixture::postgres(stringify!($test)).await {
-                        super::$test(&f).await;
-                    }
-                }
-            )*
-        }
-    };
 }
 
 suite!(

@@ -2,6 +2,7 @@
 //! byte, branches, conflicts, listing and paging, and what cannot be read
 //! reported but never dropped.
 
+#[macro_use]
 mod store_fixture;
 
 use agentmsg::store::{
@@ -371,39 +372,6 @@ async fn listing_and_paging(f: &Fixture) {
         .await
         .unwrap();
     assert_eq!(tail.sessions.len(), 1);
-}
-
-macro_rules! suite {
-    ($($test:ident),* $(,)?) => {
-        mod jsonl_dir {
-            $(
-                #[tokio::test]
-                async fn $test() {
-                    super::$test(&crate::store_fixture::jsonl_dir().await).await;
-                }
-            )*
-        }
-        #[cfg(feature = "sqlite")]
-        mod sqlite {
-            $(
-                #[tokio::test]
-                async fn $test() {
-                    super::$test(&crate::store_fixture::sqlite().await).await;
-                }
-            )*
-        }
-        #[cfg(feature = "postgres")]
-        mod postgres {
-            $(
-                #[tokio::test]
-                async fn $test() {
-                    if let Some(f) = crate::store_fixture::postgres(stringify!($test)).await {
-                        super::$test(&f).await;
-                    }
-                }
-            )*
-        }
-    };
 }
 
 suite!(

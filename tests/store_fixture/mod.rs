@@ -2,6 +2,43 @@
 //! PostgreSQL (it needs a server: `AGENTMSG_PG_URL`, which `.ci/run` sets).
 #![allow(dead_code)]
 
+/// Runs each async test function `name(&Fixture)` against every backend: a
+/// module per backend with a `#[tokio::test]` per function (PostgreSQL only
+/// with a server, see [`postgres`]).
+#[allow(unused_macros)]
+macro_rules! suite {
+    ($($test:ident),* $(,)?) => {
+        mod jsonl_dir {
+            $(
+                #[tokio::test]
+                async fn $test() {
+                    super::$test(&crate::store_fixture::jsonl_dir().await).await;
+                }
+            )*
+        }
+        #[cfg(feature = "sqlite")]
+        mod sqlite {
+            $(
+                #[tokio::test]
+                async fn $test() {
+                    super::$test(&crate::store_fixture::sqlite().await).await;
+                }
+            )*
+        }
+        #[cfg(feature = "postgres")]
+        mod postgres {
+            $(
+                #[tokio::test]
+                async fn $test() {
+                    if let Some(f) = crate::store_fixture::postgres(stringify!($test)).await {
+                        super::$test(&f).await;
+                    }
+                }
+            )*
+        }
+    };
+}
+
 use agentmsg::store::{AnyStore, JsonlDir, StoreError, StoredEntry};
 
 /// The variables under which a missing PostgreSQL fails the tests instead of
