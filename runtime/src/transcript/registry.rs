@@ -34,15 +34,19 @@ type DecodeLine = fn(&str, &dyn Fn(&str) -> bool) -> serde_json::Result<Decoded>
 /// A type's decoder of a migrated value.
 type DecodeMigrated = fn(Value) -> serde_json::Result<Box<dyn DynCustomMessage>>;
 
+/// A type's decoder of an object's fields, without role and envelope keys.
+type DecodeObject = fn(&Map<String, Value>) -> serde_json::Result<Box<dyn DynCustomMessage>>;
+
 /// One custom type's entry in the registry: its kind, aliases, version and the
 /// few functions that must be monomorphized for the type. `#[derive(AgentMessage)]`
 /// submits one for each type.
 ///
 /// Everything around the type's own `Deserialize` (the role and envelope keys,
-/// versions, migrations, decoding a `serde_json` object, errors) is shared code
-/// that calls [`decode_line`](Self::decode_line)'s one per-type decoder, so a
-/// kind costs its crate one instantiation of its `Deserialize`, plus one more
-/// (from a migrated `serde_json::Value`) only when its version is above 1.
+/// versions, migrations, errors) is shared code that calls the per-type
+/// decoders: one of a whole line (the transcript reader's), one of an object's
+/// fields (`Deserialize for AgentMessage`, which has parsed the object already),
+/// and one of a migrated `serde_json::Value` only when the kind's version is
+/// above 1.
 // The decoder fields are plain fn pointers, spelled out where they are set.
 #[allow(clippy::type_complexity)]
 #[derive(Clone, Copy)]
@@ -55,6 +59,8 @@ pub struct Registration {
     /// The type's `Deserialize` on a whole line, through the role and envelope
     /// keys (the one instantiation every kind has).
     decode: DecodeLine,
+    /// The type's `Deserialize` on an object's fields (borrowed).
+    decode_object: DecodeObject,
     /// [`CustomMessage::migrate`].
     migrate: fn(u32, Value) -> Result<Value, MigrateError>,
     /// The type's `Deserialize` on a migrated value, any value a migration may
@@ -73,6 +79,7 @@ impl Registration {
             type_id: TypeId::of::<T>,
             type_name: std::any::type_name::<T>,
             decode: decode_line::<T>,
+            decode_object: decode_object::<T>,
             migrate: T::migrate,
             // Evaluated at compile time in the derive's `static`, so a kind of
             // version 1 never instantiates `decode_migrated`.
@@ -148,36 +155,11 @@ impl Registration {
         if from < self.version {
             return self.migrate_fields(fields.clone(), envelope, from);
         }
-        match self.decode_object(fields) {
+        match (self.decode_object)(fields) {
             Ok(message) => Ok(entry(message, envelope)),
-            Err(error) => Err(UnknownReason::Invalid { error }),
-        }
-    }
-
-    /// Decodes an object's fields (without role and envelope keys) through the
-    /// type's one line decoder: the object is written as a line of the kind
-    /// first. The error is the decoder's, less the position in that line, which
-    /// the object never had (as `serde_json`'s own `Value` decoder says it).
-    /// Lossless: the workspace's `serde_json` reads floats back exactly
-    /// (`float_roundtrip`).
-    fn decode_object(
-        &self,
-        fields: &Map<String, Value>,
-    ) -> Result<Box<dyn DynCustomMessage>, String> {
-        let mut line = Vec::with_capacity(128);
-        super::codec::envelope::write_line(
-            &mut serde_json::Serializer::new(&mut line),
-            self.kind,
-            fields,
-            (None, None, &crate::ParentId::Previous),
-            0,
-        )
-        .map_err(|e| e.to_string())?;
-        let line = std::str::from_utf8(&line).map_err(|e| e.to_string())?;
-        let accept = |role: &str| role == self.kind;
-        match (self.decode)(line, &accept) {
-            Ok((message, _)) => Ok(message),
-            Err(error) => Err(without_position(&error)),
+            Err(error) => Err(UnknownReason::Invalid {
+                error: error.to_string(),
+            }),
         }
     }
 
@@ -214,8 +196,10 @@ impl Registration {
         let decoded = match (self.decode_migrated, migrated) {
             (Some(decode), migrated) => decode(migrated).map_err(|e| e.to_string()),
             // Version 1 (a hand-written `migrate` of a stored `"v":0`): an
-            // object decodes through the line decoder.
-            (None, Value::Object(fields)) => self.decode_object(&fields),
+            // object decodes as the object path's.
+            (None, Value::Object(fields)) => {
+                (self.decode_object)(&fields).map_err(|e| e.to_string())
+            }
             (None, other) => Err(format!(
                 "invalid type: {}, expected an object",
                 unexpected(&other)
@@ -252,6 +236,16 @@ fn decode_line<T: CustomMessage>(
     Ok((Box::new(value), envelope))
 }
 
+/// The decoder of an object's fields, parsed already.
+fn decode_object<T: CustomMessage>(
+    fields: &Map<String, Value>,
+) -> serde_json::Result<Box<dyn DynCustomMessage>> {
+    let entries = fields.iter().map(|(k, v)| (k.as_str(), v));
+    Ok(Box::new(T::deserialize(
+        serde::de::value::MapDeserializer::new(entries),
+    )?))
+}
+
 /// The decoder of a migrated value, monomorphized only for kinds above version 1.
 fn decode_migrated<T: CustomMessage>(
     value: Value,
@@ -271,19 +265,6 @@ fn entry(message: Box<dyn DynCustomMessage>, envelope: Envelope) -> CustomEntry 
 /// The stored version: `v`, or 1 when absent (it is written only above 1).
 fn stored_version(v: Option<u32>) -> u32 {
     v.unwrap_or(1)
-}
-
-/// `error`'s message without the ` at line L column C` that `serde_json` adds.
-fn without_position(error: &serde_json::Error) -> String {
-    let text = error.to_string();
-    if error.line() == 0 {
-        return text;
-    }
-    let position = format!(" at line {} column {}", error.line(), error.column());
-    match text.strip_suffix(&position) {
-        Some(message) => message.to_owned(),
-        None => text,
-    }
 }
 
 /// How serde names a value in an "invalid type" error.
@@ -563,10 +544,9 @@ mod tests {
     }
 
     #[test]
-    fn an_object_decodes_through_the_line_decoder_exactly() {
+    fn an_object_decodes_exactly() {
         let registration = Registration::new::<Reading>();
-        // Values whose shortest text is long, and that a best-effort float
-        // parser may read back one ulp off.
+        // Values at the edges of `f64`.
         for value in [0.1_f64 + 0.2, 1e-300, f64::MIN_POSITIVE, 5e-324, f64::MAX] {
             let mut fields = Map::new();
             fields.insert("label".to_owned(), Value::from("x"));
@@ -639,7 +619,7 @@ mod tests {
     }
 
     #[test]
-    fn a_version_one_migration_decodes_through_the_line_decoder() {
+    fn a_version_one_migration_decodes_as_an_object() {
         let registration = Registration::new::<Renamed>();
         let entry = registration
             .decode_line(r#"{"role":"renamed","title":"old","v":0,"id":"m2"}"#)
