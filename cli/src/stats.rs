@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
 
+use agentmsg_runtime::providers::Catalog;
 use agentmsg_runtime::{Cost, Message, Summary, Usage};
 use serde::Serialize;
 
@@ -87,6 +88,9 @@ pub struct Stats {
     stop_reasons: BTreeMap<String, usize>,
     tokens: Tokens,
     cost: Cost,
+    /// Assistant messages without a cost whose model the built-in catalog
+    /// prices: their cost is in `cost`, estimated from their usage.
+    priced_from_catalog: usize,
     /// `cacheRead / (input + cacheRead + cacheWrite)` over every assistant message.
     cache_hit_rate: f64,
     models: Vec<ModelStats>,
@@ -111,6 +115,11 @@ pub struct Tally {
     /// (`MessageQuery::summarize` counts the same way).
     summary: Summary,
     by_model: BTreeMap<(String, String, String), Summary>,
+    /// What the catalog estimates for the messages that carry no cost, in
+    /// all and by model.
+    estimated: Cost,
+    estimated_by_model: BTreeMap<(String, String, String), Cost>,
+    priced_from_catalog: usize,
 }
 
 impl Tally {
@@ -130,7 +139,19 @@ impl Tally {
         self.summary.add(message);
         if let Some(Message::Assistant(a)) = message.as_llm() {
             let key = (a.provider.clone(), a.model.clone(), a.api.clone());
-            self.by_model.entry(key).or_default().add(message);
+            self.by_model.entry(key.clone()).or_default().add(message);
+            // A reply without a cost (a transcript written before prices were
+            // known, or by a tool that does not price) is priced from the
+            // catalog when its model is there.
+            let unpriced = !a.usage.cost.is_some_and(|c| c.total != 0.0);
+            if unpriced && a.usage.total() > 0 {
+                if let Some(model) = Catalog::builtin().model(&a.model) {
+                    let cost = a.usage.estimated_cost(&model.prices);
+                    self.estimated += cost;
+                    *self.estimated_by_model.entry(key).or_default() += cost;
+                    self.priced_from_catalog += 1;
+                }
+            }
         }
     }
 
@@ -154,18 +175,24 @@ impl Tally {
             redacted_thinking_blocks: summary.redacted_thinking_blocks,
             stop_reasons: summary.stop_reasons,
             tokens: Tokens::from(&summary.usage),
-            cost: summary.cost,
+            cost: summary.cost + self.estimated,
+            priced_from_catalog: self.priced_from_catalog,
             cache_hit_rate: summary.usage.cache_hit_rate(),
             models: self
                 .by_model
                 .into_iter()
                 .map(|((provider, model, api), s)| ModelStats {
+                    cost: s.cost
+                        + self
+                            .estimated_by_model
+                            .get(&(provider.clone(), model.clone(), api.clone()))
+                            .copied()
+                            .unwrap_or_default(),
                     provider,
                     model,
                     api,
                     assistant_messages: s.assistant_messages,
                     tool_calls: s.tool_calls,
-                    cost: s.cost,
                     tokens: Tokens::from(&s.usage),
                     cache_hit_rate: s.usage.cache_hit_rate(),
                 })
@@ -255,6 +282,13 @@ pub fn render_text(stats: &Stats, file: &str) -> String {
         stats.cost.cache_read,
         stats.cost.cache_write
     );
+    if stats.priced_from_catalog > 0 {
+        let _ = writeln!(
+            s,
+            "  ({} assistant messages without a cost priced from the built-in model catalog)",
+            stats.priced_from_catalog
+        );
+    }
     let _ = writeln!(s, "cache hit rate: {:.1}%", stats.cache_hit_rate * 100.0);
     let _ = writeln!(s, "by model:");
     for m in &stats.models {

@@ -762,3 +762,31 @@ fn another_agents_log_is_read_as_a_session() {
     let stats = agentmsg_in(dir.path(), &["stats", "t.jsonl"]);
     assert!(!stats.stderr.contains("looks like"), "{stats:?}");
 }
+
+#[test]
+fn stats_prices_replies_without_a_cost_from_the_catalog() {
+    let dir = tempfile::tempdir().unwrap();
+    // claude-sonnet-4-5: $3 in, $15 out per million tokens. A reply with a
+    // cost keeps it; one of a model the catalog does not know stays unpriced.
+    let lines = [
+        r#"{"role":"user","content":"hi","timestamp":1}"#,
+        r#"{"role":"assistant","content":[{"type":"text","text":"a"}],"provider":"anthropic","model":"claude-sonnet-4-5-20250929","api":"anthropic-messages","usage":{"input":1000000,"output":100000,"cacheRead":0,"cacheWrite":0,"totalTokens":1100000},"stopReason":"stop","timestamp":2}"#,
+        r#"{"role":"assistant","content":[{"type":"text","text":"b"}],"provider":"anthropic","model":"claude-sonnet-4-5","api":"anthropic-messages","usage":{"input":10,"output":10,"cacheRead":0,"cacheWrite":0,"totalTokens":20,"cost":{"input":0.5,"output":0.5,"cacheRead":0,"cacheWrite":0,"total":1.0}},"stopReason":"stop","timestamp":3}"#,
+        r#"{"role":"assistant","content":[{"type":"text","text":"c"}],"provider":"x","model":"someone-elses-model","api":"x","usage":{"input":1000,"output":1000,"cacheRead":0,"cacheWrite":0,"totalTokens":2000},"stopReason":"stop","timestamp":4}"#,
+    ];
+    std::fs::write(dir.path().join("t.jsonl"), lines.join("\n")).unwrap();
+    let run = common::agentmsg_in(dir.path(), &["stats", "--json", "t.jsonl"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let stats: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(stats["pricedFromCatalog"], 1);
+    // 3.0 + 1.5 for the priced reply, 1.0 as recorded.
+    let total = stats["cost"]["total"].as_f64().unwrap();
+    assert!((total - 5.5).abs() < 1e-9, "{total}");
+    let text = common::agentmsg_in(dir.path(), &["stats", "t.jsonl"]);
+    assert!(
+        text.stdout
+            .contains("1 assistant messages without a cost priced from the built-in model catalog"),
+        "{}",
+        text.stdout
+    );
+}
