@@ -39,6 +39,11 @@
 //! advisory lock from the read to the rename, the lock that
 //! [`JsonlWriter::append`](agentmsg_runtime::JsonlWriter::append) takes for each
 //! write: an append waits, then goes to the new file, so none is lost.
+//!
+//! A JSON Lines file is read twice, one line at a time ([`plan`] decides what
+//! to drop and add, then `Copy` writes the copy), so memory holds a line and
+//! the plan, never the file; standard input, a JSON array and one
+//! pretty-printed message are read whole and go through the same plan.
 
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom, Write};
