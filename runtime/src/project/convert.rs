@@ -1,6 +1,7 @@
-//! The default projection of a transcript to LLM messages ([`to_llm`]), the trait
-//! that lets an application replace it ([`ConvertToLlm`]), and the hook that
-//! rewrites the transcript before it is projected ([`TransformContext`]).
+//! The projection of a transcript to LLM messages ([`to_llm`]). What the
+//! model sees of a session is chosen first (`Session::context`); an
+//! application that projects its own kinds differently writes a function over
+//! the transcript and calls `to_llm` for the rest.
 //!
 //! A custom message's data reaches a model only through its declared projection
 //! ([`CustomMessage::to_llm`](crate::CustomMessage::to_llm)); kept (`Unknown`)

@@ -1,6 +1,6 @@
 //! What a model sees of a transcript: the default projection of custom messages
 //! ([`to_llm`]) and the preparation of those messages for one target model
-//! ([`prepare`]).
+//! ([`prepare()`]).
 
 mod convert;
 mod prepare;
