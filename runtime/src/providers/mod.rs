@@ -142,6 +142,20 @@ impl Request {
         self.provider.as_deref().unwrap_or(default)
     }
 
+    /// What every encoder does once it has checked the model id (which each
+    /// API checks its own way): checks that the options hold together, then
+    /// prepares the messages for `api` as [`Request::provider`] (or
+    /// `provider`) serves it.
+    pub(crate) fn prepared(
+        &self,
+        provider: &str,
+        api: &str,
+    ) -> Result<crate::Prepared, EncodeError> {
+        options::check(self)?;
+        let target = crate::Target::new(self.provider_or(provider), api, &self.model);
+        Ok(crate::prepare(&self.messages, &target))
+    }
+
     /// The same request with an output token limit.
     #[must_use]
     pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {

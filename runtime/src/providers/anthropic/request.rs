@@ -2,14 +2,14 @@
 
 use super::options::write_options;
 use super::{API, DEFAULT_MAX_TOKENS, MAX_DOCUMENT_TITLE, PROVIDER};
-use crate::providers::options::{self, OptionReport};
+use crate::providers::options::OptionReport;
 use crate::providers::shared::turns::{Side, Turns, OPENING};
 use crate::providers::{EncodeError, Encoded, Request};
 use crate::Message;
-use crate::{prepare, ChangeKind, Report, Target};
 use crate::{
     AssistantContent, DocumentContent, ImageContent, MediaSource, ToolResultContent, UserContent,
 };
+use crate::{ChangeKind, Report};
 use serde_json::{json, Map, Value};
 
 pub(super) const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
@@ -27,9 +27,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     if request.model.trim().is_empty() {
         return Err(EncodeError::invalid("model", "the model id is empty"));
     }
-    options::check(request)?;
-    let target = Target::new(request.provider_or(PROVIDER), API, &request.model);
-    let prepared = prepare(&request.messages, &target);
+    let prepared = request.prepared(PROVIDER, API)?;
     let origins: Vec<usize> = prepared.origins.iter().map(|o| o.index()).collect();
     let mut encoder = Encoder {
         report: prepared.report,

@@ -2,13 +2,13 @@
 
 use super::options::write_options;
 use super::{API, PROVIDER, SKIP_SIGNATURE};
-use crate::providers::options::{self, OptionReport};
+use crate::providers::options::OptionReport;
 use crate::providers::shared::turns::{Side, Turns, OPENING};
 use crate::providers::{EncodeError, Encoded, Request, ToolSpec};
-use crate::{prepare, ChangeKind, Report, Target};
 use crate::{
     AssistantContent, DocumentContent, ImageContent, MediaSource, ToolResultContent, UserContent,
 };
+use crate::{ChangeKind, Report};
 use crate::{Message, ToolResultMessage};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -33,9 +33,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     if request.model.trim().is_empty() {
         return Err(EncodeError::invalid("model", "the model id is empty"));
     }
-    options::check(request)?;
-    let target = Target::new(request.provider_or(PROVIDER), API, &request.model);
-    let prepared = prepare(&request.messages, &target);
+    let prepared = request.prepared(PROVIDER, API)?;
     let origins: Vec<usize> = prepared.origins.iter().map(|o| o.index()).collect();
     let mut encoder = Encoder {
         report: prepared.report,

@@ -2,13 +2,13 @@
 
 use super::options::write_options;
 use super::{API, PROVIDER};
-use crate::providers::options::{self, OptionReport};
+use crate::providers::options::OptionReport;
 use crate::providers::shared::parts::{user_parts, DocumentPart, PartWriter};
 use crate::providers::shared::tools::tool_parameters;
 use crate::providers::{EncodeError, Encoded, Request};
-use crate::{prepare, ChangeKind, Report, Target};
 use crate::{AssistantContent, AudioContent, MediaSource, ToolResultContent};
 use crate::{AssistantMessage, Message};
+use crate::{ChangeKind, Report};
 use serde_json::{json, Map, Value};
 
 /// Encodes `request` as a Chat Completions request body.
@@ -31,9 +31,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     if request.model.is_empty() {
         return Err(EncodeError::invalid("model", "the model id is empty"));
     }
-    options::check(request)?;
-    let target = Target::new(request.provider_or(PROVIDER), API, &request.model);
-    let mut prepared = prepare(&request.messages, &target);
+    let mut prepared = request.prepared(PROVIDER, API)?;
     let mut report = std::mem::take(&mut prepared.report);
     let mut out: Vec<Value> = Vec::new();
     if let Some(system) = &request.system {
