@@ -3,7 +3,7 @@
 
 use crate::{AgentMessage, MessageId, Session, SessionError};
 
-use super::{Cursor, Expect, SessionStore, StoreError, StoredEntry};
+use super::{leaf_after, Cursor, Expect, SessionStore, StoreError, StoredEntry};
 
 /// Why a change to a [`StoredSession`] failed.
 #[derive(Debug, thiserror::Error)]
@@ -161,8 +161,10 @@ async fn read<S: SessionStore>(
     store: &S,
     id: &str,
 ) -> Result<(Session, Option<String>), StoredSessionError> {
-    let info = store.open(id).await?;
     let loaded = store.load(id, Cursor::START).await?;
+    // The leaf of the entries read (not a second query, which another writer
+    // could run ahead of).
+    let stored_leaf = leaf_after(None, &loaded.entries).map(str::to_owned);
     let lines = loaded
         .entries
         .iter()
@@ -170,5 +172,5 @@ async fn read<S: SessionStore>(
         .map(|(i, entry)| (i + 1, entry.line().to_owned()));
     let mut session = Session::from_lines(lines)?;
     session.mark_saved();
-    Ok((session, info.leaf))
+    Ok((session, stored_leaf))
 }
