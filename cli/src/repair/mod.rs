@@ -278,54 +278,79 @@ pub fn run(args: &RepairArgs) -> Result<Outcome, CliError> {
     };
     let loaded = load_bytes(&bytes);
     let repaired = repair(&loaded)?;
-    let file = args.file.display();
-    let mut out = crate::output::stdout();
-    for fix in &repaired.fixes {
-        writeln!(out, "{file}:{}: {}", fix.line, fix.what)?;
+    if let Some(output) = output {
+        write_output(args, output, |out| Ok(out.write_all(&repaired.text)?))?;
     }
+    drop(locked);
     let kept_broken = loaded
         .lines
         .iter()
         .filter(|l| matches!(l.body, Body::Undecodable))
         .count();
+    report(
+        args,
+        output,
+        &repaired.fixes,
+        kept_broken,
+        loaded.format != Format::Jsonl,
+    )?;
+    Ok(Outcome::Ok)
+}
+
+/// Writes the copy to the file `output` names (through a link, to its
+/// target), atomically, with the mode and owner of the file it replaces or,
+/// for a new file, the input's.
+fn write_output<T>(
+    args: &RepairArgs,
+    output: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<T, CliError>,
+) -> Result<T, CliError> {
+    let target = resolve(output);
+    let like = std::fs::metadata(&target)
+        .or_else(|_| std::fs::metadata(&args.file))
+        .ok();
+    write_atomically(&target, like.as_ref(), write)
+}
+
+/// Prints what repair changed, what it kept as it was, and where the copy went.
+fn report(
+    args: &RepairArgs,
+    output: Option<&Path>,
+    fixes: &[Fix],
+    kept_broken: usize,
+    not_jsonl: bool,
+) -> Result<(), CliError> {
+    let file = args.file.display();
+    let mut out = crate::output::stdout();
+    for fix in fixes {
+        writeln!(out, "{file}:{}: {}", fix.line, fix.what)?;
+    }
     if kept_broken > 0 {
         writeln!(
             out,
             "{file}: note: {kept_broken} undecodable lines kept byte for byte (repair does not guess)"
         )?;
     }
-    if loaded.format != Format::Jsonl {
+    if not_jsonl {
         writeln!(
             out,
             "{file}: note: JSON, not JSON Lines; the copy is JSON Lines, one message per line"
         )?;
     }
     match output {
-        Some(output) => {
-            let target = resolve(output);
-            // Keep the mode (and owner) of the file replaced, or give a new
-            // file the input's.
-            let like = std::fs::metadata(&target)
-                .or_else(|_| std::fs::metadata(&args.file))
-                .ok();
-            write_atomically(&target, like.as_ref(), |out| {
-                Ok(out.write_all(&repaired.text)?)
-            })?;
-            drop(locked);
-            writeln!(
-                out,
-                "{file}: {} changes, written to {}",
-                repaired.fixes.len(),
-                output.display()
-            )?;
-        }
+        Some(output) => writeln!(
+            out,
+            "{file}: {} changes, written to {}",
+            fixes.len(),
+            output.display()
+        )?,
         None => writeln!(
             out,
             "{file}: {} changes (dry run, nothing written)",
-            repaired.fixes.len()
+            fixes.len()
         )?,
     }
-    Ok(Outcome::Ok)
+    Ok(())
 }
 
 /// `run` for a JSON Lines file, read twice one line at a time (the first pass
@@ -390,40 +415,11 @@ fn run_streamed(
         copy.end(reader.trailing())
     };
     let fixes = match output {
-        Some(output) => {
-            let target = resolve(output);
-            let like = std::fs::metadata(&target)
-                .or_else(|_| std::fs::metadata(&args.file))
-                .ok();
-            write_atomically(&target, like.as_ref(), &mut copy_to)?
-        }
+        Some(output) => write_output(args, output, &mut copy_to)?,
         None => copy_to(&mut std::io::sink())?,
     };
     drop(file);
-    let name = args.file.display();
-    let mut out = crate::output::stdout();
-    for fix in &fixes {
-        writeln!(out, "{name}:{}: {}", fix.line, fix.what)?;
-    }
-    if kept_broken > 0 {
-        writeln!(
-            out,
-            "{name}: note: {kept_broken} undecodable lines kept byte for byte (repair does not guess)"
-        )?;
-    }
-    match output {
-        Some(output) => writeln!(
-            out,
-            "{name}: {} changes, written to {}",
-            fixes.len(),
-            output.display()
-        )?,
-        None => writeln!(
-            out,
-            "{name}: {} changes (dry run, nothing written)",
-            fixes.len()
-        )?,
-    }
+    report(args, output, &fixes, kept_broken, false)?;
     Ok(Some(Outcome::Ok))
 }
 
