@@ -105,7 +105,7 @@ impl Prepared {
 /// assert_eq!(prepared.report.count(ChangeKind::MappedId), 1);
 /// ```
 pub fn prepare<M: Borrow<Message>>(messages: &[M], target: &Target) -> Prepared {
-    let outcome = rules::run(messages, target, rules::Mode::Prepare);
+    let outcome = rules::run(messages, target);
     Prepared {
         report: Report {
             changes: outcome.changes(),
@@ -133,6 +133,9 @@ pub fn prepare<M: Borrow<Message>>(messages: &[M], target: &Target) -> Prepared 
 /// assert_eq!(problems[0].kind, ProblemKind::ResultWithoutCall);
 /// ```
 pub fn validate<M: Borrow<Message>>(messages: &[M]) -> Vec<Problem> {
-    let target = Target::new("", "", "");
-    rules::run(messages, &target, rules::Mode::Validate).problems()
+    let mut validator = Validator::new();
+    for message in messages {
+        validator.push(message.borrow());
+    }
+    validator.finish()
 }

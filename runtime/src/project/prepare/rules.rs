@@ -13,17 +13,10 @@ use crate::Role;
 
 use super::ids::{self, Assigned, IdFix, IdMap};
 use super::report::{Change, ChangeKind, Origin, Problem, ProblemKind};
-use super::target::{IdRule, Target, ThinkingPolicy};
+use super::target::{Target, ThinkingPolicy};
 
 /// The text of a synthetic result for a call that has none.
 pub const NO_RESULT_TEXT: &str = "No result provided";
-
-/// Preparing for a target, or only looking for what is wrong.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Mode {
-    Prepare,
-    Validate,
-}
 
 /// Why thinking could not be replayed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -296,10 +289,6 @@ impl Outcome {
     pub fn changes(&self) -> Vec<Change> {
         self.findings.iter().map(Finding::change).collect()
     }
-
-    pub fn problems(&self) -> Vec<Problem> {
-        self.findings.iter().filter_map(Finding::problem).collect()
-    }
 }
 
 /// A call of a kept assistant turn.
@@ -316,7 +305,6 @@ struct Turn<'a> {
 
 struct Run<'t> {
     target: &'t Target,
-    mode: Mode,
     findings: Vec<Finding>,
 }
 
@@ -327,10 +315,9 @@ impl Run<'_> {
 }
 
 /// Applies every rule to `input`.
-pub(super) fn run<M: Borrow<Message>>(input: &[M], target: &Target, mode: Mode) -> Outcome {
+pub(super) fn run<M: Borrow<Message>>(input: &[M], target: &Target) -> Outcome {
     let mut run = Run {
         target,
-        mode,
         findings: Vec::new(),
     };
     let messages: Vec<&Message> = input.iter().map(Borrow::borrow).collect();
@@ -399,10 +386,7 @@ pub(super) fn run<M: Borrow<Message>>(input: &[M], target: &Target, mode: Mode) 
     }
 
     // Ids: every call of a kept turn, in order.
-    let rule = match mode {
-        Mode::Prepare => target.id_rule,
-        Mode::Validate => IdRule::Any,
-    };
+    let rule = target.id_rule;
     let stored: Vec<&str> = turns
         .iter()
         .flat_map(|t| t.calls.iter().map(|c| c.id))
@@ -501,7 +485,7 @@ impl Run<'_> {
                 *block = UserContent::Text(text);
             }
         }
-        if self.mode == Mode::Prepare && !self.target.vision {
+        if !self.target.vision {
             for (b, block) in user.content.iter_mut().enumerate() {
                 if let UserContent::Image(image) = block {
                     let (mime, text) = placeholder(image);
@@ -536,19 +520,6 @@ impl Run<'_> {
             match block {
                 AssistantContent::Thinking(thinking) => {
                     let empty_signature = thinking.signature.as_deref() == Some("");
-                    if self.mode == Mode::Validate {
-                        if empty_signature {
-                            self.found(
-                                i,
-                                Event::EmptySignature {
-                                    block: b,
-                                    on: BlockKind::Thinking,
-                                },
-                            );
-                        }
-                        content.push(block.clone());
-                        continue;
-                    }
                     let signed = thinking.signature().is_some();
                     if same && (signed || self.target.unsigned_thinking) {
                         let mut thinking = thinking.clone();
@@ -579,7 +550,7 @@ impl Run<'_> {
                     }
                 }
                 AssistantContent::RedactedThinking(redacted) => {
-                    if self.mode == Mode::Validate || (same && !redacted.data.is_empty()) {
+                    if same && !redacted.data.is_empty() {
                         content.push(block.clone());
                     } else {
                         let why = if same { Why::Empty } else { foreign() };
@@ -601,9 +572,7 @@ impl Run<'_> {
                                     call: true,
                                 },
                             );
-                            if self.mode == Mode::Prepare {
-                                call.id.clone_from(&assigned.id);
-                            }
+                            call.id.clone_from(&assigned.id);
                         }
                     }
                     content.push(AssistantContent::ToolCall(call));
@@ -624,7 +593,7 @@ impl Run<'_> {
 
     /// The signature of a text block or a tool call (`on`: its index and kind),
     /// which only the model that wrote it can read: an empty one is reported
-    /// and, when preparing, removed; so is one written by another model.
+    /// and removed; so is one written by another model.
     fn signature(
         &mut self,
         i: usize,
@@ -636,11 +605,9 @@ impl Run<'_> {
         match signature.as_deref() {
             Some("") => {
                 self.found(i, Event::EmptySignature { block, on });
-                if self.mode == Mode::Prepare {
-                    *signature = None;
-                }
+                *signature = None;
             }
-            Some(_) if self.mode == Mode::Prepare && !same => {
+            Some(_) if !same => {
                 *signature = None;
                 let why = foreign();
                 self.found(i, Event::SignatureDropped { block, on, why });
@@ -714,9 +681,7 @@ impl Run<'_> {
                         call: false,
                     },
                 );
-                if self.mode == Mode::Prepare {
-                    result.tool_call_id.clone_from(&assigned.id);
-                }
+                result.tool_call_id.clone_from(&assigned.id);
             }
             let images = self.result_images(r, &mut result);
             if !images.is_empty() {
@@ -744,10 +709,7 @@ impl Run<'_> {
                     name: call.name.to_owned(),
                 },
             );
-            let id = match self.mode {
-                Mode::Prepare => assigned.id.clone(),
-                Mode::Validate => call.id.to_owned(),
-            };
+            let id = assigned.id.clone();
             out.push(Message::ToolResult(ToolResultMessage {
                 tool_call_id: id,
                 tool_name: call.name.to_owned(),
@@ -788,9 +750,6 @@ impl Run<'_> {
     /// Applies the image rules to one tool result; returns the images to move.
     fn result_images(&mut self, r: usize, result: &mut ToolResultMessage) -> Vec<ImageContent> {
         let mut moved = Vec::new();
-        if self.mode == Mode::Validate {
-            return moved;
-        }
         for (b, block) in result.content.iter_mut().enumerate() {
             let ToolResultContent::Image(image) = block else {
                 continue;
