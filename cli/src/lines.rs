@@ -118,11 +118,6 @@ impl<R: BufRead> LineReader<R> {
     pub fn trailing(&self) -> &[u8] {
         &self.gap
     }
-
-    /// [`trailing`](Self::trailing), owned.
-    pub fn into_trailing(self) -> Vec<u8> {
-        self.gap
-    }
 }
 
 /// Reads one non-blank line, `number`, into `out` (one entry, or several when

@@ -458,7 +458,7 @@ fn load_jsonl(bytes: &[u8]) -> Loaded {
         diagnostics,
         total_lines: reader.total_lines(),
         bom: false,
-        trailing: reader.into_trailing(),
+        trailing: reader.trailing().to_vec(),
     }
 }
 
