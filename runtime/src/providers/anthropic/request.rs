@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 
 pub(super) const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
 
-/// Encodes a request as an Anthropic Messages body. Runs [`prepare`] for the
+/// Encodes a request as an Anthropic Messages body. Runs [`prepare`](crate::prepare) for the
 /// target `anthropic` (or [`Request::provider`]) / `anthropic-messages` /
 /// `request.model` first, so any
 /// projection of a transcript may be given.

@@ -21,7 +21,7 @@ pub(super) const IMAGE_TYPES: [&str; 5] = [
     "image/heif",
 ];
 
-/// Encodes a request as a Gemini `generateContent` body. Runs [`prepare`] for
+/// Encodes a request as a Gemini `generateContent` body. Runs [`prepare`](crate::prepare) for
 /// the target `google` (or [`Request::provider`]) / `google-generative-ai` /
 /// `request.model` first.
 ///

@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 
 /// Encodes `request` as a Chat Completions request body.
 ///
-/// The messages are first [prepared](prepare) for
+/// The messages are first [prepared](crate::prepare) for
 /// `Target::new("openai", "openai-completions", &request.model)` (the provider is
 /// [`Request::provider`] when set); the report holds
 /// prepare's changes followed by the encoder's own (each change's `index` is the

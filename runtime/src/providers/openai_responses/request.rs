@@ -17,7 +17,7 @@ use std::collections::HashSet;
 
 /// Encodes `request` as a Responses request body.
 ///
-/// The messages are first [prepared](prepare) for
+/// The messages are first [prepared](crate::prepare) for
 /// `Target::new("openai", "openai-responses", &request.model)` (the provider is
 /// [`Request::provider`] when set); the report holds
 /// prepare's changes followed by the encoder's own (each change's `index` is the
