@@ -16,7 +16,13 @@
 //! - a `compacted` item becomes a `compactionSummary` line that keeps nothing
 //!   before it (Codex replaces the history with the summary);
 //! - every other line (`session_meta`, `turn_context`, `event_msg`…) becomes an
-//!   `extension` line of kind `codex.<type>` holding it.
+//!   `extension` line of kind `codex.<type>` holding it;
+//! - the model an assistant message names is the last `turn_context`'s
+//!   `model`, its provider `session_meta`'s `model_provider` (`openai` when
+//!   absent); a `token_count` event's `last_token_usage` is the usage of the
+//!   model's response it follows (the assistant message made of that
+//!   response's items). Codex records no cost; `stats` estimates it from the
+//!   catalog.
 //!
 //! The older rollout layout (items without the `{"type":"response_item",
 //! "payload":…}` wrapper) reads the same.
@@ -66,6 +72,7 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
     let mut names: HashMap<String, String> = HashMap::new();
     let mut open: Option<Map<String, Value>> = None;
     let mut last_ts = 0u64;
+    let mut origin = Origin::default();
     for (line_no, entry) in entries {
         let ts = text_of(entry.get("timestamp"))
             .and_then(iso_millis)
@@ -78,7 +85,34 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
             _ => None,
         };
         let Some(item) = item else {
-            close(&mut open, &mut imported)?;
+            let payload = entry.get("payload");
+            match (kind, payload.and_then(|p| text_of(p.get("type")))) {
+                ("session_meta", _) => {
+                    if let Some(provider) = payload.and_then(|p| text_of(p.get("model_provider"))) {
+                        origin.provider = provider.to_owned();
+                    }
+                }
+                ("turn_context", _) => {
+                    if let Some(model) = payload.and_then(|p| text_of(p.get("model"))) {
+                        origin.model = model.to_owned();
+                    }
+                }
+                ("event_msg", Some("token_count")) => {
+                    let usage = payload
+                        .and_then(|p| p.get("info"))
+                        .and_then(|i| i.get("last_token_usage"))
+                        .and_then(usage_of);
+                    if let Some(usage) = usage {
+                        origin.attach(usage, &mut open, &mut imported)?;
+                    }
+                }
+                _ => {}
+            }
+            // Codex writes events between the items of one response: they
+            // do not end its assistant message (their lines come before it).
+            if kind != "event_msg" {
+                close(&mut open, &mut imported, &mut origin)?;
+            }
             if kind == "compacted" {
                 let summary = entry
                     .get("payload")
@@ -109,7 +143,7 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                     .and_then(Value::as_array)
                     .cloned()
                     .unwrap_or_default();
-                let open = open.get_or_insert_with(|| assistant(ts, line_no));
+                let open = open.get_or_insert_with(|| origin.assistant(ts, line_no));
                 for block in blocks {
                     let text = text_of(block.get("text")).unwrap_or("");
                     if let Some(Value::Array(content)) = open.get_mut("content") {
@@ -118,14 +152,14 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                 }
             }
             "reasoning" => {
-                let open = open.get_or_insert_with(|| assistant(ts, line_no));
+                let open = open.get_or_insert_with(|| origin.assistant(ts, line_no));
                 let block = reasoning_block(item);
                 if let Some(Value::Array(content)) = open.get_mut("content") {
                     content.push(block);
                 }
             }
             "function_call" | "custom_tool_call" | "local_shell_call" | "web_search_call" => {
-                let open = open.get_or_insert_with(|| assistant(ts, line_no));
+                let open = open.get_or_insert_with(|| origin.assistant(ts, line_no));
                 let id = text_of(item.get("call_id"))
                     .or_else(|| text_of(item.get("id")))
                     .unwrap_or("")
@@ -159,7 +193,7 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                 open.insert("stopReason".into(), Value::from("toolUse"));
             }
             "function_call_output" | "custom_tool_call_output" => {
-                close(&mut open, &mut imported)?;
+                close(&mut open, &mut imported, &mut origin)?;
                 let id = text_of(item.get("call_id")).unwrap_or("").to_owned();
                 let (content, is_error) = output_of(item.get("output"));
                 let line = json!({
@@ -175,7 +209,7 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                 imported.messages += 1;
             }
             "message" => {
-                close(&mut open, &mut imported)?;
+                close(&mut open, &mut imported, &mut origin)?;
                 let role = match role {
                     "developer" | "system" => "system",
                     _ => "user",
@@ -194,7 +228,7 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                 imported.messages += 1;
             }
             _ => {
-                close(&mut open, &mut imported)?;
+                close(&mut open, &mut imported, &mut origin)?;
                 let line =
                     json!({"role":"extension","kind":format!("codex.{item_type}"),"data":entry});
                 push(&mut imported, &line)?;
@@ -202,31 +236,113 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
             }
         }
     }
-    close(&mut open, &mut imported)?;
+    close(&mut open, &mut imported, &mut origin)?;
     Ok(imported)
 }
 
-fn assistant(ts: u64, line_no: &usize) -> Map<String, Value> {
-    let value = json!({
-        "role": "assistant",
-        "content": [],
-        "api": "openai-responses",
-        "provider": "openai",
-        "model": "",
-        "usage": {"input":0,"output":0,"cacheRead":0,"cacheWrite":0},
-        "stopReason": "stop",
-        "timestamp": ts,
-        "id": format!("codex:{line_no}"),
-    });
-    match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
+/// The model and provider the rollout last named, and the assistant message
+/// still waiting for the usage of its response.
+struct Origin {
+    model: String,
+    provider: String,
+    /// The last assistant message written and where its line is in the text,
+    /// while no `token_count` has given its usage.
+    awaiting_usage: Option<(Map<String, Value>, std::ops::Range<usize>)>,
+    /// Whether the open assistant message already has its usage.
+    open_has_usage: bool,
+}
+
+impl Default for Origin {
+    fn default() -> Self {
+        Self {
+            model: String::new(),
+            provider: "openai".to_owned(),
+            awaiting_usage: None,
+            open_has_usage: false,
+        }
     }
 }
 
-fn close(open: &mut Option<Map<String, Value>>, imported: &mut Imported) -> Result<(), CliError> {
+impl Origin {
+    fn assistant(&mut self, ts: u64, line_no: &usize) -> Map<String, Value> {
+        self.open_has_usage = false;
+        let value = json!({
+            "role": "assistant",
+            "content": [],
+            "api": "openai-responses",
+            "provider": self.provider,
+            "model": self.model,
+            "usage": {"input":0,"output":0,"cacheRead":0,"cacheWrite":0},
+            "stopReason": "stop",
+            "timestamp": ts,
+            "id": format!("codex:{line_no}"),
+        });
+        match value {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        }
+    }
+
+    /// Gives `usage` to the assistant message of the response it counts: the
+    /// open one, else the last one written (its line is rewritten), unless
+    /// that one has its usage already.
+    fn attach(
+        &mut self,
+        usage: Value,
+        open: &mut Option<Map<String, Value>>,
+        imported: &mut Imported,
+    ) -> Result<(), CliError> {
+        if let Some(open) = open.as_mut() {
+            if !self.open_has_usage {
+                open.insert("usage".into(), usage);
+                self.open_has_usage = true;
+            }
+        } else if let Some((mut line, range)) = self.awaiting_usage.take() {
+            line.insert("usage".into(), usage);
+            let mut text = serde_json::to_string(&line)?.into_bytes();
+            text.push(b'\n');
+            imported.text.splice(range, text);
+        }
+        Ok(())
+    }
+}
+
+/// Codex's token counts of one response as agentmsg usage: `input` without
+/// the cached part, reasoning counted within `output` as OpenAI counts it.
+fn usage_of(counts: &Value) -> Option<Value> {
+    let n = |key: &str| counts.get(key).and_then(Value::as_u64);
+    let input = n("input_tokens")?;
+    let cached = n("cached_input_tokens").unwrap_or(0);
+    let output = n("output_tokens").unwrap_or(0);
+    let mut usage = json!({
+        "input": input.saturating_sub(cached),
+        "output": output,
+        "cacheRead": cached,
+        "cacheWrite": 0,
+    });
+    if let Some(reasoning) = n("reasoning_output_tokens").filter(|&r| r > 0) {
+        usage["reasoning"] = Value::from(reasoning);
+    }
+    if let Some(total) = n("total_tokens") {
+        usage["totalTokens"] = Value::from(total);
+    }
+    Some(usage)
+}
+
+fn close(
+    open: &mut Option<Map<String, Value>>,
+    imported: &mut Imported,
+    origin: &mut Origin,
+) -> Result<(), CliError> {
     if let Some(line) = open.take() {
-        push(imported, &Value::Object(line))?;
+        let start = imported.text.len();
+        if origin.open_has_usage {
+            push(imported, &Value::Object(line))?;
+            origin.awaiting_usage = None;
+        } else {
+            push(imported, &Value::Object(line.clone()))?;
+            origin.awaiting_usage = Some((line, start..imported.text.len()));
+        }
         imported.messages += 1;
     }
     Ok(())

@@ -84,16 +84,19 @@ fn a_claude_code_log_imports_as_a_tree_with_every_call_and_result() {
 }
 
 const CODEX: &[&str] = &[
-    r#"{"timestamp":"2025-09-01T10:00:00.000Z","type":"session_meta","payload":{"id":"c1","timestamp":"2025-09-01T10:00:00.000Z","cwd":"/p","originator":"codex_cli_rs","cli_version":"0.30.0"}}"#,
+    r#"{"timestamp":"2025-09-01T10:00:00.000Z","type":"session_meta","payload":{"id":"c1","timestamp":"2025-09-01T10:00:00.000Z","cwd":"/p","originator":"codex_cli_rs","cli_version":"0.30.0","model_provider":"openai"}}"#,
     r#"{"timestamp":"2025-09-01T10:00:00.100Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"list files"}]}}"#,
     r#"{"timestamp":"2025-09-01T10:00:00.200Z","type":"turn_context","payload":{"cwd":"/p","model":"gpt-5-codex","effort":"medium"}}"#,
     r#"{"timestamp":"2025-09-01T10:00:01.000Z","type":"response_item","payload":{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"Listing."}],"content":null,"encrypted_content":"gAAAAenc"}}"#,
     r#"{"timestamp":"2025-09-01T10:00:01.100Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"ls\"]}","call_id":"call_1"}}"#,
+    r#"{"timestamp":"2025-09-01T10:00:01.200Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":1200,"cached_input_tokens":1000,"output_tokens":40,"reasoning_output_tokens":16,"total_tokens":1240},"last_token_usage":{"input_tokens":1200,"cached_input_tokens":1000,"output_tokens":40,"reasoning_output_tokens":16,"total_tokens":1240}}}}"#,
     r#"{"timestamp":"2025-09-01T10:00:02.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"{\"output\":\"a.rs\\n\",\"metadata\":{\"exit_code\":0}}"}}"#,
     r#"{"timestamp":"2025-09-01T10:00:02.500Z","type":"event_msg","payload":{"type":"token_count","info":null}}"#,
     r#"{"timestamp":"2025-09-01T10:00:03.000Z","type":"response_item","payload":{"type":"custom_tool_call","status":"completed","call_id":"call_2","name":"apply_patch","input":"*** Begin Patch\n*** End Patch"}}"#,
     r#"{"timestamp":"2025-09-01T10:00:04.000Z","type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"call_2","output":"Done"}}"#,
     r#"{"timestamp":"2025-09-01T10:00:05.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"There is a.rs."}]}}"#,
+    r#"{"timestamp":"2025-09-01T10:00:05.100Z","type":"turn_context","payload":{"cwd":"/p","model":"gpt-5","effort":"low"}}"#,
+    r#"{"timestamp":"2025-09-01T10:00:05.200Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":1300,"cached_input_tokens":0,"output_tokens":9,"reasoning_output_tokens":0,"total_tokens":1309}}}}"#,
     r#"{"timestamp":"2025-09-01T10:00:06.000Z","type":"compacted","payload":{"message":"The user listed files; a.rs exists."}}"#,
     r#"{"timestamp":"2025-09-01T10:00:07.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"thanks"}]}}"#,
 ];
@@ -122,6 +125,31 @@ fn a_codex_rollout_imports_with_every_call_result_and_reasoning() {
         .unwrap()
         .clone();
     assert_eq!(thinking.thinking, "Listing.");
+    // Each response has the model of its turn and the usage of its
+    // `token_count`: the open message's, or the line written before it.
+    let replies: Vec<_> = session
+        .entries()
+        .iter()
+        .filter_map(|e| e.message()?.as_llm()?.as_assistant())
+        .map(|a| {
+            (
+                a.provider.as_str(),
+                a.model.as_str(),
+                a.usage.input,
+                a.usage.cache_read,
+                a.usage.output,
+                a.usage.reasoning,
+            )
+        })
+        .collect();
+    assert_eq!(
+        replies,
+        [
+            ("openai", "gpt-5-codex", 200, 1000, 40, 16),
+            ("openai", "gpt-5-codex", 0, 0, 0, 0),
+            ("openai", "gpt-5-codex", 1300, 0, 9, 0),
+        ]
+    );
     assert!(thinking
         .signature
         .unwrap()
