@@ -15,10 +15,10 @@ use agentmsg::{
     COMPACTION_SUMMARY_PREFIX,
 };
 
-fn roles(messages: &[AgentMessage]) -> BTreeMap<String, usize> {
+fn roles(messages: &[impl std::borrow::Borrow<AgentMessage>]) -> BTreeMap<String, usize> {
     let mut counts = BTreeMap::new();
     for m in messages {
-        *counts.entry(m.kind().to_owned()).or_default() += 1;
+        *counts.entry(m.borrow().kind().to_owned()).or_default() += 1;
     }
     counts
 }
@@ -222,7 +222,7 @@ fn imported_pi_settings_set_the_model_and_thinking_level() {
     .join("\n");
     let context = Session::read(text.as_bytes())
         .unwrap()
-        .context(None)
+        .into_context(None)
         .unwrap();
     assert_eq!(context.thinking_level, "high");
     assert_eq!(context.model.unwrap().model_id, "gpt-5");

@@ -248,9 +248,10 @@ fn reference(tree: &Tree) -> Vec<String> {
     }
 }
 
-fn texts(messages: &[AgentMessage]) -> Vec<String> {
+fn texts(messages: &[impl std::borrow::Borrow<AgentMessage>]) -> Vec<String> {
     messages
         .iter()
+        .map(|m| m.borrow())
         .map(|m| match m.downcast_ref::<CompactionSummary>() {
             Some(c) => c.summary.clone(),
             None => m.as_llm().unwrap().as_user().unwrap().text(),
@@ -309,7 +310,7 @@ proptest! {
                 }
             }
         }
-        let context = session.context(None).unwrap();
+        let context = session.context(None).unwrap().into_owned();
         if let Some(plan) = plan_compaction(&context, keep) {
             let cut = plan.first_kept_index;
             let mut called_before = HashMap::new();

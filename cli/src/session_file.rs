@@ -155,7 +155,7 @@ pub fn load_context(
         let mut all = agentmsg_runtime::SessionContext::default();
         for entry in session.entries() {
             if let Some(message) = entry.message() {
-                all.messages.push(message.clone());
+                all.messages.push(std::borrow::Cow::Borrowed(message));
                 all.entry_ids.push(entry.id().cloned());
             }
         }
@@ -179,7 +179,7 @@ pub fn load_context(
             number,
             gap: Vec::new(),
             raw,
-            body: Body::Message(message),
+            body: Body::Message(message.into_owned()),
             part: None,
         });
     }

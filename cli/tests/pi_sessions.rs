@@ -292,7 +292,7 @@ fn import_maps_a_version_3_session() {
     // the compacted branch, as pi's does.
     let session = agentmsg_runtime::Session::read(run.stdout.as_bytes()).unwrap();
     let context = session.context(None).unwrap();
-    let kinds: Vec<&str> = context.messages.iter().map(AgentMessage::kind).collect();
+    let kinds: Vec<&str> = context.messages.iter().map(|m| m.kind()).collect();
     assert_eq!(kinds, ["user", "branchSummary", "extension", "custom"]);
     // pi's `custom` entry (an extension line) is app state: never sent.
     assert_eq!(agentmsg_runtime::to_llm(&context.messages).len(), 3);

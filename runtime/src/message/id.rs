@@ -20,9 +20,17 @@ type IdText = SmallString<[u8; INLINE_ID_BYTES]>;
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[derive(PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
         #[serde(transparent)]
         pub struct $name(IdText);
+
+        /// A copy of the bytes (`SmallVec`'s own `clone` pushes them one at a
+        /// time; sessions clone every entry's id).
+        impl Clone for $name {
+            fn clone(&self) -> Self {
+                Self(IdText::from_str(self.as_str()))
+            }
+        }
 
         impl $name {
             /// A fresh UUIDv7 (kept inline).

@@ -7,7 +7,7 @@
 //! ([`CustomMessage::to_llm`](crate::CustomMessage::to_llm)); kept (`Unknown`)
 //! lines never do.
 
-use std::borrow::Cow;
+use std::borrow::{Borrow, Cow};
 
 use crate::message::Message;
 use crate::AgentMessage;
@@ -27,19 +27,22 @@ use crate::AgentMessage;
 /// assert_eq!(projected.len(), 2);
 /// assert!(matches!(projected[0], std::borrow::Cow::Borrowed(_)));
 /// ```
-pub fn to_llm(messages: &[AgentMessage]) -> Vec<Cow<'_, Message>> {
+///
+/// It takes any slice of messages it can borrow: `&[AgentMessage]`, a
+/// [`SessionContext`](crate::SessionContext)'s `Cow`s, or `&[&AgentMessage]`.
+pub fn to_llm<M: Borrow<AgentMessage>>(messages: &[M]) -> Vec<Cow<'_, Message>> {
     to_llm_with_report(messages).messages
 }
 
 /// The default projection with counts of what it left out.
-pub fn to_llm_with_report(messages: &[AgentMessage]) -> LlmProjection<'_> {
+pub fn to_llm_with_report<M: Borrow<AgentMessage>>(messages: &[M]) -> LlmProjection<'_> {
     let mut projection = LlmProjection {
         messages: Vec::with_capacity(messages.len()),
         ui_only: 0,
         unknown_dropped: 0,
     };
     for message in messages {
-        match message {
+        match message.borrow() {
             AgentMessage::Llm(m) => projection.messages.push(Cow::Borrowed(&m.message)),
             AgentMessage::Custom(c) => {
                 let projected = c.message.project();

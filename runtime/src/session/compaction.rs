@@ -2,6 +2,8 @@
 //! what to summarise. The application calls its own model for the summary and
 //! records it with [`Session::compact`](super::Session::compact).
 
+use std::borrow::Cow;
+
 use super::context::SessionContext;
 use crate::{AgentMessage, AssistantContent, Content, MessageId, UserContent};
 
@@ -107,9 +109,10 @@ pub fn should_compact(context_tokens: u64, window: u64, reserve: u64) -> bool {
 /// What to compact: the messages to summarise, the entry to keep from, and
 /// the tokens of the context before.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CompactionPlan {
-    /// The messages the summary replaces, in order.
-    pub to_summarize: Vec<AgentMessage>,
+pub struct CompactionPlan<'s> {
+    /// The messages the summary replaces, in order (borrowed from the session
+    /// as the context's are).
+    pub to_summarize: Vec<Cow<'s, AgentMessage>>,
     /// The first entry kept after the summary (pass it to
     /// [`Session::compact`](super::Session::compact)).
     pub first_kept: Option<MessageId>,
@@ -137,11 +140,15 @@ pub struct CompactionPlan {
 /// assert_eq!(plan.to_summarize.len(), 7);
 /// assert_eq!(plan.first_kept.as_ref(), context.entry_ids[7].as_ref());
 /// ```
-pub fn plan_compaction(
-    context: &SessionContext,
+pub fn plan_compaction<'s>(
+    context: &SessionContext<'s>,
     keep_recent_tokens: u64,
-) -> Option<CompactionPlan> {
-    let tokens: Vec<u64> = context.messages.iter().map(estimate_tokens).collect();
+) -> Option<CompactionPlan<'s>> {
+    let tokens: Vec<u64> = context
+        .messages
+        .iter()
+        .map(|m| estimate_tokens(m))
+        .collect();
     let tokens_before = tokens.iter().sum();
     let mut kept = 0u64;
     let mut cut = context.messages.len();
@@ -190,7 +197,7 @@ pub fn plan_compaction(
     })
 }
 
-fn is_cut_point(context: &SessionContext, at: usize) -> bool {
+fn is_cut_point(context: &SessionContext<'_>, at: usize) -> bool {
     let message = &context.messages[at];
     let is_result = matches!(message.as_llm(), Some(crate::Message::ToolResult(_)));
     !is_result && context.entry_ids.get(at).is_some_and(Option::is_some)

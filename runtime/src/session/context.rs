@@ -1,5 +1,7 @@
 //! What the model sees at a leaf: pi's `buildSessionContext`.
 
+use std::borrow::Cow;
+
 use super::entry::EntryKind;
 use super::error::SessionError;
 use super::Session;
@@ -16,12 +18,17 @@ pub struct ModelRef {
 
 /// The context of a session at a leaf: the messages to project, and the model
 /// and thinking level the path last set.
+///
+/// The messages are borrowed from the session where they are its entries, and
+/// owned where the context made them (a compaction's or a branch's summary, a
+/// pi custom message): building a context copies no message. Call
+/// [`into_owned`](Self::into_owned) to keep it past the session.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct SessionContext {
+pub struct SessionContext<'s> {
     /// The messages, in order: a compaction's summary first when one lies on
     /// the path, then the entries it kept, then those after it. Project them
     /// with [`to_llm`](crate::to_llm).
-    pub messages: Vec<AgentMessage>,
+    pub messages: Vec<Cow<'s, AgentMessage>>,
     /// The id of the entry each message came from (parallel to `messages`).
     pub entry_ids: Vec<Option<MessageId>>,
     /// The model the path last set (`model_change`, an assistant message).
@@ -57,24 +64,23 @@ impl Session {
     /// assert!(sent[0].as_user().unwrap().text().contains("We talked about old things."));
     /// assert_eq!(sent[1].as_user().unwrap().text(), "recent question");
     /// ```
-    pub fn context(&self, leaf: Option<&str>) -> Result<SessionContext, SessionError> {
+    pub fn context(&self, leaf: Option<&str>) -> Result<SessionContext<'_>, SessionError> {
         let (plan, mut context) = self.plan(leaf)?;
         for (item, id) in plan {
             let message = match item {
                 Item::Entry(i) => match &self.entries[i].kind {
-                    EntryKind::Message(m) => m.clone(),
+                    EntryKind::Message(m) => Cow::Borrowed(m),
                     _ => continue,
                 },
-                Item::Made(message) => *message,
+                Item::Made(message) => Cow::Owned(*message),
             };
             context.push(message, id);
         }
         Ok(context)
     }
 
-    /// [`context`](Self::context), moving the messages out of the session
-    /// instead of copying them: the cheapest way to open a session file and
-    /// build the one context it is opened for.
+    /// [`context`](Self::context), moving the messages out of the session: a
+    /// context that owns its messages, without copying them.
     ///
     /// ```
     /// # use agentmsg_runtime::{Message, Session};
@@ -84,7 +90,10 @@ impl Session {
     /// let context = Session::read(&bytes).unwrap().into_context(None).unwrap();
     /// assert_eq!(context.messages.len(), 1);
     /// ```
-    pub fn into_context(mut self, leaf: Option<&str>) -> Result<SessionContext, SessionError> {
+    pub fn into_context(
+        mut self,
+        leaf: Option<&str>,
+    ) -> Result<SessionContext<'static>, SessionError> {
         let (plan, mut context) = self.plan(leaf)?;
         for (item, id) in plan {
             let message = match item {
@@ -96,6 +105,7 @@ impl Session {
                 }
                 Item::Made(message) => *message,
             };
+            let message = Cow::Owned(message);
             context.push(message, id);
         }
         Ok(context)
@@ -104,7 +114,7 @@ impl Session {
     /// What the context at `leaf` holds, in order (entries by index, and the
     /// messages made for summaries and custom messages), with the model and
     /// thinking level set.
-    fn plan(&self, leaf: Option<&str>) -> Result<(Plan, SessionContext), SessionError> {
+    fn plan<'c>(&self, leaf: Option<&str>) -> Result<(Plan, SessionContext<'c>), SessionError> {
         let path = self.path_indexes(leaf)?;
         let mut context = SessionContext {
             thinking_level: "off".to_owned(),
@@ -243,9 +253,32 @@ fn imported_setting(ext: &crate::ExtensionMessage, context: &mut SessionContext)
     }
 }
 
-impl SessionContext {
-    fn push(&mut self, message: AgentMessage, id: Option<MessageId>) {
+impl<'s> SessionContext<'s> {
+    fn push(&mut self, message: Cow<'s, AgentMessage>, id: Option<MessageId>) {
         self.messages.push(message);
         self.entry_ids.push(id);
+    }
+
+    /// The context with every message owned, to keep past the session.
+    ///
+    /// ```
+    /// # use agentmsg_runtime::{Message, Session, SessionContext};
+    /// let mut session = Session::new();
+    /// session.append(Message::user("hi").into()).unwrap();
+    /// let context: SessionContext<'static> = session.context(None).unwrap().into_owned();
+    /// drop(session);
+    /// assert_eq!(context.messages.len(), 1);
+    /// ```
+    pub fn into_owned(self) -> SessionContext<'static> {
+        SessionContext {
+            messages: self
+                .messages
+                .into_iter()
+                .map(|m| Cow::Owned(m.into_owned()))
+                .collect(),
+            entry_ids: self.entry_ids,
+            model: self.model,
+            thinking_level: self.thinking_level,
+        }
     }
 }

@@ -39,16 +39,33 @@ impl Session {
 
     /// [`read`](Self::read) through `registry`.
     pub fn read_with(bytes: &[u8], registry: &Registry) -> Result<Self, SessionError> {
+        Self::read_owned_with(bytes.to_vec(), registry)
+    }
+
+    /// [`read`](Self::read), keeping `bytes` as the session's text instead of
+    /// a copy of them.
+    ///
+    /// ```
+    /// # use agentmsg_runtime::Session;
+    /// let bytes = b"{\"role\":\"user\",\"content\":\"hi\",\"timestamp\":1}\n".to_vec();
+    /// let session = Session::read_owned(bytes.clone()).unwrap();
+    /// assert_eq!(session.to_bytes(), bytes);
+    /// ```
+    pub fn read_owned(bytes: Vec<u8>) -> Result<Self, SessionError> {
+        Self::read_owned_with(bytes, Registry::global())
+    }
+
+    /// [`read_owned`](Self::read_owned) through `registry`.
+    pub fn read_owned_with(bytes: Vec<u8>, registry: &Registry) -> Result<Self, SessionError> {
         let mut session = Session::new();
-        session.text = bytes.to_vec();
+        session.text = bytes;
         session.load(registry)?;
         Ok(session)
     }
 
     /// Reads the session file at `path`.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, SessionError> {
-        let bytes = std::fs::read(path)?;
-        Self::read(&bytes)
+        Self::read_owned(std::fs::read(path)?)
     }
 
     /// Reads a session from lines of a store: `(line number, text)` in order.
@@ -305,6 +322,16 @@ impl Session {
     /// Fails on a `parentId` cycle, naming its ids. Linear in the entries:
     /// each is walked up once.
     fn check_cycles(&self) -> Result<(), SessionError> {
+        // Parents that all come before their children (every file agentmsg and
+        // pi write) cannot close a cycle.
+        if self
+            .entries
+            .iter()
+            .enumerate()
+            .all(|(i, e)| e.parent.is_none_or(|p| p < i))
+        {
+            return Ok(());
+        }
         // 0: not seen; w + 1: seen on walk w.
         let mut seen = vec![0usize; self.entries.len()];
         let mut done = vec![false; self.entries.len()];
