@@ -3,6 +3,10 @@
 //! at a leaf with a short path in that big session against the same path in a
 //! small one (linear in the path, not the file).
 //!
+//! The headline ratios read files (`Session::open` against a `JsonlReader`
+//! over a `BufReader<File>`, the file in the page cache); the others read
+//! bytes already in memory (`Session::read` copies them into the session).
+//!
 //! The transcript is made by a small LCG, so every run sees the same bytes:
 //! user prompts, assistant turns with a tool call (some with thinking), tool
 //! results, every line with an `id` (UUID) and a `turnId`; the tree form has
@@ -12,6 +16,7 @@
 //! ratios (median of interleaved rounds), e.g. `ratio open+context/linear: 1.10x`.
 
 use std::hint::black_box;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use agentmsg::{
@@ -143,6 +148,16 @@ fn read_all(bytes: &[u8]) -> usize {
     JsonlReader::new(bytes).read_all().unwrap().messages.len()
 }
 
+fn read_all_file(path: &Path) -> usize {
+    let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+    JsonlReader::new(file).read_all().unwrap().messages.len()
+}
+
+fn open_file_and_context(path: &Path) -> usize {
+    let session = Session::open(path).unwrap();
+    session.context(None).unwrap().messages.len()
+}
+
 fn open_and_context(bytes: &[u8]) -> usize {
     let session = Session::read(bytes).unwrap();
     session.context(None).unwrap().messages.len()
@@ -222,6 +237,13 @@ fn main() {
     assert_eq!(open_and_context(&linear), ENTRIES);
     assert_eq!(open_and_into_context(&linear), ENTRIES);
     assert_eq!(open_and_context(&tree), ENTRIES - (ENTRIES - 1) / 50);
+    let dir = tempfile::tempdir().unwrap();
+    let linear_path = dir.path().join("linear.jsonl");
+    let tree_path = dir.path().join("tree.jsonl");
+    std::fs::write(&linear_path, &linear).unwrap();
+    std::fs::write(&tree_path, &tree).unwrap();
+    assert_eq!(read_all_file(&linear_path), ENTRIES);
+    assert_eq!(open_file_and_context(&linear_path), ENTRIES);
     let big_session = Session::read(&short_big).unwrap();
     let small_session = Session::read(&small).unwrap();
     assert_eq!(big_session.context(None).unwrap().messages.len(), 100);
@@ -235,6 +257,12 @@ fn main() {
     {
         let mut group = criterion.benchmark_group("session");
         group.throughput(Throughput::Bytes(linear.len() as u64));
+        group.bench_function("jsonl_reader/file/linear", |b| {
+            b.iter(|| read_all_file(black_box(&linear_path)))
+        });
+        group.bench_function("open+context/file/linear", |b| {
+            b.iter(|| open_file_and_context(black_box(&linear_path)))
+        });
         group.bench_function("jsonl_reader/linear", |b| {
             b.iter(|| read_all(black_box(&linear)))
         });
@@ -263,6 +291,47 @@ fn main() {
     }
     criterion.final_summary();
     if std::env::args().any(|a| a == "--bench") {
+        for (name, path) in [("linear", &linear_path), ("tree", &tree_path)] {
+            let r = ratio(
+                &mut || {
+                    black_box(open_file_and_context(path));
+                },
+                &mut || {
+                    black_box(read_all_file(path));
+                },
+            );
+            println!("ratio open+context/file/{name} vs jsonl_reader/file: {r:.2}x");
+        }
+        if std::env::var_os("AGENTMSG_BENCH_PHASES").is_some() {
+            let r = ratio(
+                &mut || {
+                    black_box(Session::open(&linear_path).unwrap().entries().len());
+                },
+                &mut || {
+                    black_box(read_all_file(&linear_path));
+                },
+            );
+            println!("phase open/file/linear vs jsonl_reader/file: {r:.2}x");
+            let r = ratio(
+                &mut || {
+                    black_box(std::fs::read(&linear_path).unwrap().len());
+                },
+                &mut || {
+                    black_box(read_all_file(&linear_path));
+                },
+            );
+            println!("phase fs::read vs jsonl_reader/file: {r:.2}x");
+            let r = ratio(
+                &mut || {
+                    let v: Vec<[u8; 616]> = vec![[1u8; 616]; ENTRIES];
+                    black_box(v.len());
+                },
+                &mut || {
+                    black_box(read_all_file(&linear_path));
+                },
+            );
+            println!("phase 616-byte x 100k vec vs jsonl_reader/file: {r:.2}x");
+        }
         type Case<'a> = (&'a str, fn(&[u8]) -> usize, &'a [u8]);
         let cases: [Case<'_>; 5] = [
             ("open+context/linear", open_and_context, &linear),

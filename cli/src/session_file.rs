@@ -155,7 +155,8 @@ pub fn load_context(
         let mut all = agentmsg_runtime::SessionContext::default();
         for entry in session.entries() {
             if let Some(message) = entry.message() {
-                all.messages.push(std::borrow::Cow::Borrowed(message));
+                all.messages
+                    .push(agentmsg_runtime::ContextMessage::Entry(message));
                 all.entry_ids.push(entry.id().cloned());
             }
         }

@@ -67,9 +67,9 @@ pub use transcript::unknown::{UnknownMessage, UnknownReason};
 
 // Sessions: a transcript as a tree, and the context at a leaf.
 pub use session::{
-    estimate_tokens, plan_compaction, should_compact, CompactionPlan, Entry, EntryKind, ModelRef,
-    Session, SessionContext, SessionError, SessionFormat, SessionWarning, WarningKind,
-    DEFAULT_SUMMARY_PROMPT, PI_SESSION_VERSION,
+    estimate_tokens, plan_compaction, should_compact, CompactionPlan, ContextMessage, Entry,
+    EntryKind, ModelRef, Session, SessionContext, SessionError, SessionFormat, SessionWarning,
+    WarningKind, DEFAULT_SUMMARY_PROMPT, PI_SESSION_VERSION,
 };
 pub use transcript::pi_kinds::{BashExecution, CustomContent, CustomContentMessage};
 pub use transcript::queries::{call_of, last_messages, result_of, MessageQuery, Summary};

@@ -2,9 +2,7 @@
 //! what to summarise. The application calls its own model for the summary and
 //! records it with [`Session::compact`](super::Session::compact).
 
-use std::borrow::Cow;
-
-use super::context::SessionContext;
+use super::context::{ContextMessage, SessionContext};
 use crate::{AgentMessage, AssistantContent, Content, MessageId, UserContent};
 
 /// A default prompt for the summary, after pi's: the model reads the messages
@@ -112,7 +110,7 @@ pub fn should_compact(context_tokens: u64, window: u64, reserve: u64) -> bool {
 pub struct CompactionPlan<'s> {
     /// The messages the summary replaces, in order (borrowed from the session
     /// as the context's are).
-    pub to_summarize: Vec<Cow<'s, AgentMessage>>,
+    pub to_summarize: Vec<ContextMessage<'s>>,
     /// The first entry kept after the summary (pass it to
     /// [`Session::compact`](super::Session::compact)).
     pub first_kept: Option<MessageId>,

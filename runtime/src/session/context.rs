@@ -1,6 +1,7 @@
 //! What the model sees at a leaf: pi's `buildSessionContext`.
 
-use std::borrow::Cow;
+use std::borrow::Borrow;
+use std::ops::Deref;
 
 use super::entry::EntryKind;
 use super::error::SessionError;
@@ -28,13 +29,62 @@ pub struct SessionContext<'s> {
     /// The messages, in order: a compaction's summary first when one lies on
     /// the path, then the entries it kept, then those after it. Project them
     /// with [`to_llm`](crate::to_llm).
-    pub messages: Vec<Cow<'s, AgentMessage>>,
+    pub messages: Vec<ContextMessage<'s>>,
     /// The id of the entry each message came from (parallel to `messages`).
     pub entry_ids: Vec<Option<MessageId>>,
     /// The model the path last set (`model_change`, an assistant message).
     pub model: Option<ModelRef>,
     /// The thinking level the path last set (`off` when none did).
     pub thinking_level: String,
+}
+
+/// A message of a [`SessionContext`]: an entry's message, borrowed from the
+/// session, or one the context made. It dereferences to the
+/// [`AgentMessage`], so a slice of them projects with
+/// [`to_llm`](crate::to_llm). Two words wide, where a `Cow` of a message
+/// would be as wide as the message.
+///
+/// ```
+/// # use agentmsg_runtime::{ContextMessage, Message, Session};
+/// let mut session = Session::new();
+/// session.append(Message::user("hi").into()).unwrap();
+/// let context = session.context(None).unwrap();
+/// assert!(matches!(context.messages[0], ContextMessage::Entry(_)));
+/// assert_eq!(context.messages[0].kind(), "user");
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub enum ContextMessage<'s> {
+    /// A message of the session's entries.
+    Entry(&'s AgentMessage),
+    /// A message the context made (a summary, a pi custom message).
+    Made(Box<AgentMessage>),
+}
+
+impl ContextMessage<'_> {
+    /// The message, owned (an entry's is cloned).
+    pub fn into_owned(self) -> AgentMessage {
+        match self {
+            Self::Entry(message) => message.clone(),
+            Self::Made(message) => *message,
+        }
+    }
+}
+
+impl Deref for ContextMessage<'_> {
+    type Target = AgentMessage;
+
+    fn deref(&self) -> &AgentMessage {
+        match self {
+            Self::Entry(message) => message,
+            Self::Made(message) => message,
+        }
+    }
+}
+
+impl Borrow<AgentMessage> for ContextMessage<'_> {
+    fn borrow(&self) -> &AgentMessage {
+        self
+    }
 }
 
 impl Session {
@@ -69,10 +119,10 @@ impl Session {
         for (item, id) in plan {
             let message = match item {
                 Item::Entry(i) => match &self.entries[i].kind {
-                    EntryKind::Message(m) => Cow::Borrowed(m),
+                    EntryKind::Message(m) => ContextMessage::Entry(m),
                     _ => continue,
                 },
-                Item::Made(message) => Cow::Owned(*message),
+                Item::Made(message) => ContextMessage::Made(message),
             };
             context.push(message, id);
         }
@@ -105,7 +155,7 @@ impl Session {
                 }
                 Item::Made(message) => *message,
             };
-            let message = Cow::Owned(message);
+            let message = ContextMessage::Made(Box::new(message));
             context.push(message, id);
         }
         Ok(context)
@@ -254,7 +304,7 @@ fn imported_setting(ext: &crate::ExtensionMessage, context: &mut SessionContext)
 }
 
 impl<'s> SessionContext<'s> {
-    fn push(&mut self, message: Cow<'s, AgentMessage>, id: Option<MessageId>) {
+    fn push(&mut self, message: ContextMessage<'s>, id: Option<MessageId>) {
         self.messages.push(message);
         self.entry_ids.push(id);
     }
@@ -274,7 +324,10 @@ impl<'s> SessionContext<'s> {
             messages: self
                 .messages
                 .into_iter()
-                .map(|m| Cow::Owned(m.into_owned()))
+                .map(|m| match m {
+                    ContextMessage::Entry(m) => ContextMessage::Made(Box::new(m.clone())),
+                    ContextMessage::Made(m) => ContextMessage::Made(m),
+                })
                 .collect(),
             entry_ids: self.entry_ids,
             model: self.model,

@@ -26,6 +26,7 @@ mod compaction;
 mod context;
 mod entry;
 mod error;
+mod index;
 mod pi;
 mod read;
 mod time;
@@ -34,17 +35,14 @@ mod tree;
 pub use compaction::{
     estimate_tokens, plan_compaction, should_compact, CompactionPlan, DEFAULT_SUMMARY_PROMPT,
 };
-pub use context::{ModelRef, SessionContext};
+pub use context::{ContextMessage, ModelRef, SessionContext};
 pub use entry::{Entry, EntryKind};
 pub use error::{SessionError, SessionWarning, WarningKind};
 pub use pi::PI_SESSION_VERSION;
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use entry::LineText;
-
-use crate::MessageId;
 
 /// The format of a session's file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,7 +68,7 @@ pub struct Session {
     /// The text read; entries read from it hold spans of it.
     text: Vec<u8>,
     entries: Vec<Entry>,
-    index: HashMap<MessageId, usize, foldhash::fast::RandomState>,
+    index: index::IdIndex,
     leaf: Option<usize>,
     warnings: Vec<SessionWarning>,
     /// Entries before this index are in the text read or were saved.
@@ -92,7 +90,7 @@ impl Session {
             format: SessionFormat::Agentmsg,
             text: Vec::new(),
             entries: Vec::new(),
-            index: HashMap::default(),
+            index: index::IdIndex::default(),
             leaf: None,
             warnings: Vec::new(),
             saved: 0,
@@ -113,7 +111,7 @@ impl Session {
 
     /// The entry with this id.
     pub fn entry(&self, id: &str) -> Option<&Entry> {
-        self.index.get(id).map(|&i| &self.entries[i])
+        self.index.get(&self.entries, id).map(|i| &self.entries[i])
     }
 
     /// What was read but is worth telling the user (missing parents, joined

@@ -272,20 +272,20 @@ impl Session {
     }
 
     fn build_index(&mut self) -> Result<(), SessionError> {
-        self.index.reserve(self.entries.len());
+        self.index.reserve(self.entries.len(), &self.entries);
         for (i, entry) in self.entries.iter().enumerate() {
             if !entry.in_tree() {
                 continue;
             }
             if let Some(id) = &entry.id {
-                if let Some(&first) = self.index.get(id.as_str()) {
+                if let Some(first) = self.index.get(&self.entries, id.as_str()) {
                     return Err(SessionError::DuplicateId {
                         id: id.clone(),
                         first_line: self.entries[first].line_no,
                         second_line: entry.line_no,
                     });
                 }
-                self.index.insert(id.clone(), i);
+                self.index.insert(&self.entries, i);
             }
         }
         Ok(())
@@ -300,8 +300,8 @@ impl Session {
             let parent = match &self.entries[i].declared {
                 ParentId::Previous => previous,
                 ParentId::Root => None,
-                ParentId::Id(p) => match self.index.get(p.as_str()) {
-                    Some(&p) => Some(p),
+                ParentId::Id(p) => match self.index.get(&self.entries, p.as_str()) {
+                    Some(p) => Some(p),
                     None => {
                         self.warnings.push(SessionWarning {
                             line: self.entries[i].line_no,

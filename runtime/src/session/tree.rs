@@ -55,8 +55,7 @@ impl Session {
 
     fn find(&self, id: &str) -> Result<usize, SessionError> {
         self.index
-            .get(id)
-            .copied()
+            .get(&self.entries, id)
             .ok_or_else(|| SessionError::NoSuchEntry(id.to_owned()))
     }
 
@@ -259,7 +258,7 @@ impl Session {
         };
         entry.kind = EntryKind::Message(message);
         entry.id = Some(id.clone());
-        self.index.insert(id.clone(), i);
+        self.index.insert(&self.entries, i);
         Ok(id)
     }
 
@@ -271,7 +270,7 @@ impl Session {
             None => ParentId::Root,
         };
         let id = match message.id() {
-            Some(id) if !self.index.contains_key(id.as_str()) => id.clone(),
+            Some(id) if !self.index.contains(&self.entries, id.as_str()) => id.clone(),
             _ => MessageId::new(),
         };
         let message = message
@@ -306,7 +305,7 @@ impl Session {
             Some(leaf) => Some(self.ensure_id(leaf)?),
             None => None,
         };
-        let id = pi::new_id(|id| self.index.contains_key(id));
+        let id = pi::new_id(|id| self.index.contains(&self.entries, id));
         let millis = now_millis();
         let mut line = pi::entry_head(kind_name, &id, parent.as_ref(), millis);
         for (key, value) in fields {
@@ -353,10 +352,8 @@ impl Session {
 
     fn push(&mut self, entry: Entry) {
         let i = self.entries.len();
-        if let Some(id) = &entry.id {
-            self.index.insert(id.clone(), i);
-        }
         self.entries.push(entry);
+        self.index.insert(&self.entries, i);
         self.leaf = Some(i);
     }
 }
