@@ -5,7 +5,8 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use agentmsg_runtime::providers::{
-    anthropic, gemini, openai_chat, openai_responses, EncodeError, Encoded, Request, ToolSpec,
+    anthropic, gemini, openai_chat, openai_responses, EncodeError, Encoded, PromptCache, Reasoning,
+    Request, ResponseFormat, ToolChoice, ToolSpec,
 };
 use agentmsg_runtime::{prepare, to_llm, AgentMessage, Message, Report, Target};
 
@@ -87,6 +88,28 @@ pub struct ProjectArgs {
     /// The output token limit.
     #[arg(long)]
     pub max_tokens: Option<u32>,
+    /// Reasoning: `off`, `minimal`, `low`, `medium`, `high`, `xhigh`, or a
+    /// token budget.
+    #[arg(long, value_name = "LEVEL")]
+    pub reasoning: Option<Reasoning>,
+    /// The sampling temperature.
+    #[arg(long)]
+    pub temperature: Option<f64>,
+    /// Which tool the model must call: `auto`, `none`, `required`, or a
+    /// tool's name.
+    #[arg(long, value_name = "CHOICE")]
+    pub tool_choice: Option<ToolChoice>,
+    /// A JSON Schema file the reply must match (strict structured output,
+    /// named after the file).
+    #[arg(long, value_name = "FILE")]
+    pub json_schema: Option<PathBuf>,
+    /// Mark the prompt for caching (Anthropic cache breakpoints, OpenAI's
+    /// cache key with `--cache-key`).
+    #[arg(long)]
+    pub cache: bool,
+    /// The prompt cache key (OpenAI `prompt_cache_key`); implies `--cache`.
+    #[arg(long, value_name = "KEY")]
+    pub cache_key: Option<String>,
     /// Print the body on one line.
     #[arg(long)]
     pub compact: bool,
@@ -108,6 +131,71 @@ fn read_tools(path: &std::path::Path) -> Result<Vec<ToolSpec>, CliError> {
             path.display()
         ))
     })
+}
+
+/// Reads the `--json-schema` file: the schema, named after the file's stem.
+fn read_schema(path: &std::path::Path) -> Result<ResponseFormat, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|source| CliError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    let schema: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| CliError::Usage(format!("{}: not JSON: {e}", path.display())))?;
+    if !schema.is_object() {
+        return Err(CliError::Usage(format!(
+            "{}: not a JSON Schema: a schema is a JSON object",
+            path.display(),
+        )));
+    }
+    // The name the APIs take: letters, digits, `_` and `-`, at most 64.
+    let name: String = path
+        .file_stem()
+        .map(|s| s.to_string_lossy())
+        .unwrap_or_default()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    let name = if name.is_empty() {
+        "response".to_owned()
+    } else {
+        name
+    };
+    Ok(ResponseFormat::json_schema(name, schema))
+}
+
+/// The request options of the command line.
+fn with_options(mut request: Request, args: &ProjectArgs) -> Result<Request, CliError> {
+    if let Some(max_tokens) = args.max_tokens {
+        request = request.with_max_tokens(max_tokens);
+    }
+    if let Some(system) = &args.system {
+        request = request.with_system(system.clone());
+    }
+    if let Some(reasoning) = args.reasoning {
+        request = request.with_reasoning(reasoning);
+    }
+    if let Some(temperature) = args.temperature {
+        request = request.with_temperature(temperature);
+    }
+    if let Some(choice) = &args.tool_choice {
+        request = request.with_tool_choice(choice.clone());
+    }
+    if let Some(path) = &args.json_schema {
+        request = request.with_response_format(read_schema(path)?);
+    }
+    match &args.cache_key {
+        Some(key) => request = request.with_cache(PromptCache::new().with_key(key.clone())),
+        None if args.cache => request = request.with_cache(PromptCache::new()),
+        None => {}
+    }
+    Ok(request)
 }
 
 /// What the model sees of one transcript line: the default projection
@@ -206,13 +294,10 @@ pub fn run(args: &ProjectArgs) -> Result<Outcome, CliError> {
             "{calls} tool calls in the history but no tools declared (--tools FILE); Anthropic refuses tool_use blocks without tools"
         ));
     }
-    let mut request = Request::new(args.model.clone(), request_messages).with_tools(tools);
-    if let Some(max_tokens) = args.max_tokens {
-        request = request.with_max_tokens(max_tokens);
-    }
-    if let Some(system) = &args.system {
-        request = request.with_system(system.clone());
-    }
+    let request = with_options(
+        Request::new(args.model.clone(), request_messages).with_tools(tools),
+        args,
+    )?;
     let encoded = match api.encode(&request) {
         Ok(encoded) => encoded,
         Err(e) => {
@@ -233,6 +318,9 @@ pub fn run(args: &ProjectArgs) -> Result<Outcome, CliError> {
     let mut err = crate::output::stderr();
     for c in &changes {
         writeln!(err, "{file}: {c}")?;
+    }
+    for option in &encoded.options {
+        writeln!(err, "{file}: option {option}")?;
     }
     for n in &notes {
         writeln!(err, "{file}: note: {n}")?;

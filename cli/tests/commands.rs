@@ -790,3 +790,115 @@ fn stats_prices_replies_without_a_cost_from_the_catalog() {
         text.stdout
     );
 }
+
+#[test]
+fn project_sends_the_request_options_each_api_takes_and_says_what_it_could_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("answer.json");
+    std::fs::write(
+        &schema,
+        r#"{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"],"additionalProperties":false}"#,
+    )
+    .unwrap();
+    let schema = schema.to_str().unwrap();
+    let run = |api: &str, model: &str| {
+        let run = agentmsg(&[
+            "project",
+            "orphaned.jsonl",
+            "--api",
+            api,
+            "--model",
+            model,
+            "--tools",
+            "tools.json",
+            "--reasoning",
+            "high",
+            "--temperature",
+            "0.2",
+            "--tool-choice",
+            "cat",
+            "--json-schema",
+            schema,
+            "--cache-key",
+            "k1",
+            "--max-tokens",
+            "20000",
+            "--compact",
+        ]);
+        assert_eq!(run.code, 0, "{run:?}");
+        let body: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        (body, run.stderr)
+    };
+    let (body, stderr) = run("anthropic-messages", "claude-sonnet-4-5");
+    assert_eq!(body["thinking"]["budget_tokens"], 16_000, "{body}");
+    assert_eq!(
+        body["output_config"]["format"]["schema"]["required"][0],
+        "answer"
+    );
+    assert!(body
+        .to_string()
+        .contains(r#""cache_control":{"type":"ephemeral"}"#));
+    // Thinking takes only `auto` and `none`; Anthropic no longer takes a temperature.
+    assert_eq!(body["tool_choice"]["type"], "auto", "{body}");
+    assert!(stderr.contains("option tool_choice: changed"), "{stderr}");
+    assert!(stderr.contains("option temperature: not sent"), "{stderr}");
+
+    let (body, stderr) = run("openai-completions", "gpt-5");
+    assert_eq!(body["reasoning_effort"], "high");
+    assert_eq!(body["tool_choice"]["function"]["name"], "cat", "{body}");
+    assert_eq!(body["response_format"]["json_schema"]["name"], "answer");
+    assert_eq!(body["prompt_cache_key"], "k1");
+    assert!(body.get("temperature").is_none());
+    assert!(stderr.contains("option temperature: not sent"), "{stderr}");
+
+    let (body, _) = run("openai-responses", "gpt-5");
+    assert_eq!(body["reasoning"]["effort"], "high");
+    assert_eq!(body["include"][0], "reasoning.encrypted_content");
+    assert_eq!(body["text"]["format"]["strict"], true);
+    assert_eq!(body["prompt_cache_key"], "k1");
+
+    let (body, stderr) = run("google-generative-ai", "gemini-2.5-pro");
+    let config = &body["generationConfig"];
+    assert_eq!(config["thinkingConfig"]["thinkingBudget"], 16_000, "{body}");
+    assert_eq!(config["temperature"], 0.2);
+    assert_eq!(config["responseMimeType"], "application/json");
+    assert_eq!(
+        body["toolConfig"]["functionCallingConfig"]["allowedFunctionNames"][0],
+        "cat"
+    );
+    assert!(stderr.contains("option cache: not sent"), "{stderr}");
+
+    // A schema that is not an object is a usage error naming the file.
+    std::fs::write(dir.path().join("list.json"), "[1]").unwrap();
+    let bad = agentmsg(&[
+        "project",
+        "orphaned.jsonl",
+        "--api",
+        "openai-completions",
+        "--model",
+        "gpt-5",
+        "--json-schema",
+        dir.path().join("list.json").to_str().unwrap(),
+    ]);
+    assert_eq!(bad.code, 2, "{bad:?}");
+    assert!(
+        bad.stderr.contains("list.json: not a JSON Schema"),
+        "{bad:?}"
+    );
+    // So is a reasoning level that does not exist.
+    let bad = agentmsg(&[
+        "project",
+        "orphaned.jsonl",
+        "--api",
+        "openai-completions",
+        "--model",
+        "gpt-5",
+        "--reasoning",
+        "huge",
+    ]);
+    assert_eq!(bad.code, 2, "{bad:?}");
+    assert!(
+        bad.stderr.contains("`huge` is not a valid reasoning"),
+        "{bad:?}"
+    );
+}
