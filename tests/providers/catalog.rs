@@ -114,3 +114,46 @@ fn a_json_file_overrides_and_extends_the_catalog() {
         .unwrap_err();
     assert!(error.to_string().contains("line 1"), "{error}");
 }
+
+#[test]
+fn a_context_past_the_catalog_window_is_reported_by_every_encoder_and_still_sent() {
+    use agentmsg::providers::{anthropic, gemini, openai_chat, openai_responses, Request};
+    use agentmsg::{ChangeKind, Message};
+    // About 150,000 tokens (four characters a token) after a short question:
+    // past gpt-4o's window of 128,000, within Claude's 200,000.
+    let long = "word ".repeat(120_000);
+    let messages = vec![Message::user("hi"), Message::user(long)];
+    let over = |report: &agentmsg::Report| {
+        report
+            .iter()
+            .filter(|c| c.kind == ChangeKind::OverContextWindow)
+            .map(|c| (c.index, c.detail.clone()))
+            .collect::<Vec<_>>()
+    };
+    let encoded =
+        openai_chat::encode_request(&Request::new("gpt-4o-2024-08-06", messages.clone())).unwrap();
+    let found = over(&encoded.report);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, 1);
+    assert!(
+        found[0]
+            .1
+            .contains("128000-token window of `gpt-4o-2024-08-06`"),
+        "{found:?}"
+    );
+    assert!(found[0].1.contains("about 150001 tokens"), "{found:?}");
+    // The body is sent as it is: the report warns, nothing is cut.
+    assert_eq!(encoded.body["messages"].as_array().unwrap().len(), 2);
+    // Claude's window holds it; a model the catalog does not know has no window.
+    let claude = anthropic::encode_request(
+        &Request::new("claude-sonnet-4-5", messages.clone()).with_max_tokens(1000),
+    )
+    .unwrap();
+    assert!(over(&claude.report).is_empty());
+    let unknown =
+        openai_responses::encode_request(&Request::new("my-local-model", messages.clone()))
+            .unwrap();
+    assert!(over(&unknown.report).is_empty());
+    let gemini = gemini::encode_request(&Request::new("gemini-2.5-pro", messages)).unwrap();
+    assert!(over(&gemini.report).is_empty());
+}

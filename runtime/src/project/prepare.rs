@@ -106,10 +106,27 @@ impl Prepared {
 /// ```
 pub fn prepare<M: Borrow<Message>>(messages: &[M], target: &Target) -> Prepared {
     let outcome = rules::run(messages, target);
+    let mut changes = outcome.changes();
+    if let Some(window) = target.context_window {
+        let mut total = 0u64;
+        let over = outcome.messages.iter().position(|m| {
+            total += m.estimated_tokens();
+            total > window
+        });
+        if let Some(at) = over {
+            let tokens: u64 = outcome.messages.iter().map(Message::estimated_tokens).sum();
+            changes.push(Change::new(
+                outcome.origins.get(at).map_or(at, |o| o.index()),
+                ChangeKind::OverContextWindow,
+                format!(
+                    "the context passes the {window}-token window of `{}` here: about {tokens} tokens in all (4 characters a token); compact it or leave history out",
+                    target.model
+                ),
+            ));
+        }
+    }
     Prepared {
-        report: Report {
-            changes: outcome.changes(),
-        },
+        report: Report { changes },
         messages: outcome.messages,
         ids: outcome.ids,
         origins: outcome.origins,

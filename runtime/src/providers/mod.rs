@@ -152,7 +152,10 @@ impl Request {
         api: &str,
     ) -> Result<crate::Prepared, EncodeError> {
         options::check(self)?;
-        let target = crate::Target::new(self.provider_or(provider), api, &self.model);
+        let mut target = crate::Target::new(self.provider_or(provider), api, &self.model);
+        target.context_window = Catalog::builtin()
+            .model(&self.model)
+            .map(|m| m.context_window);
         Ok(crate::prepare(&self.messages, &target))
     }
 

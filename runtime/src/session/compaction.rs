@@ -3,7 +3,7 @@
 //! records it with [`Session::compact`](super::Session::compact).
 
 use super::context::{ContextMessage, SessionContext};
-use crate::{AgentMessage, AssistantContent, Content, MessageId, UserContent};
+use crate::{AgentMessage, MessageId};
 
 /// A default prompt for the summary, after pi's: the model reads the messages
 /// to summarise and answers with a checkpoint another model can continue
@@ -34,61 +34,15 @@ Keep every detail another assistant needs to continue without asking again. Do n
 /// assert_eq!(estimate_tokens(&Message::user("12345678").into()), 2);
 /// ```
 pub fn estimate_tokens(message: &AgentMessage) -> u64 {
-    const IMAGE: u64 = 1200;
-    let mut chars = 0usize;
-    let mut images = 0u64;
-    let projected;
-    let messages: &[crate::Message] = match message.as_llm() {
-        Some(m) => std::slice::from_ref(m),
-        None => match message.as_custom() {
-            Some(custom) => {
-                projected = custom.project();
-                &projected
-            }
-            None => &[],
-        },
-    };
-    for m in messages {
-        match m {
-            crate::Message::User(u) => {
-                for block in &u.content {
-                    match block {
-                        UserContent::Text(t) => chars += t.text.chars().count(),
-                        _ => images += 1,
-                    }
-                }
-            }
-            crate::Message::Assistant(a) => {
-                for block in &a.content {
-                    match block {
-                        AssistantContent::Text(t) => chars += t.text.chars().count(),
-                        AssistantContent::Thinking(t) => chars += t.thinking.chars().count(),
-                        AssistantContent::RedactedThinking(r) => chars += r.data.len() / 4,
-                        AssistantContent::ToolCall(c) => {
-                            chars += c.name.chars().count()
-                                + serde_json::to_string(&c.arguments).map_or(0, |s| s.len())
-                        }
-                    }
-                }
-            }
-            crate::Message::ToolResult(r) => {
-                for block in &r.content {
-                    match Content::from(block.clone()) {
-                        Content::Text(t) => chars += t.text.chars().count(),
-                        _ => images += 1,
-                    }
-                }
-            }
-            crate::Message::System(s) => {
-                chars += s
-                    .content
-                    .iter()
-                    .map(|t| t.text.chars().count())
-                    .sum::<usize>()
-            }
-        }
+    match (message.as_llm(), message.as_custom()) {
+        (Some(m), _) => m.estimated_tokens(),
+        (None, Some(custom)) => custom
+            .project()
+            .iter()
+            .map(crate::Message::estimated_tokens)
+            .sum(),
+        (None, None) => 0,
     }
-    (chars as u64).div_ceil(4) + images * IMAGE
 }
 
 /// Whether a context of `context_tokens` should be compacted in a window of

@@ -34,6 +34,9 @@ pub enum ChangeKind {
     /// An image, audio or document block whose base64 data does not decode
     /// became a text placeholder.
     InvalidMedia,
+    /// Nothing was changed: the context is estimated past the target's
+    /// context window from this message on.
+    OverContextWindow,
 }
 
 impl ChangeKind {
@@ -53,6 +56,7 @@ impl ChangeKind {
             Self::UnsupportedContent => "unsupported content",
             Self::MergedTurns => "merged turns",
             Self::InvalidMedia => "invalid media",
+            Self::OverContextWindow => "over context window",
         }
     }
 }

@@ -123,6 +123,12 @@ pub struct Target {
     pub id_rule: IdRule,
     /// What to do with thinking that cannot be replayed.
     pub thinking: ThinkingPolicy,
+    /// The model's context window in tokens, when known: a context estimated
+    /// past it is reported ([`ChangeKind::OverContextWindow`]). The encoders
+    /// take it from the model catalog.
+    ///
+    /// [`ChangeKind::OverContextWindow`]: crate::ChangeKind::OverContextWindow
+    pub context_window: Option<u64>,
 }
 
 impl Target {
@@ -153,7 +159,23 @@ impl Target {
             tool_result_images,
             unsigned_thinking,
             thinking: ThinkingPolicy::Drop,
+            context_window: None,
         }
+    }
+
+    /// The same target with a context window of `tokens`.
+    ///
+    /// ```
+    /// use agentmsg_runtime::{prepare, ChangeKind, Message, Target};
+    /// let target = Target::new("openai", "openai-completions", "small").context_window(4);
+    /// let prepared = prepare(&[Message::user("short"), Message::user("x".repeat(40))], &target);
+    /// let change = prepared.report.iter().next().unwrap();
+    /// assert_eq!((change.index, change.kind), (1, ChangeKind::OverContextWindow));
+    /// ```
+    #[must_use]
+    pub fn context_window(mut self, tokens: u64) -> Self {
+        self.context_window = Some(tokens);
+        self
     }
 
     /// Whether the model reads images.
