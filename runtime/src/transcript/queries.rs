@@ -14,7 +14,32 @@
 //! assert_eq!(users.len(), 2);
 //! assert_eq!(messages.iter().of_kind("assistant").count(), 1);
 //! ```
+//!
+//! MARSYS's `MessageChain` (a chain id, each message's position in it, the
+//! recent context and a summary) is a session's path here: the chain's id is
+//! the leaf (or a turn's [`TurnId`], with [`MessageQuery::in_turn`]), a
+//! message's position its index in the context, the recent context
+//! [`last_messages`] (which never starts on a result whose call it cut off),
+//! and the summary [`MessageQuery::summarize`]:
+//!
+//! ```
+//! use agentmsg_runtime::{last_messages, Message, MessageQuery, Session};
+//! let mut session = Session::new();
+//! session.append(Message::user("first").into()).unwrap();
+//! let fork = session.append(Message::assistant("one way").into()).unwrap();
+//! session.append(Message::user("go on").into()).unwrap();
+//! session.branch(fork.as_str()).unwrap();
+//! let leaf = session.append(Message::user("other way").into()).unwrap();
+//! // The chain that ends at `leaf`: its messages, by position.
+//! let chain = session.context(Some(leaf.as_str())).unwrap();
+//! assert_eq!(chain.entry_ids[2].as_ref(), Some(&leaf));
+//! let recent = last_messages(&chain.messages, 2);
+//! assert_eq!(recent.len(), 2);
+//! let summary = chain.messages.iter().map(|m| &**m).summarize();
+//! assert_eq!(summary.kinds["user"], 2);
+//! ```
 
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
 use crate::{
@@ -87,14 +112,14 @@ impl<'a, I: Iterator<Item = &'a AgentMessage>> MessageQuery<'a> for I {}
 /// let (at, call) = call_of(&messages, result).unwrap();
 /// assert_eq!((at, call.name.as_str()), (0, "ls"));
 /// ```
-pub fn result_of<'a>(
-    messages: &'a [AgentMessage],
+pub fn result_of<'a, M: Borrow<AgentMessage>>(
+    messages: &'a [M],
     call_id: &str,
 ) -> Option<(usize, &'a ToolResultMessage)> {
     messages
         .iter()
         .enumerate()
-        .find_map(|(i, m)| match m.as_llm() {
+        .find_map(|(i, m)| match m.borrow().as_llm() {
             Some(Message::ToolResult(r)) if r.tool_call_id == call_id => Some((i, r)),
             _ => None,
         })
@@ -102,12 +127,13 @@ pub fn result_of<'a>(
 
 /// The tool call a result answers in `messages`, with the index of the
 /// assistant message that made it.
-pub fn call_of<'a>(
-    messages: &'a [AgentMessage],
+pub fn call_of<'a, M: Borrow<AgentMessage>>(
+    messages: &'a [M],
     result: &ToolResultMessage,
 ) -> Option<(usize, &'a ToolCall)> {
     messages.iter().enumerate().find_map(|(i, m)| {
-        m.as_llm()
+        m.borrow()
+            .as_llm()
             .and_then(Message::as_assistant)
             .and_then(|a| a.tool_calls().find(|c| c.id == result.tool_call_id))
             .map(|c| (i, c))
@@ -130,13 +156,13 @@ pub fn call_of<'a>(
 /// assert_eq!(last_messages(&messages, 1).len(), 1);
 /// assert_eq!(last_messages(&messages, 9).len(), 4);
 /// ```
-pub fn last_messages(messages: &[AgentMessage], n: usize) -> &[AgentMessage] {
+pub fn last_messages<M: Borrow<AgentMessage>>(messages: &[M], n: usize) -> &[M] {
     let mut start = messages.len().saturating_sub(n);
     loop {
         // The earliest call made before `start` whose result is at or after it.
         let earliest = messages[start..]
             .iter()
-            .filter_map(|m| match m.as_llm() {
+            .filter_map(|m| match m.borrow().as_llm() {
                 Some(Message::ToolResult(r)) => call_of(&messages[..start], r).map(|(i, _)| i),
                 _ => None,
             })
