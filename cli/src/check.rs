@@ -1,14 +1,14 @@
 //! `agentmsg check`: every problem of a transcript, by line.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use agentmsg_runtime::{dropped_fields, AgentMessage, ProblemKind, Validator};
+use agentmsg_runtime::{dropped_fields, AgentMessage, Entry, ProblemKind, Session, Validator};
 
 use crate::error::CliError;
 use crate::load::{foreign_log, Diagnostic, ForeignLog, Line, Loaded, Severity, Sniff};
-use crate::session_file::{load_file_at, stream_transcript, tree_diagnostics, Purpose};
+use crate::session_file::{load_file_at, stream_transcript, warning_diagnostic, Purpose};
 use crate::Outcome;
 
 /// The arguments of `agentmsg check`.
@@ -109,6 +109,12 @@ impl Checker {
         if line.message().is_some() {
             self.messages += 1;
         }
+        self.add_pairing(line);
+        self.dropped_fields(line);
+    }
+
+    /// Feeds the line to the pairing of calls and results only.
+    fn add_pairing(&mut self, line: &Line) {
         match line.message().and_then(AgentMessage::as_llm) {
             Some(message) => self.validator.push_at(line.number, message),
             None => {
@@ -118,7 +124,6 @@ impl Checker {
                 }
             }
         }
-        self.dropped_fields(line);
     }
 
     /// How many lines decoded to a message so far.
@@ -192,6 +197,81 @@ impl Checker {
         all.sort_by_key(|d| d.line);
         all
     }
+
+    /// [`finish`](Self::finish) for a session tree, whose pairing of calls
+    /// and results [`branch_pairing`] checks branch by branch: the file-order
+    /// pairing this checker saw is left out.
+    fn finish_tree(self, read: Vec<Diagnostic>) -> Vec<Diagnostic> {
+        let mut all = read;
+        all.extend(self.diagnostics);
+        all.sort_by_key(|d| d.line);
+        all
+    }
+}
+
+/// How many messages [`branch_pairing`] validates in all, over every branch,
+/// before it stops (a tree of many long branches would take the square of
+/// its size).
+const BRANCH_PAIRING_BUDGET: usize = 4_000_000;
+
+/// The problems of a session tree (`bytes`, the file's whole text): its own
+/// (a cycle or a duplicate id is an error, a missing parent a warning), and
+/// the pairing of calls and results on the path from the root to each leaf,
+/// each problem once. A call answered on one branch is not missing on
+/// another, and two branches may each answer it; a call left open at the tip
+/// of an abandoned branch is reported, as on a linear transcript.
+pub fn branch_pairing(bytes: &[u8]) -> Vec<Diagnostic> {
+    let session = match Session::read(bytes) {
+        Ok(session) => session,
+        Err(e) => return vec![Diagnostic::error(0, "session", e.to_string())],
+    };
+    let mut out: Vec<Diagnostic> = session.warnings().iter().map(warning_diagnostic).collect();
+    let loaded = crate::load::load_bytes(bytes);
+    let mut lines: HashMap<usize, Vec<&Line>> = HashMap::new();
+    for line in &loaded.lines {
+        lines.entry(line.number).or_default().push(line);
+    }
+    // The line of an entry: on a line holding several objects, the one with
+    // the entry's id.
+    let line_of = |entry: &Entry| -> Option<&Line> {
+        let candidates = lines.get(&entry.line_no())?;
+        candidates
+            .iter()
+            .find(|l| entry.id().is_some() && l.message().and_then(AgentMessage::id) == entry.id())
+            .or_else(|| candidates.first())
+            .copied()
+    };
+    let mut seen = HashSet::new();
+    let mut budget = BRANCH_PAIRING_BUDGET;
+    let mut checked = 0usize;
+    let mut branches = 0usize;
+    for branch in session.branches() {
+        branches += 1;
+        if branch.len() > budget {
+            continue;
+        }
+        budget -= branch.len();
+        checked += 1;
+        let mut checker = Checker::new();
+        for line in branch.iter().filter_map(|e| line_of(e)) {
+            checker.add_pairing(line);
+        }
+        for d in checker.structural() {
+            if seen.insert((d.line, d.code, d.message.clone())) {
+                out.push(d);
+            }
+        }
+    }
+    if checked < branches {
+        out.push(Diagnostic::warning(
+            0,
+            "branches-unchecked",
+            format!(
+                "tool-call pairing checked on {checked} of {branches} branches: the others hold more than {BRANCH_PAIRING_BUDGET} messages in all"
+            ),
+        ));
+    }
+    out
 }
 
 /// What `validate` finds in the LLM messages of a loaded file, by line.
@@ -252,15 +332,18 @@ fn check_file(path: &Path, leaf: Option<&str>) -> Result<FileCheck, CliError> {
         // A `.json` file of one message, pretty-printed: read it whole.
         return whole();
     }
-    if sniff.names_parents() {
-        // A tree: its own problems (a cycle, a duplicate id, a missing parent).
-        read.extend(tree_diagnostics(path)?);
-        read.sort_by_key(|d| d.line);
-    }
+    let checker_messages = checker.messages();
+    let diagnostics = if sniff.names_parents() {
+        // A tree: its own problems, and the pairing branch by branch.
+        read.extend(branch_pairing(&crate::load::read_input(path)?));
+        checker.finish_tree(read)
+    } else {
+        checker.finish(read)
+    };
     Ok(FileCheck {
         lines: reader.total_lines(),
-        messages: checker.messages(),
-        diagnostics: checker.finish(read),
+        messages: checker_messages,
+        diagnostics,
         foreign: sniff.foreign(),
     })
 }

@@ -583,3 +583,70 @@ fn context_of_pi_sessions_is_what_pi_sends() {
         tree.stdout
     );
 }
+
+/// `check` pairs calls and results on each branch of a tree, not in file
+/// order: a call answered on two branches is fine, a result answering a call
+/// of another branch is an error. `repair` leaves them alone.
+#[test]
+fn check_pairs_calls_and_results_branch_by_branch() {
+    let call = |id: &str, parent: &str, call: &str| {
+        format!(
+            r#"{{"role":"assistant","content":[{{"type":"toolCall","id":"{call}","name":"ls","arguments":{{}}}}],"api":"anthropic-messages","provider":"anthropic","model":"m","usage":{{"input":1,"output":1,"cacheRead":0,"cacheWrite":0}},"stopReason":"toolUse","timestamp":2,"id":"{id}","parentId":"{parent}"}}"#
+        )
+    };
+    let result = |id: &str, parent: &str, call: &str| {
+        format!(
+            r#"{{"role":"toolResult","toolCallId":"{call}","toolName":"ls","content":[{{"type":"text","text":"a.rs"}}],"isError":false,"timestamp":3,"id":"{id}","parentId":"{parent}"}}"#
+        )
+    };
+    let user = |id: &str, parent: &str| {
+        format!(r#"{{"role":"user","content":"go","timestamp":1,"id":"{id}","parentId":{parent}}}"#)
+    };
+    // The tool ran twice from the same call: two branches, each answered.
+    let rerun = [
+        user("u", "null"),
+        call("a", "u", "c1"),
+        result("r1", "a", "c1"),
+        result("r2", "a", "c1"),
+    ];
+    // A second branch from the user message answers the first branch's call.
+    let crossed = [
+        user("u", "null"),
+        call("a", "u", "c1"),
+        result("r1", "a", "c1"),
+        result("r2", "u", "c1"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (name, lines) in [("rerun.jsonl", &rerun), ("crossed.jsonl", &crossed)] {
+        std::fs::write(dir.path().join(name), lines.join("\n") + "\n").unwrap();
+    }
+    let run = agentmsg_in(dir.path(), &["check", "rerun.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout.contains("0 errors, 0 warnings"),
+        "{}",
+        run.stdout
+    );
+    let run = agentmsg_in(dir.path(), &["check", "crossed.jsonl"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stdout
+            .contains("crossed.jsonl:4: error[result-without-call]"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("1 errors"), "{}", run.stdout);
+    // Repair leaves a tree's pairing alone, file and standard input alike
+    // (in file order it would drop the rerun's second result).
+    let run = agentmsg_in(dir.path(), &["repair", "rerun.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout.contains("note: a session tree"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("out.jsonl")).unwrap(),
+        std::fs::read(dir.path().join("rerun.jsonl")).unwrap()
+    );
+}

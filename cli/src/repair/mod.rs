@@ -18,6 +18,12 @@
 //!   objects back to back, or a fragment a crash cut off and then a whole line)
 //!   is split into one line each, every byte kept.
 //!
+//! A session tree (lines that name their `parentId`) pairs its calls and
+//! results on each branch, not in file order: two branches may each answer a
+//! call, and a branch abandoned on an open call is history. Repair leaves its
+//! calls and results as they are (and says so); `check` reports their pairing
+//! branch by branch, and the projection pairs the context it sends.
+//!
 //! A line that is kept but not decoded (a kind this build does not know, a body
 //! that does not decode, not even JSON) still counts, as far as its JSON can be
 //! read: an assistant line's `toolCall` ids are calls, a `toolResult` line's
@@ -91,6 +97,8 @@ pub struct Repaired {
     pub text: Vec<u8>,
     /// What changed, in line order.
     pub fixes: Vec<Fix>,
+    /// Whether the transcript is a session tree, whose pairing was left alone.
+    pub tree: bool,
 }
 
 /// Repairs a loaded transcript (see the module documentation).
@@ -114,7 +122,11 @@ pub fn repair(loaded: &Loaded) -> Result<Repaired, CliError> {
         copy.line(position, line)?;
     }
     let fixes = copy.end(&loaded.trailing)?;
-    Ok(Repaired { text, fixes })
+    Ok(Repaired {
+        text,
+        fixes,
+        tree: plan.tree,
+    })
 }
 
 /// Writes the repaired copy line by line, as a [`Plan`] says.
@@ -293,6 +305,7 @@ pub fn run(args: &RepairArgs) -> Result<Outcome, CliError> {
         &repaired.fixes,
         kept_broken,
         loaded.format != Format::Jsonl,
+        repaired.tree,
     )?;
     Ok(Outcome::Ok)
 }
@@ -319,6 +332,7 @@ fn report(
     fixes: &[Fix],
     kept_broken: usize,
     not_jsonl: bool,
+    tree: bool,
 ) -> Result<(), CliError> {
     let file = args.file.display();
     let mut out = crate::output::stdout();
@@ -329,6 +343,12 @@ fn report(
         writeln!(
             out,
             "{file}: note: {kept_broken} undecodable lines kept byte for byte (repair does not guess)"
+        )?;
+    }
+    if tree {
+        writeln!(
+            out,
+            "{file}: note: a session tree (lines name their parentId): its calls and results pair branch by branch and are left as they are; `agentmsg check` reports them per branch"
         )?;
     }
     if not_jsonl {
@@ -419,7 +439,8 @@ fn run_streamed(
         None => copy_to(&mut std::io::sink())?,
     };
     drop(file);
-    report(args, output, &fixes, kept_broken, false)?;
+    let tree = plan.tree;
+    report(args, output, &fixes, kept_broken, false, tree)?;
     Ok(Some(Outcome::Ok))
 }
 

@@ -20,6 +20,10 @@ pub struct Plan {
     pub drop: BTreeMap<usize, String>,
     /// Synthetic results to write after a position, with what to report.
     pub inserts: BTreeMap<usize, Vec<(LlmMessage, String)>>,
+    /// Whether the lines name their parents (a session tree): then calls and
+    /// results pair on each branch, not in file order, and the plan leaves
+    /// them as they are (`prepare` pairs the context it projects).
+    pub tree: bool,
 }
 
 /// An assistant turn with calls that are not all answered yet.
@@ -55,11 +59,16 @@ pub struct Planner {
     turns: HashMap<usize, Turn>,
     /// The turn whose results come now, if one does.
     run: Option<usize>,
+    /// Whether a line named its parent.
+    tree: bool,
 }
 
 impl Planner {
     /// Looks at the line at `position`.
     pub fn add(&mut self, position: usize, line: &Line) {
+        if !self.tree && memchr::memmem::find(&line.raw, b"\"parentId\"").is_some() {
+            self.tree = true;
+        }
         let stand_in;
         let message = match line.message().and_then(AgentMessage::as_llm) {
             Some(message) => message,
@@ -132,6 +141,14 @@ impl Planner {
 
     /// The plan, once every line was added.
     pub fn finish(self) -> Plan {
+        if self.tree {
+            // Two branches may each answer a call, and a branch abandoned on
+            // an open call is history: file order says nothing of either.
+            return Plan {
+                tree: true,
+                ..Plan::default()
+            };
+        }
         let stand_ins = self.stand_ins;
         // A decoded result is dropped only when it pairs with no call whatever
         // the kept lines say, and is not a second result only because of a kept
@@ -214,6 +231,10 @@ impl Planner {
                 inserts.entry(after).or_default().push((message, what));
             }
         }
-        Plan { drop, inserts }
+        Plan {
+            drop,
+            inserts,
+            tree: false,
+        }
     }
 }

@@ -39,6 +39,11 @@ impl Session {
             Some(id) => Some(self.find(id)?),
             None => self.leaf,
         };
+        Ok(self.path_from(start))
+    }
+
+    /// The indexes from the root to entry `start`.
+    fn path_from(&self, start: Option<usize>) -> Vec<usize> {
         let mut path = Vec::new();
         let mut at = start;
         // Cycles were refused on reading, so this ends; the bound is a guard.
@@ -50,7 +55,38 @@ impl Session {
             at = self.entries[i].parent;
         }
         path.reverse();
-        Ok(path)
+        path
+    }
+
+    /// Every branch of the tree: the path from the root to each leaf (as
+    /// [`path`](Self::path) gives it), the leaves in file order. Leaves
+    /// without an id have their branch too.
+    ///
+    /// ```
+    /// # use agentmsg_runtime::{Message, Session};
+    /// let mut session = Session::new();
+    /// let hi = session.append(Message::user("hi").into()).unwrap();
+    /// session.append(Message::assistant("hello").into()).unwrap();
+    /// session.branch(hi.as_str()).unwrap();
+    /// session.append(Message::assistant("hey").into()).unwrap();
+    /// let lengths: Vec<usize> = session.branches().map(|b| b.len()).collect();
+    /// assert_eq!(lengths, [2, 2]);
+    /// ```
+    pub fn branches(&self) -> impl Iterator<Item = Vec<&Entry>> + '_ {
+        let mut has_child = vec![false; self.entries.len()];
+        for entry in &self.entries {
+            if let Some(p) = entry.parent {
+                has_child[p] = true;
+            }
+        }
+        (0..self.entries.len())
+            .filter(move |&i| self.entries[i].in_tree() && !has_child[i])
+            .map(|i| {
+                self.path_from(Some(i))
+                    .into_iter()
+                    .map(|j| &self.entries[j])
+                    .collect()
+            })
     }
 
     fn find(&self, id: &str) -> Result<usize, SessionError> {
