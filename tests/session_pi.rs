@@ -229,3 +229,57 @@ fn imported_pi_settings_set_the_model_and_thinking_level() {
     // Extension lines never reach the model.
     assert_eq!(to_llm(&context.messages).len(), 1);
 }
+
+/// pi's v1 file, migrated as pi migrates it on load: every entry gains its id
+/// and parent, compactions keep from an id, the header says version 3, the
+/// context is the same, and entries can be appended.
+#[test]
+fn a_v1_session_migrates_to_v3_with_the_same_context_and_takes_appends() {
+    let dir = common::require_conformance!();
+    let bytes = std::fs::read(dir.join("transcripts/pi/before-compaction.jsonl")).unwrap();
+    let mut session = Session::read(&bytes).unwrap();
+    let before = session.context(None).unwrap().into_owned();
+    assert!(matches!(
+        session.append(Message::user("more").into()),
+        Err(agentmsg::SessionError::NeedsMigration)
+    ));
+    assert!(session.migrate().unwrap());
+    assert!(!session.migrate().unwrap(), "once is enough");
+    let migrated = session.to_bytes();
+    let text = String::from_utf8(migrated.clone()).unwrap();
+    let mut compactions = 0;
+    for line in text.lines().skip(1) {
+        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(value["id"].is_string(), "{line}");
+        assert!(value.get("parentId").is_some(), "{line}");
+        if value["type"] == "compaction" {
+            compactions += 1;
+            assert!(value.get("firstKeptEntryIndex").is_none());
+            assert!(value["firstKeptEntryId"].is_string());
+        }
+    }
+    assert_eq!(compactions, 2);
+    let again = Session::read(&migrated).unwrap();
+    assert_eq!(again.format(), SessionFormat::Pi { version: 3 });
+    assert!(again.warnings().is_empty(), "{:?}", again.warnings());
+    let after = again.context(None).unwrap();
+    assert_eq!(after.messages.len(), 446);
+    assert_eq!(roles(&after.messages), roles(&before.messages));
+    assert_eq!(after.entry_ids, before.entry_ids);
+    // Values keep their text: the original lines are the migrated ones minus
+    // the keys the migration added.
+    let original = String::from_utf8(bytes).unwrap();
+    let second = original.lines().nth(1).unwrap();
+    let second_migrated = text.lines().nth(1).unwrap();
+    assert!(
+        second_migrated.starts_with(&second[..second.len() - 1]),
+        "{second_migrated}"
+    );
+    // Appends go on the migrated file, and read back on the path.
+    let mut session = again;
+    let id = session.append(Message::user("more").into()).unwrap();
+    let reread = Session::read(&session.to_bytes()).unwrap();
+    let context = reread.context(None).unwrap();
+    assert_eq!(context.entry_ids.last().unwrap().as_ref(), Some(&id));
+    assert_eq!(context.messages.len(), 447);
+}

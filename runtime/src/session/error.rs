@@ -39,8 +39,17 @@ pub enum SessionError {
     },
     /// A pi session of version 1 has no ids in the file: pi rewrites it as
     /// version 3 before it appends, and so must the caller.
-    #[error("this pi session is version 1 (no entry ids in the file); it must be migrated before entries are appended")]
+    #[error("this pi session is version 1 (no entry ids in the file); migrate it (`Session::migrate`, as pi does on load) before entries are appended")]
     NeedsMigration,
+    /// A line of a pi session could not be rewritten by
+    /// [`Session::migrate`](super::Session::migrate).
+    #[error("line {line}: cannot migrate the entry: {error}")]
+    Migrate {
+        /// The line.
+        line: usize,
+        /// What the parser said.
+        error: String,
+    },
     /// A line could not be encoded.
     #[error("cannot encode the entry: {0}")]
     Encode(String),

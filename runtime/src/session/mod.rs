@@ -27,6 +27,7 @@ mod context;
 mod entry;
 mod error;
 mod index;
+mod migrate;
 mod pi;
 mod read;
 mod time;
