@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Peak memory of `agentmsg check`, `stats` and `repair` on a large transcript: they read a
 # JSON Lines file one line at a time, so their peak RSS must stay bounded by the
-# longest line plus what a later line can change, whatever the file's size.
+# longest line plus what a later line can change, whatever the file's size. Then
+# `context` and `project` on a session tree of the same size whose leaf's path is
+# one copy: they read the file along that path only (ids and parents of every
+# line, then the path's lines), so their peak is the path's, not the file's.
 #
 #   benches/cli_memory.sh [SIZE_MB]     (default 211, the size issue 15 names)
 #
@@ -43,6 +46,34 @@ failed=0
 for cmd in check stats repair; do
     args=("$cmd" "$big")
     if [[ "$cmd" == repair ]]; then args+=(-o "$work/repaired.jsonl"); fi
+    read -r kb secs < <(/usr/bin/time -f "%M %e" "$bin" "${args[@]}" 2>&1 >/dev/null | tail -1)
+    echo "$cmd: peak RSS $((kb / 1024)) MB, $secs s"
+    if ((kb > limit_kb)); then
+        echo "error: $cmd peaked over $((limit_kb / 1024)) MB" >&2
+        failed=1
+    fi
+done
+# The tree: a root, then each copy a branch of it (ids `<copy>-<line>`, each
+# line the child of the one before, compactions keeping from their copy's ids).
+tree="$work/tree.jsonl"
+python3 - "$unit" "$tree" "$copies" <<'PY'
+import json, sys
+unit, tree, copies = sys.argv[1], sys.argv[2], int(sys.argv[3])
+objs = [json.loads(l) for l in open(unit, encoding="utf-8") if l.strip()]
+with open(tree, "w", encoding="utf-8") as out:
+    out.write('{"role":"user","content":"start","timestamp":1,"id":"root","parentId":null}\n')
+    for k in range(copies):
+        ids = {o.get("id"): f"{k}-{j}" for j, o in enumerate(objs)}
+        for j, o in enumerate(objs):
+            o = dict(o, id=f"{k}-{j}", parentId="root" if j == 0 else f"{k}-{j - 1}")
+            if "firstKeptId" in o:
+                o["firstKeptId"] = ids.get(o["firstKeptId"], o["firstKeptId"])
+            out.write(json.dumps(o, separators=(",", ":"), ensure_ascii=False) + "\n")
+PY
+echo "session tree: $(($(stat -c %s "$tree") / 1024 / 1024)) MB, the leaf's path one copy"
+for cmd in context project; do
+    args=("$cmd" "$tree")
+    if [[ "$cmd" == project ]]; then args+=(--api openai-completions --model gpt-4.1); fi
     read -r kb secs < <(/usr/bin/time -f "%M %e" "$bin" "${args[@]}" 2>&1 >/dev/null | tail -1)
     echo "$cmd: peak RSS $((kb / 1024)) MB, $secs s"
     if ((kb > limit_kb)); then

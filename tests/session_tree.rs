@@ -422,4 +422,57 @@ proptest! {
             Err(other) => prop_assert!(false, "{other}"),
         }
     }
+
+    #[test]
+    fn the_path_read_of_a_file_gives_the_context_open_gives(
+        tree in tree(),
+        lines in proptest::collection::vec((0usize..6, 0u8..6, 0usize..6), 0..16),
+        leaf in 0usize..8,
+    ) {
+        // A well-formed tree, and lines of few names (duplicates, cycles,
+        // missing parents, numbers for ids, lines that are no JSON).
+        let mut hostile = String::new();
+        for (id, parent, target) in lines {
+            let parent = match parent {
+                0 => String::new(),
+                1 => r#","parentId":null"#.to_owned(),
+                2 => r#","parentId":7"#.to_owned(),
+                _ => format!(r#","parentId":"e{target}""#),
+            };
+            match id {
+                5 => hostile.push_str("not json"),
+                4 => hostile.push_str(&format!(r#"{{"role":"user","content":"x","timestamp":1,"id":4{parent}}}"#)),
+                _ => hostile.push_str(&format!(r#"{{"role":"user","content":"x","timestamp":1,"id":"e{id}"{parent}}}"#)),
+            }
+            hostile.push('\n');
+        }
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in [("tree.jsonl", write_tree(&tree)), ("hostile.jsonl", hostile)] {
+            let file = dir.path().join(name);
+            std::fs::write(&file, &text).unwrap();
+            let whole = Session::read(text.as_bytes());
+            let leaves: Vec<Option<String>> = match &whole {
+                Ok(session) => std::iter::once(None)
+                    .chain(session.entries().iter().filter_map(|e| e.id()).map(|id| Some(id.to_string())))
+                    .chain([Some(format!("e{leaf}")), Some("nowhere".to_owned())])
+                    .collect(),
+                Err(_) => vec![None],
+            };
+            for leaf in leaves {
+                let path = Session::open_path(&file, leaf.as_deref());
+                match (&whole, path) {
+                    (Ok(session), Ok(path)) => {
+                        let expected = session.context(leaf.as_deref()).unwrap();
+                        prop_assert_eq!(path.context(None).unwrap(), expected);
+                    }
+                    (Ok(session), Err(e)) => {
+                        let expected = session.context(leaf.as_deref());
+                        prop_assert!(expected.is_err(), "{e}");
+                    }
+                    (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
+                    (Err(a), Ok(_)) => prop_assert!(false, "open failed ({a}), the path read did not"),
+                }
+            }
+        }
+    }
 }

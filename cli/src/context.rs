@@ -21,7 +21,11 @@ pub struct ContextArgs {
 
 /// Runs `agentmsg context`.
 pub fn run(args: &ContextArgs) -> Result<Outcome, CliError> {
-    let opened = crate::session_file::open(&args.file)?;
+    // A file is read along the leaf's path only; the rest whole.
+    let opened = match crate::session_file::open_leaf(&args.file, args.leaf.as_deref())? {
+        Some(opened) => opened,
+        None => crate::session_file::open(&args.file)?,
+    };
     let file = args.file.display();
     for d in &opened.diagnostics {
         crate::output::note!("{}", d.render(&file));

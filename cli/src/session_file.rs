@@ -3,7 +3,7 @@
 //! `stats`, `check` and `project` read such files as the context of a leaf.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use agentmsg_runtime::{Session, SessionWarning, WarningKind};
@@ -73,6 +73,46 @@ fn session_error(path: &Path, e: agentmsg_runtime::SessionError) -> CliError {
 pub fn open(path: &Path) -> Result<Opened, CliError> {
     let bytes = crate::load::read_input(path)?;
     open_bytes(path, &bytes)
+}
+
+/// Opens only the path to `leaf` (the last entry when `None`) of the session
+/// file at `path`, in the memory of that path ([`Session::open_path`]), when
+/// it is a file agentmsg reads in two passes: an agentmsg transcript or a pi
+/// session, JSON Lines. `None` for what must be read whole: standard input,
+/// anything that is not a regular file, a JSON array, another agent's log.
+pub fn open_leaf(path: &Path, leaf: Option<&str>) -> Result<Option<Opened>, CliError> {
+    if path.as_os_str() == "-" || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Ok(None);
+    }
+    // The head of the file tells who wrote it (up to its last whole line).
+    let mut head = Vec::with_capacity(1 << 16);
+    let file = File::open(path).map_err(|source| CliError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    std::io::Read::take(file, 1 << 16)
+        .read_to_end(&mut head)
+        .map_err(|source| CliError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+    if let Some(end) = head.iter().rposition(|&b| b == b'\n') {
+        head.truncate(end + 1);
+    }
+    let array = head
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|&b| b == b'[');
+    let source = source_of(&head);
+    if array || !matches!(source, Source::Agentmsg | Source::Pi) {
+        return Ok(None);
+    }
+    let session = Session::open_path(path, leaf).map_err(|e| session_error(path, e))?;
+    Ok(Some(Opened {
+        session,
+        source,
+        diagnostics: Vec::new(),
+    }))
 }
 
 /// Opens a session from its bytes.
@@ -149,7 +189,19 @@ pub fn load_context(
     leaf: Option<&str>,
     every: bool,
 ) -> Result<Loaded, CliError> {
-    let opened = open_bytes(path, bytes)?;
+    let total_lines = bytes.iter().filter(|&&b| b == b'\n').count()
+        + usize::from(!bytes.is_empty() && !bytes.ends_with(b"\n"));
+    context_loaded(path, open_bytes(path, bytes)?, leaf, every, total_lines)
+}
+
+/// [`load_context`] of an opened session, from a file of `total_lines`.
+fn context_loaded(
+    path: &Path,
+    opened: Opened,
+    leaf: Option<&str>,
+    every: bool,
+    total_lines: usize,
+) -> Result<Loaded, CliError> {
     let session = &opened.session;
     let context = if every {
         let mut all = agentmsg_runtime::SessionContext::default();
@@ -184,8 +236,6 @@ pub fn load_context(
             part: None,
         });
     }
-    let total_lines = bytes.iter().filter(|&&b| b == b'\n').count()
-        + usize::from(!bytes.is_empty() && !bytes.ends_with(b"\n"));
     Ok(Loaded {
         format: Format::Jsonl,
         lines,
@@ -238,8 +288,54 @@ pub fn tree_diagnostics(path: &Path) -> Result<Vec<Diagnostic>, CliError> {
     })
 }
 
+/// What one pass over a file found: its lines, and whether it is a session
+/// (a line names its parent, or is a compaction).
+struct Scan {
+    lines: usize,
+    session: bool,
+}
+
+/// Scans the file at `path` one line at a time; `None` when it is no regular
+/// file.
+fn scan(path: &Path) -> Result<Option<Scan>, CliError> {
+    if path.as_os_str() == "-" || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Ok(None);
+    }
+    let read_error = |source| CliError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let mut reader = BufReader::with_capacity(1 << 16, File::open(path).map_err(read_error)?);
+    let mut scan = Scan {
+        lines: 0,
+        session: false,
+    };
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line).map_err(read_error)? == 0 {
+            return Ok(Some(scan));
+        }
+        scan.lines += 1;
+        if !scan.session
+            && (memchr::memmem::find(&line, b"\"parentId\"").is_some()
+                || memchr::memmem::find(&line, b"\"compactionSummary\"").is_some())
+        {
+            scan.session = true;
+        }
+    }
+}
+
 /// Reads `path` for `stats`, `check` and `project` (see [`Purpose`]).
 pub fn load_file_at(path: &Path, leaf: Option<&str>, purpose: Purpose) -> Result<Loaded, CliError> {
+    // The context of a leaf of a session file is read along its path only.
+    if purpose == Purpose::Project || leaf.is_some() {
+        if let Some(scan) = scan(path)?.filter(|s| s.session || leaf.is_some()) {
+            if let Some(opened) = open_leaf(path, leaf)? {
+                return context_loaded(path, opened, leaf, false, scan.lines);
+            }
+        }
+    }
     let bytes = crate::load::read_input(path)?;
     let foreign = source_of(&bytes) != Source::Agentmsg;
     let tree = contains(&bytes, b"\"parentId\"");

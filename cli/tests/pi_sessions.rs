@@ -650,3 +650,61 @@ fn check_pairs_calls_and_results_branch_by_branch() {
         std::fs::read(dir.path().join("rerun.jsonl")).unwrap()
     );
 }
+
+/// `context` and `project` read a session file along the leaf's path only;
+/// what they print is what the whole read (standard input) prints.
+#[test]
+fn context_and_project_of_a_file_read_along_the_path_print_what_a_whole_read_does() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut session = agentmsg_runtime::Session::new();
+    let first = session.append(Message::user("first").into()).unwrap();
+    for i in 0..20 {
+        session
+            .append(Message::assistant(format!("old {i}")).into())
+            .unwrap();
+    }
+    session.branch(first.as_str()).unwrap();
+    let kept = session.append(Message::assistant("new").into()).unwrap();
+    session.append(Message::user("more").into()).unwrap();
+    session.compact("Talked.", kept.as_str(), 100).unwrap();
+    let leaf = session.append(Message::user("last").into()).unwrap();
+    let text = session.to_bytes();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.jsonl"), &text).unwrap();
+    let stdin_run = |args: &[&str]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_agentmsg"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(&text).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    for leaf in [None, Some(leaf.as_str()), Some(first.as_str())] {
+        let mut args = vec!["context"];
+        args.extend(leaf.map(|l| ["--leaf", l]).into_iter().flatten());
+        let file = agentmsg_in(dir.path(), &[&args[..], &["s.jsonl"]].concat());
+        assert_eq!(file.code, 0, "{file:?}");
+        assert_eq!(file.stdout, stdin_run(&[&args[..], &["-"]].concat()));
+        let project = [
+            "project",
+            "--api",
+            "openai-completions",
+            "--model",
+            "gpt-4.1",
+        ];
+        let mut args = project.to_vec();
+        args.extend(leaf.map(|l| ["--leaf", l]).into_iter().flatten());
+        let file = agentmsg_in(dir.path(), &[&args[..], &["s.jsonl"]].concat());
+        assert_eq!(file.code, 0, "{file:?}");
+        assert_eq!(file.stdout, stdin_run(&[&args[..], &["-"]].concat()));
+    }
+    // The leaf's context: the summary, what it kept, and after.
+    let run = agentmsg_in(dir.path(), &["context", "s.jsonl"]);
+    assert_eq!(run.stdout.lines().count(), 4, "{}", run.stdout);
+}

@@ -28,6 +28,7 @@ mod entry;
 mod error;
 mod index;
 mod migrate;
+mod path_read;
 mod pi;
 mod read;
 mod time;
