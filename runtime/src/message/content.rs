@@ -18,11 +18,13 @@ use super::Role;
 
 /// A block of plain text, with the provider's opaque signature when it gave
 /// one. `textSignature` (pi's name; OpenAI Responses' message id and phase) is
-/// read as `signature`.
+/// read as `signature`. In an assistant message it may carry the provider's
+/// `citations`, verbatim (see [`TextContent::citations`]).
 ///
 /// ```json
 /// {"type":"text","text":"fn main() {}"}
 /// {"type":"text","text":"Done.","signature":"msg_68af…"}
+/// {"type":"text","text":"Rust is fast.","citations":[{"type":"web_search_result_location","url":"https://…","cited_text":"…"}]}
 /// ```
 ///
 /// ```
@@ -50,6 +52,14 @@ pub struct TextContent {
         skip_serializing_if = "Option::is_none"
     )]
     pub signature: Option<String>,
+    /// What the provider cites for this text, exactly as it wrote it (not
+    /// written when `None`): Anthropic's `citations` array, or the
+    /// `annotations` array of an OpenAI Responses `output_text` (URL and file
+    /// citations). Its shape is the API's own, so it goes back only to the API
+    /// of the message that holds it ([`prepare`](crate::prepare) drops it,
+    /// with a report, for another).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub citations: Option<RawJson>,
 }
 
 impl TextContent {
@@ -58,6 +68,178 @@ impl TextContent {
         Self {
             text: text.into(),
             signature: None,
+            citations: None,
+        }
+    }
+
+    /// The same block with these citations (the provider's JSON, verbatim).
+    #[must_use]
+    pub fn with_citations(mut self, citations: RawJson) -> Self {
+        self.citations = Some(citations);
+        self
+    }
+}
+
+/// A JSON value kept as the exact text it was read from: written back byte
+/// for byte, compared and hashed by that text. It holds what a provider wrote
+/// that agentmsg carries without modelling (a server-side tool block, the
+/// citations of a text).
+///
+/// ```
+/// use agentmsg_runtime::RawJson;
+/// let raw = RawJson::from_json(r#"{"b":1, "a":[true]}"#)?;
+/// assert_eq!(raw.get(), r#"{"b":1, "a":[true]}"#);
+/// assert_eq!(serde_json::to_string(&raw)?, r#"{"b":1, "a":[true]}"#);
+/// assert_eq!(raw.to_value()["a"][0], true);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct RawJson(Box<serde_json::value::RawValue>);
+
+impl RawJson {
+    /// The value of this JSON text (leading and trailing whitespace trimmed).
+    ///
+    /// # Errors
+    /// When `json` is not one JSON value.
+    pub fn from_json(json: &str) -> Result<Self, serde_json::Error> {
+        serde_json::value::RawValue::from_string(json.trim().to_owned()).map(Self)
+    }
+
+    /// `value` written as compact JSON.
+    pub fn from_value(value: &serde_json::Value) -> Self {
+        // A `Value` always serializes (its keys are strings); `null` would
+        // stand in should it ever fail, rather than a panic.
+        Self(
+            serde_json::value::to_raw_value(value)
+                .unwrap_or_else(|_| serde_json::value::RawValue::NULL.to_owned()),
+        )
+    }
+
+    /// The JSON text, as it was read.
+    pub fn get(&self) -> &str {
+        self.0.get()
+    }
+
+    /// The JSON value (object keys in serde_json's order).
+    pub fn to_value(&self) -> serde_json::Value {
+        // The text was parsed once already: it parses again.
+        serde_json::from_str(self.get()).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// The `"type"` of a JSON object, if it has a string one.
+    pub fn type_name(&self) -> Option<String> {
+        #[derive(Deserialize)]
+        struct Tagged {
+            #[serde(rename = "type")]
+            kind: Option<String>,
+        }
+        serde_json::from_str::<Tagged>(self.get())
+            .ok()
+            .and_then(|t| t.kind)
+    }
+
+    /// Whether the value is a JSON object.
+    pub fn is_object(&self) -> bool {
+        self.get().starts_with('{')
+    }
+}
+
+impl fmt::Debug for RawJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.get())
+    }
+}
+
+impl fmt::Display for RawJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.get())
+    }
+}
+
+impl PartialEq for RawJson {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl Eq for RawJson {}
+
+impl std::hash::Hash for RawJson {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.get().hash(state);
+    }
+}
+
+impl Serialize for RawJson {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for RawJson {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Box::<serde_json::value::RawValue>::deserialize(deserializer).map(Self)
+    }
+}
+
+/// A block that a provider wrote and agentmsg does not model, kept verbatim in
+/// its place among the other blocks: a server-side tool call and its result
+/// (Anthropic `server_tool_use`, `web_search_tool_result`, `mcp_tool_use`…;
+/// OpenAI Responses `web_search_call`, `code_interpreter_call`, `mcp_call`…;
+/// Gemini `executableCode`, `codeExecutionResult`), a compaction, the
+/// grounding metadata of a Gemini answer. Allowed in assistant messages.
+///
+/// It is never a client tool call. The encoder of the API that wrote it
+/// replays it in place, as it is (Anthropic: the block in the assistant
+/// content; Responses: the item in the input; Gemini: the part);
+/// [`prepare`](crate::prepare) drops it, with a report, for another API or
+/// provider.
+///
+/// ```json
+/// {"type":"providerBlock","api":"anthropic-messages","block":{"type":"server_tool_use","id":"srvtoolu_01","name":"web_search","input":{"query":"rust"}}}
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ProviderBlock {
+    /// The API that wrote it, such as `anthropic-messages`.
+    pub api: String,
+    /// The block, item or part, exactly as the provider wrote it (a JSON object).
+    #[serde(deserialize_with = "object_block")]
+    pub block: RawJson,
+}
+
+fn object_block<'de, D: Deserializer<'de>>(deserializer: D) -> Result<RawJson, D::Error> {
+    let raw = RawJson::deserialize(deserializer)?;
+    if !raw.is_object() {
+        return Err(de::Error::custom(format_args!(
+            "providerBlock `block` must be a JSON object, found {}",
+            raw.get().chars().take(40).collect::<String>()
+        )));
+    }
+    Ok(raw)
+}
+
+impl ProviderBlock {
+    /// The block `block` written by `api`.
+    pub fn new(api: impl Into<String>, block: RawJson) -> Self {
+        Self {
+            api: api.into(),
+            block,
+        }
+    }
+
+    /// The block's own `"type"` (`server_tool_use`, `web_search_call`…), if it
+    /// has one; a Gemini part is named by its one key (`executableCode`…).
+    pub fn type_name(&self) -> String {
+        if let Some(kind) = self.block.type_name() {
+            return kind;
+        }
+        match self.block.to_value() {
+            serde_json::Value::Object(map) => map
+                .keys()
+                .find(|k| k.as_str() != "thoughtSignature")
+                .cloned()
+                .unwrap_or_default(),
+            _ => String::new(),
         }
     }
 }
@@ -169,7 +351,7 @@ fn serialize_source<M: SerializeMap>(map: &mut M, source: &MediaSource) -> Resul
 }
 
 /// An image: base64 data with its MIME type, or a URL. Allowed in user and
-/// tool-result messages.
+/// tool-result messages, and in assistant messages (an image the model made).
 ///
 /// ```json
 /// {"type":"image","data":"iVBORw0KGgo…","mimeType":"image/png"}
@@ -379,6 +561,8 @@ pub enum BlockKind {
     RedactedThinking,
     /// `"toolCall"`
     ToolCall,
+    /// `"providerBlock"`
+    ProviderBlock,
 }
 
 impl BlockKind {
@@ -392,6 +576,7 @@ impl BlockKind {
             Self::Thinking => "thinking",
             Self::RedactedThinking => "redactedThinking",
             Self::ToolCall => "toolCall",
+            Self::ProviderBlock => "providerBlock",
         }
     }
 }
@@ -416,18 +601,25 @@ pub enum UserContent {
     Document(DocumentContent),
 }
 
-/// Content of an assistant message: text, thinking, redacted thinking or a tool call.
+/// Content of an assistant message: text, an image the model made, thinking,
+/// redacted thinking, a tool call, or a provider's own block.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum AssistantContent {
     /// A text block.
     Text(TextContent),
+    /// An image the model generated (Gemini `inlineData`, an OpenAI image
+    /// generation result).
+    Image(ImageContent),
     /// Reasoning.
     Thinking(ThinkingContent),
     /// Encrypted reasoning.
     RedactedThinking(RedactedThinkingContent),
     /// A tool call.
     ToolCall(ToolCall),
+    /// A block of the provider's own (a server-side tool call or result…),
+    /// kept verbatim; never a client tool call.
+    ProviderBlock(ProviderBlock),
 }
 
 /// Content of a tool result: text or image.
@@ -458,6 +650,8 @@ pub enum Content {
     RedactedThinking(RedactedThinkingContent),
     /// A tool call.
     ToolCall(ToolCall),
+    /// A provider's own block.
+    ProviderBlock(ProviderBlock),
 }
 
 /// serde's reader of [`Content`] (an internally tagged enum), for a block whose
@@ -472,6 +666,7 @@ enum BufferedContent {
     Thinking(ThinkingContent),
     RedactedThinking(RedactedThinkingContent),
     ToolCall(ToolCall),
+    ProviderBlock(ProviderBlock),
 }
 
 /// The block types, for "unknown variant" errors.
@@ -483,6 +678,7 @@ const BLOCK_TYPES: &[&str] = &[
     BlockKind::Thinking.as_str(),
     BlockKind::RedactedThinking.as_str(),
     BlockKind::ToolCall.as_str(),
+    BlockKind::ProviderBlock.as_str(),
 ];
 
 /// Reads a block straight into its type when `"type"` is its first key, as
@@ -523,6 +719,7 @@ impl<'de> de::Visitor<'de> for BlockVisitor {
                     RedactedThinkingContent::deserialize(rest).map(Content::RedactedThinking)
                 }
                 "toolCall" => ToolCall::deserialize(rest).map(Content::ToolCall),
+                "providerBlock" => ProviderBlock::deserialize(rest).map(Content::ProviderBlock),
                 other => Err(de::Error::unknown_variant(other, BLOCK_TYPES)),
             };
         }
@@ -580,6 +777,7 @@ impl Content {
             Self::Thinking(_) => BlockKind::Thinking,
             Self::RedactedThinking(_) => BlockKind::RedactedThinking,
             Self::ToolCall(_) => BlockKind::ToolCall,
+            Self::ProviderBlock(_) => BlockKind::ProviderBlock,
         }
     }
 }
@@ -601,9 +799,11 @@ impl AssistantContent {
     pub fn kind(&self) -> BlockKind {
         match self {
             Self::Text(_) => BlockKind::Text,
+            Self::Image(_) => BlockKind::Image,
             Self::Thinking(_) => BlockKind::Thinking,
             Self::RedactedThinking(_) => BlockKind::RedactedThinking,
             Self::ToolCall(_) => BlockKind::ToolCall,
+            Self::ProviderBlock(_) => BlockKind::ProviderBlock,
         }
     }
 }
@@ -695,9 +895,11 @@ content_conversions!(
     Role::Assistant,
     [
         Text(TextContent),
+        Image(ImageContent),
         Thinking(ThinkingContent),
         RedactedThinking(RedactedThinkingContent),
         ToolCall(ToolCall),
+        ProviderBlock(ProviderBlock),
     ]
 );
 content_conversions!(
@@ -726,6 +928,7 @@ block_into_content!(
     Thinking(ThinkingContent),
     RedactedThinking(RedactedThinkingContent),
     ToolCall(ToolCall),
+    ProviderBlock(ProviderBlock),
 );
 
 /// A block that may appear in a user message: [`TextContent`], [`ImageContent`],
@@ -741,12 +944,13 @@ pub trait IntoUserContent {
 }
 
 /// A block that may appear in an assistant message: [`TextContent`],
-/// [`ThinkingContent`], [`RedactedThinkingContent`], [`ToolCall`] (or an
+/// [`ImageContent`] (an image the model made), [`ThinkingContent`],
+/// [`RedactedThinkingContent`], [`ToolCall`], [`ProviderBlock`] (or an
 /// [`AssistantContent`]).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot appear in an assistant message",
     label = "not allowed in an assistant message",
-    note = "an assistant message takes text, thinking, redacted thinking and tool-call blocks (`AssistantContent`)"
+    note = "an assistant message takes text, image, thinking, redacted thinking, tool-call and provider blocks (`AssistantContent`)"
 )]
 pub trait IntoAssistantContent {
     /// The block as assistant content.
@@ -807,9 +1011,11 @@ role_trait_impls!(
     [
         AssistantContent,
         TextContent,
+        ImageContent,
         ThinkingContent,
         RedactedThinkingContent,
         ToolCall,
+        ProviderBlock,
     ]
 );
 role_trait_impls!(

@@ -68,6 +68,8 @@ pub fn estimate_tokens(message: &AgentMessage) -> u64 {
                             chars += c.name.chars().count()
                                 + serde_json::to_string(&c.arguments).map_or(0, |s| s.len())
                         }
+                        AssistantContent::Image(_) => images += 1,
+                        AssistantContent::ProviderBlock(p) => chars += p.block.get().len(),
                     }
                 }
             }

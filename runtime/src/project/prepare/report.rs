@@ -34,6 +34,9 @@ pub enum ChangeKind {
     /// An image, audio or document block whose base64 data does not decode
     /// became a text placeholder.
     InvalidMedia,
+    /// A provider's own block, or the citations of a text, was dropped: it
+    /// goes back only to the api and provider that wrote it.
+    DroppedProviderData,
 }
 
 impl ChangeKind {
@@ -53,6 +56,7 @@ impl ChangeKind {
             Self::UnsupportedContent => "unsupported content",
             Self::MergedTurns => "merged turns",
             Self::InvalidMedia => "invalid media",
+            Self::DroppedProviderData => "dropped provider data",
         }
     }
 }

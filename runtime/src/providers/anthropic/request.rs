@@ -9,6 +9,7 @@ use crate::Message;
 use crate::{
     AssistantContent, DocumentContent, ImageContent, MediaSource, ToolResultContent, UserContent,
 };
+use crate::project::assistant_image_placeholder;
 use crate::{ChangeKind, Report};
 use serde_json::{json, Map, Value};
 
@@ -362,7 +363,37 @@ impl Encoder {
             match block {
                 AssistantContent::Text(t) => {
                     if !t.text.is_empty() {
-                        out.push(text_block(&t.text));
+                        let mut block = text_block(&t.text);
+                        // Citations come only from Anthropic here: prepare
+                        // dropped any other API's.
+                        if let Some(citations) = &t.citations {
+                            block["citations"] = citations.to_value();
+                        }
+                        out.push(block);
+                    }
+                }
+                AssistantContent::Image(image) => {
+                    let (mime, text) = assistant_image_placeholder(image);
+                    self.change(
+                        index,
+                        ChangeKind::UnsupportedContent,
+                        format!("a {mime} image in an assistant turn became text: Anthropic takes none there"),
+                    );
+                    out.push(text_block(&text));
+                }
+                AssistantContent::ProviderBlock(provider) => {
+                    if provider.api == API && provider.block.is_object() {
+                        out.push(provider.block.to_value());
+                    } else {
+                        self.change(
+                            index,
+                            ChangeKind::DroppedProviderData,
+                            format!(
+                                "dropped a `{}` block of `{}`: Anthropic takes back only its own",
+                                provider.type_name(),
+                                provider.api
+                            ),
+                        );
                     }
                 }
                 AssistantContent::Thinking(thinking) => match thinking.signature() {

@@ -355,6 +355,29 @@ impl Encoder {
                     ChangeKind::DroppedThinking,
                     "Gemini has no redacted thinking: the block was dropped",
                 ),
+                AssistantContent::Image(image) => {
+                    out.push(media_part(&image.source, guess_mime(&image.source, "image/png")));
+                }
+                AssistantContent::ProviderBlock(provider) => {
+                    let part = provider.block.to_value();
+                    // Grounding metadata describes the answer; it is no part.
+                    let is_part = part
+                        .as_object()
+                        .is_some_and(|map| !map.contains_key(GROUNDING_METADATA));
+                    if provider.api == API && is_part {
+                        out.push(part);
+                    } else {
+                        self.change(
+                            index,
+                            ChangeKind::DroppedProviderData,
+                            format!(
+                                "dropped a `{}` block of `{}`: Gemini takes back only its own parts",
+                                provider.type_name(),
+                                provider.api
+                            ),
+                        );
+                    }
+                }
                 AssistantContent::ToolCall(call) => {
                     let mut part = Map::new();
                     part.insert(
@@ -386,6 +409,9 @@ impl Encoder {
         out
     }
 }
+
+/// The key of the provider block that keeps a candidate's grounding metadata.
+pub(super) const GROUNDING_METADATA: &str = "groundingMetadata";
 
 pub(super) fn media_part(source: &MediaSource, mime: Option<String>) -> Value {
     match source {
