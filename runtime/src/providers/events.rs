@@ -140,7 +140,8 @@ pub(crate) struct BlockView<'a> {
     pub(crate) name: &'a str,
     /// A complete tool call's arguments, when the decoder holds them parsed.
     pub(crate) arguments: Option<&'a Map<String, Value>>,
-    /// A block that arrives whole.
+    /// The finished block, when the decoder holds it (always for a block
+    /// that arrives whole): what [`content`](Self::content) gives.
     pub(crate) whole: Option<&'a AssistantContent>,
     pub(crate) closed: bool,
 }
@@ -169,7 +170,7 @@ impl<'a> BlockView<'a> {
 
     /// The view of a block of content.
     pub(crate) fn of(block: &'a AssistantContent, closed: bool) -> Self {
-        match block {
+        let view = match block {
             AssistantContent::Image(_) | AssistantContent::ProviderBlock(_) => Self::whole(block),
             AssistantContent::Text(t) => Self {
                 signature: t.signature.as_deref(),
@@ -193,6 +194,10 @@ impl<'a> BlockView<'a> {
                     closed,
                 )
             },
+        };
+        Self {
+            whole: (view.closed || view.kind == Kind::Whole).then_some(block),
+            ..view
         }
     }
 
