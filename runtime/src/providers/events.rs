@@ -142,7 +142,7 @@ pub(crate) struct BlockView<'a> {
     pub(crate) arguments: Option<&'a Map<String, Value>>,
     /// The finished block, when the decoder holds it (always for a block
     /// that arrives whole): what [`content`](Self::content) gives.
-    pub(crate) whole: Option<&'a AssistantContent>,
+    pub(crate) whole: Option<Cow<'a, AssistantContent>>,
     pub(crate) closed: bool,
 }
 
@@ -161,7 +161,7 @@ impl<'a> BlockView<'a> {
     }
 
     /// The view of a block that arrives whole (complete when it is seen).
-    pub(crate) fn whole(block: &'a AssistantContent) -> Self {
+    pub(crate) fn whole(block: Cow<'a, AssistantContent>) -> Self {
         Self {
             whole: Some(block),
             ..Self::new(Kind::Whole, "", true)
@@ -171,7 +171,9 @@ impl<'a> BlockView<'a> {
     /// The view of a block of content.
     pub(crate) fn of(block: &'a AssistantContent, closed: bool) -> Self {
         let view = match block {
-            AssistantContent::Image(_) | AssistantContent::ProviderBlock(_) => Self::whole(block),
+            AssistantContent::Image(_) | AssistantContent::ProviderBlock(_) => {
+                Self::whole(Cow::Borrowed(block))
+            }
             AssistantContent::Text(t) => Self {
                 signature: t.signature.as_deref(),
                 ..Self::new(Kind::Text, t.text.as_str(), closed)
@@ -196,7 +198,7 @@ impl<'a> BlockView<'a> {
             },
         };
         Self {
-            whole: (view.closed || view.kind == Kind::Whole).then_some(block),
+            whole: (view.closed || view.kind == Kind::Whole).then_some(Cow::Borrowed(block)),
             ..view
         }
     }
@@ -205,8 +207,8 @@ impl<'a> BlockView<'a> {
     /// they stream).
     pub(crate) fn content(&self) -> AssistantContent {
         let signature = self.signature.map(str::to_owned);
-        if let Some(block) = self.whole {
-            return block.clone();
+        if let Some(block) = &self.whole {
+            return block.as_ref().clone();
         }
         match self.kind {
             // Never without its block (see `whole`).
