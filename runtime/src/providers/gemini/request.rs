@@ -1,6 +1,7 @@
 //! The request encoder.
 
 use super::options::write_options;
+use super::response::CANDIDATE_METADATA;
 use super::{API, PROVIDER, SKIP_SIGNATURE};
 use crate::providers::options::OptionReport;
 use crate::providers::shared::turns::{Side, Turns, OPENING};
@@ -360,10 +361,10 @@ impl Encoder {
                 }
                 AssistantContent::ProviderBlock(provider) => {
                     let part = provider.block.to_value();
-                    // Grounding metadata describes the answer; it is no part.
-                    let is_part = part
-                        .as_object()
-                        .is_some_and(|map| !map.contains_key(GROUNDING_METADATA));
+                    // A candidate's metadata describes the answer; it is no part.
+                    let is_part = part.as_object().is_some_and(|map| {
+                        !CANDIDATE_METADATA.iter().any(|key| map.contains_key(*key))
+                    });
                     if provider.api == API && is_part {
                         out.push(part);
                     } else {
@@ -409,9 +410,6 @@ impl Encoder {
         out
     }
 }
-
-/// The key of the provider block that keeps a candidate's grounding metadata.
-pub(super) const GROUNDING_METADATA: &str = "groundingMetadata";
 
 pub(super) fn media_part(source: &MediaSource, mime: Option<String>) -> Value {
     match source {
