@@ -4,7 +4,7 @@
 use agentmsg::providers::{
     anthropic, openai_chat, openai_responses, ResponseError, StreamDecode, StreamEvent,
 };
-use agentmsg::StopReason;
+use agentmsg::{AssistantContent, StopReason};
 
 #[test]
 fn tool_calls_null_from_compatible_servers_is_no_tool_call() {
@@ -127,7 +127,7 @@ fn a_responses_decoder_refuses_bodies_that_are_not_responses_and_says_what_they_
 }
 
 #[test]
-fn server_side_tool_blocks_are_reported_and_never_taken_for_client_calls() {
+fn server_side_tool_blocks_are_kept_in_place_and_never_taken_for_client_calls() {
     let body = r#"{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5",
         "content":[
           {"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"rust"}},
@@ -135,14 +135,31 @@ fn server_side_tool_blocks_are_reported_and_never_taken_for_client_calls() {
           {"type":"text","text":"Rust is a language.","citations":[]}],
         "stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":5}}"#;
     let (message, warnings) = anthropic::decode_response_with_warnings(body).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!(message.tool_calls().count(), 0);
     assert_eq!(message.stop_reason, StopReason::Stop);
     assert_eq!(message.text_content(), "Rust is a language.");
-    let said: Vec<String> = warnings.iter().map(ToString::to_string).collect();
-    assert_eq!(said.len(), 2, "{said:?}");
-    assert!(
-        said[0].contains("content[0]") && said[0].contains("`server_tool_use`"),
-        "{said:?}"
+    let kinds: Vec<String> = message
+        .content
+        .iter()
+        .map(|c| match c {
+            AssistantContent::ProviderBlock(p) => format!("{}:{}", p.api, p.type_name()),
+            other => other.kind().to_string(),
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "anthropic-messages:server_tool_use",
+            "anthropic-messages:web_search_tool_result",
+            "text"
+        ]
     );
-    assert!(said[1].contains("`web_search_tool_result`"), "{said:?}");
+    // A `tool_use` stop with only server-side blocks is no client turn.
+    let paused = body.replace("end_turn", "tool_use");
+    let message = anthropic::decode_response(&paused).unwrap();
+    assert_eq!(message.stop_reason, StopReason::Stop);
+    let paused = body.replace("end_turn", "pause_turn");
+    let message = anthropic::decode_response(&paused).unwrap();
+    assert_eq!(message.stop_reason, StopReason::Paused);
 }

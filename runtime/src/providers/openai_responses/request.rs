@@ -268,6 +268,34 @@ impl<'a> StoredMessage<'a> {
     }
 }
 
+/// The output items the client runs (not the server), which the API takes
+/// back only with the client's `<type>_output` item.
+const CLIENT_ITEMS: [&str; 5] = [
+    "apply_patch_call",
+    "local_shell_call",
+    "shell_call",
+    "computer_call",
+    "tool_search_call",
+];
+
+/// The type of `item` when it is a call the client runs and `content` holds
+/// no `<type>_output` provider item with its `call_id`.
+fn unanswered_client_call<'a>(item: &'a Value, content: &[AssistantContent]) -> Option<&'a str> {
+    let kind = item.get("type").and_then(Value::as_str)?;
+    if !CLIENT_ITEMS.contains(&kind) {
+        return None;
+    }
+    let output = format!("{kind}_output");
+    let call_id = item.get("call_id");
+    let answered = content.iter().any(|block| match block {
+        AssistantContent::ProviderBlock(p) if p.api == API && p.type_name() == output => {
+            p.block.to_value().get("call_id") == call_id
+        }
+        _ => false,
+    });
+    (!answered).then_some(kind)
+}
+
 pub(super) fn assistant_items(
     index: usize,
     m: &AssistantMessage,
@@ -359,6 +387,16 @@ pub(super) fn assistant_items(
                     continue;
                 }
                 let item = provider.block.to_value();
+                if let Some(kind) = unanswered_client_call(&item, &m.content) {
+                    report.record(
+                        index,
+                        ChangeKind::DroppedProviderData,
+                        format!(
+                            "dropped a `{kind}` item: the client runs it and its `{kind}_output` is not in the transcript, which the API would refuse"
+                        ),
+                    );
+                    continue;
+                }
                 // An item id is sent once per input, as the API requires.
                 match item.get("id").and_then(Value::as_str) {
                     Some(id) if !item_ids.insert(id.to_owned()) => duplicates += 1,
