@@ -737,6 +737,7 @@ fn stream_and_body_agree_on_what_both_carry() {
                     .into_iter()
                     .map(|s| if s.starts_with("provider:") { "provider".into() } else { s })
                     .collect();
+                v.sort();
                 v.dedup();
                 v
             };

@@ -1087,6 +1087,7 @@ fn text_signatures_stay_with_their_text() {
         json!([
             {"text": "AB", "thoughtSignature": "U0lHMQ=="},
             {"text": "C"},
+            {"inlineData": {"mimeType": "image/png", "data": PNG}},
             {"text": "", "thoughtSignature": "U0lHMg=="},
             {"text": "", "thoughtSignature": "U0lHMw=="},
             {"text": "", "thought": true, "thoughtSignature": SIG},
@@ -1097,8 +1098,8 @@ fn text_signatures_stay_with_their_text() {
     let other = request("gemini-2.5-flash");
     assert_eq!(
         other.body["contents"][1]["parts"],
-        json!([{"text": "AB"}, {"text": "C"}]),
-        "another model gets neither the signatures nor the blocks that were only signatures"
+        json!([{"text": "AB"}, {"text": "C"}, {"inlineData": {"mimeType": "image/png", "data": PNG}}]),
+        "another model gets neither the signatures nor the blocks that were only signatures (the image stays: it is no signature"
     );
     let dropped = change_details(&other.report, ChangeKind::DroppedThinking);
     assert!(

@@ -666,6 +666,8 @@ fn without_encrypted(m: &AssistantMessage) -> AssistantMessage {
     let strip = |stored: &str| -> String {
         let mut v: Value = serde_json::from_str(stored).unwrap();
         v.as_object_mut().unwrap().remove("encrypted_content");
+        // A `program` item's fingerprint is encrypted too.
+        v.as_object_mut().unwrap().remove("fingerprint");
         v.to_string()
     };
     let mut m = m.clone();

@@ -197,8 +197,11 @@ impl<'a> BlockView<'a> {
                 )
             },
         };
+        // A finished text keeps what its view does not carry (its citations);
+        // a block that arrives whole is its own content.
+        let keep = view.kind == Kind::Whole || (view.closed && view.kind == Kind::Text);
         Self {
-            whole: (view.closed || view.kind == Kind::Whole).then_some(Cow::Borrowed(block)),
+            whole: keep.then_some(Cow::Borrowed(block)),
             ..view
         }
     }
