@@ -52,10 +52,10 @@
 //! ```
 //!
 //! ```compile_fail,E0277
-//! use agentmsg::{AssistantMessage, ImageContent};
+//! use agentmsg::{AssistantMessage, DocumentContent};
 //!
-//! // error: `ImageContent` cannot appear in an assistant message
-//! let reply = AssistantMessage::new([ImageContent::from_url("https://example.com/cat.png")]);
+//! // error: `DocumentContent` cannot appear in an assistant message
+//! let reply = AssistantMessage::new([DocumentContent::from_url("https://example.com/a.pdf")]);
 //! ```
 //!
 //! At run time, the same rules hold: converting a [`Content`] into a role's enum

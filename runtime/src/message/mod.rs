@@ -297,13 +297,14 @@ pub struct AssistantMessage {
 
 impl AssistantMessage {
     /// An assistant message from blocks allowed in an assistant message (text,
-    /// thinking, redacted thinking, tool calls, or strings), stamped with the current
-    /// time; `stop_reason` is `toolUse` when there is a tool call, else `stop`.
+    /// images the model made, thinking, redacted thinking, tool calls, provider
+    /// blocks, or strings), stamped with the current time; `stop_reason` is
+    /// `toolUse` when there is a tool call, else `stop`.
     ///
     /// ```compile_fail
-    /// # use agentmsg_runtime::{AssistantMessage, ImageContent};
-    /// let image = ImageContent::from_url("https://example.com/a.png");
-    /// let reply = AssistantMessage::new([image]);
+    /// # use agentmsg_runtime::{AssistantMessage, AudioContent};
+    /// let clip = AudioContent { data: "SUQz".into(), mime_type: "audio/mpeg".into() };
+    /// let reply = AssistantMessage::new([clip]);
     /// ```
     pub fn new<I>(content: I) -> Self
     where

@@ -382,15 +382,21 @@ impl Encoder {
                     out.push(text_block(&text));
                 }
                 AssistantContent::ProviderBlock(provider) => {
-                    if provider.api == API && provider.block.is_object() {
+                    let kind = provider.type_name();
+                    if kind == "fallback" {
+                        self.change(
+                            index,
+                            ChangeKind::DroppedProviderData,
+                            "dropped a `fallback` block: it tells which model answered, and no request takes it",
+                        );
+                    } else if provider.api == API && provider.block.is_object() {
                         out.push(provider.block.to_value());
                     } else {
                         self.change(
                             index,
                             ChangeKind::DroppedProviderData,
                             format!(
-                                "dropped a `{}` block of `{}`: Anthropic takes back only its own",
-                                provider.type_name(),
+                                "dropped a `{kind}` block of `{}`: Anthropic takes back only its own",
                                 provider.api
                             ),
                         );
