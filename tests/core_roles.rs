@@ -4,8 +4,8 @@
 
 use agentmsg::{
     AssistantContent, AudioContent, BlockKind, Content, DocumentContent, ImageContent, Message,
-    ProviderBlock, RawJson, RedactedThinkingContent, Role, RoleError, TextContent, ThinkingContent, ToolCall,
-    ToolResultContent, UserContent,
+    ProviderBlock, RawJson, RedactedThinkingContent, Role, RoleError, TextContent, ThinkingContent,
+    ToolCall, ToolResultContent, UserContent,
 };
 use serde_json::json;
 
@@ -24,8 +24,10 @@ fn every_block() -> Vec<Content> {
         ToolCall::new("c1", "read", json!({"path": "a.rs"})).into(),
         ProviderBlock::new(
             "anthropic-messages",
-            RawJson::from_json(r#"{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}"#)
-                .unwrap(),
+            RawJson::from_json(
+                r#"{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}"#,
+            )
+            .unwrap(),
         )
         .into(),
     ]

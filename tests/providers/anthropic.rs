@@ -735,7 +735,13 @@ fn stream_and_body_agree_on_what_both_carry() {
             let collapse = |v: Vec<String>| {
                 let mut v: Vec<String> = v
                     .into_iter()
-                    .map(|s| if s.starts_with("provider:") { "provider".into() } else { s })
+                    .map(|s| {
+                        if s.starts_with("provider:") {
+                            "provider".into()
+                        } else {
+                            s
+                        }
+                    })
                     .collect();
                 v.sort();
                 v.dedup();

@@ -204,10 +204,20 @@ fn own_rule_errors(body: &Value, request: &Request) -> Vec<String> {
                 }
             }
             // An item of the provider's own, replayed as the decoder kept it.
-            "web_search_call" | "file_search_call" | "code_interpreter_call"
-            | "image_generation_call" | "mcp_call" | "mcp_list_tools"
-            | "mcp_approval_request" | "compaction" | "shell_call" | "shell_call_output"
-            | "tool_search_call" | "tool_search_output" | "program" | "program_output" => {}
+            "web_search_call"
+            | "file_search_call"
+            | "code_interpreter_call"
+            | "image_generation_call"
+            | "mcp_call"
+            | "mcp_list_tools"
+            | "mcp_approval_request"
+            | "compaction"
+            | "shell_call"
+            | "shell_call_output"
+            | "tool_search_call"
+            | "tool_search_output"
+            | "program"
+            | "program_output" => {}
             other => errors.push(format!("input[{i}]: unexpected item type {other}")),
         }
     }

@@ -14,7 +14,8 @@ use serde_json::{json, Value};
 use crate::common;
 use crate::transcripts::PNG;
 
-const SEARCH: &str = r#"{"type":"server_tool_use","id":"srvtoolu_01","name":"web_search","input":{"query":"rust"}}"#;
+const SEARCH: &str =
+    r#"{"type":"server_tool_use","id":"srvtoolu_01","name":"web_search","input":{"query":"rust"}}"#;
 const RESULT: &str = r#"{"type":"web_search_tool_result","tool_use_id":"srvtoolu_01","content":[{"type":"web_search_result","url":"https://www.rust-lang.org","title":"Rust","encrypted_content":"EqgfCio","page_age":null}]}"#;
 const CITATIONS: &str = r#"[{"type":"web_search_result_location","url":"https://www.rust-lang.org","title":"Rust","encrypted_index":"Eo8BCio","cited_text":"A language empowering everyone"}]"#;
 
@@ -67,15 +68,36 @@ fn a_provider_block_line_reads_and_writes_back_byte_for_byte() {
     };
     assert_eq!(block.type_name(), "server_tool_use");
     assert_eq!(block.block.to_value()["input"]["query"], "rust");
-    assert_eq!(assistant.tool_calls().count(), 0, "a server call is no client call");
+    assert_eq!(
+        assistant.tool_calls().count(),
+        0,
+        "a server call is no client call"
+    );
     assert!(matches!(assistant.content[2], AssistantContent::Image(_)));
+    // Read as a `Message` from text, from a `Value` and in a list: the same
+    // blocks (serde's generic readers may hand the block over as a value, whose
+    // keys then come in serde_json's order: the transcript reader above keeps
+    // the bytes).
+    let as_value = |m: &Message| serde_json::to_value(m).expect("serializes");
+    let exact = as_value(message.as_llm().expect("an LLM message"));
+    let direct: Message = serde_json::from_str(line).expect("from text");
+    let value: Value = serde_json::from_str(line).expect("JSON");
+    let via_value: Message = serde_json::from_value(value.clone()).expect("from a value");
+    assert_eq!(as_value(&direct), exact);
+    assert_eq!(as_value(&via_value), exact);
+    let list: Vec<AgentMessage> =
+        serde_json::from_str(&format!("[{line},{line}]")).expect("a list");
+    assert_eq!(list[1].to_line().expect("writes"), line);
 
     // The transcript's JSON Schema takes the line, and a message decoded from
     // a provider, written as a line.
     let schema = agentmsg::transcript_line_schema();
     let validator = jsonschema::validator_for(&schema).expect("schema compiles");
     let value: Value = serde_json::from_str(line).expect("JSON");
-    let errors: Vec<String> = validator.iter_errors(&value).map(|e| e.to_string()).collect();
+    let errors: Vec<String> = validator
+        .iter_errors(&value)
+        .map(|e| e.to_string())
+        .collect();
     assert!(errors.is_empty(), "{errors:?}");
     let written = AgentMessage::from(Message::Assistant(searched()))
         .to_line()
@@ -125,16 +147,25 @@ fn prepare_replays_provider_blocks_and_citations_to_their_provider_and_api_only(
     assert_eq!(same.report.count(ChangeKind::DroppedProviderData), 0);
 
     // Another API: both blocks dropped, the citations removed, each said.
-    let other = prepare(&messages, &Target::new("openai", "openai-responses", "gpt-5"));
+    let other = prepare(
+        &messages,
+        &Target::new("openai", "openai-responses", "gpt-5"),
+    );
     let kept = &assistant_of(&other.messages).content;
     assert_eq!(kept.len(), 1, "{kept:?}");
     let AssistantContent::Text(text) = &kept[0] else {
         panic!("{kept:?}");
     };
-    assert_eq!((text.text.as_str(), text.citations.as_ref()), ("Rust is fast.", None));
+    assert_eq!(
+        (text.text.as_str(), text.citations.as_ref()),
+        ("Rust is fast.", None)
+    );
     let said = common::change_details(&other.report, ChangeKind::DroppedProviderData);
     assert_eq!(said.len(), 3, "{said:?}");
-    assert!(said[0].contains("`server_tool_use`") && said[0].contains("anthropic/anthropic-messages"), "{said:?}");
+    assert!(
+        said[0].contains("`server_tool_use`") && said[0].contains("anthropic/anthropic-messages"),
+        "{said:?}"
+    );
     assert!(said[1].contains("`web_search_tool_result`"), "{said:?}");
     assert!(said[2].contains("citations of text block 2"), "{said:?}");
 
@@ -146,7 +177,11 @@ fn prepare_replays_provider_blocks_and_citations_to_their_provider_and_api_only(
     assert_eq!(proxy.report.count(ChangeKind::DroppedProviderData), 3);
     // Deterministic: the same input, the same output.
     assert_eq!(
-        prepare(&messages, &Target::new("openai", "openai-responses", "gpt-5")).messages,
+        prepare(
+            &messages,
+            &Target::new("openai", "openai-responses", "gpt-5")
+        )
+        .messages,
         other.messages
     );
 }
@@ -213,14 +248,17 @@ fn an_image_the_model_made_goes_back_where_assistant_turns_take_images() {
 fn anthropic_server_blocks_go_back_in_place_and_pass_the_schema() {
     common::require_conformance!();
     let dir = common::conformance_dir().join("responses/vercel/anthropic");
-    for name in ["anthropic-web-search-tool.1.json", "anthropic-web-fetch-tool.1.json"] {
+    for name in [
+        "anthropic-web-search-tool.1.json",
+        "anthropic-web-fetch-tool.1.json",
+    ] {
         let text = std::fs::read_to_string(dir.join(name)).expect("fixture");
         let wire: Value = serde_json::from_str(&text).expect("JSON");
         let reply = anthropic::decode_response(&text).expect("decodes");
         assert!(reply.tool_calls().next().is_none(), "{name}");
         let model = reply.model.clone();
-        let encoded = anthropic::encode_request(&Request::new(model, conversation(reply)))
-            .expect("encodes");
+        let encoded =
+            anthropic::encode_request(&Request::new(model, conversation(reply))).expect("encodes");
         let replayed = &encoded.body["messages"][1]["content"];
         // Every block back, in order; `citations: null` is no citation.
         let mut expected = wire["content"].clone();
@@ -234,7 +272,11 @@ fn anthropic_server_blocks_go_back_in_place_and_pass_the_schema() {
         assert_eq!(replayed, &expected, "{name}");
         let errors = common::schema_errors("anthropic-messages-request.schema.json", &encoded.body);
         assert!(errors.is_empty(), "{name}: {errors:#?}");
-        assert_eq!(encoded.report.count(ChangeKind::DroppedProviderData), 0, "{name}");
+        assert_eq!(
+            encoded.report.count(ChangeKind::DroppedProviderData),
+            0,
+            "{name}"
+        );
 
         // To another API: dropped, and said.
         let reply = anthropic::decode_response(&text).expect("decodes");
@@ -250,7 +292,9 @@ fn anthropic_server_blocks_go_back_in_place_and_pass_the_schema() {
             "{name}: {:?}",
             encoded.report
         );
-        assert!(common::schema_errors("openai-responses-request.schema.json", &encoded.body).is_empty());
+        assert!(
+            common::schema_errors("openai-responses-request.schema.json", &encoded.body).is_empty()
+        );
     }
 }
 
@@ -281,7 +325,10 @@ fn responses_items_go_back_into_the_input_as_they_came() {
             if matches!(kind, "message" | "reasoning") {
                 continue;
             }
-            assert!(input.contains(item), "{name}: `{kind}` item not replayed as it came");
+            assert!(
+                input.contains(item),
+                "{name}: `{kind}` item not replayed as it came"
+            );
         }
         let errors = common::schema_errors("openai-responses-request.schema.json", &encoded.body);
         assert!(errors.is_empty(), "{name}: {errors:#?}");
@@ -332,7 +379,13 @@ fn gemini_code_execution_and_grounding_are_kept_and_go_back_as_parts() {
         .collect();
     assert_eq!(
         kinds,
-        ["text", "executableCode", "codeExecutionResult", "text", "groundingMetadata"]
+        [
+            "text",
+            "executableCode",
+            "codeExecutionResult",
+            "text",
+            "groundingMetadata"
+        ]
     );
     assert_eq!(message.stop_reason, StopReason::Stop);
     assert_eq!(
@@ -345,7 +398,10 @@ fn gemini_code_execution_and_grounding_are_kept_and_go_back_as_parts() {
     let mut body: Value = serde_json::from_str(CODE_EXECUTION[3]).expect("JSON");
     let parts: Vec<Value> = CODE_EXECUTION
         .iter()
-        .map(|c| serde_json::from_str::<Value>(c).expect("JSON")["candidates"][0]["content"]["parts"][0].clone())
+        .map(|c| {
+            serde_json::from_str::<Value>(c).expect("JSON")["candidates"][0]["content"]["parts"][0]
+                .clone()
+        })
         .collect();
     body["candidates"][0]["content"]["parts"] = Value::Array(parts);
     let (from_body, _) = gemini::decode_response_with_warnings(&body.to_string()).expect("decodes");
@@ -357,12 +413,21 @@ fn gemini_code_execution_and_grounding_are_kept_and_go_back_as_parts() {
     let encoded = gemini::encode_request(&Request::new("gemini-2.5-flash", conversation(message)))
         .expect("encodes");
     let parts = &encoded.body["contents"][1]["parts"];
-    assert_eq!(parts[1]["executableCode"]["code"], "print(sum([2, 3, 5, 7, 11]))\n");
+    assert_eq!(
+        parts[1]["executableCode"]["code"],
+        "print(sum([2, 3, 5, 7, 11]))\n"
+    );
     assert_eq!(parts[2]["codeExecutionResult"]["output"], "28\n");
     assert_eq!(parts.as_array().map(Vec::len), Some(4), "{parts}");
     let said = common::change_details(&encoded.report, ChangeKind::DroppedProviderData);
-    assert!(said.iter().any(|d| d.contains("`groundingMetadata`")), "{said:?}");
-    assert!(common::schema_errors("gemini-generatecontent-request.schema.json", &encoded.body).is_empty());
+    assert!(
+        said.iter().any(|d| d.contains("`groundingMetadata`")),
+        "{said:?}"
+    );
+    assert!(
+        common::schema_errors("gemini-generatecontent-request.schema.json", &encoded.body)
+            .is_empty()
+    );
 }
 
 #[test]
@@ -377,17 +442,26 @@ fn a_gemini_stream_that_ends_cleanly_without_finish_reason_is_a_stop() {
         decoder.push(chunk).expect("pushes");
     }
     let (message, warnings) = decoder.finish_with_warnings().expect("a clean end");
-    assert_eq!((message.text_content().as_str(), message.stop_reason), ("Hello.", StopReason::Stop));
+    assert_eq!(
+        (message.text_content().as_str(), message.stop_reason),
+        ("Hello.", StopReason::Stop)
+    );
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     let said = warnings[0].to_string();
-    assert!(said.contains("event 1") && said.contains("without a finishReason"), "{said}");
+    assert!(
+        said.contains("event 1") && said.contains("without a finishReason"),
+        "{said}"
+    );
 
     // With a function call, the clean end is a toolUse.
     let mut decoder = gemini::StreamDecoder::new();
     decoder
         .push(r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"now","args":{}}}],"role":"model"}}],"responseId":"r3"}"#)
         .expect("pushes");
-    assert_eq!(decoder.finish().expect("a clean end").stop_reason, StopReason::ToolUse);
+    assert_eq!(
+        decoder.finish().expect("a clean end").stop_reason,
+        StopReason::ToolUse
+    );
 
     // Cut while a call's arguments still stream, or before any candidate: an error.
     let mut decoder = gemini::StreamDecoder::new();
@@ -397,7 +471,9 @@ fn a_gemini_stream_that_ends_cleanly_without_finish_reason_is_a_stop() {
     let error = decoder.finish().expect_err("cut mid-call").to_string();
     assert!(error.contains("still streaming"), "{error}");
     let mut decoder = gemini::StreamDecoder::new();
-    decoder.push(r#"{"usageMetadata":{"promptTokenCount":3}}"#).expect("pushes");
+    decoder
+        .push(r#"{"usageMetadata":{"promptTokenCount":3}}"#)
+        .expect("pushes");
     assert!(decoder.finish().is_err());
 }
 
@@ -430,7 +506,10 @@ fn an_anthropic_stream_keeps_server_blocks_and_citations_as_the_body_does() {
         told.extend(decoder.push(event).expect("pushes"));
     }
     assert!(
-        !told.iter().any(|e| matches!(e, StreamEvent::ToolCallStart { .. } | StreamEvent::ToolCallEnd { .. })),
+        !told.iter().any(|e| matches!(
+            e,
+            StreamEvent::ToolCallStart { .. } | StreamEvent::ToolCallEnd { .. }
+        )),
         "{told:?}"
     );
     let blocks: Vec<usize> = told
@@ -454,4 +533,69 @@ fn an_anthropic_stream_keeps_server_blocks_and_citations_as_the_body_does() {
     decoded.timestamp = streamed.timestamp;
     assert_eq!(decoded, streamed);
     assert_eq!(decoded.content, searched().content);
+}
+
+/// A search answer of an OpenAI-compatible server: OpenAI's URL `annotations`
+/// on the message, xAI's and Perplexity's `citations` beside the choices. The
+/// body and the stream keep them alike: the annotations as the text's
+/// citations, the sources as a provider block; neither is a tool call, and
+/// Chat Completions takes neither back (said).
+#[test]
+fn chat_completions_search_sources_are_kept_in_body_and_stream() {
+    let annotations = r#"[{"type":"url_citation","url_citation":{"url":"https://www.rust-lang.org","title":"Rust","start_index":0,"end_index":4}}]"#;
+    let body = format!(
+        r#"{{"id":"chatcmpl-1","model":"grok-3","created":1,"choices":[{{"index":0,"message":{{"role":"assistant","content":"Rust is fast.","annotations":{annotations}}},"finish_reason":"stop"}}],"citations":["https://www.rust-lang.org","https://doc.rust-lang.org"],"usage":{{"prompt_tokens":5,"completion_tokens":4,"total_tokens":9}}}}"#
+    );
+    let (message, warnings) = openai_chat::decode_response_with_warnings(&body).expect("decodes");
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(message.stop_reason, StopReason::Stop);
+    assert_eq!(message.content.len(), 2, "{:?}", message.content);
+    let AssistantContent::Text(text) = &message.content[0] else {
+        panic!("{:?}", message.content);
+    };
+    assert_eq!(
+        text.citations.as_ref().map(RawJson::to_value),
+        Some(serde_json::from_str(annotations).unwrap())
+    );
+    let AssistantContent::ProviderBlock(sources) = &message.content[1] else {
+        panic!("{:?}", message.content);
+    };
+    assert_eq!(
+        (sources.api.as_str(), sources.type_name().as_str()),
+        ("openai-completions", "citations")
+    );
+    assert_eq!(
+        sources.block.to_value()["citations"][1],
+        "https://doc.rust-lang.org"
+    );
+
+    let chunks = [
+        r#"{"id":"chatcmpl-1","model":"grok-3","created":1,"choices":[{"index":0,"delta":{"role":"assistant","content":"Rust is"}}]}"#.to_owned(),
+        format!(r#"{{"id":"chatcmpl-1","model":"grok-3","created":1,"choices":[{{"index":0,"delta":{{"content":" fast.","annotations":{annotations}}}}}]}}"#),
+        r#"{"id":"chatcmpl-1","model":"grok-3","created":1,"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"citations":["https://www.rust-lang.org","https://doc.rust-lang.org"],"usage":{"prompt_tokens":5,"completion_tokens":4,"total_tokens":9}}"#.to_owned(),
+    ];
+    let mut decoder = openai_chat::StreamDecoder::new();
+    let mut told = Vec::new();
+    for chunk in &chunks {
+        told.extend(decoder.push(chunk).expect("pushes"));
+    }
+    let partial = decoder.partial();
+    let streamed = decoder.finish().expect("finishes");
+    assert_eq!(streamed.content, message.content);
+    assert_eq!(partial.content, message.content);
+    assert!(
+        told.iter()
+            .any(|e| matches!(e, StreamEvent::Block { index: 1, .. })),
+        "{told:?}"
+    );
+
+    let next = Request::new("grok-3", conversation(message));
+    let encoded = openai_chat::encode_request(&next).expect("encodes");
+    assert_eq!(encoded.body["messages"][1]["content"], "Rust is fast.");
+    assert_eq!(
+        encoded.report.count(ChangeKind::DroppedProviderData),
+        2,
+        "{:?}",
+        encoded.report
+    );
 }

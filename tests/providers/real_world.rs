@@ -284,7 +284,10 @@ fn no_recorded_response_loses_a_block() {
         lost.len()
     );
     assert!(decoded >= 130, "only {decoded} responses decoded");
-    assert!(provider_blocks >= 319, "only {provider_blocks} provider blocks");
+    assert!(
+        provider_blocks >= 319,
+        "only {provider_blocks} provider blocks"
+    );
     assert!(cited >= 20, "only {cited} texts with citations");
     assert!(lost.is_empty(), "{}", lost.join("\n"));
 }

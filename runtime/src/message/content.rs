@@ -58,8 +58,13 @@ pub struct TextContent {
     /// citations). Its shape is the API's own, so it goes back only to the API
     /// of the message that holds it ([`prepare`](crate::prepare) drops it,
     /// with a report, for another).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Not written when `None` or JSON `null` (which reads back as `None`).
+    #[serde(default, skip_serializing_if = "no_citations")]
     pub citations: Option<RawJson>,
+}
+
+fn no_citations(citations: &Option<RawJson>) -> bool {
+    citations.as_ref().is_none_or(|c| c.get() == "null")
 }
 
 impl TextContent {
@@ -176,9 +181,92 @@ impl Serialize for RawJson {
     }
 }
 
+/// The name under which serde_json hands out the text of a value instead of
+/// the value (what its `RawValue` asks for).
+const RAW_TOKEN: &str = "$serde_json::private::RawValue";
+
+/// Reads the exact text of the value from serde_json's readers (a `&str`, a
+/// slice, a reader or a `Value`); from any other deserializer (serde's
+/// buffered content, another format), the value itself, written compactly.
 impl<'de> Deserialize<'de> for RawJson {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Box::<serde_json::value::RawValue>::deserialize(deserializer).map(Self)
+        deserializer.deserialize_newtype_struct(RAW_TOKEN, RawVisitor)
+    }
+}
+
+struct RawVisitor;
+
+impl<'de> de::Visitor<'de> for RawVisitor {
+    type Value = RawJson;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<RawJson, D::Error> {
+        serde_json::Value::deserialize(d).map(|v| RawJson::from_value(&v))
+    }
+
+    fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<RawJson, A::Error> {
+        let Some(first) = map.next_key::<String>()? else {
+            return Ok(RawJson::from_value(&serde_json::Value::Object(
+                serde_json::Map::new(),
+            )));
+        };
+        if first == RAW_TOKEN {
+            // serde_json's reader: the one entry is the value's text.
+            let text: String = map.next_value()?;
+            return serde_json::value::RawValue::from_string(text)
+                .map(RawJson)
+                .map_err(de::Error::custom);
+        }
+        // Another reader gave the object itself.
+        let mut object = serde_json::Map::new();
+        object.insert(first, map.next_value()?);
+        while let Some((key, value)) = map.next_entry::<String, serde_json::Value>()? {
+            object.insert(key, value);
+        }
+        Ok(RawJson::from_value(&serde_json::Value::Object(object)))
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<RawJson, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element::<serde_json::Value>()? {
+            items.push(item);
+        }
+        Ok(RawJson::from_value(&serde_json::Value::Array(items)))
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<RawJson, E> {
+        Ok(RawJson::from_value(&v.into()))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawJson, E> {
+        Ok(RawJson::from_value(&v.into()))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawJson, E> {
+        Ok(RawJson::from_value(&v.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<RawJson, E> {
+        Ok(RawJson::from_value(&v.into()))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<RawJson, E> {
+        Ok(RawJson::from_value(&v.into()))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<RawJson, E> {
+        Ok(RawJson::from_value(&serde_json::Value::Null))
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<RawJson, E> {
+        self.visit_unit()
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<RawJson, D::Error> {
+        d.deserialize_any(self)
     }
 }
 

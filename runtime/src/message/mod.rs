@@ -699,11 +699,16 @@ impl Serialize for SystemContentRef<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let signature = self.0.signature.as_ref();
-        let mut map = serializer.serialize_map(Some(2 + usize::from(signature.is_some())))?;
+        let citations = self.0.citations.as_ref().filter(|c| c.get() != "null");
+        let len = 2 + usize::from(signature.is_some()) + usize::from(citations.is_some());
+        let mut map = serializer.serialize_map(Some(len))?;
         map.serialize_entry("type", "text")?;
         map.serialize_entry("text", &self.0.text)?;
         if let Some(signature) = signature {
             map.serialize_entry("signature", signature)?;
+        }
+        if let Some(citations) = citations {
+            map.serialize_entry("citations", citations)?;
         }
         map.end()
     }

@@ -616,8 +616,7 @@ impl Run<'_> {
                     let mut text = text.clone();
                     let on = (b, BlockKind::Text);
                     self.signature(i, on, &mut text.signature, same, &foreign);
-                    if text.citations.is_some() && !self.same_provider_api(message, &message.api)
-                    {
+                    if text.citations.is_some() && !self.same_provider_api(message, &message.api) {
                         text.citations = None;
                         let origin = origin(&message.provider, &message.api);
                         self.found(i, Event::CitationsDropped { block: b, origin });

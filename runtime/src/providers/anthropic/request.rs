@@ -2,6 +2,7 @@
 
 use super::options::write_options;
 use super::{API, DEFAULT_MAX_TOKENS, MAX_DOCUMENT_TITLE, PROVIDER};
+use crate::project::assistant_image_placeholder;
 use crate::providers::options::OptionReport;
 use crate::providers::shared::turns::{Side, Turns, OPENING};
 use crate::providers::{EncodeError, Encoded, Request};
@@ -9,7 +10,6 @@ use crate::Message;
 use crate::{
     AssistantContent, DocumentContent, ImageContent, MediaSource, ToolResultContent, UserContent,
 };
-use crate::project::assistant_image_placeholder;
 use crate::{ChangeKind, Report};
 use serde_json::{json, Map, Value};
 

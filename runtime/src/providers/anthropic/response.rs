@@ -6,8 +6,8 @@ use crate::providers::catalog::priced;
 use crate::providers::ResponseError;
 use crate::Usage;
 use crate::{AssistantContent, RedactedThinkingContent, TextContent, ThinkingContent, ToolCall};
-use crate::{ProviderBlock, RawJson};
 use crate::{AssistantMessage, StopReason};
+use crate::{ProviderBlock, RawJson};
 use serde::Deserialize;
 use serde_json::Value;
 

@@ -220,7 +220,10 @@ impl StreamDecoder {
                     ),
                 }),
                 Open::Provider { start, .. } => {
-                    let kind = start.get("type").and_then(Value::as_str).unwrap_or_default();
+                    let kind = start
+                        .get("type")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
                     skipped.push(ResponseError::Invalid {
                         event: None,
                         path: format!("content_block[{block}]"),
@@ -406,7 +409,9 @@ impl StreamDecoder {
                     }
                     (
                         Open::Provider { content, .. },
-                        WireDelta::CompactionDelta { content: Some(more) },
+                        WireDelta::CompactionDelta {
+                            content: Some(more),
+                        },
                     ) => {
                         content.get_or_insert_with(String::new).push_str(&more);
                         false

@@ -357,7 +357,10 @@ impl Encoder {
                     "Gemini has no redacted thinking: the block was dropped",
                 ),
                 AssistantContent::Image(image) => {
-                    out.push(media_part(&image.source, guess_mime(&image.source, "image/png")));
+                    out.push(media_part(
+                        &image.source,
+                        guess_mime(&image.source, "image/png"),
+                    ));
                 }
                 AssistantContent::ProviderBlock(provider) => {
                     let part = provider.block.to_value();

@@ -9,8 +9,8 @@ use crate::providers::catalog::priced;
 use crate::providers::ResponseError;
 use crate::Usage;
 use crate::{AssistantContent, TextContent, ThinkingContent, ToolCall};
-use crate::{ImageContent, MediaSource, ProviderBlock, RawJson};
 use crate::{AssistantMessage, StopReason};
+use crate::{ImageContent, MediaSource, ProviderBlock, RawJson};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -53,8 +53,11 @@ pub(super) struct WireCandidate {
 /// The metadata of a candidate that is kept as a provider block of its own,
 /// `{"<key>": …}`, after the parts: what grounded or cited the answer. It is
 /// no part, so the encoder does not send it back.
-pub(crate) const CANDIDATE_METADATA: [&str; 3] =
-    ["groundingMetadata", "citationMetadata", "urlContextMetadata"];
+pub(crate) const CANDIDATE_METADATA: [&str; 3] = [
+    "groundingMetadata",
+    "citationMetadata",
+    "urlContextMetadata",
+];
 
 #[derive(Deserialize)]
 pub(super) struct WireContent {
@@ -314,10 +317,9 @@ impl Builder {
                         mime_type: Some(mime_type),
                         data: Some(data),
                     }) if mime_type.starts_with("image/") => {
-                        self.content
-                            .push(AssistantContent::Image(ImageContent {
-                                source: MediaSource::Base64 { data, mime_type },
-                            }));
+                        self.content.push(AssistantContent::Image(ImageContent {
+                            source: MediaSource::Base64 { data, mime_type },
+                        }));
                         if let Some(signature) = signature {
                             self.content.push(AssistantContent::Text(
                                 TextContent::new("").with_signature(signature),

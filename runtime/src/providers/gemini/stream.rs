@@ -1,7 +1,6 @@
 //! The stream decoder.
 
 use super::response::{call_id, metadata_blocks, stop_reason, OpenText, WireUsage};
-use std::borrow::Cow;
 use super::response::{Folder, WireResponse};
 use super::{API, PROVIDER};
 use crate::providers::catalog::priced;
@@ -10,6 +9,7 @@ use crate::providers::shared::latch::Latch;
 use crate::providers::{ResponseError, StreamDecode};
 use crate::AssistantMessage;
 use crate::{AssistantContent, StopReason};
+use std::borrow::Cow;
 
 /// Folds Gemini `streamGenerateContent` chunks (each one a JSON
 /// `GenerateContentResponse`) into an [`AssistantMessage`]. Text and thoughts
@@ -119,7 +119,8 @@ impl StreamDecoder {
         };
         // The candidate's metadata closes the message, as in the body.
         if stop.is_some() || folder.error.is_some() {
-            blocks.extend(metadata_blocks(&folder.metadata).map(|b| BlockView::whole(Cow::Owned(b))));
+            blocks
+                .extend(metadata_blocks(&folder.metadata).map(|b| BlockView::whole(Cow::Owned(b))));
         }
         Snapshot {
             started: folder.builder.is_some(),

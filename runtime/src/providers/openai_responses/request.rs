@@ -2,11 +2,11 @@
 
 use super::options::write_options;
 use super::{API, MIN_OUTPUT_TOKENS, PROVIDER};
+use crate::project::assistant_image_placeholder;
 use crate::providers::options::OptionReport;
 use crate::providers::shared::parts::{user_parts, DocumentPart, PartWriter};
 use crate::providers::shared::tools::tool_parameters;
 use crate::providers::{EncodeError, Encoded, Request};
-use crate::project::assistant_image_placeholder;
 use crate::{AssistantContent, AudioContent, MediaSource, RawJson, ToolResultContent};
 use crate::{AssistantMessage, Message};
 use crate::{ChangeKind, Report};
@@ -312,7 +312,10 @@ pub(super) fn assistant_items(
             AssistantContent::Text(t) => {
                 // Annotations come only from Responses here: prepare dropped any
                 // other API's citations.
-                let annotations = t.citations.as_ref().map_or_else(|| json!([]), RawJson::to_value);
+                let annotations = t
+                    .citations
+                    .as_ref()
+                    .map_or_else(|| json!([]), RawJson::to_value);
                 let part = json!({"type": "output_text", "text": t.text, "annotations": annotations, "logprobs": []});
                 let stored = t.signature().map(StoredMessage::parse);
                 // An unsigned text block joins the message item before it.

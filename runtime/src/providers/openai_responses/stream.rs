@@ -1,8 +1,7 @@
 //! The stream decoder.
 
 use super::response::{
-    build_message, is_provider_item, provider_item, stop_reason, WireError, WireResponse,
-    WireUsage,
+    build_message, is_provider_item, provider_item, stop_reason, WireError, WireResponse, WireUsage,
 };
 use super::{API, PROVIDER};
 use crate::providers::catalog::priced;
