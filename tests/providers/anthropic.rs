@@ -1044,24 +1044,24 @@ fn modelled_blocks(raw: &Value) -> Vec<Value> {
         .as_array()
         .into_iter()
         .flatten()
-        .filter_map(|b| match b["type"].as_str() {
+        .map(|b| match b["type"].as_str() {
             Some("text") => {
                 let mut out = json!({"type": "text", "text": b["text"]});
                 if b["citations"].as_array().is_some_and(|c| !c.is_empty()) {
                     out["citations"] = b["citations"].clone();
                 }
-                Some(out)
+                out
             }
             Some("thinking") => {
                 let mut out = json!({"type": "thinking", "thinking": b["thinking"]});
                 if b["signature"].as_str().is_some_and(|s| !s.is_empty()) {
                     out["signature"] = b["signature"].clone();
                 }
-                Some(out)
+                out
             }
-            Some("redacted_thinking") => Some(json!({"type": "redactedThinking", "data": b["data"]})),
-            Some("tool_use") => Some(json!({"type": "toolCall", "id": b["id"], "name": b["name"], "arguments": b["input"]})),
-            _ => Some(json!({"type": "providerBlock", "api": "anthropic-messages", "block": b})),
+            Some("redacted_thinking") => json!({"type": "redactedThinking", "data": b["data"]}),
+            Some("tool_use") => json!({"type": "toolCall", "id": b["id"], "name": b["name"], "arguments": b["input"]}),
+            _ => json!({"type": "providerBlock", "api": "anthropic-messages", "block": b}),
         })
         .collect()
 }
