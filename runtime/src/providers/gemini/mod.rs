@@ -61,7 +61,8 @@
 //! of the response id, the call's position, name and arguments). An image the
 //! model made (`inlineData` of an `image/…` type) becomes an image block, which
 //! the encoder sends back as `inlineData`. Other parts agentmsg does not model
-//! (`executableCode`, `codeExecutionResult`, other media…) are kept whole, with
+//! (`executableCode`, `codeExecutionResult`, thought images, other media…) are
+//! kept whole, with
 //! their signature, as [`ProviderBlock`]s that go back to Gemini as the same
 //! parts; the candidate's `groundingMetadata`, `citationMetadata` and
 //! `urlContextMetadata` are kept as provider blocks of their own

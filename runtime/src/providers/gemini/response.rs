@@ -313,10 +313,12 @@ impl Builder {
                 match part.inline_data {
                     // An image the model made; its signature, if any, is kept
                     // on an empty text block after it.
+                    // (A thought image, a draft the model made while it
+                    // reasoned, is kept whole below, `thought` and all.)
                     Some(WireBlob {
                         mime_type: Some(mime_type),
                         data: Some(data),
-                    }) if mime_type.starts_with("image/") => {
+                    }) if mime_type.starts_with("image/") && part.thought != Some(true) => {
                         self.content.push(AssistantContent::Image(ImageContent {
                             source: MediaSource::Base64 { data, mime_type },
                         }));
