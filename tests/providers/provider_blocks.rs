@@ -110,6 +110,43 @@ fn a_provider_block_line_reads_and_writes_back_byte_for_byte() {
     );
 }
 
+/// A transcript written as a pretty JSON array: the provider block and the
+/// citations come back on one JSON Lines line each, keys in their order.
+#[test]
+fn a_pretty_json_array_transcript_writes_back_as_one_line_per_message() {
+    let pretty = r#"[
+  {
+    "role": "assistant",
+    "content": [
+      {
+        "type": "providerBlock",
+        "api": "anthropic-messages",
+        "block": {
+          "type": "server_tool_use",
+          "name": "web_search",
+          "input": { "query": "a b\n c" }
+        }
+      },
+      { "type": "text", "text": "x", "citations": [ { "url": "https://a b" } ] }
+    ],
+    "stopReason": "stop"
+  }
+]"#;
+    let transcript = agentmsg::read_transcript(pretty.as_bytes()).expect("reads");
+    let line = transcript.messages[0].to_line().expect("writes");
+    assert_eq!(
+        line,
+        r#"{"role":"assistant","content":[{"type":"providerBlock","api":"anthropic-messages","block":{"type":"server_tool_use","name":"web_search","input":{"query":"a b\n c"}}},{"type":"text","text":"x","citations":[{"url":"https://a b"}]}],"usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0},"stopReason":"stop"}"#
+    );
+    assert_eq!(
+        AgentMessage::from_line(&line)
+            .expect("reads")
+            .to_line()
+            .expect("writes"),
+        line
+    );
+}
+
 #[test]
 fn a_malformed_provider_block_is_an_error_that_says_what() {
     for (line, said) in [

@@ -85,16 +85,21 @@ impl TextContent {
     }
 }
 
-/// A JSON value kept as the exact text it was read from: written back byte
-/// for byte, compared and hashed by that text. It holds what a provider wrote
-/// that agentmsg carries without modelling (a server-side tool block, the
-/// citations of a text).
+/// A JSON value kept as the text it was read from, without the whitespace
+/// between tokens (so it always fits on one transcript line): keys in their
+/// order, numbers and strings as written, written back byte for byte, compared
+/// and hashed by that text. It holds what a provider wrote that agentmsg
+/// carries without modelling (a server-side tool block, the citations of a
+/// text).
 ///
 /// ```
 /// use agentmsg_runtime::RawJson;
 /// let raw = RawJson::from_json(r#"{"b":1, "a":[true]}"#)?;
-/// assert_eq!(raw.get(), r#"{"b":1, "a":[true]}"#);
-/// assert_eq!(serde_json::to_string(&raw)?, r#"{"b":1, "a":[true]}"#);
+/// assert_eq!(raw.get(), r#"{"b":1,"a":[true]}"#);
+/// assert_eq!(serde_json::to_string(&raw)?, r#"{"b":1,"a":[true]}"#);
+/// // Pretty JSON (a transcript written as an array) is kept on one line.
+/// let pretty = RawJson::from_json("{\n  \"text\": \"a b\\n\"\n}")?;
+/// assert_eq!(pretty.get(), r#"{"text":"a b\n"}"#);
 /// assert_eq!(raw.to_value()["a"][0], true);
 /// # Ok::<(), serde_json::Error>(())
 /// ```
@@ -107,7 +112,7 @@ impl RawJson {
     /// # Errors
     /// When `json` is not one JSON value.
     pub fn from_json(json: &str) -> Result<Self, serde_json::Error> {
-        serde_json::value::RawValue::from_string(json.trim().to_owned()).map(Self)
+        serde_json::value::RawValue::from_string(compact(json)).map(Self)
     }
 
     /// `value` written as compact JSON.
@@ -181,6 +186,29 @@ impl Serialize for RawJson {
     }
 }
 
+/// `json` without the whitespace between its tokens (the text of its strings
+/// untouched).
+fn compact(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in json.chars() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+        } else if c == '"' {
+            in_string = true;
+        } else if matches!(c, ' ' | '\t' | '\n' | '\r') {
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// The name under which serde_json hands out the text of a value instead of
 /// the value (what its `RawValue` asks for).
 const RAW_TOKEN: &str = "$serde_json::private::RawValue";
@@ -215,8 +243,8 @@ impl<'de> de::Visitor<'de> for RawVisitor {
         };
         if first == RAW_TOKEN {
             // serde_json's reader: the one entry is the value's text.
-            let text: String = map.next_value()?;
-            return serde_json::value::RawValue::from_string(text)
+            let text: Key<'de> = map.next_value()?;
+            return serde_json::value::RawValue::from_string(compact(text.as_str()))
                 .map(RawJson)
                 .map_err(de::Error::custom);
         }
