@@ -369,6 +369,21 @@ fn responses_items_go_back_into_the_input_as_they_came() {
         }
         let errors = common::schema_errors("openai-responses-request.schema.json", &encoded.body);
         assert!(errors.is_empty(), "{name}: {errors:#?}");
+        // The generated image is at hand, while its item goes back as it is.
+        if name == "openai-image-generation-tool.1.json" {
+            let reply = openai_responses::decode_response(&text).expect("decodes");
+            let image = reply
+                .content
+                .iter()
+                .find_map(|b| match b {
+                    AssistantContent::ProviderBlock(p) => p.image(),
+                    _ => None,
+                })
+                .expect("an image");
+            assert_eq!(image.source.mime_type(), Some("image/webp"));
+            // "RIFF" (the recording shortens the rest of the data).
+            assert!(image.source.data().is_some_and(|d| d.starts_with("UklGR")));
+        }
         // URL citations go back on their text, as the API wants them.
         if name == "openai-web-search-tool.1.json" {
             let cited = input.iter().any(|item| {

@@ -335,6 +335,45 @@ fn object_block<'de, D: Deserializer<'de>>(deserializer: D) -> Result<RawJson, D
 }
 
 impl ProviderBlock {
+    /// The image the block carries, when it is one agentmsg knows: the result
+    /// of an OpenAI Responses `image_generation_call` (base64, of its
+    /// `output_format`, PNG when it names none), or a Gemini part's
+    /// `inlineData` of an image type (a thought image). The block itself stays
+    /// as it is, to go back to its provider.
+    ///
+    /// ```
+    /// use agentmsg_runtime::{MediaSource, ProviderBlock, RawJson};
+    /// let call = RawJson::from_json(r#"{"type":"image_generation_call","id":"ig_1","status":"completed","output_format":"webp","result":"UklGRg=="}"#)?;
+    /// let image = ProviderBlock::new("openai-responses", call).image().unwrap();
+    /// assert_eq!(image.source, MediaSource::Base64 { data: "UklGRg==".into(), mime_type: "image/webp".into() });
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    pub fn image(&self) -> Option<ImageContent> {
+        let block = self.block.to_value();
+        let base64 = |data: &serde_json::Value, mime: String| {
+            let data = data.as_str().filter(|d| !d.is_empty())?;
+            Some(ImageContent {
+                source: MediaSource::Base64 {
+                    data: data.to_owned(),
+                    mime_type: mime,
+                },
+            })
+        };
+        if block.get("type").and_then(serde_json::Value::as_str) == Some("image_generation_call") {
+            let format = block
+                .get("output_format")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("png");
+            return base64(block.get("result")?, format!("image/{format}"));
+        }
+        let inline = block.get("inlineData")?;
+        let mime = inline.get("mimeType")?.as_str()?;
+        if !mime.starts_with("image/") {
+            return None;
+        }
+        base64(inline.get("data")?, mime.to_owned())
+    }
+
     /// The block `block` written by `api`.
     pub fn new(api: impl Into<String>, block: RawJson) -> Self {
         Self {
