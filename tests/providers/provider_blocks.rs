@@ -714,3 +714,37 @@ fn reply_blocks_with_caller(body: &str) -> bool {
         .flatten()
         .any(|b| b.get("caller").is_some() && b["type"] != "tool_use")
 }
+
+/// Gemini's image models: the final image is an image block; a draft it made
+/// while reasoning (`thought: true`) is kept whole, its image at hand.
+#[test]
+fn a_gemini_image_is_an_image_block_and_a_thought_image_stays_whole() {
+    let body = json!({"candidates": [{"content": {"role": "model", "parts": [
+        {"inlineData": {"mimeType": "image/png", "data": PNG}, "thought": true},
+        {"text": "Here is your cat."},
+        {"inlineData": {"mimeType": "image/png", "data": PNG}},
+        {"inlineData": {"mimeType": "audio/L16;rate=24000", "data": "AAAA"}},
+    ]}, "finishReason": "STOP"}], "modelVersion": "gemini-3-pro-image-preview", "responseId": "r4"});
+    let (message, warnings) =
+        gemini::decode_response_with_warnings(&body.to_string()).expect("decodes");
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let AssistantContent::ProviderBlock(draft) = &message.content[0] else {
+        panic!("{:?}", message.content);
+    };
+    assert_eq!(draft.block.to_value()["thought"], true);
+    assert_eq!(
+        draft
+            .image()
+            .and_then(|i| i.source.data().map(str::to_owned))
+            .as_deref(),
+        Some(PNG)
+    );
+    assert!(
+        matches!(&message.content[2], AssistantContent::Image(i) if i.source.mime_type() == Some("image/png"))
+    );
+    let AssistantContent::ProviderBlock(audio) = &message.content[3] else {
+        panic!("{:?}", message.content);
+    };
+    assert!(audio.image().is_none());
+    assert_eq!(message.stop_reason, StopReason::Stop);
+}
