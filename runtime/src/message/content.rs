@@ -112,7 +112,26 @@ impl RawJson {
     /// # Errors
     /// When `json` is not one JSON value.
     pub fn from_json(json: &str) -> Result<Self, serde_json::Error> {
-        serde_json::value::RawValue::from_string(compact(json)).map(Self)
+        // Checked as written first: in one valid JSON value no two tokens
+        // meet once the whitespace between them is gone (`1 2` would).
+        let checked = serde_json::value::RawValue::from_string(json.trim().to_owned())?;
+        Ok(Self::compacted(checked))
+    }
+
+    /// A checked JSON text, without the whitespace between its tokens.
+    fn compacted(raw: Box<serde_json::value::RawValue>) -> Self {
+        let text = raw.get();
+        if !text
+            .bytes()
+            .any(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        {
+            return Self(raw);
+        }
+        // Whitespace out of a valid value leaves a valid value.
+        match serde_json::value::RawValue::from_string(compact(text)) {
+            Ok(compacted) => Self(compacted),
+            Err(_) => Self(raw),
+        }
     }
 
     /// `value` written as compact JSON.
@@ -244,8 +263,8 @@ impl<'de> de::Visitor<'de> for RawVisitor {
         if first == RAW_TOKEN {
             // serde_json's reader: the one entry is the value's text.
             let text: Key<'de> = map.next_value()?;
-            return serde_json::value::RawValue::from_string(compact(text.as_str()))
-                .map(RawJson)
+            return serde_json::value::RawValue::from_string(text.into_string())
+                .map(RawJson::compacted)
                 .map_err(de::Error::custom);
         }
         // Another reader gave the object itself.
@@ -1231,5 +1250,61 @@ impl IntoSystemContent for &str {
 impl IntoSystemContent for String {
     fn into_system_content(self) -> TextContent {
         TextContent::new(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_json_drops_only_the_whitespace_between_tokens() {
+        let raw = RawJson::from_json(
+            " {\"a\" : \"x \\\" y\\\\\" ,\n \"b\":[ 1 ,\t2 ], \"c\" : \"\u{e9} \\n\"}\r\n",
+        )
+        .unwrap();
+        assert_eq!(
+            raw.get(),
+            "{\"a\":\"x \\\" y\\\\\",\"b\":[1,2],\"c\":\"\u{e9} \\n\"}"
+        );
+        assert!(RawJson::from_json("{\"a\":").is_err());
+        assert!(RawJson::from_json("1 2").is_err());
+    }
+
+    #[test]
+    fn raw_json_reads_from_any_deserializer() {
+        // serde's buffered content (an internally tagged enum) hands the value
+        // over, not its text: it is kept, compact.
+        #[derive(Deserialize)]
+        #[serde(tag = "kind")]
+        enum Tagged {
+            Block { raw: RawJson },
+        }
+        let Tagged::Block { raw } =
+            serde_json::from_str(r#"{"raw":{"z":[1,{"y":null}],"a":"b"},"kind":"Block"}"#).unwrap();
+        assert_eq!(
+            raw.to_value(),
+            serde_json::json!({"z":[1,{"y":null}],"a":"b"})
+        );
+        let scalars: Vec<RawJson> =
+            serde_json::from_value(serde_json::json!([1, "s", null, true, 2.5])).unwrap();
+        let texts: Vec<&str> = scalars.iter().map(RawJson::get).collect();
+        assert_eq!(texts, ["1", "\"s\"", "null", "true", "2.5"]);
+    }
+
+    #[test]
+    fn a_provider_block_is_named_by_its_type_or_its_one_key() {
+        let anthropic = ProviderBlock::new(
+            "anthropic-messages",
+            RawJson::from_json(r#"{"type":"web_search_tool_result","tool_use_id":"s"}"#).unwrap(),
+        );
+        assert_eq!(anthropic.type_name(), "web_search_tool_result");
+        let gemini = ProviderBlock::new(
+            "google-generative-ai",
+            RawJson::from_json(r#"{"thoughtSignature":"c2ln","executableCode":{"code":"1"}}"#)
+                .unwrap(),
+        );
+        assert_eq!(gemini.type_name(), "executableCode");
+        assert!(gemini.image().is_none());
     }
 }
