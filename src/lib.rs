@@ -12,11 +12,12 @@
 //! A [`Message`] is one of four roles: [`SystemMessage`], [`UserMessage`],
 //! [`AssistantMessage`] and [`ToolResultMessage`]. Each holds the content blocks
 //! its role allows, as an enum of its own: [`UserContent`] (text, image, audio,
-//! document), [`AssistantContent`] (text, thinking, redacted thinking, tool call),
+//! document), [`AssistantContent`] (text, image, thinking, redacted thinking, tool
+//! call, a provider's own block),
 //! [`ToolResultContent`] (text, image); a system message holds text. Every block
 //! is a struct ([`TextContent`], [`ImageContent`], [`AudioContent`],
 //! [`DocumentContent`], [`ThinkingContent`], [`RedactedThinkingContent`],
-//! [`ToolCall`]), and [`Content`] is any of them.
+//! [`ToolCall`], [`ProviderBlock`]), and [`Content`] is any of them.
 //!
 //! ```
 //! use agentmsg::{AssistantContent, AssistantMessage, Message, Role, StopReason, ThinkingContent, ToolCall, UserMessage};
@@ -51,10 +52,10 @@
 //! ```
 //!
 //! ```compile_fail,E0277
-//! use agentmsg::{AssistantMessage, ImageContent};
+//! use agentmsg::{AssistantMessage, DocumentContent};
 //!
-//! // error: `ImageContent` cannot appear in an assistant message
-//! let reply = AssistantMessage::new([ImageContent::from_url("https://example.com/cat.png")]);
+//! // error: `DocumentContent` cannot appear in an assistant message
+//! let reply = AssistantMessage::new([DocumentContent::from_url("https://example.com/a.pdf")]);
 //! ```
 //!
 //! At run time, the same rules hold: converting a [`Content`] into a role's enum

@@ -89,7 +89,7 @@ fn image_block_with_data() {
     };
     assert_eq!(image.source, png_source());
     assert_eq!(image.to_bytes().unwrap().get(..4), Some(&b"\x89PNG"[..]));
-    block_in_roles("blocks/image-data.json", "image", true, false, true);
+    block_in_roles("blocks/image-data.json", "image", true, true, true);
 }
 
 #[test]
@@ -101,7 +101,7 @@ fn image_block_with_url() {
         image.source,
         MediaSource::Url("https://example.com/cat.jpg".into())
     );
-    block_in_roles("blocks/image-url.json", "image", true, false, true);
+    block_in_roles("blocks/image-url.json", "image", true, true, true);
 }
 
 #[test]

@@ -4,8 +4,8 @@
 
 use agentmsg::{
     AssistantContent, AudioContent, BlockKind, Content, DocumentContent, ImageContent, Message,
-    RedactedThinkingContent, Role, RoleError, TextContent, ThinkingContent, ToolCall,
-    ToolResultContent, UserContent,
+    ProviderBlock, RawJson, RedactedThinkingContent, Role, RoleError, TextContent, ThinkingContent,
+    ToolCall, ToolResultContent, UserContent,
 };
 use serde_json::json;
 
@@ -22,6 +22,14 @@ fn every_block() -> Vec<Content> {
         ThinkingContent::new("hmm").into(),
         RedactedThinkingContent::new("opaque").into(),
         ToolCall::new("c1", "read", json!({"path": "a.rs"})).into(),
+        ProviderBlock::new(
+            "anthropic-messages",
+            RawJson::from_json(
+                r#"{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}"#,
+            )
+            .unwrap(),
+        )
+        .into(),
     ]
 }
 
@@ -31,7 +39,10 @@ fn allowed(role: Role, kind: BlockKind) -> bool {
     match role {
         Role::System => kind == Text,
         Role::User => matches!(kind, Text | Image | Audio | Document),
-        Role::Assistant => matches!(kind, Text | Thinking | RedactedThinking | ToolCall),
+        Role::Assistant => matches!(
+            kind,
+            Text | Image | Thinking | RedactedThinking | ToolCall | ProviderBlock
+        ),
         Role::ToolResult => matches!(kind, Text | Image),
     }
 }
@@ -70,10 +81,14 @@ fn try_from_errors_read_well() {
         err.to_string(),
         "`thinking` blocks cannot appear in user messages"
     );
-    let err = AssistantContent::try_from(Content::from(ImageContent::from_url("u"))).unwrap_err();
+    let err = AssistantContent::try_from(Content::from(AudioContent {
+        data: String::new(),
+        mime_type: "audio/wav".into(),
+    }))
+    .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "`image` blocks cannot appear in assistant messages"
+        "`audio` blocks cannot appear in assistant messages"
     );
     let err = ToolResultContent::try_from(Content::from(AudioContent {
         data: String::new(),
@@ -96,8 +111,12 @@ fn decoding_a_block_in_the_wrong_role_names_both() {
             "`toolCall` blocks cannot appear in user messages",
         ),
         (
-            json!({"role":"assistant","content":[{"type":"image","url":"https://example.com/a.png"}]}),
-            "`image` blocks cannot appear in assistant messages",
+            json!({"role":"assistant","content":[{"type":"document","url":"https://example.com/a.pdf"}]}),
+            "`document` blocks cannot appear in assistant messages",
+        ),
+        (
+            json!({"role":"user","content":[{"type":"providerBlock","api":"anthropic-messages","block":{"type":"compaction"}}]}),
+            "`providerBlock` blocks cannot appear in user messages",
         ),
         (
             json!({"role":"toolResult","toolCallId":"c","toolName":"n","content":[{"type":"audio","data":"","mimeType":"audio/wav"}]}),

@@ -5,9 +5,9 @@ use std::fmt::Debug;
 
 use agentmsg::{
     AssistantContent, AssistantMessage, AudioContent, Content, Cost, DocumentContent, ImageContent,
-    LlmMessage, MediaSource, Message, MessageId, RedactedThinkingContent, Role, StopReason,
-    SystemMessage, TextContent, ThinkingContent, ToolCall, ToolResultContent, ToolResultMessage,
-    TurnId, Usage, UserContent, UserMessage,
+    LlmMessage, MediaSource, Message, MessageId, ProviderBlock, RawJson, RedactedThinkingContent,
+    Role, StopReason, SystemMessage, TextContent, ThinkingContent, ToolCall, ToolResultContent,
+    ToolResultMessage, TurnId, Usage, UserContent, UserMessage,
 };
 use proptest::prelude::*;
 use serde::de::DeserializeOwned;
@@ -65,7 +65,23 @@ fn json_object() -> impl Strategy<Value = Map<String, Value>> {
 }
 
 fn text_block() -> impl Strategy<Value = TextContent> {
-    (text(), prop::option::of(text())).prop_map(|(text, signature)| TextContent { text, signature })
+    let citations = json().prop_filter("`null` is no citations", |v| !v.is_null());
+    (
+        text(),
+        prop::option::of(text()),
+        prop::option::of(citations),
+    )
+        .prop_map(|(text, signature, citations)| TextContent {
+            text,
+            signature,
+            citations: citations.map(|c| RawJson::from_value(&c)),
+        })
+}
+
+fn provider_block() -> impl Strategy<Value = ProviderBlock> {
+    (text(), json_object()).prop_map(|(api, block)| {
+        ProviderBlock::new(api, RawJson::from_value(&Value::Object(block)))
+    })
 }
 
 fn source() -> impl Strategy<Value = MediaSource> {
@@ -122,9 +138,11 @@ fn user_content() -> impl Strategy<Value = UserContent> {
 fn assistant_content() -> impl Strategy<Value = AssistantContent> {
     prop_oneof![
         text_block().prop_map(AssistantContent::Text),
+        image().prop_map(AssistantContent::Image),
         thinking().prop_map(AssistantContent::Thinking),
         redacted().prop_map(AssistantContent::RedactedThinking),
         tool_call().prop_map(AssistantContent::ToolCall),
+        provider_block().prop_map(AssistantContent::ProviderBlock),
     ]
 }
 
@@ -482,6 +500,7 @@ enum SerdeContent {
     Thinking(ThinkingContent),
     RedactedThinking(RedactedThinkingContent),
     ToolCall(ToolCall),
+    ProviderBlock(ProviderBlock),
 }
 
 impl From<SerdeContent> for Content {
@@ -494,6 +513,7 @@ impl From<SerdeContent> for Content {
             SerdeContent::Thinking(b) => Content::Thinking(b),
             SerdeContent::RedactedThinking(b) => Content::RedactedThinking(b),
             SerdeContent::ToolCall(b) => Content::ToolCall(b),
+            SerdeContent::ProviderBlock(b) => Content::ProviderBlock(b),
         }
     }
 }

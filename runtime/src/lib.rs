@@ -36,8 +36,8 @@ pub mod __private_0_1_0;
 pub use message::content::{
     AssistantContent, AudioContent, BlockKind, Content, DocumentContent, ImageContent,
     IntoAssistantContent, IntoSystemContent, IntoToolResultContent, IntoUserContent, MediaSource,
-    RedactedThinkingContent, RoleError, TextContent, ThinkingContent, ToolCall, ToolResultContent,
-    UserContent,
+    ProviderBlock, RawJson, RedactedThinkingContent, RoleError, TextContent, ThinkingContent,
+    ToolCall, ToolResultContent, UserContent,
 };
 pub use message::media::{Base64Problem, MediaError, MediaFormat, MediaKind};
 pub use message::overflow::{context_overflow_source, known_overflow_sources};

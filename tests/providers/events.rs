@@ -120,6 +120,13 @@ fn assemble(
                 let so_far = blocks.get_mut(*index).ok_or("call end for no block")?;
                 *so_far = AssistantContent::ToolCall(call.clone());
             }
+            StreamEvent::Block { index, block } => {
+                slot(&mut blocks, *index)?;
+                if matches!(block, AssistantContent::ToolCall(_)) {
+                    return Err(format!("a whole block {index} is a client tool call"));
+                }
+                blocks.push(block.clone());
+            }
             StreamEvent::Done { stop_reason } => stop = Some(*stop_reason),
             _ => {}
         }

@@ -13,6 +13,7 @@ mod gemini;
 mod openai_chat;
 mod openai_responses;
 mod options;
+mod provider_blocks;
 mod real_world;
 mod scenarios;
 mod transcripts;

@@ -18,11 +18,13 @@ use super::Role;
 
 /// A block of plain text, with the provider's opaque signature when it gave
 /// one. `textSignature` (pi's name; OpenAI Responses' message id and phase) is
-/// read as `signature`.
+/// read as `signature`. In an assistant message it may carry the provider's
+/// `citations`, verbatim (see [`TextContent::citations`]).
 ///
 /// ```json
 /// {"type":"text","text":"fn main() {}"}
 /// {"type":"text","text":"Done.","signature":"msg_68af…"}
+/// {"type":"text","text":"Rust is fast.","citations":[{"type":"web_search_result_location","url":"https://…","cited_text":"…"}]}
 /// ```
 ///
 /// ```
@@ -50,6 +52,19 @@ pub struct TextContent {
         skip_serializing_if = "Option::is_none"
     )]
     pub signature: Option<String>,
+    /// What the provider cites for this text, exactly as it wrote it (not
+    /// written when `None`): Anthropic's `citations` array, or the
+    /// `annotations` array of an OpenAI Responses `output_text` (URL and file
+    /// citations). Its shape is the API's own, so it goes back only to the API
+    /// of the message that holds it ([`prepare`](crate::prepare) drops it,
+    /// with a report, for another).
+    /// Not written when `None` or JSON `null` (which reads back as `None`).
+    #[serde(default, skip_serializing_if = "no_citations")]
+    pub citations: Option<RawJson>,
+}
+
+fn no_citations(citations: &Option<RawJson>) -> bool {
+    citations.as_ref().is_none_or(|c| c.get() == "null")
 }
 
 impl TextContent {
@@ -58,6 +73,347 @@ impl TextContent {
         Self {
             text: text.into(),
             signature: None,
+            citations: None,
+        }
+    }
+
+    /// The same block with these citations (the provider's JSON, verbatim).
+    #[must_use]
+    pub fn with_citations(mut self, citations: RawJson) -> Self {
+        self.citations = Some(citations);
+        self
+    }
+}
+
+/// A JSON value kept as the text it was read from, without the whitespace
+/// between tokens (so it always fits on one transcript line): keys in their
+/// order, numbers and strings as written, written back byte for byte, compared
+/// and hashed by that text. It holds what a provider wrote that agentmsg
+/// carries without modelling (a server-side tool block, the citations of a
+/// text).
+///
+/// ```
+/// use agentmsg_runtime::RawJson;
+/// let raw = RawJson::from_json(r#"{"b":1, "a":[true]}"#)?;
+/// assert_eq!(raw.get(), r#"{"b":1,"a":[true]}"#);
+/// assert_eq!(serde_json::to_string(&raw)?, r#"{"b":1,"a":[true]}"#);
+/// // Pretty JSON (a transcript written as an array) is kept on one line.
+/// let pretty = RawJson::from_json("{\n  \"text\": \"a b\\n\"\n}")?;
+/// assert_eq!(pretty.get(), r#"{"text":"a b\n"}"#);
+/// assert_eq!(raw.to_value()["a"][0], true);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct RawJson(Box<serde_json::value::RawValue>);
+
+impl RawJson {
+    /// The value of this JSON text (leading and trailing whitespace trimmed).
+    ///
+    /// # Errors
+    /// When `json` is not one JSON value.
+    pub fn from_json(json: &str) -> Result<Self, serde_json::Error> {
+        // Checked as written first: in one valid JSON value no two tokens
+        // meet once the whitespace between them is gone (`1 2` would).
+        let checked = serde_json::value::RawValue::from_string(json.trim().to_owned())?;
+        Ok(Self::compacted(checked))
+    }
+
+    /// A checked JSON text, without the whitespace between its tokens.
+    fn compacted(raw: Box<serde_json::value::RawValue>) -> Self {
+        let text = raw.get();
+        if !text
+            .bytes()
+            .any(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        {
+            return Self(raw);
+        }
+        // Whitespace out of a valid value leaves a valid value.
+        match serde_json::value::RawValue::from_string(compact(text)) {
+            Ok(compacted) => Self(compacted),
+            Err(_) => Self(raw),
+        }
+    }
+
+    /// `value` written as compact JSON.
+    pub fn from_value(value: &serde_json::Value) -> Self {
+        // A `Value` always serializes (its keys are strings); `null` would
+        // stand in should it ever fail, rather than a panic.
+        Self(
+            serde_json::value::to_raw_value(value)
+                .unwrap_or_else(|_| serde_json::value::RawValue::NULL.to_owned()),
+        )
+    }
+
+    /// The JSON text, as it was read.
+    pub fn get(&self) -> &str {
+        self.0.get()
+    }
+
+    /// The JSON value (object keys in serde_json's order).
+    pub fn to_value(&self) -> serde_json::Value {
+        // The text was parsed once already: it parses again.
+        serde_json::from_str(self.get()).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// The `"type"` of a JSON object, if it has a string one.
+    pub fn type_name(&self) -> Option<String> {
+        #[derive(Deserialize)]
+        struct Tagged {
+            #[serde(rename = "type")]
+            kind: Option<String>,
+        }
+        serde_json::from_str::<Tagged>(self.get())
+            .ok()
+            .and_then(|t| t.kind)
+    }
+
+    /// Whether the value is a JSON object.
+    pub fn is_object(&self) -> bool {
+        self.get().starts_with('{')
+    }
+}
+
+impl fmt::Debug for RawJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.get())
+    }
+}
+
+impl fmt::Display for RawJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.get())
+    }
+}
+
+impl PartialEq for RawJson {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl Eq for RawJson {}
+
+impl std::hash::Hash for RawJson {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.get().hash(state);
+    }
+}
+
+impl Serialize for RawJson {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+/// `json` without the whitespace between its tokens (the text of its strings
+/// untouched).
+fn compact(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in json.chars() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+        } else if c == '"' {
+            in_string = true;
+        } else if matches!(c, ' ' | '\t' | '\n' | '\r') {
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The name under which serde_json hands out the text of a value instead of
+/// the value (what its `RawValue` asks for).
+const RAW_TOKEN: &str = "$serde_json::private::RawValue";
+
+/// Reads the exact text of the value from serde_json's readers (a `&str`, a
+/// slice, a reader or a `Value`); from any other deserializer (serde's
+/// buffered content, another format), the value itself, written compactly.
+impl<'de> Deserialize<'de> for RawJson {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_newtype_struct(RAW_TOKEN, RawVisitor)
+    }
+}
+
+struct RawVisitor;
+
+impl<'de> de::Visitor<'de> for RawVisitor {
+    type Value = RawJson;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<RawJson, D::Error> {
+        serde_json::Value::deserialize(d).map(|v| RawJson::from_value(&v))
+    }
+
+    fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<RawJson, A::Error> {
+        let Some(first) = map.next_key::<String>()? else {
+            return Ok(RawJson::from_value(&serde_json::Value::Object(
+                serde_json::Map::new(),
+            )));
+        };
+        if first == RAW_TOKEN {
+            // serde_json's reader: the one entry is the value's text.
+            let text: Key<'de> = map.next_value()?;
+            return serde_json::value::RawValue::from_string(text.into_string())
+                .map(RawJson::compacted)
+                .map_err(de::Error::custom);
+        }
+        // Another reader gave the object itself.
+        let mut object = serde_json::Map::new();
+        object.insert(first, map.next_value()?);
+        while let Some((key, value)) = map.next_entry::<String, serde_json::Value>()? {
+            object.insert(key, value);
+        }
+        Ok(RawJson::from_value(&serde_json::Value::Object(object)))
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<RawJson, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element::<serde_json::Value>()? {
+            items.push(item);
+        }
+        Ok(RawJson::from_value(&serde_json::Value::Array(items)))
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<RawJson, E> {
+        Ok(RawJson::from_value(&v.into()))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawJson, E> {
+        Ok(RawJson::from_value(&v.into()))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawJson, E> {
+        Ok(RawJson::from_value(&v.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<RawJson, E> {
+        Ok(RawJson::from_value(&v.into()))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<RawJson, E> {
+        Ok(RawJson::from_value(&v.into()))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<RawJson, E> {
+        Ok(RawJson::from_value(&serde_json::Value::Null))
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<RawJson, E> {
+        self.visit_unit()
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<RawJson, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+/// A block that a provider wrote and agentmsg does not model, kept verbatim in
+/// its place among the other blocks: a server-side tool call and its result
+/// (Anthropic `server_tool_use`, `web_search_tool_result`, `mcp_tool_use`…;
+/// OpenAI Responses `web_search_call`, `code_interpreter_call`, `mcp_call`…;
+/// Gemini `executableCode`, `codeExecutionResult`), a compaction, the
+/// grounding metadata of a Gemini answer. Allowed in assistant messages.
+///
+/// It is never a client tool call. The encoder of the API that wrote it
+/// replays it in place, as it is (Anthropic: the block in the assistant
+/// content; Responses: the item in the input; Gemini: the part);
+/// [`prepare`](crate::prepare) drops it, with a report, for another API or
+/// provider.
+///
+/// ```json
+/// {"type":"providerBlock","api":"anthropic-messages","block":{"type":"server_tool_use","id":"srvtoolu_01","name":"web_search","input":{"query":"rust"}}}
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ProviderBlock {
+    /// The API that wrote it, such as `anthropic-messages`.
+    pub api: String,
+    /// The block, item or part, exactly as the provider wrote it (a JSON object).
+    #[serde(deserialize_with = "object_block")]
+    pub block: RawJson,
+}
+
+fn object_block<'de, D: Deserializer<'de>>(deserializer: D) -> Result<RawJson, D::Error> {
+    let raw = RawJson::deserialize(deserializer)?;
+    if !raw.is_object() {
+        return Err(de::Error::custom(format_args!(
+            "providerBlock `block` must be a JSON object, found {}",
+            raw.get().chars().take(40).collect::<String>()
+        )));
+    }
+    Ok(raw)
+}
+
+impl ProviderBlock {
+    /// The image the block carries, when it is one agentmsg knows: the result
+    /// of an OpenAI Responses `image_generation_call` (base64, of its
+    /// `output_format`, PNG when it names none), or a Gemini part's
+    /// `inlineData` of an image type (a thought image). The block itself stays
+    /// as it is, to go back to its provider.
+    ///
+    /// ```
+    /// use agentmsg_runtime::{MediaSource, ProviderBlock, RawJson};
+    /// let call = RawJson::from_json(r#"{"type":"image_generation_call","id":"ig_1","status":"completed","output_format":"webp","result":"UklGRg=="}"#)?;
+    /// let image = ProviderBlock::new("openai-responses", call).image().unwrap();
+    /// assert_eq!(image.source, MediaSource::Base64 { data: "UklGRg==".into(), mime_type: "image/webp".into() });
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    pub fn image(&self) -> Option<ImageContent> {
+        let block = self.block.to_value();
+        let base64 = |data: &serde_json::Value, mime: String| {
+            let data = data.as_str().filter(|d| !d.is_empty())?;
+            Some(ImageContent {
+                source: MediaSource::Base64 {
+                    data: data.to_owned(),
+                    mime_type: mime,
+                },
+            })
+        };
+        if block.get("type").and_then(serde_json::Value::as_str) == Some("image_generation_call") {
+            let format = block
+                .get("output_format")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("png");
+            return base64(block.get("result")?, format!("image/{format}"));
+        }
+        let inline = block.get("inlineData")?;
+        let mime = inline.get("mimeType")?.as_str()?;
+        if !mime.starts_with("image/") {
+            return None;
+        }
+        base64(inline.get("data")?, mime.to_owned())
+    }
+
+    /// The block `block` written by `api`.
+    pub fn new(api: impl Into<String>, block: RawJson) -> Self {
+        Self {
+            api: api.into(),
+            block,
+        }
+    }
+
+    /// The block's own `"type"` (`server_tool_use`, `web_search_call`…), if it
+    /// has one; a Gemini part is named by its one key (`executableCode`…).
+    pub fn type_name(&self) -> String {
+        if let Some(kind) = self.block.type_name() {
+            return kind;
+        }
+        match self.block.to_value() {
+            serde_json::Value::Object(map) => map
+                .keys()
+                .find(|k| k.as_str() != "thoughtSignature")
+                .cloned()
+                .unwrap_or_default(),
+            _ => String::new(),
         }
     }
 }
@@ -169,7 +525,7 @@ fn serialize_source<M: SerializeMap>(map: &mut M, source: &MediaSource) -> Resul
 }
 
 /// An image: base64 data with its MIME type, or a URL. Allowed in user and
-/// tool-result messages.
+/// tool-result messages, and in assistant messages (an image the model made).
 ///
 /// ```json
 /// {"type":"image","data":"iVBORw0KGgo…","mimeType":"image/png"}
@@ -379,6 +735,8 @@ pub enum BlockKind {
     RedactedThinking,
     /// `"toolCall"`
     ToolCall,
+    /// `"providerBlock"`
+    ProviderBlock,
 }
 
 impl BlockKind {
@@ -392,6 +750,7 @@ impl BlockKind {
             Self::Thinking => "thinking",
             Self::RedactedThinking => "redactedThinking",
             Self::ToolCall => "toolCall",
+            Self::ProviderBlock => "providerBlock",
         }
     }
 }
@@ -416,18 +775,25 @@ pub enum UserContent {
     Document(DocumentContent),
 }
 
-/// Content of an assistant message: text, thinking, redacted thinking or a tool call.
+/// Content of an assistant message: text, an image the model made, thinking,
+/// redacted thinking, a tool call, or a provider's own block.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum AssistantContent {
     /// A text block.
     Text(TextContent),
+    /// An image the model generated (Gemini `inlineData`, an OpenAI image
+    /// generation result).
+    Image(ImageContent),
     /// Reasoning.
     Thinking(ThinkingContent),
     /// Encrypted reasoning.
     RedactedThinking(RedactedThinkingContent),
     /// A tool call.
     ToolCall(ToolCall),
+    /// A block of the provider's own (a server-side tool call or result…),
+    /// kept verbatim; never a client tool call.
+    ProviderBlock(ProviderBlock),
 }
 
 /// Content of a tool result: text or image.
@@ -458,6 +824,8 @@ pub enum Content {
     RedactedThinking(RedactedThinkingContent),
     /// A tool call.
     ToolCall(ToolCall),
+    /// A provider's own block.
+    ProviderBlock(ProviderBlock),
 }
 
 /// serde's reader of [`Content`] (an internally tagged enum), for a block whose
@@ -472,6 +840,7 @@ enum BufferedContent {
     Thinking(ThinkingContent),
     RedactedThinking(RedactedThinkingContent),
     ToolCall(ToolCall),
+    ProviderBlock(ProviderBlock),
 }
 
 /// The block types, for "unknown variant" errors.
@@ -483,6 +852,7 @@ const BLOCK_TYPES: &[&str] = &[
     BlockKind::Thinking.as_str(),
     BlockKind::RedactedThinking.as_str(),
     BlockKind::ToolCall.as_str(),
+    BlockKind::ProviderBlock.as_str(),
 ];
 
 /// Reads a block straight into its type when `"type"` is its first key, as
@@ -523,6 +893,7 @@ impl<'de> de::Visitor<'de> for BlockVisitor {
                     RedactedThinkingContent::deserialize(rest).map(Content::RedactedThinking)
                 }
                 "toolCall" => ToolCall::deserialize(rest).map(Content::ToolCall),
+                "providerBlock" => ProviderBlock::deserialize(rest).map(Content::ProviderBlock),
                 other => Err(de::Error::unknown_variant(other, BLOCK_TYPES)),
             };
         }
@@ -580,6 +951,7 @@ impl Content {
             Self::Thinking(_) => BlockKind::Thinking,
             Self::RedactedThinking(_) => BlockKind::RedactedThinking,
             Self::ToolCall(_) => BlockKind::ToolCall,
+            Self::ProviderBlock(_) => BlockKind::ProviderBlock,
         }
     }
 }
@@ -601,9 +973,11 @@ impl AssistantContent {
     pub fn kind(&self) -> BlockKind {
         match self {
             Self::Text(_) => BlockKind::Text,
+            Self::Image(_) => BlockKind::Image,
             Self::Thinking(_) => BlockKind::Thinking,
             Self::RedactedThinking(_) => BlockKind::RedactedThinking,
             Self::ToolCall(_) => BlockKind::ToolCall,
+            Self::ProviderBlock(_) => BlockKind::ProviderBlock,
         }
     }
 }
@@ -695,9 +1069,11 @@ content_conversions!(
     Role::Assistant,
     [
         Text(TextContent),
+        Image(ImageContent),
         Thinking(ThinkingContent),
         RedactedThinking(RedactedThinkingContent),
         ToolCall(ToolCall),
+        ProviderBlock(ProviderBlock),
     ]
 );
 content_conversions!(
@@ -726,6 +1102,7 @@ block_into_content!(
     Thinking(ThinkingContent),
     RedactedThinking(RedactedThinkingContent),
     ToolCall(ToolCall),
+    ProviderBlock(ProviderBlock),
 );
 
 /// A block that may appear in a user message: [`TextContent`], [`ImageContent`],
@@ -741,12 +1118,13 @@ pub trait IntoUserContent {
 }
 
 /// A block that may appear in an assistant message: [`TextContent`],
-/// [`ThinkingContent`], [`RedactedThinkingContent`], [`ToolCall`] (or an
+/// [`ImageContent`] (an image the model made), [`ThinkingContent`],
+/// [`RedactedThinkingContent`], [`ToolCall`], [`ProviderBlock`] (or an
 /// [`AssistantContent`]).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot appear in an assistant message",
     label = "not allowed in an assistant message",
-    note = "an assistant message takes text, thinking, redacted thinking and tool-call blocks (`AssistantContent`)"
+    note = "an assistant message takes text, image, thinking, redacted thinking, tool-call and provider blocks (`AssistantContent`)"
 )]
 pub trait IntoAssistantContent {
     /// The block as assistant content.
@@ -807,9 +1185,11 @@ role_trait_impls!(
     [
         AssistantContent,
         TextContent,
+        ImageContent,
         ThinkingContent,
         RedactedThinkingContent,
         ToolCall,
+        ProviderBlock,
     ]
 );
 role_trait_impls!(
@@ -870,5 +1250,61 @@ impl IntoSystemContent for &str {
 impl IntoSystemContent for String {
     fn into_system_content(self) -> TextContent {
         TextContent::new(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_json_drops_only_the_whitespace_between_tokens() {
+        let raw = RawJson::from_json(
+            " {\"a\" : \"x \\\" y\\\\\" ,\n \"b\":[ 1 ,\t2 ], \"c\" : \"\u{e9} \\n\"}\r\n",
+        )
+        .unwrap();
+        assert_eq!(
+            raw.get(),
+            "{\"a\":\"x \\\" y\\\\\",\"b\":[1,2],\"c\":\"\u{e9} \\n\"}"
+        );
+        assert!(RawJson::from_json("{\"a\":").is_err());
+        assert!(RawJson::from_json("1 2").is_err());
+    }
+
+    #[test]
+    fn raw_json_reads_from_any_deserializer() {
+        // serde's buffered content (an internally tagged enum) hands the value
+        // over, not its text: it is kept, compact.
+        #[derive(Deserialize)]
+        #[serde(tag = "kind")]
+        enum Tagged {
+            Block { raw: RawJson },
+        }
+        let Tagged::Block { raw } =
+            serde_json::from_str(r#"{"raw":{"z":[1,{"y":null}],"a":"b"},"kind":"Block"}"#).unwrap();
+        assert_eq!(
+            raw.to_value(),
+            serde_json::json!({"z":[1,{"y":null}],"a":"b"})
+        );
+        let scalars: Vec<RawJson> =
+            serde_json::from_value(serde_json::json!([1, "s", null, true, 2.5])).unwrap();
+        let texts: Vec<&str> = scalars.iter().map(RawJson::get).collect();
+        assert_eq!(texts, ["1", "\"s\"", "null", "true", "2.5"]);
+    }
+
+    #[test]
+    fn a_provider_block_is_named_by_its_type_or_its_one_key() {
+        let anthropic = ProviderBlock::new(
+            "anthropic-messages",
+            RawJson::from_json(r#"{"type":"web_search_tool_result","tool_use_id":"s"}"#).unwrap(),
+        );
+        assert_eq!(anthropic.type_name(), "web_search_tool_result");
+        let gemini = ProviderBlock::new(
+            "google-generative-ai",
+            RawJson::from_json(r#"{"thoughtSignature":"c2ln","executableCode":{"code":"1"}}"#)
+                .unwrap(),
+        );
+        assert_eq!(gemini.type_name(), "executableCode");
+        assert!(gemini.image().is_none());
     }
 }

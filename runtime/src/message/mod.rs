@@ -297,13 +297,14 @@ pub struct AssistantMessage {
 
 impl AssistantMessage {
     /// An assistant message from blocks allowed in an assistant message (text,
-    /// thinking, redacted thinking, tool calls, or strings), stamped with the current
-    /// time; `stop_reason` is `toolUse` when there is a tool call, else `stop`.
+    /// images the model made, thinking, redacted thinking, tool calls, provider
+    /// blocks, or strings), stamped with the current time; `stop_reason` is
+    /// `toolUse` when there is a tool call, else `stop`.
     ///
     /// ```compile_fail
-    /// # use agentmsg_runtime::{AssistantMessage, ImageContent};
-    /// let image = ImageContent::from_url("https://example.com/a.png");
-    /// let reply = AssistantMessage::new([image]);
+    /// # use agentmsg_runtime::{AssistantMessage, AudioContent};
+    /// let clip = AudioContent { data: "SUQz".into(), mime_type: "audio/mpeg".into() };
+    /// let reply = AssistantMessage::new([clip]);
     /// ```
     pub fn new<I>(content: I) -> Self
     where
@@ -510,7 +511,8 @@ pub enum Message {
 impl Message {
     /// An estimate of the tokens the message costs a model: its characters
     /// over four (pi's heuristic), an image, audio clip or document counted as
-    /// 1,200 tokens, redacted thinking as a quarter of its data.
+    /// 1,200 tokens, redacted thinking as a quarter of its data, a provider's
+    /// own block as its JSON text.
     ///
     /// ```
     /// # use agentmsg_runtime::Message;
@@ -539,6 +541,8 @@ impl Message {
                             chars += c.name.chars().count()
                                 + serde_json::to_string(&c.arguments).map_or(0, |s| s.len())
                         }
+                        AssistantContent::Image(_) => media += 1,
+                        AssistantContent::ProviderBlock(p) => chars += p.block.get().len(),
                     }
                 }
             }
@@ -751,11 +755,16 @@ impl Serialize for SystemContentRef<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let signature = self.0.signature.as_ref();
-        let mut map = serializer.serialize_map(Some(2 + usize::from(signature.is_some())))?;
+        let citations = self.0.citations.as_ref().filter(|c| c.get() != "null");
+        let len = 2 + usize::from(signature.is_some()) + usize::from(citations.is_some());
+        let mut map = serializer.serialize_map(Some(len))?;
         map.serialize_entry("type", "text")?;
         map.serialize_entry("text", &self.0.text)?;
         if let Some(signature) = signature {
             map.serialize_entry("signature", signature)?;
+        }
+        if let Some(citations) = citations {
+            map.serialize_entry("citations", citations)?;
         }
         map.end()
     }

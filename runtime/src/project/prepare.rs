@@ -18,6 +18,7 @@ pub use editor::{
 };
 pub use ids::IdMap;
 pub use report::{Change, ChangeKind, Origin, Problem, ProblemKind, Report};
+pub(crate) use rules::assistant_image_placeholder;
 pub use rules::NO_RESULT_TEXT;
 pub use target::{IdRule, Target, ThinkingPolicy};
 pub use validator::Validator;

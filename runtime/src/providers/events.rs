@@ -90,6 +90,15 @@ pub enum StreamEvent {
         /// The whole call.
         call: ToolCall,
     },
+    /// A block that does not stream arrived whole: an image the model made,
+    /// or a provider's own block (a server-side tool call or result…), which
+    /// is never a client tool call.
+    Block {
+        /// The block's index.
+        index: usize,
+        /// The block.
+        block: AssistantContent,
+    },
     /// The token usage so far.
     Usage {
         /// The usage.
@@ -114,6 +123,8 @@ pub(crate) enum Kind {
     Thinking,
     Redacted,
     ToolCall,
+    /// A block that arrives whole (an image, a provider block).
+    Whole,
 }
 
 /// One block as a decoder holds it: its text so far (for a tool call, the JSON
@@ -129,6 +140,9 @@ pub(crate) struct BlockView<'a> {
     pub(crate) name: &'a str,
     /// A complete tool call's arguments, when the decoder holds them parsed.
     pub(crate) arguments: Option<&'a Map<String, Value>>,
+    /// The finished block, when the decoder holds it (always for a block
+    /// that arrives whole): what [`content`](Self::content) gives.
+    pub(crate) whole: Option<Cow<'a, AssistantContent>>,
     pub(crate) closed: bool,
 }
 
@@ -141,14 +155,25 @@ impl<'a> BlockView<'a> {
             id: Cow::Borrowed(""),
             name: "",
             arguments: None,
+            whole: None,
             closed,
         }
     }
 
+    /// The view of a block that arrives whole (complete when it is seen).
+    pub(crate) fn whole(block: Cow<'a, AssistantContent>) -> Self {
+        Self {
+            whole: Some(block),
+            ..Self::new(Kind::Whole, "", true)
+        }
+    }
+
     /// The view of a block of content.
-    #[cfg(any(feature = "anthropic", feature = "gemini"))]
     pub(crate) fn of(block: &'a AssistantContent, closed: bool) -> Self {
-        match block {
+        let view = match block {
+            AssistantContent::Image(_) | AssistantContent::ProviderBlock(_) => {
+                Self::whole(Cow::Borrowed(block))
+            }
             AssistantContent::Text(t) => Self {
                 signature: t.signature.as_deref(),
                 ..Self::new(Kind::Text, t.text.as_str(), closed)
@@ -171,6 +196,13 @@ impl<'a> BlockView<'a> {
                     closed,
                 )
             },
+        };
+        // A finished text keeps what its view does not carry (its citations);
+        // a block that arrives whole is its own content.
+        let keep = view.kind == Kind::Whole || (view.closed && view.kind == Kind::Text);
+        Self {
+            whole: keep.then_some(Cow::Borrowed(block)),
+            ..view
         }
     }
 
@@ -178,7 +210,12 @@ impl<'a> BlockView<'a> {
     /// they stream).
     pub(crate) fn content(&self) -> AssistantContent {
         let signature = self.signature.map(str::to_owned);
+        if let Some(block) = &self.whole {
+            return block.as_ref().clone();
+        }
         match self.kind {
+            // Never without its block (see `whole`).
+            Kind::Whole => AssistantContent::Text(TextContent::default()),
             Kind::Text => AssistantContent::Text(TextContent {
                 signature,
                 ..TextContent::new(self.text.as_ref())
@@ -268,6 +305,13 @@ impl Differ {
                     ended: false,
                 });
                 out.push(match block.kind {
+                    Kind::Whole => {
+                        self.blocks[index].ended = true;
+                        StreamEvent::Block {
+                            index,
+                            block: block.content(),
+                        }
+                    }
                     Kind::Text => StreamEvent::TextStart { index },
                     Kind::Thinking | Kind::Redacted => StreamEvent::ThinkingStart { index },
                     Kind::ToolCall => StreamEvent::ToolCallStart {
@@ -290,7 +334,9 @@ impl Differ {
                 seen.sent = text.len();
                 out.push(match block.kind {
                     Kind::Text => StreamEvent::TextDelta { index, delta },
-                    Kind::Thinking | Kind::Redacted => StreamEvent::ThinkingDelta { index, delta },
+                    Kind::Thinking | Kind::Redacted | Kind::Whole => {
+                        StreamEvent::ThinkingDelta { index, delta }
+                    }
                     Kind::ToolCall => StreamEvent::ToolCallDelta {
                         index,
                         delta,

@@ -341,17 +341,6 @@ impl ResponseError {
     ) -> Result<T, Self> {
         serde_json::from_str(text).map_err(|source| Self::Json { event, source })
     }
-
-    /// The warning for a block of a type agentmsg does not model, which a decoder
-    /// skipped.
-    #[cfg(any(feature = "anthropic", feature = "gemini"))]
-    pub(crate) fn skipped(event: Option<usize>, path: String, kind: &str) -> Self {
-        Self::Invalid {
-            event,
-            path,
-            message: format!("a block of type `{kind}` was skipped: agentmsg does not model it"),
-        }
-    }
 }
 
 fn at_event(event: Option<usize>) -> String {

@@ -233,7 +233,9 @@ impl Summary {
                         AssistantContent::RedactedThinking(_) => {
                             self.redacted_thinking_blocks += 1;
                         }
-                        AssistantContent::Text(_) => {}
+                        AssistantContent::Text(_)
+                        | AssistantContent::Image(_)
+                        | AssistantContent::ProviderBlock(_) => {}
                     }
                 }
                 if a.stop_reason == crate::StopReason::Error {

@@ -90,7 +90,10 @@ fn definitions() -> Value {
                 "type": {"const": "text"},
                 "text": {"type": "string"},
                 "signature": {"type": "string"},
-                "textSignature": {"type": "string"}
+                "textSignature": {"type": "string"},
+                "citations": {
+                    "description": "the provider's citations of this text, verbatim (Anthropic `citations`, OpenAI Responses `annotations`)"
+                }
             }
         }),
     );
@@ -161,6 +164,19 @@ fn definitions() -> Value {
             "type": "object",
             "required": ["type", "data"],
             "properties": {"type": {"const": "redactedThinking"}, "data": {"type": "string"}}
+        }),
+    );
+    defs.insert(
+        "providerBlock".into(),
+        json!({
+            "type": "object",
+            "description": "a block of the provider's own (a server-side tool call or result…), kept verbatim and replayed only to the api that wrote it",
+            "required": ["type", "api", "block"],
+            "properties": {
+                "type": {"const": "providerBlock"},
+                "api": {"type": "string"},
+                "block": {"type": "object"}
+            }
         }),
     );
     defs.insert(
@@ -248,9 +264,11 @@ fn definitions() -> Value {
                 "role": {"const": "assistant"},
                 "content": {"type": "array", "items": {"oneOf": [
                     {"$ref": "#/$defs/text"},
+                    {"$ref": "#/$defs/image"},
                     {"$ref": "#/$defs/thinking"},
                     {"$ref": "#/$defs/redactedThinking"},
-                    {"$ref": "#/$defs/toolCall"}
+                    {"$ref": "#/$defs/toolCall"},
+                    {"$ref": "#/$defs/providerBlock"}
                 ]}},
                 "api": {"type": "string"},
                 "provider": {"type": "string"},

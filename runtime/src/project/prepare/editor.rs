@@ -128,7 +128,7 @@ impl AppendTarget for LastAssistant {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be appended to `{T}`",
     label = "not allowed in that message",
-    note = "`LastUser` takes what a user message may hold (text, image, audio, document); `LastAssistant` takes what an assistant message may hold (text, thinking, redacted thinking, tool calls)"
+    note = "`LastUser` takes what a user message may hold (text, image, audio, document); `LastAssistant` takes what an assistant message may hold (text, image, thinking, redacted thinking, tool calls, provider blocks)"
 )]
 pub trait PartOf<T: AppendTarget> {
     /// The block as content of that role.
@@ -206,13 +206,13 @@ struct Entry {
 /// # Ok::<(), agentmsg_runtime::EditError>(())
 /// ```
 ///
-/// The role rules hold: an image cannot be appended to an assistant message.
+/// The role rules hold: audio cannot be appended to an assistant message.
 ///
 /// ```compile_fail
-/// use agentmsg_runtime::{ImageContent, LastAssistant, MediaSource, PromptEditor};
+/// use agentmsg_runtime::{AudioContent, LastAssistant, PromptEditor};
 /// let mut editor = PromptEditor::new(Vec::new());
-/// let image = ImageContent { source: MediaSource::Url("https://example.com/a.png".into()) };
-/// editor.append_to(LastAssistant, [image]);
+/// let clip = AudioContent { data: "SUQz".into(), mime_type: "audio/mpeg".into() };
+/// editor.append_to(LastAssistant, [clip]);
 /// ```
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PromptEditor {

@@ -37,6 +37,9 @@ pub enum ChangeKind {
     /// Nothing was changed: the context is estimated past the target's
     /// context window from this message on.
     OverContextWindow,
+    /// A provider's own block, or the citations of a text, was dropped: it
+    /// goes back only to the api and provider that wrote it.
+    DroppedProviderData,
 }
 
 impl ChangeKind {
@@ -57,6 +60,7 @@ impl ChangeKind {
             Self::MergedTurns => "merged turns",
             Self::InvalidMedia => "invalid media",
             Self::OverContextWindow => "over context window",
+            Self::DroppedProviderData => "dropped provider data",
         }
     }
 }

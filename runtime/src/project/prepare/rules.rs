@@ -106,6 +106,19 @@ pub(super) enum Event {
         what: &'static str,
         error: String,
     },
+    ProviderBlockDropped {
+        block: usize,
+        kind: String,
+        origin: String,
+    },
+    CitationsDropped {
+        block: usize,
+        origin: String,
+    },
+    AssistantImage {
+        block: usize,
+        mime: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -203,6 +216,28 @@ impl Finding {
                 ChangeKind::InvalidMedia,
                 format!(
                     "replaced {what} block {block} with a placeholder: its base64 data does not decode ({error})"
+                ),
+            ),
+            Event::ProviderBlockDropped {
+                block,
+                kind,
+                origin,
+            } => (
+                ChangeKind::DroppedProviderData,
+                format!(
+                    "dropped provider block {block} (`{kind}`): it was written by {origin} and only goes back there"
+                ),
+            ),
+            Event::CitationsDropped { block, origin } => (
+                ChangeKind::DroppedProviderData,
+                format!(
+                    "removed the citations of text block {block}: they were written by {origin} and only go back there"
+                ),
+            ),
+            Event::AssistantImage { block, mime } => (
+                ChangeKind::ImagePlaceholder,
+                format!(
+                    "replaced {mime} image block {block} of an assistant message by a text placeholder: the target takes no images in assistant turns"
                 ),
             ),
         };
@@ -581,7 +616,47 @@ impl Run<'_> {
                     let mut text = text.clone();
                     let on = (b, BlockKind::Text);
                     self.signature(i, on, &mut text.signature, same, &foreign);
+                    if text.citations.is_some() && !self.same_provider_api(message, &message.api) {
+                        text.citations = None;
+                        let origin = origin(&message.provider, &message.api);
+                        self.found(i, Event::CitationsDropped { block: b, origin });
+                    }
                     content.push(AssistantContent::Text(text));
+                }
+                AssistantContent::ProviderBlock(provider) => {
+                    if self.same_provider_api(message, &provider.api) {
+                        content.push(block.clone());
+                    } else {
+                        let origin = origin(&message.provider, &provider.api);
+                        let kind = provider.type_name();
+                        self.found(
+                            i,
+                            Event::ProviderBlockDropped {
+                                block: b,
+                                kind,
+                                origin,
+                            },
+                        );
+                    }
+                }
+                AssistantContent::Image(image) => {
+                    if let MediaSource::Base64 { data, mime_type } = &image.source {
+                        if let Some(text) = self.invalid_media(i, b, "image", data, mime_type) {
+                            content.push(AssistantContent::Text(text));
+                            continue;
+                        }
+                    }
+                    if !self.target.vision {
+                        let (mime, text) = placeholder(image);
+                        self.found(i, Event::ImagePlaceholder { block: b, mime });
+                        content.push(AssistantContent::Text(TextContent::new(text)));
+                    } else if !self.target.assistant_images {
+                        let (mime, text) = assistant_image_placeholder(image);
+                        self.found(i, Event::AssistantImage { block: b, mime });
+                        content.push(AssistantContent::Text(TextContent::new(text)));
+                    } else {
+                        content.push(block.clone());
+                    }
                 }
             }
         }
@@ -589,6 +664,13 @@ impl Run<'_> {
             content,
             ..without_content(message)
         }
+    }
+
+    /// Whether a provider's own data written through `api` in `message` goes
+    /// back to the target: the same api and provider (the model may differ: a
+    /// server-side tool block is the provider's, not the model's).
+    fn same_provider_api(&self, message: &AssistantMessage, api: &str) -> bool {
+        self.target.api == api && self.target.provider == message.provider
     }
 
     /// The signature of a text block or a tool call (`on`: its index and kind),
@@ -812,11 +894,24 @@ fn mime_of(image: &ImageContent) -> String {
     }
 }
 
+/// The MIME type and the text that stands in for an image the model made, for
+/// a target that takes no images in assistant turns.
+pub(crate) fn assistant_image_placeholder(image: &ImageContent) -> (String, String) {
+    let mime = mime_of(image);
+    let text = format!("[{mime} image made by the model omitted]");
+    (mime, text)
+}
+
 /// The MIME type and the text that stands in for an image.
 fn placeholder(image: &ImageContent) -> (String, String) {
     let mime = mime_of(image);
     let text = format!("[{mime} image omitted: this model does not read images]");
     (mime, text)
+}
+
+/// `provider/api` as a report names an origin.
+fn origin(provider: &str, api: &str) -> String {
+    format!("{}/{}", or_unknown(provider), or_unknown(api))
 }
 
 /// Every field of `message` but the content, which is left empty.

@@ -114,6 +114,10 @@ pub struct Target {
     /// Whether tool results may carry images. Where they may not, the images
     /// move into a user message right after the results.
     pub tool_result_images: bool,
+    /// Whether assistant turns may carry images (an image the model made).
+    /// Only Gemini takes them back (`inlineData` in a `model` turn); elsewhere
+    /// such an image becomes a text placeholder.
+    pub assistant_images: bool,
     /// Whether the target takes back thinking that has no signature from the
     /// model that wrote it. Anthropic, OpenAI Responses and Gemini verify
     /// reasoning by its signature (an unsigned block is a 400, pydantic-ai#7597),
@@ -137,7 +141,8 @@ impl Target {
     /// (`anthropic-messages`: images in tool results, signed thinking only,
     /// [`IdRule::Anthropic`]; `openai-responses`: signed thinking only,
     /// [`IdRule::OpenAiResponses`]; `google-generative-ai`: signed thinking only,
-    /// [`IdRule::Gemini`]; anything else: unsigned thinking allowed,
+    /// [`IdRule::Gemini`], images in assistant turns; anything else: unsigned
+    /// thinking allowed,
     /// [`IdRule::OpenAiChat`]); thinking policy [`ThinkingPolicy::Drop`].
     pub fn new(
         provider: impl Into<String>,
@@ -153,6 +158,7 @@ impl Target {
         Self {
             provider: provider.into(),
             id_rule: IdRule::for_api(&api),
+            assistant_images: api == "google-generative-ai",
             api,
             model: model.into(),
             vision: true,
@@ -189,6 +195,13 @@ impl Target {
     #[must_use]
     pub fn tool_result_images(mut self, allowed: bool) -> Self {
         self.tool_result_images = allowed;
+        self
+    }
+
+    /// Whether assistant turns may carry images.
+    #[must_use]
+    pub fn assistant_images(mut self, allowed: bool) -> Self {
+        self.assistant_images = allowed;
         self
     }
 

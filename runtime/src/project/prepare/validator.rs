@@ -180,7 +180,15 @@ impl Validator {
                 AssistantContent::Thinking(t) => (&t.signature, BlockKind::Thinking),
                 AssistantContent::Text(t) => (&t.signature, BlockKind::Text),
                 AssistantContent::ToolCall(c) => (&c.signature, BlockKind::ToolCall),
-                AssistantContent::RedactedThinking(_) => continue,
+                AssistantContent::RedactedThinking(_) | AssistantContent::ProviderBlock(_) => {
+                    continue
+                }
+                AssistantContent::Image(image) => {
+                    if let MediaSource::Base64 { data, .. } = &image.source {
+                        self.media(i, b, "image", data);
+                    }
+                    continue;
+                }
             };
             if signature.as_deref() == Some("") {
                 self.found(i, Event::EmptySignature { block: b, on });

@@ -58,12 +58,20 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! The decoders keep the blocks agentmsg models (text, thinking with its
-//! signature, redacted thinking, tool use) in their order and skip the
-//! server-side tool blocks (`server_tool_use`, `web_search_tool_result`,
-//! `web_fetch_tool_result`, `code_execution_tool_result`, `mcp_tool_use`,
-//! `compaction`, …) and text citations. A `fallback` block (the server switched
-//! models) sets the message's `model` to the model that answered. `model` is
+//! The decoders keep every block in its order: those agentmsg models (text with
+//! its `citations`, thinking with its signature, redacted thinking, tool use)
+//! as its own blocks, and every other one (`server_tool_use`,
+//! `web_search_tool_result`, `web_fetch_tool_result`,
+//! `code_execution_tool_result`, `mcp_tool_use`, `mcp_tool_result`,
+//! `compaction`, `fallback`…) as a [`ProviderBlock`] holding the block as it
+//! came (in a stream, with the `input` of its `input_json_delta`s and the
+//! `content` of its `compaction_delta`s). They are never client tool calls: a
+//! `tool_use` stop with no client call is a `stop`, and `pause_turn` (a long
+//! server-side turn to continue) is `paused`. The encoder sends them back in
+//! place to Anthropic, and [`prepare`] drops them, reported, for any other API
+//! or provider; a `fallback` block, which Anthropic takes in no request, is
+//! dropped there too. A `fallback` block (the server switched
+//! models) also sets the message's `model` to the model that answered. `model` is
 //! the id the response names (often dated, such as `claude-sonnet-4-5-20250929`).
 //! Requests are encoded with the signatures of thinking made by exactly
 //! `request.model` (see [`prepare`]), so store the id you request with if you
@@ -71,6 +79,7 @@
 //!
 //! [`Report`]: crate::Report
 //! [`prepare`]: crate::prepare
+//! [`ProviderBlock`]: crate::ProviderBlock
 
 mod options;
 mod request;

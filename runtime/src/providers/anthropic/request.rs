@@ -2,6 +2,7 @@
 
 use super::options::write_options;
 use super::{API, DEFAULT_MAX_TOKENS, MAX_DOCUMENT_TITLE, PROVIDER};
+use crate::project::assistant_image_placeholder;
 use crate::providers::options::OptionReport;
 use crate::providers::shared::turns::{Side, Turns, OPENING};
 use crate::providers::{EncodeError, Encoded, Request};
@@ -362,7 +363,43 @@ impl Encoder {
             match block {
                 AssistantContent::Text(t) => {
                     if !t.text.is_empty() {
-                        out.push(text_block(&t.text));
+                        let mut block = text_block(&t.text);
+                        // Citations come only from Anthropic here: prepare
+                        // dropped any other API's.
+                        if let Some(citations) = &t.citations {
+                            block["citations"] = citations.to_value();
+                        }
+                        out.push(block);
+                    }
+                }
+                AssistantContent::Image(image) => {
+                    let (mime, text) = assistant_image_placeholder(image);
+                    self.change(
+                        index,
+                        ChangeKind::UnsupportedContent,
+                        format!("a {mime} image in an assistant turn became text: Anthropic takes none there"),
+                    );
+                    out.push(text_block(&text));
+                }
+                AssistantContent::ProviderBlock(provider) => {
+                    let kind = provider.type_name();
+                    if kind == "fallback" {
+                        self.change(
+                            index,
+                            ChangeKind::DroppedProviderData,
+                            "dropped a `fallback` block: it tells which model answered, and no request takes it",
+                        );
+                    } else if provider.api == API && provider.block.is_object() {
+                        out.push(provider.block.to_value());
+                    } else {
+                        self.change(
+                            index,
+                            ChangeKind::DroppedProviderData,
+                            format!(
+                                "dropped a `{kind}` block of `{}`: Anthropic takes back only its own",
+                                provider.api
+                            ),
+                        );
                     }
                 }
                 AssistantContent::Thinking(thinking) => match thinking.signature() {

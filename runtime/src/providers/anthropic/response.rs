@@ -7,6 +7,7 @@ use crate::providers::ResponseError;
 use crate::Usage;
 use crate::{AssistantContent, RedactedThinkingContent, TextContent, ThinkingContent, ToolCall};
 use crate::{AssistantMessage, StopReason};
+use crate::{ProviderBlock, RawJson};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -70,13 +71,16 @@ impl WireError {
     }
 }
 
-/// The content blocks agentmsg models; every other type is skipped.
+/// The content blocks agentmsg models; every other type is kept as a
+/// [`ProviderBlock`].
 #[derive(Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub(super) enum WireBlock {
     Text {
         #[serde(default)]
         text: String,
+        #[serde(default)]
+        citations: Option<Value>,
     },
     Thinking {
         #[serde(default)]
@@ -109,16 +113,17 @@ pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
     decode_response_with_warnings(body).map(|(message, _)| message)
 }
 
-/// [`decode_response`], also returning what was skipped (blocks of a type
-/// agentmsg does not model, such as server-side tool blocks), as
-/// [`ResponseError::Invalid`] values naming the block.
+/// [`decode_response`], also returning what was skipped or kept in a changed
+/// form, as [`ResponseError::Invalid`] values naming the block. Every block is
+/// kept: those agentmsg does not model (server-side tool blocks…) as
+/// [`ProviderBlock`]s, so nothing is skipped today.
 ///
 /// # Errors
 /// As [`decode_response`].
 pub fn decode_response_with_warnings(
     body: &str,
 ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
-    let mut warnings = Vec::new();
+    let warnings = Vec::new();
     let wire: WireMessage = ResponseError::parse(body, None)?;
     let mut message = base_message();
     if wire.kind.as_deref() == Some("error") || wire.error.is_some() {
@@ -142,21 +147,8 @@ pub fn decode_response_with_warnings(
         });
     };
     for (i, block) in content.into_iter().enumerate() {
-        let kind = block.get("type").and_then(Value::as_str).map(str::to_owned);
-        let block: WireBlock =
-            serde_json::from_value(block).map_err(|e| ResponseError::Invalid {
-                event: None,
-                path: format!("content[{i}]"),
-                message: e.to_string(),
-            })?;
-        match block_content(block, None, &format!("content[{i}].input"))? {
-            Some(content) => message.content.push(content),
-            None => warnings.push(ResponseError::skipped(
-                None,
-                format!("content[{i}]"),
-                kind.as_deref().unwrap_or_default(),
-            )),
-        }
+        let content = decode_block(block, None, &format!("content[{i}]"))?;
+        message.content.push(content);
     }
     if let Some(usage) = wire.usage {
         message.usage = usage_from(&usage);
@@ -193,23 +185,68 @@ pub(super) fn base_message() -> AssistantMessage {
     }
 }
 
+/// The types of block agentmsg reads into its own blocks.
+const MODELLED: [&str; 4] = ["text", "thinking", "redacted_thinking", "tool_use"];
+
+/// One content block (at `path`, of stream event `event`): a block agentmsg
+/// models as that block, any other (server-side tool blocks, `compaction`,
+/// `fallback`…) as a [`ProviderBlock`], never a client tool call.
+pub(super) fn decode_block(
+    block: Value,
+    event: Option<usize>,
+    path: &str,
+) -> Result<AssistantContent, ResponseError> {
+    let kind = block.get("type").and_then(Value::as_str);
+    if !kind.is_some_and(|kind| MODELLED.contains(&kind)) {
+        if !block.is_object() {
+            return Err(ResponseError::Invalid {
+                event,
+                path: path.to_owned(),
+                message: format!("a content block must be a JSON object, found {block}"),
+            });
+        }
+        return Ok(provider_block(&block));
+    }
+    let wire: WireBlock = serde_json::from_value(block).map_err(|e| ResponseError::Invalid {
+        event,
+        path: path.to_owned(),
+        message: e.to_string(),
+    })?;
+    block_content(wire, event, &format!("{path}.input"))
+}
+
+/// A block agentmsg does not model, kept as it is.
+pub(super) fn provider_block(block: &Value) -> AssistantContent {
+    AssistantContent::ProviderBlock(ProviderBlock::new(API, RawJson::from_value(block)))
+}
+
+/// A text's `citations`, kept when there are any.
+pub(super) fn citations(citations: Option<Value>) -> Option<RawJson> {
+    citations
+        .filter(|c| c.as_array().is_some_and(|a| !a.is_empty()))
+        .map(|c| RawJson::from_value(&c))
+}
+
 pub(super) fn block_content(
     block: WireBlock,
     event: Option<usize>,
     path: &str,
-) -> Result<Option<AssistantContent>, ResponseError> {
+) -> Result<AssistantContent, ResponseError> {
     Ok(match block {
-        WireBlock::Text { text } => Some(AssistantContent::Text(TextContent::new(text))),
+        WireBlock::Text { text, citations: c } => AssistantContent::Text(TextContent {
+            citations: citations(c),
+            ..TextContent::new(text)
+        }),
         WireBlock::Thinking {
             thinking,
             signature,
-        } => Some(AssistantContent::Thinking(ThinkingContent {
+        } => AssistantContent::Thinking(ThinkingContent {
             thinking,
             signature: signature.filter(|s| !s.is_empty()),
-        })),
-        WireBlock::RedactedThinking { data } => Some(AssistantContent::RedactedThinking(
-            RedactedThinkingContent::new(data),
-        )),
+        }),
+        WireBlock::RedactedThinking { data } => {
+            AssistantContent::RedactedThinking(RedactedThinkingContent::new(data))
+        }
         WireBlock::ToolUse { id, name, input } => {
             let input = match input {
                 Value::Object(_) | Value::Null => input,
@@ -221,9 +258,15 @@ pub(super) fn block_content(
                     })
                 }
             };
-            Some(AssistantContent::ToolCall(ToolCall::new(id, name, input)))
+            AssistantContent::ToolCall(ToolCall::new(id, name, input))
         }
-        WireBlock::Other => None,
+        WireBlock::Other => {
+            return Err(ResponseError::Invalid {
+                event,
+                path: path.to_owned(),
+                message: "a block of an unknown type".to_owned(),
+            })
+        }
     })
 }
 
@@ -266,6 +309,9 @@ pub(super) fn apply_stop(
             message.error_message = Some(format!("unknown stop_reason `{other}`"));
             StopReason::Error
         }
+        // Server-side tool blocks are no client calls: a turn without one
+        // did not stop for the client's tools.
+        Some(StopReason::ToolUse) if message.tool_calls().next().is_none() => StopReason::Stop,
         Some(known) => known,
     };
     if message.stop_reason == StopReason::GuardRail {

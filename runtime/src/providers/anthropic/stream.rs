@@ -2,8 +2,8 @@
 
 use super::response::stop_reason;
 use super::response::{
-    apply_stop, apply_usage, base_message, block_content, StopDetails, WireBlock, WireError,
-    WireMessage, WireUsage,
+    apply_stop, apply_usage, base_message, citations, decode_block, provider_block, StopDetails,
+    WireError, WireMessage, WireUsage,
 };
 use crate::providers::catalog::priced;
 use crate::providers::events::{BlockView, Differ, Kind, Snapshot, StreamEvent};
@@ -72,6 +72,13 @@ pub(super) enum WireDelta {
     InputJsonDelta {
         partial_json: String,
     },
+    CitationsDelta {
+        citation: Value,
+    },
+    CompactionDelta {
+        #[serde(default)]
+        content: Option<String>,
+    },
     #[serde(other)]
     Other,
 }
@@ -79,7 +86,8 @@ pub(super) enum WireDelta {
 /// A block being streamed.
 #[derive(Debug)]
 pub(super) enum Open {
-    Text(String),
+    /// A text and its citations so far.
+    Text(String, Vec<Value>),
     Thinking(String, String),
     Redacted(String),
     Tool {
@@ -88,8 +96,14 @@ pub(super) enum Open {
         start_input: Value,
         json: String,
     },
-    /// A block type agentmsg does not model (server tools…): its deltas are skipped.
-    Skipped,
+    /// A block type agentmsg does not model (server tools…), kept as a
+    /// provider block: its start, with the JSON of its `input` and the text of
+    /// its `content` as their deltas bring them.
+    Provider {
+        start: Value,
+        json: String,
+        content: Option<String>,
+    },
 }
 
 #[derive(Debug)]
@@ -205,10 +219,21 @@ impl StreamDecoder {
                         "the call of `{name}` was cut by the output limit and is dropped"
                     ),
                 }),
-                Open::Skipped => {}
-                Open::Text(text) => {
-                    self.done
-                        .insert(block, AssistantContent::Text(TextContent::new(text)));
+                Open::Provider { start, .. } => {
+                    let kind = start
+                        .get("type")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    skipped.push(ResponseError::Invalid {
+                        event: None,
+                        path: format!("content_block[{block}]"),
+                        message: format!(
+                            "the `{kind}` block was cut by the output limit and is dropped"
+                        ),
+                    });
+                }
+                Open::Text(text, citations) => {
+                    self.done.insert(block, text_block(text, citations));
                 }
                 Open::Thinking(thinking, signature) => {
                     let thinking = ThinkingContent {
@@ -269,13 +294,8 @@ impl StreamDecoder {
                 // A message_start may already carry whole blocks.
                 for (i, block) in wire.content.unwrap_or_default().into_iter().enumerate() {
                     let path = format!("message.content[{i}]");
-                    let block: WireBlock = match serde_json::from_value(block) {
-                        Ok(block) => block,
-                        Err(e) => return Err(self.fail(index, &path, e.to_string())),
-                    };
-                    match block_content(block, Some(index), &path) {
-                        Ok(Some(content)) => message.content.push(content),
-                        Ok(None) => {}
+                    match decode_block(block, Some(index), &path) {
+                        Ok(content) => message.content.push(content),
                         Err(e) => {
                             self.latch.fail(index, e.to_string());
                             return Err(e);
@@ -312,7 +332,14 @@ impl StreamDecoder {
                     }
                 }
                 let open = match kind {
-                    Some("text") => Open::Text(field("text")),
+                    Some("text") => Open::Text(
+                        field("text"),
+                        content_block
+                            .get("citations")
+                            .and_then(Value::as_array)
+                            .cloned()
+                            .unwrap_or_default(),
+                    ),
                     Some("thinking") => Open::Thinking(field("thinking"), field("signature")),
                     Some("redacted_thinking") => Open::Redacted(field("data")),
                     Some("tool_use") => {
@@ -331,14 +358,21 @@ impl StreamDecoder {
                             json: String::new(),
                         }
                     }
-                    other => {
-                        self.skipped.push(ResponseError::skipped(
-                            Some(index),
-                            format!("content_block[{block}]"),
-                            other.unwrap_or_default(),
-                        ));
-                        Open::Skipped
+                    _ if !content_block.is_object() => {
+                        return Err(self.fail(
+                            index,
+                            "content_block",
+                            "a content block must be a JSON object",
+                        ))
                     }
+                    _ => Open::Provider {
+                        content: content_block
+                            .get("content")
+                            .and_then(Value::as_str)
+                            .map(str::to_owned),
+                        start: content_block,
+                        json: String::new(),
+                    },
                 };
                 self.slots.insert(block, Slot::Open(open));
             }
@@ -354,12 +388,35 @@ impl StreamDecoder {
                         format!("delta for content block {block}, which is not open"),
                     ));
                 };
+                let mut unread = false;
                 let mismatch = match (open, delta) {
-                    (Open::Skipped, _) | (_, WireDelta::Other) => false,
-                    (Open::Text(text), WireDelta::TextDelta { text: d }) => {
+                    (Open::Provider { .. }, WireDelta::Other) => {
+                        unread = true;
+                        false
+                    }
+                    (_, WireDelta::Other) => false,
+                    (Open::Text(text, _), WireDelta::TextDelta { text: d }) => {
                         text.push_str(&d);
                         false
                     }
+                    (Open::Text(_, citations), WireDelta::CitationsDelta { citation }) => {
+                        citations.push(citation);
+                        false
+                    }
+                    (Open::Provider { json, .. }, WireDelta::InputJsonDelta { partial_json }) => {
+                        json.push_str(&partial_json);
+                        false
+                    }
+                    (
+                        Open::Provider { content, .. },
+                        WireDelta::CompactionDelta {
+                            content: Some(more),
+                        },
+                    ) => {
+                        content.get_or_insert_with(String::new).push_str(&more);
+                        false
+                    }
+                    (Open::Provider { .. }, WireDelta::CompactionDelta { content: None }) => false,
                     (Open::Thinking(text, _), WireDelta::ThinkingDelta { thinking }) => {
                         text.push_str(&thinking);
                         false
@@ -380,6 +437,15 @@ impl StreamDecoder {
                         "delta.type",
                         format!("delta does not fit content block {block}"),
                     ));
+                }
+                if unread {
+                    self.skipped.push(ResponseError::Invalid {
+                        event: Some(index),
+                        path: "delta".to_owned(),
+                        message: format!(
+                            "a delta of a type agentmsg does not read, on provider block {block}, was skipped"
+                        ),
+                    });
                 }
             }
             WireEvent::ContentBlockStop { index: block } => {
@@ -433,7 +499,7 @@ impl StreamDecoder {
         open: Open,
     ) -> Result<Option<AssistantContent>, ResponseError> {
         Ok(match open {
-            Open::Text(text) => Some(AssistantContent::Text(TextContent::new(text))),
+            Open::Text(text, citations) => Some(text_block(text, citations)),
             Open::Thinking(thinking, signature) => {
                 Some(AssistantContent::Thinking(ThinkingContent {
                     thinking,
@@ -472,9 +538,39 @@ impl StreamDecoder {
                 };
                 Some(AssistantContent::ToolCall(ToolCall::new(id, name, input)))
             }
-            Open::Skipped => None,
+            Open::Provider {
+                mut start,
+                json,
+                content,
+            } => {
+                if !json.trim().is_empty() {
+                    match serde_json::from_str::<Value>(&json) {
+                        Ok(input) => start["input"] = input,
+                        Err(e) => {
+                            let kind = start.get("type").and_then(Value::as_str).unwrap_or("");
+                            return Err(self.fail(
+                                index,
+                                "input_json_delta",
+                                format!("input of the `{kind}` block is not valid JSON: {e}"),
+                            ));
+                        }
+                    }
+                }
+                if let Some(content) = content {
+                    start["content"] = Value::String(content);
+                }
+                Some(provider_block(&start))
+            }
         })
     }
+}
+
+/// A finished text block, with its citations when there are any.
+fn text_block(text: String, list: Vec<Value>) -> AssistantContent {
+    AssistantContent::Text(TextContent {
+        citations: citations(Some(Value::Array(list))),
+        ..TextContent::new(text)
+    })
 }
 
 impl StreamDecoder {
@@ -487,8 +583,7 @@ impl StreamDecoder {
             )
     }
 
-    /// The blocks so far, in order (server-side blocks left out, as the
-    /// message leaves them out).
+    /// The blocks so far, in order (a server-side block once it is whole).
     fn snapshot(&self) -> Snapshot<'_> {
         let mut blocks = Vec::new();
         for (index, slot) in &self.slots {
@@ -497,7 +592,7 @@ impl StreamDecoder {
                     Some(block) => BlockView::of(block, true),
                     None => continue,
                 },
-                Slot::Open(Open::Text(text)) => BlockView::new(Kind::Text, text.as_str(), false),
+                Slot::Open(Open::Text(text, _)) => BlockView::new(Kind::Text, text.as_str(), false),
                 Slot::Open(Open::Thinking(text, signature)) => BlockView {
                     signature: Some(signature.as_str()).filter(|s| !s.is_empty()),
                     ..BlockView::new(Kind::Thinking, text.as_str(), false)
@@ -510,7 +605,8 @@ impl StreamDecoder {
                     name,
                     ..BlockView::new(Kind::ToolCall, json.as_str(), false)
                 },
-                Slot::Open(Open::Skipped) => continue,
+                // A provider block is shown once it is whole.
+                Slot::Open(Open::Provider { .. }) => continue,
             };
             // A call the output limit cut is dropped from the message.
             if view.kind == Kind::ToolCall && !view.closed && self.cut_by_limit() {

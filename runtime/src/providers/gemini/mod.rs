@@ -55,15 +55,24 @@
 //! Gemini may put a `thoughtSignature` on a plain text part. The decoders keep it
 //! as the text block's `signature` (as pi keeps it, as `textSignature`): a signed
 //! part ends its block, so each signature stays with the text it came with, and
-//! the signature of a part agentmsg does not model is kept on an empty text
-//! block. The encoder sends it back on the text's part. Function calls that come
+//! the signature of an image part is kept on an empty text block after it.
+//! The encoder sends it back on the text's part. Function calls that come
 //! without an `id` get a deterministic one (`call_` and 16 hex digits of a hash
-//! of the response id, the call's position, name and arguments). Parts agentmsg
-//! does not model (`inlineData` output, `executableCode`, `codeExecutionResult`)
-//! are skipped; only the first candidate is read.
+//! of the response id, the call's position, name and arguments). An image the
+//! model made (`inlineData` of an `image/…` type) becomes an image block, which
+//! the encoder sends back as `inlineData`. Other parts agentmsg does not model
+//! (`executableCode`, `codeExecutionResult`, thought images, other media…) are
+//! kept whole, with
+//! their signature, as [`ProviderBlock`]s that go back to Gemini as the same
+//! parts; the candidate's `groundingMetadata`, `citationMetadata` and
+//! `urlContextMetadata` are kept as provider blocks of their own
+//! (`{"groundingMetadata": …}`) after the parts, which describe the answer and
+//! are not sent back (reported). Only the first candidate is read. A stream
+//! that ends cleanly without a `finishReason` is a stop (see [`StreamDecoder`]).
 //!
 //! [`prepare`]: crate::prepare
 //! [`Report`]: crate::Report
+//! [`ProviderBlock`]: crate::ProviderBlock
 
 mod json_path;
 mod options;

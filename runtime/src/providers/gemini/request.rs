@@ -1,6 +1,7 @@
 //! The request encoder.
 
 use super::options::write_options;
+use super::response::CANDIDATE_METADATA;
 use super::{API, PROVIDER, SKIP_SIGNATURE};
 use crate::providers::options::OptionReport;
 use crate::providers::shared::turns::{Side, Turns, OPENING};
@@ -355,6 +356,32 @@ impl Encoder {
                     ChangeKind::DroppedThinking,
                     "Gemini has no redacted thinking: the block was dropped",
                 ),
+                AssistantContent::Image(image) => {
+                    out.push(media_part(
+                        &image.source,
+                        guess_mime(&image.source, "image/png"),
+                    ));
+                }
+                AssistantContent::ProviderBlock(provider) => {
+                    let part = provider.block.to_value();
+                    // A candidate's metadata describes the answer; it is no part.
+                    let is_part = part.as_object().is_some_and(|map| {
+                        !CANDIDATE_METADATA.iter().any(|key| map.contains_key(*key))
+                    });
+                    if provider.api == API && is_part {
+                        out.push(part);
+                    } else {
+                        self.change(
+                            index,
+                            ChangeKind::DroppedProviderData,
+                            format!(
+                                "dropped a `{}` block of `{}`: Gemini takes back only its own parts",
+                                provider.type_name(),
+                                provider.api
+                            ),
+                        );
+                    }
+                }
                 AssistantContent::ToolCall(call) => {
                     let mut part = Map::new();
                     part.insert(

@@ -10,7 +10,7 @@ use crate::providers::ResponseError;
 use crate::Usage;
 use crate::{AssistantContent, TextContent, ThinkingContent, ToolCall};
 use crate::{AssistantMessage, StopReason};
-use serde::de::IgnoredAny;
+use crate::{ImageContent, MediaSource, ProviderBlock, RawJson};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -42,12 +42,27 @@ pub(super) struct WireCandidate {
     pub(super) finish_reason: Option<String>,
     #[serde(default)]
     pub(super) finish_message: Option<String>,
+    #[serde(default)]
+    pub(super) grounding_metadata: Option<Value>,
+    #[serde(default)]
+    pub(super) citation_metadata: Option<Value>,
+    #[serde(default)]
+    pub(super) url_context_metadata: Option<Value>,
 }
+
+/// The metadata of a candidate that is kept as a provider block of its own,
+/// `{"<key>": …}`, after the parts: what grounded or cited the answer. It is
+/// no part, so the encoder does not send it back.
+pub(crate) const CANDIDATE_METADATA: [&str; 3] = [
+    "groundingMetadata",
+    "citationMetadata",
+    "urlContextMetadata",
+];
 
 #[derive(Deserialize)]
 pub(super) struct WireContent {
     #[serde(default)]
-    pub(super) parts: Vec<WirePart>,
+    pub(super) parts: Vec<Value>,
 }
 
 #[derive(Deserialize)]
@@ -61,10 +76,17 @@ pub(super) struct WirePart {
     pub(super) thought_signature: Option<String>,
     #[serde(default)]
     pub(super) function_call: Option<WireFunctionCall>,
-    /// The other fields (`inlineData`, `executableCode`…), by name, for the
-    /// warning that says what was skipped.
-    #[serde(flatten)]
-    pub(super) rest: BTreeMap<String, IgnoredAny>,
+    #[serde(default)]
+    pub(super) inline_data: Option<WireBlob>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct WireBlob {
+    #[serde(default)]
+    pub(super) mime_type: Option<String>,
+    #[serde(default)]
+    pub(super) data: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -223,10 +245,15 @@ impl Builder {
 
     pub(super) fn part(
         &mut self,
-        part: WirePart,
+        raw: Value,
         event: Option<usize>,
         path: &str,
     ) -> Result<(), ResponseError> {
+        let part = WirePart::deserialize(&raw).map_err(|e| ResponseError::Invalid {
+            event,
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
         let signature = part.thought_signature.filter(|s| !s.is_empty());
         if let Some(call) = part.function_call {
             self.open = OpenText::None;
@@ -282,16 +309,35 @@ impl Builder {
                 };
             }
             None => {
-                // inlineData, executableCode, codeExecutionResult… are not modelled;
-                // their signature is kept on an empty text block.
                 self.open = OpenText::None;
-                let kind = part.rest.keys().next().map_or("unknown", String::as_str);
-                self.skipped
-                    .push(ResponseError::skipped(event, path.to_owned(), kind));
-                if let Some(signature) = signature {
-                    self.content.push(AssistantContent::Text(
-                        TextContent::new("").with_signature(signature),
-                    ));
+                match part.inline_data {
+                    // An image the model made; its signature, if any, is kept
+                    // on an empty text block after it.
+                    // (A thought image, a draft the model made while it
+                    // reasoned, is kept whole below, `thought` and all.)
+                    Some(WireBlob {
+                        mime_type: Some(mime_type),
+                        data: Some(data),
+                    }) if mime_type.starts_with("image/") && part.thought != Some(true) => {
+                        self.content.push(AssistantContent::Image(ImageContent {
+                            source: MediaSource::Base64 { data, mime_type },
+                        }));
+                        if let Some(signature) = signature {
+                            self.content.push(AssistantContent::Text(
+                                TextContent::new("").with_signature(signature),
+                            ));
+                        }
+                    }
+                    // executableCode, codeExecutionResult, other media… are
+                    // kept whole, with their signature, as provider blocks.
+                    _ if raw.is_object() => self.content.push(gemini_block(&raw)),
+                    _ => {
+                        return Err(ResponseError::Invalid {
+                            event,
+                            path: path.to_owned(),
+                            message: format!("a part must be a JSON object, found {raw}"),
+                        })
+                    }
                 }
             }
         }
@@ -412,6 +458,11 @@ impl Builder {
     }
 }
 
+/// A part or a candidate's metadata kept as it is.
+pub(super) fn gemini_block(value: &Value) -> AssistantContent {
+    AssistantContent::ProviderBlock(ProviderBlock::new(API, RawJson::from_value(value)))
+}
+
 /// Decodes a non-streaming `generateContent` response body. An error body
 /// (`{"error":{…}}`) becomes a message with stopReason `error` and its
 /// `errorMessage`; a prompt blocked by safety filters stopReason `guardRail`.
@@ -423,9 +474,12 @@ pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
     decode_response_with_warnings(body).map(|(message, _)| message)
 }
 
-/// [`decode_response`], also returning what was skipped (parts of a kind
-/// agentmsg does not model, such as `executableCode`), as
-/// [`ResponseError::Invalid`] values naming the part.
+/// [`decode_response`], also returning what was skipped or kept in a changed
+/// form, as [`ResponseError::Invalid`] values. An image part (`inlineData`)
+/// becomes an image block; other parts agentmsg does not model
+/// (`executableCode`, `codeExecutionResult`…) and the candidate's
+/// `groundingMetadata`, `citationMetadata` and `urlContextMetadata` are kept
+/// as [`ProviderBlock`]s.
 ///
 /// # Errors
 /// As [`decode_response`].
@@ -483,6 +537,18 @@ pub(super) fn call_id(response_id: Option<&str>, n: usize, call: &ToolCall) -> S
     format!("call_{hex}")
 }
 
+/// The candidate's metadata as provider blocks, in [`CANDIDATE_METADATA`] order.
+pub(super) fn metadata_blocks<'a>(
+    metadata: &'a BTreeMap<&'static str, Value>,
+) -> impl Iterator<Item = AssistantContent> + 'a {
+    CANDIDATE_METADATA.into_iter().filter_map(|key| {
+        let value = metadata.get(key)?;
+        let mut block = Map::new();
+        block.insert(key.to_owned(), value.clone());
+        Some(gemini_block(&Value::Object(block)))
+    })
+}
+
 #[derive(Debug, Default)]
 pub(super) struct Folder {
     pub(super) builder: Option<Builder>,
@@ -494,6 +560,8 @@ pub(super) struct Folder {
     pub(super) block_reason: Option<String>,
     pub(super) error: Option<String>,
     pub(super) saw_candidate: bool,
+    /// The candidate's latest metadata, by its key in [`CANDIDATE_METADATA`].
+    pub(super) metadata: BTreeMap<&'static str, Value>,
 }
 
 impl Folder {
@@ -540,6 +608,16 @@ impl Folder {
             if let Some(reason) = candidate.finish_reason {
                 self.finish_reason = Some(reason);
             }
+            let metadata = [
+                candidate.grounding_metadata,
+                candidate.citation_metadata,
+                candidate.url_context_metadata,
+            ];
+            for (key, value) in CANDIDATE_METADATA.into_iter().zip(metadata) {
+                if let Some(value) = value.filter(|v| !v.is_null()) {
+                    self.metadata.insert(key, value);
+                }
+            }
             if candidate.finish_message.is_some() {
                 self.finish_message = candidate.finish_message;
             }
@@ -566,6 +644,7 @@ impl Folder {
             .builder
             .map(|b| b.finish(self.response_id.as_deref()))
             .unwrap_or_default();
+        message.content.extend(metadata_blocks(&self.metadata));
         message.response_id = self.response_id;
         message.model = self.model.unwrap_or_default();
         if let Some(usage) = self.usage {

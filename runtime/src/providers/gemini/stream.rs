@@ -1,6 +1,6 @@
 //! The stream decoder.
 
-use super::response::{call_id, stop_reason, OpenText, WireUsage};
+use super::response::{call_id, metadata_blocks, stop_reason, OpenText, WireUsage};
 use super::response::{Folder, WireResponse};
 use super::{API, PROVIDER};
 use crate::providers::catalog::priced;
@@ -9,6 +9,7 @@ use crate::providers::shared::latch::Latch;
 use crate::providers::{ResponseError, StreamDecode};
 use crate::AssistantMessage;
 use crate::{AssistantContent, StopReason};
+use std::borrow::Cow;
 
 /// Folds Gemini `streamGenerateContent` chunks (each one a JSON
 /// `GenerateContentResponse`) into an [`AssistantMessage`]. Text and thoughts
@@ -20,10 +21,14 @@ use crate::{AssistantContent, StopReason};
 /// ```
 ///
 /// A chunk that is not JSON, a malformed part, or chunks of two responses mixed
-/// together is an error naming the chunk index; a stream that ends without a
-/// `finishReason` fails in [`finish`](StreamDecode::finish) as
-/// [`ResponseError::Truncated`]; an error chunk ends the message with stopReason
-/// `error`.
+/// together is an error naming the chunk index; an error chunk ends the
+/// message with stopReason `error`. A stream whose chunks carried a candidate
+/// but no `finishReason` ends cleanly (as the Firebase SDK takes it) with
+/// stopReason `stop`, or `toolUse` when it has function calls, and a warning
+/// from [`finish_with_warnings`](Self::finish_with_warnings); one with no
+/// candidate at all, or cut while a function call's arguments were still
+/// streaming, fails in [`finish`](StreamDecode::finish) as
+/// [`ResponseError::Truncated`].
 #[derive(Debug, Default)]
 pub struct StreamDecoder {
     latch: Latch,
@@ -48,14 +53,35 @@ impl StreamDecoder {
     ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
         self.latch.check()?;
         let mut folder = self.folder;
+        let mut clean_end = None;
         if folder.error.is_none() && folder.finish_reason.is_none() && folder.block_reason.is_none()
         {
-            return Err(ResponseError::Truncated {
-                events: self.latch.events(),
-                message: "no chunk carried a finishReason".to_owned(),
+            let arguments_open = folder
+                .builder
+                .as_ref()
+                .is_some_and(|b| b.streaming.is_some());
+            if !folder.saw_candidate || arguments_open {
+                return Err(ResponseError::Truncated {
+                    events: self.latch.events(),
+                    message: if arguments_open {
+                        "no chunk carried a finishReason, and a function call's arguments were still streaming".to_owned()
+                    } else {
+                        "no chunk carried a candidate".to_owned()
+                    },
+                });
+            }
+            // The stream ended cleanly after its last chunk, as the Firebase
+            // SDK takes it: a stop (toolUse with calls), said as a warning.
+            folder.finish_reason = Some("STOP".to_owned());
+            clean_end = Some(ResponseError::Invalid {
+                event: self.latch.events().checked_sub(1),
+                path: "candidates[0].finishReason".to_owned(),
+                message: "the stream ended without a finishReason: taken as a clean stop"
+                    .to_owned(),
             });
         }
-        let warnings = folder.take_warnings();
+        let mut warnings = folder.take_warnings();
+        warnings.extend(clean_end);
         Ok((priced(folder.into_message()), warnings))
     }
 }
@@ -91,6 +117,11 @@ impl StreamDecoder {
             }),
             (None, None) => None,
         };
+        // The candidate's metadata closes the message, as in the body.
+        if stop.is_some() || folder.error.is_some() {
+            blocks
+                .extend(metadata_blocks(&folder.metadata).map(|b| BlockView::whole(Cow::Owned(b))));
+        }
         Snapshot {
             started: folder.builder.is_some(),
             blocks,

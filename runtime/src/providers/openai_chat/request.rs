@@ -2,6 +2,7 @@
 
 use super::options::write_options;
 use super::{API, PROVIDER};
+use crate::project::assistant_image_placeholder;
 use crate::providers::options::OptionReport;
 use crate::providers::shared::parts::{user_parts, DocumentPart, PartWriter};
 use crate::providers::shared::tools::tool_parameters;
@@ -201,7 +202,34 @@ pub(super) fn assistant_message(
     let mut dropped = 0usize;
     for block in &m.content {
         match block {
-            AssistantContent::Text(t) => text.push_str(&t.text),
+            AssistantContent::Text(t) => {
+                text.push_str(&t.text);
+                if t.citations.is_some() {
+                    report.record(
+                        index,
+                        ChangeKind::DroppedProviderData,
+                        "citations of a text not sent: a Chat Completions assistant message takes none",
+                    );
+                }
+            }
+            AssistantContent::Image(image) => {
+                let (mime, placeholder) = assistant_image_placeholder(image);
+                report.record(
+                    index,
+                    ChangeKind::UnsupportedContent,
+                    format!("a {mime} image in an assistant turn became text: Chat Completions takes none there"),
+                );
+                text.push_str(&placeholder);
+            }
+            AssistantContent::ProviderBlock(provider) => report.record(
+                index,
+                ChangeKind::DroppedProviderData,
+                format!(
+                    "dropped a `{}` block of `{}`: Chat Completions takes no provider blocks back",
+                    provider.type_name(),
+                    provider.api
+                ),
+            ),
             AssistantContent::ToolCall(call) => calls.push(json!({
                 "id": call.id,
                 "type": "function",

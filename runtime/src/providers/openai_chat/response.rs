@@ -9,6 +9,7 @@ use crate::providers::ResponseError;
 use crate::Usage;
 use crate::{AssistantContent, TextContent, ThinkingContent, ToolCall};
 use crate::{AssistantMessage, StopReason};
+use crate::{ProviderBlock, RawJson};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -76,6 +77,12 @@ pub(super) struct WireResponse {
     pub(super) usage: Option<WireUsage>,
     #[serde(default)]
     pub(super) error: Option<WireError>,
+    /// The sources of a search (xAI, Perplexity): URLs, and Perplexity's
+    /// `search_results`.
+    #[serde(default)]
+    pub(super) citations: Option<Value>,
+    #[serde(default)]
+    pub(super) search_results: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -100,6 +107,9 @@ pub(super) struct WireMessage {
     pub(super) reasoning: Option<String>,
     #[serde(default, deserialize_with = "null_as_empty")]
     pub(super) tool_calls: Vec<WireToolCall>,
+    /// URL citations of the text (OpenAI's search models).
+    #[serde(default)]
+    pub(super) annotations: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -231,6 +241,14 @@ pub fn decode_response_with_warnings(
     for (i, call) in wire_message.tool_calls.into_iter().enumerate() {
         message.content.push(tool_call(i, call, &mut warnings));
     }
+    keep_sources(
+        &mut message.content,
+        wire_message.annotations,
+        [
+            ("citations", wire.citations),
+            ("search_results", wire.search_results),
+        ],
+    );
     message.stop_reason = match choice.finish_reason.as_deref() {
         Some(reason) => stop_reason(reason),
         None if message.tool_calls().next().is_some() => StopReason::ToolUse,
@@ -240,6 +258,56 @@ pub fn decode_response_with_warnings(
         message.stop_reason = StopReason::GuardRail;
     }
     Ok((priced(message), warnings))
+}
+
+/// Keeps what a search answer cites: the message's `annotations` (URL
+/// citations) as the citations of its first text (as a provider block
+/// `{"annotations": …}` when it has no text), and the response's own sources
+/// (`citations`, `search_results`: xAI, Perplexity) as one provider block
+/// `{"citations": …, "search_results": …}` at the end. Empty lists are none.
+pub(super) fn keep_sources(
+    content: &mut Vec<AssistantContent>,
+    annotations: Option<Value>,
+    sources: [(&str, Option<Value>); 2],
+) {
+    let listed = |v: &Option<Value>| {
+        v.as_ref()
+            .and_then(Value::as_array)
+            .is_some_and(|a| !a.is_empty())
+    };
+    if listed(&annotations) {
+        let annotations = annotations.unwrap_or_default();
+        let text = content.iter_mut().find_map(|b| match b {
+            AssistantContent::Text(t) => Some(t),
+            _ => None,
+        });
+        match text {
+            Some(text) => text.citations = Some(RawJson::from_value(&annotations)),
+            None => {
+                let mut block = Map::new();
+                block.insert("annotations".into(), annotations);
+                content.push(provider_block(block));
+            }
+        }
+    }
+    let mut block = Map::new();
+    for (key, value) in sources {
+        if let Some(value) =
+            value.filter(|v| !v.is_null() && v.as_array().is_none_or(|a| !a.is_empty()))
+        {
+            block.insert(key.to_owned(), value);
+        }
+    }
+    if !block.is_empty() {
+        content.push(provider_block(block));
+    }
+}
+
+fn provider_block(block: Map<String, Value>) -> AssistantContent {
+    AssistantContent::ProviderBlock(ProviderBlock::new(
+        API,
+        RawJson::from_value(&Value::Object(block)),
+    ))
 }
 
 /// The message's `content`: a string, or an array of `text` and `refusal`

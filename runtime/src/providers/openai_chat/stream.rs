@@ -1,6 +1,6 @@
 //! The stream decoder.
 
-use super::response::{base_message, WireError, WireUsage};
+use super::response::{base_message, keep_sources, WireError, WireUsage};
 use super::stop_reason;
 use crate::providers::catalog::priced;
 use crate::providers::events::{BlockView, Differ, Kind, Snapshot, StreamEvent};
@@ -11,6 +11,8 @@ use crate::Usage;
 use crate::{AssistantContent, TextContent, ThinkingContent, ToolCall};
 use crate::{AssistantMessage, StopReason};
 use serde::Deserialize;
+use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 #[derive(Deserialize)]
@@ -27,6 +29,10 @@ pub(super) struct WireChunk {
     usage: Option<WireUsage>,
     #[serde(default)]
     error: Option<WireError>,
+    #[serde(default)]
+    citations: Option<Value>,
+    #[serde(default)]
+    search_results: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -51,6 +57,8 @@ pub(super) struct WireDelta {
     reasoning: Option<String>,
     #[serde(default, deserialize_with = "null_as_empty")]
     tool_calls: Vec<WireToolCallDelta>,
+    #[serde(default)]
+    annotations: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -118,6 +126,11 @@ pub struct StreamDecoder {
     warnings: Vec<ResponseError>,
     done: bool,
     differ: Differ,
+    /// The text's URL citations, gathered from the deltas.
+    annotations: Vec<Value>,
+    /// The response's own sources (`citations`, `search_results`), the latest.
+    citations: Option<Value>,
+    search_results: Option<Value>,
 }
 
 impl std::fmt::Debug for StreamDecoder {
@@ -176,6 +189,15 @@ impl StreamDecoder {
                 }),
             });
         }
+        keep_sources(
+            &mut message.content,
+            (!self.annotations.is_empty())
+                .then(|| Value::Array(std::mem::take(&mut self.annotations))),
+            [
+                ("citations", self.citations.take()),
+                ("search_results", self.search_results.take()),
+            ],
+        );
         if let Some(error) = self.error {
             message.stop_reason = StopReason::Error;
             message.error_message = Some(error);
@@ -229,6 +251,12 @@ impl StreamDecoder {
         if let Some(usage) = &chunk.usage {
             self.usage = Some(usage.to_usage());
         }
+        if chunk.citations.is_some() {
+            self.citations = chunk.citations;
+        }
+        if chunk.search_results.is_some() {
+            self.search_results = chunk.search_results;
+        }
         for choice in chunk.choices {
             if choice.index.unwrap_or(0) != 0 {
                 self.warnings.push(ResponseError::Invalid {
@@ -255,6 +283,9 @@ impl StreamDecoder {
             if let Some(refusal) = delta.refusal.filter(|t| !t.is_empty()) {
                 self.refused = true;
                 self.append_text(&refusal, false);
+            }
+            if let Some(Value::Array(annotations)) = delta.annotations {
+                self.annotations.extend(annotations);
             }
             for call in delta.tool_calls {
                 let key = match call.index {
@@ -320,6 +351,41 @@ impl StreamDecoder {
 }
 
 impl StreamDecoder {
+    /// What [`keep_sources`] adds at the end, on the blocks of a snapshot: the
+    /// first text with its citations, the sources as a provider block.
+    fn sources_view<'a>(&'a self, blocks: &mut Vec<BlockView<'a>>) {
+        let mut content: Vec<AssistantContent> = self
+            .blocks
+            .iter()
+            .map(|b| match b {
+                Building::Text(text) => AssistantContent::Text(TextContent::new(text.as_str())),
+                _ => AssistantContent::Thinking(ThinkingContent::default()),
+            })
+            .collect();
+        let before = content.len();
+        keep_sources(
+            &mut content,
+            (!self.annotations.is_empty()).then(|| Value::Array(self.annotations.clone())),
+            [
+                ("citations", self.citations.clone()),
+                ("search_results", self.search_results.clone()),
+            ],
+        );
+        for (i, block) in content.into_iter().enumerate() {
+            match block {
+                AssistantContent::Text(text) if text.citations.is_some() && i < before => {
+                    if let Some(view) = blocks.get_mut(i) {
+                        view.whole = Some(Cow::Owned(AssistantContent::Text(text)));
+                    }
+                }
+                block @ AssistantContent::ProviderBlock(_) => {
+                    blocks.push(BlockView::whole(Cow::Owned(block)));
+                }
+                _ => {}
+            }
+        }
+    }
+
     fn events_now(&mut self) -> Vec<StreamEvent> {
         let mut differ = std::mem::take(&mut self.differ);
         let events = differ.events(&self.snapshot());
@@ -350,7 +416,12 @@ impl StreamDecoder {
                 },
             })
             .collect::<Vec<_>>();
+        let mut blocks = blocks;
         let has_calls = blocks.iter().any(|b| b.kind == Kind::ToolCall);
+        let ending = self.finish_reason.is_some() || self.done || self.error.is_some();
+        if ending {
+            self.sources_view(&mut blocks);
+        }
         let stop = match (&self.finish_reason, self.done) {
             (Some(reason), _) => Some(stop_reason(reason)),
             (None, true) if has_calls => Some(StopReason::ToolUse),

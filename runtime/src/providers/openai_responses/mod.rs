@@ -55,14 +55,24 @@
 //! tokens are `usage.reasoning`. `status` maps to the stop reason (`completed`
 //! → `stop`, or `toolUse` when there is a call; `incomplete` → `length`, or
 //! `guardRail` for `content_filter`; `failed` → `error`; `cancelled` →
-//! `aborted`). Output items agentmsg does not model (web search, file search,
-//! code interpreter, image generation, MCP, shell, apply-patch, tool search,
-//! compaction…) are skipped and reported as warnings. A `custom_tool_call` becomes
+//! `aborted`). Output items agentmsg does not model (`web_search_call`,
+//! `file_search_call`, `code_interpreter_call`, `image_generation_call` with its
+//! image, `mcp_call`, `mcp_list_tools`, shell, apply-patch, tool search,
+//! `compaction`…) are kept whole, in their place, as [`ProviderBlock`]s: never
+//! client tool calls, so they never make the stop reason `toolUse`. The encoder
+//! puts each back into the input as it came (a reasoning item before one is
+//! replayed with it); an item the client runs (`apply_patch_call`,
+//! `local_shell_call`, `shell_call`, `computer_call`, `tool_search_call`) goes
+//! back only with its `<type>_output` item, which the API requires, and is
+//! otherwise left out, reported. An `output_text`'s `annotations` (URL and file
+//! citations) are kept as the text's [`citations`](crate::TextContent::citations)
+//! and go back on it. A `custom_tool_call` becomes
 //! a tool call with arguments `{"input": …}`; a `multi_tool_use.parallel`
 //! wrapper call is split into the calls it carries (ids `<call_id>_<n>`).
 //!
 //! [`prepare`]: crate::prepare
 //! [`Report`]: crate::Report
+//! [`ProviderBlock`]: crate::ProviderBlock
 //! [`ThinkingContent::signature`]: crate::ThinkingContent::signature
 //! [`RedactedThinkingContent::data`]: crate::RedactedThinkingContent::data
 //! [`ToolCall::signature`]: crate::ToolCall::signature

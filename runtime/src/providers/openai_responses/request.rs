@@ -2,11 +2,12 @@
 
 use super::options::write_options;
 use super::{API, MIN_OUTPUT_TOKENS, PROVIDER};
+use crate::project::assistant_image_placeholder;
 use crate::providers::options::OptionReport;
 use crate::providers::shared::parts::{user_parts, DocumentPart, PartWriter};
 use crate::providers::shared::tools::tool_parameters;
 use crate::providers::{EncodeError, Encoded, Request};
-use crate::{AssistantContent, AudioContent, MediaSource, ToolResultContent};
+use crate::{AssistantContent, AudioContent, MediaSource, RawJson, ToolResultContent};
 use crate::{AssistantMessage, Message};
 use crate::{ChangeKind, Report};
 use serde::{Deserialize, Serialize};
@@ -267,6 +268,34 @@ impl<'a> StoredMessage<'a> {
     }
 }
 
+/// The output items the client runs (not the server), which the API takes
+/// back only with the client's `<type>_output` item.
+const CLIENT_ITEMS: [&str; 5] = [
+    "apply_patch_call",
+    "local_shell_call",
+    "shell_call",
+    "computer_call",
+    "tool_search_call",
+];
+
+/// The type of `item` when it is a call the client runs and `content` holds
+/// no `<type>_output` provider item with its `call_id`.
+fn unanswered_client_call<'a>(item: &'a Value, content: &[AssistantContent]) -> Option<&'a str> {
+    let kind = item.get("type").and_then(Value::as_str)?;
+    if !CLIENT_ITEMS.contains(&kind) {
+        return None;
+    }
+    let output = format!("{kind}_output");
+    let call_id = item.get("call_id");
+    let answered = content.iter().any(|block| match block {
+        AssistantContent::ProviderBlock(p) if p.api == API && p.type_name() == output => {
+            p.block.to_value().get("call_id") == call_id
+        }
+        _ => false,
+    });
+    (!answered).then_some(kind)
+}
+
 pub(super) fn assistant_items(
     index: usize,
     m: &AssistantMessage,
@@ -281,7 +310,13 @@ pub(super) fn assistant_items(
         match block {
             AssistantContent::Text(t) if t.text.is_empty() => {}
             AssistantContent::Text(t) => {
-                let part = json!({"type": "output_text", "text": t.text, "annotations": [], "logprobs": []});
+                // Annotations come only from Responses here: prepare dropped any
+                // other API's citations.
+                let annotations = t
+                    .citations
+                    .as_ref()
+                    .map_or_else(|| json!([]), RawJson::to_value);
+                let part = json!({"type": "output_text", "text": t.text, "annotations": annotations, "logprobs": []});
                 let stored = t.signature().map(StoredMessage::parse);
                 // An unsigned text block joins the message item before it.
                 let open = items
@@ -326,6 +361,51 @@ pub(super) fn assistant_items(
                 );
                 items.push(Value::Object(item));
             }
+            AssistantContent::Image(image) => {
+                let (mime, text) = assistant_image_placeholder(image);
+                report.record(
+                    index,
+                    ChangeKind::UnsupportedContent,
+                    format!("a {mime} image in an assistant turn became text: Responses takes none there"),
+                );
+                items.push(json!({
+                    "type": "message",
+                    "role": "assistant",
+                    "id": message_id(index, block_index, &text),
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": text, "annotations": [], "logprobs": []}],
+                }));
+            }
+            AssistantContent::ProviderBlock(provider) => {
+                if provider.api != API || !provider.block.is_object() {
+                    report.record(
+                        index,
+                        ChangeKind::DroppedProviderData,
+                        format!(
+                            "dropped a `{}` block of `{}`: Responses takes back only its own items",
+                            provider.type_name(),
+                            provider.api
+                        ),
+                    );
+                    continue;
+                }
+                let item = provider.block.to_value();
+                if let Some(kind) = unanswered_client_call(&item, &m.content) {
+                    report.record(
+                        index,
+                        ChangeKind::DroppedProviderData,
+                        format!(
+                            "dropped a `{kind}` item: the client runs it and its `{kind}_output` is not in the transcript, which the API would refuse"
+                        ),
+                    );
+                    continue;
+                }
+                // An item id is sent once per input, as the API requires.
+                match item.get("id").and_then(Value::as_str) {
+                    Some(id) if !item_ids.insert(id.to_owned()) => duplicates += 1,
+                    _ => items.push(item),
+                }
+            }
             AssistantContent::Thinking(t) => match t.signature().and_then(stored_reasoning) {
                 Some((id, item)) if item_ids.insert(id.clone()) => items.push(item),
                 Some(_) => duplicates += 1,
@@ -352,7 +432,7 @@ pub(super) fn assistant_items(
             index,
             ChangeKind::DroppedThinking,
             format!(
-                "{duplicates} reasoning item(s) already sent earlier in the input not sent again"
+                "{duplicates} reasoning or provider item(s) already sent earlier in the input not sent again"
             ),
         );
     }

@@ -9,6 +9,7 @@ use crate::providers::ResponseError;
 use crate::Usage;
 use crate::{AssistantContent, RedactedThinkingContent, TextContent, ThinkingContent, ToolCall};
 use crate::{AssistantMessage, StopReason};
+use crate::{ProviderBlock, RawJson};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -108,6 +109,8 @@ pub(super) struct WirePart {
     pub(super) text: Option<String>,
     #[serde(default)]
     pub(super) refusal: Option<String>,
+    #[serde(default)]
+    pub(super) annotations: Option<Value>,
 }
 
 #[derive(Deserialize, Default)]
@@ -133,6 +136,33 @@ pub(super) struct WireItem {
     pub(super) phase: Option<Value>,
 }
 
+/// The output item types agentmsg reads into its own blocks; every other
+/// item is kept whole as a [`ProviderBlock`].
+const MODELLED: [&str; 4] = ["message", "reasoning", "function_call", "custom_tool_call"];
+
+/// Whether an output item is kept as a provider block (a server-side tool
+/// call such as `web_search_call`, `mcp_call`, `image_generation_call`, a
+/// `compaction`…).
+pub(super) fn is_provider_item(item: &Value) -> bool {
+    item.is_object()
+        && !item
+            .get("type")
+            .and_then(Value::as_str)
+            .is_some_and(|kind| MODELLED.contains(&kind))
+}
+
+/// An output item kept as it is.
+pub(super) fn provider_item(item: &Value) -> AssistantContent {
+    AssistantContent::ProviderBlock(ProviderBlock::new(API, RawJson::from_value(item)))
+}
+
+/// The `annotations` of an `output_text`, kept when there are any.
+pub(super) fn annotations(annotations: Option<&Value>) -> Option<RawJson> {
+    annotations
+        .filter(|a| a.as_array().is_some_and(|a| !a.is_empty()))
+        .map(RawJson::from_value)
+}
+
 /// Whether an output item becomes a block that is replayed as the same item
 /// (so a reasoning item before it can be replayed too).
 pub(super) fn is_replayed_item(item: &Value) -> bool {
@@ -142,7 +172,7 @@ pub(super) fn is_replayed_item(item: &Value) -> bool {
             .get("name")
             .and_then(Value::as_str)
             .is_some_and(is_parallel_wrapper),
-        _ => false,
+        _ => is_provider_item(item),
     }
 }
 
@@ -193,6 +223,10 @@ pub(super) fn output_content(
         warnings,
     };
     for (i, raw) in output.iter().enumerate() {
+        if is_provider_item(raw) {
+            out.content.push(provider_item(raw));
+            continue;
+        }
         let item = match WireItem::deserialize(raw) {
             Ok(item) => item,
             Err(e) => {
@@ -245,19 +279,25 @@ impl Output<'_> {
             .as_deref()
             .filter(|id| !id.is_empty())
             .map(|id| text_signature(id, item.phase.as_ref().and_then(Value::as_str)));
-        let mut text = |text: String| {
-            let block = TextContent::new(text);
+        let mut text = |text: String, citations: Option<RawJson>| {
+            let block = TextContent {
+                citations,
+                ..TextContent::new(text)
+            };
             AssistantContent::Text(match signature.take() {
                 Some(signature) => block.with_signature(signature),
                 None => block,
             })
         };
         for (j, part) in item.content.unwrap_or_default().into_iter().enumerate() {
+            let citations = annotations(part.annotations.as_ref());
             match (part.kind.as_str(), part.text, part.refusal) {
-                ("output_text", Some(part_text), _) => self.content.push(text(part_text)),
+                ("output_text", Some(part_text), _) => {
+                    self.content.push(text(part_text, citations));
+                }
                 ("refusal", _, Some(refusal)) => {
                     self.refused = true;
-                    self.content.push(text(refusal));
+                    self.content.push(text(refusal, None));
                 }
                 (kind, _, _) => self.warn(
                     format!("output[{i}].content[{j}]"),
@@ -442,9 +482,10 @@ pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
 }
 
 /// [`decode_response`], also returning what was skipped or kept in a changed
-/// form (output items agentmsg does not model, reasoning that cannot be
+/// form (content parts agentmsg does not model, reasoning that cannot be
 /// replayed, tool-call arguments that are not a JSON object), as
-/// [`ResponseError::Invalid`] values.
+/// [`ResponseError::Invalid`] values. Output items agentmsg does not model
+/// (server-side tool calls…) are kept whole as [`ProviderBlock`]s.
 pub fn decode_response_with_warnings(
     body: &str,
 ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {

@@ -1,6 +1,8 @@
 //! The stream decoder.
 
-use super::response::{build_message, stop_reason, WireError, WireResponse, WireUsage};
+use super::response::{
+    build_message, is_provider_item, provider_item, stop_reason, WireError, WireResponse, WireUsage,
+};
 use super::{API, PROVIDER};
 use crate::providers::catalog::priced;
 use crate::providers::events::{BlockView, Differ, Kind, Snapshot, StreamEvent};
@@ -8,6 +10,7 @@ use crate::providers::{ResponseError, StreamDecode};
 use crate::{AssistantMessage, StopReason};
 use serde::Deserialize;
 use serde_json::{json, Value};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 #[derive(Deserialize)]
@@ -368,6 +371,10 @@ impl StreamDecoder {
                         closed,
                     )
                 }),
+                // A provider item is shown once it is whole.
+                _ if closed && is_provider_item(item) => {
+                    blocks.push(BlockView::whole(Cow::Owned(provider_item(item))));
+                }
                 _ => {}
             }
         }

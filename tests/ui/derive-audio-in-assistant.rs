@@ -1,13 +1,13 @@
-use agentmsg::{AgentMessage, ImageContent, TextContent};
+use agentmsg::{AgentMessage, AudioContent, TextContent};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, AgentMessage)]
-#[agent_message(kind = "drawing", to_llm = assistant)]
-struct Drawing {
+#[agent_message(kind = "recording", to_llm = assistant)]
+struct Recording {
     #[agent_message(content)]
     caption: TextContent,
     #[agent_message(content)]
-    image: ImageContent,
+    clip: AudioContent,
 }
 
 fn main() {}
