@@ -5,6 +5,8 @@
 # `context` and `project` on a session tree of the same size whose leaf's path is
 # one copy: they read the file along that path only (ids and parents of every
 # line, then the path's lines), so their peak is the path's, not the file's.
+# And `import` of a pi session file of the same size (pi's session repeated),
+# which it converts one line at a time.
 #
 #   benches/cli_memory.sh [SIZE_MB]     (default 211, the size issue 15 names)
 #
@@ -81,4 +83,17 @@ for cmd in context project; do
         failed=1
     fi
 done
+if [[ -f "$pi" ]]; then
+    pi_big="$work/pi.jsonl"
+    pi_bytes=$(stat -c %s "$pi")
+    for _ in $(seq $(((size_mb * 1024 * 1024 + pi_bytes - 1) / pi_bytes))); do cat "$pi"; done >"$pi_big"
+    read -r kb secs < <(/usr/bin/time -f "%M %e" "$bin" import "$pi_big" -o "$work/pi-imported.jsonl" 2>&1 >/dev/null | tail -1)
+    echo "import: peak RSS $((kb / 1024)) MB, $secs s ($(($(stat -c %s "$pi_big") / 1024 / 1024)) MB pi session)"
+    if ((kb > limit_kb)); then
+        echo "error: import peaked over $((limit_kb / 1024)) MB" >&2
+        failed=1
+    fi
+else
+    echo "import: skipped (no pi session in ../shared/conformance)"
+fi
 exit "$failed"

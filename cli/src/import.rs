@@ -25,8 +25,8 @@
 //! `custom_message` entry becomes a `custom` line (sent as user content, as pi
 //! sends it).
 
-use std::io::Write;
-use std::path::PathBuf;
+use std::io::{self, BufRead, Read, Write};
+use std::path::{Path, PathBuf};
 
 use agentmsg_runtime::{AgentMessage, BranchSummary, CompactionSummary, MessageId};
 use serde::Deserialize;
@@ -243,44 +243,187 @@ fn with_id(message: &str, id: &str) -> Result<String, CliError> {
 
 /// Converts the text of a pi session file.
 pub fn import(text: &str) -> Result<Imported, CliError> {
+    let lines = || {
+        text.split('\n')
+            .enumerate()
+            .map(|(i, raw)| (i + 1, raw.strip_suffix('\r').unwrap_or(raw)))
+    };
+    let mut pi = PiImport::new(lines());
     let mut imported = Imported::default();
-    let mut entries = Vec::new();
-    for (i, raw) in text.split('\n').enumerate() {
-        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+    for (line, raw) in lines() {
+        pi.entry(line, raw, &mut imported)?;
+    }
+    Ok(imported)
+}
+
+/// Converts the pi session file at `path`, writing the transcript to `out`
+/// as it goes: the file is read twice, one line at a time (the first pass
+/// finds the session's id and every entry's), so memory holds a line and the
+/// ids, never the file. The counts and diagnostics are returned; the text is
+/// in `out`.
+pub fn import_file(path: &Path, out: &mut dyn Write) -> Result<(Imported, bool), CliError> {
+    let read_error = |source| CliError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let lines = || -> Result<_, CliError> {
+        let file = std::fs::File::open(path).map_err(read_error)?;
+        Ok(text_lines(std::io::BufReader::with_capacity(1 << 16, file)))
+    };
+    let mut ids = Vec::new();
+    let mut session_id = None;
+    for line in lines()? {
+        let (_, raw, _) = line.map_err(read_error)?;
+        PiImport::scan(&raw, &mut ids, &mut session_id);
+    }
+    let mut pi = PiImport::with_ids(ids, session_id);
+    let mut imported = Imported::default();
+    let mut lossy = false;
+    for line in lines()? {
+        let (number, raw, replaced) = line.map_err(read_error)?;
+        lossy |= replaced;
+        pi.entry(number, &raw, &mut imported)?;
+        out.write_all(&imported.text)?;
+        imported.text.clear();
+    }
+    Ok((imported, lossy))
+}
+
+/// The lines of `reader`, numbered from 1, without their `\n` (or `\r\n`),
+/// as text (invalid UTF-8 replaced, and said so).
+fn text_lines<R: BufRead>(
+    mut reader: R,
+) -> impl Iterator<Item = io::Result<(usize, String, bool)>> {
+    let mut number = 0;
+    std::iter::from_fn(move || {
+        let mut buf = Vec::new();
+        match reader.read_until(b'\n', &mut buf) {
+            Ok(0) => None,
+            Ok(_) => {
+                number += 1;
+                if buf.ends_with(b"\n") {
+                    buf.pop();
+                }
+                if buf.ends_with(b"\r") {
+                    buf.pop();
+                }
+                Some(Ok(match String::from_utf8(buf) {
+                    Ok(text) => (number, text, false),
+                    Err(e) => (
+                        number,
+                        String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                        true,
+                    ),
+                }))
+            }
+            Err(e) => Some(Err(e)),
+        }
+    })
+}
+
+/// The `type` and `id` of an entry, read as a [`Map`] would read the object
+/// (the last of a repeated key wins; anything but an object is refused).
+struct IdHead {
+    kind: Option<Value>,
+    id: Option<Value>,
+}
+
+impl<'de> Deserialize<'de> for IdHead {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = IdHead;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<IdHead, A::Error> {
+                let mut head = IdHead {
+                    kind: None,
+                    id: None,
+                };
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match key.as_ref() {
+                        "type" => head.kind = Some(map.next_value()?),
+                        "id" => head.id = Some(map.next_value()?),
+                        _ => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(head)
+            }
+        }
+        deserializer.deserialize_map(Visit)
+    }
+}
+
+/// The state of a pi import: the session's id and every entry's, and how many
+/// entries were converted.
+struct PiImport {
+    /// Each parsed entry's id: its own, or `<session id>:<index>`.
+    ids: Vec<Option<String>>,
+    session_id: String,
+    index: usize,
+}
+
+impl PiImport {
+    /// The state for the lines of a whole file.
+    fn new<'a>(lines: impl Iterator<Item = (usize, &'a str)>) -> Self {
+        let mut ids = Vec::new();
+        let mut session_id = None;
+        for (_, raw) in lines {
+            Self::scan(raw, &mut ids, &mut session_id);
+        }
+        Self::with_ids(ids, session_id)
+    }
+
+    /// The first pass over one line: its entry's own id, and the session's id
+    /// if it is the header. A line counts as an entry when it is a JSON
+    /// object, as the conversion reads it.
+    fn scan(raw: &str, ids: &mut Vec<Option<String>>, session_id: &mut Option<String>) {
         if raw.trim().is_empty() {
-            continue;
+            return;
+        }
+        let Ok(IdHead { kind, id }) = serde_json::from_str::<IdHead>(raw) else {
+            return;
+        };
+        let is_header = kind.as_ref().and_then(Value::as_str) == Some("session");
+        let id = id.as_ref().and_then(Value::as_str).map(str::to_owned);
+        if is_header && session_id.is_none() {
+            *session_id = Some(id.clone().unwrap_or_else(|| "pi".to_owned()));
+        }
+        // pi counts `firstKeptEntryIndex` over the parsed entries, the header included.
+        ids.push(id.filter(|_| !is_header));
+    }
+
+    fn with_ids(ids: Vec<Option<String>>, session_id: Option<String>) -> Self {
+        Self {
+            ids,
+            session_id: session_id.unwrap_or_else(|| "pi".to_owned()),
+            index: 0,
+        }
+    }
+
+    /// The id of parsed entry `index`.
+    fn id(&self, index: usize) -> Option<String> {
+        match self.ids.get(index)? {
+            Some(id) => Some(id.clone()),
+            None => Some(format!("{}:{index}", self.session_id)),
+        }
+    }
+
+    /// Converts one line of the file.
+    fn entry(&mut self, line: usize, raw: &str, imported: &mut Imported) -> Result<(), CliError> {
+        if raw.trim().is_empty() {
+            return Ok(());
         }
         let value = serde_json::from_str::<Map<String, Value>>(raw).ok();
-        entries.push(Entry {
-            line: i + 1,
-            raw,
-            value,
-        });
-    }
-    let session_id = entries
-        .iter()
-        .filter_map(|e| e.value.as_ref())
-        .find(|v| string_field(v, "type") == Some("session"))
-        .and_then(|v| string_field(v, "id"))
-        .unwrap_or("pi")
-        .to_owned();
-    // pi counts `firstKeptEntryIndex` over the parsed entries, the header included.
-    let ids: Vec<String> = entries
-        .iter()
-        .filter(|e| e.value.is_some())
-        .enumerate()
-        .map(|(index, e)| {
-            e.value
-                .as_ref()
-                .and_then(|v| string_field(v, "id"))
-                .filter(|_| {
-                    e.value.as_ref().and_then(|v| string_field(v, "type")) != Some("session")
-                })
-                .map_or_else(|| format!("{session_id}:{index}"), str::to_owned)
-        })
-        .collect();
-    let mut index = 0usize;
-    for entry in &entries {
+        let entry = Entry { line, raw, value };
+        let entry = &entry;
+
         let Some(map) = &entry.value else {
             imported.diagnostics.push(Diagnostic::error(
                 entry.line,
@@ -288,10 +431,10 @@ pub fn import(text: &str) -> Result<Imported, CliError> {
                 "not a JSON object; kept as an `extension` line of kind `pi.unparsed`",
             ));
             imported.push_extension("pi.unparsed", &serde_json::to_string(entry.raw)?, None)?;
-            continue;
+            return Ok(());
         };
-        let id = ids.get(index).cloned().unwrap_or_default();
-        index += 1;
+        let id = self.id(self.index).unwrap_or_default();
+        self.index += 1;
         // The tree: the line says its entry's parent (v2 and later; a v1
         // session is linear, each line following the one before).
         imported.parent = match map.get("parentId") {
@@ -354,7 +497,7 @@ pub fn import(text: &str) -> Result<Imported, CliError> {
                     .get("firstKeptEntryIndex")
                     .and_then(Value::as_u64)
                     .and_then(|i| usize::try_from(i).ok())
-                    .and_then(|i| ids.get(i).cloned());
+                    .and_then(|i| self.id(i));
                 let first_kept = match (by_id, by_index) {
                     (Some(id), _) => {
                         known.push("firstKeptEntryId");
@@ -464,8 +607,8 @@ pub fn import(text: &str) -> Result<Imported, CliError> {
                 imported.push_extension("pi.entry", entry.raw.trim(), Some(&id))?;
             }
         }
+        Ok(())
     }
-    Ok(imported)
 }
 
 /// What a log is, from its entries.
@@ -540,8 +683,11 @@ pub fn detect(text: &str) -> Detected {
 
 /// Runs `agentmsg import`.
 pub fn run(args: &ImportArgs) -> Result<Outcome, CliError> {
-    let bytes = crate::load::read_input(&args.file)?;
     let file = args.file.display();
+    if let Some(outcome) = run_streamed(args)? {
+        return Ok(outcome);
+    }
+    let bytes = crate::load::read_input(&args.file)?;
     let text = String::from_utf8_lossy(&bytes);
     if let std::borrow::Cow::Owned(_) = text {
         crate::output::note!("{file}: warning: not UTF-8; invalid bytes were replaced by U+FFFD");
@@ -557,15 +703,21 @@ pub fn run(args: &ImportArgs) -> Result<Outcome, CliError> {
             return Ok(Outcome::Problems);
         }
     };
-    for d in &imported.diagnostics {
-        crate::output::note!("{}", d.render(&file));
-    }
     match &args.output {
         Some(path) => std::fs::write(path, &imported.text).map_err(|source| CliError::Write {
             path: path.clone(),
             source,
         })?,
         None => crate::output::stdout().write_all(&imported.text)?,
+    }
+    Ok(finish(args, &imported))
+}
+
+/// Reports an import and its outcome.
+fn finish(args: &ImportArgs, imported: &Imported) -> Outcome {
+    let file = args.file.display();
+    for d in &imported.diagnostics {
+        crate::output::note!("{}", d.render(&file));
     }
     crate::output::note!(
         "{file}: {} lines written: {} messages, {} summaries, {} extension lines",
@@ -574,17 +726,77 @@ pub fn run(args: &ImportArgs) -> Result<Outcome, CliError> {
         imported.summaries,
         imported.extensions
     );
-    Ok(
-        if imported
-            .diagnostics
-            .iter()
-            .any(|d| d.severity == crate::load::Severity::Error)
-        {
-            Outcome::Problems
-        } else {
-            Outcome::Ok
-        },
-    )
+    if imported
+        .diagnostics
+        .iter()
+        .any(|d| d.severity == crate::load::Severity::Error)
+    {
+        Outcome::Problems
+    } else {
+        Outcome::Ok
+    }
+}
+
+/// `run` for a pi session file, converted one line at a time
+/// ([`import_file`]). `None` for what is read whole: standard input, anything
+/// that is not a regular file, another agent's log (Claude Code's merges and
+/// Codex's usage look ahead), and an output that is the input.
+fn run_streamed(args: &ImportArgs) -> Result<Option<Outcome>, CliError> {
+    let path = &args.file;
+    if path.as_os_str() == "-" || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Ok(None);
+    }
+    if let Some(output) = &args.output {
+        let same = std::fs::canonicalize(output)
+            .ok()
+            .is_some_and(|o| std::fs::canonicalize(path).ok() == Some(o));
+        if same {
+            return Ok(None);
+        }
+    }
+    // Who wrote it, from the head of the file (up to its last whole line).
+    let read_error = |source| CliError::Read {
+        path: path.clone(),
+        source,
+    };
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .map_err(read_error)?
+        .take(1 << 16)
+        .read_to_end(&mut head)
+        .map_err(read_error)?;
+    if let Some(end) = head.iter().rposition(|&b| b == b'\n') {
+        head.truncate(end + 1);
+    }
+    if !matches!(detect(&String::from_utf8_lossy(&head)), Detected::Pi) {
+        return Ok(None);
+    }
+    let (imported, lossy) = match &args.output {
+        Some(output) => {
+            let write_error = |source| CliError::Write {
+                path: output.clone(),
+                source,
+            };
+            let file = std::fs::File::create(output).map_err(write_error)?;
+            let mut out = io::BufWriter::with_capacity(1 << 16, file);
+            let imported = import_file(path, &mut out)?;
+            out.flush().map_err(write_error)?;
+            imported
+        }
+        None => {
+            let mut out = crate::output::stdout();
+            let imported = import_file(path, &mut out)?;
+            out.flush()?;
+            imported
+        }
+    };
+    if lossy {
+        crate::output::note!(
+            "{}: warning: not UTF-8; invalid bytes were replaced by U+FFFD",
+            path.display()
+        );
+    }
+    Ok(Some(finish(args, &imported)))
 }
 
 #[cfg(test)]

@@ -208,3 +208,50 @@ fn a_real_session_streams_as_it_reads_whole() {
     assert_eq!(import.code, 0, "{}", import.stderr);
     same_streamed_and_whole("before-compaction, imported", &std::fs::read(&out).unwrap());
 }
+
+/// `import` of a pi session file converts it one line at a time; of standard
+/// input, whole: the transcript, the diagnostics and the counts are the same.
+#[test]
+fn import_of_a_pi_file_streams_as_it_reads_whole() {
+    let work = tempfile::tempdir().unwrap();
+    let mut cases: Vec<(String, Vec<u8>)> = vec![(
+        "pi-v3.jsonl".to_owned(),
+        std::fs::read(common::fixtures().join("pi-v3.jsonl")).unwrap(),
+    )];
+    // A v1 file whose compaction keeps from an index, with lines that are no
+    // entry, invalid UTF-8, CRLF and a header that is not first.
+    let mut odd = Vec::new();
+    odd.extend_from_slice(b"{\"type\":\"message\",\"timestamp\":\"2025-01-01T00:00:00Z\",\"message\":{\"role\":\"user\",\"content\":\"early\",\"timestamp\":1}}\r\n");
+    odd.extend_from_slice(b"{\"type\":\"session\",\"id\":\"s9\",\"timestamp\":\"2025-01-01T00:00:00Z\",\"cwd\":\"/\"}\n");
+    odd.extend_from_slice(b"not json at all\n\n");
+    odd.extend_from_slice(b"{\"type\":\"message\",\"timestamp\":\"2025-01-01T00:00:01Z\",\"message\":{\"role\":\"user\",\"content\":\"caf\xe9\",\"timestamp\":2}}\n");
+    odd.extend_from_slice(b"[1,2]\n");
+    odd.extend_from_slice(b"{\"type\":\"compaction\",\"timestamp\":\"2025-01-01T00:00:02Z\",\"summary\":\"S\",\"firstKeptEntryIndex\":2,\"tokensBefore\":10}\n");
+    odd.extend_from_slice(b"{\"type\":\"label\",\"id\":\"x\",\"id\":\"y\",\"label\":\"twice\"}");
+    cases.push(("odd.jsonl".to_owned(), odd));
+    if let Some(dir) = common::conformance_or_skip(Some("transcripts/pi")) {
+        for entry in std::fs::read_dir(dir.join("transcripts/pi")).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            cases.push((name, std::fs::read(&path).unwrap()));
+        }
+    }
+    for (name, bytes) in cases {
+        std::fs::write(work.path().join(&name), &bytes).unwrap();
+        let file = run(work.path(), &["import", &name], b"");
+        let whole = run(work.path(), &["import", "-"], &bytes);
+        assert_eq!(file.code, whole.code, "{name}: {file:?} {whole:?}");
+        assert_eq!(file.stdout, whole.stdout, "{name}");
+        assert_eq!(
+            normalized(&file.stderr, &name),
+            normalized(&whole.stderr, "-"),
+            "{name}"
+        );
+        // And to a file (none for what is no pi session).
+        let _ = std::fs::remove_file(work.path().join("out.jsonl"));
+        let out = run(work.path(), &["import", &name, "-o", "out.jsonl"], b"");
+        assert_eq!(out.code, file.code, "{name}");
+        let written = std::fs::read_to_string(work.path().join("out.jsonl")).unwrap_or_default();
+        assert_eq!(written, file.stdout, "{name}");
+    }
+}
