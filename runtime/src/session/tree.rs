@@ -73,20 +73,23 @@ impl Session {
     /// assert_eq!(lengths, [2, 2]);
     /// ```
     pub fn branches(&self) -> impl Iterator<Item = Vec<&Entry>> + '_ {
+        self.leaf_indexes().map(|i| {
+            self.path_from(Some(i))
+                .into_iter()
+                .map(|j| &self.entries[j])
+                .collect()
+        })
+    }
+
+    /// The indexes of the entries without children, in file order.
+    fn leaf_indexes(&self) -> impl Iterator<Item = usize> + '_ {
         let mut has_child = vec![false; self.entries.len()];
         for entry in &self.entries {
             if let Some(p) = entry.parent {
                 has_child[p] = true;
             }
         }
-        (0..self.entries.len())
-            .filter(move |&i| self.entries[i].in_tree() && !has_child[i])
-            .map(|i| {
-                self.path_from(Some(i))
-                    .into_iter()
-                    .map(|j| &self.entries[j])
-                    .collect()
-            })
+        (0..self.entries.len()).filter(move |&i| self.entries[i].in_tree() && !has_child[i])
     }
 
     fn find(&self, id: &str) -> Result<usize, SessionError> {
@@ -119,18 +122,7 @@ impl Session {
 
     /// The entries without children: the tips of the branches, in file order.
     pub fn leaves(&self) -> Vec<&Entry> {
-        let mut has_child = vec![false; self.entries.len()];
-        for entry in &self.entries {
-            if let Some(p) = entry.parent {
-                has_child[p] = true;
-            }
-        }
-        self.entries
-            .iter()
-            .enumerate()
-            .filter(|(i, e)| e.in_tree() && !has_child[*i])
-            .map(|(_, e)| e)
-            .collect()
+        self.leaf_indexes().map(|i| &self.entries[i]).collect()
     }
 
     /// Moves the leaf to the entry `from`: what is appended next is its child,
