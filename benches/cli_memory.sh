@@ -45,16 +45,19 @@ for _ in $(seq "$copies"); do cat "$unit"; done >"$big"
 echo "transcript: $(($(stat -c %s "$big") / 1024 / 1024)) MB ($copies copies of $unit_bytes bytes)"
 
 failed=0
-for cmd in check stats repair; do
-    args=("$cmd" "$big")
-    if [[ "$cmd" == repair ]]; then args+=(-o "$work/repaired.jsonl"); fi
-    read -r kb secs < <(/usr/bin/time -f "%M %e" "$bin" "${args[@]}" 2>&1 >/dev/null | tail -1)
-    echo "$cmd: peak RSS $((kb / 1024)) MB, $secs s"
+# Runs `agentmsg ARGS…`, prints its peak RSS and time, and fails over the limit.
+measure() {
+    local kb secs
+    read -r kb secs < <(/usr/bin/time -f "%M %e" "$bin" "$@" 2>&1 >/dev/null | tail -1)
+    echo "$1: peak RSS $((kb / 1024)) MB, $secs s"
     if ((kb > limit_kb)); then
-        echo "error: $cmd peaked over $((limit_kb / 1024)) MB" >&2
+        echo "error: $1 peaked over $((limit_kb / 1024)) MB" >&2
         failed=1
     fi
-done
+}
+measure check "$big"
+measure stats "$big"
+measure repair "$big" -o "$work/repaired.jsonl"
 # The tree: a root, then each copy a branch of it (ids `<copy>-<line>`, each
 # line the child of the one before, compactions keeping from their copy's ids).
 tree="$work/tree.jsonl"
@@ -73,26 +76,14 @@ with open(tree, "w", encoding="utf-8") as out:
             out.write(json.dumps(o, separators=(",", ":"), ensure_ascii=False) + "\n")
 PY
 echo "session tree: $(($(stat -c %s "$tree") / 1024 / 1024)) MB, the leaf's path one copy"
-for cmd in context project; do
-    args=("$cmd" "$tree")
-    if [[ "$cmd" == project ]]; then args+=(--api openai-completions --model gpt-4.1); fi
-    read -r kb secs < <(/usr/bin/time -f "%M %e" "$bin" "${args[@]}" 2>&1 >/dev/null | tail -1)
-    echo "$cmd: peak RSS $((kb / 1024)) MB, $secs s"
-    if ((kb > limit_kb)); then
-        echo "error: $cmd peaked over $((limit_kb / 1024)) MB" >&2
-        failed=1
-    fi
-done
+measure context "$tree"
+measure project "$tree" --api openai-completions --model gpt-4.1
 if [[ -f "$pi" ]]; then
     pi_big="$work/pi.jsonl"
     pi_bytes=$(stat -c %s "$pi")
     for _ in $(seq $(((size_mb * 1024 * 1024 + pi_bytes - 1) / pi_bytes))); do cat "$pi"; done >"$pi_big"
-    read -r kb secs < <(/usr/bin/time -f "%M %e" "$bin" import "$pi_big" -o "$work/pi-imported.jsonl" 2>&1 >/dev/null | tail -1)
-    echo "import: peak RSS $((kb / 1024)) MB, $secs s ($(($(stat -c %s "$pi_big") / 1024 / 1024)) MB pi session)"
-    if ((kb > limit_kb)); then
-        echo "error: import peaked over $((limit_kb / 1024)) MB" >&2
-        failed=1
-    fi
+    echo "pi session: $(($(stat -c %s "$pi_big") / 1024 / 1024)) MB"
+    measure import "$pi_big" -o "$work/pi-imported.jsonl"
 else
     echo "import: skipped (no pi session in ../shared/conformance)"
 fi
