@@ -17,7 +17,9 @@
 //!   Claude Code sends; the tree then starts over there, as it does for Claude.
 //! - Sidechain entries (a subagent's conversation, `isSidechain`) are kept as
 //!   messages of their own tree, written before the main conversation so the
-//!   leaf is the main conversation's last entry.
+//!   leaf is the main conversation's last entry. A file is converted in two
+//!   passes, one line at a time ([`import_streamed`]): the sidechains' lines,
+//!   then the main conversation's.
 //! - `summary` entries (a title for the leaf they name) become label lines.
 //! - Every other entry becomes an `extension` line of kind `claude.<type>`
 //!   holding the entry, so nothing is lost.
@@ -37,6 +39,7 @@ pub fn detect(entries: &[Map<String, Value>]) -> bool {
     })
 }
 
+#[derive(Default)]
 struct Out {
     main: Vec<String>,
     side: Vec<String>,
@@ -61,25 +64,127 @@ fn text_of(value: Option<&Value>) -> Option<&str> {
 /// Converts the parsed entries of a Claude Code log.
 pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliError> {
     let mut imported = Imported::default();
-    let mut out = Out {
-        main: Vec::new(),
-        side: Vec::new(),
-    };
-    // uuid → the id of the line that stands for it (merged responses, split
-    // user entries).
-    let mut alias: HashMap<String, String> = HashMap::new();
-    let mut tool_names: HashMap<String, String> = HashMap::new();
-    // The open assistant response: its message id, its line, the uuids merged.
-    let mut open: Option<(String, Map<String, Value>, bool)> = None;
-
-    let resolve = |alias: &HashMap<String, String>, parent: Option<&Value>| -> Value {
-        match parent.and_then(Value::as_str) {
-            Some(p) => Value::from(alias.get(p).cloned().unwrap_or_else(|| p.to_owned())),
-            None => Value::Null,
-        }
-    };
-
+    let mut log = Log::default();
     for (_, entry) in entries {
+        log.entry(entry, &mut imported)?;
+    }
+    log.end(&mut imported)?;
+    for line in log.out.side.iter().chain(&log.out.main) {
+        imported.text.extend_from_slice(line.as_bytes());
+        imported.text.push(b'\n');
+        imported.lines += 1;
+    }
+    Ok(imported)
+}
+
+/// Converts a Claude Code log read one line at a time, writing the
+/// transcript to `out` as it goes, in two passes over the entries (`entries`
+/// gives them anew for each): the sidechains' lines first, then the main
+/// conversation's, as [`import`] orders them. The counts and diagnostics are
+/// returned.
+pub fn import_streamed<I>(
+    entries: impl Fn() -> Result<I, CliError>,
+    out: &mut dyn std::io::Write,
+) -> Result<Imported, CliError>
+where
+    I: Iterator<Item = Result<(usize, Map<String, Value>), CliError>>,
+{
+    // Both passes convert everything (so each line is what the whole read
+    // makes of it); each writes its own lines, the second counts the rest.
+    let mut imported = Imported::default();
+    let mut written = 0;
+    for sidechains in [true, false] {
+        imported = Imported::default();
+        let mut log = Log::default();
+        let mut write = |log: &mut Log| -> Result<(), CliError> {
+            let lines = if sidechains {
+                &mut log.out.side
+            } else {
+                &mut log.out.main
+            };
+            for line in lines.drain(..) {
+                out.write_all(line.as_bytes())?;
+                out.write_all(b"\n")?;
+                written += 1;
+            }
+            log.out.side.clear();
+            log.out.main.clear();
+            Ok(())
+        };
+        for entry in entries()? {
+            let (_, entry) = entry?;
+            log.entry(&entry, &mut imported)?;
+            write(&mut log)?;
+        }
+        log.end(&mut imported)?;
+        write(&mut log)?;
+    }
+    imported.lines = written;
+    Ok(imported)
+}
+
+/// The state of a log's conversion.
+#[derive(Default)]
+struct Log {
+    out: Out,
+    /// uuid → the id of the line that stands for it (merged responses, split
+    /// user entries).
+    alias: Aliases,
+    tool_names: HashMap<String, String>,
+    /// The open assistant response: its message id, its line, whether it is
+    /// a sidechain's.
+    open: Option<(String, Map<String, Value>, bool)>,
+}
+
+/// The line id a `parentUuid` stands for.
+fn resolve(alias: &Aliases, parent: Option<&Value>) -> Value {
+    match parent.and_then(Value::as_str) {
+        Some(p) => Value::from(alias.get(p).unwrap_or(p)),
+        None => Value::Null,
+    }
+}
+
+/// Which line each `uuid` stands for: the uuids of one merged response share
+/// a group, whose id moves to the response's last uuid in one step (however
+/// many uuids the group holds).
+#[derive(Default)]
+struct Aliases {
+    group: HashMap<String, usize>,
+    ids: Vec<String>,
+}
+
+impl Aliases {
+    /// The id of the line `uuid` stands for.
+    fn get(&self, uuid: &str) -> Option<&str> {
+        self.group.get(uuid).map(|&g| self.ids[g].as_str())
+    }
+
+    /// `uuid` stands for its own line.
+    fn own(&mut self, uuid: &str) {
+        self.group.insert(uuid.to_owned(), self.ids.len());
+        self.ids.push(uuid.to_owned());
+    }
+
+    /// The line `old` stands for is now `uuid`'s: every uuid that stood for
+    /// it stands for `uuid`.
+    fn moved(&mut self, old: &str, uuid: &str) {
+        match self.group.get(old) {
+            Some(&g) => {
+                self.ids[g] = uuid.to_owned();
+                self.group.insert(uuid.to_owned(), g);
+            }
+            None => self.own(uuid),
+        }
+    }
+}
+
+impl Log {
+    /// Converts one entry.
+    fn entry(
+        &mut self,
+        entry: &Map<String, Value>,
+        imported: &mut Imported,
+    ) -> Result<(), CliError> {
         let kind = text_of(entry.get("type")).unwrap_or("");
         let uuid = text_of(entry.get("uuid")).map(str::to_owned);
         let sidechain = entry.get("isSidechain").and_then(Value::as_bool) == Some(true);
@@ -92,11 +197,11 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
         if kind == "assistant" {
             if let (Some(message), Some(uuid)) = (message, &uuid) {
                 let response_id = text_of(message.get("id")).unwrap_or("").to_owned();
-                let blocks = assistant_blocks(message.get("content"), &mut tool_names);
-                if let Some((open_id, line, open_side)) = &mut open {
+                let blocks = assistant_blocks(message.get("content"), &mut self.tool_names);
+                if let Some((open_id, line, open_side)) = &mut self.open {
                     let parent = text_of(entry.get("parentUuid"));
                     let follows = parent.is_some_and(|p| {
-                        alias.get(p).map(String::as_str) == line.get("id").and_then(Value::as_str)
+                        self.alias.get(p) == line.get("id").and_then(Value::as_str)
                     });
                     if !response_id.is_empty()
                         && *open_id == response_id
@@ -108,22 +213,17 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                         }
                         let old = text_of(line.get("id")).unwrap_or("").to_owned();
                         line.insert("id".into(), Value::from(uuid.clone()));
-                        for value in alias.values_mut() {
-                            if *value == old {
-                                *value = uuid.clone();
-                            }
-                        }
-                        alias.insert(uuid.clone(), uuid.clone());
+                        self.alias.moved(&old, uuid);
                         if let Some(usage) = message.get("usage") {
                             line.insert("usage".into(), usage_of(usage));
                         }
                         if let Some(stop) = stop_reason(message.get("stop_reason")) {
                             line.insert("stopReason".into(), Value::from(stop));
                         }
-                        continue;
+                        return Ok(());
                     }
                 }
-                flush(&mut open, &mut out, &mut imported)?;
+                flush(&mut self.open, &mut self.out, imported)?;
                 let mut line = Map::new();
                 line.insert("role".into(), Value::from("assistant"));
                 line.insert("content".into(), Value::Array(blocks));
@@ -149,17 +249,20 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                 );
                 line.insert("timestamp".into(), Value::from(timestamp));
                 line.insert("id".into(), Value::from(uuid.clone()));
-                line.insert("parentId".into(), resolve(&alias, entry.get("parentUuid")));
-                alias.insert(uuid.clone(), uuid.clone());
-                open = Some((response_id, line, sidechain));
-                continue;
+                line.insert(
+                    "parentId".into(),
+                    resolve(&self.alias, entry.get("parentUuid")),
+                );
+                self.alias.own(uuid);
+                self.open = Some((response_id, line, sidechain));
+                return Ok(());
             }
         }
-        flush(&mut open, &mut out, &mut imported)?;
+        flush(&mut self.open, &mut self.out, imported)?;
 
         match (kind, message, &uuid) {
             ("user", Some(message), Some(uuid)) => {
-                let parent = resolve(&alias, entry.get("parentUuid"));
+                let parent = resolve(&self.alias, entry.get("parentUuid"));
                 let mut lines = Vec::new();
                 let mut user_blocks = Vec::new();
                 match message.get("content") {
@@ -176,7 +279,7 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                                     result.insert("toolCallId".into(), Value::from(call));
                                     result.insert(
                                         "toolName".into(),
-                                        Value::from(tool_names.get(call).cloned().unwrap_or_default()),
+                                        Value::from(self.tool_names.get(call).cloned().unwrap_or_default()),
                                     );
                                     result.insert("content".into(), result_blocks(block.get("content")));
                                     result.insert(
@@ -216,20 +319,20 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                     line.insert("parentId".into(), previous);
                     previous = Value::from(id);
                     imported.messages += 1;
-                    out.push(sidechain, Value::Object(line))?;
+                    self.out.push(sidechain, Value::Object(line))?;
                 }
                 if count == 0 {
                     extension(
-                        &mut out,
-                        &mut imported,
+                        &mut self.out,
+                        imported,
                         "claude.user",
                         entry,
                         Some(uuid),
-                        &alias,
+                        &self.alias,
                         sidechain,
                     )?;
                 } else {
-                    alias.insert(uuid.clone(), uuid.clone());
+                    self.alias.own(uuid);
                 }
             }
             ("summary", _, _) => {
@@ -239,30 +342,29 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                     "kind": "label",
                     "data": {"targetId": target, "label": entry.get("summary").cloned().unwrap_or(Value::Null)},
                 });
-                out.push(false, line)?;
+                self.out.push(false, line)?;
                 imported.extensions += 1;
             }
             _ => {
                 let name = format!("claude.{}", if kind.is_empty() { "entry" } else { kind });
                 extension(
-                    &mut out,
-                    &mut imported,
+                    &mut self.out,
+                    imported,
                     &name,
                     entry,
                     uuid.as_ref(),
-                    &alias,
+                    &self.alias,
                     sidechain,
                 )?;
             }
         }
+        Ok(())
     }
-    flush(&mut open, &mut out, &mut imported)?;
-    for line in out.side.iter().chain(&out.main) {
-        imported.text.extend_from_slice(line.as_bytes());
-        imported.text.push(b'\n');
-        imported.lines += 1;
+
+    /// Ends the conversion: the response still open is written.
+    fn end(&mut self, imported: &mut Imported) -> Result<(), CliError> {
+        flush(&mut self.open, &mut self.out, imported)
     }
-    Ok(imported)
 }
 
 fn extension(
@@ -271,7 +373,7 @@ fn extension(
     kind: &str,
     entry: &Map<String, Value>,
     uuid: Option<&String>,
-    alias: &HashMap<String, String>,
+    alias: &Aliases,
     sidechain: bool,
 ) -> Result<(), CliError> {
     let mut line = Map::new();
@@ -280,11 +382,7 @@ fn extension(
     line.insert("data".into(), Value::Object(entry.clone()));
     if let Some(uuid) = uuid {
         line.insert("id".into(), Value::from(uuid.clone()));
-        let parent = match entry.get("parentUuid").and_then(Value::as_str) {
-            Some(p) => Value::from(alias.get(p).cloned().unwrap_or_else(|| p.to_owned())),
-            None => Value::Null,
-        };
-        line.insert("parentId".into(), parent);
+        line.insert("parentId".into(), resolve(alias, entry.get("parentUuid")));
     }
     out.push(sidechain, Value::Object(line))?;
     imported.extensions += 1;

@@ -69,15 +69,67 @@ fn text_of(value: Option<&Value>) -> Option<&str> {
 /// Converts the parsed lines of a Codex rollout.
 pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliError> {
     let mut imported = Imported::default();
-    let mut names: HashMap<String, String> = HashMap::new();
-    let mut open: Option<Map<String, Value>> = None;
-    let mut last_ts = 0u64;
-    let mut origin = Origin::default();
+    let mut rollout = Rollout::default();
     for (line_no, entry) in entries {
+        rollout.entry(line_no, entry, &mut imported)?;
+    }
+    rollout.end(&mut imported)?;
+    Ok(imported)
+}
+
+/// Converts a Codex rollout read one line at a time (`entries`), writing
+/// the transcript to `out` as it goes: only the lines after the last
+/// assistant message still waiting for its usage are held back. The counts
+/// and diagnostics are returned.
+pub fn import_streamed(
+    entries: impl Iterator<Item = Result<(usize, Map<String, Value>), CliError>>,
+    out: &mut dyn std::io::Write,
+) -> Result<Imported, CliError> {
+    let mut imported = Imported::default();
+    let mut rollout = Rollout::default();
+    for entry in entries {
+        let (line_no, entry) = entry?;
+        rollout.entry(&line_no, &entry, &mut imported)?;
+        let held = rollout
+            .origin
+            .awaiting_usage
+            .as_ref()
+            .map_or(imported.text.len(), |(_, range)| range.start);
+        out.write_all(&imported.text[..held])?;
+        imported.text.drain(..held);
+        if let Some((_, range)) = &mut rollout.origin.awaiting_usage {
+            *range = range.start - held..range.end - held;
+        }
+    }
+    rollout.end(&mut imported)?;
+    out.write_all(&imported.text)?;
+    imported.text.clear();
+    Ok(imported)
+}
+
+/// The state of a rollout's conversion.
+#[derive(Default)]
+struct Rollout {
+    /// Each call's tool name, by call id.
+    names: HashMap<String, String>,
+    /// The assistant message being built from one response's items.
+    open: Option<Map<String, Value>>,
+    last_ts: u64,
+    origin: Origin,
+}
+
+impl Rollout {
+    /// Converts one entry.
+    fn entry(
+        &mut self,
+        line_no: &usize,
+        entry: &Map<String, Value>,
+        imported: &mut Imported,
+    ) -> Result<(), CliError> {
         let ts = text_of(entry.get("timestamp"))
             .and_then(iso_millis)
-            .unwrap_or(last_ts);
-        last_ts = ts;
+            .unwrap_or(self.last_ts);
+        self.last_ts = ts;
         let kind = text_of(entry.get("type")).unwrap_or("");
         let item = match (kind, entry.get("payload").and_then(Value::as_object)) {
             ("response_item", Some(payload)) => Some(payload),
@@ -89,12 +141,12 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
             match (kind, payload.and_then(|p| text_of(p.get("type")))) {
                 ("session_meta", _) => {
                     if let Some(provider) = payload.and_then(|p| text_of(p.get("model_provider"))) {
-                        origin.provider = provider.to_owned();
+                        self.origin.provider = provider.to_owned();
                     }
                 }
                 ("turn_context", _) => {
                     if let Some(model) = payload.and_then(|p| text_of(p.get("model"))) {
-                        origin.model = model.to_owned();
+                        self.origin.model = model.to_owned();
                     }
                 }
                 ("event_msg", Some("token_count")) => {
@@ -103,7 +155,7 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                         .and_then(|i| i.get("last_token_usage"))
                         .and_then(usage_of);
                     if let Some(usage) = usage {
-                        origin.attach(usage, &mut open, &mut imported)?;
+                        self.origin.attach(usage, &mut self.open, imported)?;
                     }
                 }
                 _ => {}
@@ -111,7 +163,7 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
             // Codex writes events between the items of one response: they
             // do not end its assistant message (their lines come before it).
             if kind != "event_msg" {
-                close(&mut open, &mut imported, &mut origin)?;
+                close(&mut self.open, imported, &mut self.origin)?;
             }
             if kind == "compacted" {
                 let summary = entry
@@ -120,7 +172,7 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                     .and_then(Value::as_str)
                     .unwrap_or("");
                 let line = json!({"role":"compactionSummary","summary":summary,"tokensBefore":0,"timestamp":ts,"id":format!("codex:{line_no}")});
-                push(&mut imported, &line)?;
+                push(imported, &line)?;
                 imported.summaries += 1;
             } else {
                 let name = if kind.is_empty() {
@@ -129,10 +181,10 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                     format!("codex.{kind}")
                 };
                 let line = json!({"role":"extension","kind":name,"data":entry});
-                push(&mut imported, &line)?;
+                push(imported, &line)?;
                 imported.extensions += 1;
             }
-            continue;
+            return Ok(());
         };
         let item_type = text_of(item.get("type")).unwrap_or("");
         let role = text_of(item.get("role")).unwrap_or("");
@@ -143,7 +195,9 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                     .and_then(Value::as_array)
                     .cloned()
                     .unwrap_or_default();
-                let open = open.get_or_insert_with(|| origin.assistant(ts, line_no));
+                let open = self
+                    .open
+                    .get_or_insert_with(|| self.origin.assistant(ts, line_no));
                 for block in blocks {
                     let text = text_of(block.get("text")).unwrap_or("");
                     if let Some(Value::Array(content)) = open.get_mut("content") {
@@ -152,14 +206,18 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                 }
             }
             "reasoning" => {
-                let open = open.get_or_insert_with(|| origin.assistant(ts, line_no));
+                let open = self
+                    .open
+                    .get_or_insert_with(|| self.origin.assistant(ts, line_no));
                 let block = reasoning_block(item);
                 if let Some(Value::Array(content)) = open.get_mut("content") {
                     content.push(block);
                 }
             }
             "function_call" | "custom_tool_call" | "local_shell_call" | "web_search_call" => {
-                let open = open.get_or_insert_with(|| origin.assistant(ts, line_no));
+                let open = self
+                    .open
+                    .get_or_insert_with(|| self.origin.assistant(ts, line_no));
                 let id = text_of(item.get("call_id"))
                     .or_else(|| text_of(item.get("id")))
                     .unwrap_or("")
@@ -185,7 +243,7 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                     }
                     _ => json!({"action": item.get("action").cloned().unwrap_or(Value::Null)}),
                 };
-                names.insert(id.clone(), name.clone());
+                self.names.insert(id.clone(), name.clone());
                 if let Some(Value::Array(content)) = open.get_mut("content") {
                     content
                         .push(json!({"type":"toolCall","id":id,"name":name,"arguments":arguments}));
@@ -193,23 +251,23 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                 open.insert("stopReason".into(), Value::from("toolUse"));
             }
             "function_call_output" | "custom_tool_call_output" => {
-                close(&mut open, &mut imported, &mut origin)?;
+                close(&mut self.open, imported, &mut self.origin)?;
                 let id = text_of(item.get("call_id")).unwrap_or("").to_owned();
                 let (content, is_error) = output_of(item.get("output"));
                 let line = json!({
                     "role": "toolResult",
                     "toolCallId": id,
-                    "toolName": names.get(&id).cloned().unwrap_or_default(),
+                    "toolName": self.names.get(&id).cloned().unwrap_or_default(),
                     "content": content,
                     "isError": is_error,
                     "timestamp": ts,
                     "id": format!("codex:{line_no}"),
                 });
-                push(&mut imported, &line)?;
+                push(imported, &line)?;
                 imported.messages += 1;
             }
             "message" => {
-                close(&mut open, &mut imported, &mut origin)?;
+                close(&mut self.open, imported, &mut self.origin)?;
                 let role = match role {
                     "developer" | "system" => "system",
                     _ => "user",
@@ -224,20 +282,24 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
                 if role == "user" {
                     line["timestamp"] = Value::from(ts);
                 }
-                push(&mut imported, &line)?;
+                push(imported, &line)?;
                 imported.messages += 1;
             }
             _ => {
-                close(&mut open, &mut imported, &mut origin)?;
+                close(&mut self.open, imported, &mut self.origin)?;
                 let line =
                     json!({"role":"extension","kind":format!("codex.{item_type}"),"data":entry});
-                push(&mut imported, &line)?;
+                push(imported, &line)?;
                 imported.extensions += 1;
             }
         }
+        Ok(())
     }
-    close(&mut open, &mut imported, &mut origin)?;
-    Ok(imported)
+
+    /// Ends the conversion: the message still open is written.
+    fn end(&mut self, imported: &mut Imported) -> Result<(), CliError> {
+        close(&mut self.open, imported, &mut self.origin)
+    }
 }
 
 /// The model and provider the rollout last named, and the assistant message

@@ -289,6 +289,85 @@ pub fn import_file(path: &Path, out: &mut dyn Write) -> Result<(Imported, bool),
     Ok((imported, lossy))
 }
 
+/// Which agent's log a streamed import converts.
+#[derive(Clone, Copy)]
+enum Kind {
+    Pi,
+    ClaudeCode,
+    Codex,
+}
+
+/// Converts the log at `path` of `kind`, one line at a time, to `out`; the
+/// counts, the diagnostics, and whether a line was not UTF-8.
+fn import_kind(kind: Kind, path: &Path, out: &mut dyn Write) -> Result<(Imported, bool), CliError> {
+    if let Kind::Pi = kind {
+        return import_file(path, out);
+    }
+    let read_error = |source| CliError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    // Lines that are no JSON object are left out, as the whole read leaves
+    // them out, and said so (once, whatever the passes).
+    let left_out = std::cell::RefCell::new(std::collections::BTreeSet::new());
+    let lossy = std::cell::Cell::new(false);
+    let entries = || -> Result<_, CliError> {
+        let file = std::fs::File::open(path).map_err(read_error)?;
+        let lines = text_lines(io::BufReader::with_capacity(1 << 16, file));
+        Ok(lines.filter_map(|line| match line {
+            Err(e) => Some(Err(read_error(e))),
+            Ok((number, raw, replaced)) => {
+                lossy.set(lossy.get() | replaced);
+                match entry_of(&raw) {
+                    Some(Ok(map)) => Some(Ok((number, map))),
+                    Some(Err(())) => {
+                        left_out.borrow_mut().insert(number);
+                        None
+                    }
+                    None => None,
+                }
+            }
+        }))
+    };
+    let mut imported = match kind {
+        Kind::ClaudeCode => crate::claude::import_streamed(entries, out)?,
+        _ => crate::codex::import_streamed(entries()?, out)?,
+    };
+    imported
+        .diagnostics
+        .extend(left_out.into_inner().into_iter().map(left_out_diagnostic));
+    Ok((imported, lossy.get()))
+}
+
+/// A non-blank line as an entry of a Claude Code or Codex log: `Err` when it
+/// is no JSON object (it is left out), `None` when it is blank.
+fn entry_of(raw: &str) -> Option<Result<Map<String, Value>, ()>> {
+    let raw = raw.trim();
+    if raw.is_empty() {
+        return None;
+    }
+    Some(serde_json::from_str::<Map<String, Value>>(raw).map_err(|_| ()))
+}
+
+/// `imported` with a diagnostic for each line of `text` that is no entry.
+fn with_left_out(mut imported: Imported, text: &str) -> Imported {
+    for (i, raw) in text.split('\n').enumerate() {
+        if let Some(Err(())) = entry_of(raw) {
+            imported.diagnostics.push(left_out_diagnostic(i + 1));
+        }
+    }
+    imported
+}
+
+/// What is said of a line of a Claude Code or Codex log that is no entry.
+fn left_out_diagnostic(line: usize) -> Diagnostic {
+    Diagnostic::warning(
+        line,
+        "not-an-entry",
+        "not a JSON object; left out of the transcript",
+    )
+}
+
 /// The lines of `reader`, numbered from 1, without their `\n` (or `\r\n`),
 /// as text (invalid UTF-8 replaced, and said so).
 fn text_lines<R: BufRead>(
@@ -694,8 +773,8 @@ pub fn run(args: &ImportArgs) -> Result<Outcome, CliError> {
     }
     let imported = match detect(&text) {
         Detected::Pi => import(&text)?,
-        Detected::ClaudeCode(entries) => crate::claude::import(&entries)?,
-        Detected::Codex(entries) => crate::codex::import(&entries)?,
+        Detected::ClaudeCode(entries) => with_left_out(crate::claude::import(&entries)?, &text),
+        Detected::Codex(entries) => with_left_out(crate::codex::import(&entries)?, &text),
         Detected::Unknown { line, text } => {
             crate::output::note!(
                 "{file}:{line}: error[unrecognised]: not a pi, Claude Code or Codex log; the first line it could not place: {text}"
@@ -737,10 +816,10 @@ fn finish(args: &ImportArgs, imported: &Imported) -> Outcome {
     }
 }
 
-/// `run` for a pi session file, converted one line at a time
-/// ([`import_file`]). `None` for what is read whole: standard input, anything
-/// that is not a regular file, another agent's log (Claude Code's merges and
-/// Codex's usage look ahead), and an output that is the input.
+/// `run` for a file, converted one line at a time ([`import_file`],
+/// `claude::import_streamed`, `codex::import_streamed`). `None` for what is
+/// read whole: standard input, anything that is not a regular file, what is
+/// no known log, and an output that is the input.
 fn run_streamed(args: &ImportArgs) -> Result<Option<Outcome>, CliError> {
     let path = &args.file;
     if path.as_os_str() == "-" || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
@@ -768,9 +847,12 @@ fn run_streamed(args: &ImportArgs) -> Result<Option<Outcome>, CliError> {
     if let Some(end) = head.iter().rposition(|&b| b == b'\n') {
         head.truncate(end + 1);
     }
-    if !matches!(detect(&String::from_utf8_lossy(&head)), Detected::Pi) {
-        return Ok(None);
-    }
+    let kind = match detect(&String::from_utf8_lossy(&head)) {
+        Detected::Pi => Kind::Pi,
+        Detected::ClaudeCode(_) => Kind::ClaudeCode,
+        Detected::Codex(_) => Kind::Codex,
+        Detected::Unknown { .. } => return Ok(None),
+    };
     let (imported, lossy) = match &args.output {
         Some(output) => {
             let write_error = |source| CliError::Write {
@@ -779,13 +861,13 @@ fn run_streamed(args: &ImportArgs) -> Result<Option<Outcome>, CliError> {
             };
             let file = std::fs::File::create(output).map_err(write_error)?;
             let mut out = io::BufWriter::with_capacity(1 << 16, file);
-            let imported = import_file(path, &mut out)?;
+            let imported = import_kind(kind, path, &mut out)?;
             out.flush().map_err(write_error)?;
             imported
         }
         None => {
             let mut out = crate::output::stdout();
-            let imported = import_file(path, &mut out)?;
+            let imported = import_kind(kind, path, &mut out)?;
             out.flush()?;
             imported
         }

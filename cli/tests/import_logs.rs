@@ -183,3 +183,50 @@ fn input_that_is_no_known_log_exits_one_naming_its_first_line() {
         run.stderr
     );
 }
+
+/// `import` of a Claude Code log or a Codex rollout file converts it one line
+/// at a time (a Claude Code log in two passes, sidechains first); of standard
+/// input, whole: the same transcript, diagnostics and counts. A line that is
+/// no JSON object is left out, and said so, either way.
+#[test]
+fn claude_and_codex_files_import_streamed_as_they_do_whole() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    for (name, lines) in [("claude.jsonl", CLAUDE), ("rollout.jsonl", CODEX)] {
+        let mut text = lines.join("\r\n");
+        text.insert_str(lines[0].len() + 2, "not json\n\n");
+        std::fs::write(dir.path().join(name), &text).unwrap();
+        let file = agentmsg_in(dir.path(), &["import", name]);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_agentmsg"))
+            .args(["import", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+        let whole = child.wait_with_output().unwrap();
+        assert_eq!(file.code, whole.status.code().unwrap(), "{name}: {file:?}");
+        assert_eq!(
+            file.stdout,
+            String::from_utf8(whole.stdout).unwrap(),
+            "{name}"
+        );
+        let whole_err = String::from_utf8(whole.stderr).unwrap();
+        assert_eq!(file.stderr.replace(name, "-"), whole_err, "{name}");
+        assert!(
+            file.stderr.contains(&format!(
+                "{name}:2: warning[not-an-entry]: not a JSON object; left out"
+            )),
+            "{name}: {}",
+            file.stderr
+        );
+        assert!(file.stdout.lines().count() > 5, "{name}");
+    }
+}
