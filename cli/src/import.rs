@@ -25,7 +25,7 @@
 //! `custom_message` entry becomes a `custom` line (sent as user content, as pi
 //! sends it).
 
-use std::io::{self, BufRead, Read, Write};
+use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
 
 use agentmsg_runtime::{AgentMessage, BranchSummary, CompactionSummary, MessageId};
@@ -822,9 +822,9 @@ fn finish(args: &ImportArgs, imported: &Imported) -> Outcome {
 /// no known log, and an output that is the input.
 fn run_streamed(args: &ImportArgs) -> Result<Option<Outcome>, CliError> {
     let path = &args.file;
-    if path.as_os_str() == "-" || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+    let Some(head) = crate::session_file::file_head(path)? else {
         return Ok(None);
-    }
+    };
     if let Some(output) = &args.output {
         let same = std::fs::canonicalize(output)
             .ok()
@@ -832,20 +832,6 @@ fn run_streamed(args: &ImportArgs) -> Result<Option<Outcome>, CliError> {
         if same {
             return Ok(None);
         }
-    }
-    // Who wrote it, from the head of the file (up to its last whole line).
-    let read_error = |source| CliError::Read {
-        path: path.clone(),
-        source,
-    };
-    let mut head = Vec::new();
-    std::fs::File::open(path)
-        .map_err(read_error)?
-        .take(1 << 16)
-        .read_to_end(&mut head)
-        .map_err(read_error)?;
-    if let Some(end) = head.iter().rposition(|&b| b == b'\n') {
-        head.truncate(end + 1);
     }
     let kind = match detect(&String::from_utf8_lossy(&head)) {
         Detected::Pi => Kind::Pi,

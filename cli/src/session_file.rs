@@ -81,24 +81,9 @@ pub fn open(path: &Path) -> Result<Opened, CliError> {
 /// session, JSON Lines. `None` for what must be read whole: standard input,
 /// anything that is not a regular file, a JSON array, another agent's log.
 pub fn open_leaf(path: &Path, leaf: Option<&str>) -> Result<Option<Opened>, CliError> {
-    if path.as_os_str() == "-" || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+    let Some(head) = file_head(path)? else {
         return Ok(None);
-    }
-    // The head of the file tells who wrote it (up to its last whole line).
-    let mut head = Vec::with_capacity(1 << 16);
-    let file = File::open(path).map_err(|source| CliError::Read {
-        path: path.to_owned(),
-        source,
-    })?;
-    std::io::Read::take(file, 1 << 16)
-        .read_to_end(&mut head)
-        .map_err(|source| CliError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
-    if let Some(end) = head.iter().rposition(|&b| b == b'\n') {
-        head.truncate(end + 1);
-    }
+    };
     let array = head
         .iter()
         .find(|b| !b.is_ascii_whitespace())
@@ -113,6 +98,34 @@ pub fn open_leaf(path: &Path, leaf: Option<&str>) -> Result<Option<Opened>, CliE
         source,
         diagnostics: Vec::new(),
     }))
+}
+
+/// Whether `path` names a regular file (which can be read more than once),
+/// not standard input (`-`), a pipe or a directory.
+pub fn is_regular_file(path: &Path) -> bool {
+    path.as_os_str() != "-" && std::fs::metadata(path).is_ok_and(|m| m.is_file())
+}
+
+/// The first 64 kB of the regular file at `path`, up to its last whole line:
+/// enough to tell who wrote it. `None` when `path` is no regular file.
+pub fn file_head(path: &Path) -> Result<Option<Vec<u8>>, CliError> {
+    if !is_regular_file(path) {
+        return Ok(None);
+    }
+    let read_error = |source| CliError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let mut head = Vec::with_capacity(1 << 16);
+    File::open(path)
+        .map_err(read_error)?
+        .take(1 << 16)
+        .read_to_end(&mut head)
+        .map_err(read_error)?;
+    if let Some(end) = head.iter().rposition(|&b| b == b'\n') {
+        head.truncate(end + 1);
+    }
+    Ok(Some(head))
 }
 
 /// Opens a session from its bytes.
@@ -298,7 +311,7 @@ struct Scan {
 /// Scans the file at `path` one line at a time; `None` when it is no regular
 /// file.
 fn scan(path: &Path) -> Result<Option<Scan>, CliError> {
-    if path.as_os_str() == "-" || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+    if !is_regular_file(path) {
         return Ok(None);
     }
     let read_error = |source| CliError::Read {
