@@ -116,7 +116,7 @@ impl Session {
     /// ```
     pub fn context(&self, leaf: Option<&str>) -> Result<SessionContext<'_>, SessionError> {
         let (plan, mut context) = self.plan(leaf)?;
-        for (item, id) in plan {
+        for (item, at) in plan {
             let message = match item {
                 Item::Entry(i) => match &self.entries[i].kind {
                     EntryKind::Message(m) => ContextMessage::Entry(m),
@@ -124,7 +124,7 @@ impl Session {
                 },
                 Item::Made(message) => ContextMessage::Made(message),
             };
-            context.push(message, id);
+            context.push(message, self.entries[at].id.clone());
         }
         Ok(context)
     }
@@ -145,7 +145,8 @@ impl Session {
         leaf: Option<&str>,
     ) -> Result<SessionContext<'static>, SessionError> {
         let (plan, mut context) = self.plan(leaf)?;
-        for (item, id) in plan {
+        for (item, at) in plan {
+            let id = self.entries[at].id.clone();
             let message = match item {
                 Item::Entry(i) => {
                     match std::mem::replace(&mut self.entries[i].kind, EntryKind::Header) {
@@ -223,7 +224,7 @@ impl Session {
                 let first_kept = summary.first_kept_id.clone();
                 plan.push((
                     Item::Made(Box::new(AgentMessage::custom(summary))),
-                    entry.id.clone(),
+                    path[at],
                 ));
                 let mut kept = false;
                 for &i in &path[..at] {
@@ -264,12 +265,13 @@ impl Session {
             }
             _ => return,
         };
-        plan.push((item, entry.id.clone()));
+        plan.push((item, i));
     }
 }
 
-/// The messages of a context, each with the id of its entry.
-type Plan = Vec<(Item, Option<MessageId>)>;
+/// The messages of a context, each with the index of its entry (whose id it
+/// takes: three words an item, where the id itself would take six).
+type Plan = Vec<(Item, usize)>;
 
 /// One message of a context: an entry's message, or one made for it.
 enum Item {
