@@ -13,5 +13,5 @@ pub(crate) mod decode;
 pub(crate) mod envelope;
 pub(crate) mod flat_serializer;
 mod generic;
-mod held;
+pub(crate) mod held;
 mod scan;
