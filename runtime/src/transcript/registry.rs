@@ -17,28 +17,33 @@ use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use serde::de::Deserializer;
-use serde::Deserialize;
+use serde::de::Unexpected;
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::codec::envelope::{decode_known, scan_version, Envelope, ErasedDecode};
+use super::codec::envelope::{decode_known, scan_version, Envelope};
 use super::codec::held::Held;
 use super::custom::{CustomEntry, CustomMessage, DynCustomMessage, MigrateError};
 use crate::UnknownReason;
 
-/// A type's one decoder: its `Deserialize` on any input, erased.
-type Decode = ErasedDecode<Box<dyn DynCustomMessage>>;
+/// A line decoded by a type's own decoder: the boxed value and the envelope keys
+/// read beside its fields.
+type Decoded = (Box<dyn DynCustomMessage>, Envelope);
+
+/// A type's decoder of a whole line: `accept` says which roles are the type's.
+type DecodeLine = fn(&str, &dyn Fn(&str) -> bool) -> serde_json::Result<Decoded>;
 
 /// One custom type's entry in the registry: its kind, aliases, version and the
 /// few functions that must be monomorphized for the type. `#[derive(AgentMessage)]`
 /// submits one for each type.
 ///
-/// The type's `Deserialize` is instantiated once, against an erased deserializer
-/// (`erased_serde`'s, as typetag does). Everything around it is shared code
-/// compiled once for every type: the transcript reader's line decoder (role and
-/// envelope keys, errors), the generic `Deserialize for AgentMessage` (which
-/// holds an object's entries until its version is known), versions and
-/// migrations.
+/// The type's `Deserialize` is instantiated once, for its decoder of a whole
+/// line. Everything around it is shared code, compiled once for every type:
+/// the role and envelope keys, versions, migrations and errors. An object that
+/// was not read from a line (`Deserialize for AgentMessage`, whose input may be
+/// any deserializer, and a migration's result) is written as a line of the kind
+/// and read by the same decoder.
 #[derive(Clone, Copy)]
 pub struct Registration {
     kind: &'static str,
@@ -46,8 +51,9 @@ pub struct Registration {
     version: u32,
     type_id: fn() -> TypeId,
     type_name: fn() -> &'static str,
-    /// The type's `Deserialize`, the one per-type decoder.
-    decode: Decode,
+    /// The type's `Deserialize` on a whole line, through the role and envelope
+    /// keys: the one per-type decoder.
+    decode: DecodeLine,
     /// [`CustomMessage::migrate`].
     migrate: fn(u32, Value) -> Result<Value, MigrateError>,
 }
@@ -61,7 +67,7 @@ impl Registration {
             version: T::VERSION,
             type_id: TypeId::of::<T>,
             type_name: std::any::type_name::<T>,
-            decode: decode::<T>,
+            decode: decode_line::<T>,
             migrate: T::migrate,
         }
     }
@@ -95,7 +101,7 @@ impl Registration {
     /// reason it was not decoded otherwise.
     pub fn decode_line(&self, line: &str) -> Result<CustomEntry, UnknownReason> {
         let accept = |role: &str| self.claims(role);
-        match decode_known(line, &accept, self.decode) {
+        match (self.decode)(line, &accept) {
             Ok((message, envelope)) => {
                 let from = stored_version(envelope.v);
                 if from == self.version {
@@ -117,8 +123,8 @@ impl Registration {
         }
     }
 
-    /// Decodes the fields of an object, held (a [`Held::Map`]) with its envelope
-    /// keys taken out.
+    /// Decodes the fields of an object (a [`Held::Map`]) whose envelope keys were
+    /// taken out already.
     pub(crate) fn decode_fields(
         &self,
         fields: &Held<'_>,
@@ -136,20 +142,34 @@ impl Registration {
             })?;
             return self.migrate_fields(fields, envelope, from);
         }
-        match self.decode_from(fields.lend::<serde_json::Error>()) {
+        let Held::Map(entries) = fields else {
+            return Err(UnknownReason::Invalid {
+                error: "expected an object".to_owned(),
+            });
+        };
+        match self.decode_object(entries.iter().map(|(k, v)| (k, v))) {
             Ok(message) => Ok(entry(message, envelope)),
-            Err(error) => Err(UnknownReason::Invalid {
-                error: error.to_string(),
-            }),
+            Err(error) => Err(UnknownReason::Invalid { error }),
         }
     }
 
-    /// The type decoded from `input` by its one decoder.
-    fn decode_from<'de, D: Deserializer<'de>>(
+    /// Decodes an object's fields by the type's line decoder: they are written
+    /// as a line of the kind (role first, no envelope) and read back. The error
+    /// names no position, which would be in that line, not in the input.
+    fn decode_object<'a, K, V>(
         &self,
-        input: D,
-    ) -> Result<Box<dyn DynCustomMessage>, erased_serde::Error> {
-        (self.decode)(&mut <dyn erased_serde::Deserializer>::erase(input))
+        fields: impl Iterator<Item = (&'a K, &'a V)>,
+    ) -> Result<Box<dyn DynCustomMessage>, String>
+    where
+        K: Serialize + 'a,
+        V: Serialize + 'a,
+    {
+        let line = object_line(self.kind, fields).map_err(|e| e.to_string())?;
+        let accept = |role: &str| role == self.kind;
+        match (self.decode)(&line, &accept) {
+            Ok((message, _)) => Ok(message),
+            Err(error) => Err(without_position(&error)),
+        }
     }
 
     fn newer(&self, found: u32) -> UnknownReason {
@@ -182,7 +202,14 @@ impl Registration {
                 from,
                 error: e.message,
             })?;
-        match self.decode_from(migrated) {
+        let decoded = match &migrated {
+            Value::Object(fields) => self.decode_object(fields.iter()),
+            other => Err(format!(
+                "invalid type: {}, expected an object",
+                unexpected(other)
+            )),
+        };
+        match decoded {
             Ok(message) => Ok(entry(message, envelope)),
             Err(error) => Err(UnknownReason::Invalid {
                 error: format!("after migration from version {from}: {error}"),
@@ -204,11 +231,44 @@ impl std::fmt::Debug for Registration {
 
 inventory::collect!(Registration);
 
-/// The one decoder monomorphized for every kind.
-fn decode<T: CustomMessage>(
-    input: &mut dyn erased_serde::Deserializer<'_>,
-) -> Result<Box<dyn DynCustomMessage>, erased_serde::Error> {
-    Ok(Box::new(erased_serde::deserialize::<T>(input)?))
+/// The one decoder monomorphized for every kind: a whole line into `T`.
+fn decode_line<T: CustomMessage>(
+    line: &str,
+    accept: &dyn Fn(&str) -> bool,
+) -> serde_json::Result<Decoded> {
+    let (value, envelope) = decode_known::<T>(line, accept)?;
+    Ok((Box::new(value), envelope))
+}
+
+/// `{"role":kind, …fields}`, compact.
+fn object_line<'a, K, V>(
+    kind: &str,
+    fields: impl Iterator<Item = (&'a K, &'a V)>,
+) -> serde_json::Result<String>
+where
+    K: Serialize + 'a,
+    V: Serialize + 'a,
+{
+    let mut line = Vec::with_capacity(256);
+    let mut serializer = serde_json::Serializer::new(&mut line);
+    let mut map = serializer.serialize_map(None)?;
+    map.serialize_entry("role", kind)?;
+    for (key, value) in fields {
+        map.serialize_entry(key, value)?;
+    }
+    map.end()?;
+    // serde_json writes UTF-8.
+    String::from_utf8(line).map_err(serde::ser::Error::custom)
+}
+
+/// A decoder's error without the position serde_json adds to it.
+fn without_position(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    let at = format!(" at line {} column {}", error.line(), error.column());
+    match text.strip_suffix(&at) {
+        Some(message) => message.to_owned(),
+        None => text,
+    }
 }
 
 fn entry(message: Box<dyn DynCustomMessage>, envelope: Envelope) -> CustomEntry {
@@ -223,6 +283,22 @@ fn entry(message: Box<dyn DynCustomMessage>, envelope: Envelope) -> CustomEntry 
 /// The stored version: `v`, or 1 when absent (it is written only above 1).
 fn stored_version(v: Option<u32>) -> u32 {
     v.unwrap_or(1)
+}
+
+/// How serde names a value in an "invalid type" error.
+fn unexpected(value: &Value) -> Unexpected<'_> {
+    match value {
+        Value::Null => Unexpected::Unit,
+        Value::Bool(b) => Unexpected::Bool(*b),
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => Unexpected::Unsigned(u),
+            (None, Some(i)) => Unexpected::Signed(i),
+            (None, None) => Unexpected::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Value::String(s) => Unexpected::Str(s),
+        Value::Array(_) => Unexpected::Seq,
+        Value::Object(_) => Unexpected::Map,
+    }
 }
 
 /// Two types claim the same kind (or alias).
@@ -631,7 +707,7 @@ mod tests {
                 .decode_line(r#"{"role":"renamed","title":"scalar","v":0}"#)
                 .unwrap_err(),
             UnknownReason::Invalid {
-                error: "after migration from version 0: invalid type: string \"scalar\", expected struct Renamed".to_owned()
+                error: "after migration from version 0: invalid type: string \"scalar\", expected an object".to_owned()
             }
         );
         // The migration's own error.

@@ -380,88 +380,47 @@ pub(crate) fn llm_role_first(line: &str) -> Option<Role> {
     }
 }
 
-/// A type's one decoder: its `Deserialize` through an erased deserializer, so
-/// the code around it (this file's line reader, the generic path, migrations)
-/// is compiled once for every type.
-pub(crate) type ErasedDecode<R> =
-    fn(&mut dyn erased_serde::Deserializer<'_>) -> Result<R, erased_serde::Error>;
-
-/// Decodes a whole line through `decode` when its role is already known
-/// (`accept` says which roles are the type's), wherever the role stands: the
-/// role key is checked and skipped and the envelope keys are taken out while the
-/// type reads the other keys, so nothing is held back or decoded twice. The type
-/// is given its keys as transient strings (registered types are
-/// `DeserializeOwned`).
-pub(crate) fn decode_known<R>(
-    line: &str,
+/// Decodes a whole line as `T` when its role is already known (`accept` says
+/// which roles are `T`'s), wherever the role stands: the role key is checked and
+/// skipped and the envelope keys are taken out while `T` reads the other keys, so
+/// nothing is held back or decoded twice. `T` is given its keys as transient
+/// strings (`T` is a registered, `DeserializeOwned` type).
+pub(crate) fn decode_known<'de, T: Deserialize<'de>>(
+    line: &'de str,
     accept: &dyn Fn(&str) -> bool,
-    decode: ErasedDecode<R>,
-) -> serde_json::Result<(R, Envelope)> {
-    let raised = Raised::default();
+) -> serde_json::Result<(T, Envelope)> {
     let mut de = serde_json::Deserializer::from_str(line);
-    let visitor = KnownRole {
-        accept,
-        decode,
-        raised: &raised,
-    };
-    match de::Deserializer::deserialize_map(&mut de, visitor) {
-        Ok(decoded) => {
-            de.end()?;
-            Ok(decoded)
-        }
-        Err(error) => Err(raised.or(error)),
-    }
+    let decoded = de::Deserializer::deserialize_map(
+        &mut de,
+        KnownRole {
+            accept,
+            marker: std::marker::PhantomData,
+        },
+    )?;
+    de.end()?;
+    Ok(decoded)
 }
 
-/// The error the input raised under a decoder, by its text: serde_json's error
-/// says where it happened, but it reaches the decoder erased, as text, and
-/// comes back without its position, which serde_json would then set to the
-/// object's end. When the decoder fails with it, that text is the error.
-#[derive(Default)]
-struct Raised {
-    text: RefCell<Option<String>>,
-    failed_with_it: std::cell::Cell<bool>,
-}
-
-impl Raised {
-    #[cold]
-    fn or(self, error: serde_json::Error) -> serde_json::Error {
-        match self.text.into_inner() {
-            Some(text) if self.failed_with_it.get() => de::Error::custom(text),
-            _ => error,
-        }
-    }
-}
-
-struct KnownRole<'a, R> {
+struct KnownRole<'a, T> {
     accept: &'a dyn Fn(&str) -> bool,
-    decode: ErasedDecode<R>,
-    raised: &'a Raised,
+    marker: std::marker::PhantomData<T>,
 }
 
-impl<'de, R> de::Visitor<'de> for KnownRole<'_, R> {
-    type Value = (R, Envelope);
+impl<'de, T: Deserialize<'de>> de::Visitor<'de> for KnownRole<'_, T> {
+    type Value = (T, Envelope);
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a message object with a \"role\"")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(R, Envelope), A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(T, Envelope), A::Error> {
         let state = RefCell::new((Envelope::default(), false));
         let body = SkipRole {
             inner: map,
             accept: self.accept,
             state: &state,
-            raised: &self.raised.text,
         };
-        let mut erased =
-            <dyn erased_serde::Deserializer>::erase(de::value::MapAccessDeserializer::new(body));
-        let decoded = (self.decode)(&mut erased);
-        drop(erased);
-        let value = match decoded {
-            Ok(value) => value,
-            Err(error) => return Err(self.unerased(&error)),
-        };
+        let value = T::deserialize(de::value::MapAccessDeserializer::new(body))?;
         let (envelope, role_seen) = state.into_inner();
         if !role_seen {
             return Err(de::Error::missing_field("role"));
@@ -470,31 +429,16 @@ impl<'de, R> de::Visitor<'de> for KnownRole<'_, R> {
     }
 }
 
-impl<R> KnownRole<'_, R> {
-    /// The error of a decoder that failed.
-    #[cold]
-    fn unerased<E: de::Error>(&self, error: &erased_serde::Error) -> E {
-        let text = error.to_string();
-        let raised = self.raised.text.borrow();
-        self.raised
-            .failed_with_it
-            .set(raised.as_deref() == Some(text.as_str()));
-        de::Error::custom(text)
-    }
-}
-
 /// The entries of a line less `role` (checked) and the envelope keys (kept).
 struct SkipRole<'s, A> {
     inner: A,
     accept: &'s dyn Fn(&str) -> bool,
     state: &'s RefCell<(Envelope, bool)>,
-    /// The text of the last error the input raised.
-    raised: &'s RefCell<Option<String>>,
 }
 
 impl<'de, A: MapAccess<'de>> SkipRole<'_, A> {
     /// The next key of the type's own: the part of `next_key_seed` that does not
-    /// depend on the seed.
+    /// depend on the seed, so it is compiled once, not once per custom type.
     fn next_own_key(&mut self) -> Result<Option<Key<'de>>, A::Error> {
         loop {
             let Some(key) = self.inner.next_key::<Key<'de>>()? else {
@@ -523,13 +467,6 @@ impl<'de, A: MapAccess<'de>> SkipRole<'_, A> {
             }
         }
     }
-
-    /// Notes the text of an error the input raised.
-    #[cold]
-    fn raise(&self, error: A::Error) -> A::Error {
-        *self.raised.borrow_mut() = Some(error.to_string());
-        error
-    }
 }
 
 impl<'de, A: MapAccess<'de>> MapAccess<'de> for SkipRole<'_, A> {
@@ -539,13 +476,13 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for SkipRole<'_, A> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, A::Error> {
-        match self.next_own_key() {
-            // The registry's types are `DeserializeOwned`: none borrows a key.
-            Ok(Some(key)) => seed
+        match self.next_own_key()? {
+            // One key deserializer for every type: the registry's types are
+            // `DeserializeOwned`, so none borrows a key.
+            Some(key) => seed
                 .deserialize(de::value::StrDeserializer::new(key.as_str()))
                 .map(Some),
-            Ok(None) => Ok(None),
-            Err(error) => Err(self.raise(error)),
+            None => Ok(None),
         }
     }
 
@@ -553,10 +490,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for SkipRole<'_, A> {
         &mut self,
         seed: V,
     ) -> Result<V::Value, A::Error> {
-        match self.inner.next_value_seed(seed) {
-            Ok(value) => Ok(value),
-            Err(error) => Err(self.raise(error)),
-        }
+        self.inner.next_value_seed(seed)
     }
 
     fn size_hint(&self) -> Option<usize> {
