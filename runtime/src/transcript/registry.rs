@@ -19,11 +19,11 @@ use std::sync::OnceLock;
 
 use serde::de::Unexpected;
 use serde::ser::{SerializeMap, Serializer};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::codec::envelope::{decode_known, scan_version, Envelope};
-use super::codec::held::{without_position, Held};
+use super::codec::held::Held;
 use super::custom::{CustomEntry, CustomMessage, DynCustomMessage, MigrateError};
 use crate::UnknownReason;
 
@@ -147,21 +147,26 @@ impl Registration {
                 error: "expected an object".to_owned(),
             });
         };
-        let decoded = held_line(self.kind, entries)
-            .map_err(|e| e.to_string())
-            .and_then(|line| self.decode_written(&line));
-        match decoded {
+        match self.decode_object(entries.iter().map(|(k, v)| (k, v))) {
             Ok(message) => Ok(entry(message, envelope)),
             Err(error) => Err(UnknownReason::Invalid { error }),
         }
     }
 
-    /// Decodes an object's fields by the type's line decoder, from the line
-    /// they were written as (role first, no envelope). The error names no
-    /// position, which would be in that line, not in the input.
-    fn decode_written(&self, line: &str) -> Result<Box<dyn DynCustomMessage>, String> {
+    /// Decodes an object's fields by the type's line decoder: they are written
+    /// as a line of the kind (role first, no envelope) and read back. The error
+    /// names no position, which would be in that line, not in the input.
+    fn decode_object<'a, K, V>(
+        &self,
+        fields: impl Iterator<Item = (&'a K, &'a V)>,
+    ) -> Result<Box<dyn DynCustomMessage>, String>
+    where
+        K: Serialize + 'a,
+        V: Serialize + 'a,
+    {
+        let line = object_line(self.kind, fields).map_err(|e| e.to_string())?;
         let accept = |role: &str| role == self.kind;
-        match (self.decode)(line, &accept) {
+        match (self.decode)(&line, &accept) {
             Ok((message, _)) => Ok(message),
             Err(error) => Err(without_position(&error)),
         }
@@ -198,9 +203,7 @@ impl Registration {
                 error: e.message,
             })?;
         let decoded = match &migrated {
-            Value::Object(fields) => object_line(self.kind, fields)
-                .map_err(|e| e.to_string())
-                .and_then(|line| self.decode_written(&line)),
+            Value::Object(fields) => self.decode_object(fields.iter()),
             other => Err(format!(
                 "invalid type: {}, expected an object",
                 unexpected(other)
@@ -238,7 +241,14 @@ fn decode_line<T: CustomMessage>(
 }
 
 /// `{"role":kind, …fields}`, compact.
-fn object_line(kind: &str, fields: &Map<String, Value>) -> serde_json::Result<String> {
+fn object_line<'a, K, V>(
+    kind: &str,
+    fields: impl Iterator<Item = (&'a K, &'a V)>,
+) -> serde_json::Result<String>
+where
+    K: Serialize + 'a,
+    V: Serialize + 'a,
+{
     let mut line = Vec::with_capacity(256);
     let mut serializer = serde_json::Serializer::new(&mut line);
     let mut map = serializer.serialize_map(None)?;
@@ -247,46 +257,18 @@ fn object_line(kind: &str, fields: &Map<String, Value>) -> serde_json::Result<St
         map.serialize_entry(key, value)?;
     }
     map.end()?;
-    utf8(line)
-}
-
-/// `{"role":kind, …fields}` from held entries: a value held as its text
-/// ([`Held::Raw`]) is copied as it is.
-fn held_line(kind: &str, fields: &[(Held<'_>, Held<'_>)]) -> serde_json::Result<String> {
-    let size: usize = fields
-        .iter()
-        .map(|(_, value)| match value {
-            Held::Raw(raw) => raw.len() + 24,
-            _ => 32,
-        })
-        .sum();
-    let mut line = Vec::with_capacity(kind.len() + 16 + size);
-    line.extend_from_slice(b"{\"role\":");
-    serde_json::to_writer(&mut line, kind)?;
-    for (key, value) in fields {
-        line.push(b',');
-        match key {
-            Held::Str(_) | Held::String(_) => serde_json::to_writer(&mut line, key)?,
-            // As serde_json writes a map's other keys: as strings.
-            Held::U64(n) => serde_json::to_writer(&mut line, &n.to_string())?,
-            Held::I64(n) => serde_json::to_writer(&mut line, &n.to_string())?,
-            Held::Bool(b) => serde_json::to_writer(&mut line, &b.to_string())?,
-            Held::Char(c) => serde_json::to_writer(&mut line, &c.to_string())?,
-            _ => return Err(serde::ser::Error::custom("key must be a string")),
-        }
-        line.push(b':');
-        match value {
-            Held::Raw(raw) => line.extend_from_slice(raw.as_bytes()),
-            other => serde_json::to_writer(&mut line, other)?,
-        }
-    }
-    line.push(b'}');
-    utf8(line)
-}
-
-/// serde_json writes UTF-8 (and a raw value is text of the input).
-fn utf8(line: Vec<u8>) -> serde_json::Result<String> {
+    // serde_json writes UTF-8.
     String::from_utf8(line).map_err(serde::ser::Error::custom)
+}
+
+/// A decoder's error without the position serde_json adds to it.
+fn without_position(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    let at = format!(" at line {} column {}", error.line(), error.column());
+    match text.strip_suffix(&at) {
+        Some(message) => message.to_owned(),
+        None => text,
+    }
 }
 
 fn entry(message: Box<dyn DynCustomMessage>, envelope: Envelope) -> CustomEntry {

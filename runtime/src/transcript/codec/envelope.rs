@@ -27,7 +27,7 @@ use serde::Deserialize;
 use serde::Serialize;
 
 use super::flat_serializer::FlatMapSerializer;
-use super::held::{Held, HoldRaw};
+use super::held::Held;
 use super::scan::{top_level_value, unquote};
 use crate::message::key::Key;
 use crate::message::{
@@ -114,9 +114,7 @@ impl<'de, R: RoleDispatch<'de>> Visitor<'de> for FlatVisitor<R> {
                 }
                 other => {
                     if !capture_envelope(other, &mut map, &slot)? {
-                        // Its text when the input lends it: an LLM body reads it
-                        // once its role is known, a custom body is written from it.
-                        let value = map.next_value_seed(HoldRaw)?;
+                        let value: Held<'de> = map.next_value()?;
                         held.push((key, value));
                     }
                 }

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::decode::unregistered_reason;
 use super::envelope::{deserialize_flat, write_line, Envelope, EnvelopeSlot, RoleDispatch};
 use super::flat_serializer::FlatMapSerializer;
-use super::held::{Held, HoldRaw};
+use super::held::Held;
 use crate::message::unversioned;
 use crate::{
     AgentMessage, AssistantMessage, LlmMessage, Message, Registry, Role, SystemMessage,
@@ -70,7 +70,7 @@ impl<'de> RoleDispatch<'de> for AgentDispatch<'_> {
         };
         // Held until the version (an envelope key, anywhere) is known, and kept
         // for a body that does not decode.
-        let fields = hold_fields(map)?;
+        let fields = Held::deserialize(de::value::MapAccessDeserializer::new(map))?;
         let envelope = envelope.take();
         match registration.decode_fields(&fields, envelope.clone()) {
             Ok(entry) => Ok(AgentMessage::Custom(entry)),
@@ -80,16 +80,6 @@ impl<'de> RoleDispatch<'de> for AgentDispatch<'_> {
             }
         }
     }
-}
-
-/// The rest of a custom object, each value as its text when the input lends it.
-fn hold_fields<'de, M: MapAccess<'de>>(mut map: M) -> Result<Held<'de>, M::Error> {
-    let mut fields = Vec::with_capacity(map.size_hint().unwrap_or(0).min(64));
-    while let Some(key) = map.next_key::<Held<'de>>()? {
-        let value = map.next_value_seed(HoldRaw)?;
-        fields.push((key, value));
-    }
-    Ok(Held::Map(fields))
 }
 
 /// A custom object that was not decoded, kept as `Unknown` (re-encoded).
