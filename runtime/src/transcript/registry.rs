@@ -18,12 +18,12 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use serde::de::Unexpected;
-use serde::ser::{SerializeMap, Serializer};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::codec::envelope::{decode_known, scan_version, Envelope};
 use super::codec::held::Held;
+use super::codec::object;
 use super::custom::{CustomEntry, CustomMessage, DynCustomMessage, MigrateError};
 use crate::UnknownReason;
 
@@ -34,16 +34,20 @@ type Decoded = (Box<dyn DynCustomMessage>, Envelope);
 /// A type's decoder of a whole line: `accept` says which roles are the type's.
 type DecodeLine = fn(&str, &dyn Fn(&str) -> bool) -> serde_json::Result<Decoded>;
 
+/// A type's decoder of an object's held entries.
+type DecodeObject = fn(&[(Held<'_>, Held<'_>)]) -> serde_json::Result<Box<dyn DynCustomMessage>>;
+
 /// One custom type's entry in the registry: its kind, aliases, version and the
 /// few functions that must be monomorphized for the type. `#[derive(AgentMessage)]`
 /// submits one for each type.
 ///
-/// The type's `Deserialize` is instantiated once, for its decoder of a whole
-/// line. Everything around it is shared code, compiled once for every type:
-/// the role and envelope keys, versions, migrations and errors. An object that
-/// was not read from a line (`Deserialize for AgentMessage`, whose input may be
-/// any deserializer, and a migration's result) is written as a line of the kind
-/// and read by the same decoder.
+/// The type's `Deserialize` is instantiated twice: for its decoder of a whole
+/// line (the transcript reader's), and for its decoder of an object's entries
+/// held as data (`Deserialize for AgentMessage`, whose input may be any
+/// deserializer, and a migration's result), which reads each value through an
+/// erased deserializer compiled once per field type, so little of it is the
+/// type's own. Everything around them is shared code, compiled once for every
+/// type: the role and envelope keys, versions, migrations and errors.
 #[derive(Clone, Copy)]
 pub struct Registration {
     kind: &'static str,
@@ -52,8 +56,10 @@ pub struct Registration {
     type_id: fn() -> TypeId,
     type_name: fn() -> &'static str,
     /// The type's `Deserialize` on a whole line, through the role and envelope
-    /// keys: the one per-type decoder.
+    /// keys.
     decode: DecodeLine,
+    /// The type's `Deserialize` on an object's held entries.
+    decode_object: DecodeObject,
     /// [`CustomMessage::migrate`].
     migrate: fn(u32, Value) -> Result<Value, MigrateError>,
 }
@@ -68,6 +74,7 @@ impl Registration {
             type_id: TypeId::of::<T>,
             type_name: std::any::type_name::<T>,
             decode: decode_line::<T>,
+            decode_object: decode_object::<T>,
             migrate: T::migrate,
         }
     }
@@ -142,33 +149,17 @@ impl Registration {
             })?;
             return self.migrate_fields(fields, envelope, from);
         }
-        let Held::Map(entries) = fields else {
-            return Err(UnknownReason::Invalid {
-                error: "expected an object".to_owned(),
-            });
-        };
-        match self.decode_object(entries.iter().map(|(k, v)| (k, v))) {
+        match self.decode_held(fields) {
             Ok(message) => Ok(entry(message, envelope)),
             Err(error) => Err(UnknownReason::Invalid { error }),
         }
     }
 
-    /// Decodes an object's fields by the type's line decoder: they are written
-    /// as a line of the kind (role first, no envelope) and read back. The error
-    /// names no position, which would be in that line, not in the input.
-    fn decode_object<'a, K, V>(
-        &self,
-        fields: impl Iterator<Item = (&'a K, &'a V)>,
-    ) -> Result<Box<dyn DynCustomMessage>, String>
-    where
-        K: Serialize + 'a,
-        V: Serialize + 'a,
-    {
-        let line = object_line(self.kind, fields).map_err(|e| e.to_string())?;
-        let accept = |role: &str| role == self.kind;
-        match (self.decode)(&line, &accept) {
-            Ok((message, _)) => Ok(message),
-            Err(error) => Err(without_position(&error)),
+    /// Decodes a held object (a [`Held::Map`]) by the type's object decoder.
+    fn decode_held(&self, fields: &Held<'_>) -> Result<Box<dyn DynCustomMessage>, String> {
+        match fields {
+            Held::Map(entries) => (self.decode_object)(entries).map_err(|e| e.to_string()),
+            _ => Err("expected an object".to_owned()),
         }
     }
 
@@ -202,12 +193,15 @@ impl Registration {
                 from,
                 error: e.message,
             })?;
-        let decoded = match &migrated {
-            Value::Object(fields) => self.decode_object(fields.iter()),
-            other => Err(format!(
+        let decoded = if migrated.is_object() {
+            Held::deserialize(migrated)
+                .map_err(|e| e.to_string())
+                .and_then(|fields| self.decode_held(&fields))
+        } else {
+            Err(format!(
                 "invalid type: {}, expected an object",
-                unexpected(other)
-            )),
+                unexpected(&migrated)
+            ))
         };
         match decoded {
             Ok(message) => Ok(entry(message, envelope)),
@@ -240,35 +234,11 @@ fn decode_line<T: CustomMessage>(
     Ok((Box::new(value), envelope))
 }
 
-/// `{"role":kind, …fields}`, compact.
-fn object_line<'a, K, V>(
-    kind: &str,
-    fields: impl Iterator<Item = (&'a K, &'a V)>,
-) -> serde_json::Result<String>
-where
-    K: Serialize + 'a,
-    V: Serialize + 'a,
-{
-    let mut line = Vec::with_capacity(256);
-    let mut serializer = serde_json::Serializer::new(&mut line);
-    let mut map = serializer.serialize_map(None)?;
-    map.serialize_entry("role", kind)?;
-    for (key, value) in fields {
-        map.serialize_entry(key, value)?;
-    }
-    map.end()?;
-    // serde_json writes UTF-8.
-    String::from_utf8(line).map_err(serde::ser::Error::custom)
-}
-
-/// A decoder's error without the position serde_json adds to it.
-fn without_position(error: &serde_json::Error) -> String {
-    let text = error.to_string();
-    let at = format!(" at line {} column {}", error.line(), error.column());
-    match text.strip_suffix(&at) {
-        Some(message) => message.to_owned(),
-        None => text,
-    }
+/// The decoder of an object's held entries.
+fn decode_object<T: CustomMessage>(
+    fields: &[(Held<'_>, Held<'_>)],
+) -> serde_json::Result<Box<dyn DynCustomMessage>> {
+    Ok(Box::new(object::decode_object::<T>(fields)?))
 }
 
 fn entry(message: Box<dyn DynCustomMessage>, envelope: Envelope) -> CustomEntry {

@@ -7,6 +7,7 @@
 //! - `generic`: the serde impls for apps that embed messages in their own data;
 //! - `flat_serializer`: writes a type's fields into a map the envelope opened;
 //! - `held`: a value held back until a late role is known;
+//! - `object`: a held custom body read by its type's `Deserialize`;
 //! - `scan`: finds a top-level key's value in a line's text without parsing it.
 
 pub(crate) mod decode;
@@ -14,4 +15,5 @@ pub(crate) mod envelope;
 pub(crate) mod flat_serializer;
 mod generic;
 pub(crate) mod held;
+pub(crate) mod object;
 mod scan;
