@@ -235,9 +235,9 @@ impl<'de, E: de::Error> Deserializer<'de> for Lend<'_, 'de, E> {
             Held::I64(v) => visitor.visit_i64(*v),
             Held::F64(v) => visitor.visit_f64(*v),
             Held::Char(v) => visitor.visit_char(*v),
-            Held::Str(v) => visitor.visit_borrowed_str(*v),
+            Held::Str(v) => visitor.visit_borrowed_str(v),
             Held::String(v) => visitor.visit_str(v),
-            Held::Bytes(v) => visitor.visit_borrowed_bytes(*v),
+            Held::Bytes(v) => visitor.visit_borrowed_bytes(v),
             Held::ByteBuf(v) => visitor.visit_bytes(v),
             Held::Unit => visitor.visit_unit(),
             Held::None => visitor.visit_none(),
@@ -272,7 +272,7 @@ impl<'de, E: de::Error> Deserializer<'de> for Lend<'_, 'de, E> {
         visitor: V,
     ) -> Result<V::Value, E> {
         match self.held {
-            Held::Str(v) => visitor.visit_enum(BorrowedStrDeserializer::new(*v)),
+            Held::Str(v) => visitor.visit_enum(BorrowedStrDeserializer::new(v)),
             Held::String(v) => visitor.visit_enum(de::value::StrDeserializer::new(v)),
             Held::Map(v) => visitor.visit_enum(MapAccessDeserializer::new(MapDeserializer::new(
                 v.iter().map(|(k, v)| (k, v)),
