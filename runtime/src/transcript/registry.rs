@@ -225,7 +225,7 @@ impl std::fmt::Debug for Registration {
 
 inventory::collect!(Registration);
 
-/// The one decoder monomorphized for every kind: a whole line into `T`.
+/// The line decoder of `T`: a whole line into `T`.
 fn decode_line<T: CustomMessage>(
     line: &str,
     accept: &dyn Fn(&str) -> bool,
@@ -521,7 +521,7 @@ mod tests {
     }
 
     #[test]
-    fn a_migrated_value_is_read_by_the_one_decoder() {
+    fn a_migrated_value_is_read_as_a_held_object() {
         let registration = Registration::new::<Versioned>();
         // No `v`: version 1, brought up to 2 by `migrate`.
         let entry = registration

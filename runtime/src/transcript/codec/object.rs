@@ -50,9 +50,12 @@ struct Fields<'a, 'de> {
     value: Option<&'a Held<'de>>,
 }
 
+// Not inlined: a type's visitor calls these (the key's per type, the value's
+// per field type, shared), and keeps only the calls.
 impl<'de> MapAccess<'de> for Fields<'_, 'de> {
     type Error = serde_json::Error;
 
+    #[inline(never)]
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
@@ -71,6 +74,7 @@ impl<'de> MapAccess<'de> for Fields<'_, 'de> {
         seed.deserialize(StrDeserializer::new(&key)).map(Some)
     }
 
+    #[inline(never)]
     fn next_value_seed<V: DeserializeSeed<'de>>(
         &mut self,
         seed: V,
