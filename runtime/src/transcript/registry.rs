@@ -21,33 +21,28 @@ use serde::de::Unexpected;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::codec::envelope::{decode_known, scan_version, Envelope};
+use super::codec::body::Body;
+use super::codec::envelope::{decode_known, scan_version, DecodeBody, Envelope};
 use super::codec::held::Held;
-use super::codec::object;
 use super::custom::{CustomEntry, CustomMessage, DynCustomMessage, MigrateError};
 use crate::UnknownReason;
 
-/// A line decoded by a type's own decoder: the boxed value and the envelope keys
-/// read beside its fields.
-type Decoded = (Box<dyn DynCustomMessage>, Envelope);
-
-/// A type's decoder of a whole line: `accept` says which roles are the type's.
-type DecodeLine = fn(&str, &dyn Fn(&str) -> bool) -> serde_json::Result<Decoded>;
-
-/// A type's decoder of an object's held entries.
-type DecodeObject = fn(&[(Held<'_>, Held<'_>)]) -> serde_json::Result<Box<dyn DynCustomMessage>>;
+/// A type's one decoder: its `Deserialize` on a [`Body`], a line's or a held
+/// object's.
+type Decode = DecodeBody<Box<dyn DynCustomMessage>>;
 
 /// One custom type's entry in the registry: its kind, aliases, version and the
 /// few functions that must be monomorphized for the type. `#[derive(AgentMessage)]`
 /// submits one for each type.
 ///
-/// The type's `Deserialize` is instantiated twice: for its decoder of a whole
-/// line (the transcript reader's), and for its decoder of an object's entries
-/// held as data (`Deserialize for AgentMessage`, whose input may be any
-/// deserializer, and a migration's result), which reads each value through an
-/// erased deserializer compiled once per field type, so little of it is the
-/// type's own. Everything around them is shared code, compiled once for every
-/// type: the role and envelope keys, versions, migrations and errors.
+/// The type's `Deserialize` is instantiated once, for the one deserializer
+/// every path reads a custom body through: a line's map (the transcript
+/// reader's) or an object held as data (`Deserialize for AgentMessage`, whose
+/// input may be any deserializer, and a migration's result). The type's own
+/// visitor is what is compiled for it; each value is read through an erased
+/// deserializer compiled once per field type, shared by every kind. Everything
+/// around it is shared code: the role and envelope keys, versions,
+/// migrations and errors.
 #[derive(Clone, Copy)]
 pub struct Registration {
     kind: &'static str,
@@ -55,11 +50,8 @@ pub struct Registration {
     version: u32,
     type_id: fn() -> TypeId,
     type_name: fn() -> &'static str,
-    /// The type's `Deserialize` on a whole line, through the role and envelope
-    /// keys.
-    decode: DecodeLine,
-    /// The type's `Deserialize` on an object's held entries.
-    decode_object: DecodeObject,
+    /// The type's `Deserialize`, the one per-type decoder.
+    decode: Decode,
     /// [`CustomMessage::migrate`].
     migrate: fn(u32, Value) -> Result<Value, MigrateError>,
 }
@@ -73,8 +65,7 @@ impl Registration {
             version: T::VERSION,
             type_id: TypeId::of::<T>,
             type_name: std::any::type_name::<T>,
-            decode: decode_line::<T>,
-            decode_object: decode_object::<T>,
+            decode: decode::<T>,
             migrate: T::migrate,
         }
     }
@@ -108,7 +99,7 @@ impl Registration {
     /// reason it was not decoded otherwise.
     pub fn decode_line(&self, line: &str) -> Result<CustomEntry, UnknownReason> {
         let accept = |role: &str| self.claims(role);
-        match (self.decode)(line, &accept) {
+        match decode_known(line, &accept, self.decode) {
             Ok((message, envelope)) => {
                 let from = stored_version(envelope.v);
                 if from == self.version {
@@ -158,7 +149,7 @@ impl Registration {
     /// Decodes a held object (a [`Held::Map`]) by the type's object decoder.
     fn decode_held(&self, fields: &Held<'_>) -> Result<Box<dyn DynCustomMessage>, String> {
         match fields {
-            Held::Map(entries) => (self.decode_object)(entries).map_err(|e| e.to_string()),
+            Held::Map(entries) => (self.decode)(Body::held(entries)).map_err(|e| e.to_string()),
             _ => Err("expected an object".to_owned()),
         }
     }
@@ -225,20 +216,9 @@ impl std::fmt::Debug for Registration {
 
 inventory::collect!(Registration);
 
-/// The line decoder of `T`: a whole line into `T`.
-fn decode_line<T: CustomMessage>(
-    line: &str,
-    accept: &dyn Fn(&str) -> bool,
-) -> serde_json::Result<Decoded> {
-    let (value, envelope) = decode_known::<T>(line, accept)?;
-    Ok((Box::new(value), envelope))
-}
-
-/// The decoder of an object's held entries.
-fn decode_object<T: CustomMessage>(
-    fields: &[(Held<'_>, Held<'_>)],
-) -> serde_json::Result<Box<dyn DynCustomMessage>> {
-    Ok(Box::new(object::decode_object::<T>(fields)?))
+/// The one decoder monomorphized for every kind.
+fn decode<T: CustomMessage>(body: Body<'_, '_>) -> serde_json::Result<Box<dyn DynCustomMessage>> {
+    Ok(Box::new(body.decode::<T>()?))
 }
 
 fn entry(message: Box<dyn DynCustomMessage>, envelope: Envelope) -> CustomEntry {
