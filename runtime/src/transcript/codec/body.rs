@@ -78,10 +78,21 @@ impl<'de> Deserializer<'de> for Body<'_, 'de> {
         visitor.visit_map(self.entries)
     }
 
+    /// A body of one entry is an externally tagged variant (a hand-written
+    /// `CustomMessage` may be an enum), as serde's map deserializers read it.
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> serde_json::Result<V::Value> {
+        visitor.visit_enum(de::value::MapAccessDeserializer::new(self.entries))
+    }
+
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf option unit unit_struct newtype_struct seq tuple
-        tuple_struct map struct enum identifier ignored_any
+        tuple_struct map struct identifier ignored_any
     }
 }
 
@@ -225,5 +236,28 @@ mod tests {
             "invalid type: integer `5`, expected a string"
         );
         assert_eq!(read(r#"{"name":"a","name":"b"}"#), "duplicate field `name`");
+    }
+
+    #[test]
+    fn an_enum_body_is_one_tagged_entry() {
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        enum Choice {
+            Left { n: u8 },
+            Right(String),
+        }
+        let Held::Map(fields) = serde_json::from_str::<Held>(r#"{"Left":{"n":2}}"#).unwrap() else {
+            panic!("an object")
+        };
+        assert_eq!(
+            Body::held(&fields).decode::<Choice>().unwrap(),
+            Choice::Left { n: 2 }
+        );
+        let Held::Map(fields) = serde_json::from_str::<Held>(r#"{"Right":"r"}"#).unwrap() else {
+            panic!("an object")
+        };
+        assert_eq!(
+            Body::held(&fields).decode::<Choice>().unwrap(),
+            Choice::Right("r".to_owned())
+        );
     }
 }
