@@ -8,7 +8,10 @@ default, six fields each):
   bounds    plus `Debug, Clone, PartialEq`, the derives `CustomMessage` requires;
   hand      `plain` plus a hand-written `inventory::submit!` per type of a
             registration holding `serde_json::from_str::<T>`;
-  derive    `bounds` plus `#[derive(AgentMessage)]` (a UI-only kind each).
+  derive    `bounds` plus `#[derive(AgentMessage)]` (a UI-only kind each);
+  before    with `--before PATH`, `derive` against another agentmsg checkout
+            (its own scratch workspace, as cargo takes one `agentmsg` path per
+            workspace), measured in the same rounds.
 
 Dependencies are built once per mode; then each round rebuilds each crate alone
 (its `src/lib.rs` touched, `CARGO_INCREMENTAL=0`), in an order that rotates from
@@ -23,6 +26,7 @@ functions of each crate's unoptimized LLVM IR, which do not depend on the load.
     python3 benches/derive_cost/run.py                 # 7 rounds, all modes
     python3 benches/derive_cost/run.py --rounds 5 --modes debug,check
     python3 benches/derive_cost/run.py --agentmsg /path/to/other/checkout
+    python3 benches/derive_cost/run.py --before /path/to/older/checkout
     python3 benches/derive_cost/run.py --rounds 0 --modes debug   # the IR only
 
 The scratch workspace and its target directory are under `--work` (default
@@ -120,14 +124,14 @@ path = "src/lib.rs"
 """
 
 
-def generate(ws, agentmsg, n):
+def generate(ws, agentmsg, n, variants=VARIANTS):
     ws.mkdir(parents=True, exist_ok=True)
-    members = ", ".join(f'"{v}"' for v in VARIANTS)
+    members = ", ".join(f'"{v}"' for v in variants)
     write_if_changed(
         ws / "Cargo.toml",
         f'[workspace]\nmembers = [{members}]\nresolver = "2"\n',
     )
-    for variant in VARIANTS:
+    for variant in variants:
         (ws / variant / "src").mkdir(parents=True, exist_ok=True)
         write_if_changed(ws / variant / "Cargo.toml", manifest(variant, agentmsg))
         write_if_changed(ws / variant / "src" / "lib.rs", source(variant, n))
@@ -167,6 +171,16 @@ def llvm_ir(ws, target, variant, env):
     return text.count("\n"), sum(1 for line in text.splitlines() if line.startswith("define "))
 
 
+def built(places, mode, variant, touched=False):
+    """Builds `variant` where it lives (its `src/lib.rs` touched first when
+    `touched`); its wall and CPU time."""
+    place, place_env = places[variant]
+    crate = "derive" if variant == "before" else variant
+    if touched:
+        touch(place / crate / "src" / "lib.rs")
+    return cargo(place, mode, crate, place_env)
+
+
 def touch(path):
     now = time.time()
     os.utime(path, (now, now))
@@ -181,6 +195,7 @@ def main():
     parser.add_argument("--agentmsg", default=str(here.parents[2]), help="the agentmsg checkout to measure")
     default_work = Path(os.environ.get("CARGO_TARGET_DIR", here.parents[2] / "target")) / "derive_cost"
     parser.add_argument("--work", default=str(default_work))
+    parser.add_argument("--before", help="another agentmsg checkout whose derive is measured as `before`")
     parser.add_argument("--no-ir", action="store_true", help="skip counting the LLVM IR")
     args = parser.parse_args()
     modes = [m for m in args.modes.split(",") if m]
@@ -194,30 +209,38 @@ def main():
     generate(ws, Path(args.agentmsg).resolve(), args.types)
     env = dict(os.environ, CARGO_TARGET_DIR=str(target), CARGO_INCREMENTAL="0")
     env.pop("RUSTFLAGS", None)
+    # Where each variant is built: `before` in a workspace of its own.
+    places = {v: (ws, env) for v in VARIANTS}
+    variants = list(VARIANTS)
+    if args.before:
+        ws_before = work / "ws-before"
+        generate(ws_before, Path(args.before).resolve(), args.types, ["derive"])
+        env_before = dict(env, CARGO_TARGET_DIR=str(work / "target-before"))
+        places["before"] = (ws_before, env_before)
+        variants.append("before")
 
     print(f"agentmsg: {Path(args.agentmsg).resolve()}; {args.types} types; {args.rounds} rounds; scratch: {work}")
-    times = {(m, v): [] for m in modes for v in VARIANTS}
-    cpu = {(m, v): [] for m in modes for v in VARIANTS}
+    times = {(m, v): [] for m in modes for v in variants}
+    cpu = {(m, v): [] for m in modes for v in variants}
     for mode in modes:
         # Dependencies and a first build of each crate, not measured. Each crate
         # alone, as measured: `-p` unifies the features of its dependencies
         # (serde_json's) for it alone, so a workspace build would leave them to
         # be rebuilt in the first round.
-        for variant in VARIANTS:
-            cargo(ws, mode, variant, env)
+        for variant in variants:
+            built(places, mode, variant)
     for r in range(args.rounds):
         for mode in modes:
-            order = VARIANTS[r % len(VARIANTS):] + VARIANTS[: r % len(VARIANTS)]
+            order = variants[r % len(variants):] + variants[: r % len(variants)]
             if r % 2:
                 order.reverse()
             for variant in order:
-                touch(ws / variant / "src" / "lib.rs")
-                wall, used = cargo(ws, mode, variant, env)
+                wall, used = built(places, mode, variant, touched=True)
                 times[(mode, variant)].append(wall)
                 cpu[(mode, variant)].append(used)
         line = "  ".join(
             f"{mode} "
-            + " ".join(f"{v}={times[(mode, v)][-1]:.2f}s/{cpu[(mode, v)][-1]:.2f}s" for v in VARIANTS)
+            + " ".join(f"{v}={times[(mode, v)][-1]:.2f}s/{cpu[(mode, v)][-1]:.2f}s" for v in variants)
             for mode in modes
         )
         print(f"round {r + 1} (wall/cpu): {line}", flush=True)
@@ -229,7 +252,9 @@ def main():
             " (min..max of the rounds' ratios)"
         )
         print(f"{'':14}" + "".join(f"{mode:>24}" for mode in modes))
-        rows = [(v, v, "plain") for v in VARIANTS[1:]] + [("derive/bounds", "derive", "bounds")]
+        rows = [(v, v, "plain") for v in variants[1:]] + [("derive/bounds", "derive", "bounds")]
+        if "before" in variants:
+            rows.append(("derive/before", "derive", "before"))
         for name, num, den in rows:
             cells = []
             for mode in modes:
@@ -244,8 +269,10 @@ def main():
     if not args.no_ir:
         print()
         print("unoptimized LLVM IR of each crate (deterministic): lines, functions")
-        for variant in VARIANTS:
-            lines, functions = llvm_ir(ws, target, variant, env)
+        for variant in variants:
+            place, place_env = places[variant]
+            crate = "derive" if variant == "before" else variant
+            lines, functions = llvm_ir(place, Path(place_env["CARGO_TARGET_DIR"]), crate, place_env)
             print(f"{variant:14}{lines:>10} lines {functions:>7} functions")
 
 

@@ -101,15 +101,6 @@ pub trait DynCustomMessage: Any + Send + Sync + fmt::Debug {
     fn as_serialize(&self) -> &dyn erased_serde::Serialize;
     /// The declared projection, [`CustomMessage::to_llm`].
     fn project(&self) -> Vec<Message>;
-    /// Appends the whole line (`role`, fields, `id`, `turnId`, `v`) as compact JSON,
-    /// without a newline. The transcript writer's fast path.
-    fn write_json(
-        &self,
-        out: &mut Vec<u8>,
-        id: Option<&MessageId>,
-        turn_id: Option<&TurnId>,
-        parent_id: &ParentId,
-    ) -> serde_json::Result<()>;
 }
 
 impl<T: CustomMessage> DynCustomMessage for T {
@@ -152,37 +143,6 @@ impl<T: CustomMessage> DynCustomMessage for T {
     fn project(&self) -> Vec<Message> {
         self.to_llm()
     }
-
-    fn write_json(
-        &self,
-        out: &mut Vec<u8>,
-        id: Option<&MessageId>,
-        turn_id: Option<&TurnId>,
-        parent_id: &ParentId,
-    ) -> serde_json::Result<()> {
-        write_json_line(self, out, id, turn_id, parent_id)
-    }
-}
-
-/// [`DynCustomMessage::write_json`] of every type: the fields are written through
-/// [`as_serialize`](DynCustomMessage::as_serialize), the one instantiation of a
-/// type's `Serialize`, so no type gets a second copy for the writer's serializer.
-fn write_json_line(
-    message: &dyn DynCustomMessage,
-    out: &mut Vec<u8>,
-    id: Option<&MessageId>,
-    turn_id: Option<&TurnId>,
-    parent_id: &ParentId,
-) -> serde_json::Result<()> {
-    readable_back::<serde_json::Error>(message.kind(), message.type_name())?;
-    let mut serializer = serde_json::Serializer::new(out);
-    write_line(
-        &mut serializer,
-        message.kind(),
-        message.as_serialize(),
-        (id, turn_id, parent_id),
-        message.version(),
-    )
 }
 
 /// Fails when a line of `kind` would not read back into its type because the
@@ -198,6 +158,29 @@ fn readable_back<E: serde::ser::Error>(kind: &str, type_name: &str) -> Result<()
 }
 
 impl dyn DynCustomMessage {
+    /// Appends the whole line (`role`, fields, `id`, `turnId`, `v`) as compact JSON,
+    /// without a newline. The transcript writer's fast path: one function for
+    /// every type, which writes the fields through
+    /// [`as_serialize`](DynCustomMessage::as_serialize), the one instantiation of
+    /// a type's `Serialize`.
+    pub fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+        id: Option<&MessageId>,
+        turn_id: Option<&TurnId>,
+        parent_id: &ParentId,
+    ) -> serde_json::Result<()> {
+        readable_back::<serde_json::Error>(self.kind(), self.type_name())?;
+        let mut serializer = serde_json::Serializer::new(out);
+        write_line(
+            &mut serializer,
+            self.kind(),
+            self.as_serialize(),
+            (id, turn_id, parent_id),
+            self.version(),
+        )
+    }
+
     /// Whether the value is a `T`.
     pub fn is<T: CustomMessage>(&self) -> bool {
         self.as_any().type_id() == TypeId::of::<T>()

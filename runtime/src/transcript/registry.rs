@@ -18,37 +18,31 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use serde::de::Unexpected;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::codec::envelope::{decode_known, scan_version, Envelope};
+use super::codec::body::Body;
+use super::codec::envelope::{decode_known, scan_version, DecodeBody, Envelope};
+use super::codec::held::Held;
 use super::custom::{CustomEntry, CustomMessage, DynCustomMessage, MigrateError};
 use crate::UnknownReason;
 
-/// A line decoded by a type's own decoder: the boxed value and the envelope keys
-/// read beside its fields.
-type Decoded = (Box<dyn DynCustomMessage>, Envelope);
-
-/// A type's decoder of a whole line: `accept` says which roles are the type's.
-type DecodeLine = fn(&str, &dyn Fn(&str) -> bool) -> serde_json::Result<Decoded>;
-
-/// A type's decoder of a migrated value.
-type DecodeMigrated = fn(Value) -> serde_json::Result<Box<dyn DynCustomMessage>>;
-
-/// A type's decoder of an object's fields, without role and envelope keys.
-type DecodeObject = fn(&Map<String, Value>) -> serde_json::Result<Box<dyn DynCustomMessage>>;
+/// A type's one decoder: its `Deserialize` on a [`Body`], a line's or a held
+/// object's.
+type Decode = DecodeBody<Box<dyn DynCustomMessage>>;
 
 /// One custom type's entry in the registry: its kind, aliases, version and the
 /// few functions that must be monomorphized for the type. `#[derive(AgentMessage)]`
 /// submits one for each type.
 ///
-/// Everything around the type's own `Deserialize` (the role and envelope keys,
-/// versions, migrations, errors) is shared code that calls the per-type
-/// decoders: one of a whole line (the transcript reader's), one of an object's
-/// fields (`Deserialize for AgentMessage`, which has parsed the object already),
-/// and one of a migrated `serde_json::Value` only when the kind's version is
-/// above 1.
-// The decoder fields are plain fn pointers, spelled out where they are set.
-#[allow(clippy::type_complexity)]
+/// The type's `Deserialize` is instantiated once, for the one deserializer
+/// every path reads a custom body through: a line's map (the transcript
+/// reader's) or an object held as data (`Deserialize for AgentMessage`, whose
+/// input may be any deserializer, and a migration's result). The type's own
+/// visitor is what is compiled for it; each value is read through an erased
+/// deserializer compiled once per field type, shared by every kind. Everything
+/// around it is shared code: the role and envelope keys, versions,
+/// migrations and errors.
 #[derive(Clone, Copy)]
 pub struct Registration {
     kind: &'static str,
@@ -56,17 +50,10 @@ pub struct Registration {
     version: u32,
     type_id: fn() -> TypeId,
     type_name: fn() -> &'static str,
-    /// The type's `Deserialize` on a whole line, through the role and envelope
-    /// keys (the one instantiation every kind has).
-    decode: DecodeLine,
-    /// The type's `Deserialize` on an object's fields (borrowed).
-    decode_object: DecodeObject,
+    /// The type's `Deserialize`, the one per-type decoder.
+    decode: Decode,
     /// [`CustomMessage::migrate`].
     migrate: fn(u32, Value) -> Result<Value, MigrateError>,
-    /// The type's `Deserialize` on a migrated value, any value a migration may
-    /// return: set, at compile time, only for kinds above version 1, the only
-    /// ones whose stored objects migrate (a line without `v` is version 1).
-    decode_migrated: Option<DecodeMigrated>,
 }
 
 impl Registration {
@@ -78,16 +65,8 @@ impl Registration {
             version: T::VERSION,
             type_id: TypeId::of::<T>,
             type_name: std::any::type_name::<T>,
-            decode: decode_line::<T>,
-            decode_object: decode_object::<T>,
+            decode: decode::<T>,
             migrate: T::migrate,
-            // Evaluated at compile time in the derive's `static`, so a kind of
-            // version 1 never instantiates `decode_migrated`.
-            decode_migrated: if T::VERSION > 1 {
-                Some(decode_migrated::<T>)
-            } else {
-                None
-            },
         }
     }
 
@@ -120,7 +99,7 @@ impl Registration {
     /// reason it was not decoded otherwise.
     pub fn decode_line(&self, line: &str) -> Result<CustomEntry, UnknownReason> {
         let accept = |role: &str| self.claims(role);
-        match (self.decode)(line, &accept) {
+        match decode_known(line, &accept, self.decode) {
             Ok((message, envelope)) => {
                 let from = stored_version(envelope.v);
                 if from == self.version {
@@ -142,10 +121,11 @@ impl Registration {
         }
     }
 
-    /// Decodes the fields of an object whose envelope keys were already taken out.
+    /// Decodes the fields of an object (a [`Held::Map`]) whose envelope keys were
+    /// taken out already.
     pub(crate) fn decode_fields(
         &self,
-        fields: &Map<String, Value>,
+        fields: &Held<'_>,
         envelope: Envelope,
     ) -> Result<CustomEntry, UnknownReason> {
         let from = stored_version(envelope.v);
@@ -153,13 +133,24 @@ impl Registration {
             return Err(self.newer(from));
         }
         if from < self.version {
-            return self.migrate_fields(fields.clone(), envelope, from);
+            let fields = Map::deserialize(fields.lend::<serde_json::Error>()).map_err(|e| {
+                UnknownReason::Invalid {
+                    error: e.to_string(),
+                }
+            })?;
+            return self.migrate_fields(fields, envelope, from);
         }
-        match (self.decode_object)(fields) {
+        match self.decode_held(fields) {
             Ok(message) => Ok(entry(message, envelope)),
-            Err(error) => Err(UnknownReason::Invalid {
-                error: error.to_string(),
-            }),
+            Err(error) => Err(UnknownReason::Invalid { error }),
+        }
+    }
+
+    /// Decodes a held object (a [`Held::Map`]) by the type's object decoder.
+    fn decode_held(&self, fields: &Held<'_>) -> Result<Box<dyn DynCustomMessage>, String> {
+        match fields {
+            Held::Map(entries) => (self.decode)(Body::held(entries)).map_err(|e| e.to_string()),
+            _ => Err("expected an object".to_owned()),
         }
     }
 
@@ -193,17 +184,15 @@ impl Registration {
                 from,
                 error: e.message,
             })?;
-        let decoded = match (self.decode_migrated, migrated) {
-            (Some(decode), migrated) => decode(migrated).map_err(|e| e.to_string()),
-            // Version 1 (a hand-written `migrate` of a stored `"v":0`): an
-            // object decodes as the object path's.
-            (None, Value::Object(fields)) => {
-                (self.decode_object)(&fields).map_err(|e| e.to_string())
-            }
-            (None, other) => Err(format!(
+        let decoded = if migrated.is_object() {
+            Held::deserialize(migrated)
+                .map_err(|e| e.to_string())
+                .and_then(|fields| self.decode_held(&fields))
+        } else {
+            Err(format!(
                 "invalid type: {}, expected an object",
-                unexpected(&other)
-            )),
+                unexpected(&migrated)
+            ))
         };
         match decoded {
             Ok(message) => Ok(entry(message, envelope)),
@@ -227,30 +216,9 @@ impl std::fmt::Debug for Registration {
 
 inventory::collect!(Registration);
 
-/// The one decoder monomorphized for every kind: a whole line into `T`.
-fn decode_line<T: CustomMessage>(
-    line: &str,
-    accept: &dyn Fn(&str) -> bool,
-) -> serde_json::Result<Decoded> {
-    let (value, envelope) = decode_known::<T>(line, accept)?;
-    Ok((Box::new(value), envelope))
-}
-
-/// The decoder of an object's fields, parsed already.
-fn decode_object<T: CustomMessage>(
-    fields: &Map<String, Value>,
-) -> serde_json::Result<Box<dyn DynCustomMessage>> {
-    let entries = fields.iter().map(|(k, v)| (k.as_str(), v));
-    Ok(Box::new(T::deserialize(
-        serde::de::value::MapDeserializer::new(entries),
-    )?))
-}
-
-/// The decoder of a migrated value, monomorphized only for kinds above version 1.
-fn decode_migrated<T: CustomMessage>(
-    value: Value,
-) -> serde_json::Result<Box<dyn DynCustomMessage>> {
-    Ok(Box::new(T::deserialize(value)?))
+/// The one decoder monomorphized for every kind.
+fn decode<T: CustomMessage>(body: Body<'_, '_>) -> serde_json::Result<Box<dyn DynCustomMessage>> {
+    Ok(Box::new(body.decode::<T>()?))
 }
 
 fn entry(message: Box<dyn DynCustomMessage>, envelope: Envelope) -> CustomEntry {
@@ -528,19 +496,70 @@ mod tests {
         }
     }
 
-    fn object(json: &str) -> Map<String, Value> {
+    fn object(json: &str) -> Held<'_> {
         serde_json::from_str(json).unwrap()
     }
 
     #[test]
-    fn only_kinds_above_version_one_register_a_migrated_decoder() {
-        assert!(Registration::new::<Reading>().decode_migrated.is_none());
-        assert!(Registration::new::<Renamed>().decode_migrated.is_none());
-        assert!(Registration::new::<Versioned>().decode_migrated.is_some());
-        // `Registry::with` registers the same constant.
-        let registry = Registry::empty().with::<Versioned>().with::<Reading>();
-        assert!(registry.get("versioned").unwrap().decode_migrated.is_some());
-        assert!(registry.get("reading").unwrap().decode_migrated.is_none());
+    fn a_migrated_value_is_read_as_a_held_object() {
+        let registration = Registration::new::<Versioned>();
+        // No `v`: version 1, brought up to 2 by `migrate`.
+        let entry = registration
+            .decode_line(r#"{"role":"versioned","name":"n","id":"m3"}"#)
+            .unwrap();
+        assert_eq!(
+            entry.downcast_ref::<Versioned>(),
+            Some(&Versioned {
+                name: "n".to_owned()
+            })
+        );
+        assert_eq!(entry.id.as_ref().unwrap().as_str(), "m3");
+        let held = registration
+            .decode_fields(&object(r#"{"name":"h"}"#), Envelope::default())
+            .unwrap();
+        assert!(held.downcast_ref::<Versioned>().is_some());
+        assert_eq!(
+            registration
+                .decode_line(r#"{"role":"versioned","name":5,"v":1}"#)
+                .unwrap_err(),
+            UnknownReason::Invalid {
+                error:
+                    "after migration from version 1: invalid type: integer `5`, expected a string"
+                        .to_owned()
+            }
+        );
+    }
+
+    #[test]
+    fn a_lines_error_says_where_once() {
+        let registration = Registration::new::<Reading>();
+        let wrong = registration
+            .decode_line(r#"{"role":"reading","label":5,"value":1}"#)
+            .unwrap_err();
+        let UnknownReason::Invalid { error } = &wrong else {
+            panic!("{wrong:?}")
+        };
+        assert_eq!(
+            error,
+            "invalid type: integer `5`, expected a string at line 1 column 27"
+        );
+        // An error of the type's own (a duplicate field) is placed at the key.
+        let twice = registration
+            .decode_line(r#"{"role":"reading","label":"x","label":"y","value":1}"#)
+            .unwrap_err();
+        let UnknownReason::Invalid { error } = &twice else {
+            panic!("{twice:?}")
+        };
+        assert_eq!(error.matches(" at line ").count(), 1, "{error}");
+        assert!(error.starts_with("duplicate field `label`"), "{error}");
+        // A line that is not JSON after the type's fields.
+        let torn = registration
+            .decode_line(r#"{"role":"reading","label":"x","value":1"#)
+            .unwrap_err();
+        let UnknownReason::Invalid { error } = &torn else {
+            panic!("{torn:?}")
+        };
+        assert_eq!(error.matches(" at line ").count(), 1, "{error}");
     }
 
     #[test]
@@ -548,9 +567,10 @@ mod tests {
         let registration = Registration::new::<Reading>();
         // Values at the edges of `f64`.
         for value in [0.1_f64 + 0.2, 1e-300, f64::MIN_POSITIVE, 5e-324, f64::MAX] {
-            let mut fields = Map::new();
-            fields.insert("label".to_owned(), Value::from("x"));
-            fields.insert("value".to_owned(), Value::from(value));
+            let fields = Held::Map(vec![
+                (Held::Str("label"), Held::Str("x")),
+                (Held::Str("value"), Held::F64(value)),
+            ]);
             let entry = registration
                 .decode_fields(&fields, Envelope::default())
                 .unwrap();

@@ -26,6 +26,7 @@ use serde::Deserialize;
 
 use serde::Serialize;
 
+use super::body::{Body, LineFields, ReadValue};
 use super::flat_serializer::FlatMapSerializer;
 use super::held::Held;
 use super::scan::{top_level_value, unquote};
@@ -380,52 +381,97 @@ pub(crate) fn llm_role_first(line: &str) -> Option<Role> {
     }
 }
 
-/// Decodes a whole line as `T` when its role is already known (`accept` says
-/// which roles are `T`'s), wherever the role stands: the role key is checked and
-/// skipped and the envelope keys are taken out while `T` reads the other keys, so
-/// nothing is held back or decoded twice. `T` is given its keys as transient
-/// strings (`T` is a registered, `DeserializeOwned` type).
-pub(crate) fn decode_known<'de, T: Deserialize<'de>>(
-    line: &'de str,
+/// A type's decoder: its `Deserialize` on a [`Body`].
+pub(crate) type DecodeBody<R> = fn(Body<'_, '_>) -> serde_json::Result<R>;
+
+/// Decodes a whole line through `decode` when its role is already known
+/// (`accept` says which roles are the type's), wherever the role stands: the
+/// role key is checked and skipped and the envelope keys are taken out while the
+/// type reads the other keys, so nothing is held back or decoded twice.
+pub(crate) fn decode_known<R>(
+    line: &str,
     accept: &dyn Fn(&str) -> bool,
-) -> serde_json::Result<(T, Envelope)> {
+    decode: DecodeBody<R>,
+) -> serde_json::Result<(R, Envelope)> {
+    let raised = Raised::default();
     let mut de = serde_json::Deserializer::from_str(line);
-    let decoded = de::Deserializer::deserialize_map(
-        &mut de,
-        KnownRole {
-            accept,
-            marker: std::marker::PhantomData,
-        },
-    )?;
-    de.end()?;
-    Ok(decoded)
+    let visitor = KnownRole {
+        accept,
+        decode,
+        raised: &raised,
+    };
+    match de::Deserializer::deserialize_map(&mut de, visitor) {
+        Ok(decoded) => {
+            de.end()?;
+            Ok(decoded)
+        }
+        Err(error) => Err(raised.or(error)),
+    }
 }
 
-struct KnownRole<'a, T> {
+/// The error the line raised under a decoder, by its text. serde_json's error
+/// says where it happened, but the decoder reads values through an erased
+/// deserializer, so it comes back as text, without its position, and
+/// serde_json would then set that to the object's end. When the decoder fails
+/// with it, its text is the error.
+#[derive(Default)]
+struct Raised {
+    text: RefCell<Option<String>>,
+    failed_with_it: std::cell::Cell<bool>,
+}
+
+impl Raised {
+    #[cold]
+    fn or(self, error: serde_json::Error) -> serde_json::Error {
+        match self.text.into_inner() {
+            Some(text) if self.failed_with_it.get() => de::Error::custom(text),
+            _ => error,
+        }
+    }
+}
+
+struct KnownRole<'a, R> {
     accept: &'a dyn Fn(&str) -> bool,
-    marker: std::marker::PhantomData<T>,
+    decode: DecodeBody<R>,
+    raised: &'a Raised,
 }
 
-impl<'de, T: Deserialize<'de>> de::Visitor<'de> for KnownRole<'_, T> {
-    type Value = (T, Envelope);
+impl<'de, R> de::Visitor<'de> for KnownRole<'_, R> {
+    type Value = (R, Envelope);
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a message object with a \"role\"")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(T, Envelope), A::Error> {
-        let state = RefCell::new((Envelope::default(), false));
-        let body = SkipRole {
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(R, Envelope), A::Error> {
+        let mut fields = SkipRole {
             inner: map,
             accept: self.accept,
-            state: &state,
+            envelope: Envelope::default(),
+            role_seen: false,
+            raised: &self.raised.text,
         };
-        let value = T::deserialize(de::value::MapAccessDeserializer::new(body))?;
-        let (envelope, role_seen) = state.into_inner();
-        if !role_seen {
+        let value = match (self.decode)(Body::line(&mut fields)) {
+            Ok(value) => value,
+            Err(error) => return Err(self.unerased(&error)),
+        };
+        if !fields.role_seen {
             return Err(de::Error::missing_field("role"));
         }
-        Ok((value, envelope))
+        Ok((value, fields.envelope))
+    }
+}
+
+impl<R> KnownRole<'_, R> {
+    /// The error of a decoder that failed, noting whether it is the line's own.
+    #[cold]
+    fn unerased<E: de::Error>(&self, error: &serde_json::Error) -> E {
+        let text = error.to_string();
+        let raised = self.raised.text.borrow();
+        self.raised
+            .failed_with_it
+            .set(raised.as_deref() == Some(text.as_str()));
+        de::Error::custom(text)
     }
 }
 
@@ -433,22 +479,36 @@ impl<'de, T: Deserialize<'de>> de::Visitor<'de> for KnownRole<'_, T> {
 struct SkipRole<'s, A> {
     inner: A,
     accept: &'s dyn Fn(&str) -> bool,
-    state: &'s RefCell<(Envelope, bool)>,
+    envelope: Envelope,
+    role_seen: bool,
+    /// The text of the last error the line raised.
+    raised: &'s RefCell<Option<String>>,
 }
 
 impl<'de, A: MapAccess<'de>> SkipRole<'_, A> {
-    /// The next key of the type's own: the part of `next_key_seed` that does not
-    /// depend on the seed, so it is compiled once, not once per custom type.
-    fn next_own_key(&mut self) -> Result<Option<Key<'de>>, A::Error> {
+    /// Notes the text of an error the line raised and gives it to the decoder.
+    #[cold]
+    fn raise(&self, error: A::Error) -> serde_json::Error {
+        let text = error.to_string();
+        *self.raised.borrow_mut() = Some(text.clone());
+        de::Error::custom(text)
+    }
+}
+
+impl<'de, A: MapAccess<'de>> LineFields<'de> for SkipRole<'_, A> {
+    fn next_key(&mut self) -> serde_json::Result<Option<Key<'de>>> {
         loop {
-            let Some(key) = self.inner.next_key::<Key<'de>>()? else {
+            let Some(key) = self
+                .inner
+                .next_key::<Key<'de>>()
+                .map_err(|e| self.raise(e))?
+            else {
                 return Ok(None);
             };
             match key.as_str() {
                 "role" => {
-                    let role: Key<'de> = self.inner.next_value()?;
-                    let mut state = self.state.borrow_mut();
-                    if state.1 {
+                    let role: Key<'de> = self.inner.next_value().map_err(|e| self.raise(e))?;
+                    if self.role_seen {
                         return Err(de::Error::duplicate_field("role"));
                     }
                     if !(self.accept)(role.as_str()) {
@@ -457,44 +517,34 @@ impl<'de, A: MapAccess<'de>> SkipRole<'_, A> {
                             role.as_str()
                         )));
                     }
-                    state.1 = true;
+                    self.role_seen = true;
                 }
                 other => {
-                    if !self.state.borrow_mut().0.read(other, &mut self.inner)? {
+                    let read = self.envelope.read(other, &mut self.inner);
+                    if !read.map_err(|e| self.raise(e))? {
                         return Ok(Some(key));
                     }
                 }
             }
         }
     }
+
+    fn next_value(&mut self, read: ReadValue<'_, 'de>) -> serde_json::Result<()> {
+        self.inner
+            .next_value_seed(Erased(read))
+            .map_err(|e| self.raise(e))
+    }
 }
 
-impl<'de, A: MapAccess<'de>> MapAccess<'de> for SkipRole<'_, A> {
-    type Error = A::Error;
+/// A value given to a decoder's reader through an erased deserializer.
+struct Erased<'a, 'de>(ReadValue<'a, 'de>);
 
-    fn next_key_seed<K: de::DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, A::Error> {
-        match self.next_own_key()? {
-            // One key deserializer for every type: the registry's types are
-            // `DeserializeOwned`, so none borrows a key.
-            Some(key) => seed
-                .deserialize(de::value::StrDeserializer::new(key.as_str()))
-                .map(Some),
-            None => Ok(None),
-        }
-    }
+impl<'de> DeserializeSeed<'de> for Erased<'_, 'de> {
+    type Value = ();
 
-    fn next_value_seed<V: de::DeserializeSeed<'de>>(
-        &mut self,
-        seed: V,
-    ) -> Result<V::Value, A::Error> {
-        self.inner.next_value_seed(seed)
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        self.inner.size_hint()
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        let mut erased = <dyn erased_serde::Deserializer>::erase(deserializer);
+        (self.0)(&mut erased).map_err(de::Error::custom)
     }
 }
 

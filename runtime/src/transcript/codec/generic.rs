@@ -11,10 +11,11 @@ use serde::{Deserialize, Serialize};
 use super::decode::unregistered_reason;
 use super::envelope::{deserialize_flat, write_line, Envelope, EnvelopeSlot, RoleDispatch};
 use super::flat_serializer::FlatMapSerializer;
+use super::held::Held;
 use crate::message::unversioned;
 use crate::{
     AgentMessage, AssistantMessage, LlmMessage, Message, Registry, Role, SystemMessage,
-    ToolResultMessage, UnknownMessage, UserMessage,
+    ToolResultMessage, UnknownMessage, UnknownReason, UserMessage,
 };
 
 impl Serialize for AgentMessage {
@@ -61,41 +62,58 @@ impl<'de> RoleDispatch<'de> for AgentDispatch<'_> {
             return llm_body(role, map, envelope).map(AgentMessage::Llm);
         }
         let kind = role;
-        let body = de::value::MapAccessDeserializer::new(map);
-        let fields = serde_json::Map::<String, serde_json::Value>::deserialize(body)?;
-        let envelope = envelope.take();
-        let reason = match self.registry.get(kind) {
-            Some(registration) => match registration.decode_fields(&fields, envelope.clone()) {
-                Ok(entry) => return Ok(AgentMessage::Custom(entry)),
-                Err(reason) => reason,
-            },
-            None => unregistered_reason(self.registry, kind),
+        let Some(registration) = self.registry.get(kind) else {
+            let body = de::value::MapAccessDeserializer::new(map);
+            let fields = serde_json::Map::deserialize(body)?;
+            let reason = unregistered_reason(self.registry, kind);
+            return keep(kind, &fields, envelope.take(), reason);
         };
-        let mut raw = Vec::new();
-        let mut serializer = serde_json::Serializer::new(&mut raw);
-        write_line(
-            &mut serializer,
-            kind,
-            &fields,
-            (
-                envelope.id.as_ref(),
-                envelope.turn_id.as_ref(),
-                &envelope.parent_id,
-            ),
-            0,
-        )
-        .map_err(de::Error::custom)?;
-        if let Some(v) = envelope.v {
-            Envelope::append_version_as_read(&mut raw, v);
+        // Held until the version (an envelope key, anywhere) is known, and kept
+        // for a body that does not decode.
+        let fields = Held::deserialize(de::value::MapAccessDeserializer::new(map))?;
+        let envelope = envelope.take();
+        match registration.decode_fields(&fields, envelope.clone()) {
+            Ok(entry) => Ok(AgentMessage::Custom(entry)),
+            Err(reason) => {
+                let fields = serde_json::Map::deserialize(fields.lend::<M::Error>())?;
+                keep(kind, &fields, envelope, reason)
+            }
         }
-        let raw = String::from_utf8(raw).map_err(de::Error::custom)?;
-        Ok(AgentMessage::Unknown(UnknownMessage::re_encoded(
-            raw,
-            kind.to_owned(),
-            reason,
-            envelope,
-        )))
     }
+}
+
+/// A custom object that was not decoded, kept as `Unknown` (re-encoded).
+#[cold]
+fn keep<E: de::Error>(
+    kind: &str,
+    fields: &serde_json::Map<String, serde_json::Value>,
+    envelope: Envelope,
+    reason: UnknownReason,
+) -> Result<AgentMessage, E> {
+    let mut raw = Vec::new();
+    let mut serializer = serde_json::Serializer::new(&mut raw);
+    write_line(
+        &mut serializer,
+        kind,
+        fields,
+        (
+            envelope.id.as_ref(),
+            envelope.turn_id.as_ref(),
+            &envelope.parent_id,
+        ),
+        0,
+    )
+    .map_err(de::Error::custom)?;
+    if let Some(v) = envelope.v {
+        Envelope::append_version_as_read(&mut raw, v);
+    }
+    let raw = String::from_utf8(raw).map_err(de::Error::custom)?;
+    Ok(AgentMessage::Unknown(UnknownMessage::re_encoded(
+        raw,
+        kind.to_owned(),
+        reason,
+        envelope,
+    )))
 }
 
 /// The body of an LLM line of `role` with its envelope: the one decoder the

@@ -199,6 +199,95 @@ impl<'de, E: de::Error> Deserializer<'de> for Replay<'de, E> {
     }
 }
 
+/// A held value lent to a type's `Deserialize`, failing with `E`: the value
+/// stays held, so it can be read again (a custom body that did not decode is
+/// kept, re-encoded, or migrated).
+pub(crate) struct Lend<'a, 'de, E> {
+    held: &'a Held<'de>,
+    error: PhantomData<E>,
+}
+
+impl<'de> Held<'de> {
+    /// The held value as a deserializer that reads it in place and fails with `E`.
+    pub(crate) fn lend<E>(&self) -> Lend<'_, 'de, E> {
+        Lend {
+            held: self,
+            error: PhantomData,
+        }
+    }
+}
+
+impl<'a, 'de, E: de::Error> IntoDeserializer<'de, E> for &'a Held<'de> {
+    type Deserializer = Lend<'a, 'de, E>;
+
+    fn into_deserializer(self) -> Lend<'a, 'de, E> {
+        self.lend()
+    }
+}
+
+impl<'de, E: de::Error> Deserializer<'de> for Lend<'_, 'de, E> {
+    type Error = E;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
+        match self.held {
+            Held::Bool(v) => visitor.visit_bool(*v),
+            Held::U64(v) => visitor.visit_u64(*v),
+            Held::I64(v) => visitor.visit_i64(*v),
+            Held::F64(v) => visitor.visit_f64(*v),
+            Held::Char(v) => visitor.visit_char(*v),
+            Held::Str(v) => visitor.visit_borrowed_str(v),
+            Held::String(v) => visitor.visit_str(v),
+            Held::Bytes(v) => visitor.visit_borrowed_bytes(v),
+            Held::ByteBuf(v) => visitor.visit_bytes(v),
+            Held::Unit => visitor.visit_unit(),
+            Held::None => visitor.visit_none(),
+            Held::Some(v) => visitor.visit_some(v.lend()),
+            Held::Seq(v) => visitor.visit_seq(SeqDeserializer::new(v.iter())),
+            Held::Map(v) => visitor.visit_map(MapDeserializer::new(v.iter().map(|(k, v)| (k, v)))),
+        }
+    }
+
+    /// `null` (held as unit or none) is `None`; anything else is `Some`.
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
+        match self.held {
+            Held::Unit | Held::None => visitor.visit_none(),
+            Held::Some(v) => visitor.visit_some(v.lend()),
+            _ => visitor.visit_some(self),
+        }
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, E> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    /// A string is a unit variant; a one-entry map an externally tagged one.
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, E> {
+        match self.held {
+            Held::Str(v) => visitor.visit_enum(BorrowedStrDeserializer::new(v)),
+            Held::String(v) => visitor.visit_enum(de::value::StrDeserializer::new(v)),
+            Held::Map(v) => visitor.visit_enum(MapAccessDeserializer::new(MapDeserializer::new(
+                v.iter().map(|(k, v)| (k, v)),
+            ))),
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct
+        identifier ignored_any
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,8 +316,10 @@ mod tests {
         let text = r#"{"n":null,"m":7,"f":1.5,"s":"a\"b","list":["plain",{"tagged":{"x":3}}],"nested":{"k":[1,-2,true,null,"v"]},"id":"m1"}"#;
         let direct: Shape = serde_json::from_str(text).unwrap();
         let held: Held = serde_json::from_str(text).unwrap();
-        let replayed = Shape::deserialize(held.replay::<serde_json::Error>()).unwrap();
+        let replayed = Shape::deserialize(held.clone().replay::<serde_json::Error>()).unwrap();
         assert_eq!(replayed, direct);
+        let lent = Shape::deserialize(held.lend::<serde_json::Error>()).unwrap();
+        assert_eq!(lent, direct);
         let borrowed: Held = serde_json::from_str(r#""plain""#).unwrap();
         assert!(matches!(borrowed, Held::Str("plain")));
     }

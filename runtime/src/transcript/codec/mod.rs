@@ -3,15 +3,18 @@
 //!
 //! - `envelope`: the one reader and writer of the envelope keys (`role`, `id`,
 //!   `turnId`, `v`), the LLM roles' line forms among them;
+//! - `body`: a custom body as its type's `Deserialize` reads it, from a line
+//!   or from held data;
 //! - `decode`: [`decode_line`](crate::decode_line), straight into a line's type;
 //! - `generic`: the serde impls for apps that embed messages in their own data;
 //! - `flat_serializer`: writes a type's fields into a map the envelope opened;
 //! - `held`: a value held back until a late role is known;
 //! - `scan`: finds a top-level key's value in a line's text without parsing it.
 
+pub(crate) mod body;
 pub(crate) mod decode;
 pub(crate) mod envelope;
 pub(crate) mod flat_serializer;
 mod generic;
-mod held;
+pub(crate) mod held;
 mod scan;

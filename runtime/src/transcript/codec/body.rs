@@ -1,0 +1,263 @@
+//! A custom body as its type's `Deserialize` reads it: the one deserializer,
+//! [`Body`], a registered type is decoded from, whether the body is a line's
+//! map (the transcript reader's path) or an object held as data ([`Held`]: the
+//! generic `Deserialize for AgentMessage`, which holds a body until its version
+//! is known, and a migration's result).
+//!
+//! The keys are given to the type as strings and each value through an erased
+//! deserializer. So what is compiled for a type is its own visitor, once, over
+//! [`Body`]'s map; the decoding of a value is compiled once per field type,
+//! shared by every kind with a field of that type, and no deserializer is
+//! inlined into a type's code. (Instantiating a type's visitor for two
+//! deserializers costs twice, however simple the second; erasing the visitor
+//! itself, as typetag does, costs more: a vtable of every `visit_` method for
+//! the type's visitor and its field visitor.)
+
+use std::slice;
+
+use serde::de::value::StrDeserializer;
+use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, Visitor};
+
+use super::held::Held;
+use crate::message::key::Key;
+
+/// Reads one value through an erased deserializer.
+pub(crate) type ReadValue<'r, 'de> =
+    &'r mut dyn FnMut(&mut dyn erased_serde::Deserializer<'de>) -> Result<(), erased_serde::Error>;
+
+/// The entries of a line's map as a [`Body`] reads them (the line reader's
+/// map, less its role and envelope keys).
+pub(crate) trait LineFields<'de> {
+    /// The next key of the type's own, or `None` at the map's end.
+    fn next_key(&mut self) -> serde_json::Result<Option<Key<'de>>>;
+    /// Gives the next value to `read`.
+    fn next_value(&mut self, read: ReadValue<'_, 'de>) -> serde_json::Result<()>;
+}
+
+/// The one deserializer of a registered type. See the module documentation.
+pub(crate) struct Body<'a, 'de> {
+    entries: Entries<'a, 'de>,
+}
+
+impl<'a, 'de> Body<'a, 'de> {
+    /// A line's map.
+    pub(crate) fn line(fields: &'a mut dyn LineFields<'de>) -> Self {
+        Self {
+            entries: Entries::Line(fields),
+        }
+    }
+
+    /// An object's held entries.
+    pub(crate) fn held(fields: &'a [(Held<'de>, Held<'de>)]) -> Self {
+        Self {
+            entries: Entries::Held {
+                entries: fields.iter(),
+                value: None,
+            },
+        }
+    }
+
+    /// Decodes `T` from the body.
+    pub(crate) fn decode<T: DeserializeOwned>(self) -> serde_json::Result<T> {
+        T::deserialize(self)
+    }
+}
+
+enum Entries<'a, 'de> {
+    Line(&'a mut dyn LineFields<'de>),
+    Held {
+        entries: slice::Iter<'a, (Held<'de>, Held<'de>)>,
+        value: Option<&'a Held<'de>>,
+    },
+}
+
+impl<'de> Deserializer<'de> for Body<'_, 'de> {
+    type Error = serde_json::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> serde_json::Result<V::Value> {
+        visitor.visit_map(self.entries)
+    }
+
+    /// A body of one entry is an externally tagged variant (a hand-written
+    /// `CustomMessage` may be an enum), as serde's map deserializers read it.
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> serde_json::Result<V::Value> {
+        visitor.visit_enum(de::value::MapAccessDeserializer::new(self.entries))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct identifier ignored_any
+    }
+}
+
+// Not inlined: a type's visitor calls these (the key's per type, the value's
+// per field type, shared), and keeps only the calls.
+impl<'de> MapAccess<'de> for Entries<'_, 'de> {
+    type Error = serde_json::Error;
+
+    #[inline(never)]
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> serde_json::Result<Option<K::Value>> {
+        // One key deserializer for every type: registered types are
+        // `DeserializeOwned`, so none borrows a key.
+        match self {
+            Entries::Line(fields) => match fields.next_key()? {
+                Some(key) => seed
+                    .deserialize(StrDeserializer::new(key.as_str()))
+                    .map(Some),
+                None => Ok(None),
+            },
+            Entries::Held { entries, value } => {
+                let Some((key, held)) = entries.next() else {
+                    return Ok(None);
+                };
+                *value = Some(held);
+                let key = match key {
+                    Held::Str(key) => std::borrow::Cow::Borrowed(*key),
+                    Held::String(key) => std::borrow::Cow::Borrowed(key.as_str()),
+                    other => std::borrow::Cow::Owned(key_text(other)?),
+                };
+                seed.deserialize(StrDeserializer::new(&key)).map(Some)
+            }
+        }
+    }
+
+    #[inline(never)]
+    fn next_value_seed<V: DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> serde_json::Result<V::Value> {
+        match self {
+            Entries::Line(fields) => {
+                let mut seed = Some(seed);
+                let mut out = None;
+                fields.next_value(&mut |value| {
+                    if let Some(seed) = seed.take() {
+                        out = Some(seed.deserialize(value)?);
+                    }
+                    Ok(())
+                })?;
+                out.ok_or_else(|| de::Error::custom("a value was not read"))
+            }
+            Entries::Held { value, .. } => {
+                let Some(held) = value.take() else {
+                    return Err(de::Error::custom("a value was read before its key"));
+                };
+                let mut erased =
+                    <dyn erased_serde::Deserializer>::erase(held.lend::<serde_json::Error>());
+                seed.deserialize(&mut erased as &mut dyn erased_serde::Deserializer<'de>)
+                    .map_err(de::Error::custom)
+            }
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        match self {
+            Entries::Line(_) => None,
+            Entries::Held { entries, .. } => Some(entries.len()),
+        }
+    }
+}
+
+/// A key that is not a string, as serde_json writes such keys: a number, a
+/// bool or a char as its text.
+#[cold]
+fn key_text(key: &Held<'_>) -> serde_json::Result<String> {
+    match key {
+        Held::U64(n) => Ok(n.to_string()),
+        Held::I64(n) => Ok(n.to_string()),
+        Held::Bool(b) => Ok(b.to_string()),
+        Held::Char(c) => Ok(c.to_string()),
+        _ => Err(de::Error::custom("key must be a string")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Shape {
+        name: String,
+        count: u32,
+        ratio: f64,
+        tags: Vec<String>,
+        note: Option<String>,
+        #[serde(default)]
+        missing: bool,
+        nested: serde_json::Value,
+        kind: Kind,
+    }
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    enum Kind {
+        Plain,
+        Tagged { x: u8 },
+    }
+
+    #[test]
+    fn reads_as_the_line_reads() {
+        for text in [
+            r#"{"name":"a\"b","count":7,"ratio":0.30000000000000004,"tags":["x"],"note":null,"nested":{"k":[1,-2,true]},"kind":"plain"}"#,
+            r#"{"kind":{"tagged":{"x":3}},"note":"n","tags":[],"ratio":5e-324,"count":0,"name":"","nested":null,"extra":1}"#,
+        ] {
+            let direct: Shape = serde_json::from_str(text).unwrap();
+            let Held::Map(fields) = serde_json::from_str::<Held>(text).unwrap() else {
+                panic!("an object")
+            };
+            assert_eq!(Body::held(&fields).decode::<Shape>().unwrap(), direct);
+        }
+    }
+
+    #[test]
+    fn errors_name_the_problem() {
+        let read = |text: &str| {
+            let Held::Map(fields) = serde_json::from_str::<Held>(text).unwrap() else {
+                panic!("an object")
+            };
+            Body::held(&fields)
+                .decode::<Shape>()
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(read(r#"{"name":"a"}"#), "missing field `count`");
+        assert_eq!(
+            read(r#"{"name":5}"#),
+            "invalid type: integer `5`, expected a string"
+        );
+        assert_eq!(read(r#"{"name":"a","name":"b"}"#), "duplicate field `name`");
+    }
+
+    #[test]
+    fn an_enum_body_is_one_tagged_entry() {
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        enum Choice {
+            Left { n: u8 },
+            Right(String),
+        }
+        let Held::Map(fields) = serde_json::from_str::<Held>(r#"{"Left":{"n":2}}"#).unwrap() else {
+            panic!("an object")
+        };
+        assert_eq!(
+            Body::held(&fields).decode::<Choice>().unwrap(),
+            Choice::Left { n: 2 }
+        );
+        let Held::Map(fields) = serde_json::from_str::<Held>(r#"{"Right":"r"}"#).unwrap() else {
+            panic!("an object")
+        };
+        assert_eq!(
+            Body::held(&fields).decode::<Choice>().unwrap(),
+            Choice::Right("r".to_owned())
+        );
+    }
+}
