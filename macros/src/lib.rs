@@ -35,7 +35,7 @@ use proc_macro::TokenStream;
 ///     `{{` and `}}` are literal braces;
 ///   - `user`, `assistant` or `system` alone: one message whose content is the
 ///     fields marked `#[agent_message(content)]`, in order; each must be a block
-///     the role allows (an `ImageContent` is not allowed in an assistant message);
+///     the role allows (an `AudioContent` is not allowed in an assistant message);
 ///   - `with(path)`: a `fn(&Self) -> Vec<Message>`.
 /// - `crate = path`: where the `agentmsg` crate is, when it is renamed.
 ///
