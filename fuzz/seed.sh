@@ -82,6 +82,12 @@ for f in sorted(pi.glob("*.jsonl")):
         seed("jsonl_reader", b"\n".join(messages[i:i + 4]) + b"\n")
     for i in range(0, len(raw), 4):
         seed("jsonl_reader", b"\n".join(raw[i:i + 4]))
+    # The session reader: pieces of 16 entries as pi wrote them (a header
+    # first, so they read as pi sessions) and as agentmsg lines.
+    for i in range(1, len(raw), 16):
+        seed("session_read", b"\n".join(raw[:1] + raw[i:i + 16]) + b"\n")
+    for i in range(0, len(messages), 16):
+        seed("session_read", b"\n".join(messages[i:i + 16]) + b"\n")
 for f in sorted(pi.glob("*.json")):
     seed("decode_line", compact(json.loads(f.read_text())))
 
@@ -133,6 +139,10 @@ def sse_data(path):
     return "\n".join(out) + "\n"
 seed("anthropic_stream", sse_data(responses / "sse/anthropic-sdk-tool-use.sse"))
 seed("openai_chat_stream", sse_data(responses / "sse/openai-chat-tool-calls.sse"))
+# The SSE parser: each raw stream, behind a byte that picks the chunk size.
+for f in sorted((responses / "sse").glob("*.sse")):
+    for size in (1, 7, 63):
+        seed("sse_parser", bytes([size]) + f.read_bytes())
 
 for target in sorted(counts):
     total = len(list((corpus / target).iterdir()))
