@@ -125,75 +125,11 @@ impl Imported {
     }
 }
 
-/// Unix milliseconds of an ISO 8601 UTC time such as `2025-12-08T22:41:05.306Z`
-/// (an offset such as `+02:00` is applied); `None` when it is not one.
+/// Unix milliseconds of an ISO 8601 time such as `2025-12-08T22:41:05.306Z`
+/// ([`time::parse_iso8601`](agentmsg_runtime::time::parse_iso8601)); `None`
+/// when it is not one, or before 1970.
 pub fn iso_millis(text: &str) -> Option<u64> {
-    let b = text.as_bytes();
-    let num = |from: usize, len: usize| -> Option<i64> {
-        let s = text.get(from..from + len)?;
-        if s.bytes().all(|c| c.is_ascii_digit()) {
-            s.parse().ok()
-        } else {
-            None
-        }
-    };
-    if b.len() < 19 || b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
-        return None;
-    }
-    if !matches!(b.get(10), Some(b'T' | b't' | b' '))
-        || b.get(13) != Some(&b':')
-        || b.get(16) != Some(&b':')
-    {
-        return None;
-    }
-    let (year, month, day) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
-    let (hour, minute, second) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
-    if !(1..=12).contains(&month)
-        || !(1..=31).contains(&day)
-        || hour > 23
-        || minute > 59
-        || second > 60
-    {
-        return None;
-    }
-    let mut i = 19;
-    let mut millis = 0i64;
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        let start = i;
-        while b.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-        let frac = text.get(start..i)?;
-        if frac.is_empty() {
-            return None;
-        }
-        let ms: String = frac.chars().chain("00".chars()).take(3).collect();
-        millis = ms.parse().ok()?;
-    }
-    let offset_minutes = match text.get(i..)? {
-        "Z" | "z" => 0,
-        rest if rest.len() == 6
-            && matches!(rest.as_bytes().first(), Some(b'+' | b'-'))
-            && rest.as_bytes().get(3) == Some(&b':') =>
-        {
-            let h = num(i + 1, 2)?;
-            let m = num(i + 4, 2)?;
-            let sign = if rest.starts_with('-') { -1 } else { 1 };
-            sign * (h * 60 + m)
-        }
-        _ => return None,
-    };
-    // Days from 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
-    u64::try_from(seconds * 1000 + millis).ok()
+    agentmsg_runtime::time::parse_iso8601(text).and_then(|ms| u64::try_from(ms).ok())
 }
 
 fn string_field<'m>(map: &'m Map<String, Value>, key: &str) -> Option<&'m str> {

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use agentmsg_runtime::store::{
     AnyStore, Backend, Cursor, PageRequest, SessionInfo, SessionStore, StoreAddress, StoreError,
 };
+use agentmsg_runtime::time::format_iso8601_seconds;
 
 use crate::error::CliError;
 use crate::Outcome;
@@ -97,8 +98,8 @@ fn row(s: &SessionInfo) -> Row<'_> {
     Row {
         id: &s.id,
         name: s.name.as_deref(),
-        created: rfc3339(s.created_ms),
-        updated: rfc3339(s.updated_ms),
+        created: format_iso8601_seconds(s.created_ms),
+        updated: format_iso8601_seconds(s.updated_ms),
         entries: s.entries,
         leaf: s.leaf.as_deref(),
     }
@@ -128,7 +129,7 @@ fn print_table(out: &mut impl Write, sessions: &[SessionInfo]) -> Result<(), Cli
             "{:<width$}  {:>7}  {:<24}  {:<20}  {}",
             s.id,
             s.entries,
-            rfc3339(s.updated_ms),
+            format_iso8601_seconds(s.updated_ms),
             leaf,
             s.name.as_deref().unwrap_or("")
         )?;
@@ -224,36 +225,4 @@ fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, CliError> {
             source,
         })?;
     Ok(runtime.block_on(future))
-}
-
-/// `ms` since the Unix epoch as an RFC 3339 UTC time, to the second.
-fn rfc3339(ms: i64) -> String {
-    let seconds = ms.div_euclid(1000);
-    let (days, rest) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn rfc3339() {
-        assert_eq!(super::rfc3339(0), "1970-01-01T00:00:00Z");
-        assert_eq!(super::rfc3339(1_765_233_665_292), "2025-12-08T22:41:05Z");
-        assert_eq!(super::rfc3339(951_782_400_000), "2000-02-29T00:00:00Z");
-    }
 }

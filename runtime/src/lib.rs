@@ -23,6 +23,8 @@ pub mod providers;
 
 pub mod store;
 
+pub mod time;
+
 /// Not public API: what `#[derive(AgentMessage)]` expands to uses. Named after
 /// the version (the derive names the module of its own version), so a derive
 /// and a runtime of two releases fail to build together instead of misbehaving.

@@ -31,7 +31,6 @@ mod migrate;
 mod path_read;
 mod pi;
 mod read;
-mod time;
 mod tree;
 
 pub use compaction::{

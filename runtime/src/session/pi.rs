@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::entry::EntryKind;
-use super::time::{iso_to_millis, millis_to_iso};
+use crate::time::{format_iso8601, parse_iso8601};
 use crate::{
     decode_line, AgentMessage, BranchSummary, CompactionSummary, CustomContentMessage, DecodeMode,
     MessageId, ParentId, Registry, UnknownMessage,
@@ -100,7 +100,9 @@ fn string_of(value: Option<Value>) -> Option<String> {
 /// Reads one pi entry line (already known to be a JSON object).
 pub(crate) fn read_entry(head: PiLine<'_>, registry: &Registry) -> PiEntry {
     let timestamp = match &head.timestamp {
-        Some(Value::String(s)) => iso_to_millis(s).unwrap_or(0),
+        Some(Value::String(s)) => parse_iso8601(s)
+            .and_then(|ms| u64::try_from(ms).ok())
+            .unwrap_or(0),
         Some(Value::Number(n)) => n.as_u64().unwrap_or(0),
         _ => 0,
     };
@@ -251,7 +253,9 @@ pub(crate) fn entry_head(
         None => line.push_str("null"),
     }
     line.push_str(",\"timestamp\":");
-    line.push_str(&Value::from(millis_to_iso(millis)).to_string());
+    line.push_str(
+        &Value::from(format_iso8601(i64::try_from(millis).unwrap_or(i64::MAX))).to_string(),
+    );
     line
 }
 

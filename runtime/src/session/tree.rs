@@ -6,8 +6,8 @@ use serde_json::Value;
 use super::entry::{Entry, EntryKind, LineText, LABEL_EXTENSION};
 use super::error::SessionError;
 use super::pi;
-use super::time::now_millis;
 use super::{Session, SessionFormat};
+use crate::time::now_millis;
 use crate::{
     AgentMessage, BranchSummary, CompactionSummary, ExtensionMessage, MessageId, ParentId,
 };

@@ -287,90 +287,13 @@ fn string(raw: &RawValue) -> Option<String> {
 fn timestamp_ms(raw: &RawValue) -> Option<i64> {
     let text = raw.get();
     if text.starts_with('"') {
-        return string(raw).as_deref().and_then(parse_rfc3339_ms);
+        return string(raw).as_deref().and_then(crate::time::parse_iso8601);
     }
     if let Ok(ms) = text.parse::<i64>() {
         return Some(ms);
     }
     let ms = text.parse::<f64>().ok()?;
     (ms.is_finite() && ms.abs() < 9.0e15).then_some(ms as i64)
-}
-
-/// Milliseconds since the epoch of an RFC 3339 time such as
-/// `2025-12-08T22:41:05.292Z` or `2025-12-08T23:41:05+01:00`.
-pub(crate) fn parse_rfc3339_ms(text: &str) -> Option<i64> {
-    let b = text.as_bytes();
-    let digits = |range: std::ops::Range<usize>| -> Option<i64> {
-        let part = b.get(range)?;
-        part.iter()
-            .all(u8::is_ascii_digit)
-            .then(|| part.iter().fold(0i64, |n, d| n * 10 + i64::from(d - b'0')))
-    };
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
-        return None;
-    }
-    if b[13] != b':' || b[16] != b':' {
-        return None;
-    }
-    let (year, month, day) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
-    let (hour, minute, second) = (digits(11..13)?, digits(14..16)?, digits(17..19)?);
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 {
-        return None;
-    }
-    if second > 60 {
-        return None;
-    }
-    let mut at = 19;
-    let mut millis = 0;
-    if b[at] == b'.' {
-        let start = at + 1;
-        at = start;
-        while at < b.len() && b[at].is_ascii_digit() {
-            at += 1;
-        }
-        if at == start {
-            return None;
-        }
-        let fraction = &b[start..at.min(start + 3)];
-        millis = fraction
-            .iter()
-            .fold(0i64, |n, d| n * 10 + i64::from(d - b'0'))
-            * 10i64.pow(3 - fraction.len() as u32);
-    }
-    let offset_minutes = match b.get(at..)? {
-        [b'Z' | b'z'] => 0,
-        [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] => {
-            let hm = [*h1, *h2, *m1, *m2];
-            if !hm.iter().all(u8::is_ascii_digit) {
-                return None;
-            }
-            let minutes = i64::from(h1 - b'0') * 600
-                + i64::from(h2 - b'0') * 60
-                + i64::from(m1 - b'0') * 10
-                + i64::from(m2 - b'0');
-            if *sign == b'-' {
-                -minutes
-            } else {
-                minutes
-            }
-        }
-        _ => return None,
-    };
-    let days = days_from_civil(year, month, day);
-    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
-    Some(seconds * 1000 + millis)
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
-/// `days_from_civil`).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let yoe = year - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 #[cfg(test)]
@@ -405,17 +328,5 @@ mod tests {
         assert_eq!((e.kind(), e.id()), ("a\"b", Some("xA")));
         let (e, _) = StoredEntry::from_line(r#"{"role":"session_info","name":"fix CI"}"#);
         assert_eq!(e.session_name(), Some("fix CI"));
-    }
-
-    #[test]
-    fn rfc3339() {
-        assert_eq!(parse_rfc3339_ms("1970-01-01T00:00:00Z"), Some(0));
-        assert_eq!(parse_rfc3339_ms("1970-01-01T01:00:00+01:00"), Some(0));
-        assert_eq!(
-            parse_rfc3339_ms("2000-03-01T00:00:00.5Z"),
-            Some(951_868_800_500)
-        );
-        assert_eq!(parse_rfc3339_ms("2000-03-01"), None);
-        assert_eq!(parse_rfc3339_ms("2000-13-01T00:00:00Z"), None);
     }
 }

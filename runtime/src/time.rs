@@ -1,10 +1,21 @@
-//! pi's entry timestamps: ISO 8601 UTC text (`2025-12-08T22:41:05.306Z`), as
-//! JavaScript's `Date.toISOString` writes them, to and from Unix milliseconds.
+//! ISO 8601 times as agents write them (`2025-12-08T22:41:05.306Z`, as
+//! JavaScript's `Date.toISOString` writes them; an offset such as `+02:00`
+//! too), to and from Unix milliseconds: pi's entry timestamps, Claude Code's
+//! and Codex's, and the times the stores keep.
+//!
+//! ```
+//! use agentmsg_runtime::time;
+//! let ms = time::parse_iso8601("2025-12-09T00:41:05.306+02:00").unwrap();
+//! assert_eq!(ms, 1_765_233_665_306);
+//! assert_eq!(time::format_iso8601(ms), "2025-12-08T22:41:05.306Z");
+//! assert_eq!(time::format_iso8601_seconds(ms), "2025-12-08T22:41:05Z");
+//! ```
 
-/// Unix milliseconds of an ISO 8601 time such as `2025-12-08T22:41:05.306Z`
-/// (fractions of any length, `Z` or an offset such as `+02:00`); `None` when it
-/// is not one.
-pub(crate) fn iso_to_millis(text: &str) -> Option<u64> {
+/// Unix milliseconds of an ISO 8601 time such as `2025-12-08T22:41:05.306Z`:
+/// a date, `T` (or `t` or a space), a time to the second, a fraction of any
+/// length (read to the millisecond), then `Z` or an offset such as `+02:00`.
+/// `None` when `text` is not one. A time before 1970 is negative.
+pub fn parse_iso8601(text: &str) -> Option<i64> {
     let b = text.as_bytes();
     let num = |from: usize, len: usize| -> Option<i64> {
         let s = text.get(from..from + len)?;
@@ -62,25 +73,34 @@ pub(crate) fn iso_to_millis(text: &str) -> Option<u64> {
     };
     let days = days_from_civil(year, month, day);
     let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
-    u64::try_from(seconds * 1000 + millis).ok()
+    Some(seconds * 1000 + millis)
 }
 
-/// `millis` as `Date.toISOString` writes it: `YYYY-MM-DDTHH:MM:SS.mmmZ`.
-pub(crate) fn millis_to_iso(millis: u64) -> String {
-    let seconds = millis / 1000;
-    let days = (seconds / 86_400) as i64;
-    let rest = seconds % 86_400;
+/// `ms` as `Date.toISOString` writes it: `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+pub fn format_iso8601(ms: i64) -> String {
+    format!("{}.{:03}Z", to_the_second(ms), ms.rem_euclid(1000))
+}
+
+/// `ms` as an RFC 3339 UTC time to the second: `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn format_iso8601_seconds(ms: i64) -> String {
+    format!("{}Z", to_the_second(ms))
+}
+
+/// The date and time of `ms`, to the second: `YYYY-MM-DDTHH:MM:SS`.
+fn to_the_second(ms: i64) -> String {
+    let seconds = ms.div_euclid(1000);
+    let (days, rest) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
     let (year, month, day) = civil_from_days(days);
     format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
         rest / 3600,
         rest % 3600 / 60,
-        rest % 60,
-        millis % 1000
+        rest % 60
     )
 }
 
-/// Days since 1970-01-01 (Howard Hinnant's algorithm).
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
+/// `days_from_civil`).
 fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     let year = if month <= 2 { year - 1 } else { year };
     let era = year.div_euclid(400);
@@ -91,6 +111,8 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// The date of a count of days since 1970-01-01 (Howard Hinnant's
+/// `civil_from_days`).
 fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
@@ -121,23 +143,41 @@ mod tests {
             "2025-12-08T22:41:05.306Z",
             "1970-01-01T00:00:00.000Z",
             "2000-02-29T23:59:59.999Z",
+            "1969-12-31T23:59:59.999Z",
         ] {
-            let millis = iso_to_millis(text).unwrap();
-            assert_eq!(millis_to_iso(millis), text);
+            let ms = parse_iso8601(text).unwrap();
+            assert_eq!(format_iso8601(ms), text);
         }
         assert_eq!(
-            iso_to_millis("2025-12-08T22:41:05.306Z"),
+            parse_iso8601("2025-12-08T22:41:05.306Z"),
             Some(1_765_233_665_306)
         );
         assert_eq!(
-            iso_to_millis("2025-12-09T00:41:05.306+02:00"),
-            iso_to_millis("2025-12-08T22:41:05.306Z")
+            parse_iso8601("2025-12-09T00:41:05.306+02:00"),
+            parse_iso8601("2025-12-08T22:41:05.306Z")
         );
         assert_eq!(
-            iso_to_millis("2025-01-01T00:00:00Z"),
+            parse_iso8601("2025-01-01T00:00:00Z"),
             Some(1_735_689_600_000)
         );
-        assert_eq!(iso_to_millis("not a time"), None);
-        assert_eq!(iso_to_millis("2025-13-01T00:00:00Z"), None);
+        assert_eq!(parse_iso8601("1970-01-01T01:00:00+01:00"), Some(0));
+        assert_eq!(
+            parse_iso8601("2000-03-01T00:00:00.5Z"),
+            Some(951_868_800_500)
+        );
+        assert_eq!(parse_iso8601("1969-12-31T23:59:59Z"), Some(-1000));
+        assert_eq!(parse_iso8601("not a time"), None);
+        assert_eq!(parse_iso8601("2000-03-01"), None);
+        assert_eq!(parse_iso8601("2024-01-01T00:00:00"), None);
+        assert_eq!(parse_iso8601("2025-13-01T00:00:00Z"), None);
+        assert_eq!(format_iso8601_seconds(0), "1970-01-01T00:00:00Z");
+        assert_eq!(
+            format_iso8601_seconds(1_765_233_665_292),
+            "2025-12-08T22:41:05Z"
+        );
+        assert_eq!(
+            format_iso8601_seconds(951_782_400_000),
+            "2000-02-29T00:00:00Z"
+        );
     }
 }
