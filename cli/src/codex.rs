@@ -31,6 +31,8 @@ use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
+use agentmsg_runtime::providers::openai_responses;
+
 use crate::error::CliError;
 use crate::import::{iso_millis, Imported};
 
@@ -419,46 +421,10 @@ fn push(imported: &mut Imported, line: &Value) -> Result<(), CliError> {
     Ok(())
 }
 
+/// The block the Responses codec makes of a `reasoning` item.
 fn reasoning_block(item: &Map<String, Value>) -> Value {
-    let mut replay = Map::new();
-    replay.insert("type".into(), Value::from("reasoning"));
-    replay.insert(
-        "id".into(),
-        item.get("id").cloned().unwrap_or(Value::from("")),
-    );
-    let summary: Vec<Value> = item
-        .get("summary")
-        .and_then(Value::as_array)
-        .map(|parts| {
-            parts
-                .iter()
-                .filter_map(|p| p.get("text").and_then(Value::as_str))
-                .map(|text| json!({"type":"summary_text","text":text}))
-                .collect()
-        })
-        .unwrap_or_default();
-    let text: Vec<&str> = summary
-        .iter()
-        .filter_map(|s| s.get("text").and_then(Value::as_str))
-        .collect();
-    let text = text.join("\n\n");
-    replay.insert("summary".into(), Value::Array(summary));
-    if let Some(content) = item
-        .get("content")
-        .and_then(Value::as_array)
-        .filter(|c| !c.is_empty())
-    {
-        replay.insert("content".into(), Value::Array(content.clone()));
-    }
-    if let Some(encrypted) = item.get("encrypted_content").filter(|v| v.is_string()) {
-        replay.insert("encrypted_content".into(), encrypted.clone());
-    }
-    let replay = Value::Object(replay).to_string();
-    if text.is_empty() {
-        json!({"type":"redactedThinking","data":replay})
-    } else {
-        json!({"type":"thinking","thinking":text,"signature":replay})
-    }
+    let block = openai_responses::reasoning_block(&Value::Object(item.clone()));
+    serde_json::to_value(block).unwrap_or(Value::Null)
 }
 
 fn input_block(block: &Value, role: &str) -> Value {

@@ -85,7 +85,7 @@ mod response;
 mod stream;
 
 pub use request::encode_request;
-pub use response::{decode_response, decode_response_with_warnings, stop_reason};
+pub use response::{decode_response, decode_response_with_warnings, reasoning_block, stop_reason};
 pub use stream::StreamDecoder;
 
 /// The api id of the Responses API.

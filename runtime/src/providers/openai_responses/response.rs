@@ -129,8 +129,6 @@ pub(super) struct WireItem {
     pub(super) input: Option<String>,
     #[serde(default)]
     pub(super) content: Option<Vec<WirePart>>,
-    #[serde(default)]
-    pub(super) summary: Option<Vec<WirePart>>,
     /// Read as any value, so that an odd one does not cost the item its text.
     #[serde(default)]
     pub(super) phase: Option<Value>,
@@ -239,7 +237,7 @@ pub(super) fn output_content(
             "reasoning" => {
                 let replayable = item.id.as_deref().is_some_and(|id| !id.is_empty())
                     && output.get(i + 1).is_some_and(is_replayed_item);
-                out.reasoning(i, item, raw, replayable);
+                out.reasoning(i, raw, replayable);
             }
             "function_call" => out.function_call(i, item),
             "custom_tool_call" => out.custom_tool_call(i, item),
@@ -309,24 +307,9 @@ impl Output<'_> {
 
     /// A `reasoning` item: thinking whose signature replays the item (`raw`),
     /// when the item after it is one agentmsg replays.
-    fn reasoning(&mut self, i: usize, item: WireItem, raw: &Value, replayable: bool) {
-        let summary: Vec<String> = item
-            .summary
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|p| p.text)
-            .collect();
-        let mut text = summary.join("\n\n");
-        if text.is_empty() {
-            text = item
-                .content
-                .unwrap_or_default()
-                .into_iter()
-                .filter_map(|p| p.text)
-                .collect::<Vec<_>>()
-                .join("\n\n");
-        }
+    fn reasoning(&mut self, i: usize, raw: &Value, replayable: bool) {
         if !replayable {
+            let text = reasoning_text(raw);
             self.warn(
                 format!("output[{i}]"),
                 "reasoning item not kept for replay: the item after it is not one agentmsg replays"
@@ -338,12 +321,7 @@ impl Output<'_> {
             }
             return;
         }
-        let stored = reasoning_replay(raw).to_string();
-        self.content.push(if text.is_empty() {
-            AssistantContent::RedactedThinking(RedactedThinkingContent::new(stored))
-        } else {
-            AssistantContent::Thinking(ThinkingContent::new(text).with_signature(stored))
-        });
+        self.content.push(reasoning_block(raw));
     }
 
     /// A `function_call` item; a parallel-call wrapper is split into its calls.
@@ -518,4 +496,51 @@ fn not_a_response(response: &WireResponse) -> String {
         "an empty or unknown object"
     };
     format!("not a Responses body: neither `output` nor `error`; this looks like {looks_like}")
+}
+
+/// The block a Responses `reasoning` output item becomes, as the decoders
+/// make it: its summary's text (else its content's) as thinking whose
+/// signature is the item to send back (`type`, `id`, `summary`, `content`,
+/// `encrypted_content` byte for byte), or redacted thinking holding the item
+/// when it has no text. The encoder sends the item back to the same model.
+///
+/// ```
+/// # use agentmsg_runtime::providers::openai_responses;
+/// # use agentmsg_runtime::AssistantContent;
+/// let item = serde_json::json!({"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"Plan."}],"encrypted_content":"gAAA"});
+/// let AssistantContent::Thinking(thinking) = openai_responses::reasoning_block(&item) else { panic!() };
+/// assert_eq!(thinking.thinking, "Plan.");
+/// assert!(thinking.signature.unwrap().contains(r#""encrypted_content":"gAAA""#));
+/// ```
+pub fn reasoning_block(item: &Value) -> AssistantContent {
+    let text = reasoning_text(item);
+    let stored = reasoning_replay(item).to_string();
+    if text.is_empty() {
+        AssistantContent::RedactedThinking(RedactedThinkingContent::new(stored))
+    } else {
+        AssistantContent::Thinking(ThinkingContent::new(text).with_signature(stored))
+    }
+}
+
+/// The text of a reasoning item: its summary parts, else its content parts,
+/// joined by blank lines.
+fn reasoning_text(item: &Value) -> String {
+    let parts = |key: &str| -> String {
+        item.get(key)
+            .and_then(Value::as_array)
+            .map(|parts| {
+                parts
+                    .iter()
+                    .filter_map(|p| p.get("text").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join("\n\n")
+            })
+            .unwrap_or_default()
+    };
+    let summary = parts("summary");
+    if summary.is_empty() {
+        parts("content")
+    } else {
+        summary
+    }
 }
