@@ -221,6 +221,11 @@ const BRANCH_PAIRING_BUDGET: usize = 4_000_000;
 /// another, and two branches may each answer it; a call left open at the tip
 /// of an abandoned branch is reported, as on a linear transcript.
 pub fn branch_pairing(bytes: &[u8]) -> Vec<Diagnostic> {
+    branch_pairing_within(bytes, BRANCH_PAIRING_BUDGET)
+}
+
+/// [`branch_pairing`], validating at most `limit` messages over all branches.
+fn branch_pairing_within(bytes: &[u8], limit: usize) -> Vec<Diagnostic> {
     let session = match Session::read(bytes) {
         Ok(session) => session,
         Err(e) => return vec![Diagnostic::error(0, "session", e.to_string())],
@@ -242,7 +247,7 @@ pub fn branch_pairing(bytes: &[u8]) -> Vec<Diagnostic> {
             .copied()
     };
     let mut seen = HashSet::new();
-    let mut budget = BRANCH_PAIRING_BUDGET;
+    let mut budget = limit;
     let mut checked = 0usize;
     let mut branches = 0usize;
     for branch in session.branches() {
@@ -267,7 +272,7 @@ pub fn branch_pairing(bytes: &[u8]) -> Vec<Diagnostic> {
             0,
             "branches-unchecked",
             format!(
-                "tool-call pairing checked on {checked} of {branches} branches: the others hold more than {BRANCH_PAIRING_BUDGET} messages in all"
+                "tool-call pairing checked on {checked} of {branches} branches: the others hold more than {limit} messages in all"
             ),
         ));
     }
@@ -414,4 +419,36 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
         writeln!(out)?;
     }
     Ok(if failed { Outcome::Failed } else { outcome })
+}
+
+#[cfg(test)]
+mod branch_tests {
+    use super::branch_pairing_within;
+
+    /// Past the budget, the branches left unchecked are said to be, and the
+    /// problems of those checked are still found.
+    #[test]
+    fn branches_past_the_budget_are_said_to_be_unchecked() {
+        let text = concat!(
+            r#"{"role":"user","content":"go","timestamp":1,"id":"u","parentId":null}"#,
+            "\n",
+            r#"{"role":"toolResult","toolCallId":"c9","toolName":"ls","content":[],"isError":false,"timestamp":2,"id":"a","parentId":"u"}"#,
+            "\n",
+            r#"{"role":"user","content":"other","timestamp":3,"id":"b","parentId":"u"}"#,
+            "\n",
+        );
+        let all = branch_pairing_within(text.as_bytes(), 100);
+        assert_eq!(
+            all.iter().map(|d| d.code).collect::<Vec<_>>(),
+            ["result-without-call"]
+        );
+        let some = branch_pairing_within(text.as_bytes(), 3);
+        let codes: Vec<&str> = some.iter().map(|d| d.code).collect();
+        assert_eq!(codes, ["result-without-call", "branches-unchecked"]);
+        assert!(
+            some[1].message.contains("checked on 1 of 2 branches"),
+            "{}",
+            some[1].message
+        );
+    }
 }
