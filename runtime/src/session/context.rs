@@ -115,17 +115,17 @@ impl Session {
     /// assert_eq!(sent[1].as_user().unwrap().text(), "recent question");
     /// ```
     pub fn context(&self, leaf: Option<&str>) -> Result<SessionContext<'_>, SessionError> {
-        let (plan, mut context) = self.plan(leaf)?;
-        for (item, at) in plan {
+        let (path, compaction, mut context) = self.walk(leaf)?;
+        self.for_each_item(&path, compaction, |item, at| {
             let message = match item {
                 Item::Entry(i) => match &self.entries[i].kind {
                     EntryKind::Message(m) => ContextMessage::Entry(m),
-                    _ => continue,
+                    _ => return,
                 },
                 Item::Made(message) => ContextMessage::Made(message),
             };
             context.push(message, self.entries[at].id.clone());
-        }
+        });
         Ok(context)
     }
 
@@ -144,7 +144,9 @@ impl Session {
         mut self,
         leaf: Option<&str>,
     ) -> Result<SessionContext<'static>, SessionError> {
-        let (plan, mut context) = self.plan(leaf)?;
+        let (path, compaction, mut context) = self.walk(leaf)?;
+        let mut plan = Vec::with_capacity(path.len() + 1);
+        self.for_each_item(&path, compaction, |item, at| plan.push((item, at)));
         for (item, at) in plan {
             let id = self.entries[at].id.clone();
             let message = match item {
@@ -162,10 +164,10 @@ impl Session {
         Ok(context)
     }
 
-    /// What the context at `leaf` holds, in order (entries by index, and the
-    /// messages made for summaries and custom messages), with the model and
-    /// thinking level set.
-    fn plan<'c>(&self, leaf: Option<&str>) -> Result<(Plan, SessionContext<'c>), SessionError> {
+    /// The path at `leaf` (entry indexes, root first), the position on it of
+    /// the last compaction, and a context with the model and thinking level
+    /// the path set and room for its messages.
+    fn walk<'c>(&self, leaf: Option<&str>) -> Result<Walk<'c>, SessionError> {
         let path = self.path_indexes(leaf)?;
         let mut context = SessionContext {
             thinking_level: "off".to_owned(),
@@ -216,16 +218,30 @@ impl Session {
                 _ => {}
             }
         }
-        let mut plan = Vec::with_capacity(path.len() + 1);
+        context.messages.reserve(path.len() + 1);
+        context.entry_ids.reserve(path.len() + 1);
+        Ok((path, compaction, context))
+    }
+
+    /// Calls `each` with what the path sends, in order (an entry's message by
+    /// its index, or a message made for it), and the index of the entry it
+    /// came from: the summary of the compaction at `compaction` first, then
+    /// the entries it kept, then those after it.
+    fn for_each_item(
+        &self,
+        path: &[usize],
+        compaction: Option<usize>,
+        mut each: impl FnMut(Item, usize),
+    ) {
         match compaction {
             Some(at) => {
                 let entry = &self.entries[path[at]];
                 let summary = entry.as_compaction().cloned().unwrap_or_default();
                 let first_kept = summary.first_kept_id.clone();
-                plan.push((
+                each(
                     Item::Made(Box::new(AgentMessage::custom(summary))),
                     path[at],
-                ));
+                );
                 let mut kept = false;
                 for &i in &path[..at] {
                     let e = &self.entries[i];
@@ -233,26 +249,23 @@ impl Session {
                         kept = true;
                     }
                     if kept {
-                        self.plan_entry(i, &mut plan);
+                        self.send_entry(i, &mut each);
                     }
                 }
                 for &i in &path[at + 1..] {
-                    self.plan_entry(i, &mut plan);
+                    self.send_entry(i, &mut each);
                 }
             }
             None => {
-                for &i in &path {
-                    self.plan_entry(i, &mut plan);
+                for &i in path {
+                    self.send_entry(i, &mut each);
                 }
             }
         }
-        context.messages.reserve(plan.len());
-        context.entry_ids.reserve(plan.len());
-        Ok((plan, context))
     }
 
-    /// Adds what entry `i` sends to the model, if anything.
-    fn plan_entry(&self, i: usize, plan: &mut Plan) {
+    /// Gives `each` what entry `i` sends to the model, if anything.
+    fn send_entry(&self, i: usize, each: &mut impl FnMut(Item, usize)) {
         let entry = &self.entries[i];
         let item = match &entry.kind {
             // An earlier compaction's summary is not sent again.
@@ -265,13 +278,13 @@ impl Session {
             }
             _ => return,
         };
-        plan.push((item, i));
+        each(item, i);
     }
 }
 
-/// The messages of a context, each with the index of its entry (whose id it
-/// takes: three words an item, where the id itself would take six).
-type Plan = Vec<(Item, usize)>;
+/// A path (entry indexes, root first), the position on it of its last
+/// compaction, and the context it starts.
+type Walk<'c> = (Vec<usize>, Option<usize>, SessionContext<'c>);
 
 /// One message of a context: an entry's message, or one made for it.
 enum Item {
