@@ -107,6 +107,36 @@ fn a_line_holding_two_objects_gives_both_entries() {
     assert_eq!(session.to_bytes(), text.as_bytes(), "kept byte for byte");
 }
 
+/// `}{` inside a string is text, not two entries, in either format; a pi
+/// line that lost its newline gives both entries.
+#[test]
+fn braces_in_a_string_join_nothing() {
+    let text = concat!(
+        r#"{"role":"user","content":"\\frac{a}{b}","timestamp":1,"id":"a"}"#,
+        "\n"
+    );
+    let session = Session::read(text.as_bytes()).unwrap();
+    assert_eq!(session.entries().len(), 1);
+    assert!(session.warnings().is_empty(), "{:?}", session.warnings());
+    let pi = concat!(
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#,
+        "\n",
+        r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"f(){}{}","timestamp":1}}"#,
+        r#"{"type":"message","id":"a2","parentId":"a1","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"user","content":"}{","timestamp":2}}"#,
+        "\n"
+    );
+    let session = Session::read(pi.as_bytes()).unwrap();
+    assert_eq!(session.entries().len(), 3);
+    assert_eq!(session.warnings().len(), 1, "{:?}", session.warnings());
+    assert!(matches!(
+        session.warnings()[0].kind,
+        WarningKind::JoinedObjects { count: 2 }
+    ));
+    let context = session.context(None).unwrap();
+    assert_eq!(context.messages.len(), 2);
+    assert_eq!(session.to_bytes(), pi.as_bytes());
+}
+
 #[test]
 fn an_old_linear_transcript_is_one_branch_and_appends_follow_it() {
     let text = "{\"role\":\"user\",\"content\":\"hi\",\"timestamp\":1}\n{\"role\":\"user\",\"content\":\"again\",\"timestamp\":2}\n";

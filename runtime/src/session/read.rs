@@ -107,8 +107,8 @@ impl Session {
     }
 
     fn load(&mut self, registry: &Registry) -> Result<(), SessionError> {
-        let pieces = self.pieces();
-        let first = pieces
+        let lines = self.lines();
+        let first = lines
             .first()
             .and_then(|p| std::str::from_utf8(&self.text[p.start..p.end]).ok());
         self.format = match first.and_then(pi::is_pi) {
@@ -116,64 +116,48 @@ impl Session {
             None => SessionFormat::Agentmsg,
         };
         let mut first_kept_indexes = Vec::new();
-        self.entries.reserve(pieces.len());
-        for piece in pieces {
-            let bytes = &self.text[piece.start..piece.end];
-            match self.format {
-                SessionFormat::Agentmsg => {
-                    let message = match std::str::from_utf8(bytes) {
-                        Ok(line) => match decode_line(line, registry, DecodeMode::Lenient) {
-                            Ok(message) => message,
-                            Err(error) => AgentMessage::Unknown(UnknownMessage::malformed(
-                                bytes.to_vec(),
-                                error,
-                            )),
-                        },
-                        Err(_) => AgentMessage::Unknown(UnknownMessage::malformed(
-                            bytes.to_vec(),
-                            crate::DecodeError::MissingRole,
-                        )),
-                    };
-                    self.entries.push(Entry {
-                        line_no: piece.line_no,
-                        text: LineText::Span(piece.start, piece.end),
-                        id: message.id().cloned(),
-                        declared: message.parent_id().clone(),
-                        parent: None,
-                        kind: EntryKind::Message(message),
-                        timestamp: 0,
-                    });
-                }
-                SessionFormat::Pi { .. } => {
-                    let parsed = std::str::from_utf8(bytes)
-                        .map_err(|e| e.to_string())
-                        .and_then(|line| {
-                            if line.trim_start().starts_with('{') {
-                                serde_json::from_str::<PiLine<'_>>(line).map_err(|e| e.to_string())
-                            } else {
-                                Err("not a JSON object".to_owned())
-                            }
-                        });
-                    match parsed {
-                        Ok(head) => {
-                            let entry = pi::read_entry(head, registry);
-                            first_kept_indexes.push((self.entries.len(), entry.first_kept_index));
-                            self.entries.push(Entry {
-                                line_no: piece.line_no,
-                                text: LineText::Span(piece.start, piece.end),
-                                id: entry.id,
-                                declared: entry.parent,
-                                parent: None,
-                                kind: entry.kind,
-                                timestamp: entry.timestamp,
-                            });
-                        }
-                        Err(error) => self.warnings.push(SessionWarning {
-                            line: piece.line_no,
-                            kind: WarningKind::NotAnEntry { error },
-                        }),
+        self.entries.reserve(lines.len());
+        for line in lines {
+            let read = read_piece(self.format, &self.text, &line, registry);
+            // A line that does not read may hold several entries, an append
+            // that lost its newline; looked for only then, as a valid line may
+            // hold `}{` in a string.
+            let split = match &read {
+                Err(_) => split_joined(&self.text[line.start..line.end]),
+                Ok(_) => Vec::new(),
+            };
+            let reads = if split.len() > 1 {
+                self.warnings.push(SessionWarning {
+                    line: line.line_no,
+                    kind: WarningKind::JoinedObjects { count: split.len() },
+                });
+                split
+                    .into_iter()
+                    .map(|(s, e)| {
+                        let part = Piece {
+                            line_no: line.line_no,
+                            start: line.start + s,
+                            end: line.start + e,
+                        };
+                        read_piece(self.format, &self.text, &part, registry)
+                    })
+                    .collect()
+            } else {
+                vec![read]
+            };
+            for read in reads {
+                let (entry, first_kept) = match read {
+                    Ok(read) => read,
+                    Err(Unread::Kept(entry)) => (entry, None),
+                    Err(Unread::NotAnEntry(warning)) => {
+                        self.warnings.push(warning);
+                        continue;
                     }
+                };
+                if let Some(index) = first_kept {
+                    first_kept_indexes.push((self.entries.len(), index));
                 }
+                self.entries.push(entry);
             }
         }
         if let SessionFormat::Pi { version } = self.format {
@@ -189,9 +173,8 @@ impl Session {
         Ok(())
     }
 
-    /// The non-blank lines of the text, a line holding several JSON values cut
-    /// into one piece per value (with a warning).
-    fn pieces(&mut self) -> Vec<Piece> {
+    /// The non-blank lines of the text, trimmed.
+    fn lines(&self) -> Vec<Piece> {
         let mut pieces = Vec::new();
         let mut start = 0;
         let mut line_no = 0;
@@ -207,26 +190,11 @@ impl Session {
             let trimmed_end = end - (line.len() - line.trim_ascii_end().len());
             let trimmed_start = start + (line.len() - line.trim_ascii_start().len());
             if trimmed_start < trimmed_end {
-                let split = split_joined(&text[trimmed_start..trimmed_end]);
-                if split.len() > 1 {
-                    self.warnings.push(SessionWarning {
-                        line: line_no,
-                        kind: WarningKind::JoinedObjects { count: split.len() },
-                    });
-                    for (s, e) in split {
-                        pieces.push(Piece {
-                            line_no,
-                            start: trimmed_start + s,
-                            end: trimmed_start + e,
-                        });
-                    }
-                } else {
-                    pieces.push(Piece {
-                        line_no,
-                        start: trimmed_start,
-                        end: trimmed_end,
-                    });
-                }
+                pieces.push(Piece {
+                    line_no,
+                    start: trimmed_start,
+                    end: trimmed_end,
+                });
             }
             if end == text.len() {
                 break;
@@ -240,7 +208,7 @@ impl Session {
     /// `firstKeptEntryIndex` (an index into the file's entries, the header
     /// counted) as the id of that entry. pi draws random ids; these are the
     /// entry's ordinal as 8 hex digits, the same on every read.
-    fn migrate_v1(&mut self, first_kept: &[(usize, Option<usize>)]) {
+    fn migrate_v1(&mut self, first_kept: &[(usize, usize)]) {
         let mut previous: Option<MessageId> = None;
         let mut ordinal = 0u32;
         for entry in &mut self.entries {
@@ -257,7 +225,6 @@ impl Session {
             previous = Some(id);
         }
         for &(at, index) in first_kept {
-            let Some(index) = index else { continue };
             let target = self
                 .entries
                 .get(index)
@@ -370,6 +337,79 @@ impl Session {
         match &self.entries[i].id {
             Some(id) => id.to_string(),
             None => format!("line {}", self.entries[i].line_no),
+        }
+    }
+}
+
+/// A piece of text that did not read as an entry: what is kept of it.
+enum Unread {
+    /// An agentmsg line, kept as an unknown message.
+    Kept(Entry),
+    /// A pi line that is no entry, reported.
+    NotAnEntry(SessionWarning),
+}
+
+/// Reads one piece of the text as an entry of a session in `format`, with a
+/// pi v1 compaction's `firstKeptEntryIndex`.
+fn read_piece(
+    format: SessionFormat,
+    text: &[u8],
+    piece: &Piece,
+    registry: &Registry,
+) -> Result<(Entry, Option<usize>), Unread> {
+    let bytes = &text[piece.start..piece.end];
+    let entry = |kind, id, declared, timestamp| Entry {
+        line_no: piece.line_no,
+        text: LineText::Span(piece.start, piece.end),
+        id,
+        declared,
+        parent: None,
+        kind,
+        timestamp,
+    };
+    match format {
+        SessionFormat::Agentmsg => {
+            let decoded = match std::str::from_utf8(bytes) {
+                Ok(line) => decode_line(line, registry, DecodeMode::Lenient),
+                Err(_) => Err(crate::DecodeError::MissingRole),
+            };
+            let (message, read) = match decoded {
+                Ok(message) => (message, true),
+                Err(error) => (
+                    AgentMessage::Unknown(UnknownMessage::malformed(bytes.to_vec(), error)),
+                    false,
+                ),
+            };
+            let (id, declared) = (message.id().cloned(), message.parent_id().clone());
+            let made = entry(EntryKind::Message(message), id, declared, 0);
+            if read {
+                Ok((made, None))
+            } else {
+                Err(Unread::Kept(made))
+            }
+        }
+        SessionFormat::Pi { .. } => {
+            let parsed = std::str::from_utf8(bytes)
+                .map_err(|e| e.to_string())
+                .and_then(|line| {
+                    if line.trim_start().starts_with('{') {
+                        serde_json::from_str::<PiLine<'_>>(line).map_err(|e| e.to_string())
+                    } else {
+                        Err("not a JSON object".to_owned())
+                    }
+                });
+            match parsed {
+                Ok(head) => {
+                    let read = pi::read_entry(head, registry);
+                    let first_kept = read.first_kept_index;
+                    let made = entry(read.kind, read.id, read.parent, read.timestamp);
+                    Ok((made, first_kept))
+                }
+                Err(error) => Err(Unread::NotAnEntry(SessionWarning {
+                    line: piece.line_no,
+                    kind: WarningKind::NotAnEntry { error },
+                })),
+            }
         }
     }
 }
