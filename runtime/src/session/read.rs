@@ -123,8 +123,8 @@ impl Session {
             // that lost its newline; looked for only then, as a valid line may
             // hold `}{` in a string.
             let split = match &read {
-                Err(_) => split_joined(&self.text[line.start..line.end]),
-                Ok(_) => Vec::new(),
+                PieceRead::Entry(..) => Vec::new(),
+                _ => split_joined(&self.text[line.start..line.end]),
             };
             let reads = if split.len() > 1 {
                 self.warnings.push(SessionWarning {
@@ -147,9 +147,9 @@ impl Session {
             };
             for read in reads {
                 let (entry, first_kept) = match read {
-                    Ok(read) => read,
-                    Err(Unread::Kept(entry)) => (entry, None),
-                    Err(Unread::NotAnEntry(warning)) => {
+                    PieceRead::Entry(entry, first_kept) => (entry, first_kept),
+                    PieceRead::Kept(entry) => (entry, None),
+                    PieceRead::NotAnEntry(warning) => {
                         self.warnings.push(warning);
                         continue;
                     }
@@ -341,22 +341,18 @@ impl Session {
     }
 }
 
-/// A piece of text that did not read as an entry: what is kept of it.
-enum Unread {
-    /// An agentmsg line, kept as an unknown message.
+/// What a piece of the text reads as.
+enum PieceRead {
+    /// An entry (and a pi v1 compaction's `firstKeptEntryIndex`).
+    Entry(Entry, Option<usize>),
+    /// An agentmsg line that does not read, kept as an unknown message.
     Kept(Entry),
     /// A pi line that is no entry, reported.
     NotAnEntry(SessionWarning),
 }
 
-/// Reads one piece of the text as an entry of a session in `format`, with a
-/// pi v1 compaction's `firstKeptEntryIndex`.
-fn read_piece(
-    format: SessionFormat,
-    text: &[u8],
-    piece: &Piece,
-    registry: &Registry,
-) -> Result<(Entry, Option<usize>), Unread> {
+/// Reads one piece of the text as an entry of a session in `format`.
+fn read_piece(format: SessionFormat, text: &[u8], piece: &Piece, registry: &Registry) -> PieceRead {
     let bytes = &text[piece.start..piece.end];
     let entry = |kind, id, declared, timestamp| Entry {
         line_no: piece.line_no,
@@ -383,9 +379,9 @@ fn read_piece(
             let (id, declared) = (message.id().cloned(), message.parent_id().clone());
             let made = entry(EntryKind::Message(message), id, declared, 0);
             if read {
-                Ok((made, None))
+                PieceRead::Entry(made, None)
             } else {
-                Err(Unread::Kept(made))
+                PieceRead::Kept(made)
             }
         }
         SessionFormat::Pi { .. } => {
@@ -403,12 +399,12 @@ fn read_piece(
                     let read = pi::read_entry(head, registry);
                     let first_kept = read.first_kept_index;
                     let made = entry(read.kind, read.id, read.parent, read.timestamp);
-                    Ok((made, first_kept))
+                    PieceRead::Entry(made, first_kept)
                 }
-                Err(error) => Err(Unread::NotAnEntry(SessionWarning {
+                Err(error) => PieceRead::NotAnEntry(SessionWarning {
                     line: piece.line_no,
                     kind: WarningKind::NotAnEntry { error },
-                })),
+                }),
             }
         }
     }
