@@ -14,7 +14,12 @@
 //!   thinking block's signature, the summary as its text, or a
 //!   `redactedThinking` block when it has no summary;
 //! - a `compacted` item becomes a `compactionSummary` line that keeps nothing
-//!   before it (Codex replaces the history with the summary);
+//!   before it (Codex replaces the history with the summary); one with a
+//!   `replacement_history` (Codex's remote compaction, whose `message` is
+//!   empty) is the history Codex goes on from, so the line, kept whole as an
+//!   `extension` line of kind `codex.compacted`, starts a new root and those
+//!   items follow it as the messages they are (a `compaction` item, opaque
+//!   to any other model, as an `extension` line);
 //! - every other line (`session_meta`, `turn_context`, `event_msg`…) becomes an
 //!   `extension` line of kind `codex.<type>` holding it;
 //! - the model an assistant message names is the last `turn_context`'s
@@ -167,7 +172,30 @@ impl Rollout {
             if kind != "event_msg" {
                 close(&mut self.open, imported, &mut self.origin)?;
             }
-            if kind == "compacted" {
+            let replacement = payload
+                .and_then(|p| p.get("replacement_history"))
+                .and_then(Value::as_array);
+            if let (true, Some(history)) = (kind == "compacted", replacement) {
+                // Codex replaces the history with these items: the line
+                // (kept whole) starts a new root, and they follow it.
+                let line = json!({"role":"extension","kind":"codex.compacted","data":entry,"id":format!("codex:{line_no}"),"parentId":null});
+                push(imported, &line)?;
+                imported.extensions += 1;
+                for (i, item) in history.iter().enumerate() {
+                    let id = format!("codex:{line_no}/{i}");
+                    match item.as_object() {
+                        Some(item) => self.item(&id, ts, item, item, imported)?,
+                        None => {
+                            let line = json!({"role":"extension","kind":"codex.entry","data":item,"id":id});
+                            push(imported, &line)?;
+                            imported.extensions += 1;
+                        }
+                    }
+                }
+                close(&mut self.open, imported, &mut self.origin)?;
+                // A `token_count` after it counts a new response, not these.
+                self.origin.awaiting_usage = None;
+            } else if kind == "compacted" {
                 let summary = entry
                     .get("payload")
                     .and_then(|p| p.get("message"))
@@ -188,6 +216,20 @@ impl Rollout {
             }
             return Ok(());
         };
+        self.item(&format!("codex:{line_no}"), ts, item, entry, imported)
+    }
+
+    /// Converts one response item (a `response_item` line's payload, or an
+    /// item of a compaction's `replacement_history`), whose lines get ids
+    /// from `id`; `entry` is what an `extension` line keeps of it.
+    fn item(
+        &mut self,
+        id: &str,
+        ts: u64,
+        item: &Map<String, Value>,
+        entry: &Map<String, Value>,
+        imported: &mut Imported,
+    ) -> Result<(), CliError> {
         let item_type = text_of(item.get("type")).unwrap_or("");
         let role = text_of(item.get("role")).unwrap_or("");
         match item_type {
@@ -199,7 +241,7 @@ impl Rollout {
                     .unwrap_or_default();
                 let open = self
                     .open
-                    .get_or_insert_with(|| self.origin.assistant(ts, line_no));
+                    .get_or_insert_with(|| self.origin.assistant(ts, id));
                 for block in blocks {
                     let text = text_of(block.get("text")).unwrap_or("");
                     if let Some(Value::Array(content)) = open.get_mut("content") {
@@ -210,7 +252,7 @@ impl Rollout {
             "reasoning" => {
                 let open = self
                     .open
-                    .get_or_insert_with(|| self.origin.assistant(ts, line_no));
+                    .get_or_insert_with(|| self.origin.assistant(ts, id));
                 let block = reasoning_block(item);
                 if let Some(Value::Array(content)) = open.get_mut("content") {
                     content.push(block);
@@ -219,7 +261,7 @@ impl Rollout {
             "function_call" | "custom_tool_call" | "local_shell_call" | "web_search_call" => {
                 let open = self
                     .open
-                    .get_or_insert_with(|| self.origin.assistant(ts, line_no));
+                    .get_or_insert_with(|| self.origin.assistant(ts, id));
                 let id = text_of(item.get("call_id"))
                     .or_else(|| text_of(item.get("id")))
                     .unwrap_or("")
@@ -263,7 +305,7 @@ impl Rollout {
                     "content": content,
                     "isError": is_error,
                     "timestamp": ts,
-                    "id": format!("codex:{line_no}"),
+                    "id": id,
                 });
                 push(imported, &line)?;
                 imported.messages += 1;
@@ -279,8 +321,7 @@ impl Rollout {
                     .and_then(Value::as_array)
                     .map(|blocks| blocks.iter().map(|b| input_block(b, role)).collect())
                     .unwrap_or_default();
-                let mut line =
-                    json!({"role": role, "content": blocks, "id": format!("codex:{line_no}")});
+                let mut line = json!({"role": role, "content": blocks, "id": id});
                 if role == "user" {
                     line["timestamp"] = Value::from(ts);
                 }
@@ -328,7 +369,7 @@ impl Default for Origin {
 }
 
 impl Origin {
-    fn assistant(&mut self, ts: u64, line_no: &usize) -> Map<String, Value> {
+    fn assistant(&mut self, ts: u64, id: &str) -> Map<String, Value> {
         self.open_has_usage = false;
         let value = json!({
             "role": "assistant",
@@ -339,7 +380,7 @@ impl Origin {
             "usage": {"input":0,"output":0,"cacheRead":0,"cacheWrite":0},
             "stopReason": "stop",
             "timestamp": ts,
-            "id": format!("codex:{line_no}"),
+            "id": id,
         });
         match value {
             Value::Object(map) => map,

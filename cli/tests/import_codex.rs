@@ -1,0 +1,63 @@
+//! `agentmsg import` of Codex CLI rollouts: shapes found in real rollouts that
+//! the documented layout does not show (each test a few hand-written lines
+//! shaped like the real ones).
+
+mod common;
+
+use agentmsg_runtime::{to_llm, Session};
+use common::agentmsg_in;
+
+fn write(dir: &std::path::Path, name: &str, lines: &[&str]) {
+    std::fs::write(dir.join(name), lines.join("\n") + "\n").unwrap();
+}
+
+/// The text of each message the model sees at the transcript's leaf.
+fn sent_texts(transcript: &str) -> Vec<String> {
+    let session = Session::read(transcript.as_bytes()).unwrap();
+    to_llm(&session.context(None).unwrap().messages)
+        .into_iter()
+        .map(|m| {
+            let m = m.into_owned();
+            match (m.as_user(), m.as_assistant()) {
+                (Some(u), _) => u.text(),
+                (_, Some(a)) => a.text_content(),
+                _ => String::new(),
+            }
+        })
+        .collect()
+}
+
+/// A remote compaction (Codex 0.4x and later) writes an empty `message` and
+/// the history that replaces the old one in `replacement_history`: the model
+/// sees that history and what follows, and the line is kept whole.
+#[test]
+fn a_compaction_with_a_replacement_history_is_the_history_the_model_sees() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "rollout.jsonl",
+        &[
+            r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"first question"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"old answer"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"compacted","payload":{"message":"","replacement_history":[{"type":"message","role":"user","content":[{"type":"input_text","text":"first question"}]},{"type":"compaction","encrypted_content":"OPAQUE"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":50,"cached_input_tokens":0,"output_tokens":5,"total_tokens":55}}}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:05.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"second question"}]}}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    // Nothing of the compacted line is lost: the encrypted item is there.
+    assert!(run.stdout.contains("OPAQUE"), "{}", run.stdout);
+    assert_eq!(
+        sent_texts(&run.stdout),
+        ["first question", "second question"],
+        "{}",
+        run.stdout
+    );
+    // The answer before the compaction is still in the file, off the path.
+    assert!(run.stdout.contains("old answer"));
+    std::fs::write(dir.path().join("out.jsonl"), &run.stdout).unwrap();
+    let check = agentmsg_in(dir.path(), &["check", "out.jsonl"]);
+    assert_eq!(check.code, 0, "{check:?}");
+}
