@@ -10,6 +10,13 @@
 //!   `toolCall` blocks; each `tool_result` block of a user entry becomes a
 //!   `toolResult` message (the tool's name from its call), other blocks of the
 //!   entry a user message after them.
+//! - Parallel calls: Claude Code gives each result entry its own call's entry
+//!   as parent, so once the calls are merged into one response the results
+//!   are siblings and all but one would be off the path to the leaf. The
+//!   lines among one response's results (its result entries, and the progress
+//!   and system entries written between them) follow each other in the order
+//!   written, and what names any of them as parent follows the last
+//!   ([`Results`]).
 //! - `isMeta` user entries (Claude Code's caveats and command output) are sent
 //!   to the model as Claude Code sends them, so they are user messages too.
 //! - A compaction (`system` entry of subtype `compact_boundary`, a root) is kept
@@ -134,6 +141,29 @@ struct Log {
     /// The open assistant response: its message id, its line, whether it is
     /// a sidechain's.
     open: Option<(String, Map<String, Value>, bool)>,
+    /// The results of each response's calls, chained (see [`Results`]).
+    results: Results,
+    /// The message line each `extension` line with an id hangs from.
+    anchor: HashMap<String, String>,
+}
+
+/// The results of parallel tool calls. Claude Code gives each result entry
+/// its call's entry as parent: the calls of one response are consecutive
+/// entries (merged here into one line), so the results of all but the last
+/// call hang off the path to the leaf, as siblings of the next call. Here the
+/// results of one response follow each other, in the order written, and what
+/// names one of them as parent follows the last.
+#[derive(Default)]
+struct Results {
+    /// The alias group of the response line holding each call, by call id.
+    call: HashMap<String, usize>,
+    /// The last line among each response's results (by alias group); the
+    /// response itself until one is written.
+    tail: HashMap<usize, String>,
+    /// The response (alias group) of each line among its results.
+    of: HashMap<String, usize>,
+    /// The responses (alias groups) that hold calls.
+    with_calls: std::collections::HashSet<usize>,
 }
 
 /// The line id a `parentUuid` stands for.
@@ -179,6 +209,73 @@ impl Aliases {
 }
 
 impl Log {
+    /// The `parentId` of `entry`'s first line (see [`Log::placed`]).
+    fn parent(&self, entry: &Map<String, Value>) -> Value {
+        self.placed(entry, None, false).0
+    }
+
+    /// The `parentId` of `entry`'s first line: the line its `parentUuid`
+    /// stands for, or, when that line is a response with calls or a line
+    /// after it among their results, the last of those lines. Also the
+    /// response among whose results the entry's lines go: an entry holding
+    /// results of `results_of`, or an `extension` line (a progress or system
+    /// entry between a call and its result).
+    fn placed(
+        &self,
+        entry: &Map<String, Value>,
+        results_of: Option<usize>,
+        extension: bool,
+    ) -> (Value, Option<usize>) {
+        let parent = resolve(&self.alias, entry.get("parentUuid"));
+        let Some(id) = parent.as_str() else {
+            return (parent, None);
+        };
+        let anchor = self.anchor.get(id).map_or(id, String::as_str);
+        let group = self.results.of.get(anchor).copied().or_else(|| {
+            let &g = self.alias.group.get(anchor)?;
+            let current = self.alias.ids.get(g).map(String::as_str) == Some(anchor);
+            (current && self.results.with_calls.contains(&g)).then_some(g)
+        });
+        let Some(group) = group else {
+            return (parent, None);
+        };
+        let joins = (extension || results_of == Some(group)).then_some(group);
+        let tail = self
+            .results
+            .tail
+            .get(&group)
+            .or_else(|| self.alias.ids.get(group))
+            .map_or(anchor, String::as_str);
+        if tail == anchor {
+            (parent, joins)
+        } else {
+            (Value::from(tail), joins)
+        }
+    }
+
+    /// Lines `ids` go among the results of response `group`, the last last.
+    fn joined(&mut self, group: usize, ids: &[String]) {
+        for id in ids {
+            self.results.of.insert(id.clone(), group);
+        }
+        if let Some(last) = ids.last() {
+            self.results.tail.insert(group, last.clone());
+        }
+    }
+
+    /// Records the calls among `blocks` as the response `uuid` stands for.
+    fn calls(&mut self, uuid: &str, blocks: &[Value]) {
+        let Some(&group) = self.alias.group.get(uuid) else {
+            return;
+        };
+        for block in blocks {
+            if let Some(id) = text_of(block.get("id")) {
+                self.results.call.insert(id.to_owned(), group);
+                self.results.with_calls.insert(group);
+            }
+        }
+    }
+
     /// Converts one entry.
     fn entry(
         &mut self,
@@ -197,7 +294,13 @@ impl Log {
         if kind == "assistant" {
             if let (Some(message), Some(uuid)) = (message, &uuid) {
                 let response_id = text_of(message.get("id")).unwrap_or("").to_owned();
-                let blocks = assistant_blocks(message.get("content"), &mut self.tool_names);
+                let mut blocks = assistant_blocks(message.get("content"), &mut self.tool_names);
+                let calls: Vec<Value> = blocks
+                    .iter()
+                    .filter(|b| text_of(b.get("type")) == Some("toolCall"))
+                    .cloned()
+                    .collect();
+                let mut merged = false;
                 if let Some((open_id, line, open_side)) = &mut self.open {
                     let parent = text_of(entry.get("parentUuid"));
                     let follows = parent.is_some_and(|p| {
@@ -209,7 +312,7 @@ impl Log {
                         && *open_side == sidechain
                     {
                         if let Some(Value::Array(content)) = line.get_mut("content") {
-                            content.extend(blocks);
+                            content.append(&mut blocks);
                         }
                         let old = text_of(line.get("id")).unwrap_or("").to_owned();
                         line.insert("id".into(), Value::from(uuid.clone()));
@@ -220,8 +323,12 @@ impl Log {
                         if let Some(stop) = stop_reason(message.get("stop_reason")) {
                             line.insert("stopReason".into(), Value::from(stop));
                         }
-                        return Ok(());
+                        merged = true;
                     }
+                }
+                if merged {
+                    self.calls(uuid, &calls);
+                    return Ok(());
                 }
                 flush(&mut self.open, &mut self.out, imported)?;
                 let mut line = Map::new();
@@ -249,11 +356,9 @@ impl Log {
                 );
                 line.insert("timestamp".into(), Value::from(timestamp));
                 line.insert("id".into(), Value::from(uuid.clone()));
-                line.insert(
-                    "parentId".into(),
-                    resolve(&self.alias, entry.get("parentUuid")),
-                );
+                line.insert("parentId".into(), self.parent(entry));
                 self.alias.own(uuid);
+                self.calls(uuid, &calls);
                 self.open = Some((response_id, line, sidechain));
                 return Ok(());
             }
@@ -262,7 +367,15 @@ impl Log {
 
         match (kind, message, &uuid) {
             ("user", Some(message), Some(uuid)) => {
-                let parent = resolve(&self.alias, entry.get("parentUuid"));
+                let results_of = match message.get("content") {
+                    Some(Value::Array(blocks)) => blocks
+                        .iter()
+                        .filter(|b| text_of(b.get("type")) == Some("tool_result"))
+                        .find_map(|b| self.results.call.get(text_of(b.get("tool_use_id"))?))
+                        .copied(),
+                    _ => None,
+                };
+                let (parent, joins) = self.placed(entry, results_of, false);
                 let mut lines = Vec::new();
                 let mut user_blocks = Vec::new();
                 match message.get("content") {
@@ -317,20 +430,15 @@ impl Log {
                     };
                     line.insert("id".into(), Value::from(id.clone()));
                     line.insert("parentId".into(), previous);
+                    if let Some(group) = joins {
+                        self.joined(group, std::slice::from_ref(&id));
+                    }
                     previous = Value::from(id);
                     imported.messages += 1;
                     self.out.push(sidechain, Value::Object(line))?;
                 }
                 if count == 0 {
-                    extension(
-                        &mut self.out,
-                        imported,
-                        "claude.user",
-                        entry,
-                        Some(uuid),
-                        &self.alias,
-                        sidechain,
-                    )?;
+                    self.extension(imported, "claude.user", entry, Some(uuid), sidechain)?;
                 } else {
                     self.alias.own(uuid);
                 }
@@ -347,15 +455,7 @@ impl Log {
             }
             _ => {
                 let name = format!("claude.{}", if kind.is_empty() { "entry" } else { kind });
-                extension(
-                    &mut self.out,
-                    imported,
-                    &name,
-                    entry,
-                    uuid.as_ref(),
-                    &self.alias,
-                    sidechain,
-                )?;
+                self.extension(imported, &name, entry, uuid.as_ref(), sidechain)?;
             }
         }
         Ok(())
@@ -367,26 +467,39 @@ impl Log {
     }
 }
 
-fn extension(
-    out: &mut Out,
-    imported: &mut Imported,
-    kind: &str,
-    entry: &Map<String, Value>,
-    uuid: Option<&String>,
-    alias: &Aliases,
-    sidechain: bool,
-) -> Result<(), CliError> {
-    let mut line = Map::new();
-    line.insert("role".into(), Value::from("extension"));
-    line.insert("kind".into(), Value::from(kind));
-    line.insert("data".into(), Value::Object(entry.clone()));
-    if let Some(uuid) = uuid {
-        line.insert("id".into(), Value::from(uuid.clone()));
-        line.insert("parentId".into(), resolve(alias, entry.get("parentUuid")));
+impl Log {
+    /// Writes `entry` whole as an `extension` line of `kind`; one with a
+    /// `uuid` keeps its place in the tree, and what hangs from it hangs from
+    /// the message line it hangs from as far as results are concerned.
+    fn extension(
+        &mut self,
+        imported: &mut Imported,
+        kind: &str,
+        entry: &Map<String, Value>,
+        uuid: Option<&String>,
+        sidechain: bool,
+    ) -> Result<(), CliError> {
+        let mut line = Map::new();
+        line.insert("role".into(), Value::from("extension"));
+        line.insert("kind".into(), Value::from(kind));
+        line.insert("data".into(), Value::Object(entry.clone()));
+        if let Some(uuid) = uuid {
+            let (parent, joins) = self.placed(entry, None, true);
+            if let Some(parent) = parent.as_str() {
+                let anchor = self.anchor.get(parent).cloned();
+                self.anchor
+                    .insert(uuid.clone(), anchor.unwrap_or_else(|| parent.to_owned()));
+            }
+            if let Some(group) = joins {
+                self.joined(group, std::slice::from_ref(uuid));
+            }
+            line.insert("id".into(), Value::from(uuid.clone()));
+            line.insert("parentId".into(), parent);
+        }
+        self.out.push(sidechain, Value::Object(line))?;
+        imported.extensions += 1;
+        Ok(())
     }
-    out.push(sidechain, Value::Object(line))?;
-    imported.extensions += 1;
-    Ok(())
 }
 
 fn flush(
