@@ -37,6 +37,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::CliError;
 use crate::import::{iso_millis, Imported};
+use crate::load::Diagnostic;
 
 /// Whether the first entries look like a Claude Code log.
 pub fn detect(entries: &[Map<String, Value>]) -> bool {
@@ -81,6 +82,7 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
         imported.text.push(b'\n');
         imported.lines += 1;
     }
+    said_if_empty(&mut imported);
     Ok(imported)
 }
 
@@ -127,6 +129,7 @@ where
         write(&mut log)?;
     }
     imported.lines = written;
+    said_if_empty(&mut imported);
     Ok(imported)
 }
 
@@ -605,5 +608,21 @@ fn result_blocks(content: Option<&Value>) -> Value {
         ),
         None | Some(Value::Null) => json!([]),
         Some(other) => json!([{"type":"text","text": other.to_string()}]),
+    }
+}
+
+/// A log with no message in it converts to no conversation: that is said
+/// (`import` exits 1 on it; `check` and `stats`, reading the log as a
+/// session, warn), never a quiet success.
+fn said_if_empty(imported: &mut Imported) {
+    if imported.messages == 0 {
+        imported.diagnostics.push(Diagnostic::warning(
+            0,
+            "no-messages",
+            format!(
+                "no user, assistant or tool result in this Claude Code log ({} lines written, none a message)",
+                imported.lines
+            ),
+        ));
     }
 }

@@ -111,3 +111,22 @@ fn a_rewind_after_parallel_results_is_still_a_branch() {
     let out = import(&lines);
     assert_eq!(sent(&out), ["user"], "{out}");
 }
+
+/// A log holding no message (a file of one system entry, as Claude Code
+/// leaves after a model switch) is converted, and said to hold none: the
+/// import exits 1, not a quiet success.
+#[test]
+fn a_log_without_messages_is_converted_and_said_to_have_none() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "session.jsonl",
+        &[
+            r#"{"parentUuid":"gone","isSidechain":false,"sessionId":"s","type":"system","content":"Model limit reached, now using another","isMeta":false,"uuid":"y1","level":"warning","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "session.jsonl"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("warning[no-messages]"), "{run:?}");
+    assert!(run.stdout.contains(r#""kind":"claude.system""#), "{run:?}");
+}

@@ -61,3 +61,21 @@ fn a_compaction_with_a_replacement_history_is_the_history_the_model_sees() {
     let check = agentmsg_in(dir.path(), &["check", "out.jsonl"]);
     assert_eq!(check.code, 0, "{check:?}");
 }
+
+/// A rollout holding no message (Codex stopped before the first turn) is
+/// converted, and said to hold none: the import exits 1.
+#[test]
+fn a_rollout_without_messages_is_converted_and_said_to_have_none() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "rollout.jsonl",
+        &[
+            r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("warning[no-messages]"), "{run:?}");
+    assert!(run.stdout.contains("codex.session_meta"), "{run:?}");
+}
