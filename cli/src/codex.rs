@@ -6,6 +6,10 @@
 //!   `system` roles as system messages); the model's items of one response
 //!   (`reasoning`, assistant `message`, `function_call`, `custom_tool_call`,
 //!   `local_shell_call`, `web_search_call`) merge into one assistant message;
+//! - an assistant `message` item's `phase` (`commentary`, `final_answer`),
+//!   which Codex sends back, and its id when written, go in its first text
+//!   block's signature as the Responses codec keeps them (`{"v":1,…}`); a
+//!   `refusal` part is text;
 //! - `function_call` and `custom_tool_call` become `toolCall` blocks (a custom
 //!   tool's free-form input as `{"input": …}`), their `*_output` items
 //!   `toolResult` messages named after the call;
@@ -245,10 +249,19 @@ impl Rollout {
                 let open = self
                     .open
                     .get_or_insert_with(|| self.origin.assistant(ts, id));
+                // The item's phase (and id, when written) go in its first
+                // text block's signature, as the Responses codec keeps them.
+                let mut signature = message_signature(item);
                 for block in blocks {
-                    let text = text_of(block.get("text")).unwrap_or("");
+                    let text = text_of(block.get("text"))
+                        .or_else(|| text_of(block.get("refusal")))
+                        .map_or_else(|| block.to_string(), str::to_owned);
+                    let mut text = json!({"type":"text","text":text});
+                    if let Some(signature) = signature.take() {
+                        text["signature"] = Value::from(signature);
+                    }
                     if let Some(Value::Array(content)) = open.get_mut("content") {
-                        content.push(json!({"type":"text","text":text}));
+                        content.push(text);
                     }
                 }
             }
@@ -463,6 +476,27 @@ fn push(imported: &mut Imported, line: &Value) -> Result<(), CliError> {
     imported.text.push(b'\n');
     imported.lines += 1;
     Ok(())
+}
+
+/// What a text block's signature keeps of an assistant `message` item for the
+/// Responses codec (pi's `{"v":1,"id":…,"phase":…}`): its `phase`
+/// (`commentary` or `final_answer`, which Codex sends back) and its id when
+/// the rollout has one; `None` when it has neither.
+fn message_signature(item: &Map<String, Value>) -> Option<String> {
+    let id = text_of(item.get("id")).filter(|id| !id.is_empty());
+    let phase = text_of(item.get("phase")).filter(|phase| !phase.is_empty());
+    if id.is_none() && phase.is_none() {
+        return None;
+    }
+    // Written by hand to keep pi's key order.
+    let mut signature = String::from("{\"v\":1");
+    for (key, value) in [("id", id), ("phase", phase)] {
+        if let Some(value) = value {
+            signature.push_str(&format!(",\"{key}\":{}", Value::from(value)));
+        }
+    }
+    signature.push('}');
+    Some(signature)
 }
 
 /// The block the Responses codec makes of a `reasoning` item.

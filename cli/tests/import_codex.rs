@@ -79,3 +79,68 @@ fn a_rollout_without_messages_is_converted_and_said_to_have_none() {
     assert!(run.stderr.contains("warning[no-messages]"), "{run:?}");
     assert!(run.stdout.contains("codex.session_meta"), "{run:?}");
 }
+
+/// Codex writes each assistant `message` item with its `phase` (commentary
+/// before calls, the final answer last), which it sends back: kept in the
+/// text's signature, where the Responses codec reads it; a refusal part is
+/// kept as text.
+#[test]
+fn an_assistant_message_keeps_its_phase_and_a_refusal_its_text() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "rollout.jsonl",
+        &[
+            r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"look"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:01.500Z","type":"turn_context","payload":{"cwd":"/w","model":"gpt-5.3-codex"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Looking."}],"phase":"commentary"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:02.100Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"ls\"}","call_id":"call_1"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"a.rs"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"There is a.rs."},{"type":"refusal","refusal":"Not that."}],"phase":"final_answer"}}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout
+            .contains(r#""signature":"{\"v\":1,\"phase\":\"commentary\"}""#),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains(r#""signature":"{\"v\":1,\"phase\":\"final_answer\"}""#),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(r#""text":"Not that.""#),
+        "{}",
+        run.stdout
+    );
+    // The Responses request built from it sends each phase back.
+    std::fs::write(dir.path().join("out.jsonl"), &run.stdout).unwrap();
+    let project = agentmsg_in(
+        dir.path(),
+        &[
+            "project",
+            "out.jsonl",
+            "--api",
+            "openai-responses",
+            "--model",
+            "gpt-5.3-codex",
+        ],
+    );
+    assert_eq!(project.code, 0, "{project:?}");
+    assert!(
+        project.stdout.contains(r#""phase": "commentary""#),
+        "{}",
+        project.stdout
+    );
+    assert!(
+        project.stdout.contains(r#""phase": "final_answer""#),
+        "{}",
+        project.stdout
+    );
+}
