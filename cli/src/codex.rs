@@ -312,12 +312,12 @@ impl Rollout {
             }
             "function_call_output" | "custom_tool_call_output" => {
                 close(&mut self.open, imported, &mut self.origin)?;
-                let id = text_of(item.get("call_id")).unwrap_or("").to_owned();
+                let call = text_of(item.get("call_id")).unwrap_or("").to_owned();
                 let (content, is_error) = output_of(item.get("output"));
                 let line = json!({
                     "role": "toolResult",
-                    "toolCallId": id,
-                    "toolName": self.names.get(&id).cloned().unwrap_or_default(),
+                    "toolCallId": call,
+                    "toolName": self.names.get(&call).cloned().unwrap_or_default(),
                     "content": content,
                     "isError": is_error,
                     "timestamp": ts,

@@ -144,3 +144,23 @@ fn an_assistant_message_keeps_its_phase_and_a_refusal_its_text() {
         project.stdout
     );
 }
+
+/// A result line's id is its own (`codex:<line>`), not its call's.
+#[test]
+fn a_result_line_has_its_own_id() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "rollout.jsonl",
+        &[
+            r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"ls"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{}","call_id":"call_1"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"a.rs"}}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let result = run.stdout.lines().last().unwrap();
+    assert!(result.contains(r#""id":"codex:3""#), "{result}");
+    assert!(result.contains(r#""toolCallId":"call_1""#), "{result}");
+}
