@@ -5,7 +5,9 @@
 //! - `message` items become user, assistant or system messages (`developer` and
 //!   `system` roles as system messages); the model's items of one response
 //!   (`reasoning`, assistant `message`, `function_call`, `custom_tool_call`,
-//!   `local_shell_call`, `web_search_call`) merge into one assistant message;
+//!   `local_shell_call`) merge into one assistant message; a
+//!   `web_search_call` (a search the provider ran, with no result item) is an
+//!   `extension` line of kind `codex.web_search_call` that does not end it;
 //! - an assistant `message` item's `phase` (`commentary`, `final_answer`),
 //!   which Codex sends back, and its id when written, go in its first text
 //!   block's signature as the Responses codec keeps them (`{"v":1,…}`); a
@@ -274,7 +276,16 @@ impl Rollout {
                     content.push(block);
                 }
             }
-            "function_call" | "custom_tool_call" | "local_shell_call" | "web_search_call" => {
+            "web_search_call" => {
+                // A search the provider ran itself: no call the client
+                // answers, no result item. Kept whole without ending the
+                // response it is part of (its line comes before the
+                // response's message, as an event's does).
+                let line = json!({"role":"extension","kind":"codex.web_search_call","data":entry});
+                push(imported, &line)?;
+                imported.extensions += 1;
+            }
+            "function_call" | "custom_tool_call" | "local_shell_call" => {
                 let open = self
                     .open
                     .get_or_insert_with(|| self.origin.assistant(ts, id));
@@ -284,7 +295,6 @@ impl Rollout {
                     .to_owned();
                 let name = match item_type {
                     "local_shell_call" => "local_shell".to_owned(),
-                    "web_search_call" => "web_search".to_owned(),
                     _ => text_of(item.get("name")).unwrap_or("").to_owned(),
                 };
                 let arguments = match item_type {

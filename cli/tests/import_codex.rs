@@ -164,3 +164,33 @@ fn a_result_line_has_its_own_id() {
     assert!(result.contains(r#""id":"codex:3""#), "{result}");
     assert!(result.contains(r#""toolCallId":"call_1""#), "{result}");
 }
+
+/// A `web_search_call` is a search the provider ran: no call the client
+/// answers and no result item, so it is kept whole as an `extension` line,
+/// not a call left without a result; a tool's output of content items keeps
+/// its image as an image.
+#[test]
+fn a_web_search_is_no_unanswered_call_and_an_output_image_stays_an_image() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "rollout.jsonl",
+        &[
+            r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"weather, and the chart"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"web_search_call","status":"completed","action":{"type":"search","query":"weather paris"}}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Sunny. Now the chart."}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:03.100Z","type":"response_item","payload":{"type":"function_call","name":"view_image","arguments":"{\"path\":\"chart.png\"}","call_id":"call_1"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":[{"type":"input_text","text":"chart.png"},{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgo="}]}}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    assert!(out.contains(r#""kind":"codex.web_search_call""#), "{out}");
+    assert!(out.contains("weather paris"), "{out}");
+    let check = agentmsg_in(dir.path(), &["check", "out.jsonl"]);
+    assert_eq!(check.code, 0, "{check:?}\n{out}");
+    // One assistant message: the search did not end the response.
+    assert_eq!(out.matches(r#""role":"assistant""#).count(), 1, "{out}");
+}
