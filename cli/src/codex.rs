@@ -14,7 +14,8 @@
 //!   `refusal` part is text;
 //! - `function_call` and `custom_tool_call` become `toolCall` blocks (a custom
 //!   tool's free-form input as `{"input": …}`), their `*_output` items
-//!   `toolResult` messages named after the call;
+//!   `toolResult` messages named after the call (an output's content items
+//!   as text and images);
 //! - a `reasoning` item becomes the block the OpenAI Responses codec makes of
 //!   it: the item (`encrypted_content` byte for byte) as compact JSON in a
 //!   thinking block's signature, the summary as its text, or a
@@ -538,6 +539,10 @@ fn input_block(block: &Value, role: &str) -> Value {
 fn output_of(output: Option<&Value>) -> (Value, bool) {
     match output {
         Some(Value::String(text)) => (json!([{"type":"text","text":text}]), false),
+        Some(Value::Object(map)) if map.get("content_items").is_some_and(Value::is_array) => {
+            let failed = map.get("success").and_then(Value::as_bool) == Some(false);
+            (output_of(map.get("content_items")).0, failed)
+        }
         Some(Value::Object(map)) => {
             let text = map
                 .get("content")
@@ -548,15 +553,31 @@ fn output_of(output: Option<&Value>) -> (Value, bool) {
             (json!([{"type":"text","text":text}]), failed)
         }
         Some(Value::Array(blocks)) => (
-            Value::Array(
-                blocks
-                    .iter()
-                    .map(|b| json!({"type":"text","text": text_of(b.get("text")).map_or_else(|| b.to_string(), str::to_owned)}))
-                    .collect(),
-            ),
+            Value::Array(blocks.iter().map(output_block).collect()),
             false,
         ),
         _ => (json!([]), false),
+    }
+}
+
+/// A content item of a tool's output (`input_text`, `input_image` with a
+/// `data:` URL): text or an image; anything else its JSON as text.
+fn output_block(block: &Value) -> Value {
+    let data_url = text_of(block.get("image_url"))
+        .and_then(|url| url.strip_prefix("data:"))
+        .and_then(|rest| rest.split_once(";base64,"));
+    match (
+        text_of(block.get("type")),
+        text_of(block.get("text")),
+        data_url,
+    ) {
+        (Some("input_image"), _, Some((mime, data))) => {
+            json!({"type":"image","data":data,"mimeType":mime})
+        }
+        (Some("input_text" | "output_text") | None, Some(text), _) => {
+            json!({"type":"text","text":text})
+        }
+        _ => json!({"type":"text","text":block.to_string()}),
     }
 }
 

@@ -189,6 +189,10 @@ fn a_web_search_is_no_unanswered_call_and_an_output_image_stays_an_image() {
     let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
     assert!(out.contains(r#""kind":"codex.web_search_call""#), "{out}");
     assert!(out.contains("weather paris"), "{out}");
+    assert!(
+        out.contains(r#"{"data":"iVBORw0KGgo=","mimeType":"image/png","type":"image"}"#),
+        "{out}"
+    );
     let check = agentmsg_in(dir.path(), &["check", "out.jsonl"]);
     assert_eq!(check.code, 0, "{check:?}\n{out}");
     // One assistant message: the search did not end the response.
