@@ -17,6 +17,9 @@
 //!   and system entries written between them) follow each other in the order
 //!   written, and what names any of them as parent follows the last
 //!   ([`Results`]).
+//! - An assistant entry with `isApiErrorMessage` (Claude Code's stand-in for
+//!   a failed request) is an assistant message with stop reason `error`, its
+//!   text (or the entry's `error`) as `errorMessage`: a failed turn, not sent.
 //! - `isMeta` user entries (Claude Code's caveats and command output) are sent
 //!   to the model as Claude Code sends them, so they are user messages too.
 //! - A compaction (`system` entry of subtype `compact_boundary`, a root) is kept
@@ -357,6 +360,24 @@ impl Log {
                     "stopReason".into(),
                     Value::from(stop_reason(message.get("stop_reason")).unwrap_or("stop")),
                 );
+                if entry.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true) {
+                    // Claude Code's stand-in for a failed request (model
+                    // `<synthetic>`): a failed turn, which is not sent back.
+                    let text = text_of(entry.get("error")).map_or_else(
+                        || {
+                            line.get("content")
+                                .and_then(Value::as_array)
+                                .into_iter()
+                                .flatten()
+                                .filter_map(|b| text_of(b.get("text")))
+                                .collect::<Vec<_>>()
+                                .join("\n")
+                        },
+                        str::to_owned,
+                    );
+                    line.insert("stopReason".into(), Value::from("error"));
+                    line.insert("errorMessage".into(), Value::from(text));
+                }
                 line.insert("timestamp".into(), Value::from(timestamp));
                 line.insert("id".into(), Value::from(uuid.clone()));
                 line.insert("parentId".into(), self.parent(entry));

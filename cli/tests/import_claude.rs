@@ -130,3 +130,17 @@ fn a_log_without_messages_is_converted_and_said_to_have_none() {
     assert!(run.stderr.contains("warning[no-messages]"), "{run:?}");
     assert!(run.stdout.contains(r#""kind":"claude.system""#), "{run:?}");
 }
+
+/// Claude Code writes a failed request as an assistant entry of its own
+/// (`isApiErrorMessage`, model `<synthetic>`): a failed turn, which the
+/// context does not send back as something the model said.
+#[test]
+fn an_api_error_entry_is_a_failed_turn() {
+    let out = import(&[
+        r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"hello"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+        r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"e1","type":"message","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"API Error: 529 Overloaded"}],"stop_reason":"stop_sequence","usage":{"input_tokens":0,"output_tokens":0}},"isApiErrorMessage":true,"error":"overloaded","uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
+    ]);
+    assert!(out.contains(r#""stopReason":"error""#), "{out}");
+    assert!(out.contains(r#""errorMessage":"overloaded""#), "{out}");
+    assert!(out.contains("API Error: 529 Overloaded"), "{out}");
+}
