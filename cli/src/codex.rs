@@ -27,6 +27,11 @@
 //!   `extension` line of kind `codex.compacted`, starts a new root and those
 //!   items follow it as the messages they are (a `compaction` item, opaque
 //!   to any other model, as an `extension` line);
+//! - a `thread_rolled_back` event (Codex's backtrack, which drops the last
+//!   `num_turns` user turns) is an `extension` line that branches off before
+//!   the first turn dropped, so what follows continues from there (the
+//!   dropped turns stay in the file, off the new path); user messages that
+//!   are Codex's context (AGENTS.md, `<environment_context>`…) are no turns;
 //! - every other line (`session_meta`, `turn_context`, `event_msg`…) becomes an
 //!   `extension` line of kind `codex.<type>` holding it;
 //! - the model an assistant message names is the last `turn_context`'s
@@ -133,6 +138,11 @@ struct Rollout {
     open: Option<Map<String, Value>>,
     last_ts: u64,
     origin: Origin,
+    /// The id of the last line written that has one.
+    last_id: Option<String>,
+    /// For each user turn of the history (as Codex counts them for a
+    /// rollback), the id of the line before it (`None`: it starts the file).
+    turns: Vec<Option<String>>,
 }
 
 impl Rollout {
@@ -177,10 +187,33 @@ impl Rollout {
                 }
                 _ => {}
             }
+            // A rollback (Codex's backtrack) drops the last `num_turns` user
+            // turns: what follows branches off before the first one dropped.
+            let rollback = match (kind, payload.and_then(|p| text_of(p.get("type")))) {
+                ("event_msg", Some("thread_rolled_back")) => payload
+                    .and_then(|p| p.get("num_turns"))
+                    .and_then(Value::as_u64)
+                    .filter(|&n| n > 0 && !self.turns.is_empty())
+                    .map(|n| {
+                        let keep = self
+                            .turns
+                            .len()
+                            .saturating_sub(usize::try_from(n).unwrap_or(usize::MAX));
+                        let parent = self.turns[keep].clone();
+                        self.turns.truncate(keep);
+                        parent.map_or(Value::Null, Value::from)
+                    }),
+                _ => None,
+            };
             // Codex writes events between the items of one response: they
             // do not end its assistant message (their lines come before it).
-            if kind != "event_msg" {
+            if kind != "event_msg" || rollback.is_some() {
                 close(&mut self.open, imported, &mut self.origin)?;
+            }
+            if kind == "compacted" {
+                // The history is replaced: its turns are gone (those of a
+                // replacement history are counted as its items are read).
+                self.turns.clear();
             }
             let replacement = payload
                 .and_then(|p| p.get("replacement_history"))
@@ -191,6 +224,7 @@ impl Rollout {
                 let line = json!({"role":"extension","kind":"codex.compacted","data":entry,"id":format!("codex:{line_no}"),"parentId":null});
                 push(imported, &line)?;
                 imported.extensions += 1;
+                self.last_id = Some(format!("codex:{line_no}"));
                 for (i, item) in history.iter().enumerate() {
                     let id = format!("codex:{line_no}/{i}");
                     match item.as_object() {
@@ -214,13 +248,20 @@ impl Rollout {
                 let line = json!({"role":"compactionSummary","summary":summary,"tokensBefore":0,"timestamp":ts,"id":format!("codex:{line_no}")});
                 push(imported, &line)?;
                 imported.summaries += 1;
+                self.last_id = Some(format!("codex:{line_no}"));
             } else {
                 let name = if kind.is_empty() {
                     "codex.entry".to_owned()
                 } else {
                     format!("codex.{kind}")
                 };
-                let line = json!({"role":"extension","kind":name,"data":entry});
+                let mut line = json!({"role":"extension","kind":name,"data":entry});
+                if let Some(parent) = rollback {
+                    let id = format!("codex:{line_no}");
+                    line["id"] = Value::from(id.clone());
+                    line["parentId"] = parent;
+                    self.last_id = Some(id);
+                }
                 push(imported, &line)?;
                 imported.extensions += 1;
             }
@@ -336,6 +377,7 @@ impl Rollout {
                 });
                 push(imported, &line)?;
                 imported.messages += 1;
+                self.last_id = Some(id.to_owned());
             }
             "message" => {
                 close(&mut self.open, imported, &mut self.origin)?;
@@ -351,9 +393,13 @@ impl Rollout {
                 let mut line = json!({"role": role, "content": blocks, "id": id});
                 if role == "user" {
                     line["timestamp"] = Value::from(ts);
+                    if is_user_turn(item) {
+                        self.turns.push(self.last_id.clone());
+                    }
                 }
                 push(imported, &line)?;
                 imported.messages += 1;
+                self.last_id = Some(id.to_owned());
             }
             _ => {
                 close(&mut self.open, imported, &mut self.origin)?;
@@ -362,6 +408,11 @@ impl Rollout {
                 push(imported, &line)?;
                 imported.extensions += 1;
             }
+        }
+        // The response being built is the last line with an id (it is
+        // written before any line that has one).
+        if let Some(open) = &self.open {
+            self.last_id = open.get("id").and_then(Value::as_str).map(str::to_owned);
         }
         Ok(())
     }
@@ -487,6 +538,26 @@ fn push(imported: &mut Imported, line: &Value) -> Result<(), CliError> {
     imported.text.push(b'\n');
     imported.lines += 1;
     Ok(())
+}
+
+/// Whether a user `message` item starts a turn as Codex counts turns for a
+/// rollback: not the context Codex writes as user messages (AGENTS.md
+/// instructions, `<environment_context>` and other tagged blocks).
+fn is_user_turn(item: &Map<String, Value>) -> bool {
+    let text = item
+        .get("content")
+        .and_then(Value::as_array)
+        .and_then(|blocks| blocks.iter().find_map(|b| text_of(b.get("text"))))
+        .unwrap_or("")
+        .trim_start();
+    let tagged = text.strip_prefix('<').is_some_and(|rest| {
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+            .collect();
+        !name.is_empty() && rest[name.len()..].starts_with('>')
+    });
+    !tagged && !text.starts_with("# AGENTS.md instructions")
 }
 
 /// What a text block's signature keeps of an assistant `message` item for the

@@ -198,3 +198,60 @@ fn a_web_search_is_no_unanswered_call_and_an_output_image_stays_an_image() {
     // One assistant message: the search did not end the response.
     assert_eq!(out.matches(r#""role":"assistant""#).count(), 1, "{out}");
 }
+
+/// Codex's backtrack writes a `thread_rolled_back` event dropping the last
+/// user turns: what follows branches off before the first dropped turn, so
+/// the model sees the history without them (they stay in the file).
+#[test]
+fn a_rollback_branches_off_before_the_dropped_turns() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "rollout.jsonl",
+        &[
+            r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"first"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"one"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"second"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"two"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:05.000Z","type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":1}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:06.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"second, again"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:07.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"two again"}]}}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    assert_eq!(
+        sent_texts(&out),
+        [
+            "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>",
+            "first",
+            "one",
+            "second, again",
+            "two again"
+        ],
+        "{out}"
+    );
+    assert!(out.contains(r#""text":"two""#), "{out}");
+    let check = agentmsg_in(dir.path(), &["check", "out.jsonl"]);
+    assert_eq!(check.code, 0, "{check:?}\n{out}");
+
+    // More turns than there are: every turn goes, the context before the
+    // first stays.
+    let text = std::fs::read_to_string(dir.path().join("rollout.jsonl")).unwrap();
+    let text = text.replace(r#""num_turns":1"#, r#""num_turns":5"#);
+    std::fs::write(dir.path().join("rollout.jsonl"), text).unwrap();
+    let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        sent_texts(&run.stdout),
+        [
+            "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>",
+            "second, again",
+            "two again"
+        ],
+        "{}",
+        run.stdout
+    );
+}
