@@ -20,6 +20,10 @@
 //! - An assistant entry with `isApiErrorMessage` (Claude Code's stand-in for
 //!   a failed request) is an assistant message with stop reason `error`, its
 //!   text (or the entry's `error`) as `errorMessage`: a failed turn, not sent.
+//! - A `server_tool_use` block (a tool the API ran, such as web search) and
+//!   its result block, both in the assistant's content, are kept as their
+//!   JSON in text blocks, like any block without an agentmsg form: as a call
+//!   it would be one no result answers.
 //! - `isMeta` user entries (Claude Code's caveats and command output) are sent
 //!   to the model as Claude Code sends them, so they are user messages too.
 //! - A compaction (`system` entry of subtype `compact_boundary`, a root) is kept
@@ -594,7 +598,11 @@ fn assistant_blocks(
                         out.push(thinking);
                     }
                     Some("redacted_thinking") => out.push(json!({"type":"redactedThinking","data": block.get("data").cloned().unwrap_or(Value::from(""))})),
-                    Some("tool_use" | "server_tool_use") => {
+                    // A `server_tool_use` (a tool the API ran itself, its
+                    // result a block of this same message) falls through
+                    // to the JSON text below: as a call it would be one the
+                    // client never answers.
+                    Some("tool_use") => {
                         let id = text_of(block.get("id")).unwrap_or("").to_owned();
                         let name = text_of(block.get("name")).unwrap_or("").to_owned();
                         tool_names.insert(id.clone(), name.clone());

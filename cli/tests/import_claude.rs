@@ -144,3 +144,18 @@ fn an_api_error_entry_is_a_failed_turn() {
     assert!(out.contains(r#""errorMessage":"overloaded""#), "{out}");
     assert!(out.contains("API Error: 529 Overloaded"), "{out}");
 }
+
+/// A tool the API runs itself (`server_tool_use`, answered by a result block
+/// in the same message) is no call the client answers: kept whole as text,
+/// not a call left without a result.
+#[test]
+fn a_server_tool_use_is_kept_and_not_an_unanswered_call() {
+    let out = import(&[
+        r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"news?"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+        r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"m1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"news"}},{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[{"type":"web_search_result","url":"https://example.com","title":"Example"}]},{"type":"text","text":"Here is the news."}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
+    ]);
+    assert!(out.contains("srvtoolu_1"), "{out}");
+    assert!(out.contains("web_search_result"), "{out}");
+    assert!(!out.contains(r#""type":"toolCall""#), "{out}");
+    assert_eq!(sent(&out), ["user", "assistant()"], "{out}");
+}
