@@ -24,6 +24,9 @@
 //!   its result block, both in the assistant's content, are kept as their
 //!   JSON in text blocks, like any block without an agentmsg form: as a call
 //!   it would be one no result answers.
+//! - An entry written twice (the same uuid and content, a known Claude Code
+//!   slip) is read once, and said; one reusing a uuid with other content is
+//!   kept as `<uuid>~<line>`, and said.
 //! - `isMeta` user entries (Claude Code's caveats and command output) are sent
 //!   to the model as Claude Code sends them, so they are user messages too.
 //! - A compaction (`system` entry of subtype `compact_boundary`, a root) is kept
@@ -80,8 +83,8 @@ fn text_of(value: Option<&Value>) -> Option<&str> {
 pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliError> {
     let mut imported = Imported::default();
     let mut log = Log::default();
-    for (_, entry) in entries {
-        log.entry(entry, &mut imported)?;
+    for (line, entry) in entries {
+        log.line(*line, entry, &mut imported)?;
     }
     log.end(&mut imported)?;
     for line in log.out.side.iter().chain(&log.out.main) {
@@ -128,8 +131,8 @@ where
             Ok(())
         };
         for entry in entries()? {
-            let (_, entry) = entry?;
-            log.entry(&entry, &mut imported)?;
+            let (line, entry) = entry?;
+            log.line(line, &entry, &mut imported)?;
             write(&mut log)?;
         }
         log.end(&mut imported)?;
@@ -155,6 +158,9 @@ struct Log {
     results: Results,
     /// The message line each `extension` line with an id hangs from.
     anchor: HashMap<String, String>,
+    /// Each uuid converted: the line of the log it was on, and a hash of its
+    /// entry (not the entry: memory holds ids, never the file).
+    seen: HashMap<String, (usize, u64)>,
 }
 
 /// The results of parallel tool calls. Claude Code gives each result entry
@@ -282,6 +288,54 @@ impl Log {
             if let Some(id) = text_of(block.get("id")) {
                 self.results.call.insert(id.to_owned(), group);
                 self.results.with_calls.insert(group);
+            }
+        }
+    }
+
+    /// Converts the entry on `line` of the log. An entry whose uuid an
+    /// earlier one has (Claude Code writes some entries twice) is left out
+    /// when it is the same entry, and kept under the id `<uuid>~<line>`
+    /// otherwise; either is said.
+    fn line(
+        &mut self,
+        line: usize,
+        entry: &Map<String, Value>,
+        imported: &mut Imported,
+    ) -> Result<(), CliError> {
+        let Some(uuid) = text_of(entry.get("uuid")).map(str::to_owned) else {
+            return self.entry(entry, imported);
+        };
+        let hash = {
+            use std::hash::{Hash, Hasher};
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            serde_json::to_string(entry)
+                .unwrap_or_default()
+                .hash(&mut hasher);
+            hasher.finish()
+        };
+        match self.seen.get(&uuid) {
+            None => {
+                self.seen.insert(uuid, (line, hash));
+                self.entry(entry, imported)
+            }
+            Some(&(first, earlier)) if earlier == hash => {
+                imported.diagnostics.push(Diagnostic::warning(
+                    line,
+                    "duplicate-entry",
+                    format!("entry `{uuid}` repeats line {first} exactly; left out"),
+                ));
+                Ok(())
+            }
+            Some((first, _)) => {
+                let id = format!("{uuid}~{line}");
+                imported.diagnostics.push(Diagnostic::warning(
+                    line,
+                    "duplicate-uuid",
+                    format!("entry `{uuid}` has the uuid of line {first}, not its content; kept as `{id}`"),
+                ));
+                let mut renamed = entry.clone();
+                renamed.insert("uuid".into(), Value::from(id));
+                self.entry(&renamed, imported)
             }
         }
     }

@@ -159,3 +159,42 @@ fn a_server_tool_use_is_kept_and_not_an_unanswered_call() {
     assert!(!out.contains(r#""type":"toolCall""#), "{out}");
     assert_eq!(sent(&out), ["user", "assistant()"], "{out}");
 }
+
+/// Claude Code sometimes writes an entry twice (the same uuid, the same
+/// content): the copy is left out, with a warning, instead of two lines with
+/// one id that no session can read. An entry reusing a uuid with other
+/// content is kept under an id of its own.
+#[test]
+fn an_entry_written_twice_is_read_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let reply = r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"m1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"hello"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#;
+    write(
+        dir.path(),
+        "session.jsonl",
+        &[
+            r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"hi"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+            reply,
+            reply,
+            r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"again"},"uuid":"u2","timestamp":"2026-01-01T00:00:02.000Z"}"#,
+            r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"other"},"uuid":"u2","timestamp":"2026-01-01T00:00:03.000Z"}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "session.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("session.jsonl:3: warning[duplicate-entry]"),
+        "{run:?}"
+    );
+    assert!(
+        run.stderr
+            .contains("session.jsonl:5: warning[duplicate-uuid]"),
+        "{run:?}"
+    );
+    let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    assert_eq!(out.matches(r#""text":"hello""#).count(), 1, "{out}");
+    assert!(out.contains(r#""id":"u2~5""#), "{out}");
+    let check = agentmsg_in(dir.path(), &["check", "out.jsonl"]);
+    assert_eq!(check.code, 0, "{check:?}\n{out}");
+    assert_eq!(sent(&out), ["user", "assistant()", "user"], "{out}");
+}
