@@ -27,6 +27,10 @@
 //! - An entry written twice (the same uuid and content, a known Claude Code
 //!   slip) is read once, and said; one reusing a uuid with other content is
 //!   kept as `<uuid>~<line>`, and said.
+//! - A progress or system entry written between the entries of one response
+//!   and naming it as parent (a hook run as a call starts) waits until the
+//!   response is whole and follows it: it does not split the response, and
+//!   what names it as parent names the response.
 //! - `isMeta` user entries (Claude Code's caveats and command output) are sent
 //!   to the model as Claude Code sends them, so they are user messages too.
 //! - A compaction (`system` entry of subtype `compact_boundary`, a root) is kept
@@ -158,6 +162,10 @@ struct Log {
     results: Results,
     /// The message line each `extension` line with an id hangs from.
     anchor: HashMap<String, String>,
+    /// Entries (other than user and assistant ones) written between the
+    /// entries of the open response, naming it as parent: written after it,
+    /// as its kind of `extension` line, once it is whole.
+    pending: Vec<(Map<String, Value>, String, bool)>,
     /// Each uuid converted: the line of the log it was on, and a hash of its
     /// entry (not the entry: memory holds ids, never the file).
     seen: HashMap<String, (usize, u64)>,
@@ -394,7 +402,7 @@ impl Log {
                     self.calls(uuid, &calls);
                     return Ok(());
                 }
-                flush(&mut self.open, &mut self.out, imported)?;
+                self.flush_open(imported)?;
                 let mut line = Map::new();
                 line.insert("role".into(), Value::from("assistant"));
                 line.insert("content".into(), Value::Array(blocks));
@@ -445,7 +453,27 @@ impl Log {
                 return Ok(());
             }
         }
-        flush(&mut self.open, &mut self.out, imported)?;
+        // A progress or system entry between the entries of one response
+        // (Claude Code writes hook progress as a call starts, before the
+        // response's next block) does not end it: it waits, and what names
+        // it as parent names the response.
+        if let (Some(uuid), Some((_, line, open_side))) = (&uuid, &self.open) {
+            let open_id = line.get("id").and_then(Value::as_str);
+            let parent = text_of(entry.get("parentUuid")).and_then(|p| self.alias.get(p));
+            if !matches!(kind, "user" | "assistant" | "summary")
+                && parent.is_some()
+                && parent == open_id
+                && *open_side == sidechain
+            {
+                if let Some(&group) = open_id.and_then(|id| self.alias.group.get(id)) {
+                    self.alias.group.insert(uuid.clone(), group);
+                    let name = format!("claude.{}", if kind.is_empty() { "entry" } else { kind });
+                    self.pending.push((entry.clone(), name, sidechain));
+                    return Ok(());
+                }
+            }
+        }
+        self.flush_open(imported)?;
 
         match (kind, message, &uuid) {
             ("user", Some(message), Some(uuid)) => {
@@ -545,7 +573,17 @@ impl Log {
 
     /// Ends the conversion: the response still open is written.
     fn end(&mut self, imported: &mut Imported) -> Result<(), CliError> {
-        flush(&mut self.open, &mut self.out, imported)
+        self.flush_open(imported)
+    }
+
+    /// Writes the open response, then the entries that waited for it.
+    fn flush_open(&mut self, imported: &mut Imported) -> Result<(), CliError> {
+        flush(&mut self.open, &mut self.out, imported)?;
+        for (entry, name, sidechain) in std::mem::take(&mut self.pending) {
+            let uuid = text_of(entry.get("uuid")).map(str::to_owned);
+            self.extension(imported, &name, &entry, uuid.as_ref(), sidechain)?;
+        }
+        Ok(())
     }
 }
 

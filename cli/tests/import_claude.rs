@@ -198,3 +198,32 @@ fn an_entry_written_twice_is_read_once() {
     assert_eq!(check.code, 0, "{check:?}\n{out}");
     assert_eq!(sent(&out), ["user", "assistant()", "user"], "{out}");
 }
+
+/// A progress entry written between two blocks of one response (a hook run
+/// as the first call starts, before the second call is written), the second
+/// block naming it as parent: the response is still one message, and every
+/// result on the path.
+#[test]
+fn a_progress_entry_inside_a_response_does_not_split_it() {
+    let out = import(&[
+        PARALLEL[0],
+        r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"tool_use","id":"t1","name":"Write","input":{"file_path":"a"}}],"stop_reason":null,"usage":{"input_tokens":5,"output_tokens":9}},"uuid":"a2","timestamp":"2026-01-01T00:00:01.100Z"}"#,
+        r#"{"parentUuid":"a2","isSidechain":false,"sessionId":"s","type":"progress","data":{"type":"hook_progress","hookEvent":"PreToolUse","hookName":"PreToolUse:Write"},"toolUseID":"t1","parentToolUseID":"t1","uuid":"p1","timestamp":"2026-01-01T00:00:01.150Z"}"#,
+        r#"{"parentUuid":"p1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"tool_use","id":"t2","name":"Write","input":{"file_path":"b"}}],"stop_reason":"tool_use","usage":{"input_tokens":5,"output_tokens":20}},"uuid":"a3","timestamp":"2026-01-01T00:00:01.200Z"}"#,
+        r#"{"parentUuid":"a2","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"wrote a"}]},"uuid":"r1","timestamp":"2026-01-01T00:00:02.000Z"}"#,
+        r#"{"parentUuid":"a3","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":[{"tool_use_id":"t2","type":"tool_result","content":"wrote b"}]},"uuid":"r2","timestamp":"2026-01-01T00:00:02.100Z"}"#,
+        r#"{"parentUuid":"r2","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"Both written."}],"stop_reason":"end_turn","usage":{"input_tokens":9,"output_tokens":3}},"uuid":"a4","timestamp":"2026-01-01T00:00:03.000Z"}"#,
+    ]);
+    assert_eq!(
+        sent(&out),
+        [
+            "user",
+            "assistant(t1,t2)",
+            "result(t1)",
+            "result(t2)",
+            "assistant()"
+        ],
+        "{out}"
+    );
+    assert!(out.contains("PreToolUse:Write"), "{out}");
+}
