@@ -31,6 +31,8 @@
 //!   and naming it as parent (a hook run as a call starts) waits until the
 //!   response is whole and follows it: it does not split the response, and
 //!   what names it as parent names the response.
+//! - A user's `image` and `document` blocks (base64 or URL sources) become
+//!   agentmsg's `image` and `document` blocks.
 //! - `isMeta` user entries (Claude Code's caveats and command output) are sent
 //!   to the model as Claude Code sends them, so they are user messages too.
 //! - A compaction (`system` entry of subtype `compact_boundary`, a root) is kept
@@ -517,6 +519,7 @@ impl Log {
                                 }
                                 Some("text") => user_blocks.push(json!({"type":"text","text": block.get("text").cloned().unwrap_or(Value::from(""))})),
                                 Some("image") => user_blocks.push(image_block(block)),
+                                Some("document") => user_blocks.push(media_block(block, "document")),
                                 _ => user_blocks.push(json!({"type":"text","text": block.to_string()})),
                             }
                         }
@@ -660,15 +663,30 @@ fn usage_of(usage: &Value) -> Value {
 }
 
 fn image_block(block: &Value) -> Value {
+    media_block(block, "image")
+}
+
+/// An Anthropic `image` or `document` block as agentmsg's block of `kind`:
+/// base64 data with its media type, or a URL; anything else (a file id, a
+/// text source) its JSON as text.
+fn media_block(block: &Value, kind: &str) -> Value {
     let source = block.get("source");
-    match source.and_then(|s| s.get("type")).and_then(Value::as_str) {
+    let field = |key: &str| source.and_then(|s| s.get(key)).cloned();
+    let mut out = match source.and_then(|s| s.get("type")).and_then(Value::as_str) {
         Some("base64") => json!({
-            "type": "image",
-            "data": source.and_then(|s| s.get("data")).cloned().unwrap_or(Value::from("")),
-            "mimeType": source.and_then(|s| s.get("media_type")).cloned().unwrap_or(Value::from("image/png")),
+            "type": kind,
+            "data": field("data").unwrap_or(Value::from("")),
+            "mimeType": field("media_type").unwrap_or(Value::from(if kind == "image" { "image/png" } else { "application/pdf" })),
         }),
-        _ => json!({"type": "text", "text": block.to_string()}),
+        Some("url") if field("url").is_some_and(|u| u.is_string()) => {
+            json!({"type": kind, "url": field("url")})
+        }
+        _ => return json!({"type": "text", "text": block.to_string()}),
+    };
+    if let (Some(title), "document") = (block.get("title").filter(|t| t.is_string()), kind) {
+        out["title"] = title.clone();
     }
+    out
 }
 
 fn assistant_blocks(

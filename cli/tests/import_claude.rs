@@ -227,3 +227,20 @@ fn a_progress_entry_inside_a_response_does_not_split_it() {
     );
     assert!(out.contains("PreToolUse:Write"), "{out}");
 }
+
+/// A PDF the user attached (a `document` block) and an image given by URL
+/// keep their form instead of becoming their JSON as text.
+#[test]
+fn a_document_and_an_image_url_keep_their_form() {
+    let out = import(&[
+        r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":[{"type":"text","text":"read these"},{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0="},"title":"spec.pdf"},{"type":"image","source":{"type":"url","url":"https://example.com/a.png"}}]},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+    ]);
+    assert!(
+        out.contains(r#"{"data":"JVBERi0=","mimeType":"application/pdf","title":"spec.pdf","type":"document"}"#),
+        "{out}"
+    );
+    assert!(
+        out.contains(r#"{"type":"image","url":"https://example.com/a.png"}"#),
+        "{out}"
+    );
+}
