@@ -10,6 +10,29 @@
 //!   `toolCall` blocks; each `tool_result` block of a user entry becomes a
 //!   `toolResult` message (the tool's name from its call), other blocks of the
 //!   entry a user message after them.
+//! - Parallel calls: Claude Code gives each result entry its own call's entry
+//!   as parent, so once the calls are merged into one response the results
+//!   are siblings and all but one would be off the path to the leaf. The
+//!   lines among one response's results (its result entries, and the progress
+//!   and system entries written between them) follow each other in the order
+//!   written, and what names any of them as parent follows the last
+//!   ([`Results`]).
+//! - An assistant entry with `isApiErrorMessage` (Claude Code's stand-in for
+//!   a failed request) is an assistant message with stop reason `error`, its
+//!   text (or the entry's `error`) as `errorMessage`: a failed turn, not sent.
+//! - A `server_tool_use` block (a tool the API ran, such as web search) and
+//!   its result block, both in the assistant's content, are kept as their
+//!   JSON in text blocks, like any block without an agentmsg form: as a call
+//!   it would be one no result answers.
+//! - An entry written twice (the same uuid and content, a known Claude Code
+//!   slip) is read once, and said; one reusing a uuid with other content is
+//!   kept as `<uuid>~<line>`, and said.
+//! - A progress or system entry written between the entries of one response
+//!   and naming it as parent (a hook run as a call starts) waits until the
+//!   response is whole and follows it: it does not split the response, and
+//!   what names it as parent names the response.
+//! - A user's `image` and `document` blocks (base64 or URL sources) become
+//!   agentmsg's `image` and `document` blocks.
 //! - `isMeta` user entries (Claude Code's caveats and command output) are sent
 //!   to the model as Claude Code sends them, so they are user messages too.
 //! - A compaction (`system` entry of subtype `compact_boundary`, a root) is kept
@@ -30,6 +53,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::CliError;
 use crate::import::{iso_millis, Imported};
+use crate::load::Diagnostic;
 
 /// Whether the first entries look like a Claude Code log.
 pub fn detect(entries: &[Map<String, Value>]) -> bool {
@@ -65,8 +89,8 @@ fn text_of(value: Option<&Value>) -> Option<&str> {
 pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliError> {
     let mut imported = Imported::default();
     let mut log = Log::default();
-    for (_, entry) in entries {
-        log.entry(entry, &mut imported)?;
+    for (line, entry) in entries {
+        log.line(*line, entry, &mut imported)?;
     }
     log.end(&mut imported)?;
     for line in log.out.side.iter().chain(&log.out.main) {
@@ -74,6 +98,7 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
         imported.text.push(b'\n');
         imported.lines += 1;
     }
+    said_if_empty(&mut imported);
     Ok(imported)
 }
 
@@ -112,14 +137,15 @@ where
             Ok(())
         };
         for entry in entries()? {
-            let (_, entry) = entry?;
-            log.entry(&entry, &mut imported)?;
+            let (line, entry) = entry?;
+            log.line(line, &entry, &mut imported)?;
             write(&mut log)?;
         }
         log.end(&mut imported)?;
         write(&mut log)?;
     }
     imported.lines = written;
+    said_if_empty(&mut imported);
     Ok(imported)
 }
 
@@ -134,6 +160,36 @@ struct Log {
     /// The open assistant response: its message id, its line, whether it is
     /// a sidechain's.
     open: Option<(String, Map<String, Value>, bool)>,
+    /// The results of each response's calls, chained (see [`Results`]).
+    results: Results,
+    /// The message line each `extension` line with an id hangs from.
+    anchor: HashMap<String, String>,
+    /// Entries (other than user and assistant ones) written between the
+    /// entries of the open response, naming it as parent: written after it,
+    /// as its kind of `extension` line, once it is whole.
+    pending: Vec<(Map<String, Value>, String, bool)>,
+    /// Each uuid converted: the line of the log it was on, and a hash of its
+    /// entry (not the entry: memory holds ids, never the file).
+    seen: HashMap<String, (usize, u64)>,
+}
+
+/// The results of parallel tool calls. Claude Code gives each result entry
+/// its call's entry as parent: the calls of one response are consecutive
+/// entries (merged here into one line), so the results of all but the last
+/// call hang off the path to the leaf, as siblings of the next call. Here the
+/// results of one response follow each other, in the order written, and what
+/// names one of them as parent follows the last.
+#[derive(Default)]
+struct Results {
+    /// The alias group of the response line holding each call, by call id.
+    call: HashMap<String, usize>,
+    /// The last line among each response's results (by alias group); the
+    /// response itself until one is written.
+    tail: HashMap<usize, String>,
+    /// The response (alias group) of each line among its results.
+    of: HashMap<String, usize>,
+    /// The responses (alias groups) that hold calls.
+    with_calls: std::collections::HashSet<usize>,
 }
 
 /// The line id a `parentUuid` stands for.
@@ -179,6 +235,121 @@ impl Aliases {
 }
 
 impl Log {
+    /// The `parentId` of `entry`'s first line (see [`Log::placed`]).
+    fn parent(&self, entry: &Map<String, Value>) -> Value {
+        self.placed(entry, None, false).0
+    }
+
+    /// The `parentId` of `entry`'s first line: the line its `parentUuid`
+    /// stands for, or, when that line is a response with calls or a line
+    /// after it among their results, the last of those lines. Also the
+    /// response among whose results the entry's lines go: an entry holding
+    /// results of `results_of`, or an `extension` line (a progress or system
+    /// entry between a call and its result).
+    fn placed(
+        &self,
+        entry: &Map<String, Value>,
+        results_of: Option<usize>,
+        extension: bool,
+    ) -> (Value, Option<usize>) {
+        let parent = resolve(&self.alias, entry.get("parentUuid"));
+        let Some(id) = parent.as_str() else {
+            return (parent, None);
+        };
+        let anchor = self.anchor.get(id).map_or(id, String::as_str);
+        let group = self.results.of.get(anchor).copied().or_else(|| {
+            let &g = self.alias.group.get(anchor)?;
+            let current = self.alias.ids.get(g).map(String::as_str) == Some(anchor);
+            (current && self.results.with_calls.contains(&g)).then_some(g)
+        });
+        let Some(group) = group else {
+            return (parent, None);
+        };
+        let joins = (extension || results_of == Some(group)).then_some(group);
+        let tail = self
+            .results
+            .tail
+            .get(&group)
+            .or_else(|| self.alias.ids.get(group))
+            .map_or(anchor, String::as_str);
+        if tail == anchor {
+            (parent, joins)
+        } else {
+            (Value::from(tail), joins)
+        }
+    }
+
+    /// Lines `ids` go among the results of response `group`, the last last.
+    fn joined(&mut self, group: usize, ids: &[String]) {
+        for id in ids {
+            self.results.of.insert(id.clone(), group);
+        }
+        if let Some(last) = ids.last() {
+            self.results.tail.insert(group, last.clone());
+        }
+    }
+
+    /// Records the calls among `blocks` as the response `uuid` stands for.
+    fn calls(&mut self, uuid: &str, blocks: &[Value]) {
+        let Some(&group) = self.alias.group.get(uuid) else {
+            return;
+        };
+        for block in blocks {
+            if let Some(id) = text_of(block.get("id")) {
+                self.results.call.insert(id.to_owned(), group);
+                self.results.with_calls.insert(group);
+            }
+        }
+    }
+
+    /// Converts the entry on `line` of the log. An entry whose uuid an
+    /// earlier one has (Claude Code writes some entries twice) is left out
+    /// when it is the same entry, and kept under the id `<uuid>~<line>`
+    /// otherwise; either is said.
+    fn line(
+        &mut self,
+        line: usize,
+        entry: &Map<String, Value>,
+        imported: &mut Imported,
+    ) -> Result<(), CliError> {
+        let Some(uuid) = text_of(entry.get("uuid")).map(str::to_owned) else {
+            return self.entry(entry, imported);
+        };
+        let hash = {
+            use std::hash::{Hash, Hasher};
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            serde_json::to_string(entry)
+                .unwrap_or_default()
+                .hash(&mut hasher);
+            hasher.finish()
+        };
+        match self.seen.get(&uuid) {
+            None => {
+                self.seen.insert(uuid, (line, hash));
+                self.entry(entry, imported)
+            }
+            Some(&(first, earlier)) if earlier == hash => {
+                imported.diagnostics.push(Diagnostic::warning(
+                    line,
+                    "duplicate-entry",
+                    format!("entry `{uuid}` repeats line {first} exactly; left out"),
+                ));
+                Ok(())
+            }
+            Some((first, _)) => {
+                let id = format!("{uuid}~{line}");
+                imported.diagnostics.push(Diagnostic::warning(
+                    line,
+                    "duplicate-uuid",
+                    format!("entry `{uuid}` has the uuid of line {first}, not its content; kept as `{id}`"),
+                ));
+                let mut renamed = entry.clone();
+                renamed.insert("uuid".into(), Value::from(id));
+                self.entry(&renamed, imported)
+            }
+        }
+    }
+
     /// Converts one entry.
     fn entry(
         &mut self,
@@ -197,7 +368,13 @@ impl Log {
         if kind == "assistant" {
             if let (Some(message), Some(uuid)) = (message, &uuid) {
                 let response_id = text_of(message.get("id")).unwrap_or("").to_owned();
-                let blocks = assistant_blocks(message.get("content"), &mut self.tool_names);
+                let mut blocks = assistant_blocks(message.get("content"), &mut self.tool_names);
+                let calls: Vec<Value> = blocks
+                    .iter()
+                    .filter(|b| text_of(b.get("type")) == Some("toolCall"))
+                    .cloned()
+                    .collect();
+                let mut merged = false;
                 if let Some((open_id, line, open_side)) = &mut self.open {
                     let parent = text_of(entry.get("parentUuid"));
                     let follows = parent.is_some_and(|p| {
@@ -209,7 +386,7 @@ impl Log {
                         && *open_side == sidechain
                     {
                         if let Some(Value::Array(content)) = line.get_mut("content") {
-                            content.extend(blocks);
+                            content.append(&mut blocks);
                         }
                         let old = text_of(line.get("id")).unwrap_or("").to_owned();
                         line.insert("id".into(), Value::from(uuid.clone()));
@@ -220,10 +397,14 @@ impl Log {
                         if let Some(stop) = stop_reason(message.get("stop_reason")) {
                             line.insert("stopReason".into(), Value::from(stop));
                         }
-                        return Ok(());
+                        merged = true;
                     }
                 }
-                flush(&mut self.open, &mut self.out, imported)?;
+                if merged {
+                    self.calls(uuid, &calls);
+                    return Ok(());
+                }
+                self.flush_open(imported)?;
                 let mut line = Map::new();
                 line.insert("role".into(), Value::from("assistant"));
                 line.insert("content".into(), Value::Array(blocks));
@@ -247,22 +428,66 @@ impl Log {
                     "stopReason".into(),
                     Value::from(stop_reason(message.get("stop_reason")).unwrap_or("stop")),
                 );
+                if entry.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true) {
+                    // Claude Code's stand-in for a failed request (model
+                    // `<synthetic>`): a failed turn, which is not sent back.
+                    let text = text_of(entry.get("error")).map_or_else(
+                        || {
+                            line.get("content")
+                                .and_then(Value::as_array)
+                                .into_iter()
+                                .flatten()
+                                .filter_map(|b| text_of(b.get("text")))
+                                .collect::<Vec<_>>()
+                                .join("\n")
+                        },
+                        str::to_owned,
+                    );
+                    line.insert("stopReason".into(), Value::from("error"));
+                    line.insert("errorMessage".into(), Value::from(text));
+                }
                 line.insert("timestamp".into(), Value::from(timestamp));
                 line.insert("id".into(), Value::from(uuid.clone()));
-                line.insert(
-                    "parentId".into(),
-                    resolve(&self.alias, entry.get("parentUuid")),
-                );
+                line.insert("parentId".into(), self.parent(entry));
                 self.alias.own(uuid);
+                self.calls(uuid, &calls);
                 self.open = Some((response_id, line, sidechain));
                 return Ok(());
             }
         }
-        flush(&mut self.open, &mut self.out, imported)?;
+        // A progress or system entry between the entries of one response
+        // (Claude Code writes hook progress as a call starts, before the
+        // response's next block) does not end it: it waits, and what names
+        // it as parent names the response.
+        if let (Some(uuid), Some((_, line, open_side))) = (&uuid, &self.open) {
+            let open_id = line.get("id").and_then(Value::as_str);
+            let parent = text_of(entry.get("parentUuid")).and_then(|p| self.alias.get(p));
+            if !matches!(kind, "user" | "assistant" | "summary")
+                && parent.is_some()
+                && parent == open_id
+                && *open_side == sidechain
+            {
+                if let Some(&group) = open_id.and_then(|id| self.alias.group.get(id)) {
+                    self.alias.group.insert(uuid.clone(), group);
+                    let name = format!("claude.{}", if kind.is_empty() { "entry" } else { kind });
+                    self.pending.push((entry.clone(), name, sidechain));
+                    return Ok(());
+                }
+            }
+        }
+        self.flush_open(imported)?;
 
         match (kind, message, &uuid) {
             ("user", Some(message), Some(uuid)) => {
-                let parent = resolve(&self.alias, entry.get("parentUuid"));
+                let results_of = match message.get("content") {
+                    Some(Value::Array(blocks)) => blocks
+                        .iter()
+                        .filter(|b| text_of(b.get("type")) == Some("tool_result"))
+                        .find_map(|b| self.results.call.get(text_of(b.get("tool_use_id"))?))
+                        .copied(),
+                    _ => None,
+                };
+                let (parent, joins) = self.placed(entry, results_of, false);
                 let mut lines = Vec::new();
                 let mut user_blocks = Vec::new();
                 match message.get("content") {
@@ -294,6 +519,7 @@ impl Log {
                                 }
                                 Some("text") => user_blocks.push(json!({"type":"text","text": block.get("text").cloned().unwrap_or(Value::from(""))})),
                                 Some("image") => user_blocks.push(image_block(block)),
+                                Some("document") => user_blocks.push(media_block(block, "document")),
                                 _ => user_blocks.push(json!({"type":"text","text": block.to_string()})),
                             }
                         }
@@ -317,20 +543,15 @@ impl Log {
                     };
                     line.insert("id".into(), Value::from(id.clone()));
                     line.insert("parentId".into(), previous);
+                    if let Some(group) = joins {
+                        self.joined(group, std::slice::from_ref(&id));
+                    }
                     previous = Value::from(id);
                     imported.messages += 1;
                     self.out.push(sidechain, Value::Object(line))?;
                 }
                 if count == 0 {
-                    extension(
-                        &mut self.out,
-                        imported,
-                        "claude.user",
-                        entry,
-                        Some(uuid),
-                        &self.alias,
-                        sidechain,
-                    )?;
+                    self.extension(imported, "claude.user", entry, Some(uuid), sidechain)?;
                 } else {
                     self.alias.own(uuid);
                 }
@@ -347,15 +568,7 @@ impl Log {
             }
             _ => {
                 let name = format!("claude.{}", if kind.is_empty() { "entry" } else { kind });
-                extension(
-                    &mut self.out,
-                    imported,
-                    &name,
-                    entry,
-                    uuid.as_ref(),
-                    &self.alias,
-                    sidechain,
-                )?;
+                self.extension(imported, &name, entry, uuid.as_ref(), sidechain)?;
             }
         }
         Ok(())
@@ -363,30 +576,53 @@ impl Log {
 
     /// Ends the conversion: the response still open is written.
     fn end(&mut self, imported: &mut Imported) -> Result<(), CliError> {
-        flush(&mut self.open, &mut self.out, imported)
+        self.flush_open(imported)
+    }
+
+    /// Writes the open response, then the entries that waited for it.
+    fn flush_open(&mut self, imported: &mut Imported) -> Result<(), CliError> {
+        flush(&mut self.open, &mut self.out, imported)?;
+        for (entry, name, sidechain) in std::mem::take(&mut self.pending) {
+            let uuid = text_of(entry.get("uuid")).map(str::to_owned);
+            self.extension(imported, &name, &entry, uuid.as_ref(), sidechain)?;
+        }
+        Ok(())
     }
 }
 
-fn extension(
-    out: &mut Out,
-    imported: &mut Imported,
-    kind: &str,
-    entry: &Map<String, Value>,
-    uuid: Option<&String>,
-    alias: &Aliases,
-    sidechain: bool,
-) -> Result<(), CliError> {
-    let mut line = Map::new();
-    line.insert("role".into(), Value::from("extension"));
-    line.insert("kind".into(), Value::from(kind));
-    line.insert("data".into(), Value::Object(entry.clone()));
-    if let Some(uuid) = uuid {
-        line.insert("id".into(), Value::from(uuid.clone()));
-        line.insert("parentId".into(), resolve(alias, entry.get("parentUuid")));
+impl Log {
+    /// Writes `entry` whole as an `extension` line of `kind`; one with a
+    /// `uuid` keeps its place in the tree, and what hangs from it hangs from
+    /// the message line it hangs from as far as results are concerned.
+    fn extension(
+        &mut self,
+        imported: &mut Imported,
+        kind: &str,
+        entry: &Map<String, Value>,
+        uuid: Option<&String>,
+        sidechain: bool,
+    ) -> Result<(), CliError> {
+        let mut line = Map::new();
+        line.insert("role".into(), Value::from("extension"));
+        line.insert("kind".into(), Value::from(kind));
+        line.insert("data".into(), Value::Object(entry.clone()));
+        if let Some(uuid) = uuid {
+            let (parent, joins) = self.placed(entry, None, true);
+            if let Some(parent) = parent.as_str() {
+                let anchor = self.anchor.get(parent).cloned();
+                self.anchor
+                    .insert(uuid.clone(), anchor.unwrap_or_else(|| parent.to_owned()));
+            }
+            if let Some(group) = joins {
+                self.joined(group, std::slice::from_ref(uuid));
+            }
+            line.insert("id".into(), Value::from(uuid.clone()));
+            line.insert("parentId".into(), parent);
+        }
+        self.out.push(sidechain, Value::Object(line))?;
+        imported.extensions += 1;
+        Ok(())
     }
-    out.push(sidechain, Value::Object(line))?;
-    imported.extensions += 1;
-    Ok(())
 }
 
 fn flush(
@@ -427,15 +663,30 @@ fn usage_of(usage: &Value) -> Value {
 }
 
 fn image_block(block: &Value) -> Value {
+    media_block(block, "image")
+}
+
+/// An Anthropic `image` or `document` block as agentmsg's block of `kind`:
+/// base64 data with its media type, or a URL; anything else (a file id, a
+/// text source) its JSON as text.
+fn media_block(block: &Value, kind: &str) -> Value {
     let source = block.get("source");
-    match source.and_then(|s| s.get("type")).and_then(Value::as_str) {
+    let field = |key: &str| source.and_then(|s| s.get(key)).cloned();
+    let mut out = match source.and_then(|s| s.get("type")).and_then(Value::as_str) {
         Some("base64") => json!({
-            "type": "image",
-            "data": source.and_then(|s| s.get("data")).cloned().unwrap_or(Value::from("")),
-            "mimeType": source.and_then(|s| s.get("media_type")).cloned().unwrap_or(Value::from("image/png")),
+            "type": kind,
+            "data": field("data").unwrap_or(Value::from("")),
+            "mimeType": field("media_type").unwrap_or(Value::from(if kind == "image" { "image/png" } else { "application/pdf" })),
         }),
-        _ => json!({"type": "text", "text": block.to_string()}),
+        Some("url") if field("url").is_some_and(|u| u.is_string()) => {
+            json!({"type": kind, "url": field("url")})
+        }
+        _ => return json!({"type": "text", "text": block.to_string()}),
+    };
+    if let (Some(title), "document") = (block.get("title").filter(|t| t.is_string()), kind) {
+        out["title"] = title.clone();
     }
+    out
 }
 
 fn assistant_blocks(
@@ -457,7 +708,11 @@ fn assistant_blocks(
                         out.push(thinking);
                     }
                     Some("redacted_thinking") => out.push(json!({"type":"redactedThinking","data": block.get("data").cloned().unwrap_or(Value::from(""))})),
-                    Some("tool_use" | "server_tool_use") => {
+                    // A `server_tool_use` (a tool the API ran itself, its
+                    // result a block of this same message) falls through
+                    // to the JSON text below: as a call it would be one the
+                    // client never answers.
+                    Some("tool_use") => {
                         let id = text_of(block.get("id")).unwrap_or("").to_owned();
                         let name = text_of(block.get("name")).unwrap_or("").to_owned();
                         tool_names.insert(id.clone(), name.clone());
@@ -492,5 +747,21 @@ fn result_blocks(content: Option<&Value>) -> Value {
         ),
         None | Some(Value::Null) => json!([]),
         Some(other) => json!([{"type":"text","text": other.to_string()}]),
+    }
+}
+
+/// A log with no message in it converts to no conversation: that is said
+/// (`import` exits 1 on it; `check` and `stats`, reading the log as a
+/// session, warn), never a quiet success.
+fn said_if_empty(imported: &mut Imported) {
+    if imported.messages == 0 {
+        imported.diagnostics.push(Diagnostic::warning(
+            0,
+            "no-messages",
+            format!(
+                "no user, assistant or tool result in this Claude Code log ({} lines written, none a message)",
+                imported.lines
+            ),
+        ));
     }
 }

@@ -5,16 +5,33 @@
 //! - `message` items become user, assistant or system messages (`developer` and
 //!   `system` roles as system messages); the model's items of one response
 //!   (`reasoning`, assistant `message`, `function_call`, `custom_tool_call`,
-//!   `local_shell_call`, `web_search_call`) merge into one assistant message;
+//!   `local_shell_call`) merge into one assistant message; a
+//!   `web_search_call` (a search the provider ran, with no result item) is an
+//!   `extension` line of kind `codex.web_search_call` that does not end it;
+//! - an assistant `message` item's `phase` (`commentary`, `final_answer`),
+//!   which Codex sends back, and its id when written, go in its first text
+//!   block's signature as the Responses codec keeps them (`{"v":1,…}`); a
+//!   `refusal` part is text;
 //! - `function_call` and `custom_tool_call` become `toolCall` blocks (a custom
 //!   tool's free-form input as `{"input": …}`), their `*_output` items
-//!   `toolResult` messages named after the call;
+//!   `toolResult` messages named after the call (an output's content items
+//!   as text and images);
 //! - a `reasoning` item becomes the block the OpenAI Responses codec makes of
 //!   it: the item (`encrypted_content` byte for byte) as compact JSON in a
 //!   thinking block's signature, the summary as its text, or a
 //!   `redactedThinking` block when it has no summary;
 //! - a `compacted` item becomes a `compactionSummary` line that keeps nothing
-//!   before it (Codex replaces the history with the summary);
+//!   before it (Codex replaces the history with the summary); one with a
+//!   `replacement_history` (Codex's remote compaction, whose `message` is
+//!   empty) is the history Codex goes on from, so the line, kept whole as an
+//!   `extension` line of kind `codex.compacted`, starts a new root and those
+//!   items follow it as the messages they are (a `compaction` item, opaque
+//!   to any other model, as an `extension` line);
+//! - a `thread_rolled_back` event (Codex's backtrack, which drops the last
+//!   `num_turns` user turns) is an `extension` line that branches off before
+//!   the first turn dropped, so what follows continues from there (the
+//!   dropped turns stay in the file, off the new path); user messages that
+//!   are Codex's context (AGENTS.md, `<environment_context>`…) are no turns;
 //! - every other line (`session_meta`, `turn_context`, `event_msg`…) becomes an
 //!   `extension` line of kind `codex.<type>` holding it;
 //! - the model an assistant message names is the last `turn_context`'s
@@ -35,6 +52,7 @@ use agentmsg_runtime::providers::openai_responses;
 
 use crate::error::CliError;
 use crate::import::{iso_millis, Imported};
+use crate::load::Diagnostic;
 
 const ITEM_TYPES: &[&str] = &[
     "message",
@@ -76,6 +94,7 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
         rollout.entry(line_no, entry, &mut imported)?;
     }
     rollout.end(&mut imported)?;
+    said_if_empty(&mut imported);
     Ok(imported)
 }
 
@@ -106,6 +125,7 @@ pub fn import_streamed(
     rollout.end(&mut imported)?;
     out.write_all(&imported.text)?;
     imported.text.clear();
+    said_if_empty(&mut imported);
     Ok(imported)
 }
 
@@ -118,6 +138,11 @@ struct Rollout {
     open: Option<Map<String, Value>>,
     last_ts: u64,
     origin: Origin,
+    /// The id of the last line written that has one.
+    last_id: Option<String>,
+    /// For each user turn of the history (as Codex counts them for a
+    /// rollback), the id of the line before it (`None`: it starts the file).
+    turns: Vec<Option<String>>,
 }
 
 impl Rollout {
@@ -162,12 +187,59 @@ impl Rollout {
                 }
                 _ => {}
             }
+            // A rollback (Codex's backtrack) drops the last `num_turns` user
+            // turns: what follows branches off before the first one dropped.
+            let rollback = match (kind, payload.and_then(|p| text_of(p.get("type")))) {
+                ("event_msg", Some("thread_rolled_back")) => payload
+                    .and_then(|p| p.get("num_turns"))
+                    .and_then(Value::as_u64)
+                    .filter(|&n| n > 0 && !self.turns.is_empty())
+                    .map(|n| {
+                        let keep = self
+                            .turns
+                            .len()
+                            .saturating_sub(usize::try_from(n).unwrap_or(usize::MAX));
+                        let parent = self.turns[keep].clone();
+                        self.turns.truncate(keep);
+                        parent.map_or(Value::Null, Value::from)
+                    }),
+                _ => None,
+            };
             // Codex writes events between the items of one response: they
             // do not end its assistant message (their lines come before it).
-            if kind != "event_msg" {
+            if kind != "event_msg" || rollback.is_some() {
                 close(&mut self.open, imported, &mut self.origin)?;
             }
             if kind == "compacted" {
+                // The history is replaced: its turns are gone (those of a
+                // replacement history are counted as its items are read).
+                self.turns.clear();
+            }
+            let replacement = payload
+                .and_then(|p| p.get("replacement_history"))
+                .and_then(Value::as_array);
+            if let (true, Some(history)) = (kind == "compacted", replacement) {
+                // Codex replaces the history with these items: the line
+                // (kept whole) starts a new root, and they follow it.
+                let line = json!({"role":"extension","kind":"codex.compacted","data":entry,"id":format!("codex:{line_no}"),"parentId":null});
+                push(imported, &line)?;
+                imported.extensions += 1;
+                self.last_id = Some(format!("codex:{line_no}"));
+                for (i, item) in history.iter().enumerate() {
+                    let id = format!("codex:{line_no}/{i}");
+                    match item.as_object() {
+                        Some(item) => self.item(&id, ts, item, item, imported)?,
+                        None => {
+                            let line = json!({"role":"extension","kind":"codex.entry","data":item,"id":id});
+                            push(imported, &line)?;
+                            imported.extensions += 1;
+                        }
+                    }
+                }
+                close(&mut self.open, imported, &mut self.origin)?;
+                // A `token_count` after it counts a new response, not these.
+                self.origin.awaiting_usage = None;
+            } else if kind == "compacted" {
                 let summary = entry
                     .get("payload")
                     .and_then(|p| p.get("message"))
@@ -176,18 +248,39 @@ impl Rollout {
                 let line = json!({"role":"compactionSummary","summary":summary,"tokensBefore":0,"timestamp":ts,"id":format!("codex:{line_no}")});
                 push(imported, &line)?;
                 imported.summaries += 1;
+                self.last_id = Some(format!("codex:{line_no}"));
             } else {
                 let name = if kind.is_empty() {
                     "codex.entry".to_owned()
                 } else {
                     format!("codex.{kind}")
                 };
-                let line = json!({"role":"extension","kind":name,"data":entry});
+                let mut line = json!({"role":"extension","kind":name,"data":entry});
+                if let Some(parent) = rollback {
+                    let id = format!("codex:{line_no}");
+                    line["id"] = Value::from(id.clone());
+                    line["parentId"] = parent;
+                    self.last_id = Some(id);
+                }
                 push(imported, &line)?;
                 imported.extensions += 1;
             }
             return Ok(());
         };
+        self.item(&format!("codex:{line_no}"), ts, item, entry, imported)
+    }
+
+    /// Converts one response item (a `response_item` line's payload, or an
+    /// item of a compaction's `replacement_history`), whose lines get ids
+    /// from `id`; `entry` is what an `extension` line keeps of it.
+    fn item(
+        &mut self,
+        id: &str,
+        ts: u64,
+        item: &Map<String, Value>,
+        entry: &Map<String, Value>,
+        imported: &mut Imported,
+    ) -> Result<(), CliError> {
         let item_type = text_of(item.get("type")).unwrap_or("");
         let role = text_of(item.get("role")).unwrap_or("");
         match item_type {
@@ -199,34 +292,51 @@ impl Rollout {
                     .unwrap_or_default();
                 let open = self
                     .open
-                    .get_or_insert_with(|| self.origin.assistant(ts, line_no));
+                    .get_or_insert_with(|| self.origin.assistant(ts, id));
+                // The item's phase (and id, when written) go in its first
+                // text block's signature, as the Responses codec keeps them.
+                let mut signature = message_signature(item);
                 for block in blocks {
-                    let text = text_of(block.get("text")).unwrap_or("");
+                    let text = text_of(block.get("text"))
+                        .or_else(|| text_of(block.get("refusal")))
+                        .map_or_else(|| block.to_string(), str::to_owned);
+                    let mut text = json!({"type":"text","text":text});
+                    if let Some(signature) = signature.take() {
+                        text["signature"] = Value::from(signature);
+                    }
                     if let Some(Value::Array(content)) = open.get_mut("content") {
-                        content.push(json!({"type":"text","text":text}));
+                        content.push(text);
                     }
                 }
             }
             "reasoning" => {
                 let open = self
                     .open
-                    .get_or_insert_with(|| self.origin.assistant(ts, line_no));
+                    .get_or_insert_with(|| self.origin.assistant(ts, id));
                 let block = reasoning_block(item);
                 if let Some(Value::Array(content)) = open.get_mut("content") {
                     content.push(block);
                 }
             }
-            "function_call" | "custom_tool_call" | "local_shell_call" | "web_search_call" => {
+            "web_search_call" => {
+                // A search the provider ran itself: no call the client
+                // answers, no result item. Kept whole without ending the
+                // response it is part of (its line comes before the
+                // response's message, as an event's does).
+                let line = json!({"role":"extension","kind":"codex.web_search_call","data":entry});
+                push(imported, &line)?;
+                imported.extensions += 1;
+            }
+            "function_call" | "custom_tool_call" | "local_shell_call" => {
                 let open = self
                     .open
-                    .get_or_insert_with(|| self.origin.assistant(ts, line_no));
+                    .get_or_insert_with(|| self.origin.assistant(ts, id));
                 let id = text_of(item.get("call_id"))
                     .or_else(|| text_of(item.get("id")))
                     .unwrap_or("")
                     .to_owned();
                 let name = match item_type {
                     "local_shell_call" => "local_shell".to_owned(),
-                    "web_search_call" => "web_search".to_owned(),
                     _ => text_of(item.get("name")).unwrap_or("").to_owned(),
                 };
                 let arguments = match item_type {
@@ -254,19 +364,20 @@ impl Rollout {
             }
             "function_call_output" | "custom_tool_call_output" => {
                 close(&mut self.open, imported, &mut self.origin)?;
-                let id = text_of(item.get("call_id")).unwrap_or("").to_owned();
+                let call = text_of(item.get("call_id")).unwrap_or("").to_owned();
                 let (content, is_error) = output_of(item.get("output"));
                 let line = json!({
                     "role": "toolResult",
-                    "toolCallId": id,
-                    "toolName": self.names.get(&id).cloned().unwrap_or_default(),
+                    "toolCallId": call,
+                    "toolName": self.names.get(&call).cloned().unwrap_or_default(),
                     "content": content,
                     "isError": is_error,
                     "timestamp": ts,
-                    "id": format!("codex:{line_no}"),
+                    "id": id,
                 });
                 push(imported, &line)?;
                 imported.messages += 1;
+                self.last_id = Some(id.to_owned());
             }
             "message" => {
                 close(&mut self.open, imported, &mut self.origin)?;
@@ -279,13 +390,16 @@ impl Rollout {
                     .and_then(Value::as_array)
                     .map(|blocks| blocks.iter().map(|b| input_block(b, role)).collect())
                     .unwrap_or_default();
-                let mut line =
-                    json!({"role": role, "content": blocks, "id": format!("codex:{line_no}")});
+                let mut line = json!({"role": role, "content": blocks, "id": id});
                 if role == "user" {
                     line["timestamp"] = Value::from(ts);
+                    if is_user_turn(item) {
+                        self.turns.push(self.last_id.clone());
+                    }
                 }
                 push(imported, &line)?;
                 imported.messages += 1;
+                self.last_id = Some(id.to_owned());
             }
             _ => {
                 close(&mut self.open, imported, &mut self.origin)?;
@@ -294,6 +408,11 @@ impl Rollout {
                 push(imported, &line)?;
                 imported.extensions += 1;
             }
+        }
+        // The response being built is the last line with an id (it is
+        // written before any line that has one).
+        if let Some(open) = &self.open {
+            self.last_id = open.get("id").and_then(Value::as_str).map(str::to_owned);
         }
         Ok(())
     }
@@ -328,7 +447,7 @@ impl Default for Origin {
 }
 
 impl Origin {
-    fn assistant(&mut self, ts: u64, line_no: &usize) -> Map<String, Value> {
+    fn assistant(&mut self, ts: u64, id: &str) -> Map<String, Value> {
         self.open_has_usage = false;
         let value = json!({
             "role": "assistant",
@@ -339,7 +458,7 @@ impl Origin {
             "usage": {"input":0,"output":0,"cacheRead":0,"cacheWrite":0},
             "stopReason": "stop",
             "timestamp": ts,
-            "id": format!("codex:{line_no}"),
+            "id": id,
         });
         match value {
             Value::Object(map) => map,
@@ -421,6 +540,47 @@ fn push(imported: &mut Imported, line: &Value) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Whether a user `message` item starts a turn as Codex counts turns for a
+/// rollback: not the context Codex writes as user messages (AGENTS.md
+/// instructions, `<environment_context>` and other tagged blocks).
+fn is_user_turn(item: &Map<String, Value>) -> bool {
+    let text = item
+        .get("content")
+        .and_then(Value::as_array)
+        .and_then(|blocks| blocks.iter().find_map(|b| text_of(b.get("text"))))
+        .unwrap_or("")
+        .trim_start();
+    let tagged = text.strip_prefix('<').is_some_and(|rest| {
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+            .collect();
+        !name.is_empty() && rest[name.len()..].starts_with('>')
+    });
+    !tagged && !text.starts_with("# AGENTS.md instructions")
+}
+
+/// What a text block's signature keeps of an assistant `message` item for the
+/// Responses codec (pi's `{"v":1,"id":…,"phase":…}`): its `phase`
+/// (`commentary` or `final_answer`, which Codex sends back) and its id when
+/// the rollout has one; `None` when it has neither.
+fn message_signature(item: &Map<String, Value>) -> Option<String> {
+    let id = text_of(item.get("id")).filter(|id| !id.is_empty());
+    let phase = text_of(item.get("phase")).filter(|phase| !phase.is_empty());
+    if id.is_none() && phase.is_none() {
+        return None;
+    }
+    // Written by hand to keep pi's key order.
+    let mut signature = String::from("{\"v\":1");
+    for (key, value) in [("id", id), ("phase", phase)] {
+        if let Some(value) = value {
+            signature.push_str(&format!(",\"{key}\":{}", Value::from(value)));
+        }
+    }
+    signature.push('}');
+    Some(signature)
+}
+
 /// The block the Responses codec makes of a `reasoning` item.
 fn reasoning_block(item: &Map<String, Value>) -> Value {
     let block = openai_responses::reasoning_block(&Value::Object(item.clone()));
@@ -450,6 +610,10 @@ fn input_block(block: &Value, role: &str) -> Value {
 fn output_of(output: Option<&Value>) -> (Value, bool) {
     match output {
         Some(Value::String(text)) => (json!([{"type":"text","text":text}]), false),
+        Some(Value::Object(map)) if map.get("content_items").is_some_and(Value::is_array) => {
+            let failed = map.get("success").and_then(Value::as_bool) == Some(false);
+            (output_of(map.get("content_items")).0, failed)
+        }
         Some(Value::Object(map)) => {
             let text = map
                 .get("content")
@@ -460,14 +624,46 @@ fn output_of(output: Option<&Value>) -> (Value, bool) {
             (json!([{"type":"text","text":text}]), failed)
         }
         Some(Value::Array(blocks)) => (
-            Value::Array(
-                blocks
-                    .iter()
-                    .map(|b| json!({"type":"text","text": text_of(b.get("text")).map_or_else(|| b.to_string(), str::to_owned)}))
-                    .collect(),
-            ),
+            Value::Array(blocks.iter().map(output_block).collect()),
             false,
         ),
         _ => (json!([]), false),
+    }
+}
+
+/// A content item of a tool's output (`input_text`, `input_image` with a
+/// `data:` URL): text or an image; anything else its JSON as text.
+fn output_block(block: &Value) -> Value {
+    let data_url = text_of(block.get("image_url"))
+        .and_then(|url| url.strip_prefix("data:"))
+        .and_then(|rest| rest.split_once(";base64,"));
+    match (
+        text_of(block.get("type")),
+        text_of(block.get("text")),
+        data_url,
+    ) {
+        (Some("input_image"), _, Some((mime, data))) => {
+            json!({"type":"image","data":data,"mimeType":mime})
+        }
+        (Some("input_text" | "output_text") | None, Some(text), _) => {
+            json!({"type":"text","text":text})
+        }
+        _ => json!({"type":"text","text":block.to_string()}),
+    }
+}
+
+/// A log with no message in it converts to no conversation: that is said
+/// (`import` exits 1 on it; `check` and `stats`, reading the log as a
+/// session, warn), never a quiet success.
+fn said_if_empty(imported: &mut Imported) {
+    if imported.messages == 0 {
+        imported.diagnostics.push(Diagnostic::warning(
+            0,
+            "no-messages",
+            format!(
+                "no user, assistant or tool result in this Codex log ({} lines written, none a message)",
+                imported.lines
+            ),
+        ));
     }
 }

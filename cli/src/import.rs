@@ -741,10 +741,12 @@ fn finish(args: &ImportArgs, imported: &Imported) -> Outcome {
         imported.summaries,
         imported.extensions
     );
+    // A Claude Code or Codex log with no message converts to nothing to
+    // continue: a warning for `check`, a failed import.
     if imported
         .diagnostics
         .iter()
-        .any(|d| d.severity == crate::load::Severity::Error)
+        .any(|d| d.severity == crate::load::Severity::Error || d.code == "no-messages")
     {
         Outcome::Problems
     } else {

@@ -1,0 +1,246 @@
+//! `agentmsg import` of Claude Code logs: shapes found in real logs that the
+//! documented layout does not show (each test a few hand-written lines shaped
+//! like the real ones).
+
+mod common;
+
+use agentmsg_runtime::{to_llm, Message, Session};
+use common::agentmsg_in;
+
+fn write(dir: &std::path::Path, name: &str, lines: &[&str]) {
+    std::fs::write(dir.join(name), lines.join("\n") + "\n").unwrap();
+}
+
+/// What the model sees at the transcript's leaf, one word a message: `user`,
+/// `assistant(call ids)` or `result(call id)`.
+fn sent(transcript: &str) -> Vec<String> {
+    let session = Session::read(transcript.as_bytes()).unwrap();
+    to_llm(&session.context(None).unwrap().messages)
+        .into_iter()
+        .map(|m| match m.into_owned() {
+            Message::User(_) => "user".to_owned(),
+            Message::Assistant(a) => {
+                let calls: Vec<_> = a.tool_calls().map(|c| c.id.clone()).collect();
+                format!("assistant({})", calls.join(","))
+            }
+            Message::ToolResult(r) => format!("result({})", r.tool_call_id),
+            other => format!("{other:?}"),
+        })
+        .collect()
+}
+
+/// Imports `lines` and checks the transcript, which must have no problem.
+fn import(lines: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "session.jsonl", lines);
+    let run = agentmsg_in(dir.path(), &["import", "session.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let check = agentmsg_in(dir.path(), &["check", "out.jsonl"]);
+    let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    assert_eq!(check.code, 0, "{check:?}\n{out}");
+    out
+}
+
+/// Parallel calls: Claude Code writes each `tool_use` block as an entry of
+/// its own (one `message.id`), and gives each result its call's entry as
+/// parent, so the first result is a sibling of the second call's entry.
+const PARALLEL: &[&str] = &[
+    r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"write a and b"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+    r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"thinking","thinking":"Both at once.","signature":"SIG"}],"stop_reason":null,"usage":{"input_tokens":5,"output_tokens":1}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
+    r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"tool_use","id":"t1","name":"Write","input":{"file_path":"a"}}],"stop_reason":null,"usage":{"input_tokens":5,"output_tokens":9}},"uuid":"a2","timestamp":"2026-01-01T00:00:01.100Z"}"#,
+    r#"{"parentUuid":"a2","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"tool_use","id":"t2","name":"Write","input":{"file_path":"b"}}],"stop_reason":"tool_use","usage":{"input_tokens":5,"output_tokens":20}},"uuid":"a3","timestamp":"2026-01-01T00:00:01.200Z"}"#,
+    r#"{"parentUuid":"a2","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"wrote a"}]},"uuid":"r1","toolUseResult":{"success":true},"sourceToolAssistantUUID":"a2","timestamp":"2026-01-01T00:00:02.000Z"}"#,
+    r#"{"parentUuid":"a3","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":[{"tool_use_id":"t2","type":"tool_result","content":"wrote b"}]},"uuid":"r2","toolUseResult":{"success":true},"sourceToolAssistantUUID":"a3","timestamp":"2026-01-01T00:00:02.100Z"}"#,
+    r#"{"parentUuid":"r2","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"Both written."}],"stop_reason":"end_turn","usage":{"input_tokens":9,"output_tokens":3}},"uuid":"a4","timestamp":"2026-01-01T00:00:03.000Z"}"#,
+];
+
+#[test]
+fn the_results_of_parallel_calls_are_all_on_the_path_to_the_leaf() {
+    let out = import(PARALLEL);
+    assert_eq!(
+        sent(&out),
+        [
+            "user",
+            "assistant(t1,t2)",
+            "result(t1)",
+            "result(t2)",
+            "assistant()"
+        ],
+        "{out}"
+    );
+    // The thinking keeps its signature through the merge.
+    assert!(out.contains(r#""signature":"SIG""#), "{out}");
+}
+
+/// The results written in the other order (the second call finished first),
+/// a progress line between a call and its result, and the next reply naming
+/// the result written first: all still one path.
+#[test]
+fn parallel_results_in_any_order_and_through_progress_lines_stay_on_the_path() {
+    let mut lines = PARALLEL[..4].to_vec();
+    lines.extend([
+        r#"{"parentUuid":"a3","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":[{"tool_use_id":"t2","type":"tool_result","content":"wrote b"}]},"uuid":"r2","timestamp":"2026-01-01T00:00:02.000Z"}"#,
+        r#"{"parentUuid":"a2","isSidechain":false,"sessionId":"s","type":"progress","data":{"type":"hook_progress","hookEvent":"PostToolUse"},"toolUseID":"t1","parentToolUseID":"t1","uuid":"p1","timestamp":"2026-01-01T00:00:02.050Z"}"#,
+        r#"{"parentUuid":"p1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"wrote a"}]},"uuid":"r1","timestamp":"2026-01-01T00:00:02.100Z"}"#,
+        r#"{"parentUuid":"r2","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"Both written."}],"stop_reason":"end_turn","usage":{"input_tokens":9,"output_tokens":3}},"uuid":"a4","timestamp":"2026-01-01T00:00:03.000Z"}"#,
+    ]);
+    let out = import(&lines);
+    assert_eq!(
+        sent(&out),
+        [
+            "user",
+            "assistant(t1,t2)",
+            "result(t2)",
+            "result(t1)",
+            "assistant()"
+        ],
+        "{out}"
+    );
+    // The progress line is kept.
+    assert!(out.contains("hook_progress"), "{out}");
+}
+
+/// A branch (an edit of an earlier prompt) stays a branch: only results of
+/// one response are chained.
+#[test]
+fn a_rewind_after_parallel_results_is_still_a_branch() {
+    let mut lines = PARALLEL.to_vec();
+    lines.push(
+        r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"only a, please"},"uuid":"u2","timestamp":"2026-01-01T00:01:00.000Z"}"#,
+    );
+    let out = import(&lines);
+    assert_eq!(sent(&out), ["user"], "{out}");
+}
+
+/// A log holding no message (a file of one system entry, as Claude Code
+/// leaves after a model switch) is converted, and said to hold none: the
+/// import exits 1, not a quiet success.
+#[test]
+fn a_log_without_messages_is_converted_and_said_to_have_none() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "session.jsonl",
+        &[
+            r#"{"parentUuid":"gone","isSidechain":false,"sessionId":"s","type":"system","content":"Model limit reached, now using another","isMeta":false,"uuid":"y1","level":"warning","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "session.jsonl"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("warning[no-messages]"), "{run:?}");
+    assert!(run.stdout.contains(r#""kind":"claude.system""#), "{run:?}");
+}
+
+/// Claude Code writes a failed request as an assistant entry of its own
+/// (`isApiErrorMessage`, model `<synthetic>`): a failed turn, which the
+/// context does not send back as something the model said.
+#[test]
+fn an_api_error_entry_is_a_failed_turn() {
+    let out = import(&[
+        r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"hello"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+        r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"e1","type":"message","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"API Error: 529 Overloaded"}],"stop_reason":"stop_sequence","usage":{"input_tokens":0,"output_tokens":0}},"isApiErrorMessage":true,"error":"overloaded","uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
+    ]);
+    assert!(out.contains(r#""stopReason":"error""#), "{out}");
+    assert!(out.contains(r#""errorMessage":"overloaded""#), "{out}");
+    assert!(out.contains("API Error: 529 Overloaded"), "{out}");
+}
+
+/// A tool the API runs itself (`server_tool_use`, answered by a result block
+/// in the same message) is no call the client answers: kept whole as text,
+/// not a call left without a result.
+#[test]
+fn a_server_tool_use_is_kept_and_not_an_unanswered_call() {
+    let out = import(&[
+        r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"news?"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+        r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"m1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"news"}},{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[{"type":"web_search_result","url":"https://example.com","title":"Example"}]},{"type":"text","text":"Here is the news."}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
+    ]);
+    assert!(out.contains("srvtoolu_1"), "{out}");
+    assert!(out.contains("web_search_result"), "{out}");
+    assert!(!out.contains(r#""type":"toolCall""#), "{out}");
+    assert_eq!(sent(&out), ["user", "assistant()"], "{out}");
+}
+
+/// Claude Code sometimes writes an entry twice (the same uuid, the same
+/// content): the copy is left out, with a warning, instead of two lines with
+/// one id that no session can read. An entry reusing a uuid with other
+/// content is kept under an id of its own.
+#[test]
+fn an_entry_written_twice_is_read_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let reply = r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"m1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"hello"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#;
+    write(
+        dir.path(),
+        "session.jsonl",
+        &[
+            r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"hi"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+            reply,
+            reply,
+            r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"again"},"uuid":"u2","timestamp":"2026-01-01T00:00:02.000Z"}"#,
+            r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"other"},"uuid":"u2","timestamp":"2026-01-01T00:00:03.000Z"}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "session.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("session.jsonl:3: warning[duplicate-entry]"),
+        "{run:?}"
+    );
+    assert!(
+        run.stderr
+            .contains("session.jsonl:5: warning[duplicate-uuid]"),
+        "{run:?}"
+    );
+    let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    assert_eq!(out.matches(r#""text":"hello""#).count(), 1, "{out}");
+    assert!(out.contains(r#""id":"u2~5""#), "{out}");
+    let check = agentmsg_in(dir.path(), &["check", "out.jsonl"]);
+    assert_eq!(check.code, 0, "{check:?}\n{out}");
+    assert_eq!(sent(&out), ["user", "assistant()", "user"], "{out}");
+}
+
+/// A progress entry written between two blocks of one response (a hook run
+/// as the first call starts, before the second call is written), the second
+/// block naming it as parent: the response is still one message, and every
+/// result on the path.
+#[test]
+fn a_progress_entry_inside_a_response_does_not_split_it() {
+    let out = import(&[
+        PARALLEL[0],
+        r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"tool_use","id":"t1","name":"Write","input":{"file_path":"a"}}],"stop_reason":null,"usage":{"input_tokens":5,"output_tokens":9}},"uuid":"a2","timestamp":"2026-01-01T00:00:01.100Z"}"#,
+        r#"{"parentUuid":"a2","isSidechain":false,"sessionId":"s","type":"progress","data":{"type":"hook_progress","hookEvent":"PreToolUse","hookName":"PreToolUse:Write"},"toolUseID":"t1","parentToolUseID":"t1","uuid":"p1","timestamp":"2026-01-01T00:00:01.150Z"}"#,
+        r#"{"parentUuid":"p1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"tool_use","id":"t2","name":"Write","input":{"file_path":"b"}}],"stop_reason":"tool_use","usage":{"input_tokens":5,"output_tokens":20}},"uuid":"a3","timestamp":"2026-01-01T00:00:01.200Z"}"#,
+        r#"{"parentUuid":"a2","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"wrote a"}]},"uuid":"r1","timestamp":"2026-01-01T00:00:02.000Z"}"#,
+        r#"{"parentUuid":"a3","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":[{"tool_use_id":"t2","type":"tool_result","content":"wrote b"}]},"uuid":"r2","timestamp":"2026-01-01T00:00:02.100Z"}"#,
+        r#"{"parentUuid":"r2","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"Both written."}],"stop_reason":"end_turn","usage":{"input_tokens":9,"output_tokens":3}},"uuid":"a4","timestamp":"2026-01-01T00:00:03.000Z"}"#,
+    ]);
+    assert_eq!(
+        sent(&out),
+        [
+            "user",
+            "assistant(t1,t2)",
+            "result(t1)",
+            "result(t2)",
+            "assistant()"
+        ],
+        "{out}"
+    );
+    assert!(out.contains("PreToolUse:Write"), "{out}");
+}
+
+/// A PDF the user attached (a `document` block) and an image given by URL
+/// keep their form instead of becoming their JSON as text.
+#[test]
+fn a_document_and_an_image_url_keep_their_form() {
+    let out = import(&[
+        r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":[{"type":"text","text":"read these"},{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0="},"title":"spec.pdf"},{"type":"image","source":{"type":"url","url":"https://example.com/a.png"}}]},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+    ]);
+    assert!(
+        out.contains(r#"{"data":"JVBERi0=","mimeType":"application/pdf","title":"spec.pdf","type":"document"}"#),
+        "{out}"
+    );
+    assert!(
+        out.contains(r#"{"type":"image","url":"https://example.com/a.png"}"#),
+        "{out}"
+    );
+}

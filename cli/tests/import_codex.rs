@@ -1,0 +1,257 @@
+//! `agentmsg import` of Codex CLI rollouts: shapes found in real rollouts that
+//! the documented layout does not show (each test a few hand-written lines
+//! shaped like the real ones).
+
+mod common;
+
+use agentmsg_runtime::{to_llm, Session};
+use common::agentmsg_in;
+
+fn write(dir: &std::path::Path, name: &str, lines: &[&str]) {
+    std::fs::write(dir.join(name), lines.join("\n") + "\n").unwrap();
+}
+
+/// The text of each message the model sees at the transcript's leaf.
+fn sent_texts(transcript: &str) -> Vec<String> {
+    let session = Session::read(transcript.as_bytes()).unwrap();
+    to_llm(&session.context(None).unwrap().messages)
+        .into_iter()
+        .map(|m| {
+            let m = m.into_owned();
+            match (m.as_user(), m.as_assistant()) {
+                (Some(u), _) => u.text(),
+                (_, Some(a)) => a.text_content(),
+                _ => String::new(),
+            }
+        })
+        .collect()
+}
+
+/// A remote compaction (Codex 0.4x and later) writes an empty `message` and
+/// the history that replaces the old one in `replacement_history`: the model
+/// sees that history and what follows, and the line is kept whole.
+#[test]
+fn a_compaction_with_a_replacement_history_is_the_history_the_model_sees() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "rollout.jsonl",
+        &[
+            r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"first question"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"old answer"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"compacted","payload":{"message":"","replacement_history":[{"type":"message","role":"user","content":[{"type":"input_text","text":"first question"}]},{"type":"compaction","encrypted_content":"OPAQUE"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":50,"cached_input_tokens":0,"output_tokens":5,"total_tokens":55}}}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:05.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"second question"}]}}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    // Nothing of the compacted line is lost: the encrypted item is there.
+    assert!(run.stdout.contains("OPAQUE"), "{}", run.stdout);
+    assert_eq!(
+        sent_texts(&run.stdout),
+        ["first question", "second question"],
+        "{}",
+        run.stdout
+    );
+    // The answer before the compaction is still in the file, off the path.
+    assert!(run.stdout.contains("old answer"));
+    std::fs::write(dir.path().join("out.jsonl"), &run.stdout).unwrap();
+    let check = agentmsg_in(dir.path(), &["check", "out.jsonl"]);
+    assert_eq!(check.code, 0, "{check:?}");
+}
+
+/// A rollout holding no message (Codex stopped before the first turn) is
+/// converted, and said to hold none: the import exits 1.
+#[test]
+fn a_rollout_without_messages_is_converted_and_said_to_have_none() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "rollout.jsonl",
+        &[
+            r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("warning[no-messages]"), "{run:?}");
+    assert!(run.stdout.contains("codex.session_meta"), "{run:?}");
+}
+
+/// Codex writes each assistant `message` item with its `phase` (commentary
+/// before calls, the final answer last), which it sends back: kept in the
+/// text's signature, where the Responses codec reads it; a refusal part is
+/// kept as text.
+#[test]
+fn an_assistant_message_keeps_its_phase_and_a_refusal_its_text() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "rollout.jsonl",
+        &[
+            r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"look"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:01.500Z","type":"turn_context","payload":{"cwd":"/w","model":"gpt-5.3-codex"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Looking."}],"phase":"commentary"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:02.100Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"ls\"}","call_id":"call_1"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"a.rs"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"There is a.rs."},{"type":"refusal","refusal":"Not that."}],"phase":"final_answer"}}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout
+            .contains(r#""signature":"{\"v\":1,\"phase\":\"commentary\"}""#),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains(r#""signature":"{\"v\":1,\"phase\":\"final_answer\"}""#),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(r#""text":"Not that.""#),
+        "{}",
+        run.stdout
+    );
+    // The Responses request built from it sends each phase back.
+    std::fs::write(dir.path().join("out.jsonl"), &run.stdout).unwrap();
+    let project = agentmsg_in(
+        dir.path(),
+        &[
+            "project",
+            "out.jsonl",
+            "--api",
+            "openai-responses",
+            "--model",
+            "gpt-5.3-codex",
+        ],
+    );
+    assert_eq!(project.code, 0, "{project:?}");
+    assert!(
+        project.stdout.contains(r#""phase": "commentary""#),
+        "{}",
+        project.stdout
+    );
+    assert!(
+        project.stdout.contains(r#""phase": "final_answer""#),
+        "{}",
+        project.stdout
+    );
+}
+
+/// A result line's id is its own (`codex:<line>`), not its call's.
+#[test]
+fn a_result_line_has_its_own_id() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "rollout.jsonl",
+        &[
+            r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"ls"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{}","call_id":"call_1"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"a.rs"}}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let result = run.stdout.lines().last().unwrap();
+    assert!(result.contains(r#""id":"codex:3""#), "{result}");
+    assert!(result.contains(r#""toolCallId":"call_1""#), "{result}");
+}
+
+/// A `web_search_call` is a search the provider ran: no call the client
+/// answers and no result item, so it is kept whole as an `extension` line,
+/// not a call left without a result; a tool's output of content items keeps
+/// its image as an image.
+#[test]
+fn a_web_search_is_no_unanswered_call_and_an_output_image_stays_an_image() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "rollout.jsonl",
+        &[
+            r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"weather, and the chart"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"web_search_call","status":"completed","action":{"type":"search","query":"weather paris"}}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Sunny. Now the chart."}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:03.100Z","type":"response_item","payload":{"type":"function_call","name":"view_image","arguments":"{\"path\":\"chart.png\"}","call_id":"call_1"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":[{"type":"input_text","text":"chart.png"},{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgo="}]}}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    assert!(out.contains(r#""kind":"codex.web_search_call""#), "{out}");
+    assert!(out.contains("weather paris"), "{out}");
+    assert!(
+        out.contains(r#"{"data":"iVBORw0KGgo=","mimeType":"image/png","type":"image"}"#),
+        "{out}"
+    );
+    let check = agentmsg_in(dir.path(), &["check", "out.jsonl"]);
+    assert_eq!(check.code, 0, "{check:?}\n{out}");
+    // One assistant message: the search did not end the response.
+    assert_eq!(out.matches(r#""role":"assistant""#).count(), 1, "{out}");
+}
+
+/// Codex's backtrack writes a `thread_rolled_back` event dropping the last
+/// user turns: what follows branches off before the first dropped turn, so
+/// the model sees the history without them (they stay in the file).
+#[test]
+fn a_rollback_branches_off_before_the_dropped_turns() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "rollout.jsonl",
+        &[
+            r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"first"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"one"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"second"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"two"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:05.000Z","type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":1}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:06.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"second, again"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:07.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"two again"}]}}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    assert_eq!(
+        sent_texts(&out),
+        [
+            "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>",
+            "first",
+            "one",
+            "second, again",
+            "two again"
+        ],
+        "{out}"
+    );
+    assert!(out.contains(r#""text":"two""#), "{out}");
+    let check = agentmsg_in(dir.path(), &["check", "out.jsonl"]);
+    assert_eq!(check.code, 0, "{check:?}\n{out}");
+
+    // More turns than there are: every turn goes, the context before the
+    // first stays.
+    let text = std::fs::read_to_string(dir.path().join("rollout.jsonl")).unwrap();
+    let text = text.replace(r#""num_turns":1"#, r#""num_turns":5"#);
+    std::fs::write(dir.path().join("rollout.jsonl"), text).unwrap();
+    let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        sent_texts(&run.stdout),
+        [
+            "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>",
+            "second, again",
+            "two again"
+        ],
+        "{}",
+        run.stdout
+    );
+}
