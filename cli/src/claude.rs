@@ -20,10 +20,10 @@
 //! - An assistant entry with `isApiErrorMessage` (Claude Code's stand-in for
 //!   a failed request) is an assistant message with stop reason `error`, its
 //!   text (or the entry's `error`) as `errorMessage`: a failed turn, not sent.
-//! - A `server_tool_use` block (a tool the API ran, such as web search) and
-//!   its result block, both in the assistant's content, are kept as their
-//!   JSON in text blocks, like any block without an agentmsg form: as a call
-//!   it would be one no result answers.
+//! - A `server_tool_use` block (a tool the API ran, such as web search), its
+//!   result block and any other assistant block without an agentmsg form are
+//!   `providerBlock`s of the Anthropic Messages API, as its decoder keeps
+//!   them: replayed to Anthropic in place, never a call left unanswered.
 //! - An entry written twice (the same uuid and content, a known Claude Code
 //!   slip) is read once, and said; one reusing a uuid with other content is
 //!   kept as `<uuid>~<line>`, and said.
@@ -50,6 +50,8 @@
 use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
+
+use agentmsg_runtime::providers::anthropic;
 
 use crate::error::CliError;
 use crate::import::{iso_millis, Imported};
@@ -709,9 +711,8 @@ fn assistant_blocks(
                     }
                     Some("redacted_thinking") => out.push(json!({"type":"redactedThinking","data": block.get("data").cloned().unwrap_or(Value::from(""))})),
                     // A `server_tool_use` (a tool the API ran itself, its
-                    // result a block of this same message) falls through
-                    // to the JSON text below: as a call it would be one the
-                    // client never answers.
+                    // result a block of this same message) is no call the
+                    // client answers: it falls through to a provider block.
                     Some("tool_use") => {
                         let id = text_of(block.get("id")).unwrap_or("").to_owned();
                         let name = text_of(block.get("name")).unwrap_or("").to_owned();
@@ -723,6 +724,10 @@ fn assistant_blocks(
                         };
                         out.push(json!({"type":"toolCall","id":id,"name":name,"arguments":arguments}));
                     }
+                    // Any other block of the Messages API (server tools and
+                    // their results, MCP, `compaction`…) is kept as the
+                    // Anthropic decoder keeps it: replayed to Anthropic only.
+                    _ if block.is_object() => out.push(json!({"type":"providerBlock","api":anthropic::API,"block":block})),
                     _ => out.push(json!({"type":"text","text": block.to_string()})),
                 }
             }

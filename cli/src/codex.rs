@@ -6,8 +6,8 @@
 //!   `system` roles as system messages); the model's items of one response
 //!   (`reasoning`, assistant `message`, `function_call`, `custom_tool_call`,
 //!   `local_shell_call`) merge into one assistant message; a
-//!   `web_search_call` (a search the provider ran, with no result item) is an
-//!   `extension` line of kind `codex.web_search_call` that does not end it;
+//!   `web_search_call` (a search the provider ran, with no result item) is a
+//!   `providerBlock` of that message, as the Responses decoder keeps it;
 //! - an assistant `message` item's `phase` (`commentary`, `final_answer`),
 //!   which Codex sends back, and its id when written, go in its first text
 //!   block's signature as the Responses codec keeps them (`{"v":1,…}`); a
@@ -320,12 +320,17 @@ impl Rollout {
             }
             "web_search_call" => {
                 // A search the provider ran itself: no call the client
-                // answers, no result item. Kept whole without ending the
-                // response it is part of (its line comes before the
-                // response's message, as an event's does).
-                let line = json!({"role":"extension","kind":"codex.web_search_call","data":entry});
-                push(imported, &line)?;
-                imported.extensions += 1;
+                // answers, no result item. Kept whole in the response, as
+                // the Responses decoder keeps it: a provider block, which a
+                // replay to the Responses API sends back in place.
+                let open = self
+                    .open
+                    .get_or_insert_with(|| self.origin.assistant(ts, id));
+                let block =
+                    json!({"type":"providerBlock","api":openai_responses::API,"block":item});
+                if let Some(Value::Array(content)) = open.get_mut("content") {
+                    content.push(block);
+                }
             }
             "function_call" | "custom_tool_call" | "local_shell_call" => {
                 let open = self

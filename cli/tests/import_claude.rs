@@ -146,18 +146,73 @@ fn an_api_error_entry_is_a_failed_turn() {
 }
 
 /// A tool the API runs itself (`server_tool_use`, answered by a result block
-/// in the same message) is no call the client answers: kept whole as text,
-/// not a call left without a result.
+/// in the same message) is no call the client answers: kept whole as a
+/// provider block of the Messages API (not a call left without a result), and
+/// replayed in place to Anthropic only.
 #[test]
 fn a_server_tool_use_is_kept_and_not_an_unanswered_call() {
     let out = import(&[
         r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"news?"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
         r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"m1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"news"}},{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[{"type":"web_search_result","url":"https://example.com","title":"Example"}]},{"type":"text","text":"Here is the news."}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
     ]);
-    assert!(out.contains("srvtoolu_1"), "{out}");
-    assert!(out.contains("web_search_result"), "{out}");
     assert!(!out.contains(r#""type":"toolCall""#), "{out}");
     assert_eq!(sent(&out), ["user", "assistant()"], "{out}");
+    let session = Session::read(out.as_bytes()).unwrap();
+    let context = session.context(None).unwrap();
+    let reply = context.messages[1]
+        .as_llm()
+        .and_then(Message::as_assistant)
+        .unwrap();
+    let kept: Vec<String> = reply
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            agentmsg_runtime::AssistantContent::ProviderBlock(p) => {
+                assert_eq!(p.api, "anthropic-messages");
+                let block: serde_json::Value = serde_json::from_str(p.block.get()).unwrap();
+                block["type"].as_str().map(str::to_owned)
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(kept, ["server_tool_use", "web_search_tool_result"], "{out}");
+    // Replayed in place to Anthropic, left out (and said) elsewhere.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("out.jsonl"), &out).unwrap();
+    let anthropic = agentmsg_in(
+        dir.path(),
+        &[
+            "project",
+            "--api",
+            "anthropic-messages",
+            "--model",
+            "claude-opus-4-5",
+            "out.jsonl",
+        ],
+    );
+    assert_eq!(anthropic.code, 0, "{anthropic:?}");
+    let body = &anthropic.stdout;
+    let (search, result, text) = (
+        body.find(r#""type": "server_tool_use""#).expect(body),
+        body.find(r#""type": "web_search_tool_result""#)
+            .expect(body),
+        body.find("Here is the news.").expect(body),
+    );
+    assert!(search < result && result < text, "{body}");
+    let openai = agentmsg_in(
+        dir.path(),
+        &[
+            "project",
+            "--api",
+            "openai-completions",
+            "--model",
+            "gpt-4o",
+            "out.jsonl",
+        ],
+    );
+    assert_eq!(openai.code, 0, "{openai:?}");
+    assert!(!openai.stdout.contains("srvtoolu_1"), "{openai:?}");
+    assert!(openai.stderr.contains("provider"), "{openai:?}");
 }
 
 /// Claude Code sometimes writes an entry twice (the same uuid, the same

@@ -166,9 +166,9 @@ fn a_result_line_has_its_own_id() {
 }
 
 /// A `web_search_call` is a search the provider ran: no call the client
-/// answers and no result item, so it is kept whole as an `extension` line,
-/// not a call left without a result; a tool's output of content items keeps
-/// its image as an image.
+/// answers and no result item, so it is kept whole as a provider block of
+/// the response, as the Responses decoder keeps it (not a call left without a
+/// result); a tool's output of content items keeps its image as an image.
 #[test]
 fn a_web_search_is_no_unanswered_call_and_an_output_image_stays_an_image() {
     let dir = tempfile::tempdir().unwrap();
@@ -187,7 +187,10 @@ fn a_web_search_is_no_unanswered_call_and_an_output_image_stays_an_image() {
     let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl", "-o", "out.jsonl"]);
     assert_eq!(run.code, 0, "{run:?}");
     let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
-    assert!(out.contains(r#""kind":"codex.web_search_call""#), "{out}");
+    assert!(
+        out.contains(r#"{"api":"openai-responses","block":{"action":{"query":"weather paris","type":"search"},"status":"completed","type":"web_search_call"},"type":"providerBlock"}"#),
+        "{out}"
+    );
     assert!(out.contains("weather paris"), "{out}");
     assert!(
         out.contains(r#"{"data":"iVBORw0KGgo=","mimeType":"image/png","type":"image"}"#),
