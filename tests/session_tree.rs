@@ -51,6 +51,31 @@ fn a_parent_cycle_is_an_error_naming_its_ids() {
     ));
 }
 
+/// A parent written after its child (an edited or merged file) is still
+/// its parent; one that is nowhere makes a root, with a warning.
+#[test]
+fn a_parent_written_after_its_child_is_found() {
+    let text = [
+        user("child", "c", pid("p")),
+        user("parent", "p", ParentId::Root),
+        user("orphan", "o", pid("gone")),
+        user("last", "l", pid("c")),
+    ]
+    .join("\n");
+    let session = Session::read(text.as_bytes()).unwrap();
+    let path: Vec<&str> = session
+        .path(Some("l"))
+        .unwrap()
+        .iter()
+        .map(|e| e.id().unwrap().as_str())
+        .collect();
+    assert_eq!(path, ["p", "c", "l"]);
+    assert_eq!(session.leaf_id().unwrap().as_str(), "l");
+    assert_eq!(session.warnings().len(), 1, "{:?}", session.warnings());
+    assert!(session.warnings()[0].to_string().contains("`gone`"));
+    assert_eq!(session.path(Some("o")).unwrap().len(), 1);
+}
+
 #[test]
 fn a_duplicate_id_is_an_error_naming_both_lines() {
     let text = [

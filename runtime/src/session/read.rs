@@ -165,10 +165,7 @@ impl Session {
                 self.migrate_v1(&first_kept_indexes);
             }
         }
-        self.build_index()?;
-        self.resolve_parents();
-        self.check_cycles()?;
-        self.leaf = self.entries.iter().rposition(Entry::in_tree);
+        self.link()?;
         self.saved = self.entries.len();
         Ok(())
     }
@@ -238,9 +235,18 @@ impl Session {
         }
     }
 
-    fn build_index(&mut self) -> Result<(), SessionError> {
+    /// Indexes the ids (failing on a duplicate), resolves every entry's
+    /// parent, checks for cycles and sets the leaf: one pass over the entries,
+    /// and a second over those alone whose parent comes after them in the
+    /// file (a parent not found at all makes a root, with a warning).
+    fn link(&mut self) -> Result<(), SessionError> {
         self.index.reserve(self.entries.len(), &self.entries);
-        for (i, entry) in self.entries.iter().enumerate() {
+        let mut previous: Option<usize> = None;
+        let mut later = Vec::new();
+        // Whether every parent comes before its child, which no cycle can.
+        let mut ordered = true;
+        for i in 0..self.entries.len() {
+            let entry = &self.entries[i];
             if !entry.in_tree() {
                 continue;
             }
@@ -254,51 +260,49 @@ impl Session {
                 }
                 self.index.insert(&self.entries, i);
             }
-        }
-        Ok(())
-    }
-
-    fn resolve_parents(&mut self) {
-        let mut previous: Option<usize> = None;
-        for i in 0..self.entries.len() {
-            if !self.entries[i].in_tree() {
-                continue;
-            }
             let parent = match &self.entries[i].declared {
                 ParentId::Previous => previous,
                 ParentId::Root => None,
-                ParentId::Id(p) => match self.index.get(&self.entries, p.as_str()) {
-                    Some(p) => Some(p),
-                    None => {
-                        self.warnings.push(SessionWarning {
-                            line: self.entries[i].line_no,
-                            kind: WarningKind::MissingParent {
-                                id: self.entries[i].id.clone(),
-                                parent: p.clone(),
-                            },
-                        });
-                        None
+                ParentId::Id(p) => {
+                    let found = self.index.get(&self.entries, p.as_str());
+                    if found.is_none() {
+                        later.push(i);
                     }
-                },
+                    found
+                }
             };
+            ordered &= parent.is_none_or(|p| p < i);
             self.entries[i].parent = parent;
             previous = Some(i);
         }
+        for i in later {
+            let ParentId::Id(p) = &self.entries[i].declared else {
+                continue;
+            };
+            match self.index.get(&self.entries, p.as_str()) {
+                Some(found) => {
+                    ordered = false;
+                    self.entries[i].parent = Some(found);
+                }
+                None => self.warnings.push(SessionWarning {
+                    line: self.entries[i].line_no,
+                    kind: WarningKind::MissingParent {
+                        id: self.entries[i].id.clone(),
+                        parent: p.clone(),
+                    },
+                }),
+            }
+        }
+        if !ordered {
+            self.check_cycles()?;
+        }
+        self.leaf = previous;
+        Ok(())
     }
 
     /// Fails on a `parentId` cycle, naming its ids. Linear in the entries:
     /// each is walked up once.
     fn check_cycles(&self) -> Result<(), SessionError> {
-        // Parents that all come before their children (every file agentmsg and
-        // pi write) cannot close a cycle.
-        if self
-            .entries
-            .iter()
-            .enumerate()
-            .all(|(i, e)| e.parent.is_none_or(|p| p < i))
-        {
-            return Ok(());
-        }
         // 0: not seen; w + 1: seen on walk w.
         let mut seen = vec![0usize; self.entries.len()];
         let mut done = vec![false; self.entries.len()];
