@@ -100,7 +100,7 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
         imported.text.push(b'\n');
         imported.lines += 1;
     }
-    said_if_empty(&mut imported);
+    imported.said_if_empty("Claude Code");
     Ok(imported)
 }
 
@@ -147,7 +147,7 @@ where
         write(&mut log)?;
     }
     imported.lines = written;
-    said_if_empty(&mut imported);
+    imported.said_if_empty("Claude Code");
     Ok(imported)
 }
 
@@ -752,21 +752,5 @@ fn result_blocks(content: Option<&Value>) -> Value {
         ),
         None | Some(Value::Null) => json!([]),
         Some(other) => json!([{"type":"text","text": other.to_string()}]),
-    }
-}
-
-/// A log with no message in it converts to no conversation: that is said
-/// (`import` exits 1 on it; `check` and `stats`, reading the log as a
-/// session, warn), never a quiet success.
-fn said_if_empty(imported: &mut Imported) {
-    if imported.messages == 0 {
-        imported.diagnostics.push(Diagnostic::warning(
-            0,
-            "no-messages",
-            format!(
-                "no user, assistant or tool result in this Claude Code log ({} lines written, none a message)",
-                imported.lines
-            ),
-        ));
     }
 }

@@ -52,7 +52,6 @@ use agentmsg_runtime::providers::openai_responses;
 
 use crate::error::CliError;
 use crate::import::{iso_millis, Imported};
-use crate::load::Diagnostic;
 
 const ITEM_TYPES: &[&str] = &[
     "message",
@@ -94,7 +93,7 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
         rollout.entry(line_no, entry, &mut imported)?;
     }
     rollout.end(&mut imported)?;
-    said_if_empty(&mut imported);
+    imported.said_if_empty("Codex");
     Ok(imported)
 }
 
@@ -125,7 +124,7 @@ pub fn import_streamed(
     rollout.end(&mut imported)?;
     out.write_all(&imported.text)?;
     imported.text.clear();
-    said_if_empty(&mut imported);
+    imported.said_if_empty("Codex");
     Ok(imported)
 }
 
@@ -654,21 +653,5 @@ fn output_block(block: &Value) -> Value {
             json!({"type":"text","text":text})
         }
         _ => json!({"type":"text","text":block.to_string()}),
-    }
-}
-
-/// A log with no message in it converts to no conversation: that is said
-/// (`import` exits 1 on it; `check` and `stats`, reading the log as a
-/// session, warn), never a quiet success.
-fn said_if_empty(imported: &mut Imported) {
-    if imported.messages == 0 {
-        imported.diagnostics.push(Diagnostic::warning(
-            0,
-            "no-messages",
-            format!(
-                "no user, assistant or tool result in this Codex log ({} lines written, none a message)",
-                imported.lines
-            ),
-        ));
     }
 }

@@ -84,6 +84,23 @@ pub struct Imported {
 }
 
 impl Imported {
+    /// Says that a log of `format` held no message, if it did not: it
+    /// converts to no conversation, which `import` exits 1 on (and `check`
+    /// and `stats`, reading the log as a session, warn of), never a quiet
+    /// success.
+    pub(crate) fn said_if_empty(&mut self, format: &str) {
+        if self.messages == 0 {
+            self.diagnostics.push(Diagnostic::warning(
+                0,
+                "no-messages",
+                format!(
+                    "no user, assistant or tool result in this {format} log ({} lines written, none a message)",
+                    self.lines
+                ),
+            ));
+        }
+    }
+
     fn push_line(&mut self, line: &str) {
         match self.parent.take() {
             Some(parent) => {
