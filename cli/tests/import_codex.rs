@@ -258,3 +258,45 @@ fn a_rollback_branches_off_before_the_dropped_turns() {
         run.stdout
     );
 }
+
+/// Codex writes its reasoning items without an id (and sends them back so):
+/// imported, they replay to the Responses API with their encrypted content,
+/// where the model reads them, and without an id.
+#[test]
+fn reasoning_without_an_id_replays_to_the_responses_api() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "rollout.jsonl",
+        &[
+            r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:00.500Z","type":"turn_context","payload":{"cwd":"/w","model":"gpt-5-codex"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"reasoning","summary":[{"type":"summary_text","text":"Greet."}],"content":null,"encrypted_content":"gAAAA-noid"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Hi."}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"again"}]}}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let project = agentmsg_in(
+        dir.path(),
+        &[
+            "project",
+            "--api",
+            "openai-responses",
+            "--model",
+            "gpt-5-codex",
+            "out.jsonl",
+        ],
+    );
+    assert_eq!(project.code, 0, "{project:?}");
+    let body: serde_json::Value = serde_json::from_str(&project.stdout).unwrap();
+    let input = body["input"].as_array().unwrap();
+    let reasoning: Vec<&serde_json::Value> =
+        input.iter().filter(|i| i["type"] == "reasoning").collect();
+    assert_eq!(reasoning.len(), 1, "{body:#}");
+    assert_eq!(reasoning[0]["encrypted_content"], "gAAAA-noid");
+    assert!(reasoning[0].get("id").is_none(), "{body:#}");
+    assert!(!project.stderr.contains("thinking"), "{project:?}");
+}

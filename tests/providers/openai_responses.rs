@@ -482,6 +482,49 @@ fn reasoning_is_replayed_paired_and_only_to_its_model() {
     );
 }
 
+/// A reasoning item without an id, as Codex CLI writes and sends them, goes
+/// back with its encrypted content and no id; one with neither has nothing
+/// to replay and is dropped, said.
+#[test]
+fn reasoning_without_an_id_replays_its_encrypted_content() {
+    let codex = json!({"type": "reasoning", "summary": [{"type": "summary_text", "text": "Plan."}], "encrypted_content": "gAAAA-codex"});
+    let empty = json!({"type": "reasoning", "summary": []});
+    let reply = assistant(
+        vec![
+            AssistantContent::Thinking(
+                ThinkingContent::new("Plan.").with_signature(codex.to_string()),
+            ),
+            AssistantContent::RedactedThinking(RedactedThinkingContent::new(empty.to_string())),
+            text("Done."),
+        ],
+        API,
+        MODEL,
+        StopReason::Stop,
+    );
+    let request = Request::new(
+        MODEL,
+        vec![Message::user("go"), reply, Message::user("next")],
+    );
+    let encoded = openai_responses::encode_request(&request).unwrap();
+    let input = encoded.body["input"].as_array().unwrap();
+    assert_eq!(input[1], codex, "{input:#?}");
+    assert_eq!(input[2]["type"], "message", "{input:#?}");
+    assert_eq!(
+        encoded.body.to_string().matches("\"reasoning\"").count(),
+        1,
+        "{:#}",
+        encoded.body
+    );
+    assert!(
+        encoded
+            .report
+            .iter()
+            .any(|c| c.kind == ChangeKind::DroppedThinking && c.detail.contains("1 thinking")),
+        "{:#?}",
+        encoded.report
+    );
+}
+
 #[test]
 fn decoded_reasoning_replays_byte_for_byte() {
     common::require_conformance!();

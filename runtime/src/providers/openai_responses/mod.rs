@@ -33,7 +33,14 @@
 //! encoder sends a reasoning item only when the next item it sends for that
 //! assistant message is not reasoning; anything else is dropped and reported.
 //! The API also refuses an item id twice: a reasoning item already sent is not
-//! sent again, and a repeated `function_call` id is left out. The `id` of a
+//! sent again, and a repeated `function_call` id is left out.
+//!
+//! A reasoning item with no `id` (Codex CLI writes its items so, and sends
+//! them back so) is replayed without one when it has `encrypted_content`,
+//! which is what the model reads back; without either there is nothing to
+//! replay, and it is dropped and reported. This is the one place a body leaves
+//! the published schema, which lists a reasoning item's `id` as required: the
+//! API takes such an item, and OpenAI's own Codex client depends on it. The `id` of a
 //! `function_call` item is kept in [`ToolCall::signature`] (the call id is
 //! [`ToolCall::id`]), so the following item is replayed with its own id.
 //!

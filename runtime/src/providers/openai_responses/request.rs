@@ -146,8 +146,15 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
 }
 
 /// The reasoning item stored in a thinking signature or redacted-thinking data,
-/// if it is one.
-pub(super) fn stored_reasoning(text: &str) -> Option<(String, Value)> {
+/// if it is one, with its id.
+///
+/// An item without an id (Codex CLI writes its reasoning items so, and sends
+/// them back so: `id` is `skip_serializing` in `codex-rs/protocol`) is
+/// replayed without one when it carries `encrypted_content`, which is what
+/// the model reads back; the published schema lists `id` as required, but
+/// the API takes such an item. Without encrypted content there is nothing to
+/// replay.
+pub(super) fn stored_reasoning(text: &str) -> Option<(Option<String>, Value)> {
     let value: Value = serde_json::from_str(text).ok()?;
     if value.get("type").and_then(Value::as_str) != Some("reasoning") {
         return None;
@@ -155,21 +162,29 @@ pub(super) fn stored_reasoning(text: &str) -> Option<(String, Value)> {
     let id = value
         .get("id")
         .and_then(Value::as_str)
-        .filter(|id| !id.is_empty())?;
-    Some((id.to_owned(), reasoning_replay(&value)))
+        .filter(|id| !id.is_empty());
+    let encrypted = value
+        .get("encrypted_content")
+        .and_then(Value::as_str)
+        .is_some_and(|e| !e.is_empty());
+    if id.is_none() && !encrypted {
+        return None;
+    }
+    Some((id.map(str::to_owned), reasoning_replay(&value)))
 }
 
-/// The fields of a reasoning item that are sent back (and stored): `type`, `id`,
-/// `summary`, `content` when not empty, `encrypted_content` when a string.
+/// The fields of a reasoning item that are sent back (and stored): `type`, `id`
+/// when it has one, `summary`, `content` when not empty, `encrypted_content`
+/// when a string.
 pub(super) fn reasoning_replay(item: &Value) -> Value {
     let mut out = Map::new();
     out.insert("type".into(), "reasoning".into());
-    out.insert(
-        "id".into(),
-        item.get("id")
-            .cloned()
-            .unwrap_or(Value::String(String::new())),
-    );
+    if let Some(id) = item
+        .get("id")
+        .filter(|id| id.as_str().is_some_and(|id| !id.is_empty()))
+    {
+        out.insert("id".into(), id.clone());
+    }
     let summary: Vec<Value> = item
         .get("summary")
         .and_then(Value::as_array)
@@ -407,13 +422,19 @@ pub(super) fn assistant_items(
                 }
             }
             AssistantContent::Thinking(t) => match t.signature().and_then(stored_reasoning) {
-                Some((id, item)) if item_ids.insert(id.clone()) => items.push(item),
-                Some(_) => duplicates += 1,
+                Some((Some(id), _)) if item_ids.contains(&id) => duplicates += 1,
+                Some((id, item)) => {
+                    item_ids.extend(id);
+                    items.push(item);
+                }
                 None => dropped_thinking += 1,
             },
             AssistantContent::RedactedThinking(r) => match stored_reasoning(&r.data) {
-                Some((id, item)) if item_ids.insert(id.clone()) => items.push(item),
-                Some(_) => duplicates += 1,
+                Some((Some(id), _)) if item_ids.contains(&id) => duplicates += 1,
+                Some((id, item)) => {
+                    item_ids.extend(id);
+                    items.push(item);
+                }
                 None => dropped_thinking += 1,
             },
         }
