@@ -52,6 +52,7 @@ use agentmsg_runtime::providers::openai_responses;
 
 use crate::error::CliError;
 use crate::import::{iso_millis, Imported};
+use crate::load::Diagnostic;
 
 const ITEM_TYPES: &[&str] = &[
     "message",
@@ -142,7 +143,22 @@ struct Rollout {
     /// For each user turn of the history (as Codex counts them for a
     /// rollback), the id of the line before it (`None`: it starts the file).
     turns: Vec<Option<String>>,
+    /// The line of the rollout being converted.
+    line: usize,
 }
+
+/// The keys of a call item that its `toolCall` block holds (`id` as its
+/// signature, as the Responses decoder keeps it).
+const CALL_KEYS: &[&str] = &[
+    "type",
+    "id",
+    "call_id",
+    "name",
+    "arguments",
+    "input",
+    "action",
+    "status",
+];
 
 impl Rollout {
     /// Converts one entry.
@@ -152,6 +168,7 @@ impl Rollout {
         entry: &Map<String, Value>,
         imported: &mut Imported,
     ) -> Result<(), CliError> {
+        self.line = *line_no;
         let ts = text_of(entry.get("timestamp"))
             .and_then(iso_millis)
             .unwrap_or(self.last_ts);
@@ -360,11 +377,32 @@ impl Rollout {
                     _ => json!({"action": item.get("action").cloned().unwrap_or(Value::Null)}),
                 };
                 self.names.insert(id.clone(), name.clone());
+                let mut call = json!({"type":"toolCall","id":id,"name":name,"arguments":arguments});
+                // The item's own id (`fc_…`, when the rollout has it) goes
+                // back with the call, as the Responses decoder keeps it.
+                if let Some(item_id) = text_of(item.get("id")).filter(|i| !i.is_empty() && *i != id)
+                {
+                    call["signature"] = Value::from(item_id);
+                }
                 if let Some(Value::Array(content)) = open.get_mut("content") {
-                    content
-                        .push(json!({"type":"toolCall","id":id,"name":name,"arguments":arguments}));
+                    content.push(call);
                 }
                 open.insert("stopReason".into(), Value::from("toolUse"));
+                let unkept: Vec<&str> = item
+                    .keys()
+                    .map(String::as_str)
+                    .filter(|k| !CALL_KEYS.contains(k))
+                    .collect();
+                if !unkept.is_empty() {
+                    imported.diagnostics.push(Diagnostic::warning(
+                        self.line,
+                        "field-not-kept",
+                        format!(
+                            "`{}` of the {item_type} `{id}` not kept: a tool call has no place for it",
+                            unkept.join("`, `")
+                        ),
+                    ));
+                }
             }
             "function_call_output" | "custom_tool_call_output" => {
                 close(&mut self.open, imported, &mut self.origin)?;

@@ -300,3 +300,53 @@ fn reasoning_without_an_id_replays_to_the_responses_api() {
     assert!(reasoning[0].get("id").is_none(), "{body:#}");
     assert!(!project.stderr.contains("thinking"), "{project:?}");
 }
+
+/// A call item's own id goes back with the call (as the Responses decoder
+/// keeps it), and a field a tool call has no place for is said, not dropped
+/// in silence.
+#[test]
+fn a_call_keeps_its_item_id_and_says_what_it_cannot_keep() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "rollout.jsonl",
+        &[
+            r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:00.500Z","type":"turn_context","payload":{"cwd":"/w","model":"gpt-5-codex"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"search"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"function_call","id":"fc_1","name":"lookup","namespace":"mcp__docs","arguments":"{\"q\":\"x\"}","call_id":"call_1"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"found"}}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr.contains(
+            "rollout.jsonl:4: warning[field-not-kept]: `namespace` of the function_call `call_1`"
+        ),
+        "{run:?}"
+    );
+    let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    assert!(out.contains(r#""signature":"fc_1""#), "{out}");
+    let project = agentmsg_in(
+        dir.path(),
+        &[
+            "project",
+            "--api",
+            "openai-responses",
+            "--model",
+            "gpt-5-codex",
+            "out.jsonl",
+        ],
+    );
+    assert_eq!(project.code, 0, "{project:?}");
+    let body: serde_json::Value = serde_json::from_str(&project.stdout).unwrap();
+    let call = body["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["type"] == "function_call")
+        .unwrap();
+    assert_eq!(call["id"], "fc_1", "{body:#}");
+    assert_eq!(call["call_id"], "call_1", "{body:#}");
+}
