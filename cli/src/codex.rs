@@ -25,8 +25,9 @@
 //!   `replacement_history` (Codex's remote compaction, whose `message` is
 //!   empty) is the history Codex goes on from, so the line, kept whole as an
 //!   `extension` line of kind `codex.compacted`, starts a new root and those
-//!   items follow it as the messages they are (a `compaction` item, opaque
-//!   to any other model, as an `extension` line);
+//!   items follow it as the messages they are (a `compaction` item, the
+//!   encrypted history only the Responses API reads, as a provider block of
+//!   an assistant message, replayed there in place);
 //! - a `thread_rolled_back` event (Codex's backtrack, which drops the last
 //!   `num_turns` user turns) is an `extension` line that branches off before
 //!   the first turn dropped, so what follows continues from there (the
@@ -334,11 +335,13 @@ impl Rollout {
                     content.push(block);
                 }
             }
-            "web_search_call" => {
-                // A search the provider ran itself: no call the client
-                // answers, no result item. Kept whole in the response, as
-                // the Responses decoder keeps it: a provider block, which a
-                // replay to the Responses API sends back in place.
+            // A search the provider ran itself (no call the client answers,
+            // no result item), or a compaction's encrypted history (from a
+            // remote compaction's `replacement_history`, which only the
+            // Responses API reads): kept whole in a response, as the
+            // Responses decoder keeps it, a provider block that a replay to
+            // that API sends back in place.
+            "web_search_call" | "compaction" | "compaction_summary" => {
                 let open = self
                     .open
                     .get_or_insert_with(|| self.origin.assistant(ts, id));

@@ -49,9 +49,10 @@ fn a_compaction_with_a_replacement_history_is_the_history_the_model_sees() {
     assert_eq!(run.code, 0, "{run:?}");
     // Nothing of the compacted line is lost: the encrypted item is there.
     assert!(run.stdout.contains("OPAQUE"), "{}", run.stdout);
+    // The encrypted history is a reply holding it as a provider block.
     assert_eq!(
         sent_texts(&run.stdout),
-        ["first question", "second question"],
+        ["first question", "", "second question"],
         "{}",
         run.stdout
     );
@@ -60,6 +61,50 @@ fn a_compaction_with_a_replacement_history_is_the_history_the_model_sees() {
     std::fs::write(dir.path().join("out.jsonl"), &run.stdout).unwrap();
     let check = agentmsg_in(dir.path(), &["check", "out.jsonl"]);
     assert_eq!(check.code, 0, "{check:?}");
+    // To the Responses API it goes back in place, as Codex sends it.
+    let project = agentmsg_in(
+        dir.path(),
+        &[
+            "project",
+            "--api",
+            "openai-responses",
+            "--model",
+            "gpt-5-codex",
+            "out.jsonl",
+        ],
+    );
+    assert_eq!(project.code, 0, "{project:?}");
+    let body: serde_json::Value = serde_json::from_str(&project.stdout).unwrap();
+    let kinds: Vec<&str> = body["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            i["type"]
+                .as_str()
+                .unwrap_or(i["role"].as_str().unwrap_or(""))
+        })
+        .collect();
+    assert!(
+        kinds == ["user", "compaction", "user"],
+        "{body:#}"
+    );
+    assert!(project.stdout.contains("OPAQUE"), "{body:#}");
+    // Any other model cannot read it: left out, and said.
+    let other = agentmsg_in(
+        dir.path(),
+        &[
+            "project",
+            "--api",
+            "anthropic-messages",
+            "--model",
+            "claude-opus-4-5",
+            "out.jsonl",
+        ],
+    );
+    assert_eq!(other.code, 0, "{other:?}");
+    assert!(!other.stdout.contains("OPAQUE"), "{other:?}");
+    assert!(other.stderr.contains("compaction"), "{other:?}");
 }
 
 /// A rollout holding no message (Codex stopped before the first turn) is
