@@ -132,6 +132,39 @@ fn a_line_holding_two_objects_gives_both_entries() {
     assert_eq!(session.to_bytes(), text.as_bytes(), "kept byte for byte");
 }
 
+/// Joined lines of kinds no type claims, and of a malformed first object,
+/// still give both entries.
+#[test]
+fn a_line_holding_two_unknown_or_broken_objects_gives_both() {
+    for (a, b) in [
+        (
+            r#"{"role":"nobodys","x":1,"id":"a"}"#,
+            r#"{"role":"nobodys","x":2,"id":"b"}"#,
+        ),
+        (
+            r#"{"role":"user","content":5,"id":"a"}"#,
+            r#"{"role":"user","content":"ok","id":"b"}"#,
+        ),
+        (
+            r#"{"role":"user","content":"a","id":"a"}"#,
+            r#"{"role":"nobodys","id":"b"}"#,
+        ),
+    ] {
+        let text = format!("{a}{b}\n");
+        let session = Session::read(text.as_bytes()).unwrap();
+        assert_eq!(session.entries().len(), 2, "{text}");
+        assert!(
+            matches!(
+                session.warnings()[0].kind,
+                WarningKind::JoinedObjects { count: 2 }
+            ),
+            "{text}: {:?}",
+            session.warnings()
+        );
+        assert_eq!(session.to_bytes(), text.as_bytes());
+    }
+}
+
 /// `}{` inside a string is text, not two entries, in either format; a pi
 /// line that lost its newline gives both entries.
 #[test]

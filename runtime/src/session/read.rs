@@ -349,7 +349,7 @@ impl Session {
 enum PieceRead {
     /// An entry (and a pi v1 compaction's `firstKeptEntryIndex`).
     Entry(Entry, Option<usize>),
-    /// An agentmsg line that does not read, kept as an unknown message.
+    /// An agentmsg line that no type reads, kept as an unknown message.
     Kept(Entry),
     /// A pi line that is no entry, reported.
     NotAnEntry(SessionWarning),
@@ -381,8 +381,10 @@ fn read_piece(format: SessionFormat, text: &[u8], piece: &Piece, registry: &Regi
                 ),
             };
             let (id, declared) = (message.id().cloned(), message.parent_id().clone());
+            let unknown = message.is_unknown();
             let made = entry(EntryKind::Message(message), id, declared, 0);
-            if read {
+            // A line kept as unknown may be entries joined on one line.
+            if read && !unknown {
                 PieceRead::Entry(made, None)
             } else {
                 PieceRead::Kept(made)
