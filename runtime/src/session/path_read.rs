@@ -158,10 +158,6 @@ fn read_path(path: &Path, leaf: Option<&str>) -> Result<Result<Session, Whole>, 
             continue;
         }
         let at = at + lead as u64;
-        if memchr::memmem::find(line, b"}{").is_some() {
-            // Maybe two entries on one line (an append that lost its newline).
-            return Ok(Err(Whole));
-        }
         let Ok(text) = std::str::from_utf8(line) else {
             return Ok(Err(Whole));
         };
@@ -170,6 +166,12 @@ fn read_path(path: &Path, leaf: Option<&str>) -> Result<Result<Session, Whole>, 
             None => SessionFormat::Agentmsg,
         });
         let head = serde_json::from_str::<Head<'_>>(text).ok();
+        if head.is_none() && memchr::memmem::find(line, b"}{").is_some() {
+            // Maybe two entries on one line (an append that lost its
+            // newline). A line that reads is one value, whatever `}{` its
+            // strings hold.
+            return Ok(Err(Whole));
+        }
         let (id, parent) = match (format, head) {
             (SessionFormat::Pi { version }, _) if version < 2 => return Ok(Err(Whole)),
             (SessionFormat::Pi { .. }, Some(head)) => {
@@ -314,6 +316,21 @@ mod tests {
         assert_eq!(read.entries()[1].line_no(), 52);
         // The current leaf too (the last line).
         assert!(matches!(read_path(&path, None).unwrap(), Ok(s) if s.entries().len() == 2));
+    }
+
+    /// `}{` inside a string (LaTeX, code) is no reason to read the file
+    /// whole: the line reads as one value.
+    #[test]
+    fn braces_in_a_string_keep_the_two_passes() {
+        let text = concat!(
+            r#"{"role":"user","content":"\\frac{a}{b}","timestamp":1,"id":"a"}"#,
+            "\n",
+            r#"{"role":"user","content":"f(){}{}","timestamp":2,"id":"b","parentId":"a"}"#,
+            "\n"
+        );
+        let (_dir, path) = file(text);
+        let read = read_path(&path, None).unwrap();
+        assert!(matches!(&read, Ok(s) if s.entries().len() == 2));
     }
 
     #[test]
