@@ -38,6 +38,14 @@
 //! - A compaction (`system` entry of subtype `compact_boundary`, a root) is kept
 //!   as an `extension` line, and the summary after it is the user message
 //!   Claude Code sends; the tree then starts over there, as it does for Claude.
+//! - A compaction that keeps the last messages (its `compactMetadata` has a
+//!   `preservedSegment`: `headUuid`…`tailUuid`, written before the boundary,
+//!   and `anchorUuid`, the summary or the boundary) is what Claude Code
+//!   relinks when it loads the log: the head then follows the anchor, so the
+//!   context at the leaf is the summary and the kept messages, not the
+//!   compacted history. The head's lines (and those written after them up to
+//!   the anchor) are held back and written after the anchor, the head naming
+//!   it as parent ([`Preserved`]).
 //! - Sidechain entries (a subagent's conversation, `isSidechain`) are kept as
 //!   messages of their own tree, written before the main conversation so the
 //!   leaf is the main conversation's last entry. A file is converted in two
@@ -69,6 +77,12 @@ pub fn detect(entries: &[Map<String, Value>]) -> bool {
 struct Out {
     main: Vec<String>,
     side: Vec<String>,
+    /// The anchors of preserved segments not written yet: a main line naming
+    /// one as parent (a relinked head) waits for it.
+    anchors: std::collections::HashSet<String>,
+    /// The anchor waited for and the main lines held back until it is
+    /// written.
+    held: Option<(String, Vec<(Value, String)>)>,
 }
 
 impl Out {
@@ -76,10 +90,136 @@ impl Out {
         let text = serde_json::to_string(&line)?;
         if sidechain {
             self.side.push(text);
-        } else {
-            self.main.push(text);
+            return Ok(());
         }
+        let id = line.get("id").and_then(Value::as_str);
+        if let Some((anchor, held)) = &mut self.held {
+            if id == Some(anchor.as_str()) {
+                // What was written meanwhile and does not descend from the
+                // head (the boundary, a rewound branch) goes before the
+                // anchor; the head and what descends from it after.
+                let mut moved = std::collections::HashSet::from([anchor.clone()]);
+                let (mut before, mut after) = (Vec::new(), Vec::new());
+                let mut last_moved = false;
+                for (held_line, held_text) in held.drain(..) {
+                    last_moved = match held_line.get("parentId") {
+                        Some(Value::String(parent)) => moved.contains(parent),
+                        Some(_) => false,
+                        // A line without parentId follows the one before.
+                        None => last_moved,
+                    };
+                    if last_moved {
+                        if let Some(id) = held_line.get("id").and_then(Value::as_str) {
+                            moved.insert(id.to_owned());
+                        }
+                        after.push(held_text);
+                    } else {
+                        before.push(held_text);
+                    }
+                }
+                self.anchors.remove(anchor.as_str());
+                self.main.append(&mut before);
+                self.main.push(text);
+                self.main.append(&mut after);
+                self.held = None;
+            } else {
+                held.push((line, text));
+            }
+            return Ok(());
+        }
+        if let Some(parent) = line.get("parentId").and_then(Value::as_str) {
+            if self.anchors.contains(parent) {
+                self.held = Some((parent.to_owned(), vec![(line, text)]));
+                return Ok(());
+            }
+        }
+        if let Some(id) = id {
+            self.anchors.remove(id);
+        }
+        self.main.push(text);
         Ok(())
+    }
+
+    /// Writes the lines still held back (their anchor never came), which
+    /// is said.
+    fn finish(&mut self, imported: &mut Imported) {
+        if let Some((anchor, held)) = self.held.take() {
+            imported.diagnostics.push(Diagnostic::warning(
+                0,
+                "preserved-segment",
+                format!(
+                    "the messages kept by a compaction wait for `{anchor}`, which was never written; written as they are"
+                ),
+            ));
+            self.main.extend(held.into_iter().map(|(_, text)| text));
+        }
+    }
+}
+
+/// Claude Code's compactions that keep the last messages: a
+/// `compact_boundary` whose `compactMetadata.preservedSegment` names the
+/// kept messages' first and last entries (`headUuid`, `tailUuid`, written
+/// before the boundary with their first parents) and the entry they follow
+/// from then on (`anchorUuid`). Claude Code relinks the head to the anchor
+/// as it loads the log; so does the import, where the tail leads back to
+/// the head and the anchor is in the log. Read in a pass before the
+/// conversion (ids only).
+#[derive(Default)]
+struct Preserved {
+    parent: HashMap<String, String>,
+    uuids: std::collections::HashSet<String>,
+    segments: Vec<(String, String, String)>,
+}
+
+impl Preserved {
+    fn see(&mut self, entry: &Map<String, Value>) {
+        let Some(uuid) = text_of(entry.get("uuid")) else {
+            return;
+        };
+        self.uuids.insert(uuid.to_owned());
+        if let Some(parent) = text_of(entry.get("parentUuid")) {
+            self.parent
+                .entry(uuid.to_owned())
+                .or_insert_with(|| parent.to_owned());
+        }
+        if text_of(entry.get("subtype")) != Some("compact_boundary") {
+            return;
+        }
+        let segment = entry
+            .get("compactMetadata")
+            .and_then(|m| m.get("preservedSegment"));
+        let field = |name| {
+            segment
+                .and_then(|s| text_of(s.get(name)))
+                .map(str::to_owned)
+        };
+        if let (Some(head), Some(anchor), Some(tail)) =
+            (field("headUuid"), field("anchorUuid"), field("tailUuid"))
+        {
+            self.segments.push((head, anchor, tail));
+        }
+    }
+
+    /// Each head to relink, with its anchor.
+    fn relinks(self) -> HashMap<String, String> {
+        let mut relink = HashMap::new();
+        for (head, anchor, tail) in self.segments {
+            if !self.uuids.contains(&anchor) || head == anchor {
+                continue;
+            }
+            let mut at = tail.as_str();
+            for _ in 0..=self.parent.len() {
+                if at == head {
+                    relink.insert(head.clone(), anchor.clone());
+                    break;
+                }
+                match self.parent.get(at) {
+                    Some(parent) => at = parent,
+                    None => break,
+                }
+            }
+        }
+        relink
     }
 }
 
@@ -90,7 +230,12 @@ fn text_of(value: Option<&Value>) -> Option<&str> {
 /// Converts the parsed entries of a Claude Code log.
 pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliError> {
     let mut imported = Imported::default();
+    let mut preserved = Preserved::default();
+    for (_, entry) in entries {
+        preserved.see(entry);
+    }
     let mut log = Log::default();
+    log.relinked(preserved.relinks());
     for (line, entry) in entries {
         log.line(*line, entry, &mut imported)?;
     }
@@ -120,9 +265,14 @@ where
     // makes of it); each writes its own lines, the second counts the rest.
     let mut imported = Imported::default();
     let mut written = 0;
+    // The first pass also reads the preserved segments the second relinks.
+    let mut preserved = Preserved::default();
     for sidechains in [true, false] {
         imported = Imported::default();
         let mut log = Log::default();
+        if !sidechains {
+            log.relinked(std::mem::take(&mut preserved).relinks());
+        }
         let mut write = |log: &mut Log| -> Result<(), CliError> {
             let lines = if sidechains {
                 &mut log.out.side
@@ -140,6 +290,9 @@ where
         };
         for entry in entries()? {
             let (line, entry) = entry?;
+            if sidechains {
+                preserved.see(&entry);
+            }
             log.line(line, &entry, &mut imported)?;
             write(&mut log)?;
         }
@@ -173,6 +326,9 @@ struct Log {
     /// Each uuid converted: the line of the log it was on, and a hash of its
     /// entry (not the entry: memory holds ids, never the file).
     seen: HashMap<String, (usize, u64)>,
+    /// The head of each preserved segment, with the anchor it follows
+    /// ([`Preserved`]).
+    relink: HashMap<String, String>,
 }
 
 /// The results of parallel tool calls. Claude Code gives each result entry
@@ -237,6 +393,12 @@ impl Aliases {
 }
 
 impl Log {
+    /// The heads of preserved segments to relink to their anchors.
+    fn relinked(&mut self, relink: HashMap<String, String>) {
+        self.out.anchors = relink.values().cloned().collect();
+        self.relink = relink;
+    }
+
     /// The `parentId` of `entry`'s first line (see [`Log::placed`]).
     fn parent(&self, entry: &Map<String, Value>) -> Value {
         self.placed(entry, None, false).0
@@ -327,8 +489,18 @@ impl Log {
         };
         match self.seen.get(&uuid) {
             None => {
+                let anchor = self.relink.remove(&uuid);
                 self.seen.insert(uuid, (line, hash));
-                self.entry(entry, imported)
+                match anchor {
+                    // The head of the messages a compaction kept follows its
+                    // anchor, as Claude Code relinks it.
+                    Some(anchor) => {
+                        let mut relinked = entry.clone();
+                        relinked.insert("parentUuid".into(), Value::from(anchor));
+                        self.entry(&relinked, imported)
+                    }
+                    None => self.entry(entry, imported),
+                }
             }
             Some(&(first, earlier)) if earlier == hash => {
                 imported.diagnostics.push(Diagnostic::warning(
@@ -578,7 +750,9 @@ impl Log {
 
     /// Ends the conversion: the response still open is written.
     fn end(&mut self, imported: &mut Imported) -> Result<(), CliError> {
-        self.flush_open(imported)
+        self.flush_open(imported)?;
+        self.out.finish(imported);
+        Ok(())
     }
 
     /// Writes the open response, then the entries that waited for it.

@@ -299,3 +299,48 @@ fn a_document_and_an_image_url_keep_their_form() {
         "{out}"
     );
 }
+
+/// A compaction that keeps the last messages (Claude Code 2.1's
+/// `preservedSegment`): the kept messages were written before the boundary
+/// with their first parents, and the next prompt names the last of them.
+/// Claude Code relinks the first kept message to the summary as it loads the
+/// log, so the model sees the summary and the kept messages, not the
+/// compacted history.
+#[test]
+fn the_messages_a_compaction_keeps_follow_its_summary() {
+    let out = import(&[
+        r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"one"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+        r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"done one"}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":1}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
+        r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"two"},"uuid":"u2","timestamp":"2026-01-01T00:00:02.000Z"}"#,
+        r#"{"parentUuid":"u2","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"a"}}],"stop_reason":"tool_use","usage":{"input_tokens":5,"output_tokens":1}},"uuid":"a2","timestamp":"2026-01-01T00:00:03.000Z"}"#,
+        r#"{"parentUuid":"a2","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"a's text"}]},"uuid":"r1","timestamp":"2026-01-01T00:00:04.000Z"}"#,
+        r#"{"parentUuid":null,"logicalParentUuid":"r1","isSidechain":false,"sessionId":"s","type":"system","subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{"trigger":"auto","preTokens":9000,"preservedSegment":{"headUuid":"u2","anchorUuid":"cs","tailUuid":"r1"}},"uuid":"cb","timestamp":"2026-01-01T00:00:05.000Z"}"#,
+        r#"{"parentUuid":"cb","isSidechain":false,"sessionId":"s","type":"user","isCompactSummary":true,"message":{"role":"user","content":"Summary: the user said one."},"uuid":"cs","timestamp":"2026-01-01T00:00:06.000Z"}"#,
+        r#"{"parentUuid":"r1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"three"},"uuid":"u3","timestamp":"2026-01-01T00:00:07.000Z"}"#,
+        r#"{"parentUuid":"u3","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_3","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"done"}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":1}},"uuid":"a3","timestamp":"2026-01-01T00:00:08.000Z"}"#,
+    ]);
+    assert_eq!(
+        sent(&out),
+        [
+            "user",
+            "user",
+            "assistant(t1)",
+            "result(t1)",
+            "user",
+            "assistant()"
+        ],
+        "{out}"
+    );
+    let summary = out.find("Summary: the user said one.").unwrap();
+    let head = out.find(r#""content":[{"text":"two""#).unwrap();
+    assert!(
+        summary < head,
+        "the kept messages follow the summary\n{out}"
+    );
+    assert!(out.contains(r#""id":"u2","parentId":"cs""#), "{out}");
+    // The boundary (the summary's parent) is still written before it.
+    let boundary = out.find(r#""subtype":"compact_boundary""#).unwrap();
+    assert!(boundary < summary, "{out}");
+    // The compacted turn stays in the tree, a branch of its own.
+    assert!(out.contains("done one"), "{out}");
+}

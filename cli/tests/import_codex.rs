@@ -85,10 +85,7 @@ fn a_compaction_with_a_replacement_history_is_the_history_the_model_sees() {
                 .unwrap_or(i["role"].as_str().unwrap_or(""))
         })
         .collect();
-    assert!(
-        kinds == ["user", "compaction", "user"],
-        "{body:#}"
-    );
+    assert!(kinds == ["user", "compaction", "user"], "{body:#}");
     assert!(project.stdout.contains("OPAQUE"), "{body:#}");
     // Any other model cannot read it: left out, and said.
     let other = agentmsg_in(
