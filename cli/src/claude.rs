@@ -5,9 +5,9 @@
 //!   entry per content block, all with the same `message.id`) become one
 //!   assistant message, whose id is the last entry's `uuid` (an earlier
 //!   entry's `uuid` names it too).
-//! - `text`, `thinking` (with its `signature`), `redacted_thinking` and
-//!   `tool_use` blocks become `text`, `thinking`, `redactedThinking` and
-//!   `toolCall` blocks; each `tool_result` block of a user entry becomes a
+//! - `text` (with its `citations`), `thinking` (with its `signature`),
+//!   `redacted_thinking` and `tool_use` blocks become `text`, `thinking`,
+//!   `redactedThinking` and `toolCall` blocks; each `tool_result` block of a user entry becomes a
 //!   `toolResult` message (the tool's name from its call), other blocks of the
 //!   entry a user message after them.
 //! - Parallel calls: Claude Code gives each result entry its own call's entry
@@ -875,7 +875,16 @@ fn assistant_blocks(
         Some(Value::Array(blocks)) => {
             for block in blocks {
                 match text_of(block.get("type")) {
-                    Some("text") => out.push(json!({"type":"text","text": block.get("text").cloned().unwrap_or(Value::from(""))})),
+                    Some("text") => {
+                        let mut text = json!({"type":"text","text": block.get("text").cloned().unwrap_or(Value::from(""))});
+                        // A text citing what a server tool found (web
+                        // search) keeps its citations, as the Anthropic
+                        // decoder keeps them, to go back with it.
+                        if let Some(citations) = block.get("citations").filter(|c| c.as_array().is_some_and(|a| !a.is_empty())) {
+                            text["citations"] = citations.clone();
+                        }
+                        out.push(text);
+                    }
                     Some("thinking") => {
                         let mut thinking = json!({"type":"thinking","thinking": block.get("thinking").cloned().unwrap_or(Value::from(""))});
                         if let Some(signature) = block.get("signature").filter(|s| s.as_str().is_some_and(|s| !s.is_empty())) {

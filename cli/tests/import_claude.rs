@@ -344,3 +344,43 @@ fn the_messages_a_compaction_keeps_follow_its_summary() {
     // The compacted turn stays in the tree, a branch of its own.
     assert!(out.contains("done one"), "{out}");
 }
+
+/// A text citing what a web search found keeps its `citations`, as the
+/// Anthropic decoder keeps them, and they go back to Anthropic with it.
+#[test]
+fn a_cited_text_keeps_its_citations() {
+    let out = import(&[
+        r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"news?"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+        r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"m1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"news"}},{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[{"type":"web_search_result","url":"https://example.com","title":"Example","encrypted_content":"ENC"}]},{"type":"text","text":"It rained.","citations":[{"type":"web_search_result_location","url":"https://example.com","title":"Example","cited_text":"rain","encrypted_index":"IDX"}]}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
+    ]);
+    let session = Session::read(out.as_bytes()).unwrap();
+    let context = session.context(None).unwrap();
+    let reply = context.messages[1]
+        .as_llm()
+        .and_then(Message::as_assistant)
+        .unwrap();
+    let cited = reply
+        .content
+        .iter()
+        .find_map(|block| match block {
+            agentmsg_runtime::AssistantContent::Text(t) => t.citations.as_ref(),
+            _ => None,
+        })
+        .expect(&out);
+    assert!(cited.get().contains(r#""encrypted_index":"IDX""#), "{out}");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("out.jsonl"), &out).unwrap();
+    let anthropic = agentmsg_in(
+        dir.path(),
+        &[
+            "project",
+            "--api",
+            "anthropic-messages",
+            "--model",
+            "claude-opus-4-5",
+            "out.jsonl",
+        ],
+    );
+    assert_eq!(anthropic.code, 0, "{anthropic:?}");
+    assert!(anthropic.stdout.contains("IDX"), "{anthropic:?}");
+}
