@@ -24,6 +24,9 @@
 //!   result block and any other assistant block without an agentmsg form are
 //!   `providerBlock`s of the Anthropic Messages API, as its decoder keeps
 //!   them: replayed to Anthropic in place, never a call left unanswered.
+//! - A `tool_use` field a tool call has no place for (a `caller` other than
+//!   `direct`: a call a server tool's code made) is said as
+//!   `field-not-kept`, not dropped in silence.
 //! - An entry written twice (the same uuid and content, a known Claude Code
 //!   slip) is read once, and said; one reusing a uuid with other content is
 //!   kept as `<uuid>~<line>`, and said.
@@ -329,6 +332,8 @@ struct Log {
     /// The head of each preserved segment, with the anchor it follows
     /// ([`Preserved`]).
     relink: HashMap<String, String>,
+    /// The line of the log being converted.
+    at: usize,
 }
 
 /// The results of parallel tool calls. Claude Code gives each result entry
@@ -476,6 +481,7 @@ impl Log {
         entry: &Map<String, Value>,
         imported: &mut Imported,
     ) -> Result<(), CliError> {
+        self.at = line;
         let Some(uuid) = text_of(entry.get("uuid")).map(str::to_owned) else {
             return self.entry(entry, imported);
         };
@@ -542,6 +548,7 @@ impl Log {
         if kind == "assistant" {
             if let (Some(message), Some(uuid)) = (message, &uuid) {
                 let response_id = text_of(message.get("id")).unwrap_or("").to_owned();
+                unkept_call_fields(message.get("content"), self.at, imported);
                 let mut blocks = assistant_blocks(message.get("content"), &mut self.tool_names);
                 let calls: Vec<Value> = blocks
                     .iter()
@@ -918,6 +925,43 @@ fn assistant_blocks(
         _ => {}
     }
     out
+}
+
+/// The fields of a `tool_use` block a tool call has no place for (as the
+/// Anthropic decoder reads a call: id, name, input), said: a `caller` other
+/// than `direct` (a call a server tool's code made), anything newer.
+fn unkept_call_fields(content: Option<&Value>, line: usize, imported: &mut Imported) {
+    let Some(Value::Array(blocks)) = content else {
+        return;
+    };
+    for block in blocks {
+        let Some(map) = block.as_object() else {
+            continue;
+        };
+        if text_of(map.get("type")) != Some("tool_use") {
+            continue;
+        }
+        let unkept: Vec<&str> = map
+            .iter()
+            .filter(|(key, value)| match key.as_str() {
+                "type" | "id" | "name" | "input" | "cache_control" => false,
+                "caller" => text_of(value.get("type")) != Some("direct"),
+                _ => true,
+            })
+            .map(|(key, _)| key.as_str())
+            .collect();
+        if !unkept.is_empty() {
+            imported.diagnostics.push(Diagnostic::warning(
+                line,
+                "field-not-kept",
+                format!(
+                    "`{}` of the tool_use `{}` not kept: a tool call has no place for it",
+                    unkept.join("`, `"),
+                    text_of(map.get("id")).unwrap_or("")
+                ),
+            ));
+        }
+    }
 }
 
 fn result_blocks(content: Option<&Value>) -> Value {

@@ -384,3 +384,35 @@ fn a_cited_text_keeps_its_citations() {
     assert_eq!(anthropic.code, 0, "{anthropic:?}");
     assert!(anthropic.stdout.contains("IDX"), "{anthropic:?}");
 }
+
+/// A `tool_use` block's fields a tool call has no place for are said, not
+/// dropped in silence: a call made by a server tool's code (its `caller`
+/// not `direct`) loses what says so. Claude Code's usual `caller` (direct)
+/// is no loss and says nothing.
+#[test]
+fn a_call_field_that_cannot_be_kept_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "session.jsonl",
+        &[
+            r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"list"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+            r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"m1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"},"caller":{"type":"direct"}},{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"pwd"},"caller":{"type":"code_execution_20250825","tool_id":"srvtoolu_1"}}],"stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":1}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
+            r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"a"},{"tool_use_id":"t2","type":"tool_result","content":"/w"}]},"uuid":"r1","timestamp":"2026-01-01T00:00:02.000Z"}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "session.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("session.jsonl:2: warning[field-not-kept]: `caller` of the tool_use `t2`"),
+        "{run:?}"
+    );
+    assert!(!run.stderr.contains("`t1`"), "{run:?}");
+    let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    assert_eq!(
+        sent(&out),
+        ["user", "assistant(t1,t2)", "result(t1)", "result(t2)"],
+        "{out}"
+    );
+}
