@@ -33,6 +33,11 @@
 //!   the first turn dropped, so what follows continues from there (the
 //!   dropped turns stay in the file, off the new path); user messages that
 //!   are Codex's context (AGENTS.md, `<environment_context>`…) are no turns;
+//! - a `turn_aborted` event (the user interrupted a turn) gives each call
+//!   still without output the output `aborted` (a `toolResult` with that
+//!   text, marked as an error), said, as Codex fills it in when it next
+//!   sends the history; an output written later for such a call is an
+//!   `extension` line, said;
 //! - every other line (`session_meta`, `turn_context`, `event_msg`…) becomes an
 //!   `extension` line of kind `codex.<type>` holding it;
 //! - the model an assistant message names is the last `turn_context`'s
@@ -146,6 +151,10 @@ struct Rollout {
     turns: Vec<Option<String>>,
     /// The line of the rollout being converted.
     line: usize,
+    /// The calls with no output yet, in the order made.
+    unanswered: Vec<String>,
+    /// The calls a `turn_aborted` gave the output `aborted`.
+    aborted: std::collections::HashSet<String>,
 }
 
 /// The keys of a call item that its `toolCall` block holds (`id` as its
@@ -227,10 +236,41 @@ impl Rollout {
             if kind != "event_msg" || rollback.is_some() {
                 close(&mut self.open, imported, &mut self.origin)?;
             }
+            // An interrupted turn leaves its running calls without output;
+            // Codex gives each the output `aborted` when it next sends the
+            // history, right after the call: so does the import.
+            let aborted = kind == "event_msg"
+                && payload.and_then(|p| text_of(p.get("type"))) == Some("turn_aborted");
+            if aborted && !self.unanswered.is_empty() {
+                close(&mut self.open, imported, &mut self.origin)?;
+                for (i, call) in std::mem::take(&mut self.unanswered).into_iter().enumerate() {
+                    let id = format!("codex:{line_no}/{i}");
+                    let line = json!({
+                        "role": "toolResult",
+                        "toolCallId": call,
+                        "toolName": self.names.get(&call).cloned().unwrap_or_default(),
+                        "content": [{"type":"text","text":"aborted"}],
+                        "isError": true,
+                        "timestamp": ts,
+                        "id": id,
+                    });
+                    push(imported, &line)?;
+                    imported.messages += 1;
+                    imported.diagnostics.push(Diagnostic::warning(
+                        *line_no,
+                        "call-aborted",
+                        format!("the call `{call}` has no output when its turn is aborted; given the output `aborted`, as Codex sends it"),
+                    ));
+                    self.last_id = Some(id);
+                    self.aborted.insert(call);
+                }
+            }
             if kind == "compacted" {
                 // The history is replaced: its turns are gone (those of a
-                // replacement history are counted as its items are read).
+                // replacement history are counted as its items are read),
+                // and so are its calls.
                 self.turns.clear();
+                self.unanswered.clear();
             }
             let replacement = payload
                 .and_then(|p| p.get("replacement_history"))
@@ -380,6 +420,7 @@ impl Rollout {
                     _ => json!({"action": item.get("action").cloned().unwrap_or(Value::Null)}),
                 };
                 self.names.insert(id.clone(), name.clone());
+                self.unanswered.push(id.clone());
                 let mut call = json!({"type":"toolCall","id":id,"name":name,"arguments":arguments});
                 // The item's own id (`fc_…`, when the rollout has it) goes
                 // back with the call, as the Responses decoder keeps it.
@@ -407,9 +448,29 @@ impl Rollout {
                     ));
                 }
             }
+            "function_call_output" | "custom_tool_call_output"
+                if text_of(item.get("call_id")).is_some_and(|c| self.aborted.contains(c)) =>
+            {
+                // The output of a call its aborted turn already answered
+                // (`aborted`): a second result would answer it twice.
+                close(&mut self.open, imported, &mut self.origin)?;
+                imported.diagnostics.push(Diagnostic::warning(
+                    self.line,
+                    "late-output",
+                    format!(
+                        "the output of `{}` comes after its turn was aborted (answered `aborted`); kept as an extension line",
+                        text_of(item.get("call_id")).unwrap_or("")
+                    ),
+                ));
+                let line =
+                    json!({"role":"extension","kind":format!("codex.{item_type}"),"data":entry});
+                push(imported, &line)?;
+                imported.extensions += 1;
+            }
             "function_call_output" | "custom_tool_call_output" => {
                 close(&mut self.open, imported, &mut self.origin)?;
                 let call = text_of(item.get("call_id")).unwrap_or("").to_owned();
+                self.unanswered.retain(|c| *c != call);
                 let (content, is_error) = output_of(item.get("output"));
                 let line = json!({
                     "role": "toolResult",

@@ -392,3 +392,73 @@ fn a_call_keeps_its_item_id_and_says_what_it_cannot_keep() {
     assert_eq!(call["id"], "fc_1", "{body:#}");
     assert_eq!(call["call_id"], "call_1", "{body:#}");
 }
+
+/// A turn the user interrupts while a call runs (`turn_aborted`) leaves the
+/// call with no output; Codex sends it back with the output `aborted`, so
+/// the import gives it that result (said) instead of a call `check` refuses
+/// as unanswered. An output written after all is kept, not a second result.
+#[test]
+fn a_call_cut_by_an_aborted_turn_has_the_result_codex_sends() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "rollout.jsonl",
+        &[
+            r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:00.500Z","type":"turn_context","payload":{"turn_id":"t1","cwd":"/w","model":"gpt-5-codex"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"run the tests"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"make test\"}","call_id":"call_cut"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"event_msg","payload":{"type":"turn_aborted","turn_id":"t1","reason":"interrupted"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_cut","output":"late"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:05.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"the other file first"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:06.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"ok"}]}}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("rollout.jsonl:5: warning[call-aborted]: the call `call_cut`"),
+        "{run:?}"
+    );
+    assert!(
+        run.stderr.contains("rollout.jsonl:6: warning[late-output]"),
+        "{run:?}"
+    );
+    let check = agentmsg_in(dir.path(), &["check", "out.jsonl"]);
+    assert_eq!(check.code, 0, "{check:?}");
+    let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    let session = Session::read(out.as_bytes()).unwrap();
+    let context = session.context(None).unwrap();
+    let sent = to_llm(&context.messages);
+    let result = sent.iter().find_map(|m| m.as_tool_result()).expect(&out);
+    assert_eq!(result.tool_call_id, "call_cut", "{out}");
+    assert_eq!(result.text(), "aborted", "{out}");
+    assert_eq!(
+        sent_texts(&out),
+        ["run the tests", "", "", "the other file first", "ok"],
+        "{out}"
+    );
+    // Sent as Codex sends it: the call, then its output `aborted`.
+    let project = agentmsg_in(
+        dir.path(),
+        &[
+            "project",
+            "--api",
+            "openai-responses",
+            "--model",
+            "gpt-5-codex",
+            "out.jsonl",
+        ],
+    );
+    assert_eq!(project.code, 0, "{project:?}");
+    assert!(!project.stderr.contains("synthetic"), "{project:?}");
+    let body: serde_json::Value = serde_json::from_str(&project.stdout).unwrap();
+    let output = body["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["type"] == "function_call_output")
+        .unwrap();
+    assert_eq!(output["output"], "aborted", "{body:#}");
+}
