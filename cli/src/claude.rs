@@ -54,6 +54,11 @@
 //!   leaf is the main conversation's last entry. A file is converted in two
 //!   passes, one line at a time ([`import_streamed`]): the sidechains' lines,
 //!   then the main conversation's.
+//! - A `queued_command` attachment (a prompt the user typed while Claude
+//!   worked, which Claude Code sends to the model) is a user message of the
+//!   prompt's text and images; the wrapper Claude Code puts around it (its
+//!   text varies by version) is not reproduced, which is said. Other
+//!   attachments are `extension` lines.
 //! - `summary` entries (a title for the leaf they name) become label lines.
 //! - Every other entry becomes an `extension` line of kind `claude.<type>`
 //!   holding the entry, so nothing is lost.
@@ -737,6 +742,28 @@ impl Log {
                     self.alias.own(uuid);
                 }
             }
+            // A prompt the user typed while Claude worked (Claude Code 2.x
+            // records it as an attachment, and sends it to the model as a
+            // user message): the user's words, as a user message.
+            ("attachment", _, Some(uuid)) if queued_prompt(entry).is_some() => {
+                let blocks = queued_prompt(entry).unwrap_or_default();
+                let (parent, _) = self.placed(entry, None, false);
+                let line = json!({
+                    "role": "user",
+                    "content": blocks,
+                    "timestamp": timestamp,
+                    "id": uuid,
+                    "parentId": parent,
+                });
+                imported.diagnostics.push(Diagnostic::warning(
+                    self.at,
+                    "queued-prompt",
+                    format!("the prompt queued in `{uuid}` is a user message of the user's words; the wrapper Claude Code sends around them (its text varies by version) is not reproduced"),
+                ));
+                imported.messages += 1;
+                self.out.push(sidechain, line)?;
+                self.alias.own(uuid);
+            }
             ("summary", _, _) => {
                 let target = text_of(entry.get("leafUuid")).unwrap_or("");
                 let line = json!({
@@ -843,6 +870,28 @@ fn usage_of(usage: &Value) -> Value {
         "cacheWrite": write,
         "totalTokens": input + output + read + write,
     })
+}
+
+/// The blocks of a `queued_command` attachment's prompt (a string, or text
+/// and image blocks), when the entry is one.
+fn queued_prompt(entry: &Map<String, Value>) -> Option<Vec<Value>> {
+    let attachment = entry.get("attachment")?;
+    if text_of(attachment.get("type")) != Some("queued_command") {
+        return None;
+    }
+    let blocks: Vec<Value> = match attachment.get("prompt")? {
+        Value::String(text) => vec![json!({"type":"text","text":text})],
+        Value::Array(parts) => parts
+            .iter()
+            .map(|part| match text_of(part.get("type")) {
+                Some("text") => json!({"type":"text","text": part.get("text").cloned().unwrap_or(Value::from(""))}),
+                Some("image") => image_block(part),
+                _ => json!({"type":"text","text": part.to_string()}),
+            })
+            .collect(),
+        _ => return None,
+    };
+    (!blocks.is_empty()).then_some(blocks)
 }
 
 fn image_block(block: &Value) -> Value {

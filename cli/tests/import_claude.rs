@@ -416,3 +416,45 @@ fn a_call_field_that_cannot_be_kept_is_said() {
         "{out}"
     );
 }
+
+/// A prompt the user typed while Claude worked: Claude Code 2.x records it as
+/// a `queued_command` attachment (not a user entry) and sends it to the model
+/// with the next request; the model sees the user's words, and the entry's
+/// place in the tree is kept.
+#[test]
+fn a_prompt_queued_while_claude_works_is_a_user_message() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "session.jsonl",
+        &[
+            r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"fix the build"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+            r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"m1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"make"}}],"stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":1}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
+            r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"error"}]},"uuid":"r1","timestamp":"2026-01-01T00:00:02.000Z"}"#,
+            r#"{"parentUuid":"r1","isSidechain":false,"sessionId":"s","type":"attachment","attachment":{"type":"queued_command","prompt":"use the release profile","imagePasteIds":[]},"uuid":"q1","timestamp":"2026-01-01T00:00:03.000Z"}"#,
+            r#"{"parentUuid":"q1","isSidechain":false,"sessionId":"s","type":"attachment","attachment":{"type":"hook_additional_context","hookName":"PostToolUse","content":["ok"]},"uuid":"h1","timestamp":"2026-01-01T00:00:03.500Z"}"#,
+            r#"{"parentUuid":"h1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"m2","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"Building with --release."}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}},"uuid":"a2","timestamp":"2026-01-01T00:00:04.000Z"}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "session.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("session.jsonl:4: warning[queued-prompt]"),
+        "{run:?}"
+    );
+    let check = agentmsg_in(dir.path(), &["check", "out.jsonl"]);
+    assert_eq!(check.code, 0, "{check:?}");
+    let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    assert_eq!(
+        sent(&out),
+        ["user", "assistant(t1)", "result(t1)", "user", "assistant()"],
+        "{out}"
+    );
+    assert!(
+        out.contains(r#"{"content":[{"text":"use the release profile","type":"text"}],"id":"q1","parentId":"r1""#),
+        "{out}"
+    );
+    // Any other attachment is kept whole, in its place.
+    assert!(out.contains(r#""kind":"claude.attachment""#), "{out}");
+}
