@@ -7,7 +7,10 @@
 //!   (`reasoning`, assistant `message`, `function_call`, `custom_tool_call`,
 //!   `local_shell_call`) merge into one assistant message; a
 //!   `web_search_call` (a search the provider ran, with no result item) is a
-//!   `providerBlock` of that message, as the Responses decoder keeps it;
+//!   `providerBlock` of that message, as the Responses decoder keeps it; so
+//!   are a `tool_search_call` and its `tool_search_output` (the output in the
+//!   same message, after its call, as the Responses API takes them back; a
+//!   search the client ran ends the response);
 //! - an assistant `message` item's `phase` (`commentary`, `final_answer`),
 //!   which Codex sends back, and its id when written, go in its first text
 //!   block's signature as the Responses codec keeps them (`{"v":1,…}`); a
@@ -69,6 +72,8 @@ const ITEM_TYPES: &[&str] = &[
     "custom_tool_call_output",
     "local_shell_call",
     "web_search_call",
+    "tool_search_call",
+    "tool_search_output",
 ];
 
 /// Whether the first entries look like a Codex rollout.
@@ -381,7 +386,7 @@ impl Rollout {
             // Responses API reads): kept whole in a response, as the
             // Responses decoder keeps it, a provider block that a replay to
             // that API sends back in place.
-            "web_search_call" | "compaction" | "compaction_summary" => {
+            "web_search_call" | "tool_search_call" | "compaction" | "compaction_summary" => {
                 let open = self
                     .open
                     .get_or_insert_with(|| self.origin.assistant(ts, id));
@@ -389,6 +394,22 @@ impl Rollout {
                     json!({"type":"providerBlock","api":openai_responses::API,"block":item});
                 if let Some(Value::Array(content)) = open.get_mut("content") {
                     content.push(block);
+                }
+            }
+            // The tools a tool search found: the answer to its call, which
+            // the Responses API takes back only with that call, so a
+            // provider block of the same message, after it. A search the
+            // client ran ends the response (what follows is the next one).
+            "tool_search_output" if self.open.is_some() => {
+                if let Some(Value::Array(content)) =
+                    self.open.as_mut().and_then(|open| open.get_mut("content"))
+                {
+                    content.push(
+                        json!({"type":"providerBlock","api":openai_responses::API,"block":item}),
+                    );
+                }
+                if text_of(item.get("execution")) != Some("server") {
+                    close(&mut self.open, imported, &mut self.origin)?;
                 }
             }
             "function_call" | "custom_tool_call" | "local_shell_call" => {
