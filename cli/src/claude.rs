@@ -24,6 +24,9 @@
 //!   result block and any other assistant block without an agentmsg form are
 //!   `providerBlock`s of the Anthropic Messages API, as its decoder keeps
 //!   them: replayed to Anthropic in place, never a call left unanswered.
+//! - A `tool_result` block other than text and image (a ToolSearch's
+//!   `tool_reference`s, a `document`) is kept as its JSON in text, which is
+//!   said (agentmsg's tool results hold text and images).
 //! - A `tool_use` field a tool call has no place for (a `caller` other than
 //!   `direct`: a call a server tool's code made) is said as
 //!   `field-not-kept`, not dropped in silence.
@@ -692,6 +695,7 @@ impl Log {
                                         "toolName".into(),
                                         Value::from(self.tool_names.get(call).cloned().unwrap_or_default()),
                                     );
+                                    result_as_text(block.get("content"), call, self.at, imported);
                                     result.insert("content".into(), result_blocks(block.get("content")));
                                     result.insert(
                                         "isError".into(),
@@ -1010,6 +1014,33 @@ fn unkept_call_fields(content: Option<&Value>, line: usize, imported: &mut Impor
                 ),
             ));
         }
+    }
+}
+
+/// Says the blocks of a tool result that a `toolResult` holds only as their
+/// JSON in text (it holds text and images): a `tool_reference` (what Claude
+/// Code's ToolSearch returns, the tools it loads), a `document`…
+fn result_as_text(content: Option<&Value>, call: &str, line: usize, imported: &mut Imported) {
+    let Some(Value::Array(blocks)) = content else {
+        return;
+    };
+    let mut kinds: Vec<&str> = blocks
+        .iter()
+        .filter_map(|b| match text_of(b.get("type")) {
+            Some("text" | "image") => None,
+            other => Some(other.unwrap_or("(no type)")),
+        })
+        .collect();
+    kinds.dedup();
+    if !kinds.is_empty() {
+        imported.diagnostics.push(Diagnostic::warning(
+            line,
+            "result-block-as-text",
+            format!(
+                "the result of `{call}` has `{}` blocks, which a tool result holds only as their JSON in text; sent so",
+                kinds.join("`, `")
+            ),
+        ));
     }
 }
 

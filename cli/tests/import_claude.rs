@@ -458,3 +458,31 @@ fn a_prompt_queued_while_claude_works_is_a_user_message() {
     // Any other attachment is kept whole, in its place.
     assert!(out.contains(r#""kind":"claude.attachment""#), "{out}");
 }
+
+/// A ToolSearch result (Claude Code 2.x with deferred MCP tools) is a list of
+/// `tool_reference` blocks, which a tool result cannot hold: kept as their
+/// JSON in text, and said, not in silence.
+#[test]
+fn a_tool_reference_result_is_kept_as_text_and_said() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "session.jsonl",
+        &[
+            r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"open the page"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+            r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"m1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"tool_use","id":"t1","name":"ToolSearch","input":{"query":"select:mcp__web__open"}}],"stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":1}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
+            r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":[{"type":"tool_reference","tool_name":"mcp__web__open"}]}]},"uuid":"r1","timestamp":"2026-01-01T00:00:02.000Z"}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "session.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr.contains(
+            "session.jsonl:3: warning[result-block-as-text]: the result of `t1` has `tool_reference` blocks"
+        ),
+        "{run:?}"
+    );
+    let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    assert!(out.contains(r#"mcp__web__open"#), "{out}");
+    assert_eq!(sent(&out), ["user", "assistant(t1)", "result(t1)"], "{out}");
+}
