@@ -36,11 +36,12 @@
 //!   the first turn dropped, so what follows continues from there (the
 //!   dropped turns stay in the file, off the new path); user messages that
 //!   are Codex's context (AGENTS.md, `<environment_context>`…) are no turns;
-//! - a `turn_aborted` event (the user interrupted a turn) gives each call
-//!   still without output the output `aborted` (a `toolResult` with that
-//!   text, marked as an error), said, as Codex fills it in when it next
-//!   sends the history; an output written later for such a call is an
-//!   `extension` line, said;
+//! - a `turn_aborted` event (the user interrupted a turn) cuts the calls
+//!   still without output: one whose output comes next (the tool ended
+//!   after all) has it as its result; the others get the output `aborted`
+//!   (a `toolResult` with that text, marked as an error) before what comes
+//!   next, said, as Codex fills it in when it next sends the history; an
+//!   output written after that is an `extension` line, said;
 //! - every other line (`session_meta`, `turn_context`, `event_msg`…) becomes an
 //!   `extension` line of kind `codex.<type>` holding it;
 //! - the model an assistant message names is the last `turn_context`'s
@@ -158,7 +159,10 @@ struct Rollout {
     line: usize,
     /// The calls with no output yet, in the order made.
     unanswered: Vec<String>,
-    /// The calls a `turn_aborted` gave the output `aborted`.
+    /// The calls a `turn_aborted` cut, with its line, waiting for what comes
+    /// next: their output (the tool ended after all), or anything else.
+    cut: Vec<(String, usize)>,
+    /// The calls given the output `aborted`.
     aborted: std::collections::HashSet<String>,
 }
 
@@ -241,34 +245,18 @@ impl Rollout {
             if kind != "event_msg" || rollback.is_some() {
                 close(&mut self.open, imported, &mut self.origin)?;
             }
-            // An interrupted turn leaves its running calls without output;
-            // Codex gives each the output `aborted` when it next sends the
-            // history, right after the call: so does the import.
+            // An interrupted turn leaves its running calls without output:
+            // they are cut (see [`Rollout::fill_cut`]).
             let aborted = kind == "event_msg"
                 && payload.and_then(|p| text_of(p.get("type"))) == Some("turn_aborted");
             if aborted && !self.unanswered.is_empty() {
                 close(&mut self.open, imported, &mut self.origin)?;
-                for (i, call) in std::mem::take(&mut self.unanswered).into_iter().enumerate() {
-                    let id = format!("codex:{line_no}/{i}");
-                    let line = json!({
-                        "role": "toolResult",
-                        "toolCallId": call,
-                        "toolName": self.names.get(&call).cloned().unwrap_or_default(),
-                        "content": [{"type":"text","text":"aborted"}],
-                        "isError": true,
-                        "timestamp": ts,
-                        "id": id,
-                    });
-                    push(imported, &line)?;
-                    imported.messages += 1;
-                    imported.diagnostics.push(Diagnostic::warning(
-                        *line_no,
-                        "call-aborted",
-                        format!("the call `{call}` has no output when its turn is aborted; given the output `aborted`, as Codex sends it"),
-                    ));
-                    self.last_id = Some(id);
-                    self.aborted.insert(call);
-                }
+                let cut = std::mem::take(&mut self.unanswered);
+                self.cut
+                    .extend(cut.into_iter().map(|call| (call, *line_no)));
+            }
+            if kind == "compacted" || rollback.is_some() {
+                self.fill_cut(ts, imported)?;
             }
             if kind == "compacted" {
                 // The history is replaced: its turns are gone (those of a
@@ -332,6 +320,38 @@ impl Rollout {
         self.item(&format!("codex:{line_no}"), ts, item, entry, imported)
     }
 
+    /// Gives each call an aborted turn cut the output `aborted`, as Codex
+    /// does when it next sends the history (the output it fills in for a
+    /// call that has none, right after the call), and says so.
+    fn fill_cut(&mut self, ts: u64, imported: &mut Imported) -> Result<(), CliError> {
+        if self.cut.is_empty() {
+            return Ok(());
+        }
+        close(&mut self.open, imported, &mut self.origin)?;
+        for (i, (call, line)) in std::mem::take(&mut self.cut).into_iter().enumerate() {
+            let id = format!("codex:{line}/{i}");
+            let result = json!({
+                "role": "toolResult",
+                "toolCallId": call,
+                "toolName": self.names.get(&call).cloned().unwrap_or_default(),
+                "content": [{"type":"text","text":"aborted"}],
+                "isError": true,
+                "timestamp": ts,
+                "id": id,
+            });
+            push(imported, &result)?;
+            imported.messages += 1;
+            imported.diagnostics.push(Diagnostic::warning(
+                line,
+                "call-aborted",
+                format!("the call `{call}` has no output when its turn is aborted; given the output `aborted`, as Codex sends it"),
+            ));
+            self.last_id = Some(id);
+            self.aborted.insert(call);
+        }
+        Ok(())
+    }
+
     /// Converts one response item (a `response_item` line's payload, or an
     /// item of a compaction's `replacement_history`), whose lines get ids
     /// from `id`; `entry` is what an `extension` line keeps of it.
@@ -345,6 +365,20 @@ impl Rollout {
     ) -> Result<(), CliError> {
         let item_type = text_of(item.get("type")).unwrap_or("");
         let role = text_of(item.get("role")).unwrap_or("");
+        // What follows an aborted turn: a cut call's output is its result
+        // (the tool ended after all); anything else first gives the calls
+        // still cut the output `aborted`.
+        let output_of_cut = matches!(
+            item_type,
+            "function_call_output" | "custom_tool_call_output"
+        ) && text_of(item.get("call_id"))
+            .is_some_and(|c| self.cut.iter().any(|(cut, _)| cut == c));
+        if output_of_cut {
+            let call = text_of(item.get("call_id")).unwrap_or("");
+            self.cut.retain(|(cut, _)| cut != call);
+        } else {
+            self.fill_cut(ts, imported)?;
+        }
         match item_type {
             "message" if role == "assistant" => {
                 let blocks = item
@@ -546,6 +580,7 @@ impl Rollout {
 
     /// Ends the conversion: the message still open is written.
     fn end(&mut self, imported: &mut Imported) -> Result<(), CliError> {
+        self.fill_cut(self.last_ts, imported)?;
         close(&mut self.open, imported, &mut self.origin)
     }
 }
