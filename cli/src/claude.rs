@@ -44,14 +44,15 @@
 //! - A compaction (`system` entry of subtype `compact_boundary`, a root) is kept
 //!   as an `extension` line, and the summary after it is the user message
 //!   Claude Code sends; the tree then starts over there, as it does for Claude.
-//! - A compaction that keeps the last messages (its `compactMetadata` has a
-//!   `preservedSegment`: `headUuid`…`tailUuid`, written before the boundary,
-//!   and `anchorUuid`, the summary or the boundary) is what Claude Code
-//!   relinks when it loads the log: the head then follows the anchor, so the
+//! - A compaction that keeps the last messages (its `compactMetadata` has
+//!   `preservedMessages`, the kept entries, or a `preservedSegment`,
+//!   `headUuid`…`tailUuid`, all written before the boundary, and
+//!   `anchorUuid`, the summary or the boundary) is what Claude Code relinks
+//!   when it loads the log: the kept messages then follow the anchor, so the
 //!   context at the leaf is the summary and the kept messages, not the
-//!   compacted history. The head's lines (and those written after them up to
-//!   the anchor) are held back and written after the anchor, the head naming
-//!   it as parent ([`Preserved`]).
+//!   compacted history. The first kept message's lines (and those written
+//!   after them up to the anchor) are held back and written after the
+//!   anchor ([`Preserved`]).
 //! - Sidechain entries (a subagent's conversation, `isSidechain`) are kept as
 //!   messages of their own tree, written before the main conversation so the
 //!   leaf is the main conversation's last entry. A file is converted in two
@@ -167,19 +168,36 @@ impl Out {
     }
 }
 
-/// Claude Code's compactions that keep the last messages: a
-/// `compact_boundary` whose `compactMetadata.preservedSegment` names the
-/// kept messages' first and last entries (`headUuid`, `tailUuid`, written
-/// before the boundary with their first parents) and the entry they follow
-/// from then on (`anchorUuid`). Claude Code relinks the head to the anchor
-/// as it loads the log; so does the import, where the tail leads back to
-/// the head and the anchor is in the log. Read in a pass before the
-/// conversion (ids only).
+/// Claude Code's compactions that keep the last messages. A
+/// `compact_boundary`'s `compactMetadata` names the entry the kept messages
+/// follow from then on (`anchorUuid`: the summary, or the boundary) and the
+/// kept messages, written before the boundary with their first parents:
+/// `preservedMessages.uuids` (in order; Claude Code 2.1 keeps a subset of
+/// the segment, `allUuids`), or `preservedSegment`'s `headUuid`…`tailUuid`.
+/// Claude Code relinks them as it loads the log (each kept message follows
+/// the one before it, the first the anchor; or the head the anchor); so
+/// does the import, when the anchor and the kept entries are in the log.
+/// Read in a pass before the conversion (ids only).
 #[derive(Default)]
 struct Preserved {
     parent: HashMap<String, String>,
     uuids: std::collections::HashSet<String>,
-    segments: Vec<(String, String, String)>,
+    /// Each boundary's segment and kept messages.
+    boundaries: Vec<(Option<Segment>, Option<Kept>)>,
+}
+
+/// A `preservedSegment`: head, anchor, tail.
+type Segment = (String, String, String);
+
+/// A `preservedMessages`: the anchor and the kept entries, in order.
+type Kept = (String, Vec<String>);
+
+/// The entries to relink (uuid → the parent it takes) and the anchors the
+/// first of them follow.
+#[derive(Default)]
+struct Relinks {
+    parent: HashMap<String, String>,
+    anchors: std::collections::HashSet<String>,
 }
 
 impl Preserved {
@@ -196,32 +214,64 @@ impl Preserved {
         if text_of(entry.get("subtype")) != Some("compact_boundary") {
             return;
         }
-        let segment = entry
-            .get("compactMetadata")
-            .and_then(|m| m.get("preservedSegment"));
+        let metadata = entry.get("compactMetadata");
+        let segment = metadata.and_then(|m| m.get("preservedSegment"));
         let field = |name| {
             segment
                 .and_then(|s| text_of(s.get(name)))
                 .map(str::to_owned)
         };
-        if let (Some(head), Some(anchor), Some(tail)) =
-            (field("headUuid"), field("anchorUuid"), field("tailUuid"))
-        {
-            self.segments.push((head, anchor, tail));
+        let segment = match (field("headUuid"), field("anchorUuid"), field("tailUuid")) {
+            (Some(head), Some(anchor), Some(tail)) => Some((head, anchor, tail)),
+            _ => None,
+        };
+        let messages = metadata
+            .and_then(|m| m.get("preservedMessages"))
+            .and_then(|m| {
+                let anchor = text_of(m.get("anchorUuid"))?.to_owned();
+                let uuids: Option<Vec<String>> = m
+                    .get("uuids")?
+                    .as_array()?
+                    .iter()
+                    .map(|u| u.as_str().map(str::to_owned))
+                    .collect();
+                Some((anchor, uuids?))
+            });
+        if segment.is_some() || messages.is_some() {
+            self.boundaries.push((segment, messages));
         }
     }
 
-    /// Each head to relink, with its anchor.
-    fn relinks(self) -> HashMap<String, String> {
-        let mut relink = HashMap::new();
-        for (head, anchor, tail) in self.segments {
-            if !self.uuids.contains(&anchor) || head == anchor {
+    /// What to relink: the kept messages when all are in the log, else the
+    /// segment's head when its tail leads back to it.
+    fn relinks(self) -> Relinks {
+        let mut relinks = Relinks::default();
+        for (segment, messages) in &self.boundaries {
+            if let Some((anchor, uuids)) = messages {
+                let whole = !uuids.is_empty()
+                    && self.uuids.contains(anchor)
+                    && uuids.iter().all(|u| self.uuids.contains(u) && u != anchor);
+                if whole {
+                    let mut previous = anchor;
+                    for uuid in uuids {
+                        relinks.parent.insert(uuid.clone(), previous.clone());
+                        previous = uuid;
+                    }
+                    relinks.anchors.insert(anchor.clone());
+                    continue;
+                }
+            }
+            let Some((head, anchor, tail)) = segment else {
+                continue;
+            };
+            if !self.uuids.contains(anchor) || head == anchor {
                 continue;
             }
             let mut at = tail.as_str();
             for _ in 0..=self.parent.len() {
                 if at == head {
-                    relink.insert(head.clone(), anchor.clone());
+                    relinks.parent.insert(head.clone(), anchor.clone());
+                    relinks.anchors.insert(anchor.clone());
                     break;
                 }
                 match self.parent.get(at) {
@@ -230,7 +280,7 @@ impl Preserved {
                 }
             }
         }
-        relink
+        relinks
     }
 }
 
@@ -337,7 +387,7 @@ struct Log {
     /// Each uuid converted: the line of the log it was on, and a hash of its
     /// entry (not the entry: memory holds ids, never the file).
     seen: HashMap<String, (usize, u64)>,
-    /// The head of each preserved segment, with the anchor it follows
+    /// The entries a compaction kept, with the parent each takes
     /// ([`Preserved`]).
     relink: HashMap<String, String>,
     /// The line of the log being converted.
@@ -407,9 +457,9 @@ impl Aliases {
 
 impl Log {
     /// The heads of preserved segments to relink to their anchors.
-    fn relinked(&mut self, relink: HashMap<String, String>) {
-        self.out.anchors = relink.values().cloned().collect();
-        self.relink = relink;
+    fn relinked(&mut self, relinks: Relinks) {
+        self.out.anchors = relinks.anchors;
+        self.relink = relinks.parent;
     }
 
     /// The `parentId` of `entry`'s first line (see [`Log::placed`]).
@@ -503,14 +553,14 @@ impl Log {
         };
         match self.seen.get(&uuid) {
             None => {
-                let anchor = self.relink.remove(&uuid);
+                let relinked_to = self.relink.remove(&uuid);
                 self.seen.insert(uuid, (line, hash));
-                match anchor {
-                    // The head of the messages a compaction kept follows its
-                    // anchor, as Claude Code relinks it.
-                    Some(anchor) => {
+                match relinked_to {
+                    // A message a compaction kept follows the anchor or the
+                    // kept message before it, as Claude Code relinks it.
+                    Some(parent) => {
                         let mut relinked = entry.clone();
-                        relinked.insert("parentUuid".into(), Value::from(anchor));
+                        relinked.insert("parentUuid".into(), Value::from(parent));
                         self.entry(&relinked, imported)
                     }
                     None => self.entry(entry, imported),

@@ -486,3 +486,44 @@ fn a_tool_reference_result_is_kept_as_text_and_said() {
     assert!(out.contains(r#"mcp__web__open"#), "{out}");
     assert_eq!(sent(&out), ["user", "assistant(t1)", "result(t1)"], "{out}");
 }
+
+/// Claude Code 2.1 can keep only part of the last messages: the boundary's
+/// `preservedMessages.uuids` (of `allUuids`) are relinked after the anchor,
+/// each after the one before it, so the model sees the summary and those
+/// messages only.
+#[test]
+fn only_the_messages_a_compaction_keeps_follow_its_summary() {
+    let out = import(&[
+        r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"one"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+        r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"done one"}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":1}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
+        r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"two"},"uuid":"u2","timestamp":"2026-01-01T00:00:02.000Z"}"#,
+        r#"{"parentUuid":"u2","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"done two"}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":1}},"uuid":"a2","timestamp":"2026-01-01T00:00:03.000Z"}"#,
+        r#"{"parentUuid":"a2","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"three"},"uuid":"u3","timestamp":"2026-01-01T00:00:04.000Z"}"#,
+        r#"{"parentUuid":"u3","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_3","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"done three"}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":1}},"uuid":"a3","timestamp":"2026-01-01T00:00:05.000Z"}"#,
+        r#"{"parentUuid":null,"logicalParentUuid":"a3","isSidechain":false,"sessionId":"s","type":"system","subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{"trigger":"auto","preTokens":9000,"preservedMessages":{"anchorUuid":"cs","uuids":["u3","a3"],"allUuids":["u2","a2","u3","a3"]}},"uuid":"cb","timestamp":"2026-01-01T00:00:06.000Z"}"#,
+        r#"{"parentUuid":"cb","isSidechain":false,"sessionId":"s","type":"user","isCompactSummary":true,"message":{"role":"user","content":"Summary: one and two."},"uuid":"cs","timestamp":"2026-01-01T00:00:07.000Z"}"#,
+        r#"{"parentUuid":"a3","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"four"},"uuid":"u4","timestamp":"2026-01-01T00:00:08.000Z"}"#,
+        r#"{"parentUuid":"u4","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_4","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"done four"}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":1}},"uuid":"a4","timestamp":"2026-01-01T00:00:09.000Z"}"#,
+    ]);
+    let session = Session::read(out.as_bytes()).unwrap();
+    let context = session.context(None).unwrap();
+    let texts: Vec<String> = to_llm(&context.messages)
+        .iter()
+        .map(|m| match (m.as_user(), m.as_assistant()) {
+            (Some(u), _) => u.text(),
+            (_, Some(a)) => a.text_content(),
+            _ => String::new(),
+        })
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "Summary: one and two.",
+            "three",
+            "done three",
+            "four",
+            "done four"
+        ],
+        "{out}"
+    );
+}
