@@ -246,11 +246,24 @@ impl Preserved {
     /// segment's head when its tail leads back to it.
     fn relinks(self) -> Relinks {
         let mut relinks = Relinks::default();
+        // The anchor and its ancestors: a kept entry among them would make
+        // the relinked tree a loop.
+        let ancestry = |anchor: &str| -> std::collections::HashSet<String> {
+            let mut seen = std::collections::HashSet::new();
+            let mut at = Some(anchor.to_owned());
+            while let Some(uuid) = at.filter(|u| seen.insert(u.clone())) {
+                at = self.parent.get(&uuid).cloned();
+            }
+            seen
+        };
         for (segment, messages) in &self.boundaries {
             if let Some((anchor, uuids)) = messages {
+                let above = ancestry(anchor);
                 let whole = !uuids.is_empty()
                     && self.uuids.contains(anchor)
-                    && uuids.iter().all(|u| self.uuids.contains(u) && u != anchor);
+                    && uuids
+                        .iter()
+                        .all(|u| self.uuids.contains(u) && !above.contains(u));
                 if whole {
                     let mut previous = anchor;
                     for uuid in uuids {
@@ -264,11 +277,15 @@ impl Preserved {
             let Some((head, anchor, tail)) = segment else {
                 continue;
             };
-            if !self.uuids.contains(anchor) || head == anchor {
+            let above = ancestry(anchor);
+            if !self.uuids.contains(anchor) || above.contains(head) {
                 continue;
             }
             let mut at = tail.as_str();
             for _ in 0..=self.parent.len() {
+                if at == anchor {
+                    break;
+                }
                 if at == head {
                     relinks.parent.insert(head.clone(), anchor.clone());
                     relinks.anchors.insert(anchor.clone());

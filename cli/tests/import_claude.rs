@@ -527,3 +527,16 @@ fn only_the_messages_a_compaction_keeps_follow_its_summary() {
         "{out}"
     );
 }
+
+/// Kept messages that are the anchor itself or above it (metadata no
+/// relink can honour without making the tree a loop) are left as written.
+#[test]
+fn kept_messages_above_their_anchor_are_not_relinked_into_a_loop() {
+    let out = import(&[
+        r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"one"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+        r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"done one"}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":1}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
+        r#"{"parentUuid":null,"logicalParentUuid":"a1","isSidechain":false,"sessionId":"s","type":"system","subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{"trigger":"manual","preTokens":9,"preservedSegment":{"headUuid":"u1","anchorUuid":"a1","tailUuid":"a1"},"preservedMessages":{"anchorUuid":"a1","uuids":["u1"]}},"uuid":"cb","timestamp":"2026-01-01T00:00:02.000Z"}"#,
+        r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"two"},"uuid":"u2","timestamp":"2026-01-01T00:00:03.000Z"}"#,
+    ]);
+    assert_eq!(sent(&out), ["user", "assistant()", "user"], "{out}");
+}
