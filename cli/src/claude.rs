@@ -5,9 +5,9 @@
 //!   entry per content block, all with the same `message.id`) become one
 //!   assistant message, whose id is the last entry's `uuid` (an earlier
 //!   entry's `uuid` names it too).
-//! - `text`, `thinking` (with its `signature`), `redacted_thinking` and
-//!   `tool_use` blocks become `text`, `thinking`, `redactedThinking` and
-//!   `toolCall` blocks; each `tool_result` block of a user entry becomes a
+//! - `text` (with its `citations`), `thinking` (with its `signature`),
+//!   `redacted_thinking` and `tool_use` blocks become `text`, `thinking`,
+//!   `redactedThinking` and `toolCall` blocks; each `tool_result` block of a user entry becomes a
 //!   `toolResult` message (the tool's name from its call), other blocks of the
 //!   entry a user message after them.
 //! - Parallel calls: Claude Code gives each result entry its own call's entry
@@ -24,6 +24,12 @@
 //!   result block and any other assistant block without an agentmsg form are
 //!   `providerBlock`s of the Anthropic Messages API, as its decoder keeps
 //!   them: replayed to Anthropic in place, never a call left unanswered.
+//! - A `tool_result` block other than text and image (a ToolSearch's
+//!   `tool_reference`s, a `document`) is kept as its JSON in text, which is
+//!   said (agentmsg's tool results hold text and images).
+//! - A `tool_use` field a tool call has no place for (a `caller` other than
+//!   `direct`: a call a server tool's code made) is said as
+//!   `field-not-kept`, not dropped in silence.
 //! - An entry written twice (the same uuid and content, a known Claude Code
 //!   slip) is read once, and said; one reusing a uuid with other content is
 //!   kept as `<uuid>~<line>`, and said.
@@ -38,11 +44,25 @@
 //! - A compaction (`system` entry of subtype `compact_boundary`, a root) is kept
 //!   as an `extension` line, and the summary after it is the user message
 //!   Claude Code sends; the tree then starts over there, as it does for Claude.
+//! - A compaction that keeps the last messages (its `compactMetadata` has
+//!   `preservedMessages`, the kept entries, or a `preservedSegment`,
+//!   `headUuid`…`tailUuid`, all written before the boundary, and
+//!   `anchorUuid`, the summary or the boundary) is what Claude Code relinks
+//!   when it loads the log: the kept messages then follow the anchor, so the
+//!   context at the leaf is the summary and the kept messages, not the
+//!   compacted history. The first kept message's lines (and those written
+//!   after them up to the anchor) are held back and written after the
+//!   anchor ([`Preserved`]).
 //! - Sidechain entries (a subagent's conversation, `isSidechain`) are kept as
 //!   messages of their own tree, written before the main conversation so the
 //!   leaf is the main conversation's last entry. A file is converted in two
 //!   passes, one line at a time ([`import_streamed`]): the sidechains' lines,
 //!   then the main conversation's.
+//! - A `queued_command` attachment (a prompt the user typed while Claude
+//!   worked, which Claude Code sends to the model) is a user message of the
+//!   prompt's text and images; the wrapper Claude Code puts around it (its
+//!   text varies by version) is not reproduced, which is said. Other
+//!   attachments are `extension` lines.
 //! - `summary` entries (a title for the leaf they name) become label lines.
 //! - Every other entry becomes an `extension` line of kind `claude.<type>`
 //!   holding the entry, so nothing is lost.
@@ -69,6 +89,12 @@ pub fn detect(entries: &[Map<String, Value>]) -> bool {
 struct Out {
     main: Vec<String>,
     side: Vec<String>,
+    /// The anchors of preserved segments not written yet: a main line naming
+    /// one as parent (a relinked head) waits for it.
+    anchors: std::collections::HashSet<String>,
+    /// The anchor waited for and the main lines held back until it is
+    /// written.
+    held: Option<(String, Vec<(Value, String)>)>,
 }
 
 impl Out {
@@ -76,10 +102,202 @@ impl Out {
         let text = serde_json::to_string(&line)?;
         if sidechain {
             self.side.push(text);
-        } else {
-            self.main.push(text);
+            return Ok(());
         }
+        let id = line.get("id").and_then(Value::as_str);
+        if let Some((anchor, held)) = &mut self.held {
+            if id == Some(anchor.as_str()) {
+                // What was written meanwhile and does not descend from the
+                // head (the boundary, a rewound branch) goes before the
+                // anchor; the head and what descends from it after.
+                let mut moved = std::collections::HashSet::from([anchor.clone()]);
+                let (mut before, mut after) = (Vec::new(), Vec::new());
+                let mut last_moved = false;
+                for (held_line, held_text) in held.drain(..) {
+                    last_moved = match held_line.get("parentId") {
+                        Some(Value::String(parent)) => moved.contains(parent),
+                        Some(_) => false,
+                        // A line without parentId follows the one before.
+                        None => last_moved,
+                    };
+                    if last_moved {
+                        if let Some(id) = held_line.get("id").and_then(Value::as_str) {
+                            moved.insert(id.to_owned());
+                        }
+                        after.push(held_text);
+                    } else {
+                        before.push(held_text);
+                    }
+                }
+                self.anchors.remove(anchor.as_str());
+                self.main.append(&mut before);
+                self.main.push(text);
+                self.main.append(&mut after);
+                self.held = None;
+            } else {
+                held.push((line, text));
+            }
+            return Ok(());
+        }
+        if let Some(parent) = line.get("parentId").and_then(Value::as_str) {
+            if self.anchors.contains(parent) {
+                self.held = Some((parent.to_owned(), vec![(line, text)]));
+                return Ok(());
+            }
+        }
+        if let Some(id) = id {
+            self.anchors.remove(id);
+        }
+        self.main.push(text);
         Ok(())
+    }
+
+    /// Writes the lines still held back (their anchor never came), which
+    /// is said.
+    fn finish(&mut self, imported: &mut Imported) {
+        if let Some((anchor, held)) = self.held.take() {
+            imported.diagnostics.push(Diagnostic::warning(
+                0,
+                "preserved-segment",
+                format!(
+                    "the messages kept by a compaction wait for `{anchor}`, which was never written; written as they are"
+                ),
+            ));
+            self.main.extend(held.into_iter().map(|(_, text)| text));
+        }
+    }
+}
+
+/// Claude Code's compactions that keep the last messages. A
+/// `compact_boundary`'s `compactMetadata` names the entry the kept messages
+/// follow from then on (`anchorUuid`: the summary, or the boundary) and the
+/// kept messages, written before the boundary with their first parents:
+/// `preservedMessages.uuids` (in order; Claude Code 2.1 keeps a subset of
+/// the segment, `allUuids`), or `preservedSegment`'s `headUuid`…`tailUuid`.
+/// Claude Code relinks them as it loads the log (each kept message follows
+/// the one before it, the first the anchor; or the head the anchor); so
+/// does the import, when the anchor and the kept entries are in the log.
+/// Read in a pass before the conversion (ids only).
+#[derive(Default)]
+struct Preserved {
+    parent: HashMap<String, String>,
+    uuids: std::collections::HashSet<String>,
+    /// Each boundary's segment and kept messages.
+    boundaries: Vec<(Option<Segment>, Option<Kept>)>,
+}
+
+/// A `preservedSegment`: head, anchor, tail.
+type Segment = (String, String, String);
+
+/// A `preservedMessages`: the anchor and the kept entries, in order.
+type Kept = (String, Vec<String>);
+
+/// The entries to relink (uuid → the parent it takes) and the anchors the
+/// first of them follow.
+#[derive(Default)]
+struct Relinks {
+    parent: HashMap<String, String>,
+    anchors: std::collections::HashSet<String>,
+}
+
+impl Preserved {
+    fn see(&mut self, entry: &Map<String, Value>) {
+        let Some(uuid) = text_of(entry.get("uuid")) else {
+            return;
+        };
+        self.uuids.insert(uuid.to_owned());
+        if let Some(parent) = text_of(entry.get("parentUuid")) {
+            self.parent
+                .entry(uuid.to_owned())
+                .or_insert_with(|| parent.to_owned());
+        }
+        if text_of(entry.get("subtype")) != Some("compact_boundary") {
+            return;
+        }
+        let metadata = entry.get("compactMetadata");
+        let segment = metadata.and_then(|m| m.get("preservedSegment"));
+        let field = |name| {
+            segment
+                .and_then(|s| text_of(s.get(name)))
+                .map(str::to_owned)
+        };
+        let segment = match (field("headUuid"), field("anchorUuid"), field("tailUuid")) {
+            (Some(head), Some(anchor), Some(tail)) => Some((head, anchor, tail)),
+            _ => None,
+        };
+        let messages = metadata
+            .and_then(|m| m.get("preservedMessages"))
+            .and_then(|m| {
+                let anchor = text_of(m.get("anchorUuid"))?.to_owned();
+                let uuids: Option<Vec<String>> = m
+                    .get("uuids")?
+                    .as_array()?
+                    .iter()
+                    .map(|u| u.as_str().map(str::to_owned))
+                    .collect();
+                Some((anchor, uuids?))
+            });
+        if segment.is_some() || messages.is_some() {
+            self.boundaries.push((segment, messages));
+        }
+    }
+
+    /// What to relink: the kept messages when all are in the log, else the
+    /// segment's head when its tail leads back to it.
+    fn relinks(self) -> Relinks {
+        let mut relinks = Relinks::default();
+        // The anchor and its ancestors: a kept entry among them would make
+        // the relinked tree a loop.
+        let ancestry = |anchor: &str| -> std::collections::HashSet<String> {
+            let mut seen = std::collections::HashSet::new();
+            let mut at = Some(anchor.to_owned());
+            while let Some(uuid) = at.filter(|u| seen.insert(u.clone())) {
+                at = self.parent.get(&uuid).cloned();
+            }
+            seen
+        };
+        for (segment, messages) in &self.boundaries {
+            if let Some((anchor, uuids)) = messages {
+                let above = ancestry(anchor);
+                let whole = !uuids.is_empty()
+                    && self.uuids.contains(anchor)
+                    && uuids
+                        .iter()
+                        .all(|u| self.uuids.contains(u) && !above.contains(u));
+                if whole {
+                    let mut previous = anchor;
+                    for uuid in uuids {
+                        relinks.parent.insert(uuid.clone(), previous.clone());
+                        previous = uuid;
+                    }
+                    relinks.anchors.insert(anchor.clone());
+                    continue;
+                }
+            }
+            let Some((head, anchor, tail)) = segment else {
+                continue;
+            };
+            let above = ancestry(anchor);
+            if !self.uuids.contains(anchor) || above.contains(head) {
+                continue;
+            }
+            let mut at = tail.as_str();
+            for _ in 0..=self.parent.len() {
+                if at == anchor {
+                    break;
+                }
+                if at == head {
+                    relinks.parent.insert(head.clone(), anchor.clone());
+                    relinks.anchors.insert(anchor.clone());
+                    break;
+                }
+                match self.parent.get(at) {
+                    Some(parent) => at = parent,
+                    None => break,
+                }
+            }
+        }
+        relinks
     }
 }
 
@@ -90,7 +308,12 @@ fn text_of(value: Option<&Value>) -> Option<&str> {
 /// Converts the parsed entries of a Claude Code log.
 pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliError> {
     let mut imported = Imported::default();
+    let mut preserved = Preserved::default();
+    for (_, entry) in entries {
+        preserved.see(entry);
+    }
     let mut log = Log::default();
+    log.relinked(preserved.relinks());
     for (line, entry) in entries {
         log.line(*line, entry, &mut imported)?;
     }
@@ -120,9 +343,14 @@ where
     // makes of it); each writes its own lines, the second counts the rest.
     let mut imported = Imported::default();
     let mut written = 0;
+    // The first pass also reads the preserved segments the second relinks.
+    let mut preserved = Preserved::default();
     for sidechains in [true, false] {
         imported = Imported::default();
         let mut log = Log::default();
+        if !sidechains {
+            log.relinked(std::mem::take(&mut preserved).relinks());
+        }
         let mut write = |log: &mut Log| -> Result<(), CliError> {
             let lines = if sidechains {
                 &mut log.out.side
@@ -140,6 +368,9 @@ where
         };
         for entry in entries()? {
             let (line, entry) = entry?;
+            if sidechains {
+                preserved.see(&entry);
+            }
             log.line(line, &entry, &mut imported)?;
             write(&mut log)?;
         }
@@ -173,6 +404,11 @@ struct Log {
     /// Each uuid converted: the line of the log it was on, and a hash of its
     /// entry (not the entry: memory holds ids, never the file).
     seen: HashMap<String, (usize, u64)>,
+    /// The entries a compaction kept, with the parent each takes
+    /// ([`Preserved`]).
+    relink: HashMap<String, String>,
+    /// The line of the log being converted.
+    at: usize,
 }
 
 /// The results of parallel tool calls. Claude Code gives each result entry
@@ -237,6 +473,12 @@ impl Aliases {
 }
 
 impl Log {
+    /// The heads of preserved segments to relink to their anchors.
+    fn relinked(&mut self, relinks: Relinks) {
+        self.out.anchors = relinks.anchors;
+        self.relink = relinks.parent;
+    }
+
     /// The `parentId` of `entry`'s first line (see [`Log::placed`]).
     fn parent(&self, entry: &Map<String, Value>) -> Value {
         self.placed(entry, None, false).0
@@ -314,6 +556,7 @@ impl Log {
         entry: &Map<String, Value>,
         imported: &mut Imported,
     ) -> Result<(), CliError> {
+        self.at = line;
         let Some(uuid) = text_of(entry.get("uuid")).map(str::to_owned) else {
             return self.entry(entry, imported);
         };
@@ -327,8 +570,18 @@ impl Log {
         };
         match self.seen.get(&uuid) {
             None => {
+                let relinked_to = self.relink.remove(&uuid);
                 self.seen.insert(uuid, (line, hash));
-                self.entry(entry, imported)
+                match relinked_to {
+                    // A message a compaction kept follows the anchor or the
+                    // kept message before it, as Claude Code relinks it.
+                    Some(parent) => {
+                        let mut relinked = entry.clone();
+                        relinked.insert("parentUuid".into(), Value::from(parent));
+                        self.entry(&relinked, imported)
+                    }
+                    None => self.entry(entry, imported),
+                }
             }
             Some(&(first, earlier)) if earlier == hash => {
                 imported.diagnostics.push(Diagnostic::warning(
@@ -370,6 +623,7 @@ impl Log {
         if kind == "assistant" {
             if let (Some(message), Some(uuid)) = (message, &uuid) {
                 let response_id = text_of(message.get("id")).unwrap_or("").to_owned();
+                unkept_call_fields(message.get("content"), self.at, imported);
                 let mut blocks = assistant_blocks(message.get("content"), &mut self.tool_names);
                 let calls: Vec<Value> = blocks
                     .iter()
@@ -508,6 +762,7 @@ impl Log {
                                         "toolName".into(),
                                         Value::from(self.tool_names.get(call).cloned().unwrap_or_default()),
                                     );
+                                    result_as_text(block.get("content"), call, self.at, imported);
                                     result.insert("content".into(), result_blocks(block.get("content")));
                                     result.insert(
                                         "isError".into(),
@@ -558,6 +813,28 @@ impl Log {
                     self.alias.own(uuid);
                 }
             }
+            // A prompt the user typed while Claude worked (Claude Code 2.x
+            // records it as an attachment, and sends it to the model as a
+            // user message): the user's words, as a user message.
+            ("attachment", _, Some(uuid)) if queued_prompt(entry).is_some() => {
+                let blocks = queued_prompt(entry).unwrap_or_default();
+                let (parent, _) = self.placed(entry, None, false);
+                let line = json!({
+                    "role": "user",
+                    "content": blocks,
+                    "timestamp": timestamp,
+                    "id": uuid,
+                    "parentId": parent,
+                });
+                imported.diagnostics.push(Diagnostic::warning(
+                    self.at,
+                    "queued-prompt",
+                    format!("the prompt queued in `{uuid}` is a user message of the user's words; the wrapper Claude Code sends around them (its text varies by version) is not reproduced"),
+                ));
+                imported.messages += 1;
+                self.out.push(sidechain, line)?;
+                self.alias.own(uuid);
+            }
             ("summary", _, _) => {
                 let target = text_of(entry.get("leafUuid")).unwrap_or("");
                 let line = json!({
@@ -578,7 +855,9 @@ impl Log {
 
     /// Ends the conversion: the response still open is written.
     fn end(&mut self, imported: &mut Imported) -> Result<(), CliError> {
-        self.flush_open(imported)
+        self.flush_open(imported)?;
+        self.out.finish(imported);
+        Ok(())
     }
 
     /// Writes the open response, then the entries that waited for it.
@@ -664,6 +943,28 @@ fn usage_of(usage: &Value) -> Value {
     })
 }
 
+/// The blocks of a `queued_command` attachment's prompt (a string, or text
+/// and image blocks), when the entry is one.
+fn queued_prompt(entry: &Map<String, Value>) -> Option<Vec<Value>> {
+    let attachment = entry.get("attachment")?;
+    if text_of(attachment.get("type")) != Some("queued_command") {
+        return None;
+    }
+    let blocks: Vec<Value> = match attachment.get("prompt")? {
+        Value::String(text) => vec![json!({"type":"text","text":text})],
+        Value::Array(parts) => parts
+            .iter()
+            .map(|part| match text_of(part.get("type")) {
+                Some("text") => json!({"type":"text","text": part.get("text").cloned().unwrap_or(Value::from(""))}),
+                Some("image") => image_block(part),
+                _ => json!({"type":"text","text": part.to_string()}),
+            })
+            .collect(),
+        _ => return None,
+    };
+    (!blocks.is_empty()).then_some(blocks)
+}
+
 fn image_block(block: &Value) -> Value {
     media_block(block, "image")
 }
@@ -701,7 +1002,16 @@ fn assistant_blocks(
         Some(Value::Array(blocks)) => {
             for block in blocks {
                 match text_of(block.get("type")) {
-                    Some("text") => out.push(json!({"type":"text","text": block.get("text").cloned().unwrap_or(Value::from(""))})),
+                    Some("text") => {
+                        let mut text = json!({"type":"text","text": block.get("text").cloned().unwrap_or(Value::from(""))});
+                        // A text citing what a server tool found (web
+                        // search) keeps its citations, as the Anthropic
+                        // decoder keeps them, to go back with it.
+                        if let Some(citations) = block.get("citations").filter(|c| c.as_array().is_some_and(|a| !a.is_empty())) {
+                            text["citations"] = citations.clone();
+                        }
+                        out.push(text);
+                    }
                     Some("thinking") => {
                         let mut thinking = json!({"type":"thinking","thinking": block.get("thinking").cloned().unwrap_or(Value::from(""))});
                         if let Some(signature) = block.get("signature").filter(|s| s.as_str().is_some_and(|s| !s.is_empty())) {
@@ -735,6 +1045,70 @@ fn assistant_blocks(
         _ => {}
     }
     out
+}
+
+/// The fields of a `tool_use` block a tool call has no place for (as the
+/// Anthropic decoder reads a call: id, name, input), said: a `caller` other
+/// than `direct` (a call a server tool's code made), anything newer.
+fn unkept_call_fields(content: Option<&Value>, line: usize, imported: &mut Imported) {
+    let Some(Value::Array(blocks)) = content else {
+        return;
+    };
+    for block in blocks {
+        let Some(map) = block.as_object() else {
+            continue;
+        };
+        if text_of(map.get("type")) != Some("tool_use") {
+            continue;
+        }
+        let unkept: Vec<&str> = map
+            .iter()
+            .filter(|(key, value)| match key.as_str() {
+                "type" | "id" | "name" | "input" | "cache_control" => false,
+                "caller" => text_of(value.get("type")) != Some("direct"),
+                _ => true,
+            })
+            .map(|(key, _)| key.as_str())
+            .collect();
+        if !unkept.is_empty() {
+            imported.diagnostics.push(Diagnostic::warning(
+                line,
+                "field-not-kept",
+                format!(
+                    "`{}` of the tool_use `{}` not kept: a tool call has no place for it",
+                    unkept.join("`, `"),
+                    text_of(map.get("id")).unwrap_or("")
+                ),
+            ));
+        }
+    }
+}
+
+/// Says the blocks of a tool result that a `toolResult` holds only as their
+/// JSON in text (it holds text and images): a `tool_reference` (what Claude
+/// Code's ToolSearch returns, the tools it loads), a `document`…
+fn result_as_text(content: Option<&Value>, call: &str, line: usize, imported: &mut Imported) {
+    let Some(Value::Array(blocks)) = content else {
+        return;
+    };
+    let mut kinds: Vec<&str> = blocks
+        .iter()
+        .filter_map(|b| match text_of(b.get("type")) {
+            Some("text" | "image") => None,
+            other => Some(other.unwrap_or("(no type)")),
+        })
+        .collect();
+    kinds.dedup();
+    if !kinds.is_empty() {
+        imported.diagnostics.push(Diagnostic::warning(
+            line,
+            "result-block-as-text",
+            format!(
+                "the result of `{call}` has `{}` blocks, which a tool result holds only as their JSON in text; sent so",
+                kinds.join("`, `")
+            ),
+        ));
+    }
 }
 
 fn result_blocks(content: Option<&Value>) -> Value {

@@ -7,7 +7,10 @@
 //!   (`reasoning`, assistant `message`, `function_call`, `custom_tool_call`,
 //!   `local_shell_call`) merge into one assistant message; a
 //!   `web_search_call` (a search the provider ran, with no result item) is a
-//!   `providerBlock` of that message, as the Responses decoder keeps it;
+//!   `providerBlock` of that message, as the Responses decoder keeps it; so
+//!   are a `tool_search_call` and its `tool_search_output` (the output in the
+//!   same message, after its call, as the Responses API takes them back; a
+//!   search the client ran ends the response);
 //! - an assistant `message` item's `phase` (`commentary`, `final_answer`),
 //!   which Codex sends back, and its id when written, go in its first text
 //!   block's signature as the Responses codec keeps them (`{"v":1,…}`); a
@@ -33,6 +36,12 @@
 //!   the first turn dropped, so what follows continues from there (the
 //!   dropped turns stay in the file, off the new path); user messages that
 //!   are Codex's context (AGENTS.md, `<environment_context>`…) are no turns;
+//! - a `turn_aborted` event (the user interrupted a turn) cuts the calls
+//!   still without output: one whose output comes next (the tool ended
+//!   after all) has it as its result; the others get the output `aborted`
+//!   (a `toolResult` with that text, marked as an error) before what comes
+//!   next, said, as Codex fills it in when it next sends the history; an
+//!   output written after that is an `extension` line, said;
 //! - every other line (`session_meta`, `turn_context`, `event_msg`…) becomes an
 //!   `extension` line of kind `codex.<type>` holding it;
 //! - the model an assistant message names is the last `turn_context`'s
@@ -64,6 +73,8 @@ const ITEM_TYPES: &[&str] = &[
     "custom_tool_call_output",
     "local_shell_call",
     "web_search_call",
+    "tool_search_call",
+    "tool_search_output",
 ];
 
 /// Whether the first entries look like a Codex rollout.
@@ -146,6 +157,13 @@ struct Rollout {
     turns: Vec<Option<String>>,
     /// The line of the rollout being converted.
     line: usize,
+    /// The calls with no output yet, in the order made.
+    unanswered: Vec<String>,
+    /// The calls a `turn_aborted` cut, with its line, waiting for what comes
+    /// next: their output (the tool ended after all), or anything else.
+    cut: Vec<(String, usize)>,
+    /// The calls given the output `aborted`.
+    aborted: std::collections::HashSet<String>,
 }
 
 /// The keys of a call item that its `toolCall` block holds (`id` as its
@@ -227,10 +245,25 @@ impl Rollout {
             if kind != "event_msg" || rollback.is_some() {
                 close(&mut self.open, imported, &mut self.origin)?;
             }
+            // An interrupted turn leaves its running calls without output:
+            // they are cut (see [`Rollout::fill_cut`]).
+            let aborted = kind == "event_msg"
+                && payload.and_then(|p| text_of(p.get("type"))) == Some("turn_aborted");
+            if aborted && !self.unanswered.is_empty() {
+                close(&mut self.open, imported, &mut self.origin)?;
+                let cut = std::mem::take(&mut self.unanswered);
+                self.cut
+                    .extend(cut.into_iter().map(|call| (call, *line_no)));
+            }
+            if kind == "compacted" || rollback.is_some() {
+                self.fill_cut(ts, imported)?;
+            }
             if kind == "compacted" {
                 // The history is replaced: its turns are gone (those of a
-                // replacement history are counted as its items are read).
+                // replacement history are counted as its items are read),
+                // and so are its calls.
                 self.turns.clear();
+                self.unanswered.clear();
             }
             let replacement = payload
                 .and_then(|p| p.get("replacement_history"))
@@ -287,6 +320,38 @@ impl Rollout {
         self.item(&format!("codex:{line_no}"), ts, item, entry, imported)
     }
 
+    /// Gives each call an aborted turn cut the output `aborted`, as Codex
+    /// does when it next sends the history (the output it fills in for a
+    /// call that has none, right after the call), and says so.
+    fn fill_cut(&mut self, ts: u64, imported: &mut Imported) -> Result<(), CliError> {
+        if self.cut.is_empty() {
+            return Ok(());
+        }
+        close(&mut self.open, imported, &mut self.origin)?;
+        for (i, (call, line)) in std::mem::take(&mut self.cut).into_iter().enumerate() {
+            let id = format!("codex:{line}/{i}");
+            let result = json!({
+                "role": "toolResult",
+                "toolCallId": call,
+                "toolName": self.names.get(&call).cloned().unwrap_or_default(),
+                "content": [{"type":"text","text":"aborted"}],
+                "isError": true,
+                "timestamp": ts,
+                "id": id,
+            });
+            push(imported, &result)?;
+            imported.messages += 1;
+            imported.diagnostics.push(Diagnostic::warning(
+                line,
+                "call-aborted",
+                format!("the call `{call}` has no output when its turn is aborted; given the output `aborted`, as Codex sends it"),
+            ));
+            self.last_id = Some(id);
+            self.aborted.insert(call);
+        }
+        Ok(())
+    }
+
     /// Converts one response item (a `response_item` line's payload, or an
     /// item of a compaction's `replacement_history`), whose lines get ids
     /// from `id`; `entry` is what an `extension` line keeps of it.
@@ -300,6 +365,20 @@ impl Rollout {
     ) -> Result<(), CliError> {
         let item_type = text_of(item.get("type")).unwrap_or("");
         let role = text_of(item.get("role")).unwrap_or("");
+        // What follows an aborted turn: a cut call's output is its result
+        // (the tool ended after all); anything else first gives the calls
+        // still cut the output `aborted`.
+        let output_of_cut = matches!(
+            item_type,
+            "function_call_output" | "custom_tool_call_output"
+        ) && text_of(item.get("call_id"))
+            .is_some_and(|c| self.cut.iter().any(|(cut, _)| cut == c));
+        if output_of_cut {
+            let call = text_of(item.get("call_id")).unwrap_or("");
+            self.cut.retain(|(cut, _)| cut != call);
+        } else {
+            self.fill_cut(ts, imported)?;
+        }
         match item_type {
             "message" if role == "assistant" => {
                 let blocks = item
@@ -341,7 +420,7 @@ impl Rollout {
             // Responses API reads): kept whole in a response, as the
             // Responses decoder keeps it, a provider block that a replay to
             // that API sends back in place.
-            "web_search_call" | "compaction" | "compaction_summary" => {
+            "web_search_call" | "tool_search_call" | "compaction" | "compaction_summary" => {
                 let open = self
                     .open
                     .get_or_insert_with(|| self.origin.assistant(ts, id));
@@ -349,6 +428,22 @@ impl Rollout {
                     json!({"type":"providerBlock","api":openai_responses::API,"block":item});
                 if let Some(Value::Array(content)) = open.get_mut("content") {
                     content.push(block);
+                }
+            }
+            // The tools a tool search found: the answer to its call, which
+            // the Responses API takes back only with that call, so a
+            // provider block of the same message, after it. A search the
+            // client ran ends the response (what follows is the next one).
+            "tool_search_output" if self.open.is_some() => {
+                if let Some(Value::Array(content)) =
+                    self.open.as_mut().and_then(|open| open.get_mut("content"))
+                {
+                    content.push(
+                        json!({"type":"providerBlock","api":openai_responses::API,"block":item}),
+                    );
+                }
+                if text_of(item.get("execution")) != Some("server") {
+                    close(&mut self.open, imported, &mut self.origin)?;
                 }
             }
             "function_call" | "custom_tool_call" | "local_shell_call" => {
@@ -380,6 +475,7 @@ impl Rollout {
                     _ => json!({"action": item.get("action").cloned().unwrap_or(Value::Null)}),
                 };
                 self.names.insert(id.clone(), name.clone());
+                self.unanswered.push(id.clone());
                 let mut call = json!({"type":"toolCall","id":id,"name":name,"arguments":arguments});
                 // The item's own id (`fc_…`, when the rollout has it) goes
                 // back with the call, as the Responses decoder keeps it.
@@ -407,9 +503,29 @@ impl Rollout {
                     ));
                 }
             }
+            "function_call_output" | "custom_tool_call_output"
+                if text_of(item.get("call_id")).is_some_and(|c| self.aborted.contains(c)) =>
+            {
+                // The output of a call its aborted turn already answered
+                // (`aborted`): a second result would answer it twice.
+                close(&mut self.open, imported, &mut self.origin)?;
+                imported.diagnostics.push(Diagnostic::warning(
+                    self.line,
+                    "late-output",
+                    format!(
+                        "the output of `{}` comes after its turn was aborted (answered `aborted`); kept as an extension line",
+                        text_of(item.get("call_id")).unwrap_or("")
+                    ),
+                ));
+                let line =
+                    json!({"role":"extension","kind":format!("codex.{item_type}"),"data":entry});
+                push(imported, &line)?;
+                imported.extensions += 1;
+            }
             "function_call_output" | "custom_tool_call_output" => {
                 close(&mut self.open, imported, &mut self.origin)?;
                 let call = text_of(item.get("call_id")).unwrap_or("").to_owned();
+                self.unanswered.retain(|c| *c != call);
                 let (content, is_error) = output_of(item.get("output"));
                 let line = json!({
                     "role": "toolResult",
@@ -464,6 +580,7 @@ impl Rollout {
 
     /// Ends the conversion: the message still open is written.
     fn end(&mut self, imported: &mut Imported) -> Result<(), CliError> {
+        self.fill_cut(self.last_ts, imported)?;
         close(&mut self.open, imported, &mut self.origin)
     }
 }

@@ -299,3 +299,244 @@ fn a_document_and_an_image_url_keep_their_form() {
         "{out}"
     );
 }
+
+/// A compaction that keeps the last messages (Claude Code 2.1's
+/// `preservedSegment`): the kept messages were written before the boundary
+/// with their first parents, and the next prompt names the last of them.
+/// Claude Code relinks the first kept message to the summary as it loads the
+/// log, so the model sees the summary and the kept messages, not the
+/// compacted history.
+#[test]
+fn the_messages_a_compaction_keeps_follow_its_summary() {
+    let out = import(&[
+        r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"one"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+        r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"done one"}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":1}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
+        r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"two"},"uuid":"u2","timestamp":"2026-01-01T00:00:02.000Z"}"#,
+        r#"{"parentUuid":"u2","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"a"}}],"stop_reason":"tool_use","usage":{"input_tokens":5,"output_tokens":1}},"uuid":"a2","timestamp":"2026-01-01T00:00:03.000Z"}"#,
+        r#"{"parentUuid":"a2","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"a's text"}]},"uuid":"r1","timestamp":"2026-01-01T00:00:04.000Z"}"#,
+        r#"{"parentUuid":null,"logicalParentUuid":"r1","isSidechain":false,"sessionId":"s","type":"system","subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{"trigger":"auto","preTokens":9000,"preservedSegment":{"headUuid":"u2","anchorUuid":"cs","tailUuid":"r1"}},"uuid":"cb","timestamp":"2026-01-01T00:00:05.000Z"}"#,
+        r#"{"parentUuid":"cb","isSidechain":false,"sessionId":"s","type":"user","isCompactSummary":true,"message":{"role":"user","content":"Summary: the user said one."},"uuid":"cs","timestamp":"2026-01-01T00:00:06.000Z"}"#,
+        r#"{"parentUuid":"r1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"three"},"uuid":"u3","timestamp":"2026-01-01T00:00:07.000Z"}"#,
+        r#"{"parentUuid":"u3","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_3","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"done"}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":1}},"uuid":"a3","timestamp":"2026-01-01T00:00:08.000Z"}"#,
+    ]);
+    assert_eq!(
+        sent(&out),
+        [
+            "user",
+            "user",
+            "assistant(t1)",
+            "result(t1)",
+            "user",
+            "assistant()"
+        ],
+        "{out}"
+    );
+    let summary = out.find("Summary: the user said one.").unwrap();
+    let head = out.find(r#""content":[{"text":"two""#).unwrap();
+    assert!(
+        summary < head,
+        "the kept messages follow the summary\n{out}"
+    );
+    assert!(out.contains(r#""id":"u2","parentId":"cs""#), "{out}");
+    // The boundary (the summary's parent) is still written before it.
+    let boundary = out.find(r#""subtype":"compact_boundary""#).unwrap();
+    assert!(boundary < summary, "{out}");
+    // The compacted turn stays in the tree, a branch of its own.
+    assert!(out.contains("done one"), "{out}");
+}
+
+/// A text citing what a web search found keeps its `citations`, as the
+/// Anthropic decoder keeps them, and they go back to Anthropic with it.
+#[test]
+fn a_cited_text_keeps_its_citations() {
+    let out = import(&[
+        r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"news?"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+        r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"m1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"news"}},{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[{"type":"web_search_result","url":"https://example.com","title":"Example","encrypted_content":"ENC"}]},{"type":"text","text":"It rained.","citations":[{"type":"web_search_result_location","url":"https://example.com","title":"Example","cited_text":"rain","encrypted_index":"IDX"}]}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
+    ]);
+    let session = Session::read(out.as_bytes()).unwrap();
+    let context = session.context(None).unwrap();
+    let reply = context.messages[1]
+        .as_llm()
+        .and_then(Message::as_assistant)
+        .unwrap();
+    let cited = reply
+        .content
+        .iter()
+        .find_map(|block| match block {
+            agentmsg_runtime::AssistantContent::Text(t) => t.citations.as_ref(),
+            _ => None,
+        })
+        .expect(&out);
+    assert!(cited.get().contains(r#""encrypted_index":"IDX""#), "{out}");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("out.jsonl"), &out).unwrap();
+    let anthropic = agentmsg_in(
+        dir.path(),
+        &[
+            "project",
+            "--api",
+            "anthropic-messages",
+            "--model",
+            "claude-opus-4-5",
+            "out.jsonl",
+        ],
+    );
+    assert_eq!(anthropic.code, 0, "{anthropic:?}");
+    assert!(anthropic.stdout.contains("IDX"), "{anthropic:?}");
+}
+
+/// A `tool_use` block's fields a tool call has no place for are said, not
+/// dropped in silence: a call made by a server tool's code (its `caller`
+/// not `direct`) loses what says so. Claude Code's usual `caller` (direct)
+/// is no loss and says nothing.
+#[test]
+fn a_call_field_that_cannot_be_kept_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "session.jsonl",
+        &[
+            r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"list"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+            r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"m1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"},"caller":{"type":"direct"}},{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"pwd"},"caller":{"type":"code_execution_20250825","tool_id":"srvtoolu_1"}}],"stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":1}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
+            r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"a"},{"tool_use_id":"t2","type":"tool_result","content":"/w"}]},"uuid":"r1","timestamp":"2026-01-01T00:00:02.000Z"}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "session.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("session.jsonl:2: warning[field-not-kept]: `caller` of the tool_use `t2`"),
+        "{run:?}"
+    );
+    assert!(!run.stderr.contains("`t1`"), "{run:?}");
+    let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    assert_eq!(
+        sent(&out),
+        ["user", "assistant(t1,t2)", "result(t1)", "result(t2)"],
+        "{out}"
+    );
+}
+
+/// A prompt the user typed while Claude worked: Claude Code 2.x records it as
+/// a `queued_command` attachment (not a user entry) and sends it to the model
+/// with the next request; the model sees the user's words, and the entry's
+/// place in the tree is kept.
+#[test]
+fn a_prompt_queued_while_claude_works_is_a_user_message() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "session.jsonl",
+        &[
+            r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"fix the build"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+            r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"m1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"make"}}],"stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":1}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
+            r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"error"}]},"uuid":"r1","timestamp":"2026-01-01T00:00:02.000Z"}"#,
+            r#"{"parentUuid":"r1","isSidechain":false,"sessionId":"s","type":"attachment","attachment":{"type":"queued_command","prompt":"use the release profile","imagePasteIds":[]},"uuid":"q1","timestamp":"2026-01-01T00:00:03.000Z"}"#,
+            r#"{"parentUuid":"q1","isSidechain":false,"sessionId":"s","type":"attachment","attachment":{"type":"hook_additional_context","hookName":"PostToolUse","content":["ok"]},"uuid":"h1","timestamp":"2026-01-01T00:00:03.500Z"}"#,
+            r#"{"parentUuid":"h1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"m2","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"Building with --release."}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}},"uuid":"a2","timestamp":"2026-01-01T00:00:04.000Z"}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "session.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("session.jsonl:4: warning[queued-prompt]"),
+        "{run:?}"
+    );
+    let check = agentmsg_in(dir.path(), &["check", "out.jsonl"]);
+    assert_eq!(check.code, 0, "{check:?}");
+    let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    assert_eq!(
+        sent(&out),
+        ["user", "assistant(t1)", "result(t1)", "user", "assistant()"],
+        "{out}"
+    );
+    assert!(
+        out.contains(r#"{"content":[{"text":"use the release profile","type":"text"}],"id":"q1","parentId":"r1""#),
+        "{out}"
+    );
+    // Any other attachment is kept whole, in its place.
+    assert!(out.contains(r#""kind":"claude.attachment""#), "{out}");
+}
+
+/// A ToolSearch result (Claude Code 2.x with deferred MCP tools) is a list of
+/// `tool_reference` blocks, which a tool result cannot hold: kept as their
+/// JSON in text, and said, not in silence.
+#[test]
+fn a_tool_reference_result_is_kept_as_text_and_said() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "session.jsonl",
+        &[
+            r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"open the page"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+            r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"m1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"tool_use","id":"t1","name":"ToolSearch","input":{"query":"select:mcp__web__open"}}],"stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":1}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
+            r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":[{"type":"tool_reference","tool_name":"mcp__web__open"}]}]},"uuid":"r1","timestamp":"2026-01-01T00:00:02.000Z"}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "session.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr.contains(
+            "session.jsonl:3: warning[result-block-as-text]: the result of `t1` has `tool_reference` blocks"
+        ),
+        "{run:?}"
+    );
+    let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    assert!(out.contains(r#"mcp__web__open"#), "{out}");
+    assert_eq!(sent(&out), ["user", "assistant(t1)", "result(t1)"], "{out}");
+}
+
+/// Claude Code 2.1 can keep only part of the last messages: the boundary's
+/// `preservedMessages.uuids` (of `allUuids`) are relinked after the anchor,
+/// each after the one before it, so the model sees the summary and those
+/// messages only.
+#[test]
+fn only_the_messages_a_compaction_keeps_follow_its_summary() {
+    let out = import(&[
+        r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"one"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+        r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"done one"}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":1}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
+        r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"two"},"uuid":"u2","timestamp":"2026-01-01T00:00:02.000Z"}"#,
+        r#"{"parentUuid":"u2","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"done two"}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":1}},"uuid":"a2","timestamp":"2026-01-01T00:00:03.000Z"}"#,
+        r#"{"parentUuid":"a2","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"three"},"uuid":"u3","timestamp":"2026-01-01T00:00:04.000Z"}"#,
+        r#"{"parentUuid":"u3","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_3","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"done three"}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":1}},"uuid":"a3","timestamp":"2026-01-01T00:00:05.000Z"}"#,
+        r#"{"parentUuid":null,"logicalParentUuid":"a3","isSidechain":false,"sessionId":"s","type":"system","subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{"trigger":"auto","preTokens":9000,"preservedMessages":{"anchorUuid":"cs","uuids":["u3","a3"],"allUuids":["u2","a2","u3","a3"]}},"uuid":"cb","timestamp":"2026-01-01T00:00:06.000Z"}"#,
+        r#"{"parentUuid":"cb","isSidechain":false,"sessionId":"s","type":"user","isCompactSummary":true,"message":{"role":"user","content":"Summary: one and two."},"uuid":"cs","timestamp":"2026-01-01T00:00:07.000Z"}"#,
+        r#"{"parentUuid":"a3","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"four"},"uuid":"u4","timestamp":"2026-01-01T00:00:08.000Z"}"#,
+        r#"{"parentUuid":"u4","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_4","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"done four"}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":1}},"uuid":"a4","timestamp":"2026-01-01T00:00:09.000Z"}"#,
+    ]);
+    let session = Session::read(out.as_bytes()).unwrap();
+    let context = session.context(None).unwrap();
+    let texts: Vec<String> = to_llm(&context.messages)
+        .iter()
+        .map(|m| match (m.as_user(), m.as_assistant()) {
+            (Some(u), _) => u.text(),
+            (_, Some(a)) => a.text_content(),
+            _ => String::new(),
+        })
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "Summary: one and two.",
+            "three",
+            "done three",
+            "four",
+            "done four"
+        ],
+        "{out}"
+    );
+}
+
+/// Kept messages that are the anchor itself or above it (metadata no
+/// relink can honour without making the tree a loop) are left as written.
+#[test]
+fn kept_messages_above_their_anchor_are_not_relinked_into_a_loop() {
+    let out = import(&[
+        r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"one"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+        r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"done one"}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":1}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
+        r#"{"parentUuid":null,"logicalParentUuid":"a1","isSidechain":false,"sessionId":"s","type":"system","subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{"trigger":"manual","preTokens":9,"preservedSegment":{"headUuid":"u1","anchorUuid":"a1","tailUuid":"a1"},"preservedMessages":{"anchorUuid":"a1","uuids":["u1"]}},"uuid":"cb","timestamp":"2026-01-01T00:00:02.000Z"}"#,
+        r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"two"},"uuid":"u2","timestamp":"2026-01-01T00:00:03.000Z"}"#,
+    ]);
+    assert_eq!(sent(&out), ["user", "assistant()", "user"], "{out}");
+}

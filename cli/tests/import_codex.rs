@@ -392,3 +392,148 @@ fn a_call_keeps_its_item_id_and_says_what_it_cannot_keep() {
     assert_eq!(call["id"], "fc_1", "{body:#}");
     assert_eq!(call["call_id"], "call_1", "{body:#}");
 }
+
+/// A turn the user interrupts while calls run (`turn_aborted`) leaves them
+/// with no output; Codex sends each back with the output `aborted`, so the
+/// import gives it that result (said) instead of a call `check` refuses as
+/// unanswered. A call whose output comes right after the abort (the tool
+/// ended after all) has that output; one written after the next prompt is
+/// kept, not a second result.
+#[test]
+fn a_call_cut_by_an_aborted_turn_has_the_result_codex_sends() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "rollout.jsonl",
+        &[
+            r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:00.500Z","type":"turn_context","payload":{"turn_id":"t1","cwd":"/w","model":"gpt-5-codex"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"run the tests"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"make test\"}","call_id":"call_cut"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:02.100Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"ls\"}","call_id":"call_done"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"event_msg","payload":{"type":"turn_aborted","turn_id":"t1","reason":"interrupted"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:03.100Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_done","output":"Makefile"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:05.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"the other file first"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:05.500Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_cut","output":"late"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:06.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"ok"}]}}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("rollout.jsonl:6: warning[call-aborted]: the call `call_cut`"),
+        "{run:?}"
+    );
+    assert!(!run.stderr.contains("`call_done` has no output"), "{run:?}");
+    assert!(
+        run.stderr.contains("rollout.jsonl:9: warning[late-output]"),
+        "{run:?}"
+    );
+    let check = agentmsg_in(dir.path(), &["check", "out.jsonl"]);
+    assert_eq!(check.code, 0, "{check:?}");
+    let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    let session = Session::read(out.as_bytes()).unwrap();
+    let context = session.context(None).unwrap();
+    let results: Vec<(String, String)> = to_llm(&context.messages)
+        .iter()
+        .filter_map(|m| m.as_tool_result())
+        .map(|r| (r.tool_call_id.clone(), r.text()))
+        .collect();
+    assert_eq!(
+        results,
+        [
+            ("call_done".to_owned(), "Makefile".to_owned()),
+            ("call_cut".to_owned(), "aborted".to_owned())
+        ],
+        "{out}"
+    );
+    assert_eq!(
+        sent_texts(&out),
+        ["run the tests", "", "", "", "the other file first", "ok"],
+        "{out}"
+    );
+    // Sent as Codex sends it: the call's output `aborted`, nothing made up.
+    let project = agentmsg_in(
+        dir.path(),
+        &[
+            "project",
+            "--api",
+            "openai-responses",
+            "--model",
+            "gpt-5-codex",
+            "out.jsonl",
+        ],
+    );
+    assert_eq!(project.code, 0, "{project:?}");
+    assert!(!project.stderr.contains("synthetic"), "{project:?}");
+    assert!(
+        project.stdout.contains(r#""output": "aborted""#),
+        "{project:?}"
+    );
+}
+
+/// A tool search (Codex 0.13x and later: the model asks for tools it has
+/// not loaded) is a `tool_search_call` and its `tool_search_output`: both go
+/// back to the Responses API in place, the output with its call, instead of
+/// extension lines no model sees that split the response they are in.
+#[test]
+fn a_tool_search_and_its_output_go_back_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "rollout.jsonl",
+        &[
+            r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:00.500Z","type":"turn_context","payload":{"turn_id":"t1","cwd":"/w","model":"gpt-5-codex"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"add it to my calendar"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"reasoning","summary":[{"type":"summary_text","text":"Need a calendar tool."}],"content":null,"encrypted_content":"ENC1"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:02.100Z","type":"response_item","payload":{"type":"tool_search_call","call_id":"call_s","status":"completed","execution":"client","arguments":{"query":"calendar"}}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:02.200Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":5,"reasoning_output_tokens":2,"total_tokens":15}}}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:02.300Z","type":"response_item","payload":{"type":"tool_search_output","call_id":"call_s","status":"completed","execution":"client","tools":[{"type":"function","name":"mcp__cal__add","parameters":{"type":"object"}}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"function_call","name":"mcp__cal__add","arguments":"{\"what\":\"lunch\"}","call_id":"call_a"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_a","output":"added"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:05.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Added."}]}}"#,
+        ],
+    );
+    let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let check = agentmsg_in(dir.path(), &["check", "out.jsonl"]);
+    assert_eq!(check.code, 0, "{check:?}");
+    let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    assert!(!out.contains("codex.tool_search"), "{out}");
+    // Both in the message of the response that made the call, in order,
+    // the output after its call (as the Responses encoder takes a client
+    // call back only with its output); the next response is a message of
+    // its own.
+    let session = Session::read(out.as_bytes()).unwrap();
+    let context = session.context(None).unwrap();
+    let replies: Vec<Vec<String>> = to_llm(&context.messages)
+        .iter()
+        .filter_map(|m| m.as_assistant())
+        .map(|a| {
+            a.content
+                .iter()
+                .map(|b| match b {
+                    agentmsg_runtime::AssistantContent::ProviderBlock(p) => {
+                        assert_eq!(p.api, "openai-responses");
+                        p.type_name().to_owned()
+                    }
+                    agentmsg_runtime::AssistantContent::Thinking(_) => "thinking".to_owned(),
+                    agentmsg_runtime::AssistantContent::ToolCall(c) => c.id.clone(),
+                    agentmsg_runtime::AssistantContent::Text(t) => t.text.clone(),
+                    other => format!("{other:?}"),
+                })
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        replies,
+        [
+            vec!["thinking", "tool_search_call", "tool_search_output"],
+            vec!["call_a"],
+            vec!["Added."]
+        ],
+        "{out}"
+    );
+}
