@@ -536,4 +536,32 @@ fn a_tool_search_and_its_output_go_back_in_place() {
         ],
         "{out}"
     );
+    // Projected, the search goes back with its output, in order, and nothing
+    // of it is dropped.
+    let project = agentmsg_in(
+        dir.path(),
+        &[
+            "project",
+            "--api",
+            "openai-responses",
+            "--model",
+            "gpt-5-codex",
+            "out.jsonl",
+        ],
+    );
+    assert_eq!(project.code, 0, "{project:?}");
+    let body: serde_json::Value = serde_json::from_str(&project.stdout).unwrap();
+    let kinds: Vec<&str> = body["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|i| i["type"].as_str())
+        .filter(|t| t.starts_with("tool_search"))
+        .collect();
+    assert_eq!(
+        kinds,
+        ["tool_search_call", "tool_search_output"],
+        "{body:#}"
+    );
+    assert!(!project.stderr.contains("dropped"), "{project:?}");
 }

@@ -70,7 +70,8 @@
 //! puts each back into the input as it came (a reasoning item before one is
 //! replayed with it); an item the client runs (`apply_patch_call`,
 //! `local_shell_call`, `shell_call`, `computer_call`, `tool_search_call`) goes
-//! back only with its `<type>_output` item, which the API requires, and is
+//! back only with the item that answers it (`<type>_output`;
+//! `tool_search_output` for a `tool_search_call`), which the API requires, and is
 //! otherwise left out, reported. An `output_text`'s `annotations` (URL and file
 //! citations) are kept as the text's [`citations`](crate::TextContent::citations)
 //! and go back on it. A `custom_tool_call` becomes

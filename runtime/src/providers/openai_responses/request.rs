@@ -283,24 +283,26 @@ impl<'a> StoredMessage<'a> {
     }
 }
 
-/// The output items the client runs (not the server), which the API takes
-/// back only with the client's `<type>_output` item.
-const CLIENT_ITEMS: [&str; 5] = [
-    "apply_patch_call",
-    "local_shell_call",
-    "shell_call",
-    "computer_call",
-    "tool_search_call",
+/// The output items the client runs (not the server), each with the type of
+/// the item that answers it, which the API requires with it.
+const CLIENT_ITEMS: [(&str, &str); 5] = [
+    ("apply_patch_call", "apply_patch_call_output"),
+    ("local_shell_call", "local_shell_call_output"),
+    ("shell_call", "shell_call_output"),
+    ("computer_call", "computer_call_output"),
+    // Not `tool_search_call_output`: the published schema and Codex both
+    // name it so.
+    ("tool_search_call", "tool_search_output"),
 ];
 
 /// The type of `item` when it is a call the client runs and `content` holds
 /// no `<type>_output` provider item with its `call_id`.
-fn unanswered_client_call<'a>(item: &'a Value, content: &[AssistantContent]) -> Option<&'a str> {
+fn unanswered_client_call(
+    item: &Value,
+    content: &[AssistantContent],
+) -> Option<(&'static str, &'static str)> {
     let kind = item.get("type").and_then(Value::as_str)?;
-    if !CLIENT_ITEMS.contains(&kind) {
-        return None;
-    }
-    let output = format!("{kind}_output");
+    let &(kind, output) = CLIENT_ITEMS.iter().find(|(call, _)| *call == kind)?;
     let call_id = item.get("call_id");
     let answered = content.iter().any(|block| match block {
         AssistantContent::ProviderBlock(p) if p.api == API && p.type_name() == output => {
@@ -308,7 +310,7 @@ fn unanswered_client_call<'a>(item: &'a Value, content: &[AssistantContent]) -> 
         }
         _ => false,
     });
-    (!answered).then_some(kind)
+    (!answered).then_some((kind, output))
 }
 
 pub(super) fn assistant_items(
@@ -405,12 +407,12 @@ pub(super) fn assistant_items(
                     continue;
                 }
                 let item = provider.block.to_value();
-                if let Some(kind) = unanswered_client_call(&item, &m.content) {
+                if let Some((kind, output)) = unanswered_client_call(&item, &m.content) {
                     report.record(
                         index,
                         ChangeKind::DroppedProviderData,
                         format!(
-                            "dropped a `{kind}` item: the client runs it and its `{kind}_output` is not in the transcript, which the API would refuse"
+                            "dropped a `{kind}` item: the client runs it and its `{output}` is not in the transcript, which the API would refuse"
                         ),
                     );
                     continue;
