@@ -1138,3 +1138,60 @@ mod random_transcripts {
         }
     }
 }
+
+/// Programmatic tool calling: a `tool_use` that code the server ran made
+/// carries a `caller` a tool call has no place for. The call is kept as a
+/// client call and the caller is said, once per such call, in the body and in
+/// the stream of the recorded response.
+#[test]
+fn a_calls_caller_is_said_not_dropped() {
+    common::require_conformance!();
+    let dir = CODEC.dir();
+    let calls_by_code = |blocks: &[Value]| {
+        blocks
+            .iter()
+            .filter(|b| b["type"] == "tool_use")
+            .filter(|b| b.get("caller").is_some_and(|c| c["type"] != "direct"))
+            .count()
+    };
+    let body_text =
+        std::fs::read_to_string(dir.join("anthropic-programmatic-tool-calling.1.json")).unwrap();
+    let body: Value = serde_json::from_str(&body_text).unwrap();
+    let expected = calls_by_code(body["content"].as_array().unwrap());
+    assert!(expected > 0, "the recording has calls made by code");
+    let (message, warnings) = anthropic::decode_response_with_warnings(&body_text).unwrap();
+    assert_eq!(message.tool_calls().count(), expected, "{message:#?}");
+    let said: Vec<&ResponseError> = warnings
+        .iter()
+        .filter(|w| w.to_string().contains(".caller"))
+        .collect();
+    assert_eq!(said.len(), expected, "{warnings:#?}");
+    assert!(
+        said[0].to_string().contains("code_execution"),
+        "{}",
+        said[0]
+    );
+
+    let lines = chunk_lines(&dir.join("anthropic-programmatic-tool-calling.1.chunks.txt"));
+    let starts: Vec<Value> = lines
+        .iter()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "content_block_start")
+        .map(|e| e["content_block"].clone())
+        .collect();
+    let expected = calls_by_code(&starts);
+    assert!(expected > 0, "the stream has calls made by code");
+    let mut said = 0;
+    for stream in split_streams(&lines) {
+        let mut decoder = anthropic::StreamDecoder::new();
+        for line in &stream {
+            decoder.push(line).unwrap();
+        }
+        let (_, warnings) = decoder.finish_with_warnings().unwrap();
+        said += warnings
+            .iter()
+            .filter(|w| w.to_string().contains("caller"))
+            .count();
+    }
+    assert_eq!(said, expected);
+}

@@ -116,14 +116,16 @@ pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
 /// [`decode_response`], also returning what was skipped or kept in a changed
 /// form, as [`ResponseError::Invalid`] values naming the block. Every block is
 /// kept: those agentmsg does not model (server-side tool blocks…) as
-/// [`ProviderBlock`]s, so nothing is skipped today.
+/// [`ProviderBlock`]s. What is said: a `tool_use`'s `caller` other than
+/// `direct` (a call made by code the server ran), which a tool call has no
+/// place for.
 ///
 /// # Errors
 /// As [`decode_response`].
 pub fn decode_response_with_warnings(
     body: &str,
 ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
-    let warnings = Vec::new();
+    let mut warnings = Vec::new();
     let wire: WireMessage = ResponseError::parse(body, None)?;
     let mut message = base_message();
     if wire.kind.as_deref() == Some("error") || wire.error.is_some() {
@@ -147,7 +149,9 @@ pub fn decode_response_with_warnings(
         });
     };
     for (i, block) in content.into_iter().enumerate() {
-        let content = decode_block(block, None, &format!("content[{i}]"))?;
+        let path = format!("content[{i}]");
+        warnings.extend(caller_not_kept(&block, None, &path));
+        let content = decode_block(block, None, &path)?;
         message.content.push(content);
     }
     if let Some(usage) = wire.usage {
@@ -213,6 +217,31 @@ pub(super) fn decode_block(
         message: e.to_string(),
     })?;
     block_content(wire, event, &format!("{path}.input"))
+}
+
+/// The warning for a `tool_use` block (at `path`, of stream event `event`)
+/// whose `caller` is not `direct`: a call made by code the server ran
+/// (programmatic tool calling). The call is kept as a client call; its caller
+/// is not, as a tool call has no place for it.
+pub(super) fn caller_not_kept(
+    block: &Value,
+    event: Option<usize>,
+    path: &str,
+) -> Option<ResponseError> {
+    if block.get("type").and_then(Value::as_str) != Some("tool_use") {
+        return None;
+    }
+    let caller = block.get("caller").filter(|c| !c.is_null())?;
+    if caller.get("type").and_then(Value::as_str) == Some("direct") {
+        return None;
+    }
+    Some(ResponseError::Invalid {
+        event,
+        path: format!("{path}.caller"),
+        message: format!(
+            "the call's caller {caller} is not kept: a tool call has no place for it, and a replay sends it as a direct call"
+        ),
+    })
 }
 
 /// A block agentmsg does not model, kept as it is.

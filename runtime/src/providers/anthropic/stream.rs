@@ -127,8 +127,8 @@ pub(super) enum Slot {
 #[derive(Debug, Default)]
 pub struct StreamDecoder {
     latch: Latch,
-    /// Blocks of a type agentmsg does not model, reported by
-    /// [`StreamDecoder::finish_with_warnings`].
+    /// What was not kept (a tool call cut by the output limit, a call's
+    /// caller), reported by [`StreamDecoder::finish_with_warnings`].
     skipped: Vec<ResponseError>,
     differ: Differ,
     message: Option<AssistantMessage>,
@@ -148,9 +148,9 @@ impl StreamDecoder {
         Self::default()
     }
 
-    /// [`finish`](StreamDecode::finish), also returning what was skipped
-    /// (blocks of a type agentmsg does not model, a tool call cut by the output
-    /// limit) as [`ResponseError::Invalid`] values naming their event.
+    /// [`finish`](StreamDecode::finish), also returning what was skipped (a
+    /// tool call cut by the output limit, a call's `caller` other than
+    /// `direct`) as [`ResponseError::Invalid`] values naming their event.
     ///
     /// A stream the output limit cut (`stop_reason` `max_tokens`) inside a
     /// block, then ended with `message_stop`, is a message with stopReason
@@ -343,6 +343,11 @@ impl StreamDecoder {
                     Some("thinking") => Open::Thinking(field("thinking"), field("signature")),
                     Some("redacted_thinking") => Open::Redacted(field("data")),
                     Some("tool_use") => {
+                        self.skipped.extend(super::response::caller_not_kept(
+                            &content_block,
+                            Some(index),
+                            "content_block",
+                        ));
                         let (id, name) = (field("id"), field("name"));
                         if id.is_empty() || name.is_empty() {
                             return Err(self.fail(
