@@ -180,8 +180,8 @@ impl Out {
 /// Read in a pass before the conversion (ids only).
 #[derive(Default)]
 struct Preserved {
-    parent: HashMap<String, String>,
-    uuids: std::collections::HashSet<String>,
+    /// Each uuid seen, with its `parentUuid` (the first one written).
+    parent: HashMap<String, Option<String>>,
     /// Each boundary's segment and kept messages.
     boundaries: Vec<(Option<Segment>, Option<Kept>)>,
 }
@@ -205,11 +205,14 @@ impl Preserved {
         let Some(uuid) = text_of(entry.get("uuid")) else {
             return;
         };
-        self.uuids.insert(uuid.to_owned());
-        if let Some(parent) = text_of(entry.get("parentUuid")) {
-            self.parent
-                .entry(uuid.to_owned())
-                .or_insert_with(|| parent.to_owned());
+        let parent = text_of(entry.get("parentUuid"));
+        match self.parent.get_mut(uuid) {
+            Some(known @ None) => *known = parent.map(str::to_owned),
+            Some(Some(_)) => {}
+            None => {
+                self.parent
+                    .insert(uuid.to_owned(), parent.map(str::to_owned));
+            }
         }
         if text_of(entry.get("subtype")) != Some("compact_boundary") {
             return;
@@ -252,7 +255,7 @@ impl Preserved {
             let mut seen = std::collections::HashSet::new();
             let mut at = Some(anchor.to_owned());
             while let Some(uuid) = at.filter(|u| seen.insert(u.clone())) {
-                at = self.parent.get(&uuid).cloned();
+                at = self.parent.get(&uuid).cloned().flatten();
             }
             seen
         };
@@ -260,10 +263,10 @@ impl Preserved {
             if let Some((anchor, uuids)) = messages {
                 let above = ancestry(anchor);
                 let whole = !uuids.is_empty()
-                    && self.uuids.contains(anchor)
+                    && self.parent.contains_key(anchor)
                     && uuids
                         .iter()
-                        .all(|u| self.uuids.contains(u) && !above.contains(u));
+                        .all(|u| self.parent.contains_key(u) && !above.contains(u));
                 if whole {
                     let mut previous = anchor;
                     for uuid in uuids {
@@ -278,7 +281,7 @@ impl Preserved {
                 continue;
             };
             let above = ancestry(anchor);
-            if !self.uuids.contains(anchor) || above.contains(head) {
+            if !self.parent.contains_key(anchor) || above.contains(head) {
                 continue;
             }
             let mut at = tail.as_str();
@@ -292,8 +295,8 @@ impl Preserved {
                     break;
                 }
                 match self.parent.get(at) {
-                    Some(parent) => at = parent,
-                    None => break,
+                    Some(Some(parent)) => at = parent,
+                    _ => break,
                 }
             }
         }
@@ -430,6 +433,28 @@ struct Results {
     with_calls: std::collections::HashSet<usize>,
 }
 
+/// A hash of an entry's JSON, written straight into the hasher (no copy of
+/// the entry's text is made).
+fn entry_hash(entry: &Map<String, Value>) -> u64 {
+    use std::hash::Hasher;
+    /// Feeds what is written to a hasher.
+    struct Feed<H>(H);
+    impl<H: Hasher> std::io::Write for Feed<H> {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.write(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut feed = Feed(std::collections::hash_map::DefaultHasher::new());
+    // Writing to a hasher cannot fail; a value serde_json cannot write
+    // (none a parsed entry holds) only hashes what was written before it.
+    let _ = serde_json::to_writer(&mut feed, entry);
+    feed.0.finish()
+}
+
 /// The line id a `parentUuid` stands for.
 fn resolve(alias: &Aliases, parent: Option<&Value>) -> Value {
     match parent.and_then(Value::as_str) {
@@ -560,14 +585,7 @@ impl Log {
         let Some(uuid) = text_of(entry.get("uuid")).map(str::to_owned) else {
             return self.entry(entry, imported);
         };
-        let hash = {
-            use std::hash::{Hash, Hasher};
-            let mut hasher = std::collections::hash_map::DefaultHasher::new();
-            serde_json::to_string(entry)
-                .unwrap_or_default()
-                .hash(&mut hasher);
-            hasher.finish()
-        };
+        let hash = entry_hash(entry);
         match self.seen.get(&uuid) {
             None => {
                 let relinked_to = self.relink.remove(&uuid);
