@@ -290,8 +290,12 @@ pub fn run(args: &ProjectArgs) -> Result<Outcome, CliError> {
         .map(|a| a.tool_calls().count())
         .sum();
     if calls > 0 && tools.is_empty() {
+        let consequence = match api {
+            Api::AnthropicMessages => "Anthropic refuses tool_use blocks without tools",
+            _ => "the model can make no new call",
+        };
         notes.push(format!(
-            "{calls} tool calls in the history but no tools declared (--tools FILE); Anthropic refuses tool_use blocks without tools"
+            "{calls} tool calls in the history but no tools declared (--tools FILE); {consequence}"
         ));
     }
     let request = with_options(

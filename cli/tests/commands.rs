@@ -493,6 +493,13 @@ fn project_prints_a_body_each_provider_schema_accepts_and_reports_by_line() {
                     "{api}: {}",
                     run.stderr
                 );
+                // Only Anthropic's own refusal is named as Anthropic's.
+                assert_eq!(
+                    run.stderr.contains("Anthropic refuses"),
+                    api == "anthropic-messages",
+                    "{api}: {}",
+                    run.stderr
+                );
             }
             let line = if file == "array.json" { 3 } else { 2 };
             assert!(
