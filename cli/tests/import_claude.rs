@@ -5,7 +5,7 @@
 mod common;
 
 use agentmsg_runtime::{to_llm, Message, Session};
-use common::agentmsg_in;
+use common::{agentmsg_in, project_in};
 
 fn write(dir: &std::path::Path, name: &str, lines: &[&str]) {
     std::fs::write(dir.join(name), lines.join("\n") + "\n").unwrap();
@@ -179,18 +179,12 @@ fn a_server_tool_use_is_kept_and_not_an_unanswered_call() {
     // Replayed in place to Anthropic, left out (and said) elsewhere.
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("out.jsonl"), &out).unwrap();
-    let anthropic = agentmsg_in(
+    let (anthropic, _) = project_in(
         dir.path(),
-        &[
-            "project",
-            "--api",
-            "anthropic-messages",
-            "--model",
-            "claude-opus-4-5",
-            "out.jsonl",
-        ],
+        "anthropic-messages",
+        "claude-opus-4-5",
+        "out.jsonl",
     );
-    assert_eq!(anthropic.code, 0, "{anthropic:?}");
     let body = &anthropic.stdout;
     let (search, result, text) = (
         body.find(r#""type": "server_tool_use""#).expect(body),
@@ -199,18 +193,7 @@ fn a_server_tool_use_is_kept_and_not_an_unanswered_call() {
         body.find("Here is the news.").expect(body),
     );
     assert!(search < result && result < text, "{body}");
-    let openai = agentmsg_in(
-        dir.path(),
-        &[
-            "project",
-            "--api",
-            "openai-completions",
-            "--model",
-            "gpt-4o",
-            "out.jsonl",
-        ],
-    );
-    assert_eq!(openai.code, 0, "{openai:?}");
+    let (openai, _) = project_in(dir.path(), "openai-completions", "gpt-4o", "out.jsonl");
     assert!(!openai.stdout.contains("srvtoolu_1"), "{openai:?}");
     assert!(openai.stderr.contains("provider"), "{openai:?}");
 }
@@ -370,18 +353,12 @@ fn a_cited_text_keeps_its_citations() {
     assert!(cited.get().contains(r#""encrypted_index":"IDX""#), "{out}");
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("out.jsonl"), &out).unwrap();
-    let anthropic = agentmsg_in(
+    let (anthropic, _) = project_in(
         dir.path(),
-        &[
-            "project",
-            "--api",
-            "anthropic-messages",
-            "--model",
-            "claude-opus-4-5",
-            "out.jsonl",
-        ],
+        "anthropic-messages",
+        "claude-opus-4-5",
+        "out.jsonl",
     );
-    assert_eq!(anthropic.code, 0, "{anthropic:?}");
     assert!(anthropic.stdout.contains("IDX"), "{anthropic:?}");
 }
 

@@ -5,7 +5,7 @@
 mod common;
 
 use agentmsg_runtime::{to_llm, Session};
-use common::agentmsg_in;
+use common::{agentmsg_in, project_in};
 
 fn write(dir: &std::path::Path, name: &str, lines: &[&str]) {
     std::fs::write(dir.join(name), lines.join("\n") + "\n").unwrap();
@@ -62,19 +62,7 @@ fn a_compaction_with_a_replacement_history_is_the_history_the_model_sees() {
     let check = agentmsg_in(dir.path(), &["check", "out.jsonl"]);
     assert_eq!(check.code, 0, "{check:?}");
     // To the Responses API it goes back in place, as Codex sends it.
-    let project = agentmsg_in(
-        dir.path(),
-        &[
-            "project",
-            "--api",
-            "openai-responses",
-            "--model",
-            "gpt-5-codex",
-            "out.jsonl",
-        ],
-    );
-    assert_eq!(project.code, 0, "{project:?}");
-    let body: serde_json::Value = serde_json::from_str(&project.stdout).unwrap();
+    let (project, body) = project_in(dir.path(), "openai-responses", "gpt-5-codex", "out.jsonl");
     let kinds: Vec<&str> = body["input"]
         .as_array()
         .unwrap()
@@ -88,18 +76,12 @@ fn a_compaction_with_a_replacement_history_is_the_history_the_model_sees() {
     assert!(kinds == ["user", "compaction", "user"], "{body:#}");
     assert!(project.stdout.contains("OPAQUE"), "{body:#}");
     // Any other model cannot read it: left out, and said.
-    let other = agentmsg_in(
+    let (other, _) = project_in(
         dir.path(),
-        &[
-            "project",
-            "--api",
-            "anthropic-messages",
-            "--model",
-            "claude-opus-4-5",
-            "out.jsonl",
-        ],
+        "anthropic-messages",
+        "claude-opus-4-5",
+        "out.jsonl",
     );
-    assert_eq!(other.code, 0, "{other:?}");
     assert!(!other.stdout.contains("OPAQUE"), "{other:?}");
     assert!(other.stderr.contains("compaction"), "{other:?}");
 }
@@ -321,19 +303,7 @@ fn reasoning_without_an_id_replays_to_the_responses_api() {
     );
     let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl", "-o", "out.jsonl"]);
     assert_eq!(run.code, 0, "{run:?}");
-    let project = agentmsg_in(
-        dir.path(),
-        &[
-            "project",
-            "--api",
-            "openai-responses",
-            "--model",
-            "gpt-5-codex",
-            "out.jsonl",
-        ],
-    );
-    assert_eq!(project.code, 0, "{project:?}");
-    let body: serde_json::Value = serde_json::from_str(&project.stdout).unwrap();
+    let (project, body) = project_in(dir.path(), "openai-responses", "gpt-5-codex", "out.jsonl");
     let input = body["input"].as_array().unwrap();
     let reasoning: Vec<&serde_json::Value> =
         input.iter().filter(|i| i["type"] == "reasoning").collect();
@@ -370,19 +340,7 @@ fn a_call_keeps_its_item_id_and_says_what_it_cannot_keep() {
     );
     let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
     assert!(out.contains(r#""signature":"fc_1""#), "{out}");
-    let project = agentmsg_in(
-        dir.path(),
-        &[
-            "project",
-            "--api",
-            "openai-responses",
-            "--model",
-            "gpt-5-codex",
-            "out.jsonl",
-        ],
-    );
-    assert_eq!(project.code, 0, "{project:?}");
-    let body: serde_json::Value = serde_json::from_str(&project.stdout).unwrap();
+    let (_, body) = project_in(dir.path(), "openai-responses", "gpt-5-codex", "out.jsonl");
     let call = body["input"]
         .as_array()
         .unwrap()
@@ -454,18 +412,7 @@ fn a_call_cut_by_an_aborted_turn_has_the_result_codex_sends() {
         "{out}"
     );
     // Sent as Codex sends it: the call's output `aborted`, nothing made up.
-    let project = agentmsg_in(
-        dir.path(),
-        &[
-            "project",
-            "--api",
-            "openai-responses",
-            "--model",
-            "gpt-5-codex",
-            "out.jsonl",
-        ],
-    );
-    assert_eq!(project.code, 0, "{project:?}");
+    let (project, _) = project_in(dir.path(), "openai-responses", "gpt-5-codex", "out.jsonl");
     assert!(!project.stderr.contains("synthetic"), "{project:?}");
     assert!(
         project.stdout.contains(r#""output": "aborted""#),
@@ -538,19 +485,7 @@ fn a_tool_search_and_its_output_go_back_in_place() {
     );
     // Projected, the search goes back with its output, in order, and nothing
     // of it is dropped.
-    let project = agentmsg_in(
-        dir.path(),
-        &[
-            "project",
-            "--api",
-            "openai-responses",
-            "--model",
-            "gpt-5-codex",
-            "out.jsonl",
-        ],
-    );
-    assert_eq!(project.code, 0, "{project:?}");
-    let body: serde_json::Value = serde_json::from_str(&project.stdout).unwrap();
+    let (project, body) = project_in(dir.path(), "openai-responses", "gpt-5-codex", "out.jsonl");
     let kinds: Vec<&str> = body["input"]
         .as_array()
         .unwrap()

@@ -45,6 +45,16 @@ pub fn agentmsg_in(dir: &Path, args: &[&str]) -> Run {
     }
 }
 
+/// Runs `agentmsg project --api API --model MODEL FILE` in `dir`, which must
+/// succeed; the run and the body it printed.
+#[allow(dead_code)] // Not every test file projects.
+pub fn project_in(dir: &Path, api: &str, model: &str, file: &str) -> (Run, serde_json::Value) {
+    let run = agentmsg_in(dir, &["project", "--api", api, "--model", model, file]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let body = serde_json::from_str(&run.stdout).expect("project prints a JSON body");
+    (run, body)
+}
+
 /// Runs `agentmsg ARGS` in the fixtures directory, so paths in the output are
 /// the short names given.
 pub fn agentmsg(args: &[&str]) -> Run {
