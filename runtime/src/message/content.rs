@@ -720,6 +720,7 @@ signed_blocks!(TextContent, ThinkingContent, ToolCall);
 
 /// The kinds of content block, as written in `"type"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum BlockKind {
     /// `"text"`
     Text,

@@ -101,6 +101,7 @@ impl IdRule {
 /// assert!(!target.tool_result_images);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct Target {
     /// The provider, such as `anthropic`.
     pub provider: String,
