@@ -11,6 +11,16 @@ fn write(dir: &std::path::Path, name: &str, lines: &[&str]) {
     std::fs::write(dir.join(name), lines.join("\n") + "\n").unwrap();
 }
 
+/// A directory holding `rollout.jsonl`: an OpenAI session's `session_meta`
+/// line, then `lines`.
+fn rollout(lines: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let meta = r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#;
+    let all: Vec<&str> = std::iter::once(meta).chain(lines.iter().copied()).collect();
+    write(dir.path(), "rollout.jsonl", &all);
+    dir
+}
+
 /// The text of each message the model sees at the transcript's leaf.
 fn sent_texts(transcript: &str) -> Vec<String> {
     let session = Session::read(transcript.as_bytes()).unwrap();
@@ -32,19 +42,13 @@ fn sent_texts(transcript: &str) -> Vec<String> {
 /// sees that history and what follows, and the line is kept whole.
 #[test]
 fn a_compaction_with_a_replacement_history_is_the_history_the_model_sees() {
-    let dir = tempfile::tempdir().unwrap();
-    write(
-        dir.path(),
-        "rollout.jsonl",
-        &[
-            r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"first question"}]}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"old answer"}]}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"compacted","payload":{"message":"","replacement_history":[{"type":"message","role":"user","content":[{"type":"input_text","text":"first question"}]},{"type":"compaction","encrypted_content":"OPAQUE"}]}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":50,"cached_input_tokens":0,"output_tokens":5,"total_tokens":55}}}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:05.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"second question"}]}}"#,
-        ],
-    );
+    let dir = rollout(&[
+        r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"first question"}]}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"old answer"}]}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"compacted","payload":{"message":"","replacement_history":[{"type":"message","role":"user","content":[{"type":"input_text","text":"first question"}]},{"type":"compaction","encrypted_content":"OPAQUE"}]}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":50,"cached_input_tokens":0,"output_tokens":5,"total_tokens":55}}}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:05.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"second question"}]}}"#,
+    ]);
     let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl"]);
     assert_eq!(run.code, 0, "{run:?}");
     // Nothing of the compacted line is lost: the encrypted item is there.
@@ -90,14 +94,7 @@ fn a_compaction_with_a_replacement_history_is_the_history_the_model_sees() {
 /// converted, and said to hold none: the import exits 1.
 #[test]
 fn a_rollout_without_messages_is_converted_and_said_to_have_none() {
-    let dir = tempfile::tempdir().unwrap();
-    write(
-        dir.path(),
-        "rollout.jsonl",
-        &[
-            r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#,
-        ],
-    );
+    let dir = rollout(&[]);
     let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl"]);
     assert_eq!(run.code, 1, "{run:?}");
     assert!(run.stderr.contains("warning[no-messages]"), "{run:?}");
@@ -110,20 +107,14 @@ fn a_rollout_without_messages_is_converted_and_said_to_have_none() {
 /// kept as text.
 #[test]
 fn an_assistant_message_keeps_its_phase_and_a_refusal_its_text() {
-    let dir = tempfile::tempdir().unwrap();
-    write(
-        dir.path(),
-        "rollout.jsonl",
-        &[
-            r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"look"}]}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:01.500Z","type":"turn_context","payload":{"cwd":"/w","model":"gpt-5.3-codex"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Looking."}],"phase":"commentary"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:02.100Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"ls\"}","call_id":"call_1"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"a.rs"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"There is a.rs."},{"type":"refusal","refusal":"Not that."}],"phase":"final_answer"}}"#,
-        ],
-    );
+    let dir = rollout(&[
+        r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"look"}]}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:01.500Z","type":"turn_context","payload":{"cwd":"/w","model":"gpt-5.3-codex"}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Looking."}],"phase":"commentary"}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:02.100Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"ls\"}","call_id":"call_1"}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"a.rs"}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"There is a.rs."},{"type":"refusal","refusal":"Not that."}],"phase":"final_answer"}}"#,
+    ]);
     let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl"]);
     assert_eq!(run.code, 0, "{run:?}");
     assert!(
@@ -195,19 +186,13 @@ fn a_result_line_has_its_own_id() {
 /// result); a tool's output of content items keeps its image as an image.
 #[test]
 fn a_web_search_is_no_unanswered_call_and_an_output_image_stays_an_image() {
-    let dir = tempfile::tempdir().unwrap();
-    write(
-        dir.path(),
-        "rollout.jsonl",
-        &[
-            r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"weather, and the chart"}]}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"web_search_call","status":"completed","action":{"type":"search","query":"weather paris"}}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Sunny. Now the chart."}]}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:03.100Z","type":"response_item","payload":{"type":"function_call","name":"view_image","arguments":"{\"path\":\"chart.png\"}","call_id":"call_1"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":[{"type":"input_text","text":"chart.png"},{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgo="}]}}"#,
-        ],
-    );
+    let dir = rollout(&[
+        r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"weather, and the chart"}]}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"web_search_call","status":"completed","action":{"type":"search","query":"weather paris"}}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Sunny. Now the chart."}]}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:03.100Z","type":"response_item","payload":{"type":"function_call","name":"view_image","arguments":"{\"path\":\"chart.png\"}","call_id":"call_1"}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":[{"type":"input_text","text":"chart.png"},{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgo="}]}}"#,
+    ]);
     let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl", "-o", "out.jsonl"]);
     assert_eq!(run.code, 0, "{run:?}");
     let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
@@ -288,19 +273,13 @@ fn a_rollback_branches_off_before_the_dropped_turns() {
 /// where the model reads them, and without an id.
 #[test]
 fn reasoning_without_an_id_replays_to_the_responses_api() {
-    let dir = tempfile::tempdir().unwrap();
-    write(
-        dir.path(),
-        "rollout.jsonl",
-        &[
-            r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:00.500Z","type":"turn_context","payload":{"cwd":"/w","model":"gpt-5-codex"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"reasoning","summary":[{"type":"summary_text","text":"Greet."}],"content":null,"encrypted_content":"gAAAA-noid"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Hi."}]}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"again"}]}}"#,
-        ],
-    );
+    let dir = rollout(&[
+        r#"{"timestamp":"2026-01-01T00:00:00.500Z","type":"turn_context","payload":{"cwd":"/w","model":"gpt-5-codex"}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"reasoning","summary":[{"type":"summary_text","text":"Greet."}],"content":null,"encrypted_content":"gAAAA-noid"}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Hi."}]}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"again"}]}}"#,
+    ]);
     let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl", "-o", "out.jsonl"]);
     assert_eq!(run.code, 0, "{run:?}");
     let (project, body) = project_in(dir.path(), "openai-responses", "gpt-5-codex", "out.jsonl");
@@ -318,18 +297,12 @@ fn reasoning_without_an_id_replays_to_the_responses_api() {
 /// in silence.
 #[test]
 fn a_call_keeps_its_item_id_and_says_what_it_cannot_keep() {
-    let dir = tempfile::tempdir().unwrap();
-    write(
-        dir.path(),
-        "rollout.jsonl",
-        &[
-            r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:00.500Z","type":"turn_context","payload":{"cwd":"/w","model":"gpt-5-codex"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"search"}]}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"function_call","id":"fc_1","name":"lookup","namespace":"mcp__docs","arguments":"{\"q\":\"x\"}","call_id":"call_1"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"found"}}"#,
-        ],
-    );
+    let dir = rollout(&[
+        r#"{"timestamp":"2026-01-01T00:00:00.500Z","type":"turn_context","payload":{"cwd":"/w","model":"gpt-5-codex"}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"search"}]}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"function_call","id":"fc_1","name":"lookup","namespace":"mcp__docs","arguments":"{\"q\":\"x\"}","call_id":"call_1"}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"found"}}"#,
+    ]);
     let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl", "-o", "out.jsonl"]);
     assert_eq!(run.code, 0, "{run:?}");
     assert!(
@@ -359,23 +332,17 @@ fn a_call_keeps_its_item_id_and_says_what_it_cannot_keep() {
 /// kept, not a second result.
 #[test]
 fn a_call_cut_by_an_aborted_turn_has_the_result_codex_sends() {
-    let dir = tempfile::tempdir().unwrap();
-    write(
-        dir.path(),
-        "rollout.jsonl",
-        &[
-            r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:00.500Z","type":"turn_context","payload":{"turn_id":"t1","cwd":"/w","model":"gpt-5-codex"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"run the tests"}]}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"make test\"}","call_id":"call_cut"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:02.100Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"ls\"}","call_id":"call_done"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"event_msg","payload":{"type":"turn_aborted","turn_id":"t1","reason":"interrupted"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:03.100Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_done","output":"Makefile"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:05.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"the other file first"}]}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:05.500Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_cut","output":"late"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:06.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"ok"}]}}"#,
-        ],
-    );
+    let dir = rollout(&[
+        r#"{"timestamp":"2026-01-01T00:00:00.500Z","type":"turn_context","payload":{"turn_id":"t1","cwd":"/w","model":"gpt-5-codex"}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"run the tests"}]}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"make test\"}","call_id":"call_cut"}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:02.100Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"ls\"}","call_id":"call_done"}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"event_msg","payload":{"type":"turn_aborted","turn_id":"t1","reason":"interrupted"}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:03.100Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_done","output":"Makefile"}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:05.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"the other file first"}]}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:05.500Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_cut","output":"late"}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:06.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"ok"}]}}"#,
+    ]);
     let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl", "-o", "out.jsonl"]);
     assert_eq!(run.code, 0, "{run:?}");
     assert!(
@@ -426,23 +393,17 @@ fn a_call_cut_by_an_aborted_turn_has_the_result_codex_sends() {
 /// extension lines no model sees that split the response they are in.
 #[test]
 fn a_tool_search_and_its_output_go_back_in_place() {
-    let dir = tempfile::tempdir().unwrap();
-    write(
-        dir.path(),
-        "rollout.jsonl",
-        &[
-            r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:00.500Z","type":"turn_context","payload":{"turn_id":"t1","cwd":"/w","model":"gpt-5-codex"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"add it to my calendar"}]}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"reasoning","summary":[{"type":"summary_text","text":"Need a calendar tool."}],"content":null,"encrypted_content":"ENC1"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:02.100Z","type":"response_item","payload":{"type":"tool_search_call","call_id":"call_s","status":"completed","execution":"client","arguments":{"query":"calendar"}}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:02.200Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":5,"reasoning_output_tokens":2,"total_tokens":15}}}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:02.300Z","type":"response_item","payload":{"type":"tool_search_output","call_id":"call_s","status":"completed","execution":"client","tools":[{"type":"function","name":"mcp__cal__add","parameters":{"type":"object"}}]}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"function_call","name":"mcp__cal__add","arguments":"{\"what\":\"lunch\"}","call_id":"call_a"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_a","output":"added"}}"#,
-            r#"{"timestamp":"2026-01-01T00:00:05.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Added."}]}}"#,
-        ],
-    );
+    let dir = rollout(&[
+        r#"{"timestamp":"2026-01-01T00:00:00.500Z","type":"turn_context","payload":{"turn_id":"t1","cwd":"/w","model":"gpt-5-codex"}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"add it to my calendar"}]}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"reasoning","summary":[{"type":"summary_text","text":"Need a calendar tool."}],"content":null,"encrypted_content":"ENC1"}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:02.100Z","type":"response_item","payload":{"type":"tool_search_call","call_id":"call_s","status":"completed","execution":"client","arguments":{"query":"calendar"}}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:02.200Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":5,"reasoning_output_tokens":2,"total_tokens":15}}}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:02.300Z","type":"response_item","payload":{"type":"tool_search_output","call_id":"call_s","status":"completed","execution":"client","tools":[{"type":"function","name":"mcp__cal__add","parameters":{"type":"object"}}]}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"function_call","name":"mcp__cal__add","arguments":"{\"what\":\"lunch\"}","call_id":"call_a"}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_a","output":"added"}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:05.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Added."}]}}"#,
+    ]);
     let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl", "-o", "out.jsonl"]);
     assert_eq!(run.code, 0, "{run:?}");
     let check = agentmsg_in(dir.path(), &["check", "out.jsonl"]);
