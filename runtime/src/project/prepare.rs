@@ -18,13 +18,6 @@ pub use editor::{
 };
 pub use ids::IdMap;
 pub use report::{Change, ChangeKind, Origin, Problem, ProblemKind, Report};
-// The encoders that turn an assistant's image into text use it.
-#[cfg(any(
-    feature = "anthropic",
-    feature = "openai-chat",
-    feature = "openai-responses"
-))]
-pub(crate) use rules::assistant_image_placeholder;
 pub use rules::NO_RESULT_TEXT;
 pub use target::{IdRule, Target, ThinkingPolicy};
 pub use validator::Validator;

@@ -896,7 +896,7 @@ fn mime_of(image: &ImageContent) -> String {
 
 /// The MIME type and the text that stands in for an image the model made, for
 /// a target that takes no images in assistant turns.
-pub(crate) fn assistant_image_placeholder(image: &ImageContent) -> (String, String) {
+fn assistant_image_placeholder(image: &ImageContent) -> (String, String) {
     let mime = mime_of(image);
     let text = format!("[{mime} image made by the model omitted]");
     (mime, text)

@@ -2,7 +2,6 @@
 
 use super::options::write_options;
 use super::{API, DEFAULT_MAX_TOKENS, MAX_DOCUMENT_TITLE, PROVIDER};
-use crate::project::assistant_image_placeholder;
 use crate::providers::options::OptionReport;
 use crate::providers::shared::turns::{Side, Turns, OPENING};
 use crate::providers::{EncodeError, Encoded, Request};
@@ -372,15 +371,9 @@ impl Encoder {
                         out.push(block);
                     }
                 }
-                AssistantContent::Image(image) => {
-                    let (mime, text) = assistant_image_placeholder(image);
-                    self.change(
-                        index,
-                        ChangeKind::UnsupportedContent,
-                        format!("a {mime} image in an assistant turn became text: Anthropic takes none there"),
-                    );
-                    out.push(text_block(&text));
-                }
+                // `prepare` made every assistant image text for this API (its
+                // `Target::assistant_images` is false): none reaches the encoder.
+                AssistantContent::Image(_) => {}
                 AssistantContent::ProviderBlock(provider) => {
                     let kind = provider.type_name();
                     if kind == "fallback" {

@@ -2,7 +2,6 @@
 
 use super::options::write_options;
 use super::{API, PROVIDER};
-use crate::project::assistant_image_placeholder;
 use crate::providers::options::OptionReport;
 use crate::providers::shared::parts::{user_parts, DocumentPart, PartWriter};
 use crate::providers::shared::tools::tool_parameters;
@@ -212,15 +211,9 @@ pub(super) fn assistant_message(
                     );
                 }
             }
-            AssistantContent::Image(image) => {
-                let (mime, placeholder) = assistant_image_placeholder(image);
-                report.record(
-                    index,
-                    ChangeKind::UnsupportedContent,
-                    format!("a {mime} image in an assistant turn became text: Chat Completions takes none there"),
-                );
-                text.push_str(&placeholder);
-            }
+            // `prepare` made every assistant image text for this API (its
+            // `Target::assistant_images` is false): none reaches the encoder.
+            AssistantContent::Image(_) => {}
             AssistantContent::ProviderBlock(provider) => report.record(
                 index,
                 ChangeKind::DroppedProviderData,

@@ -2,7 +2,6 @@
 
 use super::options::write_options;
 use super::{API, MIN_OUTPUT_TOKENS, PROVIDER};
-use crate::project::assistant_image_placeholder;
 use crate::providers::options::OptionReport;
 use crate::providers::shared::parts::{user_parts, DocumentPart, PartWriter};
 use crate::providers::shared::tools::tool_parameters;
@@ -378,21 +377,9 @@ pub(super) fn assistant_items(
                 );
                 items.push(Value::Object(item));
             }
-            AssistantContent::Image(image) => {
-                let (mime, text) = assistant_image_placeholder(image);
-                report.record(
-                    index,
-                    ChangeKind::UnsupportedContent,
-                    format!("a {mime} image in an assistant turn became text: Responses takes none there"),
-                );
-                items.push(json!({
-                    "type": "message",
-                    "role": "assistant",
-                    "id": message_id(index, block_index, &text),
-                    "status": "completed",
-                    "content": [{"type": "output_text", "text": text, "annotations": [], "logprobs": []}],
-                }));
-            }
+            // `prepare` made every assistant image text for this API (its
+            // `Target::assistant_images` is false): none reaches the encoder.
+            AssistantContent::Image(_) => {}
             AssistantContent::ProviderBlock(provider) => {
                 if provider.api != API || !provider.block.is_object() {
                     report.record(
