@@ -669,19 +669,10 @@ fn check_agrees_with_the_strict_reader() {
 
 #[test]
 fn a_dash_reads_standard_input() {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agentmsg"))
-        .args(["check", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
     let input = std::fs::read(fixtures().join("orphaned.jsonl")).unwrap();
-    child.stdin.take().unwrap().write_all(&input).unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    let stdout = String::from_utf8(output.stdout).unwrap();
+    let run = common::agentmsg_stdin(&fixtures(), &["check", "-"], &input);
+    assert_eq!(run.code, 1, "{run:?}");
+    let stdout = run.stdout;
     assert!(stdout.starts_with("-:2: error[missing-result]"), "{stdout}");
     assert!(
         stdout.ends_with("-: 8 lines, 8 messages: 3 errors, 1 warnings\n"),

@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeSet;
 
 use agentmsg_runtime::{to_llm, AgentMessage, Message, Session};
-use common::agentmsg_in;
+use common::{agentmsg_in, agentmsg_stdin};
 
 fn write(dir: &std::path::Path, name: &str, lines: &[&str]) {
     std::fs::write(dir.join(name), lines.join("\n") + "\n").unwrap();
@@ -190,36 +190,16 @@ fn input_that_is_no_known_log_exits_one_naming_its_first_line() {
 /// no JSON object is left out, and said so, either way.
 #[test]
 fn claude_and_codex_files_import_streamed_as_they_do_whole() {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
     let dir = tempfile::tempdir().unwrap();
     for (name, lines) in [("claude.jsonl", CLAUDE), ("rollout.jsonl", CODEX)] {
         let mut text = lines.join("\r\n");
         text.insert_str(lines[0].len() + 2, "not json\n\n");
         std::fs::write(dir.path().join(name), &text).unwrap();
         let file = agentmsg_in(dir.path(), &["import", name]);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_agentmsg"))
-            .args(["import", "-"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
-        let whole = child.wait_with_output().unwrap();
-        assert_eq!(file.code, whole.status.code().unwrap(), "{name}: {file:?}");
-        assert_eq!(
-            file.stdout,
-            String::from_utf8(whole.stdout).unwrap(),
-            "{name}"
-        );
-        let whole_err = String::from_utf8(whole.stderr).unwrap();
-        assert_eq!(file.stderr.replace(name, "-"), whole_err, "{name}");
+        let whole = agentmsg_stdin(dir.path(), &["import", "-"], text.as_bytes());
+        assert_eq!(file.code, whole.code, "{name}: {file:?}");
+        assert_eq!(file.stdout, whole.stdout, "{name}");
+        assert_eq!(file.stderr.replace(name, "-"), whole.stderr, "{name}");
         assert!(
             file.stderr.contains(&format!(
                 "{name}:2: warning[not-an-entry]: not a JSON object; left out"

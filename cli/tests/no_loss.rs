@@ -4,12 +4,12 @@
 
 mod common;
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 use agentmsg_runtime::{read_transcript, AgentMessage, JsonlWriter, Message};
-use common::agentmsg_in;
+use common::{agentmsg_in, agentmsg_stdin};
 
 const USER: &str = r#"{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1}"#;
 const CALL: &str = r#"{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"a"}}],"stopReason":"toolUse","timestamp":2}"#;
@@ -435,20 +435,12 @@ fn undecodable_lines_of_every_kind_are_kept_by_the_reader() {
 #[test]
 fn stdin_can_be_repaired_to_a_file() {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agentmsg"))
-        .args(["repair", "-", "-o", "out.jsonl"])
-        .current_dir(dir.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(format!("{USER}\n{CALL}\n").as_bytes())
-        .unwrap();
-    assert!(child.wait().unwrap().success());
+    let run = agentmsg_stdin(
+        dir.path(),
+        &["repair", "-", "-o", "out.jsonl"],
+        format!("{USER}\n{CALL}\n").as_bytes(),
+    );
+    assert_eq!(run.code, 0, "{run:?}");
     let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
     assert_eq!(out.lines().count(), 3);
 }

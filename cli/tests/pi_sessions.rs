@@ -11,7 +11,9 @@ use agentmsg_runtime::{
     RedactedThinkingContent, StopReason, SystemMessage, TextContent, ThinkingContent, ToolCall,
     ToolResultContent, ToolResultMessage, TurnId, Usage, UserContent, UserMessage,
 };
-use common::{agentmsg, agentmsg_in, conformance_schema, errors_against, fixtures, pi_session};
+use common::{
+    agentmsg, agentmsg_in, agentmsg_stdin, conformance_schema, errors_against, fixtures, pi_session,
+};
 use serde_json::{json, Value};
 
 const SESSIONS: [&str; 2] = ["before-compaction.jsonl", "large-session.jsonl"];
@@ -657,8 +659,6 @@ fn check_pairs_calls_and_results_branch_by_branch() {
 /// what they print is what the whole read (standard input) prints.
 #[test]
 fn context_and_project_of_a_file_read_along_the_path_print_what_a_whole_read_does() {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
     let mut session = agentmsg_runtime::Session::new();
     let first = session.append(Message::user("first").into()).unwrap();
     for i in 0..20 {
@@ -675,17 +675,9 @@ fn context_and_project_of_a_file_read_along_the_path_print_what_a_whole_read_doe
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("s.jsonl"), &text).unwrap();
     let stdin_run = |args: &[&str]| {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_agentmsg"))
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(&text).unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert!(out.status.success(), "{out:?}");
-        String::from_utf8(out.stdout).unwrap()
+        let run = agentmsg_stdin(dir.path(), args, &text);
+        assert_eq!(run.code, 0, "{run:?}");
+        run.stdout
     };
     for leaf in [None, Some(leaf.as_str()), Some(first.as_str())] {
         let mut args = vec!["context"];

@@ -4,9 +4,7 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 const USER: &str = r#"{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1}"#;
 const CALL: &str = r#"{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"a"}}],"stopReason":"toolUse","timestamp":2}"#;
@@ -19,24 +17,7 @@ const NOTICE: &str = r#"{"role":"someoneElsesKind","text":"kept"}"#;
 
 /// Runs `agentmsg ARGS` with `stdin` on standard input, in `dir`.
 fn run(dir: &Path, args: &[&str], stdin: &[u8]) -> common::Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agentmsg"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the agentmsg binary runs");
-    let mut input = child.stdin.take().unwrap();
-    // A command that reads a file never reads its standard input.
-    let _ = input.write_all(stdin);
-    drop(input);
-    let output = child.wait_with_output().unwrap();
-    common::Run {
-        code: output.status.code().expect("agentmsg exited"),
-        stdout: String::from_utf8(output.stdout).unwrap(),
-        stderr: String::from_utf8(output.stderr).unwrap(),
-    }
+    common::agentmsg_stdin(dir, args, stdin)
 }
 
 /// The lines of `text` with the file's name (`name:` at a line's start, or a

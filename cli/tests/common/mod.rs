@@ -45,6 +45,31 @@ pub fn agentmsg_in(dir: &Path, args: &[&str]) -> Run {
     }
 }
 
+/// Runs `agentmsg ARGS` in `dir` with `stdin` on its standard input.
+#[allow(dead_code)] // Not every test file feeds standard input.
+pub fn agentmsg_stdin(dir: &Path, args: &[&str], stdin: &[u8]) -> Run {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agentmsg"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the agentmsg binary runs");
+    let mut input = child.stdin.take().expect("a piped standard input");
+    // A command that reads a file never reads its standard input.
+    let _ = input.write_all(stdin);
+    drop(input);
+    let output = child.wait_with_output().expect("agentmsg runs to its end");
+    Run {
+        code: output.status.code().expect("agentmsg exited, not killed"),
+        stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
+    }
+}
+
 /// Runs `agentmsg project --api API --model MODEL FILE` in `dir`, which must
 /// succeed; the run and the body it printed.
 #[allow(dead_code)] // Not every test file projects.
