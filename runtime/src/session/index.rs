@@ -51,12 +51,11 @@ impl IdIndex {
         self.get(entries, id).is_some()
     }
 
-    /// Indexes entry `i` under its id (nothing when it has none). An entry
-    /// already indexed under that id is replaced.
-    pub(crate) fn insert(&mut self, entries: &[Entry], i: usize) {
-        let Some(id) = id_of(entries, i) else {
-            return;
-        };
+    /// Indexes entry `i` under its id (nothing when it has none), in one
+    /// probe; when another entry already has that id, it stays indexed and
+    /// its index is returned.
+    pub(crate) fn insert(&mut self, entries: &[Entry], i: usize) -> Option<usize> {
+        let id = id_of(entries, i)?;
         let hasher = &self.hasher;
         let hash = hasher.hash_one(id);
         match self.table.entry(
@@ -64,9 +63,10 @@ impl IdIndex {
             |&j| id_of(entries, j) == Some(id),
             |&j| hasher.hash_one(id_of(entries, j).unwrap_or_default()),
         ) {
-            hashbrown::hash_table::Entry::Occupied(mut at) => *at.get_mut() = i,
+            hashbrown::hash_table::Entry::Occupied(at) => Some(*at.get()),
             hashbrown::hash_table::Entry::Vacant(at) => {
                 at.insert(i);
+                None
             }
         }
     }

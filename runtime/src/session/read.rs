@@ -250,15 +250,12 @@ impl Session {
             if !entry.in_tree() {
                 continue;
             }
-            if let Some(id) = &entry.id {
-                if let Some(first) = self.index.get(&self.entries, id.as_str()) {
-                    return Err(SessionError::DuplicateId {
-                        id: id.clone(),
-                        first_line: self.entries[first].line_no,
-                        second_line: entry.line_no,
-                    });
-                }
-                self.index.insert(&self.entries, i);
+            if let (Some(first), Some(id)) = (self.index.insert(&self.entries, i), &entry.id) {
+                return Err(SessionError::DuplicateId {
+                    id: id.clone(),
+                    first_line: self.entries[first].line_no,
+                    second_line: entry.line_no,
+                });
             }
             let parent = match &self.entries[i].declared {
                 ParentId::Previous => previous,

@@ -286,7 +286,8 @@ impl Session {
         };
         entry.kind = EntryKind::Message(message);
         entry.id = Some(id.clone());
-        self.index.insert(&self.entries, i);
+        // The id was drawn to be new, so nothing holds it yet.
+        let _ = self.index.insert(&self.entries, i);
         Ok(id)
     }
 
