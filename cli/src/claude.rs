@@ -778,13 +778,23 @@ impl Log {
                                     result.insert("toolCallId".into(), Value::from(call));
                                     result.insert(
                                         "toolName".into(),
-                                        Value::from(self.tool_names.get(call).cloned().unwrap_or_default()),
+                                        Value::from(
+                                            self.tool_names.get(call).cloned().unwrap_or_default(),
+                                        ),
                                     );
                                     result_as_text(block.get("content"), call, self.at, imported);
-                                    result.insert("content".into(), result_blocks(block.get("content")));
+                                    result.insert(
+                                        "content".into(),
+                                        result_blocks(block.get("content")),
+                                    );
                                     result.insert(
                                         "isError".into(),
-                                        Value::from(block.get("is_error").and_then(Value::as_bool).unwrap_or(false)),
+                                        Value::from(
+                                            block
+                                                .get("is_error")
+                                                .and_then(Value::as_bool)
+                                                .unwrap_or(false),
+                                        ),
                                     );
                                     result.insert("timestamp".into(), Value::from(timestamp));
                                     if let Some(details) = entry.get("toolUseResult") {
@@ -792,10 +802,10 @@ impl Log {
                                     }
                                     lines.push(result);
                                 }
-                                Some("text") => user_blocks.push(json!({"type":"text","text": block.get("text").cloned().unwrap_or(Value::from(""))})),
-                                Some("image") => user_blocks.push(image_block(block)),
-                                Some("document") => user_blocks.push(media_block(block, "document")),
-                                _ => user_blocks.push(json!({"type":"text","text": block.to_string()})),
+                                Some("document") => {
+                                    user_blocks.push(media_block(block, "document"))
+                                }
+                                _ => user_blocks.push(text_or_image(block)),
                             }
                         }
                     }
@@ -970,14 +980,7 @@ fn queued_prompt(entry: &Map<String, Value>) -> Option<Vec<Value>> {
     }
     let blocks: Vec<Value> = match attachment.get("prompt")? {
         Value::String(text) => vec![json!({"type":"text","text":text})],
-        Value::Array(parts) => parts
-            .iter()
-            .map(|part| match text_of(part.get("type")) {
-                Some("text") => json!({"type":"text","text": part.get("text").cloned().unwrap_or(Value::from(""))}),
-                Some("image") => image_block(part),
-                _ => json!({"type":"text","text": part.to_string()}),
-            })
-            .collect(),
+        Value::Array(parts) => parts.iter().map(text_or_image).collect(),
         _ => return None,
     };
     (!blocks.is_empty()).then_some(blocks)
@@ -1129,19 +1132,22 @@ fn result_as_text(content: Option<&Value>, call: &str, line: usize, imported: &m
     }
 }
 
+/// An Anthropic content block as agentmsg's text or image block; any other
+/// its JSON as text.
+fn text_or_image(block: &Value) -> Value {
+    match text_of(block.get("type")) {
+        Some("text") => {
+            json!({"type":"text","text": block.get("text").cloned().unwrap_or(Value::from(""))})
+        }
+        Some("image") => image_block(block),
+        _ => json!({"type":"text","text": block.to_string()}),
+    }
+}
+
 fn result_blocks(content: Option<&Value>) -> Value {
     match content {
         Some(Value::String(text)) => json!([{"type":"text","text":text}]),
-        Some(Value::Array(blocks)) => Value::Array(
-            blocks
-                .iter()
-                .map(|b| match text_of(b.get("type")) {
-                    Some("text") => json!({"type":"text","text": b.get("text").cloned().unwrap_or(Value::from(""))}),
-                    Some("image") => image_block(b),
-                    _ => json!({"type":"text","text": b.to_string()}),
-                })
-                .collect(),
-        ),
+        Some(Value::Array(blocks)) => Value::Array(blocks.iter().map(text_or_image).collect()),
         None | Some(Value::Null) => json!([]),
         Some(other) => json!([{"type":"text","text": other.to_string()}]),
     }
