@@ -74,7 +74,7 @@ use serde_json::{json, Map, Value};
 use agentmsg_runtime::providers::anthropic;
 
 use crate::error::CliError;
-use crate::import::{iso_millis, Imported};
+use crate::import::{iso_millis, provider_block, Imported};
 use crate::load::Diagnostic;
 
 /// Whether the first entries look like a Claude Code log.
@@ -1058,7 +1058,7 @@ fn assistant_blocks(
                     // Any other block of the Messages API (server tools and
                     // their results, MCP, `compaction`…) is kept as the
                     // Anthropic decoder keeps it: replayed to Anthropic only.
-                    _ if block.is_object() => out.push(json!({"type":"providerBlock","api":anthropic::API,"block":block})),
+                    _ if block.is_object() => out.push(provider_block(anthropic::API, block)),
                     _ => out.push(json!({"type":"text","text": block.to_string()})),
                 }
             }

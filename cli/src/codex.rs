@@ -61,7 +61,7 @@ use serde_json::{json, Map, Value};
 use agentmsg_runtime::providers::openai_responses;
 
 use crate::error::CliError;
-use crate::import::{iso_millis, Imported};
+use crate::import::{iso_millis, provider_block, Imported};
 use crate::load::Diagnostic;
 
 const ITEM_TYPES: &[&str] = &[
@@ -424,8 +424,7 @@ impl Rollout {
                 let open = self
                     .open
                     .get_or_insert_with(|| self.origin.assistant(ts, id));
-                let block =
-                    json!({"type":"providerBlock","api":openai_responses::API,"block":item});
+                let block = provider_block(openai_responses::API, item);
                 if let Some(Value::Array(content)) = open.get_mut("content") {
                     content.push(block);
                 }
@@ -438,9 +437,7 @@ impl Rollout {
                 if let Some(Value::Array(content)) =
                     self.open.as_mut().and_then(|open| open.get_mut("content"))
                 {
-                    content.push(
-                        json!({"type":"providerBlock","api":openai_responses::API,"block":item}),
-                    );
+                    content.push(provider_block(openai_responses::API, item));
                 }
                 if text_of(item.get("execution")) != Some("server") {
                     close(&mut self.open, imported, &mut self.origin)?;

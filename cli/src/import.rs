@@ -142,6 +142,12 @@ impl Imported {
     }
 }
 
+/// A `providerBlock` of `api` holding `block` whole, as the provider
+/// decoders keep a block agentmsg does not model.
+pub(crate) fn provider_block(api: &str, block: &impl serde::Serialize) -> Value {
+    serde_json::json!({"type": "providerBlock", "api": api, "block": block})
+}
+
 /// Unix milliseconds of an ISO 8601 time such as `2025-12-08T22:41:05.306Z`
 /// ([`time::parse_iso8601`](agentmsg_runtime::time::parse_iso8601)); `None`
 /// when it is not one, or before 1970.
