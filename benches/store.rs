@@ -90,6 +90,7 @@ fn backends() -> Backends {
         let options = agentmsg::store::PgOptions {
             connections: 2,
             schema: Some(format!("agentmsg_bench_{}", std::process::id())),
+            ..Default::default()
         };
         let store = runtime
             .block_on(agentmsg::store::PgStore::connect_with(&url, options))

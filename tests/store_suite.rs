@@ -427,7 +427,7 @@ async fn jsonl_dir_torn_line_is_kept_aside() {
         .append("t", &[message("t1", None, "one")], Expect::Empty)
         .await
         .unwrap();
-    let path = store.session_path("t");
+    let path = store.session_path("t").unwrap();
     let torn = br#"{"role":"user","content":[{"type":"text","text":"cut of"#;
     std::fs::OpenOptions::new()
         .append(true)
@@ -454,7 +454,7 @@ async fn jsonl_dir_torn_line_is_kept_aside() {
     assert_eq!(loaded.entries.len(), 2);
     assert_eq!(loaded.torn.len(), 1);
     assert_eq!(loaded.torn[0].raw, torn);
-    assert_eq!(loaded.torn[0].kept_in, store.torn_path("t"));
+    assert_eq!(loaded.torn[0].kept_in, store.torn_path("t").unwrap());
     store_fixture::assert_chain("t", &loaded.entries);
     let text = std::fs::read(&path).unwrap();
     let read = agentmsg::read_transcript(text.as_slice()).unwrap();
@@ -494,7 +494,7 @@ async fn jsonl_dir_torn_line_is_kept_aside() {
 
     // Deleting the session removes what was kept aside with it.
     store.delete("t").await.unwrap();
-    assert!(!store.torn_path("t").exists());
+    assert!(!store.torn_path("t").unwrap().exists());
 }
 
 /// JsonlDir: a line that is not UTF-8 (written by something else) is no entry,
@@ -506,7 +506,7 @@ async fn jsonl_dir_foreign_bytes_are_reported() {
         unreachable!()
     };
     store.create("f").await.unwrap();
-    let path = store.session_path("f");
+    let path = store.session_path("f").unwrap();
     std::fs::write(
         &path,
         b"{\"role\":\"user\",\"content\":\"a\",\"id\":\"f1\"}\n\xff\xfe junk\n\n",
@@ -593,7 +593,7 @@ async fn sqlite_newer_schema_is_refused() {
             err,
             StoreError::SchemaTooNew {
                 found: 99,
-                known: 1
+                known: 2
             }
         ),
         "{err}"
@@ -661,6 +661,7 @@ async fn postgres_newer_schema_is_refused() {
     let options = agentmsg::store::PgOptions {
         connections: 1,
         schema: Some(schema.clone()),
+        ..Default::default()
     };
     let err = agentmsg::store::PgStore::connect_with(url, options)
         .await
@@ -670,7 +671,7 @@ async fn postgres_newer_schema_is_refused() {
             err,
             StoreError::SchemaTooNew {
                 found: 99,
-                known: 1
+                known: 2
             }
         ),
         "{err}"

@@ -75,6 +75,7 @@ impl Reopen {
                 let options = agentmsg::store::PgOptions {
                     connections: 2,
                     schema: Some(schema.clone()),
+                    ..Default::default()
                 };
                 AnyStore::Postgres(Box::new(
                     agentmsg::store::PgStore::connect_with(url, options)

@@ -15,7 +15,14 @@ use super::{
 /// - `postgres://…` or `postgresql://…`: a PostgreSQL connection URL (feature
 ///   `postgres`);
 ///
-/// each followed by `#SESSION` to name a session.
+/// each followed by `#SESSION` to name a session. In a PostgreSQL URL only a
+/// `#` after the user information's `@` can start the session, so a password
+/// may hold `#`; a `#` in a `?password=` parameter must be written `%23`.
+/// A directory or database whose own name holds `#` is named by
+/// [`resolve`](Self::resolve), which asks the file system.
+///
+/// Neither `Debug` nor any error shows a password: they print the address
+/// through [`redact_passwords`](super::redact_passwords).
 ///
 /// ```
 /// # use agentmsg_runtime::store::{StoreAddress, Backend};
@@ -25,7 +32,7 @@ use super::{
 /// let address: StoreAddress = "postgres://agent@db.internal/agents".parse().unwrap();
 /// assert_eq!(address.session, None);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct StoreAddress {
     /// The store.
     pub backend: Backend,
@@ -33,8 +40,17 @@ pub struct StoreAddress {
     pub session: Option<String>,
 }
 
+impl std::fmt::Debug for StoreAddress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoreAddress")
+            .field("backend", &self.backend)
+            .field("session", &self.session)
+            .finish()
+    }
+}
+
 /// Which store an address names.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub enum Backend {
     /// A directory of session files.
     JsonlDir(PathBuf),
@@ -44,24 +60,99 @@ pub enum Backend {
     Postgres(String),
 }
 
+impl std::fmt::Debug for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Backend::JsonlDir(path) => f.debug_tuple("JsonlDir").field(path).finish(),
+            Backend::Sqlite(path) => f.debug_tuple("Sqlite").field(path).finish(),
+            Backend::Postgres(url) => f
+                .debug_tuple("Postgres")
+                .field(&super::redact_passwords(url))
+                .finish(),
+        }
+    }
+}
+
+impl std::fmt::Display for Backend {
+    /// The store as an address would name it, a password redacted.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Backend::JsonlDir(path) => write!(f, "{}", path.display()),
+            Backend::Sqlite(path) => write!(f, "sqlite:{}", path.display()),
+            Backend::Postgres(url) => f.write_str(&super::redact_passwords(url)),
+        }
+    }
+}
+
+impl StoreAddress {
+    /// Parses `address` as [`FromStr`] does, except that a directory (`DIR`,
+    /// `dir:DIR`) or database file (`sqlite:PATH`) that exists under the whole
+    /// text, `#` included, is that store with no session: a store whose own
+    /// name holds `#` can still be named.
+    pub fn resolve(address: &str) -> Result<StoreAddress, StoreError> {
+        let whole = if let Some(path) = address.strip_prefix("sqlite:") {
+            Some(Backend::Sqlite(PathBuf::from(path)))
+        } else if is_postgres(address) {
+            None
+        } else {
+            Some(Backend::JsonlDir(PathBuf::from(
+                address.strip_prefix("dir:").unwrap_or(address),
+            )))
+        };
+        if let Some(backend) = whole {
+            let exists = match &backend {
+                Backend::JsonlDir(path) => path.is_dir(),
+                Backend::Sqlite(path) => path.is_file(),
+                Backend::Postgres(_) => false,
+            };
+            if exists && address.contains('#') {
+                return Ok(StoreAddress {
+                    backend,
+                    session: None,
+                });
+            }
+        }
+        address.parse()
+    }
+}
+
+fn is_postgres(address: &str) -> bool {
+    address.starts_with("postgres://") || address.starts_with("postgresql://")
+}
+
 impl FromStr for StoreAddress {
     type Err = StoreError;
 
     fn from_str(address: &str) -> Result<Self, StoreError> {
         let invalid = |reason: &str| StoreError::InvalidAddress {
-            address: address.to_owned(),
+            address: super::redact_passwords(address),
             reason: reason.to_owned(),
         };
-        let (store, session) = match address.rsplit_once('#') {
-            Some((store, session)) => {
-                super::validate_session_id(session).map_err(|e| invalid(&e.to_string()))?;
+        // In a URL, a `#` before the user information's end is the password's.
+        let search_from = if is_postgres(address) {
+            address.rfind('@').map_or(0, |at| at + 1)
+        } else {
+            0
+        };
+        let (store, session) = match address[search_from..].rfind('#') {
+            Some(at) => {
+                let (store, session) = (
+                    &address[..search_from + at],
+                    &address[search_from + at + 1..],
+                );
+                super::validate_session_id(session).map_err(|e| match e {
+                    StoreError::InvalidSessionId { reason, .. } => invalid(&format!(
+                        "the session after `#` is no valid session id: {reason}"
+                    )),
+                    other => invalid(&other.to_string()),
+                })?;
                 (store, Some(session.to_owned()))
             }
             None => (address, None),
         };
         let backend = if let Some(path) = store.strip_prefix("sqlite:") {
             Backend::Sqlite(PathBuf::from(path))
-        } else if store.starts_with("postgres://") || store.starts_with("postgresql://") {
+        } else if is_postgres(store) {
             Backend::Postgres(store.to_owned())
         } else {
             Backend::JsonlDir(PathBuf::from(store.strip_prefix("dir:").unwrap_or(store)))
@@ -110,9 +201,28 @@ impl AnyStore {
                 .map(|store| AnyStore::Postgres(Box::new(store))),
             #[cfg(not(feature = "postgres"))]
             Backend::Postgres(url) => Err(StoreError::InvalidAddress {
-                address: url.clone(),
+                address: super::redact_passwords(url),
                 reason: "this build has no PostgreSQL support (feature `postgres`)".to_owned(),
             }),
+        }
+    }
+
+    /// Opens the store `backend` names to read it: nothing is created or
+    /// changed (no directory, no database file, no schema, no journal mode),
+    /// and what is not an agentmsg store is a [`StoreError::NotAStore`].
+    pub async fn open_existing(backend: &Backend) -> Result<AnyStore, StoreError> {
+        match backend {
+            Backend::JsonlDir(dir) => JsonlDir::open_existing(dir).map(AnyStore::JsonlDir),
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(path) => super::SqliteStore::open_existing(path)
+                .await
+                .map(AnyStore::Sqlite),
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(url) => super::PgStore::connect_existing(url, Default::default())
+                .await
+                .map(|store| AnyStore::Postgres(Box::new(store))),
+            #[allow(unreachable_patterns)]
+            _ => AnyStore::open(backend).await,
         }
     }
 }

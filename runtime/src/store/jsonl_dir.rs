@@ -1,17 +1,31 @@
 //! The embedded store: one transcript file per session in a directory.
 
-use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, SystemTime};
 
+use super::file_lock::{self, Locked};
+use super::regular_file::{self, Access, OpenError};
 use super::{
-    leaf_after, validate_entries, validate_session_id, Appended, Cursor, Durability, EntryProblem,
-    Expect, LoadProblem, Loaded, Page, PageRequest, SessionInfo, SessionStore, StoreError,
-    StoredEntry, TornEntry,
+    check_tree, leaf_after, validate_entries, validate_session_id, Appended, Cursor, Durability,
+    EntryProblem, Expect, LoadProblem, Loaded, Page, PageRequest, SessionInfo, SessionStore,
+    SkippedSession, StoreError, StoredEntry, TornEntry,
 };
 use crate::is_torn_line;
+
+/// How long a [`JsonlDir`] waits for a session file's lock by default.
+pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long after a directory's last change its listing can be trusted to be
+/// unchanged while its modification time is: longer than any file system's
+/// timestamp granularity (the "racy" window, as git calls it).
+const LISTING_SETTLED: Duration = Duration::from_secs(2);
+
+/// The UTF-8 byte-order mark, which an editor may put before a file's first line.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// How many session files a [`JsonlDir`] keeps open between appends.
 const MAX_OPEN_FILES: usize = 64;
@@ -55,16 +69,50 @@ const MAX_OPEN_FILES: usize = 64;
 /// aside. An append of several entries that a crash cut keeps the whole lines
 /// written before the cut.
 ///
+/// # The directory's boundary
+///
+/// The store reads and writes only regular files in its directory. A symbolic
+/// link at a session's path (or at its `.torn` file) is never followed: it is
+/// refused with [`StoreError::NotRegularFile`], as are a FIFO (which would
+/// block a read forever), a directory, a socket and a device, and
+/// [`list`](SessionStore::list) skips them ([`Page::skipped`]). The store's
+/// directory itself may be a link. Files the store creates are mode 0600, and
+/// directories 0700: transcripts hold secrets.
+///
 /// # Blocking
 ///
 /// The futures do their file I/O when polled, without yielding: local-file
 /// reads and writes of a few lines, under a lock held only for one write. A
-/// session's file is read whole by `load`, `open` and `list`.
+/// session's file is read whole by `load` and `open`, and by `list` for the
+/// sessions of the page. A lock another process holds is waited for up to
+/// [`lock_timeout`](Self::lock_timeout) (10 s by default), then the call fails
+/// with [`StoreError::LockTimeout`].
+///
+/// # Listing
+///
+/// `list` reads the directory's names once and keeps them sorted while the
+/// directory is unchanged (its modification time, trusted once it is two
+/// seconds old), so paging through many sessions costs each page its own size.
 #[derive(Debug)]
 pub struct JsonlDir {
     dir: PathBuf,
     durability: Durability,
+    lock_timeout: Duration,
     files: Mutex<HashMap<String, Arc<Mutex<SessionFile>>>>,
+    listing: Mutex<Option<Arc<Listing>>>,
+}
+
+/// The session ids of the directory, sorted, as read at one time.
+#[derive(Debug)]
+struct Listing {
+    /// The directory's modification time when it was read.
+    modified: SystemTime,
+    /// When it was read.
+    taken: SystemTime,
+    /// The ids of the regular files named `ID.jsonl`, sorted.
+    ids: Vec<String>,
+    /// Entries named like sessions that are no regular file, sorted by id.
+    skipped: Vec<SkippedSession>,
 }
 
 /// An open session file and what was learnt from reading it.
@@ -76,27 +124,60 @@ struct SessionFile {
     scanned: u64,
     entries: u64,
     leaf: Option<String>,
-}
-
-/// The file's lock, released on drop.
-struct Locked<'a>(&'a File);
-
-impl Drop for Locked<'_> {
-    fn drop(&mut self) {
-        let _ = self.0.unlock();
-    }
+    /// The ids of its entries, and the ids its entries name as parents (so an
+    /// append that would repeat an id or close a cycle is refused).
+    ids: HashSet<String>,
+    parents: HashSet<String>,
 }
 
 impl JsonlDir {
     /// The store in `dir`, created if needed.
+    ///
+    /// Directories it creates are mode 0700.
     pub fn open(dir: impl AsRef<Path>) -> Result<JsonlDir, StoreError> {
         let dir = dir.as_ref().to_owned();
-        std::fs::create_dir_all(&dir).map_err(StoreError::io(&dir))?;
-        Ok(JsonlDir {
+        regular_file::create_dir_all(&dir).map_err(StoreError::io(&dir))?;
+        Ok(JsonlDir::at(dir))
+    }
+
+    /// The store in `dir`, which must exist: what a reader opens, since
+    /// reading never creates a store. A `dir` that is missing or no directory
+    /// is a [`StoreError::NotAStore`].
+    pub fn open_existing(dir: impl AsRef<Path>) -> Result<JsonlDir, StoreError> {
+        let dir = dir.as_ref().to_owned();
+        match std::fs::metadata(&dir) {
+            Ok(metadata) if metadata.is_dir() => Ok(JsonlDir::at(dir)),
+            Ok(metadata) => Err(StoreError::NotAStore {
+                address: dir.display().to_string(),
+                reason: format!(
+                    "{}, not a directory of session files",
+                    regular_file::describe(metadata.file_type())
+                ),
+            }),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Err(StoreError::NotAStore {
+                address: dir.display().to_string(),
+                reason: "no such directory".to_owned(),
+            }),
+            Err(e) => Err(StoreError::io(dir)(e)),
+        }
+    }
+
+    fn at(dir: PathBuf) -> JsonlDir {
+        JsonlDir {
             dir,
             durability: Durability::Os,
+            lock_timeout: DEFAULT_LOCK_TIMEOUT,
             files: Mutex::default(),
-        })
+            listing: Mutex::default(),
+        }
+    }
+
+    /// The same store, waiting at most `timeout` for a session file's lock
+    /// (10 s by default).
+    #[must_use]
+    pub fn lock_timeout(mut self, timeout: Duration) -> JsonlDir {
+        self.lock_timeout = timeout;
+        self
     }
 
     /// The same store with `durability` (see the type's docs).
@@ -111,13 +192,28 @@ impl JsonlDir {
         &self.dir
     }
 
-    /// The file that holds `session`.
-    pub fn session_path(&self, session: &str) -> PathBuf {
+    /// The file that holds `session`. An id a store cannot use (`../x`, an
+    /// empty one…) is a [`StoreError::InvalidSessionId`], so the path is
+    /// always inside the directory.
+    pub fn session_path(&self, session: &str) -> Result<PathBuf, StoreError> {
+        validate_session_id(session)?;
+        Ok(self.file_of(session))
+    }
+
+    /// The file that keeps the torn lines of `session` (checked as
+    /// [`session_path`](Self::session_path) checks it).
+    pub fn torn_path(&self, session: &str) -> Result<PathBuf, StoreError> {
+        validate_session_id(session)?;
+        Ok(self.torn_of(session))
+    }
+
+    /// The session file of an id already checked.
+    fn file_of(&self, session: &str) -> PathBuf {
         self.dir.join(format!("{session}.jsonl"))
     }
 
-    /// The file that keeps the torn lines of `session`.
-    pub fn torn_path(&self, session: &str) -> PathBuf {
+    /// The torn-line file of an id already checked.
+    fn torn_of(&self, session: &str) -> PathBuf {
         self.dir.join(format!("{session}.jsonl.torn"))
     }
 
@@ -131,7 +227,7 @@ impl JsonlDir {
             // read again, when needed).
             files.retain(|_, file| Arc::strong_count(file) > 1);
         }
-        let path = self.session_path(session);
+        let path = self.file_of(session);
         let file = open_existing(&path, session)?;
         let handle = Arc::new(Mutex::new(SessionFile {
             file,
@@ -139,6 +235,8 @@ impl JsonlDir {
             scanned: 0,
             entries: 0,
             leaf: None,
+            ids: HashSet::new(),
+            parents: HashSet::new(),
         }));
         files.insert(session.to_owned(), Arc::clone(&handle));
         Ok(handle)
@@ -165,8 +263,11 @@ impl JsonlDir {
             session,
             entries,
             expected,
-            self.durability,
-            &self.torn_path(session),
+            Settings {
+                durability: self.durability,
+                lock_timeout: self.lock_timeout,
+                torn_path: &self.torn_of(session),
+            },
         );
         if let Err(StoreError::NotFound { .. }) = appended {
             drop(file);
@@ -177,8 +278,8 @@ impl JsonlDir {
 
     fn info_now(&self, session: &str) -> Result<SessionInfo, StoreError> {
         validate_session_id(session)?;
-        let path = self.session_path(session);
-        let (bytes, metadata) = read_shared(&path, session)?;
+        let path = self.file_of(session);
+        let (bytes, metadata) = read_shared(&path, session, self.lock_timeout)?;
         let mut info = SessionInfo {
             id: session.to_owned(),
             name: None,
@@ -187,7 +288,7 @@ impl JsonlDir {
             entries: 0,
             leaf: None,
         };
-        for line in complete_lines(&bytes) {
+        for line in entry_lines(&bytes) {
             info.entries += 1;
             if let Ok(text) = std::str::from_utf8(line) {
                 let (entry, _) = StoredEntry::from_line(text);
@@ -211,14 +312,15 @@ impl JsonlDir {
 
     fn load_now(&self, session: &str, from: Cursor) -> Result<Loaded, StoreError> {
         validate_session_id(session)?;
-        let path = self.session_path(session);
-        let (bytes, _) = read_shared(&path, session)?;
+        let path = self.file_of(session);
+        let (bytes, _) = read_shared(&path, session, self.lock_timeout)?;
+        let bytes = bytes.strip_prefix(BOM).unwrap_or(&bytes);
         let mut loaded = Loaded {
             first: from.0,
             ..Loaded::default()
         };
         let mut position = 0u64;
-        let complete = complete_len(&bytes);
+        let complete = complete_len(bytes);
         for line in complete_lines(&bytes[..complete]) {
             if position >= from.0 {
                 match std::str::from_utf8(line) {
@@ -269,87 +371,181 @@ impl JsonlDir {
             }
         }
         loaded.next = Cursor(position.max(from.0));
-        let torn_path = self.torn_path(session);
-        match std::fs::read(&torn_path) {
-            Ok(kept) => loaded.torn.extend(
-                kept.split(|b| *b == b'\n')
-                    .filter(|piece| !piece.is_empty())
-                    .map(|piece| TornEntry {
-                        kept_in: torn_path.clone(),
-                        raw: piece.to_vec(),
-                    }),
-            ),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(StoreError::io(torn_path)(e)),
-        }
+        let torn_path = self.torn_of(session);
+        let kept = match regular_file::open(&torn_path, Access::Read) {
+            Ok(mut file) => {
+                let mut kept = Vec::new();
+                file.read_to_end(&mut kept)
+                    .map_err(StoreError::io(&torn_path))?;
+                kept
+            }
+            Err(OpenError::Missing) => Vec::new(),
+            Err(e) => return Err(e.into_io(&torn_path)),
+        };
+        loaded.torn.extend(
+            kept.split(|b| *b == b'\n')
+                .filter(|piece| !piece.is_empty())
+                .map(|piece| TornEntry {
+                    kept_in: torn_path.clone(),
+                    raw: piece.to_vec(),
+                }),
+        );
         Ok(loaded)
     }
 
     fn list_now(&self, page: &PageRequest) -> Result<Page, StoreError> {
+        let listing = self.listing()?;
+        let start = match &page.after {
+            Some(after) => listing
+                .ids
+                .partition_point(|id| id.as_str() <= after.as_str()),
+            None => 0,
+        };
+        let end = start.saturating_add(page.limit).min(listing.ids.len());
+        let ids = &listing.ids[start..end];
+        let more = end < listing.ids.len();
+        let mut sessions = Vec::with_capacity(ids.len());
+        let mut skipped = Vec::new();
+        for id in ids {
+            match self.info_now(id) {
+                Ok(info) => sessions.push(info),
+                // Deleted since the directory was read.
+                Err(StoreError::NotFound { .. }) => {}
+                // Replaced by a link, a FIFO…, or locked by a stuck process:
+                // one session does not fail the listing of all of them.
+                Err(e @ (StoreError::NotRegularFile { .. } | StoreError::LockTimeout { .. })) => {
+                    log::warn!(
+                        "agentmsg store {}: skipped session `{id}`: {e}",
+                        self.dir.display()
+                    );
+                    skipped.push(SkippedSession {
+                        id: id.clone(),
+                        reason: e.to_string(),
+                    });
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        let next = more.then(|| ids.last().cloned()).flatten();
+        // The names skipped when the directory was read, on the page whose
+        // range holds them.
+        let upper = next.as_deref();
+        skipped.extend(
+            listing
+                .skipped
+                .iter()
+                .filter(|s| {
+                    page.after
+                        .as_deref()
+                        .is_none_or(|after| s.id.as_str() > after)
+                })
+                .filter(|s| upper.is_none_or(|upper| s.id.as_str() <= upper))
+                .cloned(),
+        );
+        skipped.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(Page {
+            sessions,
+            next,
+            skipped,
+        })
+    }
+
+    /// The directory's sessions, read again unless the listing kept is still
+    /// true.
+    fn listing(&self) -> Result<Arc<Listing>, StoreError> {
+        let modified = std::fs::metadata(&self.dir)
+            .and_then(|m| m.modified())
+            .map_err(StoreError::io(&self.dir))?;
+        let mut kept = self.listing.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(listing) = kept.as_ref() {
+            let settled = listing
+                .taken
+                .duration_since(listing.modified)
+                .is_ok_and(|age| age >= LISTING_SETTLED);
+            if listing.modified == modified && settled {
+                return Ok(Arc::clone(listing));
+            }
+        }
+        let taken = SystemTime::now();
         let read = std::fs::read_dir(&self.dir).map_err(StoreError::io(&self.dir))?;
         let mut ids = Vec::new();
+        let mut skipped = Vec::new();
         for item in read {
             let item = item.map_err(StoreError::io(&self.dir))?;
             let name = item.file_name();
             let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".jsonl")) else {
                 continue;
             };
-            if validate_session_id(id).is_ok()
-                && page.after.as_deref().is_none_or(|after| id > after)
-            {
+            if validate_session_id(id).is_err() {
+                continue;
+            }
+            // The entry itself, not what a link points to.
+            let file_type = item.file_type().map_err(StoreError::io(item.path()))?;
+            if file_type.is_file() {
                 ids.push(id.to_owned());
+            } else {
+                let found = regular_file::describe(file_type);
+                log::warn!(
+                    "agentmsg store {}: skipped `{}`: {found}, not a regular file",
+                    self.dir.display(),
+                    name.to_string_lossy()
+                );
+                skipped.push(SkippedSession {
+                    id: id.to_owned(),
+                    reason: format!(
+                        "{}: is {found}, not a regular file (a store never follows links)",
+                        item.path().display()
+                    ),
+                });
             }
         }
         ids.sort_unstable();
-        let more = ids.len() > page.limit;
-        ids.truncate(page.limit);
-        let mut sessions = Vec::with_capacity(ids.len());
-        for id in &ids {
-            match self.info_now(id) {
-                Ok(info) => sessions.push(info),
-                // Deleted since the directory was read.
-                Err(StoreError::NotFound { .. }) => {}
-                Err(e) => return Err(e),
-            }
-        }
-        let next = more.then(|| ids.last().cloned()).flatten();
-        Ok(Page { sessions, next })
+        skipped.sort_by(|a, b| a.id.cmp(&b.id));
+        let listing = Arc::new(Listing {
+            modified,
+            taken,
+            ids,
+            skipped,
+        });
+        *kept = Some(Arc::clone(&listing));
+        Ok(listing)
+    }
+
+    /// Forgets the listing kept (this store created or deleted a session).
+    fn relist(&self) {
+        *self.listing.lock().unwrap_or_else(PoisonError::into_inner) = None;
     }
 
     fn create_now(&self, session: &str) -> Result<SessionInfo, StoreError> {
         validate_session_id(session)?;
-        let path = self.session_path(session);
-        let mut options = OpenOptions::new();
-        options.read(true).append(true).create_new(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        match options.open(&path) {
-            Ok(_) => {}
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                return Err(StoreError::Exists {
+        let path = self.file_of(session);
+        regular_file::open(&path, Access::CreateNew).map_err(|e| {
+            e.into_store_error(
+                || StoreError::io(&path)(io::ErrorKind::NotFound.into()),
+                || StoreError::Exists {
                     session: session.to_owned(),
-                })
-            }
-            Err(e) => return Err(StoreError::io(path)(e)),
-        }
+                },
+            )
+        })?;
+        self.relist();
         self.sync_dir()?;
         self.info_now(session)
     }
 
     fn delete_now(&self, session: &str) -> Result<(), StoreError> {
         validate_session_id(session)?;
-        let path = self.session_path(session);
+        let path = self.file_of(session);
         loop {
             let file = open_existing(&path, session)?;
-            file.lock().map_err(StoreError::io(&path))?;
-            let _locked = Locked(&file);
+            let _locked = file_lock::lock(&file, &path, false, self.lock_timeout)?;
             if current_len(&file, &path)?.is_none() {
                 continue;
             }
             // Under the lock, so no appender writes to the file once it is gone
-            // (each checks that the path still names its file).
+            // (each checks that the path still names its file). Removing a
+            // path removes a link, never what it points to.
             std::fs::remove_file(&path).map_err(StoreError::io(&path))?;
-            let torn = self.torn_path(session);
+            let torn = self.torn_of(session);
             match std::fs::remove_file(&torn) {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -358,6 +554,7 @@ impl JsonlDir {
             break;
         }
         self.forget(session);
+        self.relist();
         self.sync_dir()
     }
 
@@ -372,35 +569,46 @@ impl JsonlDir {
     }
 }
 
+/// What an append needs of its store.
+struct Settings<'a> {
+    durability: Durability,
+    lock_timeout: Duration,
+    torn_path: &'a Path,
+}
+
 impl SessionFile {
     fn append(
         &mut self,
         session: &str,
         entries: &[StoredEntry],
         expected: Expect<'_>,
-        durability: Durability,
-        torn_path: &Path,
+        settings: Settings<'_>,
     ) -> Result<Appended, StoreError> {
-        let io = |e| StoreError::io(&self.path)(e);
         // Lock the file the path names now (reopening when the one held open
         // was deleted or replaced).
-        let len = loop {
-            self.file.lock().map_err(io)?;
+        loop {
+            file_lock::acquire(&self.file, &self.path, false, settings.lock_timeout)?;
             let current = current_len(&self.file, &self.path);
-            if !matches!(current, Ok(Some(_))) {
+            if let Ok(Some(len)) = current {
+                let appended = self.append_locked(len, session, entries, expected, &settings);
                 let _ = self.file.unlock();
+                return appended;
             }
-            if let Some(len) = current? {
-                break len;
-            }
-            self.file = open_existing(&self.path, session)?;
-            self.scanned = 0;
-            self.entries = 0;
-            self.leaf = None;
-        };
-        let appended = self.append_locked(len, session, entries, expected, durability, torn_path);
-        let _ = self.file.unlock();
-        appended
+            let _ = self.file.unlock();
+            current?;
+            let file = open_existing(&self.path, session)?;
+            self.file = file;
+            self.forget_scan();
+        }
+    }
+
+    /// Forgets what was read of the file (it is read again from the start).
+    fn forget_scan(&mut self) {
+        self.scanned = 0;
+        self.entries = 0;
+        self.leaf = None;
+        self.ids.clear();
+        self.parents.clear();
     }
 
     fn append_locked(
@@ -409,11 +617,16 @@ impl SessionFile {
         session: &str,
         entries: &[StoredEntry],
         expected: Expect<'_>,
-        durability: Durability,
-        torn_path: &Path,
+        settings: &Settings<'_>,
     ) -> Result<Appended, StoreError> {
-        self.catch_up(len, torn_path, durability)?;
+        self.catch_up(len, settings.torn_path, settings.durability)?;
         expected.check(session, self.leaf.as_deref())?;
+        check_tree(
+            session,
+            entries,
+            |id| self.ids.contains(id),
+            |id| self.parents.contains(id),
+        )?;
         let mut buf = Vec::with_capacity(entries.iter().map(|e| e.line().len() + 1).sum());
         for entry in entries {
             buf.extend_from_slice(entry.line().as_bytes());
@@ -422,18 +635,43 @@ impl SessionFile {
         (&self.file)
             .write_all(&buf)
             .map_err(StoreError::io(&self.path))?;
-        if durability == Durability::Disk {
+        if settings.durability == Durability::Disk {
             self.file.sync_data().map_err(StoreError::io(&self.path))?;
         }
         let first = self.entries;
         self.scanned += buf.len() as u64;
         self.entries += entries.len() as u64;
+        for entry in entries {
+            self.remember(entry);
+        }
         self.leaf = leaf_after(self.leaf.as_deref(), entries).map(str::to_owned);
         Ok(Appended {
             first,
             entries: self.entries,
             leaf: self.leaf.clone(),
         })
+    }
+
+    /// Notes an entry's id and parent.
+    fn remember(&mut self, entry: &StoredEntry) {
+        if let Some(id) = entry.id() {
+            self.ids.insert(id.to_owned());
+        }
+        if let Some(parent) = entry.parent().id() {
+            self.parents.insert(parent.to_owned());
+        }
+    }
+
+    /// Reads one whole line of the file.
+    fn read_line(&mut self, line: &[u8]) {
+        self.entries += 1;
+        if let Ok(text) = std::str::from_utf8(line) {
+            let entry = StoredEntry::from_line(text).0;
+            if let Some(id) = entry.id() {
+                self.leaf = Some(id.to_owned());
+            }
+            self.remember(&entry);
+        }
     }
 
     /// Reads what was appended since the last look (the lock is held), and
@@ -447,9 +685,7 @@ impl SessionFile {
     ) -> Result<(), StoreError> {
         if len < self.scanned {
             // Rewritten shorter (a repair under the lock): read it again.
-            self.scanned = 0;
-            self.entries = 0;
-            self.leaf = None;
+            self.forget_scan();
         }
         if len == self.scanned {
             return Ok(());
@@ -462,35 +698,32 @@ impl SessionFile {
             .take(len - self.scanned)
             .read_to_end(&mut bytes)
             .map_err(io)?;
-        let complete = complete_len(&bytes);
-        for line in complete_lines(&bytes[..complete]) {
-            self.entries += 1;
-            if let Ok(text) = std::str::from_utf8(line) {
-                if let Some(id) = StoredEntry::from_line(text).0.id() {
-                    self.leaf = Some(id.to_owned());
-                }
-            }
+        // A byte-order mark before the first line is no part of it.
+        let body = match self.scanned {
+            0 => bytes.strip_prefix(BOM).unwrap_or(&bytes),
+            _ => &bytes[..],
+        };
+        let complete = complete_len(body);
+        for line in complete_lines(&body[..complete]) {
+            self.read_line(line);
         }
-        let tail = &bytes[complete..];
+        let tail = body[complete..].to_vec();
         self.scanned += bytes.len() as u64;
         if tail.is_empty() {
             return Ok(());
         }
-        if is_torn_line(tail) {
+        if is_torn_line(&tail) {
             let mut kept = Vec::with_capacity(tail.len() + 1);
-            kept.extend_from_slice(tail);
+            kept.extend_from_slice(&tail);
             kept.push(b'\n');
-            let mut options = OpenOptions::new();
-            options.append(true).create(true);
-            #[cfg(unix)]
-            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-            options
-                .open(torn_path)
+            regular_file::open(torn_path, Access::AppendOrCreate)
+                .map_err(|e| e.into_io(torn_path))
                 .and_then(|mut aside| {
-                    aside.write_all(&kept)?;
-                    aside.sync_data()
-                })
-                .map_err(StoreError::io(torn_path))?;
+                    aside
+                        .write_all(&kept)
+                        .and_then(|()| aside.sync_data())
+                        .map_err(StoreError::io(torn_path))
+                })?;
             let cut = self.scanned - tail.len() as u64;
             self.file.set_len(cut).map_err(io)?;
             if durability == Durability::Disk {
@@ -503,13 +736,8 @@ impl SessionFile {
         // it stays a line of its own.
         (&self.file).write_all(b"\n").map_err(io)?;
         self.scanned += 1;
-        if !is_blank(tail) {
-            self.entries += 1;
-            if let Ok(text) = std::str::from_utf8(tail) {
-                if let Some(id) = StoredEntry::from_line(text).0.id() {
-                    self.leaf = Some(id.to_owned());
-                }
-            }
+        if !is_blank(&tail) {
+            self.read_line(&tail);
         }
         Ok(())
     }
@@ -546,32 +774,30 @@ impl SessionStore for JsonlDir {
     }
 }
 
+/// Opens a session's file to append to it (a link, a FIFO… refused).
 fn open_existing(path: &Path, session: &str) -> Result<File, StoreError> {
-    OpenOptions::new()
-        .read(true)
-        .append(true)
-        .open(path)
-        .map_err(|e| match e.kind() {
-            io::ErrorKind::NotFound => StoreError::NotFound {
-                session: session.to_owned(),
-            },
-            _ => StoreError::io(path)(e),
-        })
+    regular_file::open(path, Access::Append).map_err(|e| not_found_or(e, path, session))
+}
+
+/// The error of opening a session file that should be there.
+fn not_found_or(e: OpenError, path: &Path, session: &str) -> StoreError {
+    e.into_store_error(
+        || StoreError::NotFound {
+            session: session.to_owned(),
+        },
+        || StoreError::io(path)(io::ErrorKind::AlreadyExists.into()),
+    )
 }
 
 /// Reads the whole file under its shared lock.
-fn read_shared(path: &Path, session: &str) -> Result<(Vec<u8>, std::fs::Metadata), StoreError> {
-    let file = match File::open(path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Err(StoreError::NotFound {
-                session: session.to_owned(),
-            })
-        }
-        Err(e) => return Err(StoreError::io(path)(e)),
-    };
-    file.lock_shared().map_err(StoreError::io(path))?;
-    let locked = Locked(&file);
+fn read_shared(
+    path: &Path,
+    session: &str,
+    lock_timeout: Duration,
+) -> Result<(Vec<u8>, std::fs::Metadata), StoreError> {
+    let file =
+        regular_file::open(path, Access::Read).map_err(|e| not_found_or(e, path, session))?;
+    let locked: Locked<'_> = file_lock::lock(&file, path, true, lock_timeout)?;
     let metadata = file.metadata().map_err(StoreError::io(path))?;
     let mut bytes = Vec::with_capacity(metadata.len() as usize);
     (&file)
@@ -587,7 +813,8 @@ fn read_shared(path: &Path, session: &str) -> Result<(Vec<u8>, std::fs::Metadata
 fn current_len(file: &File, path: &Path) -> Result<Option<u64>, StoreError> {
     use std::os::unix::fs::MetadataExt;
     let open = file.metadata().map_err(StoreError::io(path))?;
-    match std::fs::metadata(path) {
+    // The path itself: a link put in the file's place is not the file.
+    match std::fs::symlink_metadata(path) {
         Ok(named) if named.dev() == open.dev() && named.ino() == open.ino() => Ok(Some(open.len())),
         Ok(_) => Ok(None),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
@@ -597,10 +824,21 @@ fn current_len(file: &File, path: &Path) -> Result<Option<u64>, StoreError> {
 
 #[cfg(not(unix))]
 fn current_len(file: &File, path: &Path) -> Result<Option<u64>, StoreError> {
-    if !path.exists() {
+    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
         return Ok(None);
     }
     Ok(Some(file.metadata().map_err(StoreError::io(path))?.len()))
+}
+
+/// The lines of a whole session file that are entries: its whole lines and a
+/// last line without its newline unless a crash tore it (a byte-order mark
+/// before the first is skipped).
+fn entry_lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
+    let complete = complete_len(bytes);
+    let tail = &bytes[complete..];
+    let tail = (!is_blank(tail) && !is_torn_line(tail)).then_some(tail);
+    complete_lines(&bytes[..complete]).chain(tail)
 }
 
 /// The length of `bytes` up to and including its last newline.

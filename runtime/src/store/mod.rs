@@ -53,14 +53,18 @@
 //! # std::fs::remove_dir_all(&dir).unwrap();
 //! ```
 
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
 
 mod address;
 mod entry;
 mod error;
+mod file_lock;
 mod jsonl_dir;
 #[cfg(feature = "postgres")]
 mod postgres;
+mod redact;
+mod regular_file;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod sql;
 #[cfg(feature = "sqlite")]
@@ -70,9 +74,10 @@ mod stored_session;
 pub use address::{AnyStore, Backend, StoreAddress};
 pub use entry::{LineProblem, Parent, StoredEntry};
 pub use error::StoreError;
-pub use jsonl_dir::JsonlDir;
+pub use jsonl_dir::{JsonlDir, DEFAULT_LOCK_TIMEOUT};
 #[cfg(feature = "postgres")]
 pub use postgres::{PgOptions, PgStore};
+pub use redact::redact_passwords;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
 pub use stored_session::{StoredSession, StoredSessionError};
@@ -282,6 +287,20 @@ pub struct Page {
     pub sessions: Vec<SessionInfo>,
     /// Where the next page starts, when there is one.
     pub next: Option<String>,
+    /// What is named like a session in this page's range but was skipped, with
+    /// why: in a [`JsonlDir`], a symbolic link, a directory or a FIFO named
+    /// `ID.jsonl`, or a session file another process keeps locked. Never
+    /// anything for the SQL stores.
+    pub skipped: Vec<SkippedSession>,
+}
+
+/// Something named like a session that a listing skipped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkippedSession {
+    /// The id its name gives.
+    pub id: String,
+    /// Why it was skipped.
+    pub reason: String,
 }
 
 /// When an append is on disk.
@@ -327,9 +346,36 @@ pub fn validate_session_id(session: &str) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// Checks that every entry can be stored as one line.
+/// Checks that every entry can be stored as one line, by every backend (so a
+/// session copies from any store to any other).
 pub(crate) fn validate_entries(entries: &[StoredEntry]) -> Result<(), StoreError> {
     for (index, entry) in entries.iter().enumerate() {
+        // A key the stores keep in a column of their own: PostgreSQL's text
+        // columns cannot hold U+0000 (written `\u0000` in the line), so no
+        // store takes it.
+        let nul = [
+            (
+                entry.id(),
+                "its id holds U+0000 (NUL), which no store keeps in a key",
+            ),
+            (
+                entry.parent().id(),
+                "its parentId holds U+0000 (NUL), which no store keeps in a key",
+            ),
+            (
+                Some(entry.kind()),
+                "its kind holds U+0000 (NUL), which no store keeps in a key",
+            ),
+            (
+                entry.session_name(),
+                "its session name holds U+0000 (NUL), which no store keeps in a key",
+            ),
+        ]
+        .into_iter()
+        .find(|(value, _)| value.is_some_and(|v| v.contains('\0')));
+        if let Some((_, reason)) = nul {
+            return Err(StoreError::InvalidEntry { index, reason });
+        }
         let line = entry.line();
         if line.contains('\n') {
             return Err(StoreError::InvalidEntry {
@@ -348,6 +394,67 @@ pub(crate) fn validate_entries(entries: &[StoredEntry]) -> Result<(), StoreError
                 index,
                 reason: "its line is blank",
             });
+        }
+    }
+    Ok(())
+}
+
+/// Checks that `entries`, appended to a session whose ids `taken` says and
+/// whose entries name as parents what `named_parent` says, keep the session a
+/// tree: no id twice (stored, or twice in the append), and no parent that
+/// could close a cycle (the entry itself, an entry later in the append, or an
+/// id that stored entries already name as their parent).
+pub(crate) fn check_tree(
+    session: &str,
+    entries: &[StoredEntry],
+    taken: impl Fn(&str) -> bool,
+    named_parent: impl Fn(&str) -> bool,
+) -> Result<(), StoreError> {
+    let refuse = |index: usize, id: &str, reason| {
+        Err(StoreError::BreaksTree {
+            session: session.to_owned(),
+            index,
+            id: id.to_owned(),
+            reason,
+        })
+    };
+    // Where each id of the append is (the first place), and the parents its
+    // entries named so far.
+    let mut at: HashMap<&str, usize> = HashMap::with_capacity(entries.len());
+    for (index, entry) in entries.iter().enumerate() {
+        if let Some(id) = entry.id() {
+            if let Some(first) = at.insert(id, index) {
+                return refuse(first, id, "a later entry of the append has the same id");
+            }
+        }
+    }
+    let mut parents_so_far: HashSet<&str> = HashSet::new();
+    for (index, entry) in entries.iter().enumerate() {
+        let parent = entry.parent().id();
+        if let Some(id) = entry.id() {
+            if taken(id) {
+                return refuse(index, id, "the session has an entry with this id already");
+            }
+            if parent == Some(id) {
+                return refuse(index, id, "its parentId names itself");
+            }
+            if parent.and_then(|p| at.get(p)).is_some_and(|&p| p > index) {
+                return refuse(
+                    index,
+                    id,
+                    "its parentId names an entry that comes later in the append",
+                );
+            }
+            if named_parent(id) || parents_so_far.contains(id) {
+                return refuse(
+                    index,
+                    id,
+                    "earlier entries name this id as their parent, which could close a cycle",
+                );
+            }
+        }
+        if let Some(parent) = parent {
+            parents_so_far.insert(parent);
         }
     }
     Ok(())

@@ -1,21 +1,37 @@
 //! The PostgreSQL store, for agent services on many machines.
 
+use std::collections::HashSet;
+use std::future::Future;
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
 
 use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio_postgres::{Client, Config, NoTls, Statement};
 
-use super::sql::{self, name_after, now_ms, Row, MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE};
+use super::sql::{
+    self, name_after, now_ms, Row, MIGRATIONS, PG_MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE,
+};
 use super::{
-    leaf_after, validate_entries, validate_session_id, Appended, Cursor, Expect, Loaded, Page,
-    PageRequest, SessionInfo, SessionStore, StoreError, StoredEntry,
+    check_tree, leaf_after, redact_passwords, validate_entries, validate_session_id, Appended,
+    Cursor, Expect, Loaded, Page, PageRequest, SessionInfo, SessionStore, StoreError, StoredEntry,
 };
 
 /// The key of the advisory lock that serializes migrations of one database.
 const MIGRATION_LOCK: i64 = 0x6167_656e_746d_7367; // "agentmsg"
 
 /// How a [`PgStore`] connects.
+///
+/// ```
+/// # use agentmsg_runtime::store::PgOptions;
+/// # use std::time::Duration;
+/// let options = PgOptions::default()
+///     .connections(8)
+///     .schema("agents")
+///     .connect_timeout(Duration::from_secs(5));
+/// assert_eq!(options.statement_timeout, Duration::from_secs(30));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PgOptions {
     /// How many connections the store keeps (appends and loads run on as many
@@ -24,6 +40,15 @@ pub struct PgOptions {
     /// The schema the tables live in, created if needed (`None`: the
     /// connection's `search_path`, normally `public`).
     pub schema: Option<String>,
+    /// How long connecting may take, from the TCP connection to the first
+    /// statements (a server that accepts the connection and never answers
+    /// fails here with [`StoreError::Timeout`]). Default 10 s.
+    pub connect_timeout: Duration,
+    /// How long one operation may wait for the server (a lock held by another
+    /// writer included). Also set as the connection's `statement_timeout`.
+    /// Past it the operation fails with [`StoreError::Timeout`], and its
+    /// connection is cancelled and closed. Default 30 s.
+    pub statement_timeout: Duration,
 }
 
 impl Default for PgOptions {
@@ -31,7 +56,39 @@ impl Default for PgOptions {
         PgOptions {
             connections: 4,
             schema: None,
+            connect_timeout: Duration::from_secs(10),
+            statement_timeout: Duration::from_secs(30),
         }
+    }
+}
+
+impl PgOptions {
+    /// The same options with `connections` connections.
+    #[must_use]
+    pub fn connections(mut self, connections: usize) -> Self {
+        self.connections = connections;
+        self
+    }
+
+    /// The same options with the tables in `schema`.
+    #[must_use]
+    pub fn schema(mut self, schema: impl Into<String>) -> Self {
+        self.schema = Some(schema.into());
+        self
+    }
+
+    /// The same options with `timeout` for connecting.
+    #[must_use]
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// The same options with `timeout` for each operation.
+    #[must_use]
+    pub fn statement_timeout(mut self, timeout: Duration) -> Self {
+        self.statement_timeout = timeout;
+        self
     }
 }
 
@@ -54,10 +111,33 @@ impl Default for PgOptions {
 ///
 /// Connections are plain TCP (`NoTls`): use it on a trusted network or a
 /// loopback or Unix socket.
+///
+/// # Never hanging
+///
+/// Connecting has a time limit ([`PgOptions::connect_timeout`]), and so has
+/// each operation ([`PgOptions::statement_timeout`]). An operation whose
+/// future is dropped before it finishes (a timeout of the caller's, a task
+/// aborted while an append waits on another writer's lock) never gives its
+/// connection back to the pool: the query is cancelled on the server and the
+/// connection closed, so later operations do not wait behind it.
+///
+/// # An append whose commit is lost
+///
+/// When the connection fails while an append is committed, the append may or
+/// may not be stored: it fails with [`StoreError::CommitUnknown`]. Retrying
+/// the same append with the same [`Expect`] resolves it: when the session
+/// ends with exactly those entries after the expected leaf, the retry answers
+/// as the first append would have, writing nothing.
+///
+/// The password of the connection string never appears in an error or in
+/// `Debug`.
 #[derive(Debug)]
 pub struct PgStore {
     config: Config,
     schema: Option<String>,
+    read_only: bool,
+    statement_timeout: Duration,
+    connect_timeout: Duration,
     idle: Mutex<Vec<PgConn>>,
     permits: Semaphore,
 }
@@ -71,18 +151,26 @@ struct PgConn {
     insert: Statement,
     update: Statement,
     load: Statement,
+    list_first: Statement,
+    list_after: Statement,
 }
 
-/// A connection borrowed from the store; given back on drop.
+/// A connection borrowed from the store; given back on drop when the
+/// operation that used it finished, cancelled and closed when it did not.
 struct Pooled<'a> {
     conn: Option<PgConn>,
     store: &'a PgStore,
+    /// Whether the operation ran to its end (so nothing is in flight).
+    finished: bool,
     _permit: SemaphorePermit<'a>,
 }
 
 impl Drop for Pooled<'_> {
     fn drop(&mut self) {
-        if let Some(conn) = self.conn.take() {
+        let Some(conn) = self.conn.take() else {
+            return;
+        };
+        if self.finished {
             if !conn.client.is_closed() {
                 self.store
                     .idle
@@ -90,7 +178,18 @@ impl Drop for Pooled<'_> {
                     .unwrap_or_else(PoisonError::into_inner)
                     .push(conn);
             }
+            return;
         }
+        // Dropped mid-operation: a query may still run on the server (an
+        // append waiting on a row lock, say). Ask the server to cancel it, and
+        // close the connection, which rolls back its transaction.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let token = conn.client.cancel_token();
+            runtime.spawn(async move {
+                let _ = token.cancel_query(NoTls).await;
+            });
+        }
+        drop(conn);
     }
 }
 
@@ -121,19 +220,40 @@ impl PgStore {
 
     /// Connects with `options`, and migrates the database.
     pub async fn connect_with(url: &str, options: PgOptions) -> Result<PgStore, StoreError> {
+        PgStore::start(url, options, false).await
+    }
+
+    /// Connects to read the store: nothing is created or changed (no schema,
+    /// no tables; every transaction is read-only). A database without
+    /// agentmsg's tables is a [`StoreError::NotAStore`]; appends fail.
+    pub async fn connect_existing(url: &str, options: PgOptions) -> Result<PgStore, StoreError> {
+        PgStore::start(url, options, true).await
+    }
+
+    async fn start(url: &str, options: PgOptions, read_only: bool) -> Result<PgStore, StoreError> {
         let config = Config::from_str(url).map_err(|e| StoreError::InvalidAddress {
-            address: redact(url),
-            reason: e.to_string(),
+            address: redact_passwords(url),
+            reason: redact_passwords(&e.to_string()),
         })?;
         let store = PgStore {
             config,
             schema: options.schema,
+            read_only,
+            statement_timeout: options.statement_timeout,
+            connect_timeout: options.connect_timeout,
             idle: Mutex::new(Vec::new()),
             permits: Semaphore::new(options.connections.max(1)),
         };
-        let mut first = store.connect_one(true).await?;
-        migrate(&mut first.client).await?;
-        first.prepare().await?;
+        let mut first = store.connect_one(!read_only).await?;
+        let ready = async {
+            if read_only {
+                check_schema(&first.client, url).await?;
+            } else {
+                migrate(&mut first.client).await?;
+            }
+            first.prepare().await
+        };
+        within(store.statement_timeout, "connecting", ready).await?;
         store
             .idle
             .lock()
@@ -142,28 +262,54 @@ impl PgStore {
         Ok(store)
     }
 
+    /// A new connection, set up, within the connect timeout.
     async fn connect_one(&self, create_schema: bool) -> Result<Unprepared, StoreError> {
-        let (client, connection) = self.config.connect(NoTls).await?;
-        tokio::spawn(async move {
-            if let Err(e) = connection.await {
-                log::warn!("agentmsg postgres store: connection closed: {e}");
+        within(self.connect_timeout, "connecting", async {
+            let (client, connection) = self.config.connect(NoTls).await?;
+            tokio::spawn(async move {
+                if let Err(e) = connection.await {
+                    log::warn!("agentmsg postgres store: connection closed: {e}");
+                }
+            });
+            let mut setup = format!(
+                "SET statement_timeout = {}",
+                self.statement_timeout.as_millis().min(i32::MAX as u128)
+            );
+            if self.read_only {
+                setup.push_str("; SET default_transaction_read_only = on");
             }
-        });
-        if let Some(schema) = &self.schema {
-            let quoted = format!("\"{}\"", schema.replace('"', "\"\""));
-            if create_schema {
-                client
-                    .batch_execute(&format!("CREATE SCHEMA IF NOT EXISTS {quoted}"))
-                    .await?;
+            if let Some(schema) = &self.schema {
+                let quoted = format!("\"{}\"", schema.replace('"', "\"\""));
+                if create_schema {
+                    client
+                        .batch_execute(&format!("CREATE SCHEMA IF NOT EXISTS {quoted}"))
+                        .await?;
+                }
+                setup.push_str(&format!("; SET search_path TO {quoted}"));
             }
-            client
-                .batch_execute(&format!("SET search_path TO {quoted}"))
-                .await?;
-        }
-        Ok(Unprepared {
-            client,
-            prepared: None,
+            client.batch_execute(&setup).await?;
+            Ok(Unprepared {
+                client,
+                prepared: None,
+            })
         })
+        .await
+    }
+
+    /// Runs `operation` on a pooled connection within the statement timeout.
+    /// The connection goes back to the pool only when the operation ran to its
+    /// end; dropped or timed out, it is cancelled and closed.
+    async fn with_conn<T, F>(&self, what: &'static str, operation: F) -> Result<T, StoreError>
+    where
+        F: for<'c> AsyncFnOnce(&'c mut PgConn) -> Result<T, StoreError>,
+    {
+        within(self.statement_timeout, what, async {
+            let mut conn = self.get().await?;
+            let result = operation(&mut conn).await;
+            conn.finished = true;
+            result
+        })
+        .await
     }
 
     async fn get(&self) -> Result<Pooled<'_>, StoreError> {
@@ -188,6 +334,7 @@ impl PgStore {
         Ok(Pooled {
             conn: Some(conn),
             store: self,
+            finished: false,
             _permit: permit,
         })
     }
@@ -196,7 +343,7 @@ impl PgStore {
 /// A connection whose statements are not prepared yet.
 struct Unprepared {
     client: Client,
-    prepared: Option<[Statement; 5]>,
+    prepared: Option<[Statement; 7]>,
 }
 
 impl Unprepared {
@@ -228,12 +375,23 @@ impl Unprepared {
                  WHERE session = $1 AND seq >= $2 ORDER BY seq",
             )
             .await?,
+            c.prepare(
+                "SELECT id, name, created_ms, updated_ms, entry_count, leaf_id
+                 FROM agentmsg_sessions ORDER BY id COLLATE \"C\" LIMIT $1",
+            )
+            .await?,
+            c.prepare(
+                "SELECT id, name, created_ms, updated_ms, entry_count, leaf_id
+                 FROM agentmsg_sessions WHERE id COLLATE \"C\" > $1
+                 ORDER BY id COLLATE \"C\" LIMIT $2",
+            )
+            .await?,
         ]);
         Ok(())
     }
 
     fn into_conn(self) -> Result<PgConn, StoreError> {
-        let [info, lock, insert, update, load] = self
+        let [info, lock, insert, update, load, list_first, list_after] = self
             .prepared
             .ok_or_else(|| StoreError::Task("statements not prepared".to_owned()))?;
         Ok(PgConn {
@@ -243,22 +401,58 @@ impl Unprepared {
             insert,
             update,
             load,
+            list_first,
+            list_after,
         })
     }
 }
 
-/// `url` without its password, for error messages.
-fn redact(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            let userinfo = &url[scheme + 3..at];
-            match userinfo.split_once(':') {
-                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme + 3], &url[at..]),
-                None => url.to_owned(),
-            }
-        }
-        _ => url.to_owned(),
+/// `future`, failing with [`StoreError::Timeout`] after `limit`.
+async fn within<T>(
+    limit: Duration,
+    operation: &'static str,
+    future: impl Future<Output = Result<T, StoreError>>,
+) -> Result<T, StoreError> {
+    match tokio::time::timeout(limit, future).await {
+        Ok(result) => result,
+        Err(_) => Err(StoreError::Timeout {
+            operation,
+            after: limit,
+        }),
     }
+}
+
+/// Checks, changing nothing, that the database holds an agentmsg schema this
+/// build reads.
+async fn check_schema(client: &Client, url: &str) -> Result<(), StoreError> {
+    let found: bool = client
+        .query_one("SELECT to_regclass('agentmsg_schema') IS NOT NULL", &[])
+        .await?
+        .get(0);
+    let not_a_store = |reason: &str| StoreError::NotAStore {
+        address: redact_passwords(url),
+        reason: reason.to_owned(),
+    };
+    if !found {
+        return Err(not_a_store("the database has no agentmsg tables"));
+    }
+    let version: i64 = client
+        .query_one(
+            "SELECT COALESCE(MAX(version), 0)::BIGINT FROM agentmsg_schema",
+            &[],
+        )
+        .await?
+        .get(0);
+    if version > SCHEMA_VERSION {
+        return Err(StoreError::SchemaTooNew {
+            found: version,
+            known: SCHEMA_VERSION,
+        });
+    }
+    if version < 1 {
+        return Err(not_a_store("the database's agentmsg schema is empty"));
+    }
+    Ok(())
 }
 
 async fn migrate(client: &mut Client) -> Result<(), StoreError> {
@@ -279,8 +473,10 @@ async fn migrate(client: &mut Client) -> Result<(), StoreError> {
             known: SCHEMA_VERSION,
         });
     }
-    for migration in &MIGRATIONS[version.max(0) as usize..] {
-        tx.batch_execute(migration).await?;
+    let from = version.max(0) as usize;
+    for (shared, own) in MIGRATIONS[from..].iter().zip(&PG_MIGRATIONS[from..]) {
+        tx.batch_execute(shared).await?;
+        tx.batch_execute(own).await?;
     }
     if version < SCHEMA_VERSION {
         tx.execute("DELETE FROM agentmsg_schema", &[]).await?;
@@ -311,33 +507,181 @@ fn info_of_row(row: &tokio_postgres::Row) -> Result<SessionInfo, StoreError> {
     })
 }
 
+/// Whether a failed commit may have been applied: the connection broke (or
+/// the wait for the answer ended) rather than the server refusing it.
+fn outcome_unknown(e: &StoreError) -> bool {
+    match e {
+        StoreError::Postgres(e) => e.as_db_error().is_none(),
+        StoreError::Timeout { .. } => true,
+        _ => false,
+    }
+}
+
+/// What an append does on its connection.
+async fn append_on(
+    conn: &mut PgConn,
+    session: &str,
+    entries: &[StoredEntry],
+    expected: Expect<'_>,
+    committing: &AtomicBool,
+) -> Result<Appended, StoreError> {
+    let PgConn {
+        client,
+        lock,
+        insert,
+        update,
+        ..
+    } = conn;
+    let tx = client.transaction().await?;
+    let row = tx
+        .query_opt(&*lock, &[&session])
+        .await?
+        .ok_or_else(|| not_found(session))?;
+    let count: i64 = row.try_get(0)?;
+    let leaf: Option<String> = row.try_get(1)?;
+    let name: Option<String> = row.try_get(2)?;
+    let ids: Vec<Option<&str>> = entries.iter().map(StoredEntry::id).collect();
+    let present: Vec<&str> = ids.iter().flatten().copied().collect();
+    let refused = match expected.check(session, leaf.as_deref()) {
+        Err(conflict) => Some(conflict),
+        Ok(()) => {
+            let taken: HashSet<String> = tx
+                .query(
+                    "SELECT id FROM agentmsg_entries WHERE session = $1 AND id = ANY($2)",
+                    &[&session, &present],
+                )
+                .await?
+                .iter()
+                .map(|row| row.get(0))
+                .collect();
+            let named: HashSet<String> = tx
+                .query(
+                    "SELECT DISTINCT parent_id FROM agentmsg_entries
+                     WHERE session = $1 AND parent_id = ANY($2)",
+                    &[&session, &present],
+                )
+                .await?
+                .iter()
+                .map(|row| row.get(0))
+                .collect();
+            check_tree(
+                session,
+                entries,
+                |id| taken.contains(id),
+                |id| named.contains(id),
+            )
+            .err()
+        }
+    };
+    if let Some(refused) = refused {
+        // A retry of an append whose commit was lost, and did land: the session
+        // ends with exactly these entries after the leaf it expected.
+        if let Some(appended) = already_stored(&tx, session, count, entries, expected).await? {
+            return Ok(appended);
+        }
+        return Err(refused);
+    }
+    let seqs: Vec<i64> = (0..entries.len() as i64).map(|i| count + i).collect();
+    let parents: Vec<Option<&str>> = entries.iter().map(sql::parent_column).collect();
+    let kinds: Vec<&str> = entries.iter().map(StoredEntry::kind).collect();
+    let times: Vec<Option<i64>> = entries.iter().map(StoredEntry::timestamp_ms).collect();
+    let lines: Vec<&str> = entries.iter().map(StoredEntry::line).collect();
+    tx.execute(
+        &*insert,
+        &[&session, &seqs, &ids, &parents, &kinds, &times, &lines],
+    )
+    .await?;
+    let total = count + entries.len() as i64;
+    let leaf = leaf_after(leaf.as_deref(), entries).map(str::to_owned);
+    let name = name_after(name.as_deref(), entries);
+    tx.execute(&*update, &[&session, &total, &leaf, &name, &now_ms()])
+        .await?;
+    committing.store(true, Ordering::SeqCst);
+    tx.commit().await?;
+    Ok(Appended {
+        first: u64::try_from(count).unwrap_or(0),
+        entries: u64::try_from(total).unwrap_or(0),
+        leaf,
+    })
+}
+
+/// What the append of `entries` answered, when the session (of `count`
+/// entries) already ends with exactly them after the leaf `expected` names.
+async fn already_stored(
+    tx: &tokio_postgres::Transaction<'_>,
+    session: &str,
+    count: i64,
+    entries: &[StoredEntry],
+    expected: Expect<'_>,
+) -> Result<Option<Appended>, StoreError> {
+    let n = entries.len() as i64;
+    if entries.is_empty() || count < n {
+        return Ok(None);
+    }
+    let first = count - n;
+    let tail = tx
+        .query(
+            "SELECT line FROM agentmsg_entries WHERE session = $1 AND seq >= $2 ORDER BY seq",
+            &[&session, &first],
+        )
+        .await?;
+    let same = tail.len() == entries.len()
+        && tail
+            .iter()
+            .zip(entries)
+            .all(|(row, entry)| row.get::<_, &str>(0) == entry.line());
+    if !same {
+        return Ok(None);
+    }
+    let before: Option<String> = tx
+        .query_opt(
+            "SELECT id FROM agentmsg_entries
+             WHERE session = $1 AND seq < $2 AND id IS NOT NULL ORDER BY seq DESC LIMIT 1",
+            &[&session, &first],
+        )
+        .await?
+        .map(|row| row.get(0));
+    if expected.check(session, before.as_deref()).is_err() {
+        return Ok(None);
+    }
+    Ok(Some(Appended {
+        first: u64::try_from(first).unwrap_or(0),
+        entries: u64::try_from(count).unwrap_or(0),
+        leaf: leaf_after(before.as_deref(), entries).map(str::to_owned),
+    }))
+}
+
 impl SessionStore for PgStore {
     async fn create(&self, session: &str) -> Result<SessionInfo, StoreError> {
         validate_session_id(session)?;
-        let conn = self.get().await?;
-        let now = now_ms();
-        let inserted = conn
-            .client
-            .execute(
-                "INSERT INTO agentmsg_sessions (id, name, created_ms, updated_ms, entry_count, leaf_id)
-                 VALUES ($1, NULL, $2, $2, 0, NULL) ON CONFLICT (id) DO NOTHING",
-                &[&session, &now],
-            )
-            .await?;
-        if inserted == 0 {
-            return Err(StoreError::Exists {
-                session: session.to_owned(),
-            });
-        }
-        let row = conn.client.query_one(&conn.info, &[&session]).await?;
-        info_of_row(&row)
+        self.with_conn("create", async |conn| {
+            let now = now_ms();
+            let inserted = conn
+                .client
+                .execute(
+                    "INSERT INTO agentmsg_sessions (id, name, created_ms, updated_ms, entry_count, leaf_id)
+                     VALUES ($1, NULL, $2, $2, 0, NULL) ON CONFLICT (id) DO NOTHING",
+                    &[&session, &now],
+                )
+                .await?;
+            if inserted == 0 {
+                return Err(StoreError::Exists {
+                    session: session.to_owned(),
+                });
+            }
+            let row = conn.client.query_one(&conn.info, &[&session]).await?;
+            info_of_row(&row)
+        })
+        .await
     }
 
     async fn open(&self, session: &str) -> Result<SessionInfo, StoreError> {
         validate_session_id(session)?;
-        let conn = self.get().await?;
-        let row = conn.client.query_opt(&conn.info, &[&session]).await?;
-        info_of_row(&row.ok_or_else(|| not_found(session))?)
+        self.with_conn("open", async |conn| {
+            let row = conn.client.query_opt(&conn.info, &[&session]).await?;
+            info_of_row(&row.ok_or_else(|| not_found(session))?)
+        })
+        .await
     }
 
     async fn append(
@@ -348,136 +692,113 @@ impl SessionStore for PgStore {
     ) -> Result<Appended, StoreError> {
         validate_session_id(session)?;
         validate_entries(entries)?;
-        let mut conn = self.get().await?;
-        let PgConn {
-            client,
-            lock,
-            insert,
-            update,
-            ..
-        } = &mut *conn;
-        let tx = client.transaction().await?;
-        let row = tx
-            .query_opt(&*lock, &[&session])
-            .await?
-            .ok_or_else(|| not_found(session))?;
-        let count: i64 = row.try_get(0)?;
-        let leaf: Option<String> = row.try_get(1)?;
-        let name: Option<String> = row.try_get(2)?;
-        expected.check(session, leaf.as_deref())?;
-        let seqs: Vec<i64> = (0..entries.len() as i64).map(|i| count + i).collect();
-        let ids: Vec<Option<&str>> = entries.iter().map(StoredEntry::id).collect();
-        let parents: Vec<Option<&str>> = entries.iter().map(sql::parent_column).collect();
-        let kinds: Vec<&str> = entries.iter().map(StoredEntry::kind).collect();
-        let times: Vec<Option<i64>> = entries.iter().map(StoredEntry::timestamp_ms).collect();
-        let lines: Vec<&str> = entries.iter().map(StoredEntry::line).collect();
-        tx.execute(
-            &*insert,
-            &[&session, &seqs, &ids, &parents, &kinds, &times, &lines],
-        )
-        .await?;
-        let total = count + entries.len() as i64;
-        let leaf = leaf_after(leaf.as_deref(), entries).map(str::to_owned);
-        let name = name_after(name.as_deref(), entries);
-        tx.execute(&*update, &[&session, &total, &leaf, &name, &now_ms()])
-            .await?;
-        tx.commit().await?;
-        Ok(Appended {
-            first: u64::try_from(count).unwrap_or(0),
-            entries: u64::try_from(total).unwrap_or(0),
-            leaf,
-        })
+        let committing = AtomicBool::new(false);
+        let result = self
+            .with_conn("append", async |conn| {
+                append_on(conn, session, entries, expected, &committing).await
+            })
+            .await;
+        match result {
+            Err(e) if committing.load(Ordering::SeqCst) && outcome_unknown(&e) => {
+                Err(StoreError::CommitUnknown {
+                    session: session.to_owned(),
+                    source: Box::new(e),
+                })
+            }
+            other => other,
+        }
     }
 
     async fn load(&self, session: &str, from: Cursor) -> Result<Loaded, StoreError> {
         validate_session_id(session)?;
-        let mut conn = self.get().await?;
-        let PgConn {
-            client, info, load, ..
-        } = &mut *conn;
-        // One snapshot for the session check and its entries.
-        let tx = client
-            .build_transaction()
-            .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
-            .read_only(true)
-            .start()
-            .await?;
-        if tx.query_opt(&*info, &[&session]).await?.is_none() {
-            return Err(not_found(session));
-        }
-        let from_seq = i64::try_from(from.0).unwrap_or(i64::MAX);
-        let rows = tx.query(&*load, &[&session, &from_seq]).await?;
-        tx.commit().await?;
-        let mut loaded = Loaded {
-            first: from.0,
-            next: from,
-            ..Loaded::default()
-        };
-        loaded.entries.reserve(rows.len());
-        for row in rows {
-            let seq: i64 = row.try_get(0)?;
-            let row = Row {
-                seq,
-                id: row.try_get(1)?,
-                parent_id: row.try_get(2)?,
-                kind: row.try_get(3)?,
-                timestamp_ms: row.try_get(4)?,
-                line: Ok(row.try_get(5)?),
-            };
-            if let Some(entry) = sql::entry_of_row(row, &mut loaded.problems) {
-                loaded.entries.push(entry);
+        self.with_conn("load", async |conn| {
+            let PgConn {
+                client, info, load, ..
+            } = conn;
+            // One snapshot for the session check and its entries.
+            let tx = client
+                .build_transaction()
+                .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+                .read_only(true)
+                .start()
+                .await?;
+            if tx.query_opt(&*info, &[&session]).await?.is_none() {
+                return Err(not_found(session));
             }
-            loaded.next = Cursor(u64::try_from(seq).unwrap_or(0) + 1);
-        }
-        Ok(loaded)
+            let from_seq = i64::try_from(from.0).unwrap_or(i64::MAX);
+            let rows = tx.query(&*load, &[&session, &from_seq]).await?;
+            tx.commit().await?;
+            let mut loaded = Loaded {
+                first: from.0,
+                next: from,
+                ..Loaded::default()
+            };
+            loaded.entries.reserve(rows.len());
+            for row in rows {
+                let seq: i64 = row.try_get(0)?;
+                let row = Row {
+                    seq,
+                    id: row.try_get(1)?,
+                    parent_id: row.try_get(2)?,
+                    kind: row.try_get(3)?,
+                    timestamp_ms: row.try_get(4)?,
+                    line: Ok(row.try_get(5)?),
+                };
+                if let Some(entry) = sql::entry_of_row(row, &mut loaded.problems) {
+                    loaded.entries.push(entry);
+                }
+                loaded.next = Cursor(u64::try_from(seq).unwrap_or(0) + 1);
+            }
+            Ok(loaded)
+        })
+        .await
     }
 
     async fn list(&self, page: &PageRequest) -> Result<Page, StoreError> {
-        let conn = self.get().await?;
-        let limit = i64::try_from(page.limit).unwrap_or(i64::MAX - 1);
-        let rows = conn
-            .client
-            .query(
-                "SELECT id, name, created_ms, updated_ms, entry_count, leaf_id
-                 FROM agentmsg_sessions WHERE $1::TEXT IS NULL OR id COLLATE \"C\" > $1
-                 ORDER BY id COLLATE \"C\" LIMIT $2",
-                &[&page.after, &limit.saturating_add(1)],
-            )
-            .await?;
-        let mut sessions = rows
-            .iter()
-            .map(info_of_row)
-            .collect::<Result<Vec<_>, _>>()?;
-        let more = sessions.len() > page.limit;
-        sessions.truncate(page.limit);
-        let next = more
-            .then(|| sessions.last().map(|s| s.id.clone()))
-            .flatten();
-        Ok(Page { sessions, next })
+        let limit = i64::try_from(page.limit)
+            .unwrap_or(i64::MAX - 1)
+            .saturating_add(1);
+        self.with_conn("list", async |conn| {
+            // Keyset pagination on the `COLLATE "C"` index: a page reads its
+            // own rows, however many sessions come before it.
+            let rows = match &page.after {
+                Some(after) => {
+                    conn.client
+                        .query(&conn.list_after, &[after, &limit])
+                        .await?
+                }
+                None => conn.client.query(&conn.list_first, &[&limit]).await?,
+            };
+            let mut sessions = rows
+                .iter()
+                .map(info_of_row)
+                .collect::<Result<Vec<_>, _>>()?;
+            let more = sessions.len() > page.limit;
+            sessions.truncate(page.limit);
+            let next = more
+                .then(|| sessions.last().map(|s| s.id.clone()))
+                .flatten();
+            Ok(Page {
+                sessions,
+                next,
+                skipped: Vec::new(),
+            })
+        })
+        .await
     }
 
     async fn delete(&self, session: &str) -> Result<(), StoreError> {
         validate_session_id(session)?;
-        let conn = self.get().await?;
-        let deleted = conn
-            .client
-            .execute("DELETE FROM agentmsg_sessions WHERE id = $1", &[&session])
-            .await?;
-        if deleted == 0 {
-            return Err(not_found(session));
-        }
-        Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn passwords_are_redacted() {
-        assert_eq!(
-            super::redact("postgres://agent:s3cret@db:5432/x"),
-            "postgres://agent:***@db:5432/x"
-        );
-        assert_eq!(super::redact("host=db user=agent"), "host=db user=agent");
+        self.with_conn("delete", async |conn| {
+            let deleted = conn
+                .client
+                .execute("DELETE FROM agentmsg_sessions WHERE id = $1", &[&session])
+                .await?;
+            if deleted == 0 {
+                return Err(not_found(session));
+            }
+            Ok(())
+        })
+        .await
     }
 }

@@ -4,14 +4,15 @@
 use super::{EntryProblem, LoadProblem, Parent, StoredEntry};
 
 /// The schema version this build writes and reads.
-pub(crate) const SCHEMA_VERSION: i64 = 1;
+pub(crate) const SCHEMA_VERSION: i64 = 2;
 
 /// Holds the schema version (one row; none before the first migration).
 pub(crate) const VERSION_TABLE: &str =
     "CREATE TABLE IF NOT EXISTS agentmsg_schema (version BIGINT NOT NULL)";
 
 /// Migration `i` takes the schema from version `i` to `i + 1`. Each is plain SQL
-/// both SQLite and PostgreSQL run.
+/// both SQLite and PostgreSQL run (PostgreSQL then runs its own part,
+/// [`PG_MIGRATIONS`]).
 pub(crate) const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
     // 0 → 1: sessions and their entries, each entry its exact line text with the
     // columns the API queries.
@@ -34,6 +35,19 @@ pub(crate) const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
         PRIMARY KEY (session, seq)
     );
     CREATE INDEX agentmsg_entries_by_id ON agentmsg_entries (session, id);",
+    // 1 → 2: the entries that name an id as their parent, found without a scan
+    // (an append refuses an id its session's entries already name as parent).
+    "CREATE INDEX agentmsg_entries_by_parent ON agentmsg_entries (session, parent_id);",
+];
+
+/// PostgreSQL's own part of each migration, run after the shared one.
+#[cfg(feature = "postgres")]
+pub(crate) const PG_MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
+    "",
+    // Sessions are listed in byte order (`COLLATE "C"`, as the other stores
+    // sort ids), which the primary key's index, in the database's collation,
+    // cannot give: without this index each page is a scan and a sort.
+    "CREATE INDEX agentmsg_sessions_by_id_c ON agentmsg_sessions (id COLLATE \"C\");",
 ];
 
 /// A row of `agentmsg_entries` as read, before it is checked.

@@ -5,12 +5,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rusqlite::types::ValueRef;
-use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 
 use super::sql::{self, name_after, now_ms, Row, MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE};
 use super::{
-    leaf_after, validate_entries, validate_session_id, Appended, Cursor, Durability, Expect,
-    Loaded, Page, PageRequest, SessionInfo, SessionStore, StoreError, StoredEntry,
+    check_tree, leaf_after, validate_entries, validate_session_id, Appended, Cursor, Durability,
+    Expect, Loaded, Page, PageRequest, SessionInfo, SessionStore, StoreError, StoredEntry,
 };
 
 /// How long a writer waits for another process's transaction before failing
@@ -36,6 +36,11 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 /// SQLite's API blocks, so each operation runs on tokio's blocking pool when
 /// called inside a tokio runtime (and inline otherwise), over one connection
 /// per store.
+///
+/// A database file the store creates is mode 0600, and so are SQLite's `-wal`
+/// and `-shm` files beside it (SQLite gives them the database's mode).
+/// [`open_existing`](Self::open_existing) opens a database to read it,
+/// changing nothing.
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
     conn: Arc<Mutex<Connection>>,
@@ -57,6 +62,7 @@ impl SqliteStore {
         let path = path.as_ref().to_owned();
         let opened = path.clone();
         let conn = blocking(move || {
+            create_private(&opened)?;
             let mut conn = Connection::open(&opened)?;
             conn.busy_timeout(BUSY_TIMEOUT)?;
             conn.pragma_update(None, "journal_mode", "WAL")?;
@@ -67,6 +73,67 @@ impl SqliteStore {
             conn.pragma_update(None, "synchronous", synchronous)?;
             conn.pragma_update(None, "foreign_keys", "ON")?;
             migrate(&mut conn)?;
+            Ok(conn)
+        })
+        .await?;
+        Ok(SqliteStore {
+            conn: Arc::new(Mutex::new(conn)),
+            path,
+        })
+    }
+
+    /// Opens the database at `path` to read it: nothing is created or changed
+    /// (no file, no schema, no journal mode; the connection is read-only). A
+    /// missing file, or one without agentmsg's tables, is a
+    /// [`StoreError::NotAStore`]; appends fail.
+    pub async fn open_existing(path: impl AsRef<Path>) -> Result<SqliteStore, StoreError> {
+        let path = path.as_ref().to_owned();
+        let opened = path.clone();
+        let conn = blocking(move || {
+            let not_a_store = |reason: &str| StoreError::NotAStore {
+                address: format!("sqlite:{}", opened.display()),
+                reason: reason.to_owned(),
+            };
+            if !opened.is_file() {
+                return Err(not_a_store("no such database file"));
+            }
+            let conn = Connection::open_with_flags(
+                &opened,
+                OpenFlags::SQLITE_OPEN_READ_ONLY
+                    | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                    | OpenFlags::SQLITE_OPEN_URI,
+            )?;
+            conn.busy_timeout(BUSY_TIMEOUT)?;
+            let has_schema: bool = match conn.query_row(
+                "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'agentmsg_schema')",
+                [],
+                |row| row.get(0),
+            ) {
+                Ok(found) => found,
+                Err(rusqlite::Error::SqliteFailure(e, _))
+                    if e.code == rusqlite::ErrorCode::NotADatabase =>
+                {
+                    return Err(not_a_store("the file is not an SQLite database"))
+                }
+                Err(e) => return Err(e.into()),
+            };
+            if !has_schema {
+                return Err(not_a_store("the database has no agentmsg tables"));
+            }
+            let version: i64 = conn.query_row(
+                "SELECT COALESCE(MAX(version), 0) FROM agentmsg_schema",
+                [],
+                |row| row.get(0),
+            )?;
+            if version > SCHEMA_VERSION {
+                return Err(StoreError::SchemaTooNew {
+                    found: version,
+                    known: SCHEMA_VERSION,
+                });
+            }
+            if version < 1 {
+                return Err(not_a_store("the database's agentmsg schema is empty"));
+            }
             Ok(conn)
         })
         .await?;
@@ -103,6 +170,21 @@ where
             .await
             .map_err(|e| StoreError::Task(e.to_string()))?,
         Err(_) => f(),
+    }
+}
+
+/// Creates the database file, empty and mode 0600, when there is none, so
+/// that SQLite (which gives its `-wal` and `-shm` files the database's mode)
+/// never makes a transcript readable by others.
+fn create_private(path: &Path) -> Result<(), StoreError> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(StoreError::io(path)(e)),
     }
 }
 
@@ -226,6 +308,31 @@ fn append(
         .ok_or_else(|| not_found(session))?;
     expected.check(session, leaf.as_deref())?;
     {
+        // The ids of the append the session has already, or names as parents.
+        let mut taken = std::collections::HashSet::new();
+        let mut named = std::collections::HashSet::new();
+        let mut by_id = tx.prepare_cached(
+            "SELECT 1 FROM agentmsg_entries WHERE session = ?1 AND id = ?2 LIMIT 1",
+        )?;
+        let mut by_parent = tx.prepare_cached(
+            "SELECT 1 FROM agentmsg_entries WHERE session = ?1 AND parent_id = ?2 LIMIT 1",
+        )?;
+        for id in entries.iter().filter_map(StoredEntry::id) {
+            if by_id.exists(params![session, id])? {
+                taken.insert(id);
+            }
+            if by_parent.exists(params![session, id])? {
+                named.insert(id);
+            }
+        }
+        check_tree(
+            session,
+            entries,
+            |id| taken.contains(id),
+            |id| named.contains(id),
+        )?;
+    }
+    {
         let mut insert = tx.prepare_cached(
             "INSERT INTO agentmsg_entries (session, seq, id, parent_id, kind, timestamp_ms, line)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -331,19 +438,34 @@ impl SessionStore for SqliteStore {
         let page = page.clone();
         self.run(move |conn| {
             let limit = i64::try_from(page.limit).unwrap_or(i64::MAX - 1);
-            let mut statement = conn.prepare_cached(
-                "SELECT id, name, created_ms, updated_ms, entry_count, leaf_id
-                 FROM agentmsg_sessions WHERE ?1 IS NULL OR id > ?1 ORDER BY id LIMIT ?2",
-            )?;
-            let mut sessions = statement
-                .query_map(params![page.after, limit.saturating_add(1)], info_of_row)?
-                .collect::<Result<Vec<_>, _>>()?;
+            // Keyset pagination on the primary key's index: a page reads its
+            // own rows, however many sessions come before it.
+            let mut sessions = match &page.after {
+                Some(after) => conn
+                    .prepare_cached(
+                        "SELECT id, name, created_ms, updated_ms, entry_count, leaf_id
+                         FROM agentmsg_sessions WHERE id > ?1 ORDER BY id LIMIT ?2",
+                    )?
+                    .query_map(params![after, limit.saturating_add(1)], info_of_row)?
+                    .collect::<Result<Vec<_>, _>>()?,
+                None => conn
+                    .prepare_cached(
+                        "SELECT id, name, created_ms, updated_ms, entry_count, leaf_id
+                         FROM agentmsg_sessions ORDER BY id LIMIT ?1",
+                    )?
+                    .query_map(params![limit.saturating_add(1)], info_of_row)?
+                    .collect::<Result<Vec<_>, _>>()?,
+            };
             let more = sessions.len() > page.limit;
             sessions.truncate(page.limit);
             let next = more
                 .then(|| sessions.last().map(|s| s.id.clone()))
                 .flatten();
-            Ok(Page { sessions, next })
+            Ok(Page {
+                sessions,
+                next,
+                skipped: Vec::new(),
+            })
         })
         .await
     }
