@@ -306,7 +306,8 @@ impl PgStore {
         within(self.statement_timeout, what, async {
             let mut conn = self.get().await?;
             let result = operation(&mut conn).await;
-            conn.finished = true;
+            // A connection the server closed or broke is not given back.
+            conn.finished = !matches!(&result, Err(e) if outcome_unknown(e));
             result
         })
         .await
@@ -507,11 +508,19 @@ fn info_of_row(row: &tokio_postgres::Row) -> Result<SessionInfo, StoreError> {
     })
 }
 
-/// Whether a failed commit may have been applied: the connection broke (or
-/// the wait for the answer ended) rather than the server refusing it.
+/// Whether a failed commit may have been applied: the connection broke, the
+/// server went away (operator intervention: a shutdown, a terminated backend,
+/// class 57; a connection exception, class 08), or the wait for its answer
+/// ended, rather than the server refusing the transaction.
 fn outcome_unknown(e: &StoreError) -> bool {
     match e {
-        StoreError::Postgres(e) => e.as_db_error().is_none(),
+        StoreError::Postgres(e) => match e.as_db_error() {
+            None => true,
+            Some(db) => {
+                let code = db.code().code();
+                code.starts_with("57") || code.starts_with("08")
+            }
+        },
         StoreError::Timeout { .. } => true,
         _ => false,
     }
