@@ -93,6 +93,10 @@ pub struct Checker {
     stand_ins: HashSet<usize>,
     diagnostics: Vec<Diagnostic>,
     messages: usize,
+    /// The line of each message id seen, and the ids seen twice: a session
+    /// needs each id once (a tree's own read finds them there).
+    ids: HashMap<String, usize>,
+    duplicate_ids: Vec<Diagnostic>,
 }
 
 impl Checker {
@@ -106,8 +110,21 @@ impl Checker {
     /// ([`Line::stand_in`](crate::load::Line::stand_in)), so a decoded result is
     /// not called orphaned because its call's line did not decode.
     pub fn add(&mut self, line: &Line) {
-        if line.message().is_some() {
+        if let Some(message) = line.message() {
             self.messages += 1;
+            if let Some(id) = message.id() {
+                if let Some(first) = self.ids.get(id.as_str()) {
+                    self.duplicate_ids.push(Diagnostic::error(
+                        line.number,
+                        "duplicate-id",
+                        format!(
+                            "id `{id}` is also the id of line {first}: a session reads each id once (`context` and `tree` refuse the file)"
+                        ),
+                    ));
+                } else {
+                    self.ids.insert(id.as_str().to_owned(), line.number);
+                }
+            }
         }
         self.add_pairing(line);
         self.dropped_fields(line);
@@ -192,6 +209,10 @@ impl Checker {
     pub fn finish(mut self, read: Vec<Diagnostic>) -> Vec<Diagnostic> {
         let mut all = read;
         let dropped = std::mem::take(&mut self.diagnostics);
+        // A tree's read (a `session` error) already named a duplicate id.
+        if !all.iter().any(|d| d.code == "session") {
+            all.append(&mut self.duplicate_ids);
+        }
         all.extend(self.structural());
         all.extend(dropped);
         all.sort_by_key(|d| d.line);
@@ -250,13 +271,32 @@ fn branch_pairing_within(bytes: &[u8], limit: usize) -> Vec<Diagnostic> {
     let mut budget = limit;
     let mut checked = 0usize;
     let mut branches = 0usize;
-    for branch in session.branches() {
+    // Each branch's length is known without walking it (the depth of its
+    // leaf), so a branch past the budget costs nothing: a tree of many long
+    // branches (a "broom") is checked in time linear in its size plus the
+    // budget, never the square of its size.
+    let entries = session.entries();
+    let depths = depths(entries);
+    let mut has_child = vec![false; entries.len()];
+    for entry in entries {
+        if let Some(p) = entry.parent_index() {
+            has_child[p] = true;
+        }
+    }
+    for leaf in (0..entries.len()).filter(|&i| entries[i].in_tree() && !has_child[i]) {
         branches += 1;
-        if branch.len() > budget {
+        if depths[leaf] > budget {
             continue;
         }
-        budget -= branch.len();
+        budget -= depths[leaf];
         checked += 1;
+        let mut branch = Vec::with_capacity(depths[leaf]);
+        let mut at = Some(leaf);
+        while let Some(i) = at {
+            branch.push(&entries[i]);
+            at = entries[i].parent_index();
+        }
+        branch.reverse();
         let mut checker = Checker::new();
         for line in branch.iter().filter_map(|e| line_of(e)) {
             checker.add_pairing(line);
@@ -277,6 +317,29 @@ fn branch_pairing_within(bytes: &[u8], limit: usize) -> Vec<Diagnostic> {
         ));
     }
     out
+}
+
+/// The number of entries from the root to each entry, itself included (a
+/// read session has no cycle).
+fn depths(entries: &[Entry]) -> Vec<usize> {
+    let mut depth = vec![0usize; entries.len()];
+    let mut trail = Vec::new();
+    for start in 0..entries.len() {
+        let mut at = Some(start);
+        while let Some(i) = at {
+            if depth[i] != 0 {
+                break;
+            }
+            trail.push(i);
+            at = entries[i].parent_index();
+        }
+        let mut known = at.map_or(0, |i| depth[i]);
+        while let Some(i) = trail.pop() {
+            known += 1;
+            depth[i] = known;
+        }
+    }
+    depth
 }
 
 /// What `validate` finds in the LLM messages of a loaded file, by line.
@@ -311,7 +374,24 @@ struct FileCheck {
 /// pretty-printed message and standard input are read whole.
 fn check_file(path: &Path, leaf: Option<&str>) -> Result<FileCheck, CliError> {
     let whole = || -> Result<FileCheck, CliError> {
-        let loaded = load_file_at(path, leaf, Purpose::Check)?;
+        let loaded = match load_file_at(path, leaf, Purpose::Check) {
+            Ok(loaded) => loaded,
+            // A file that does not read as a session (a cycle, a duplicate
+            // id) has an error, whoever wrote it: exit 1, as for any other.
+            Err(CliError::Session(message)) => {
+                let message = message
+                    .split_once(": ")
+                    .map_or(message.as_str(), |(_, why)| why)
+                    .to_owned();
+                return Ok(FileCheck {
+                    lines: 0,
+                    messages: 0,
+                    diagnostics: vec![Diagnostic::error(0, "session", message)],
+                    foreign: None,
+                });
+            }
+            Err(e) => return Err(e),
+        };
         Ok(FileCheck {
             lines: loaded.total_lines,
             messages: loaded.messages().count(),
@@ -374,7 +454,7 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
             }
         };
         if let Some(log) = foreign.filter(|_| !args.json) {
-            writeln!(out, "{}: note: {}", path.display(), log.note())?;
+            writeln!(out, "{}: note: {}", crate::output::shown(path), log.note())?;
         }
         let errors = diagnostics
             .iter()
@@ -383,7 +463,7 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
         let warnings = diagnostics.len() - errors;
         if args.json {
             reports.push(FileReport {
-                file: path.display().to_string(),
+                file: crate::output::shown(path).to_string(),
                 lines,
                 messages,
                 errors,
@@ -401,13 +481,13 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
         } else {
             if !args.quiet {
                 for d in &diagnostics {
-                    writeln!(out, "{}", d.render(&path.display()))?;
+                    writeln!(out, "{}", d.render(&crate::output::shown(path)))?;
                 }
             }
             writeln!(
                 out,
                 "{}: {lines} lines, {messages} messages: {errors} errors, {warnings} warnings",
-                path.display(),
+                crate::output::shown(path),
             )?;
         }
         if errors > 0 || (args.deny_warnings && warnings > 0) {

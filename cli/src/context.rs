@@ -26,7 +26,7 @@ pub fn run(args: &ContextArgs) -> Result<Outcome, CliError> {
         Some(opened) => opened,
         None => crate::session_file::open(&args.file)?,
     };
-    let file = args.file.display();
+    let file = crate::output::shown(&args.file);
     for d in &opened.diagnostics {
         crate::output::note!("{}", d.render(&file));
     }
@@ -40,6 +40,15 @@ pub fn run(args: &ContextArgs) -> Result<Outcome, CliError> {
         .session
         .context(args.leaf.as_deref())
         .map_err(|e| CliError::Usage(format!("{file}: {e}")))?;
+    for (message, id) in context.messages.iter().zip(&context.entry_ids) {
+        let line = id
+            .as_ref()
+            .and_then(|id| opened.session.entry(id.as_str()))
+            .map_or(0, |e| e.line_no());
+        if let Some(d) = crate::session_file::unsent_diagnostic(message, line) {
+            crate::output::note!("{}", d.render(&file));
+        }
+    }
     let sent = to_llm(&context.messages);
     let mut out = crate::output::stdout();
     for message in &sent {

@@ -141,7 +141,7 @@ pub fn run(args: &DecodeArgs) -> Result<Outcome, CliError> {
         path: args.file.clone(),
         source,
     })?;
-    let name = args.file.display();
+    let name = crate::output::shown(&args.file);
     let decoded = if args.stream {
         let events = match stream_events(&bytes) {
             Ok(events) => events,

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
     /// A file could not be read.
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}: {source}", crate::output::shown(path))]
     Read {
         /// The file.
         path: PathBuf,
@@ -17,7 +17,7 @@ pub enum CliError {
         source: std::io::Error,
     },
     /// A file could not be written.
-    #[error("cannot write {}: {source}", path.display())]
+    #[error("cannot write {}: {source}", crate::output::shown(path))]
     Write {
         /// The file.
         path: PathBuf,
@@ -31,6 +31,10 @@ pub enum CliError {
     /// The arguments do not make sense together.
     #[error("{0}")]
     Usage(String),
+    /// The file does not read as a session (a `parentId` cycle, a duplicate
+    /// id, a leaf no entry has). `check` reports it as an error of the file.
+    #[error("{0}")]
+    Session(String),
     /// A value could not be encoded as JSON.
     #[error("cannot encode JSON: {0}")]
     Json(#[from] serde_json::Error),

@@ -721,7 +721,7 @@ pub fn detect(text: &str) -> Detected {
 
 /// Runs `agentmsg import`.
 pub fn run(args: &ImportArgs) -> Result<Outcome, CliError> {
-    let file = args.file.display();
+    let file = crate::output::shown(&args.file);
     if let Some(outcome) = run_streamed(args)? {
         return Ok(outcome);
     }
@@ -753,7 +753,7 @@ pub fn run(args: &ImportArgs) -> Result<Outcome, CliError> {
 
 /// Reports an import and its outcome.
 fn finish(args: &ImportArgs, imported: &Imported) -> Outcome {
-    let file = args.file.display();
+    let file = crate::output::shown(&args.file);
     for d in &imported.diagnostics {
         crate::output::note!("{}", d.render(&file));
     }
@@ -822,7 +822,7 @@ fn run_streamed(args: &ImportArgs) -> Result<Option<Outcome>, CliError> {
     if lossy {
         crate::output::note!(
             "{}: warning: not UTF-8; invalid bytes were replaced by U+FFFD",
-            path.display()
+            crate::output::shown(path)
         );
     }
     Ok(Some(finish(args, &imported)))

@@ -62,13 +62,16 @@ impl Diagnostic {
 
     /// The diagnostic as one line of output: `FILE:LINE: severity[code]: message`
     /// (`FILE: …` for a diagnostic about the whole file, line 0).
+    ///
+    /// The message's control characters are escaped: it quotes the file.
     pub fn render(&self, file: &dyn fmt::Display) -> String {
+        let message = crate::output::escape_controls(&self.message);
         if self.line == 0 {
-            format!("{file}: {}[{}]: {}", self.severity, self.code, self.message)
+            format!("{file}: {}[{}]: {message}", self.severity, self.code)
         } else {
             format!(
-                "{file}:{}: {}[{}]: {}",
-                self.line, self.severity, self.code, self.message
+                "{file}:{}: {}[{}]: {message}",
+                self.line, self.severity, self.code
             )
         }
     }
@@ -375,21 +378,39 @@ pub fn stream_reader<R: BufRead>(mut reader: R) -> std::io::Result<Option<LineRe
 }
 
 /// The bytes of `path`, of standard input when it is `-`, or of a store's
-/// session when it is a store address (`sqlite:PATH#SESSION`, …).
+/// session when it is a store address (`sqlite:PATH#SESSION`, …); what the
+/// store found wrong with its rows is said on standard error.
 pub fn read_input(path: &Path) -> Result<Vec<u8>, CliError> {
+    let (bytes, store) = read_input_with(path)?;
+    for d in store {
+        crate::output::note!("{}", d.render(&crate::output::shown(path)));
+    }
+    Ok(bytes)
+}
+
+/// [`read_input`], with what a store found wrong with its rows (a column
+/// that disagrees with its line) as diagnostics instead of notes.
+pub fn read_input_with(path: &Path) -> Result<(Vec<u8>, Vec<Diagnostic>), CliError> {
     let fail = |source| CliError::Read {
         path: path.to_owned(),
         source,
     };
-    if let Some(bytes) = crate::sessions::read_session(path)? {
-        return Ok(bytes);
+    if let Some(read) = crate::sessions::read_session(path)? {
+        return Ok(read);
     }
+    let bytes = read_plain(path).map_err(fail)?;
+    Ok((bytes, Vec::new()))
+}
+
+/// The bytes of a file or of standard input (`-`). A FIFO or a device given
+/// by name is read as it comes, as standard input is.
+fn read_plain(path: &Path) -> std::io::Result<Vec<u8>> {
     if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map_err(fail)?;
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)?;
         Ok(bytes)
     } else {
-        std::fs::read(path).map_err(fail)
+        std::fs::read(path)
     }
 }
 

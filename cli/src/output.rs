@@ -71,3 +71,53 @@ macro_rules! note {
     }};
 }
 pub(crate) use note;
+
+/// `text` with what a terminal would act on made visible: control characters
+/// (C0 but newline, DEL, C1) and the bidirectional overrides that reorder
+/// what is shown are written as `\u{…}` escapes, so a transcript's text (a
+/// session name, a message) cannot clear the screen, move the cursor, set a
+/// title or forge a table row.
+pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
+    fn is_control(c: char) -> bool {
+        (c.is_control() && c != '\n')
+            || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    }
+    if !text.chars().any(is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if is_control(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A path or store address as the command shows it: a password in it
+/// redacted, control characters escaped.
+pub fn shown(path: impl AsRef<std::path::Path>) -> String {
+    let text = path.as_ref().to_string_lossy();
+    escape_controls(&agentmsg_runtime::store::redact_passwords(&text)).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{escape_controls, shown};
+
+    #[test]
+    fn controls_are_escaped_and_passwords_hidden() {
+        assert_eq!(escape_controls("plain é"), "plain é");
+        assert_eq!(escape_controls("\u{1b}[2Jx\u{7}"), "\\u{1b}[2Jx\\u{7}");
+        assert_eq!(
+            escape_controls("a\tb\u{9b}c\u{202e}"),
+            "a\\u{9}b\\u{9b}c\\u{202e}"
+        );
+        assert_eq!(
+            shown("postgres://u:secret@h/db#s"),
+            "postgres://u:***@h/db#s"
+        );
+    }
+}

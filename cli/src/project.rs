@@ -128,7 +128,7 @@ fn read_tools(path: &std::path::Path) -> Result<Vec<ToolSpec>, CliError> {
     serde_json::from_str(&text).map_err(|e| {
         CliError::Usage(format!(
             "{}: not a JSON array of tools ({{\"name\", \"description\", \"parameters\"}}): {e}",
-            path.display()
+            crate::output::shown(path)
         ))
     })
 }
@@ -140,11 +140,11 @@ fn read_schema(path: &std::path::Path) -> Result<ResponseFormat, CliError> {
         source,
     })?;
     let schema: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| CliError::Usage(format!("{}: not JSON: {e}", path.display())))?;
+        .map_err(|e| CliError::Usage(format!("{}: not JSON: {e}", crate::output::shown(path))))?;
     if !schema.is_object() {
         return Err(CliError::Usage(format!(
             "{}: not a JSON Schema: a schema is a JSON object",
-            path.display(),
+            crate::output::shown(path),
         )));
     }
     // The name the APIs take: letters, digits, `_` and `-`, at most 64.
@@ -253,7 +253,7 @@ pub fn run(args: &ProjectArgs) -> Result<Outcome, CliError> {
         args.leaf.as_deref(),
         crate::session_file::Purpose::Project,
     )?;
-    let file = args.file.display();
+    let file = crate::output::shown(&args.file);
     for d in &loaded.diagnostics {
         crate::output::note!("{}", d.render(&file));
     }

@@ -66,7 +66,7 @@ pub fn source_of(bytes: &[u8]) -> Source {
 
 /// A session error as a usage-level error naming the file.
 fn session_error(path: &Path, e: agentmsg_runtime::SessionError) -> CliError {
-    CliError::Usage(format!("{}: {e}", path.display()))
+    CliError::Session(format!("{}: {e}", crate::output::shown(path)))
 }
 
 /// Opens the session file at `path` (`-`: standard input).
@@ -177,12 +177,34 @@ fn contains(bytes: &[u8], needle: &[u8]) -> bool {
     bytes.windows(needle.len()).any(|w| w == needle)
 }
 
+/// An error for a message of a context that no model is sent because it does
+/// not decode (a pi message whose content is not what its role takes, say):
+/// a reader of the file would otherwise lose it without a word.
+pub fn unsent_diagnostic(
+    message: &agentmsg_runtime::AgentMessage,
+    line: usize,
+) -> Option<Diagnostic> {
+    let unknown = message.as_unknown()?;
+    match unknown.reason() {
+        agentmsg_runtime::UnknownReason::Invalid { error } => Some(Diagnostic::error(
+            line,
+            "undecodable",
+            format!(
+                "this `{}` message does not decode, so no model is sent it: {error}",
+                unknown.kind()
+            ),
+        )),
+        _ => None,
+    }
+}
+
 /// A session warning as a diagnostic.
 pub fn warning_diagnostic(warning: &SessionWarning) -> Diagnostic {
     let code = match warning.kind {
         WarningKind::MissingParent { .. } => "missing-parent",
         WarningKind::JoinedObjects { .. } => "joined-lines",
         WarningKind::NotAnEntry { .. } => "not-an-entry",
+        WarningKind::FirstKeptMissing { .. } => "first-kept-missing",
         _ => "session",
     };
     let text = warning.to_string();
@@ -237,6 +259,9 @@ fn context_loaded(
             .as_ref()
             .and_then(|id| session.entry(id.as_str()))
             .map_or(0, |e| e.line_no());
+        if let Some(d) = unsent_diagnostic(&message, number) {
+            diagnostics.push(d);
+        }
         let raw = message
             .to_line()
             .map(String::into_bytes)
@@ -349,7 +374,22 @@ pub fn load_file_at(path: &Path, leaf: Option<&str>, purpose: Purpose) -> Result
             }
         }
     }
-    let bytes = crate::load::read_input(path)?;
+    let (bytes, store) = crate::load::read_input_with(path)?;
+    let mut loaded = load_bytes_at(path, &bytes, leaf, purpose)?;
+    if !store.is_empty() {
+        loaded.diagnostics.extend(store);
+        loaded.diagnostics.sort_by_key(|d| d.line);
+    }
+    Ok(loaded)
+}
+
+/// [`load_file_at`] of a file's bytes.
+fn load_bytes_at(
+    path: &Path,
+    bytes: &[u8],
+    leaf: Option<&str>,
+    purpose: Purpose,
+) -> Result<Loaded, CliError> {
     let foreign = source_of(&bytes) != Source::Agentmsg;
     let tree = contains(&bytes, b"\"parentId\"");
     // A JSON array is a transcript, read as a whole.

@@ -6,11 +6,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use agentmsg_runtime::store::{
-    AnyStore, Backend, Cursor, PageRequest, SessionInfo, SessionStore, StoreAddress, StoreError,
+    AnyStore, Backend, Cursor, EntryProblem, PageRequest, SessionInfo, SessionStore,
+    SkippedSession, StoreAddress, StoreError,
 };
 use agentmsg_runtime::time::format_iso8601_seconds;
 
 use crate::error::CliError;
+use crate::load::Diagnostic;
+use crate::output::escape_controls;
 use crate::Outcome;
 
 /// The store `sessions` lists when neither `--store` nor `AGENTMSG_STORE` names
@@ -53,10 +56,10 @@ pub fn run(args: &SessionsArgs) -> Result<Outcome, CliError> {
         Some(address) => address.clone(),
         None => std::env::var("AGENTMSG_STORE").unwrap_or_else(|_| DEFAULT_STORE.to_owned()),
     };
-    let address: StoreAddress = address.parse().map_err(store_error)?;
-    must_exist(&address.backend)?;
+    let address = StoreAddress::resolve(&address).map_err(store_error)?;
+    let mut skipped: Vec<SkippedSession> = Vec::new();
     let sessions = block_on(async {
-        let store = AnyStore::open(&address.backend).await?;
+        let store = open_store(&address.backend).await?;
         if let Some(session) = &address.session {
             return Ok(vec![store.open(session).await?]);
         }
@@ -68,6 +71,7 @@ pub fn run(args: &SessionsArgs) -> Result<Outcome, CliError> {
         loop {
             let page = store.list(&request).await?;
             sessions.extend(page.sessions);
+            skipped.extend(page.skipped);
             match page.next {
                 Some(next) if args.limit.is_none_or(|limit| sessions.len() < limit) => {
                     request.after = Some(next);
@@ -81,6 +85,13 @@ pub fn run(args: &SessionsArgs) -> Result<Outcome, CliError> {
         Ok(sessions)
     })?
     .map_err(store_error)?;
+    for s in &skipped {
+        crate::output::note!(
+            "agentmsg: warning: skipped `{}`: {}",
+            s.id,
+            escape_controls(&s.reason)
+        );
+    }
     let mut out = crate::output::stdout();
     if args.json {
         for s in &sessions {
@@ -118,11 +129,13 @@ fn print_table(out: &mut impl Write, sessions: &[SessionInfo]) -> Result<(), Cli
         "ID", "ENTRIES", "UPDATED", "LEAF"
     )?;
     for s in sessions {
-        let leaf = s.leaf.as_deref().unwrap_or("-");
+        // A leaf and a name come from the session's lines: what a terminal
+        // acts on is escaped, so they cannot clear the screen or forge a row.
+        let leaf = escape_controls(s.leaf.as_deref().unwrap_or("-"));
         let leaf = if leaf.chars().count() > 20 {
             format!("{}…", leaf.chars().take(19).collect::<String>())
         } else {
-            leaf.to_owned()
+            leaf.into_owned()
         };
         writeln!(
             out,
@@ -131,7 +144,7 @@ fn print_table(out: &mut impl Write, sessions: &[SessionInfo]) -> Result<(), Cli
             s.entries,
             format_iso8601_seconds(s.updated_ms),
             leaf,
-            s.name.as_deref().unwrap_or("")
+            escape_controls(s.name.as_deref().unwrap_or(""))
         )?;
     }
     if sessions.is_empty() {
@@ -151,7 +164,7 @@ pub fn is_store_address(path: &Path) -> bool {
         || text.starts_with("postgresql://")
         || text.starts_with("dir:");
     is_store
-        || (!path.exists()
+        || (std::fs::symlink_metadata(path).is_err()
             && text
                 .rsplit_once('#')
                 .is_some_and(|(dir, _)| Path::new(dir).is_dir()))
@@ -159,60 +172,94 @@ pub fn is_store_address(path: &Path) -> bool {
 
 /// The lines of the session `path` names when it is a store address with a
 /// session (`sqlite:PATH#SESSION`, `postgres://…#SESSION`, `DIR#SESSION`), as
-/// transcript bytes; `None` for a plain file path.
-pub fn read_session(path: &Path) -> Result<Option<Vec<u8>>, CliError> {
+/// transcript bytes, with what the store found wrong with its rows; `None`
+/// for a plain file path.
+///
+/// Every stored line keeps its place: a line that is not UTF-8 is written as
+/// its bytes where it was, so `check` reports it at its own line number (and
+/// the lines after it keep theirs).
+pub fn read_session(path: &Path) -> Result<Option<(Vec<u8>, Vec<Diagnostic>)>, CliError> {
     if !is_store_address(path) {
         return Ok(None);
     }
     let text = path.to_string_lossy();
-    let address: StoreAddress = text.parse().map_err(store_error)?;
+    let address = StoreAddress::resolve(&text).map_err(store_error)?;
     let Some(session) = address.session.clone() else {
         return Err(CliError::Usage(format!(
-            "{text}: a store address needs #SESSION to name a session"
+            "{}: a store address needs #SESSION to name a session",
+            crate::output::shown(path)
         )));
     };
-    must_exist(&address.backend)?;
     let loaded = block_on(async {
-        let store = AnyStore::open(&address.backend).await?;
+        let store = open_store(&address.backend).await?;
         store.load(&session, Cursor::START).await
     })?
     .map_err(store_error)?;
     for torn in &loaded.torn {
         crate::output::note!(
-            "agentmsg: {text}: a line torn by a crash ({} bytes) is kept aside in {}",
+            "agentmsg: {}: a line torn by a crash ({} bytes) is kept aside in {}",
+            crate::output::shown(path),
             torn.raw.len(),
-            torn.kept_in.display()
+            crate::output::shown(&torn.kept_in)
         );
     }
-    let mut bytes = Vec::with_capacity(loaded.entries.iter().map(|e| e.line().len() + 1).sum());
-    for entry in &loaded.entries {
-        bytes.extend_from_slice(entry.line().as_bytes());
-        bytes.push(b'\n');
+    // The lines in store order: the entries, and the bytes of the lines that
+    // are no text in their places.
+    let mut not_text: Vec<(u64, &[u8])> = Vec::new();
+    let mut diagnostics = Vec::new();
+    for problem in &loaded.problems {
+        let line = usize::try_from(problem.position + 1).unwrap_or(usize::MAX);
+        match &problem.problem {
+            EntryProblem::NotUtf8(bytes) => not_text.push((problem.position, bytes)),
+            EntryProblem::ColumnDisagrees { .. } => diagnostics.push(Diagnostic::error(
+                line,
+                "store-row",
+                format!(
+                    "the store's row disagrees with its line: {}",
+                    problem.problem
+                ),
+            )),
+            // What a line's own keys say, `check` finds again in the line.
+            _ => {}
+        }
     }
-    Ok(Some(bytes))
+    not_text.sort_by_key(|(position, _)| *position);
+    let mut bytes = Vec::with_capacity(loaded.entries.iter().map(|e| e.line().len() + 1).sum());
+    let mut not_text = not_text.into_iter().peekable();
+    let mut position = loaded.first;
+    let mut entries = loaded.entries.iter();
+    loop {
+        if let Some((_, raw)) = not_text.next_if(|(at, _)| *at <= position) {
+            bytes.extend_from_slice(raw);
+        } else if let Some(entry) = entries.next() {
+            bytes.extend_from_slice(entry.line().as_bytes());
+        } else if let Some((_, raw)) = not_text.next() {
+            bytes.extend_from_slice(raw);
+        } else {
+            break;
+        }
+        bytes.push(b'\n');
+        position += 1;
+    }
+    Ok(Some((bytes, diagnostics)))
 }
 
-/// Reading never creates a store: a directory or database file that is not
-/// there is an error.
-fn must_exist(backend: &Backend) -> Result<(), CliError> {
-    let missing = match backend {
-        Backend::JsonlDir(dir) => (!dir.is_dir()).then_some(dir),
-        Backend::Sqlite(path) => (!path.is_file()).then_some(path),
-        Backend::Postgres(_) => None,
-    };
-    match missing {
-        Some(path) => Err(CliError::Usage(format!(
-            "no session store at {} (pass --store ADDR or set AGENTMSG_STORE)",
-            path.display()
-        ))),
-        None => Ok(()),
-    }
+/// Opens a store to read it: nothing is created (no directory, database or
+/// schema), and what is no agentmsg store says so.
+async fn open_store(backend: &Backend) -> Result<AnyStore, StoreError> {
+    AnyStore::open_existing(backend).await
 }
 
 fn store_error(e: StoreError) -> CliError {
     match e {
         StoreError::Io { path, source } => CliError::Read { path, source },
-        other => CliError::Usage(other.to_string()),
+        StoreError::NotAStore { address, reason } if reason == "no such directory" => {
+            CliError::Usage(format!(
+                "no session store at {} (pass --store ADDR or set AGENTMSG_STORE)",
+                escape_controls(&address)
+            ))
+        }
+        other => CliError::Usage(escape_controls(&other.to_string()).into_owned()),
     }
 }
 

@@ -310,7 +310,7 @@ pub fn render_text(stats: &Stats, file: &str) -> String {
 
 /// Runs `agentmsg stats`.
 pub fn run(args: &StatsArgs) -> Result<Outcome, CliError> {
-    let file = args.file.display();
+    let file = crate::output::shown(&args.file);
     let leaf = args.leaf.as_deref();
     let stats = match stream_transcript(&args.file, leaf)? {
         // A JSON Lines file: one line at a time, each problem told as it is met.
@@ -354,7 +354,9 @@ pub fn run(args: &StatsArgs) -> Result<Outcome, CliError> {
         serde_json::to_writer_pretty(&mut out, &stats)?;
         writeln!(out)?;
     } else {
-        out.write_all(render_text(&stats, &args.file.display().to_string()).as_bytes())?;
+        out.write_all(
+            render_text(&stats, &crate::output::shown(&args.file).to_string()).as_bytes(),
+        )?;
     }
     Ok(Outcome::Ok)
 }
@@ -365,10 +367,10 @@ pub fn run(args: &StatsArgs) -> Result<Outcome, CliError> {
 fn whole(path: &std::path::Path, leaf: Option<&str>) -> Result<Stats, CliError> {
     let loaded = load_file_at(path, leaf, Purpose::Stats)?;
     if let Some(log) = crate::load::foreign_log(&loaded) {
-        crate::output::note!("{}: note: {}", path.display(), log.note());
+        crate::output::note!("{}: note: {}", crate::output::shown(path), log.note());
     }
     for d in &loaded.diagnostics {
-        crate::output::note!("{}", d.render(&path.display()));
+        crate::output::note!("{}", d.render(&crate::output::shown(path)));
     }
     Ok(compute(&loaded))
 }

@@ -8,6 +8,7 @@ use agentmsg_runtime::{Entry, EntryKind, Session};
 use serde_json::{json, Value};
 
 use crate::error::CliError;
+use crate::output::escape_controls;
 use crate::Outcome;
 
 /// The arguments of `agentmsg tree`.
@@ -64,6 +65,10 @@ pub fn run(args: &TreeArgs) -> Result<Outcome, CliError> {
     let entries = session.entries();
     let children = session.child_indexes();
     let leaf = session.leaf().map(|l| l as *const Entry);
+    // Every label, read once (looking each entry's up would read the whole
+    // session per entry).
+    let labels = session.labels();
+    let label_of = |id: &str| labels.get(id).copied();
     let id_of = |i: usize| {
         entries[i].id().map_or_else(
             || format!("line {}", entries[i].line_no()),
@@ -85,7 +90,7 @@ pub fn run(args: &TreeArgs) -> Result<Outcome, CliError> {
                     "children": children[i].iter().map(|&c| id_of(c)).collect::<Vec<_>>(),
                 });
                 if let Some(id) = e.id() {
-                    if let Some(label) = session.label_of(id.as_str()) {
+                    if let Some(label) = label_of(id.as_str()) {
                         node["label"] = Value::from(label);
                     }
                 }
@@ -125,13 +130,13 @@ pub fn run(args: &TreeArgs) -> Result<Outcome, CliError> {
         if children[i].len() > 1 {
             marks.push(format!("branches: {}", children[i].len()));
         }
-        if let Some(label) = e.id().and_then(|id| session.label_of(id.as_str())) {
-            marks.push(format!("label: {label}"));
+        if let Some(label) = e.id().and_then(|id| label_of(id.as_str())) {
+            marks.push(format!("label: {}", escape_controls(label)));
         }
         if let Some(c) = e.as_compaction() {
             marks.push(format!(
                 "compaction: keeps from {}, {} tokens before",
-                c.first_kept_id.as_ref().map_or("nothing", |f| f.as_str()),
+                escape_controls(c.first_kept_id.as_ref().map_or("nothing", |f| f.as_str())),
                 c.tokens_before
             ));
         }
@@ -143,13 +148,15 @@ pub fn run(args: &TreeArgs) -> Result<Outcome, CliError> {
         } else {
             format!("  [{}]", marks.join("; "))
         };
+        // Ids, kinds, summaries and labels come from the file: what a
+        // terminal acts on (ESC, OSC…) is escaped.
         writeln!(
             out,
             "{}{} {:<14} {}{}",
             "  ".repeat(depth),
-            id_of(i),
-            e.kind().name(),
-            summary_of(session, e),
+            escape_controls(&id_of(i)),
+            escape_controls(e.kind().name()),
+            escape_controls(&summary_of(session, e)),
             marks
         )?;
         let kids = &children[i];

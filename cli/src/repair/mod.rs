@@ -334,7 +334,7 @@ fn report(
     not_jsonl: bool,
     tree: bool,
 ) -> Result<(), CliError> {
-    let file = args.file.display();
+    let file = crate::output::shown(&args.file);
     let mut out = crate::output::stdout();
     for fix in fixes {
         writeln!(out, "{file}:{}: {}", fix.line, fix.what)?;
@@ -362,7 +362,7 @@ fn report(
             out,
             "{file}: {} changes, written to {}",
             fixes.len(),
-            output.display()
+            crate::output::shown(output)
         )?,
         None => writeln!(
             out,

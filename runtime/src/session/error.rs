@@ -106,6 +106,15 @@ pub enum WarningKind {
         /// What the parser said.
         error: String,
     },
+    /// A compaction names a first kept entry that no entry has: a context
+    /// through it keeps nothing before the compaction but its summary (as pi
+    /// builds it), which may be history lost.
+    FirstKeptMissing {
+        /// The compaction's id, if it has one.
+        compaction: Option<MessageId>,
+        /// The first kept entry it names.
+        first_kept: MessageId,
+    },
 }
 
 impl fmt::Display for SessionWarning {
@@ -122,6 +131,19 @@ impl fmt::Display for SessionWarning {
             ),
             WarningKind::NotAnEntry { error } => {
                 write!(f, "not a session entry ({error}); kept, not read")
+            }
+            WarningKind::FirstKeptMissing {
+                compaction,
+                first_kept,
+            } => {
+                match compaction {
+                    Some(id) => write!(f, "compaction `{id}` keeps from `{first_kept}`")?,
+                    None => write!(f, "the compaction keeps from `{first_kept}`")?,
+                }
+                write!(
+                    f,
+                    ", which no entry has: a context through it keeps only its summary of what came before"
+                )
             }
         }
     }

@@ -204,6 +204,9 @@ impl Session {
 
     /// The label last set on an entry (`label` entries; a later one replaces
     /// or clears it).
+    ///
+    /// This reads every entry: to label many entries, take
+    /// [`labels`](Self::labels) once.
     pub fn label_of(&self, id: &str) -> Option<&str> {
         let mut label = None;
         for entry in &self.entries {
@@ -214,5 +217,20 @@ impl Session {
             }
         }
         label
+    }
+
+    /// Every entry's label (the last one set for it; a cleared label is
+    /// absent), by the entry's id, read in one pass.
+    pub fn labels(&self) -> std::collections::HashMap<String, &str> {
+        let mut labels = std::collections::HashMap::new();
+        for entry in &self.entries {
+            if let Some((target, text)) = entry.label() {
+                match text {
+                    Some(text) => labels.insert(target.as_str().to_owned(), text),
+                    None => labels.remove(target.as_str()),
+                };
+            }
+        }
+        labels
     }
 }

@@ -290,6 +290,21 @@ impl Session {
                 }),
             }
         }
+        for (i, entry) in self.entries.iter().enumerate() {
+            let Some(first_kept) = entry.as_compaction().and_then(|c| c.first_kept_id.as_ref())
+            else {
+                continue;
+            };
+            if self.index.get(&self.entries, first_kept.as_str()).is_none() {
+                self.warnings.push(SessionWarning {
+                    line: self.entries[i].line_no,
+                    kind: WarningKind::FirstKeptMissing {
+                        compaction: entry.id.clone(),
+                        first_kept: first_kept.clone(),
+                    },
+                });
+            }
+        }
         if !ordered {
             self.check_cycles()?;
         }
