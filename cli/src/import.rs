@@ -742,10 +742,12 @@ pub fn run(args: &ImportArgs) -> Result<Outcome, CliError> {
         }
     };
     match &args.output {
-        Some(path) => std::fs::write(path, &imported.text).map_err(|source| CliError::Write {
-            path: path.clone(),
-            source,
-        })?,
+        Some(path) => crate::output::create_like(path, &args.file)
+            .and_then(|mut file| file.write_all(&imported.text))
+            .map_err(|source| CliError::Write {
+                path: path.clone(),
+                source,
+            })?,
         None => crate::output::stdout().write_all(&imported.text)?,
     }
     Ok(finish(args, &imported))
@@ -806,7 +808,7 @@ fn run_streamed(args: &ImportArgs) -> Result<Option<Outcome>, CliError> {
                 path: output.clone(),
                 source,
             };
-            let file = std::fs::File::create(output).map_err(write_error)?;
+            let file = crate::output::create_like(output, path).map_err(write_error)?;
             let mut out = io::BufWriter::with_capacity(1 << 16, file);
             let imported = import_kind(kind, path, &mut out)?;
             out.flush().map_err(write_error)?;

@@ -121,3 +121,25 @@ mod tests {
         );
     }
 }
+
+/// Creates (or truncates) the file `output` for a copy of `input`: a file
+/// that exists keeps its mode, a new one takes the input's (a transcript may
+/// hold secrets: a 0600 source gives a 0600 copy), and a copy of standard
+/// input or of a store's session is 0600.
+pub fn create_like(
+    output: &std::path::Path,
+    input: &std::path::Path,
+) -> std::io::Result<std::fs::File> {
+    let like = std::fs::metadata(output)
+        .ok()
+        .or_else(|| std::fs::metadata(input).ok().filter(|m| m.is_file()));
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let file = options.open(output)?;
+    if let Some(like) = like {
+        file.set_permissions(like.permissions())?;
+    }
+    Ok(file)
+}

@@ -268,6 +268,14 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 /// Runs `agentmsg repair`.
 pub fn run(args: &RepairArgs) -> Result<Outcome, CliError> {
+    let file_args;
+    let args = match store_session_file(args)? {
+        Some(mapped) => {
+            file_args = mapped;
+            &file_args
+        }
+        None => args,
+    };
     let output = args.output.as_deref().filter(|_| !args.dry_run);
     let in_place = output.is_some_and(|o| args.file.as_os_str() != "-" && same_file(&args.file, o));
     if let Some(outcome) = run_streamed(args, output, in_place)? {
@@ -323,6 +331,64 @@ fn write_output<T>(
         .or_else(|_| std::fs::metadata(&args.file))
         .ok();
     write_atomically(&target, like.as_ref(), write)
+}
+
+/// The arguments with a `DIR#SESSION` address (as input or output) replaced
+/// by the session's file in that directory, which repair rewrites under its
+/// lock like any transcript; `None` when neither is a store address. A
+/// session in an SQLite or PostgreSQL store is no file: that is an error
+/// saying so.
+fn store_session_file(args: &RepairArgs) -> Result<Option<RepairArgs>, CliError> {
+    use agentmsg_runtime::store::{Backend, JsonlDir, StoreAddress};
+    let map = |path: &Path| -> Result<Option<PathBuf>, CliError> {
+        if !crate::sessions::is_store_address(path) {
+            return Ok(None);
+        }
+        let shown = crate::output::shown(path);
+        let address = StoreAddress::resolve(&path.to_string_lossy()).map_err(|e| {
+            CliError::Usage(crate::output::escape_controls(&e.to_string()).into_owned())
+        })?;
+        let Some(session) = &address.session else {
+            return Err(CliError::Usage(format!(
+                "{shown}: a store address needs #SESSION to name a session"
+            )));
+        };
+        match &address.backend {
+            Backend::JsonlDir(dir) => {
+                let store = JsonlDir::open_existing(dir)
+                    .map_err(|e| CliError::Usage(format!("{shown}: {e}")))?;
+                let file = store
+                    .session_path(session)
+                    .map_err(|e| CliError::Usage(format!("{shown}: {e}")))?;
+                match std::fs::symlink_metadata(&file) {
+                    Ok(m) if m.is_file() => Ok(Some(file)),
+                    Ok(_) => Err(CliError::Usage(format!(
+                        "{shown}: {} is not a regular file (a store never follows links)",
+                        crate::output::shown(&file)
+                    ))),
+                    Err(_) => Err(CliError::Usage(format!(
+                        "{shown}: the store has no session `{session}`"
+                    ))),
+                }
+            }
+            _ => Err(CliError::Usage(format!(
+                "{shown}: repair rewrites transcript files, and a session in an SQLite or PostgreSQL store is rows, whose lines the store keeps whole (`agentmsg check` reports their problems)"
+            ))),
+        }
+    };
+    let file = map(&args.file)?;
+    let output = match &args.output {
+        Some(output) => map(output)?,
+        None => None,
+    };
+    if file.is_none() && output.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(RepairArgs {
+        file: file.unwrap_or_else(|| args.file.clone()),
+        output: output.or_else(|| args.output.clone()),
+        dry_run: args.dry_run,
+    }))
 }
 
 /// Prints what repair changed, what it kept as it was, and where the copy went.
