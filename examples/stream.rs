@@ -129,9 +129,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
                 StreamEvent::ThinkingEnd { .. } | StreamEvent::TextEnd { .. } => println!(),
                 StreamEvent::ToolCallStart { name, .. } => print!("[call {name}] "),
-                StreamEvent::ToolCallDelta { arguments, .. } => {
-                    print!("{} ", serde_json::Value::Object(arguments.clone()))
-                }
+                StreamEvent::ToolCallDelta { delta, .. } => print!("{delta}"),
                 StreamEvent::ToolCallEnd { call, .. } => {
                     println!("=> {}", serde_json::Value::Object(call.arguments.clone()))
                 }
