@@ -168,17 +168,9 @@ impl Server {
     }
 }
 
-type Body = StreamBody<
-    futures_util::stream::PollFn<
-        Box<
-            dyn FnMut(
-                    &mut std::task::Context<'_>,
-                )
-                    -> std::task::Poll<Option<Result<Frame<Bytes>, std::io::Error>>>
-                + Send,
-        >,
-    >,
->;
+type Chunk = Result<Frame<Bytes>, std::io::Error>;
+type Poll = Box<dyn FnMut(&mut std::task::Context<'_>) -> std::task::Poll<Option<Chunk>> + Send>;
+type Body = StreamBody<futures_util::stream::PollFn<Poll>>;
 
 fn respond(canned: Canned, closed: Arc<AtomicUsize>) -> hyper::Response<Body> {
     let (tx, mut rx) = mpsc::channel::<Result<Frame<Bytes>, std::io::Error>>(1);
@@ -206,12 +198,7 @@ fn respond(canned: Canned, closed: Arc<AtomicUsize>) -> hyper::Response<Body> {
             }
         }
     });
-    let poll: Box<
-        dyn FnMut(
-                &mut std::task::Context<'_>,
-            ) -> std::task::Poll<Option<Result<Frame<Bytes>, std::io::Error>>>
-            + Send,
-    > = Box::new(move |cx| rx.poll_recv(cx));
+    let poll: Poll = Box::new(move |cx| rx.poll_recv(cx));
     let mut response = hyper::Response::builder().status(canned.status);
     for (name, value) in &canned.headers {
         response = response.header(name, value);
