@@ -6,6 +6,10 @@
 //!   stream decoder (events included), against `reply/body`,
 //!   `decode_response` of the same reply as one body (target ≤ 1.3×);
 //! - the same for an OpenAI Chat reply;
+//! - `args/anthropic` and `args/chat`: 200 KB of tool-call arguments streamed
+//!   in small deltas, against `text/anthropic` and `text/chat`, the same bytes
+//!   streamed as text (target ≤ 1.5×: a partial value is computed only when
+//!   asked for, so each delta costs its own length);
 //! - `sse/parser`: 10 MB of server-sent events through the parser, against
 //!   `sse/lines`, a plain split into lines keeping the `data: ` payloads
 //!   (target ≤ 1.5×).
@@ -92,6 +96,77 @@ fn chat_reply() -> (String, Vec<u8>) {
         "choices":[{"index":0,"message":{"role":"assistant","content":piece.repeat(n)},"finish_reason":"stop"}],
         "usage":{"prompt_tokens":900,"completion_tokens":5000,"total_tokens":5900}});
     (body.to_string(), sse.into_bytes())
+}
+
+/// The JSON text of 200 KB of tool-call arguments (a file a coding agent
+/// writes), cut into the small pieces a provider streams.
+fn argument_pieces() -> Vec<String> {
+    let size = if std::env::args().any(|a| a == "--bench") {
+        200_000
+    } else {
+        20_000
+    };
+    let line = "    let total = items.iter().map(|item| item.price * item.count).sum::<u64>();\n";
+    let content = line.repeat(size / line.len());
+    let json = serde_json::to_string(&json!({"path": "src/lib.rs", "content": content}))
+        .expect("serializes");
+    json.as_bytes()
+        .chunks(48)
+        .map(|piece| String::from_utf8(piece.to_vec()).expect("ASCII"))
+        .collect()
+}
+
+/// One Anthropic block streamed as `pieces`: a tool call's arguments
+/// (`input_json_delta`) or, with the same bytes, text (`text_delta`).
+fn anthropic_pieces(pieces: &[String], as_arguments: bool) -> Vec<u8> {
+    let mut events = vec![
+        json!({"type":"message_start","message":{"id":"msg_1","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":900,"output_tokens":1}}}),
+        if as_arguments {
+            json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"write","input":{}}})
+        } else {
+            json!({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}})
+        },
+    ];
+    for piece in pieces {
+        events.push(if as_arguments {
+            json!({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":piece}})
+        } else {
+            json!({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":piece}})
+        });
+    }
+    events.push(json!({"type":"content_block_stop","index":0}));
+    events.push(json!({"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":5000}}));
+    events.push(json!({"type":"message_stop"}));
+    events
+        .iter()
+        .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap_or("")))
+        .collect::<String>()
+        .into_bytes()
+}
+
+/// One Chat reply streamed as `pieces`: a tool call's arguments or, with the
+/// same bytes, text.
+fn chat_pieces(pieces: &[String], as_arguments: bool) -> Vec<u8> {
+    let chunk = |delta: serde_json::Value, finish: Option<&str>| {
+        json!({"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4.1",
+            "choices":[{"index":0,"delta":delta,"finish_reason":finish}]})
+    };
+    let mut sse = String::new();
+    for (i, piece) in pieces.iter().enumerate() {
+        let delta = match (as_arguments, i) {
+            (true, 0) => {
+                json!({"role":"assistant","tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"write","arguments":piece}}]})
+            }
+            (true, _) => json!({"tool_calls":[{"index":0,"function":{"arguments":piece}}]}),
+            (false, 0) => json!({"role":"assistant","content":piece}),
+            (false, _) => json!({"content":piece}),
+        };
+        sse.push_str(&format!("data: {}\n\n", chunk(delta, None)));
+    }
+    let finish = if as_arguments { "tool_calls" } else { "stop" };
+    sse.push_str(&format!("data: {}\n\n", chunk(json!({}), Some(finish))));
+    sse.push_str("data: [DONE]\n\n");
+    sse.into_bytes()
 }
 
 /// Frames `sse` in 4 KiB chunks and decodes it with `decoder`.
@@ -190,6 +265,29 @@ fn main() {
     let (a_body, a_sse) = anthropic_reply();
     let (c_body, c_sse) = chat_reply();
     let sse = ten_megabytes();
+    let pieces = argument_pieces();
+    let a_args = anthropic_pieces(&pieces, true);
+    let a_text = anthropic_pieces(&pieces, false);
+    let c_args = chat_pieces(&pieces, true);
+    let c_text = chat_pieces(&pieces, false);
+    let whole = pieces.concat();
+    for (args, text) in [
+        (
+            stream(&a_args, anthropic::StreamDecoder::new()),
+            stream(&a_text, anthropic::StreamDecoder::new()),
+        ),
+        (
+            stream(&c_args, openai_chat::StreamDecoder::new()),
+            stream(&c_text, openai_chat::StreamDecoder::new()),
+        ),
+    ] {
+        let call = args.tool_calls().next().expect("a call");
+        assert_eq!(
+            serde_json::Value::Object(call.arguments.clone()).to_string(),
+            whole
+        );
+        assert_eq!(text.text_content(), whole);
+    }
     // Both sides give the same message.
     let streamed = stream(&a_sse, anthropic::StreamDecoder::new());
     let decoded = anthropic::decode_response(&a_body).expect("decodes");
@@ -209,6 +307,23 @@ fn main() {
         });
         group.bench_function("chat/body", |b| {
             b.iter(|| openai_chat::decode_response(black_box(&c_body)).expect("decodes"))
+        });
+        group.finish();
+    }
+    {
+        let mut group = criterion.benchmark_group("args");
+        group.throughput(Throughput::Bytes(whole.len() as u64));
+        group.bench_function("anthropic/arguments", |b| {
+            b.iter(|| stream(black_box(&a_args), anthropic::StreamDecoder::new()))
+        });
+        group.bench_function("anthropic/text", |b| {
+            b.iter(|| stream(black_box(&a_text), anthropic::StreamDecoder::new()))
+        });
+        group.bench_function("chat/arguments", |b| {
+            b.iter(|| stream(black_box(&c_args), openai_chat::StreamDecoder::new()))
+        });
+        group.bench_function("chat/text", |b| {
+            b.iter(|| stream(black_box(&c_text), openai_chat::StreamDecoder::new()))
         });
         group.finish();
     }
@@ -258,6 +373,30 @@ fn main() {
             black_box(frame_and_parse(&a_sse));
         },
     );
+    let a_args_ratio = ratio(
+        rounds,
+        || drop(black_box(stream(&a_args, anthropic::StreamDecoder::new()))),
+        || drop(black_box(stream(&a_text, anthropic::StreamDecoder::new()))),
+    );
+    let c_args_ratio = ratio(
+        rounds,
+        || {
+            drop(black_box(stream(
+                &c_args,
+                openai_chat::StreamDecoder::new(),
+            )))
+        },
+        || {
+            drop(black_box(stream(
+                &c_text,
+                openai_chat::StreamDecoder::new(),
+            )))
+        },
+    );
+    println!(
+        "ratio args/anthropic 200 KB of arguments vs the same bytes as text: {a_args_ratio:.2}x"
+    );
+    println!("ratio args/chat 200 KB of arguments vs the same bytes as text: {c_args_ratio:.2}x");
     println!("ratio reply/anthropic stream vs body: {anthropic_ratio:.2}x");
     println!("ratio reply/anthropic framing + JSON parse of each event (the floor) vs body: {floor_ratio:.2}x");
     println!("ratio reply/anthropic stream vs that floor: {decoder_ratio:.2}x");

@@ -1,18 +1,23 @@
 //! A streamed reply, live: a server on loopback sends a recorded Anthropic
 //! stream over real HTTP (chunked, in pieces that cut through lines and
-//! characters); the client posts the encoded request with reqwest, frames the
-//! bytes with the SSE parser, prints each delta as it arrives, and appends the
-//! reply to a session file. Runs offline.
+//! characters); `agentmsg::http::Client` sends the request, prints each delta
+//! as it arrives, and the reply is appended to a session file. Runs offline.
 //!
-//! Run with `cargo run --example stream`.
+//! Run with `cargo run --features http --example stream`.
 
 use std::io::Write as _;
 
-use agentmsg::providers::{
-    anthropic, Effort, Reasoning, Request, SseParser, StreamDecode, StreamEvent, ToolSpec,
-};
+use std::sync::{Arc, Mutex};
+
+use agentmsg::http::{ApiKey, Client, Endpoint, StreamItem};
+use agentmsg::providers::{Effort, Reasoning, Request, StreamEvent, ToolSpec};
 use agentmsg::{read_transcript, AgentMessage, JsonlWriter, Message, StopReason};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use bytes::Bytes;
+use futures_util::StreamExt;
+use http_body_util::{BodyExt, StreamBody};
+use hyper::body::{Frame, Incoming};
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 
 /// A reply as Anthropic streams it: thinking, text, then a tool call.
@@ -38,60 +43,57 @@ const RECORDED: &str = concat!(
     "data: {\"type\":\"message_stop\"}\r\n\r\n",
 );
 
-/// Serves one request with the recorded stream, as HTTP/1.1 chunked transfer
-/// in 13-byte pieces.
-async fn serve_once(listener: TcpListener) -> std::io::Result<Vec<u8>> {
-    let (mut socket, _) = listener.accept().await?;
-    let mut request = Vec::new();
-    let mut buf = [0u8; 4096];
-    // Headers, then the body its Content-Length announces.
-    let (head_end, length) = loop {
-        let n = socket.read(&mut buf).await?;
-        if n == 0 {
-            return Err(std::io::ErrorKind::UnexpectedEof.into());
+/// Serves every request with the recorded stream, in 13-byte pieces, on a
+/// real HTTP server (hyper) on loopback; returns its address and the bodies it
+/// received.
+async fn serve() -> std::io::Result<(std::net::SocketAddr, Arc<Mutex<Vec<serde_json::Value>>>)> {
+    let listener = TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    let received = Arc::new(Mutex::new(Vec::new()));
+    let bodies = received.clone();
+    tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            let bodies = bodies.clone();
+            let service = service_fn(move |request: hyper::Request<Incoming>| {
+                let bodies = bodies.clone();
+                async move {
+                    let body = request
+                        .into_body()
+                        .collect()
+                        .await
+                        .map_err(std::io::Error::other)?
+                        .to_bytes();
+                    let json = serde_json::from_slice(&body).unwrap_or_default();
+                    bodies.lock().map(|mut b| b.push(json)).ok();
+                    let pieces: Vec<Result<Frame<Bytes>, std::io::Error>> = RECORDED
+                        .as_bytes()
+                        .chunks(13)
+                        .map(|piece| Ok(Frame::data(Bytes::copy_from_slice(piece))))
+                        .collect();
+                    let response = hyper::Response::builder()
+                        .header("content-type", "text/event-stream")
+                        .header("request-id", "req_offline")
+                        .body(StreamBody::new(futures_util::stream::iter(pieces)))
+                        .map_err(std::io::Error::other)?;
+                    Ok::<_, std::io::Error>(response)
+                }
+            });
+            tokio::spawn(async move {
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(socket), service)
+                    .await;
+            });
         }
-        request.extend_from_slice(&buf[..n]);
-        if let Some(end) = request.windows(4).position(|w| w == b"\r\n\r\n") {
-            let head = String::from_utf8_lossy(&request[..end]).to_ascii_lowercase();
-            let length = head
-                .lines()
-                .find_map(|l| l.strip_prefix("content-length:"))
-                .and_then(|v| v.trim().parse::<usize>().ok())
-                .unwrap_or(0);
-            break (end + 4, length);
-        }
-    };
-    while request.len() < head_end + length {
-        let n = socket.read(&mut buf).await?;
-        if n == 0 {
-            break;
-        }
-        request.extend_from_slice(&buf[..n]);
-    }
-    socket
-        .write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n")
-        .await?;
-    for piece in RECORDED.as_bytes().chunks(13) {
-        socket
-            .write_all(format!("{:x}\r\n", piece.len()).as_bytes())
-            .await?;
-        socket.write_all(piece).await?;
-        socket.write_all(b"\r\n").await?;
-        socket.flush().await?;
-        tokio::time::sleep(std::time::Duration::from_millis(1)).await;
-    }
-    socket.write_all(b"0\r\n\r\n").await?;
-    socket.shutdown().await?;
-    Ok(request[head_end..].to_vec())
+    });
+    Ok((addr, received))
 }
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let listener = TcpListener::bind("127.0.0.1:0").await?;
-    let url = format!("http://{}/v1/messages", listener.local_addr()?);
-    let server = tokio::spawn(serve_once(listener));
+    let (addr, received) = serve().await?;
 
-    // The request, with options, encoded as Anthropic takes it.
+    // The request, with options; the client encodes it as Anthropic takes it,
+    // asking for a stream.
     let question = Message::user("What's the weather in Zürich?");
     let request = Request::new("claude-sonnet-4-5", vec![question.clone()])
         .with_tools(vec![ToolSpec::new(
@@ -102,62 +104,45 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         )])
         .with_reasoning(Reasoning::Effort(Effort::Low))
         .with_max_tokens(2048);
-    let mut encoded = anthropic::encode_request(&request)?;
-    encoded.body["stream"] = true.into();
-    for change in &encoded.options {
+    let endpoint = Endpoint::anthropic()
+        .with_base_url(&format!("http://{addr}/v1"))
+        .with_key(ApiKey::new("offline"));
+    let client = Client::new(endpoint)?;
+
+    let mut stream = client.stream(&request).await?;
+    let mut events = Vec::new();
+    let mut reply = None;
+    let mut out = std::io::stdout();
+    while let Some(item) = stream.next().await {
+        match item? {
+            StreamItem::Event(event) => {
+                match &event {
+                    StreamEvent::ThinkingStart { .. } => print!("[thinking] "),
+                    StreamEvent::ThinkingDelta { delta, .. }
+                    | StreamEvent::TextDelta { delta, .. } => print!("{delta}"),
+                    StreamEvent::ThinkingEnd { .. } | StreamEvent::TextEnd { .. } => println!(),
+                    StreamEvent::ToolCallStart { name, .. } => print!("[call {name}] "),
+                    StreamEvent::ToolCallDelta { delta, .. } => print!("{delta}"),
+                    StreamEvent::ToolCallEnd { .. } => println!(),
+                    StreamEvent::Done { stop_reason } => println!("[done: {stop_reason:?}]"),
+                    _ => {}
+                }
+                let _ = out.flush();
+                events.push(event);
+            }
+            StreamItem::Reply(whole) => reply = Some(whole),
+            _ => {}
+        }
+    }
+    let reply = reply.ok_or("the stream ended without its reply")?;
+    for change in &reply.options {
         println!("[option] {change}");
     }
-
-    let mut response = reqwest::Client::new()
-        .post(&url)
-        .json(&encoded.body)
-        .send()
-        .await?
-        .error_for_status()?;
-    let mut parser = SseParser::new();
-    let mut decoder = anthropic::StreamDecoder::new();
-    let mut events = Vec::new();
-    let mut failure = None;
-    let mut chunks = 0;
-    let mut out = std::io::stdout();
-    let mut show = |told: Vec<StreamEvent>, out: &mut std::io::Stdout| {
-        for event in &told {
-            match event {
-                StreamEvent::ThinkingStart { .. } => print!("[thinking] "),
-                StreamEvent::ThinkingDelta { delta, .. } | StreamEvent::TextDelta { delta, .. } => {
-                    print!("{delta}")
-                }
-                StreamEvent::ThinkingEnd { .. } | StreamEvent::TextEnd { .. } => println!(),
-                StreamEvent::ToolCallStart { name, .. } => print!("[call {name}] "),
-                StreamEvent::ToolCallDelta { arguments, .. } => {
-                    print!("{} ", serde_json::Value::Object(arguments.clone()))
-                }
-                StreamEvent::ToolCallEnd { call, .. } => {
-                    println!("=> {}", serde_json::Value::Object(call.arguments.clone()))
-                }
-                StreamEvent::Done { stop_reason } => println!("[done: {stop_reason:?}]"),
-                _ => {}
-            }
-        }
-        let _ = out.flush();
-        events.extend(told);
-    };
-    while let Some(bytes) = response.chunk().await? {
-        chunks += 1;
-        parser.push(&bytes, |e| match decoder.push(e.data) {
-            Ok(told) => show(told, &mut out),
-            Err(error) => failure = failure.take().or(Some(error)),
-        })?;
-    }
-    parser.finish(|e| match decoder.push(e.data) {
-        Ok(told) => show(told, &mut out),
-        Err(error) => failure = failure.take().or(Some(error)),
-    })?;
-    if let Some(error) = failure {
-        return Err(error.into());
-    }
-    let sent = server.await??;
-    let reply = decoder.finish()?;
+    println!(
+        "[request id] {}",
+        reply.request_id.as_deref().unwrap_or("-")
+    );
+    let reply = reply.message;
 
     // Append the question and the reply to the session.
     let dir = std::env::temp_dir().join(format!("agentmsg-stream-{}", std::process::id()));
@@ -176,12 +161,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     // Self-checks.
-    let body: serde_json::Value = serde_json::from_slice(&sent)?;
+    let body = received.lock().map_err(|_| "poisoned")?[0].clone();
+    assert_eq!(body["stream"], true, "the encoder asked for a stream");
     assert_eq!(
         body["thinking"]["budget_tokens"], 4096,
         "the request carried its options"
     );
-    assert!(chunks > 1, "the reply came in pieces");
     assert_eq!(
         reply.text_content(),
         "Let me check the weather in Zürich ☀️."

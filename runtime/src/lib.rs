@@ -21,6 +21,17 @@ mod session;
 ))]
 pub mod providers;
 
+#[cfg(all(
+    feature = "http",
+    any(
+        feature = "openai-chat",
+        feature = "openai-responses",
+        feature = "anthropic",
+        feature = "gemini"
+    )
+))]
+pub mod http;
+
 pub mod store;
 
 pub mod time;

@@ -295,10 +295,14 @@ fn a_tool_call_streams_its_arguments_parsed_so_far() {
         id: "toolu_1".into(),
         name: "read".into()
     }));
-    let Some(StreamEvent::ToolCallDelta { arguments, .. }) = all.last() else {
+    // Partial values are computed when asked for: from the deltas, or by the
+    // decoder's `partial()`.
+    let mut arguments = agentmsg::providers::PartialJson::new();
+    let Some(StreamEvent::ToolCallDelta { delta, .. }) = all.last() else {
         panic!("{all:?}")
     };
-    assert_eq!(arguments["path"], "src/ma");
+    arguments.push(delta);
+    assert_eq!(arguments.value()["path"], "src/ma");
     let partial = decoder.partial();
     assert_eq!(partial.text_content(), "Let me look.");
     assert_eq!(
@@ -308,15 +312,18 @@ fn a_tool_call_streams_its_arguments_parsed_so_far() {
     let more = decoder
         .push(r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"in.rs\", \"lines\": [1, 2"}}"#)
         .unwrap();
-    let [StreamEvent::ToolCallDelta {
-        delta, arguments, ..
-    }] = more.as_slice()
-    else {
+    let [StreamEvent::ToolCallDelta { delta, .. }] = more.as_slice() else {
         panic!("{more:?}")
     };
     assert_eq!(delta, "in.rs\", \"lines\": [1, 2");
-    assert_eq!(arguments["path"], "src/main.rs");
-    assert_eq!(arguments["lines"], serde_json::json!([1, 2]));
+    arguments.push(delta);
+    let value = arguments.value();
+    assert_eq!(value["path"], "src/main.rs");
+    assert_eq!(value["lines"], serde_json::json!([1, 2]));
+    assert_eq!(
+        decoder.partial().tool_calls().next().unwrap().arguments,
+        value
+    );
     for event in [
         r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"]}"}}"#,
         r#"{"type":"content_block_stop","index":1}"#,

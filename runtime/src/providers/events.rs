@@ -77,11 +77,10 @@ pub enum StreamEvent {
     ToolCallDelta {
         /// The block's index.
         index: usize,
-        /// The new JSON text.
+        /// The new JSON text. The arguments so far are computed only when
+        /// asked for: by the decoder's `partial()`, or by a [`PartialJson`]
+        /// the caller pushes the deltas into.
         delta: String,
-        /// The arguments parsed so far (best effort: unfinished strings cut,
-        /// open objects closed).
-        arguments: Map<String, Value>,
     },
     /// A tool call is complete.
     ToolCallEnd {
@@ -337,11 +336,7 @@ impl Differ {
                     Kind::Thinking | Kind::Redacted | Kind::Whole => {
                         StreamEvent::ThinkingDelta { index, delta }
                     }
-                    Kind::ToolCall => StreamEvent::ToolCallDelta {
-                        index,
-                        delta,
-                        arguments: partial_arguments(text),
-                    },
+                    Kind::ToolCall => StreamEvent::ToolCallDelta { index, delta },
                 });
             }
             if block.closed || ending {
@@ -383,51 +378,178 @@ impl Differ {
 /// an unfinished string cut where it stops, an unfinished key or value dropped,
 /// and the open objects and arrays closed. Not an object: empty.
 pub(crate) fn partial_arguments(text: &str) -> Map<String, Value> {
-    if let Ok(Value::Object(map)) = serde_json::from_str(text) {
-        return map;
+    let mut scan = Scan::new(usize::MAX);
+    scan.advance(text);
+    scan.value(text)
+}
+
+/// Tool-call arguments as they stream: the JSON text so far, and, only when
+/// asked for, the value it holds so far.
+///
+/// [`push`](Self::push) costs the length of the delta; [`value`](Self::value)
+/// reads only the bytes pushed since it was last asked, then parses the text
+/// cut at the last place it can be closed. A stream decoder reports a
+/// [`StreamEvent::ToolCallDelta`]'s text; a caller that shows arguments as they
+/// come keeps one of these per call.
+///
+/// ```
+/// use agentmsg_runtime::providers::PartialJson;
+/// let mut args = PartialJson::new();
+/// args.push(r#"{"path": "src/ma"#);
+/// assert_eq!(args.value()["path"], "src/ma");
+/// args.push(r#"in.rs", "lines": [1, 2"#);
+/// assert_eq!(args.value()["lines"], serde_json::json!([1, 2]));
+/// args.push("]}");
+/// assert_eq!(args.text(), r#"{"path": "src/main.rs", "lines": [1, 2]}"#);
+/// ```
+#[derive(Debug, Clone)]
+pub struct PartialJson {
+    text: String,
+    scan: Scan,
+}
+
+impl Default for PartialJson {
+    fn default() -> Self {
+        Self::new()
     }
-    let mut stack: Vec<u8> = Vec::new();
-    let mut in_string = false;
-    let mut escaped = false;
-    // Where the text may be cut and closed: (end, the closers open there,
-    // whether a string is open).
-    let mut cuts: Vec<(usize, Vec<u8>, bool)> = Vec::new();
-    for (i, b) in text.bytes().enumerate() {
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
+}
+
+impl PartialJson {
+    /// No text yet.
+    pub fn new() -> Self {
+        Self {
+            text: String::new(),
+            scan: Scan::new(RECENT_CUTS),
+        }
+    }
+
+    /// Appends a delta of the JSON text.
+    pub fn push(&mut self, delta: &str) {
+        self.text.push_str(delta);
+    }
+
+    /// The JSON text so far.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The object so far (best effort: an unfinished string cut where it
+    /// stops, an unfinished key or value dropped, open objects and arrays
+    /// closed; empty when the text is no object).
+    pub fn value(&mut self) -> Map<String, Value> {
+        self.scan.advance(&self.text);
+        let value = self.scan.value(&self.text);
+        if value.is_empty() && !self.scan.cuts.is_empty() {
+            // None of the recent cuts closes: an older one may.
+            return partial_arguments(&self.text);
+        }
+        value
+    }
+}
+
+/// How many places to cut the text a [`PartialJson`] remembers.
+const RECENT_CUTS: usize = 16;
+
+/// Where a JSON text may be cut and closed: its end, the closers open there.
+#[derive(Debug, Clone)]
+struct Cut {
+    end: usize,
+    closers: Vec<u8>,
+}
+
+/// The state of a scan of a JSON text: the open objects and arrays, whether a
+/// string is open, and the last places where the text may be cut.
+#[derive(Debug, Clone)]
+struct Scan {
+    stack: Vec<u8>,
+    in_string: bool,
+    escaped: bool,
+    /// How many bytes were read.
+    read: usize,
+    cuts: std::collections::VecDeque<Cut>,
+    keep: usize,
+}
+
+impl Scan {
+    fn new(keep: usize) -> Self {
+        Self {
+            stack: Vec::new(),
+            in_string: false,
+            escaped: false,
+            read: 0,
+            cuts: std::collections::VecDeque::new(),
+            keep,
+        }
+    }
+
+    fn cut(&mut self, end: usize) {
+        if self.cuts.len() == self.keep {
+            self.cuts.pop_front();
+        }
+        self.cuts.push_back(Cut {
+            end,
+            closers: self.stack.clone(),
+        });
+    }
+
+    /// Reads the bytes of `text` after those already read.
+    fn advance(&mut self, text: &str) {
+        let start = self.read;
+        for (i, b) in text.bytes().enumerate().skip(start) {
+            if self.in_string {
+                match (self.escaped, b) {
+                    (true, _) => self.escaped = false,
+                    (false, b'\\') => self.escaped = true,
+                    (false, b'"') => {
+                        self.in_string = false;
+                        self.cut(i + 1);
+                    }
+                    _ => {}
+                }
+                continue;
+            }
+            match b {
+                b'"' => self.in_string = true,
+                b'{' => self.stack.push(b'}'),
+                b'[' => self.stack.push(b']'),
+                b'}' | b']' => {
+                    self.stack.pop();
+                }
+                b',' => self.cut(i),
                 _ => {}
             }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'{' => stack.push(b'}'),
-            b'[' => stack.push(b']'),
-            b'}' | b']' => {
-                stack.pop();
+            if matches!(b, b'}' | b']' | b'0'..=b'9' | b'e' | b'l') {
+                self.cut(i + 1);
             }
-            b',' => cuts.push((i, stack.clone(), false)),
-            _ => {}
         }
-        if !in_string && matches!(b, b'"' | b'}' | b']' | b'0'..=b'9' | b'e' | b'l') {
-            cuts.push((i + 1, stack.clone(), false));
-        }
+        self.read = text.len();
     }
-    if in_string && !escaped {
-        cuts.push((text.len(), stack, true));
-    }
-    for (end, closers, string) in cuts.into_iter().rev() {
-        let mut candidate = text[..end].to_owned();
-        if string {
-            candidate.push('"');
-        }
-        candidate.extend(closers.iter().rev().map(|&c| char::from(c)));
-        if let Ok(Value::Object(map)) = serde_json::from_str(&candidate) {
+
+    /// The object `text` holds, closed at the last cut that parses.
+    fn value(&self, text: &str) -> Map<String, Value> {
+        if let Ok(Value::Object(map)) = serde_json::from_str(text) {
             return map;
         }
+        let open_string = (self.in_string && !self.escaped).then(|| Cut {
+            end: text.len(),
+            closers: self.stack.clone(),
+        });
+        let open_string = open_string.as_ref().map(|cut| (cut, true));
+        let cuts = self.cuts.iter().rev().map(|cut| (cut, false));
+        for (cut, string) in open_string.into_iter().chain(cuts) {
+            let Some(head) = text.get(..cut.end) else {
+                continue;
+            };
+            let mut candidate = String::with_capacity(cut.end + cut.closers.len() + 1);
+            candidate.push_str(head);
+            if string {
+                candidate.push('"');
+            }
+            candidate.extend(cut.closers.iter().rev().map(|&c| char::from(c)));
+            if let Ok(Value::Object(map)) = serde_json::from_str(&candidate) {
+                return map;
+            }
+        }
+        Map::new()
     }
-    Map::new()
 }

@@ -22,7 +22,9 @@ use crate::{AssistantMessage, Message};
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
+mod api;
 mod catalog;
+mod decode;
 mod events;
 mod framing;
 #[cfg(feature = "gemini")]
@@ -34,8 +36,10 @@ pub mod openai_responses;
 mod options;
 mod shared;
 
+pub use api::{AnyStreamDecoder, Api, UnknownApi};
 pub use catalog::{Catalog, ModelInfo};
-pub use events::StreamEvent;
+pub use decode::{Events, StreamError, StreamReader};
+pub use events::{PartialJson, StreamEvent};
 pub use framing::{
     FrameError, FrameErrorKind, JsonArrayParser, SseEvent, SseParser, DEFAULT_MAX_EVENT,
 };
@@ -103,6 +107,11 @@ pub struct Request {
     pub user: Option<String>,
     /// Key-value pairs stored with the request (OpenAI `metadata`).
     pub metadata: std::collections::BTreeMap<String, String>,
+    /// Whether the reply is asked for as a stream: the encoder sets the API's
+    /// own switch (`"stream": true`, and for Chat `stream_options.include_usage`
+    /// so the last chunk reports usage). Gemini streams by URL
+    /// (`:streamGenerateContent?alt=sse`), so its body does not change.
+    pub stream: bool,
 }
 
 impl Request {
@@ -157,6 +166,13 @@ impl Request {
             .model(&self.model)
             .map(|m| m.context_window);
         Ok(crate::prepare(&self.messages, &target))
+    }
+
+    /// The same request, asking for a streamed reply or not.
+    #[must_use]
+    pub fn with_stream(mut self, stream: bool) -> Self {
+        self.stream = stream;
+        self
     }
 
     /// The same request with an output token limit.

@@ -148,6 +148,10 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     }
     let mut options = OptionReport::default();
     write_options(request, &mut body, &mut options)?;
+    if request.stream {
+        body.insert("stream".into(), Value::Bool(true));
+        body.insert("stream_options".into(), json!({"include_usage": true}));
+    }
     Ok(Encoded {
         body: Value::Object(body),
         report,

@@ -137,6 +137,9 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     }
     let mut options = OptionReport::default();
     write_options(request, &mut body, &mut options)?;
+    if request.stream {
+        body.insert("stream".into(), Value::Bool(true));
+    }
     Ok(Encoded {
         body: Value::Object(body),
         report,

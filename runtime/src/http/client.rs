@@ -1,0 +1,541 @@
+//! [`Client`]: sends a [`Request`] to an [`Endpoint`], with retries, and
+//! decodes the reply.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::pin::Pin;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_core::Stream;
+use futures_util::StreamExt;
+use reqwest::header::HeaderMap;
+
+use super::endpoint::Endpoint;
+use super::error::{api_error, request_id, retryable, ApiError, ClientError};
+use super::stream::ReplyStream;
+use crate::providers::{
+    Api, Encoded, OptionChange, Request, ResponseError, StreamError, DEFAULT_MAX_EVENT,
+};
+use crate::{AssistantMessage, Report};
+
+/// When a request is tried again: how many times, and how long to wait.
+///
+/// A request is retried on a connection error or timeout, and on the
+/// statuses 408, 409, 429, 500 to 504 and 529, never on another (400, 401,
+/// 403, 404…). Retries happen before any byte of the reply reaches the
+/// caller, never after. The wait is what the provider asked for
+/// (`retry-after-ms`, `retry-after`, Gemini's `RetryInfo`) or else an
+/// exponential backoff with jitter: attempt `n` waits between half and all of
+/// `initial × 2ⁿ`, at most `max_delay`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Retry {
+    /// How many times a request may be retried (0: never).
+    pub max_retries: u32,
+    /// The first backoff.
+    pub initial: Duration,
+    /// The longest backoff.
+    pub max_delay: Duration,
+    /// The longest wait a provider may ask for; a longer one is not waited
+    /// for, and its error is returned.
+    pub max_wait: Duration,
+}
+
+impl Default for Retry {
+    /// Two retries, from 0.5 s up to 8 s; a provider's ask honoured up to 60 s.
+    fn default() -> Self {
+        Self {
+            max_retries: 2,
+            initial: Duration::from_millis(500),
+            max_delay: Duration::from_secs(8),
+            max_wait: Duration::from_secs(60),
+        }
+    }
+}
+
+impl Retry {
+    /// No retries.
+    pub fn none() -> Self {
+        Self {
+            max_retries: 0,
+            ..Self::default()
+        }
+    }
+
+    /// The default policy with this budget.
+    pub fn with_max_retries(max_retries: u32) -> Self {
+        Self {
+            max_retries,
+            ..Self::default()
+        }
+    }
+
+    /// The same policy with this first and longest backoff.
+    #[must_use]
+    pub fn with_backoff(mut self, initial: Duration, max_delay: Duration) -> Self {
+        self.initial = initial;
+        self.max_delay = max_delay;
+        self
+    }
+
+    /// The same policy, waiting at most `max_wait` when a provider asks.
+    #[must_use]
+    pub fn with_max_wait(mut self, max_wait: Duration) -> Self {
+        self.max_wait = max_wait;
+        self
+    }
+
+    /// The wait before retry `attempt` (0-based), or `None` when the
+    /// provider asked for more than [`max_wait`](Self::max_wait).
+    fn delay(&self, attempt: u32, asked: Option<Duration>) -> Option<Duration> {
+        if let Some(asked) = asked {
+            return (asked <= self.max_wait).then_some(asked);
+        }
+        let full = self
+            .initial
+            .saturating_mul(1u32.checked_shl(attempt.min(30)).unwrap_or(u32::MAX))
+            .min(self.max_delay);
+        let half = full / 2;
+        let nanos = u64::try_from(half.as_nanos()).unwrap_or(u64::MAX);
+        Some(half + Duration::from_nanos(fastrand::u64(0..=nanos)))
+    }
+}
+
+/// A decoded reply, with what is known about the request that made it.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Reply {
+    /// The message, with its usage and cost (when the model's price is
+    /// known).
+    pub message: AssistantMessage,
+    /// What the decoder skipped or kept in a changed form.
+    pub warnings: Vec<ResponseError>,
+    /// What `prepare` and the encoder changed in the request.
+    pub report: Report,
+    /// The request options the API or model could not take as given.
+    pub options: Vec<OptionChange>,
+    /// The provider's request id.
+    pub request_id: Option<String>,
+    /// The rate-limit headers of the reply (`x-ratelimit-*`,
+    /// `anthropic-ratelimit-*`, `retry-after`…), by lowercase name.
+    pub rate_limits: BTreeMap<String, String>,
+    /// How many times the request was retried.
+    pub retries: u32,
+}
+
+/// What the client knows of a request before its reply is read.
+pub(crate) struct Sent {
+    pub(crate) response: reqwest::Response,
+    pub(crate) report: Report,
+    pub(crate) options: Vec<OptionChange>,
+    pub(crate) request_id: Option<String>,
+    pub(crate) rate_limits: BTreeMap<String, String>,
+    pub(crate) retries: u32,
+}
+
+/// Sends requests for one [`Endpoint`]: [`complete`](Self::complete) for a
+/// whole reply, [`stream`](Self::stream) for its events as they come.
+///
+/// Cloning is cheap: clones share the connection pool.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), agentmsg_runtime::http::ClientError> {
+/// use agentmsg_runtime::http::Client;
+/// use agentmsg_runtime::providers::Request;
+/// use agentmsg_runtime::Message;
+/// let client = Client::anthropic()?; // ANTHROPIC_API_KEY
+/// let reply = client
+///     .complete(&Request::new("claude-sonnet-4-5", vec![Message::user("Hi")]))
+///     .await?;
+/// println!("{}", reply.message.text_content());
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Client {
+    http: reqwest::Client,
+    endpoint: Endpoint,
+    retry: Retry,
+    idle_timeout: Option<Duration>,
+    max_event: usize,
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("endpoint", &self.endpoint)
+            .field("retry", &self.retry)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("max_event", &self.max_event)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds a [`Client`] with other timeouts, retries or size limit.
+#[derive(Debug, Clone)]
+pub struct ClientBuilder {
+    endpoint: Endpoint,
+    retry: Retry,
+    connect_timeout: Option<Duration>,
+    idle_timeout: Option<Duration>,
+    pool_idle_timeout: Option<Duration>,
+    max_event: usize,
+}
+
+impl ClientBuilder {
+    /// How long an unused connection is kept for the next request (default
+    /// 90 s; `None`: kept until the server closes it).
+    #[must_use]
+    pub fn pool_idle_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.pool_idle_timeout = timeout;
+        self
+    }
+
+    /// The retry policy (default: [`Retry::default`]).
+    #[must_use]
+    pub fn retry(mut self, retry: Retry) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// How long connecting may take (default 10 s; `None`: no limit).
+    #[must_use]
+    pub fn connect_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// How long a reply may send nothing: before its headers, and between
+    /// two chunks of its body (default 120 s; `None`: no limit).
+    #[must_use]
+    pub fn idle_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// The size limit of one stream event, and of a whole reply body
+    /// (default [`DEFAULT_MAX_EVENT`]).
+    #[must_use]
+    pub fn max_event(mut self, max: usize) -> Self {
+        self.max_event = max;
+        self
+    }
+
+    /// The client.
+    ///
+    /// # Errors
+    /// [`ClientError::Endpoint`] when the HTTP client cannot be built (no TLS
+    /// backend).
+    pub fn build(self) -> Result<Client, ClientError> {
+        let mut http = reqwest::Client::builder().pool_idle_timeout(self.pool_idle_timeout);
+        if let Some(timeout) = self.connect_timeout {
+            http = http.connect_timeout(timeout);
+        }
+        let http = http
+            .build()
+            .map_err(|e| ClientError::Endpoint(format!("cannot build the HTTP client: {e}")))?;
+        Ok(Client {
+            http,
+            endpoint: self.endpoint,
+            retry: self.retry,
+            idle_timeout: self.idle_timeout,
+            max_event: self.max_event,
+        })
+    }
+}
+
+impl Client {
+    /// A builder for a client of `endpoint`.
+    pub fn builder(endpoint: Endpoint) -> ClientBuilder {
+        ClientBuilder {
+            endpoint,
+            retry: Retry::default(),
+            connect_timeout: Some(Duration::from_secs(10)),
+            idle_timeout: Some(Duration::from_secs(120)),
+            pool_idle_timeout: Some(Duration::from_secs(90)),
+            max_event: DEFAULT_MAX_EVENT,
+        }
+    }
+
+    /// A client of `endpoint` with the default settings.
+    ///
+    /// # Errors
+    /// As [`ClientBuilder::build`].
+    pub fn new(endpoint: Endpoint) -> Result<Self, ClientError> {
+        Self::builder(endpoint).build()
+    }
+
+    /// A client of `endpoint`, failing early when it has no key and needs one.
+    fn keyed(endpoint: Endpoint) -> Result<Self, ClientError> {
+        endpoint.headers(false)?;
+        Self::new(endpoint)
+    }
+
+    /// OpenAI Chat Completions, keyed from `OPENAI_API_KEY`.
+    ///
+    /// # Errors
+    /// [`ClientError::MissingKey`] when the variable is not set.
+    #[cfg(feature = "openai-chat")]
+    pub fn openai_chat() -> Result<Self, ClientError> {
+        Self::keyed(Endpoint::openai_chat())
+    }
+
+    /// OpenAI Responses, keyed from `OPENAI_API_KEY`.
+    ///
+    /// # Errors
+    /// [`ClientError::MissingKey`] when the variable is not set.
+    #[cfg(feature = "openai-responses")]
+    pub fn openai_responses() -> Result<Self, ClientError> {
+        Self::keyed(Endpoint::openai_responses())
+    }
+
+    /// Anthropic Messages, keyed from `ANTHROPIC_API_KEY`.
+    ///
+    /// # Errors
+    /// [`ClientError::MissingKey`] when the variable is not set.
+    #[cfg(feature = "anthropic")]
+    pub fn anthropic() -> Result<Self, ClientError> {
+        Self::keyed(Endpoint::anthropic())
+    }
+
+    /// Gemini, keyed from `GEMINI_API_KEY` or `GOOGLE_API_KEY`.
+    ///
+    /// # Errors
+    /// [`ClientError::MissingKey`] when neither is set.
+    #[cfg(feature = "gemini")]
+    pub fn gemini() -> Result<Self, ClientError> {
+        Self::keyed(Endpoint::gemini())
+    }
+
+    /// The endpoint.
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+
+    /// The API it speaks.
+    pub fn api(&self) -> Api {
+        self.endpoint.api()
+    }
+
+    /// Sends `request` and decodes the whole reply.
+    ///
+    /// # Errors
+    /// [`ClientError`]: the request cannot be encoded, the provider answered
+    /// with an error (after the retries), the connection failed, the body is
+    /// not the API's.
+    pub async fn complete(&self, request: &Request) -> Result<Reply, ClientError> {
+        let sent = self.send(request, false).await?;
+        let request_id = sent.request_id.clone();
+        let broke_off = |event: usize, message: String, timeout: bool| ClientError::Transport {
+            event,
+            message,
+            timeout,
+            partial: Box::default(),
+            request_id: request_id.clone(),
+        };
+        let mut body = Vec::new();
+        let mut chunks = sent.response.bytes_stream();
+        loop {
+            let chunk = match idle(self.idle_timeout, chunks.next()).await {
+                None => {
+                    return Err(broke_off(
+                        0,
+                        "no bytes for the idle timeout".to_owned(),
+                        true,
+                    ))
+                }
+                Some(None) => break,
+                Some(Some(Err(e))) => return Err(broke_off(0, describe(&e), e.is_timeout())),
+                Some(Some(Ok(chunk))) => chunk,
+            };
+            if body.len() + chunk.len() > self.max_event {
+                return Err(ClientError::Decode {
+                    source: StreamError::Frame(crate::providers::FrameError {
+                        event: 0,
+                        offset: body.len() as u64,
+                        kind: crate::providers::FrameErrorKind::TooLarge {
+                            limit: self.max_event,
+                        },
+                    }),
+                    partial: Box::default(),
+                    request_id,
+                });
+            }
+            body.extend_from_slice(&chunk);
+        }
+        let decode_error = |source: ResponseError| ClientError::Decode {
+            source: StreamError::Response(source),
+            partial: Box::default(),
+            request_id: request_id.clone(),
+        };
+        let text = String::from_utf8_lossy(&body);
+        let (message, warnings) = self.api().decode_response(&text).map_err(decode_error)?;
+        Ok(Reply {
+            message,
+            warnings,
+            report: sent.report,
+            options: sent.options,
+            request_id: sent.request_id,
+            rate_limits: sent.rate_limits,
+            retries: sent.retries,
+        })
+    }
+
+    /// Sends `request` for a streamed reply. Once the provider has answered
+    /// with success, the [`ReplyStream`] gives the reply's events as they
+    /// come, then the whole [`Reply`]. Dropping it closes the connection.
+    ///
+    /// # Errors
+    /// As [`complete`](Self::complete), for what happens before the reply
+    /// streams; what breaks off after comes from the stream.
+    pub async fn stream(&self, request: &Request) -> Result<ReplyStream, ClientError> {
+        let sent = self.send(request, true).await?;
+        Ok(ReplyStream::new(
+            sent,
+            self.api(),
+            self.max_event,
+            self.idle_timeout,
+        ))
+    }
+
+    /// Encodes and sends `request` until the provider answers with success,
+    /// an error not worth a retry, or the retries run out.
+    async fn send(&self, request: &Request, stream: bool) -> Result<Sent, ClientError> {
+        let model = self.endpoint.model(&request.model);
+        let request = if request.stream != stream || model != request.model {
+            let mut changed = request.clone();
+            changed.stream = stream;
+            changed.model = model.to_owned();
+            Cow::Owned(changed)
+        } else {
+            Cow::Borrowed(request)
+        };
+        let Encoded {
+            body,
+            report,
+            options,
+            ..
+        } = self.api().encode(&request)?;
+        let url = self.endpoint.url(&request.model, stream);
+        let headers = self.endpoint.headers(stream)?;
+        let body = Bytes::from(serde_json::to_vec(&body).map_err(|e| {
+            ClientError::Endpoint(format!("cannot serialize the request body: {e}"))
+        })?);
+        let mut retries = 0;
+        loop {
+            let sending = self
+                .http
+                .post(&url)
+                .headers(headers.clone())
+                .body(body.clone())
+                .send();
+            let error = match idle(self.idle_timeout, sending).await {
+                Some(Ok(response)) if response.status().is_success() => {
+                    let headers = response.headers();
+                    return Ok(Sent {
+                        request_id: request_id(headers),
+                        rate_limits: rate_limits(headers),
+                        response,
+                        report,
+                        options,
+                        retries,
+                    });
+                }
+                Some(Ok(response)) => {
+                    let status = response.status().as_u16();
+                    let headers = response.headers().clone();
+                    let text = idle(self.idle_timeout, response.text())
+                        .await
+                        .and_then(Result::ok)
+                        .unwrap_or_default();
+                    let error = api_error(status, &headers, &text, retries);
+                    if !retryable(status) {
+                        return Err(ClientError::Api(Box::new(error)));
+                    }
+                    Failure::Status(error)
+                }
+                Some(Err(e)) if e.is_builder() => {
+                    return Err(ClientError::Endpoint(describe(&e)));
+                }
+                Some(Err(e)) => Failure::Connect(describe(&e), e.is_timeout()),
+                None => Failure::Connect("no answer for the idle timeout".to_owned(), true),
+            };
+            let asked = match &error {
+                Failure::Status(e) => e.retry_after,
+                Failure::Connect(..) => None,
+            };
+            let wait = (retries < self.retry.max_retries)
+                .then(|| self.retry.delay(retries, asked))
+                .flatten();
+            let Some(wait) = wait else {
+                return Err(match error {
+                    Failure::Status(e) => ClientError::Api(Box::new(e)),
+                    Failure::Connect(message, timeout) => ClientError::Connect {
+                        message,
+                        timeout,
+                        retries,
+                    },
+                });
+            };
+            log::debug!(
+                "{} request failed ({}), retry {} in {wait:?}",
+                self.api(),
+                match &error {
+                    Failure::Status(e) => e.status.to_string(),
+                    Failure::Connect(message, _) => message.clone(),
+                },
+                retries + 1
+            );
+            tokio::time::sleep(wait).await;
+            retries += 1;
+        }
+    }
+}
+
+/// Why one try failed.
+enum Failure {
+    Status(ApiError),
+    Connect(String, bool),
+}
+
+/// `future`, or `None` when `timeout` runs out first.
+pub(crate) async fn idle<F: std::future::Future>(
+    timeout: Option<Duration>,
+    future: F,
+) -> Option<F::Output> {
+    match timeout {
+        Some(timeout) => tokio::time::timeout(timeout, future).await.ok(),
+        None => Some(future.await),
+    }
+}
+
+/// An HTTP error and its causes, without the URL.
+pub(crate) fn describe(error: &reqwest::Error) -> String {
+    let mut text = error.to_string();
+    // reqwest names the URL in its own message; the causes say what failed.
+    if let Some(url) = error.url() {
+        text = text.replace(&format!(" ({url})"), "");
+    }
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// The rate-limit headers among `headers`, by name.
+fn rate_limits(headers: &HeaderMap) -> BTreeMap<String, String> {
+    headers
+        .iter()
+        .filter(|(name, _)| name.as_str().contains("ratelimit") || name.as_str() == "retry-after")
+        .filter_map(|(name, value)| {
+            Some((name.as_str().to_owned(), value.to_str().ok()?.to_owned()))
+        })
+        .collect()
+}
+
+/// The body of a reply as a boxed stream of chunks.
+pub(crate) type Body = Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>;

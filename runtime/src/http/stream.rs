@@ -1,0 +1,219 @@
+//! [`ReplyStream`]: a streamed reply's events, then the whole reply.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use futures_core::Stream;
+
+use super::client::{describe, Body, Reply, Sent};
+use super::error::ClientError;
+use crate::providers::{Api, OptionChange, StreamEvent, StreamReader};
+use crate::Report;
+
+/// One item of a [`ReplyStream`].
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum StreamItem {
+    /// An event of the reply, as it came.
+    Event(StreamEvent),
+    /// The whole reply, last.
+    Reply(Box<Reply>),
+}
+
+/// A streamed reply ([`Client::stream`](super::Client::stream)): a
+/// [`Stream`] of [`StreamItem`]s, the reply's events as they come and then the
+/// whole [`Reply`]. An error ends it; a transport error names the event it
+/// happened at and holds the message so far ([`ClientError::partial`]).
+///
+/// Dropping it closes the connection. When no bytes come for the client's
+/// idle timeout, it ends with a [`ClientError::Transport`] error whose
+/// `timeout` is set.
+pub struct ReplyStream {
+    body: Option<Body>,
+    reader: Option<StreamReader>,
+    ready: VecDeque<Result<StreamItem, ClientError>>,
+    idle_timeout: Option<Duration>,
+    idle: Option<Pin<Box<tokio::time::Sleep>>>,
+    report: Report,
+    options: Vec<OptionChange>,
+    request_id: Option<String>,
+    rate_limits: BTreeMap<String, String>,
+    retries: u32,
+}
+
+impl fmt::Debug for ReplyStream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ReplyStream")
+            .field("api", &self.reader.as_ref().map(StreamReader::api))
+            .field("request_id", &self.request_id)
+            .field("retries", &self.retries)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ReplyStream {
+    pub(crate) fn new(
+        sent: Sent,
+        api: Api,
+        max_event: usize,
+        idle_timeout: Option<Duration>,
+    ) -> Self {
+        Self {
+            body: Some(Box::pin(sent.response.bytes_stream())),
+            reader: Some(StreamReader::with_max_event(api, max_event)),
+            ready: VecDeque::new(),
+            idle_timeout,
+            idle: idle_timeout.map(|t| Box::pin(tokio::time::sleep(t))),
+            report: sent.report,
+            options: sent.options,
+            request_id: sent.request_id,
+            rate_limits: sent.rate_limits,
+            retries: sent.retries,
+        }
+    }
+
+    /// The provider's request id.
+    pub fn request_id(&self) -> Option<&str> {
+        self.request_id.as_deref()
+    }
+
+    /// The rate-limit headers of the reply, by lowercase name.
+    pub fn rate_limits(&self) -> &BTreeMap<String, String> {
+        &self.rate_limits
+    }
+
+    /// How many times the request was retried.
+    pub fn retries(&self) -> u32 {
+        self.retries
+    }
+
+    /// The message so far (`None` once the stream ended).
+    pub fn partial(&self) -> Option<crate::AssistantMessage> {
+        self.reader.as_ref().map(StreamReader::partial)
+    }
+
+    /// Ends the stream with `error`, dropping the connection.
+    fn fail(&mut self, error: ClientError) {
+        self.body = None;
+        self.reader = None;
+        self.ready.push_back(Err(error));
+    }
+
+    fn broke_off(&mut self, message: String, timeout: bool) {
+        let Some(reader) = &self.reader else { return };
+        let error = ClientError::Transport {
+            event: reader.events(),
+            message,
+            timeout,
+            partial: Box::new(reader.partial()),
+            request_id: self.request_id.clone(),
+        };
+        self.fail(error);
+    }
+
+    fn read(&mut self, bytes: &[u8]) {
+        let Some(reader) = &mut self.reader else {
+            return;
+        };
+        let mut failed = None;
+        for event in reader.feed(bytes) {
+            match event {
+                Ok(event) => self.ready.push_back(Ok(StreamItem::Event(event))),
+                Err(source) => failed = Some(source),
+            }
+        }
+        if let Some(source) = failed {
+            let partial = Box::new(reader.partial());
+            let error = ClientError::Decode {
+                source,
+                partial,
+                request_id: self.request_id.clone(),
+            };
+            self.fail(error);
+        }
+    }
+
+    fn end(&mut self) {
+        self.body = None;
+        let Some(mut reader) = self.reader.take() else {
+            return;
+        };
+        let mut failed = None;
+        for event in reader.end() {
+            match event {
+                Ok(event) => self.ready.push_back(Ok(StreamItem::Event(event))),
+                Err(source) => failed = Some(source),
+            }
+        }
+        let partial = Box::new(reader.partial());
+        let finished = match failed {
+            Some(source) => Err(source),
+            None => reader.finish(),
+        };
+        match finished {
+            Ok((message, warnings)) => {
+                let reply = Reply {
+                    message,
+                    warnings,
+                    report: std::mem::take(&mut self.report),
+                    options: std::mem::take(&mut self.options),
+                    request_id: self.request_id.clone(),
+                    rate_limits: self.rate_limits.clone(),
+                    retries: self.retries,
+                };
+                self.ready.push_back(Ok(StreamItem::Reply(Box::new(reply))));
+            }
+            Err(source) => {
+                let error = ClientError::Decode {
+                    source,
+                    partial,
+                    request_id: self.request_id.clone(),
+                };
+                self.fail(error);
+            }
+        }
+    }
+}
+
+impl Stream for ReplyStream {
+    type Item = Result<StreamItem, ClientError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        loop {
+            if let Some(item) = this.ready.pop_front() {
+                return Poll::Ready(Some(item));
+            }
+            let Some(body) = this.body.as_mut() else {
+                return Poll::Ready(None);
+            };
+            match body.as_mut().poll_next(cx) {
+                Poll::Ready(Some(Ok(bytes))) => {
+                    if let (Some(idle), Some(timeout)) = (this.idle.as_mut(), this.idle_timeout) {
+                        idle.as_mut().reset(tokio::time::Instant::now() + timeout);
+                    }
+                    this.read(&bytes);
+                }
+                Poll::Ready(Some(Err(e))) => this.broke_off(describe(&e), e.is_timeout()),
+                Poll::Ready(None) => this.end(),
+                Poll::Pending => {
+                    let Some(idle) = this.idle.as_mut() else {
+                        return Poll::Pending;
+                    };
+                    if idle.as_mut().poll(cx).is_pending() {
+                        return Poll::Pending;
+                    }
+                    let message = format!(
+                        "no bytes for {:?} (the idle timeout)",
+                        this.idle_timeout.unwrap_or_default()
+                    );
+                    this.broke_off(message, true);
+                }
+            }
+        }
+    }
+}
