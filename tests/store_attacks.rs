@@ -281,7 +281,7 @@ fn a_lock_held_elsewhere_times_out_naming_its_holder() {
         ..
     } = &append
     {
-        assert!(*found == pid || *found > pid, "{found} vs {pid}");
+        assert!(*found >= pid, "{found} vs {pid}");
     }
     assert!(list.sessions.is_empty());
     assert_eq!(list.skipped.len(), 1, "{list:?}");
