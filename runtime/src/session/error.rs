@@ -106,6 +106,14 @@ pub enum WarningKind {
         /// What the parser said.
         error: String,
     },
+    /// A field of the entry is not what the format says, and is read as pi
+    /// reads it (the message or entry is kept and sent, never dropped).
+    Lenient {
+        /// The field, as a path (`message.content[0]`, `tokensBefore`).
+        field: String,
+        /// What was found and how it is read.
+        what: String,
+    },
 }
 
 impl fmt::Display for SessionWarning {
@@ -123,6 +131,7 @@ impl fmt::Display for SessionWarning {
             WarningKind::NotAnEntry { error } => {
                 write!(f, "not a session entry ({error}); kept, not read")
             }
+            WarningKind::Lenient { field, what } => write!(f, "`{field}`: {what}"),
         }
     }
 }
