@@ -812,3 +812,22 @@ fn a_version_1_import_names_entries_as_the_session_does() {
         .collect();
     assert_eq!(tree_ids, ids);
 }
+
+/// `check` reads a line holding a lone surrogate as the reader does (with
+/// U+FFFD) and warns, where it once called it undecodable.
+#[test]
+fn check_warns_of_a_lone_surrogate() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("t.jsonl"),
+        "{\"role\":\"user\",\"content\":\"cut \\ud83d\",\"timestamp\":1}\n",
+    )
+    .unwrap();
+    let run = agentmsg_in(dir.path(), &["check", "t.jsonl"]);
+    assert!(
+        run.stderr.contains("t.jsonl:1: warning[lone-surrogate]"),
+        "{run:?}"
+    );
+    assert!(!run.stderr.contains("error"), "{run:?}");
+    assert_eq!(run.code, 0, "{run:?}");
+}
