@@ -283,3 +283,77 @@ fn a_v1_session_migrates_to_v3_with_the_same_context_and_takes_appends() {
     assert_eq!(context.entry_ids.last().unwrap().as_ref(), Some(&id));
     assert_eq!(context.messages.len(), 447);
 }
+
+/// A pi session (version `version`) of a user message `a`, the entries given
+/// (each a line with its own id and parent), and a user message after them.
+fn pi_file(version: u32, middle: &[&str]) -> String {
+    let mut lines = vec![
+        format!(r#"{{"type":"session","version":{version},"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}}"#),
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1}}"#.to_owned(),
+    ];
+    lines.extend(middle.iter().map(|l| (*l).to_owned()));
+    lines.push(r#"{"type":"message","id":"z","parentId":"b","timestamp":"2025-01-01T00:00:09.000Z","message":{"role":"user","content":[{"type":"text","text":"next"}],"timestamp":9}}"#.to_owned());
+    lines.join("\n") + "\n"
+}
+
+/// The user texts the context at the last entry sends.
+fn sent_texts(file: &str) -> Vec<String> {
+    let session = Session::read(file.as_bytes()).unwrap();
+    let context = session.context(None).unwrap();
+    to_llm(&context.messages)
+        .iter()
+        .map(|m| match m.as_ref() {
+            Message::User(u) => u.text(),
+            other => format!("{other:?}"),
+        })
+        .collect()
+}
+
+/// What pi's `buildSessionContext` + `convertToLlm` send, entry type by entry
+/// type: no `system` message, no `hookMessage` in a version 3 file (pi renames
+/// it only when migrating an older one), a message of role
+/// `compactionSummary` as user text that drops nothing, and no branch summary
+/// without text.
+#[test]
+fn a_pi_context_sends_what_pi_sends() {
+    let system = r#"{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"system","content":[{"type":"text","text":"be terse"}],"timestamp":2}}"#;
+    assert_eq!(sent_texts(&pi_file(3, &[system])), ["hi", "next"]);
+
+    let hook = r#"{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"hookMessage","customType":"x","content":"from a hook","display":true,"timestamp":2}}"#;
+    assert_eq!(sent_texts(&pi_file(3, &[hook])), ["hi", "next"]);
+    assert_eq!(
+        sent_texts(&pi_file(2, &[hook])),
+        ["hi", "from a hook", "next"]
+    );
+
+    let summary = r#"{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"compactionSummary","summary":"We met.","tokensBefore":5,"timestamp":2}}"#;
+    let sent = sent_texts(&pi_file(3, &[summary]));
+    assert_eq!(sent.len(), 3, "{sent:?}");
+    assert_eq!(sent[0], "hi");
+    assert!(sent[1].starts_with(COMPACTION_SUMMARY_PREFIX) && sent[1].contains("We met."));
+
+    let empty = r#"{"type":"branch_summary","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","fromId":"a","summary":""}"#;
+    assert_eq!(sent_texts(&pi_file(3, &[empty])), ["hi", "next"]);
+}
+
+/// pi cuts strings at UTF-16 offsets and may write half of an emoji
+/// (`"cut \ud83d"`). The message is read and sent with U+FFFD in its place,
+/// with a warning naming the line; the file keeps its bytes.
+#[test]
+fn a_lone_surrogate_is_sent_as_a_replacement_character() {
+    let cut = r#"{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"user","content":[{"type":"text","text":"cut \ud83d"}],"timestamp":2}}"#;
+    let file = pi_file(3, &[cut]);
+    assert_eq!(sent_texts(&file), ["hi", "cut \u{fffd}", "next"]);
+    let session = Session::read(file.as_bytes()).unwrap();
+    assert_eq!(session.to_bytes(), file.as_bytes());
+    let warnings: Vec<String> = session.warnings().iter().map(|w| w.to_string()).collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].starts_with("line 3: ") && warnings[0].contains("surrogate"));
+    // An agentmsg transcript line reads the same way.
+    let line =
+        AgentMessage::from_line(r#"{"role":"user","content":"cut \ud83d","timestamp":1}"#).unwrap();
+    assert_eq!(
+        line.as_llm().unwrap().as_user().unwrap().text(),
+        "cut \u{fffd}"
+    );
+}

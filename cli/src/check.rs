@@ -162,7 +162,15 @@ impl Checker {
             AgentMessage::Custom(c) => format!("`{}` messages", c.kind()),
             AgentMessage::Unknown(_) => return,
         };
-        match dropped_fields(raw, message) {
+        let fixed = agentmsg_runtime::replace_lone_surrogates(raw);
+        if fixed.is_some() {
+            self.diagnostics.push(Diagnostic::warning(
+                line.number,
+                "lone-surrogate",
+                "a string holds a lone UTF-16 surrogate (half of a character cut in two): it is read and sent as U+FFFD; this file keeps its bytes, a program that decodes the message and writes it back writes U+FFFD",
+            ));
+        }
+        match dropped_fields(fixed.as_deref().unwrap_or(raw), message) {
             Ok(fields) if fields.is_empty() => {}
             Ok(fields) => {
                 let list = fields

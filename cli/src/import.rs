@@ -16,9 +16,12 @@
 //! - a line that is not a JSON object becomes an `extension` line of kind
 //!   `pi.unparsed` whose `data` is the line as a string, and is reported.
 //!
-//! Ids: an entry's own `id` (pi sessions of version 2 and later) is kept; an
-//! entry without one (version 1) gets `<session id>:<entry index>`, the index
-//! pi's `firstKeptEntryIndex` counts in, so the output is the same on every run.
+//! Ids: an entry's own `id` (pi sessions of version 2 and later) is kept; the
+//! entries of a version 1 session get the ids the session reader gives them
+//! when it migrates the file (`tree` and `context` show the same): the
+//! entry's ordinal, the header not counted, as 8 hex digits. Any other entry
+//! without an id (the header of a version 1 file) gets `<session id>:<entry
+//! index>`, so the output is the same on every run.
 //! Not kept: the entry's own ISO `timestamp` on `message` entries (the message
 //! has its own, in milliseconds). `parentId` is kept on every line of an entry
 //! that has one (v2 and later), so a branched session stays a tree; a
@@ -159,6 +162,10 @@ fn string_field<'m>(map: &'m Map<String, Value>, key: &str) -> Option<&'m str> {
     map.get(key).and_then(Value::as_str)
 }
 
+fn string_field_of<'m>(value: &'m Value, key: &str) -> Option<&'m str> {
+    value.get(key).and_then(Value::as_str)
+}
+
 /// The fields of `map` other than `known`, as a JSON object text, or `None`.
 fn extras(map: &Map<String, Value>, known: &[&str]) -> Result<Option<String>, CliError> {
     let rest: Map<String, Value> = map
@@ -229,13 +236,12 @@ pub fn import_file(path: &Path, out: &mut dyn Write) -> Result<(Imported, bool),
         let file = std::fs::File::open(path).map_err(read_error)?;
         Ok(text_lines(std::io::BufReader::with_capacity(1 << 16, file)))
     };
-    let mut ids = Vec::new();
-    let mut session_id = None;
+    let mut scan = Scan::default();
     for line in lines()? {
         let (_, raw, _) = line.map_err(read_error)?;
-        PiImport::scan(&raw, &mut ids, &mut session_id);
+        PiImport::scan(&raw, &mut scan);
     }
-    let mut pi = PiImport::with_ids(ids, session_id);
+    let mut pi = PiImport::with_ids(scan);
     let mut imported = Imported::default();
     let mut lossy = false;
     for line in lines()? {
@@ -364,6 +370,7 @@ fn text_lines<R: BufRead>(
 struct IdHead {
     kind: Option<Value>,
     id: Option<Value>,
+    version: Option<Value>,
 }
 
 impl<'de> Deserialize<'de> for IdHead {
@@ -381,11 +388,13 @@ impl<'de> Deserialize<'de> for IdHead {
                 let mut head = IdHead {
                     kind: None,
                     id: None,
+                    version: None,
                 };
                 while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
                     match key.as_ref() {
                         "type" => head.kind = Some(map.next_value()?),
                         "id" => head.id = Some(map.next_value()?),
+                        "version" => head.version = Some(map.next_value()?),
                         _ => {
                             map.next_value::<serde::de::IgnoredAny>()?;
                         }
@@ -398,59 +407,142 @@ impl<'de> Deserialize<'de> for IdHead {
     }
 }
 
-/// The state of a pi import: the session's id and every entry's, and how many
-/// entries were converted.
+/// The state of a pi import: the session's id and version, every entry's id,
+/// and how many entries were converted.
 struct PiImport {
-    /// Each parsed entry's id: its own, or `<session id>:<index>`.
+    /// Each parsed entry's own id (`None` for the header and an entry
+    /// without one).
     ids: Vec<Option<String>>,
+    /// Each parsed entry's ordinal among the entries, the header not
+    /// counted (`None` for the header).
+    ordinals: Vec<Option<usize>>,
     session_id: String,
+    /// The header's version (1 when it names none).
+    version: u32,
     index: usize,
+}
+
+/// What the first pass learns.
+#[derive(Default)]
+struct Scan {
+    ids: Vec<Option<String>>,
+    headers: Vec<bool>,
+    session_id: Option<String>,
+    version: Option<u32>,
 }
 
 impl PiImport {
     /// The state for the lines of a whole file.
     fn new<'a>(lines: impl Iterator<Item = (usize, &'a str)>) -> Self {
-        let mut ids = Vec::new();
-        let mut session_id = None;
+        let mut scan = Scan::default();
         for (_, raw) in lines {
-            Self::scan(raw, &mut ids, &mut session_id);
+            Self::scan(raw, &mut scan);
         }
-        Self::with_ids(ids, session_id)
+        Self::with_ids(scan)
     }
 
     /// The first pass over one line: its entry's own id, and the session's id
     /// if it is the header. A line counts as an entry when it is a JSON
     /// object, as the conversion reads it.
-    fn scan(raw: &str, ids: &mut Vec<Option<String>>, session_id: &mut Option<String>) {
+    fn scan(raw: &str, scan: &mut Scan) {
         if raw.trim().is_empty() {
             return;
         }
-        let Ok(IdHead { kind, id }) = serde_json::from_str::<IdHead>(raw) else {
+        let Ok(IdHead { kind, id, version }) = serde_json::from_str::<IdHead>(raw) else {
             return;
         };
         let is_header = kind.as_ref().and_then(Value::as_str) == Some("session");
         let id = id.as_ref().and_then(Value::as_str).map(str::to_owned);
-        if is_header && session_id.is_none() {
-            *session_id = Some(id.clone().unwrap_or_else(|| "pi".to_owned()));
+        if is_header && scan.session_id.is_none() {
+            scan.session_id = Some(id.clone().unwrap_or_else(|| "pi".to_owned()));
+            scan.version = Some(
+                version
+                    .as_ref()
+                    .and_then(Value::as_u64)
+                    .and_then(|v| u32::try_from(v).ok())
+                    .unwrap_or(1),
+            );
         }
         // pi counts `firstKeptEntryIndex` over the parsed entries, the header included.
-        ids.push(id.filter(|_| !is_header));
+        scan.ids.push(id.filter(|_| !is_header));
+        scan.headers.push(is_header);
     }
 
-    fn with_ids(ids: Vec<Option<String>>, session_id: Option<String>) -> Self {
+    fn with_ids(scan: Scan) -> Self {
+        let mut ordinal = 0;
+        let ordinals = scan
+            .headers
+            .iter()
+            .map(|&header| {
+                (!header).then(|| {
+                    ordinal += 1;
+                    ordinal
+                })
+            })
+            .collect();
         Self {
-            ids,
-            session_id: session_id.unwrap_or_else(|| "pi".to_owned()),
+            ids: scan.ids,
+            ordinals,
+            session_id: scan.session_id.unwrap_or_else(|| "pi".to_owned()),
+            version: scan.version.unwrap_or(1),
             index: 0,
         }
     }
 
-    /// The id of parsed entry `index`.
+    /// The id of parsed entry `index`. In a version 1 session (no ids in the
+    /// file) it is the one [`Session`](agentmsg_runtime::Session) gives when
+    /// it migrates the file as pi does, so that `import`, `tree` and
+    /// `context` name entries alike: the entry's ordinal among the entries,
+    /// the header not counted, as 8 hex digits.
     fn id(&self, index: usize) -> Option<String> {
+        if let (true, Some(ordinal)) = (self.version < 2, self.ordinals.get(index)?) {
+            return Some(format!("{ordinal:08x}"));
+        }
         match self.ids.get(index)? {
             Some(id) => Some(id.clone()),
             None => Some(format!("{}:{index}", self.session_id)),
         }
+    }
+
+    /// A `message` entry of role `compactionSummary` as the `custom` line pi
+    /// sends it as: the summary's text framed as pi frames it, the message
+    /// whole in `details`.
+    fn summary_message(
+        &self,
+        message: &Value,
+        id: &str,
+        imported: &mut Imported,
+    ) -> Result<(), CliError> {
+        let summary = CompactionSummary {
+            summary: string_field_of(message, "summary")
+                .unwrap_or_default()
+                .to_owned(),
+            tokens_before: 0,
+            first_kept_id: None,
+            timestamp: message
+                .get("timestamp")
+                .and_then(Value::as_u64)
+                .unwrap_or(0),
+        };
+        let text = summary
+            .render()
+            .first()
+            .and_then(|m| m.as_user().map(|u| u.text()))
+            .unwrap_or_default();
+        let mut line = String::from("{\"role\":\"custom\",\"customType\":\"compactionSummary\"");
+        line.push_str(",\"content\":");
+        line.push_str(&serde_json::to_string(&text)?);
+        line.push_str(",\"display\":false,\"details\":");
+        line.push_str(&serde_json::to_string(message)?);
+        if summary.timestamp > 0 {
+            line.push_str(&format!(",\"timestamp\":{}", summary.timestamp));
+        }
+        line.push_str(",\"id\":");
+        line.push_str(&serde_json::to_string(id)?);
+        line.push('}');
+        imported.push_line(&line);
+        imported.messages += 1;
+        Ok(())
     }
 
     /// Converts one line of the file.
@@ -458,11 +550,30 @@ impl PiImport {
         if raw.trim().is_empty() {
             return Ok(());
         }
-        let value = serde_json::from_str::<Map<String, Value>>(raw).ok();
+        let mut value = serde_json::from_str::<Map<String, Value>>(raw).ok();
+        if value.is_none() {
+            // A string cut inside a surrogate pair: read as pi reads it, with
+            // U+FFFD for the lone half; the message line keeps its bytes.
+            if let Some(fixed) = agentmsg_runtime::replace_lone_surrogates(raw) {
+                value = serde_json::from_str::<Map<String, Value>>(&fixed).ok();
+                if value.is_some() {
+                    imported.diagnostics.push(Diagnostic::warning(
+                        line,
+                        "lone-surrogate",
+                        "a string holds a lone UTF-16 surrogate (half of a character cut in two); the line keeps its bytes, and U+FFFD is sent in its place",
+                    ));
+                }
+            }
+        }
         let entry = Entry { line, raw, value };
         let entry = &entry;
 
         let Some(map) = &entry.value else {
+            // The first pass counted the line as an entry if it reads as an
+            // object at all: so does this one, so that ids stay in step.
+            if serde_json::from_str::<IdHead>(raw).is_ok() {
+                self.index += 1;
+            }
             imported.diagnostics.push(Diagnostic::error(
                 entry.line,
                 "not-an-entry",
@@ -487,11 +598,37 @@ impl PiImport {
         let timestamp = string_field(map, "timestamp").and_then(iso_millis);
         match head.kind.as_deref() {
             Some("message") => {
-                let role_ok = map
+                let role = map
                     .get("message")
                     .and_then(Value::as_object)
-                    .and_then(|m| m.get("role"))
-                    .is_some_and(Value::is_string);
+                    .and_then(|m| m.get("role"));
+                let role_ok = role.is_some_and(Value::is_string);
+                match role.and_then(Value::as_str) {
+                    // Roles pi's `convertToLlm` does not send (`hookMessage`
+                    // is renamed only in files older than version 3): kept
+                    // whole, never sent.
+                    Some(unsent @ ("system" | "hookMessage"))
+                        if unsent == "system" || self.version >= 3 =>
+                    {
+                        imported.diagnostics.push(Diagnostic::warning(
+                            entry.line,
+                            "not-sent",
+                            format!("a message of role `{unsent}`, which pi does not send; kept as an `extension` line of kind `pi.message`"),
+                        ));
+                        imported.push_extension("pi.message", entry.raw.trim(), Some(&id))?;
+                        return Ok(());
+                    }
+                    // A message (not a `compaction` entry) pi sends as user
+                    // text: a `custom` line with that text, the message in its
+                    // `details`, so that it is no compaction here either.
+                    Some("compactionSummary") => {
+                        if let Some(message) = map.get("message") {
+                            self.summary_message(message, &id, imported)?;
+                            return Ok(());
+                        }
+                    }
+                    _ => {}
+                }
                 match head.message.filter(|_| role_ok) {
                     Some(message) => {
                         let has_id = map
@@ -855,7 +992,7 @@ mod tests {
     #[test]
     fn fields_a_kind_cannot_hold_go_to_an_extra_line() {
         let text = concat!(
-            r#"{"type":"session","id":"s"}"#,
+            r#"{"type":"session","version":2,"id":"s"}"#,
             "\n",
             r#"{"type":"compaction","timestamp":"soon","summary":"S","tokensBefore":1.5,"firstKeptEntryIndex":99}"#,
             "\n",

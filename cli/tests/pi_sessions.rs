@@ -53,8 +53,14 @@ fn import_keeps_every_pi_entry() {
         assert_eq!(lines.len(), entries.len(), "{name}");
         let session_id = entries[0]["id"].as_str().unwrap();
         let mut counts = (0, 0, 0);
+        // Version 1: the ids the session reader gives when it migrates the
+        // file (the entry's ordinal, 8 hex digits); the header keeps its own.
+        let id_of = |i: usize| match i {
+            0 => format!("{session_id}:0"),
+            i => format!("{i:08x}"),
+        };
         for (i, (entry, line)) in entries.iter().zip(&lines).enumerate() {
-            let id = format!("{session_id}:{i}");
+            let id = id_of(i);
             assert_eq!(line["id"], id.as_str(), "{name} entry {i}");
             match entry["type"].as_str().unwrap() {
                 "message" => {
@@ -68,7 +74,7 @@ fn import_keeps_every_pi_entry() {
                     assert_eq!(line["role"], "compactionSummary");
                     assert_eq!(line["summary"], entry["summary"]);
                     assert_eq!(line["tokensBefore"], entry["tokensBefore"]);
-                    assert_eq!(line["firstKeptId"], format!("{session_id}:{kept}").as_str());
+                    assert_eq!(line["firstKeptId"], id_of(kept as usize).as_str());
                     // pi keeps from a user message: the id points at it.
                     assert_eq!(lines[kept as usize]["role"], "user", "{name} entry {i}");
                     assert!(line["timestamp"].as_u64().unwrap() > 1_700_000_000_000);
@@ -701,4 +707,127 @@ fn context_and_project_of_a_file_read_along_the_path_print_what_a_whole_read_doe
     // The leaf's context: the summary, what it kept, and after.
     let run = agentmsg_in(dir.path(), &["context", "s.jsonl"]);
     assert_eq!(run.stdout.lines().count(), 4, "{}", run.stdout);
+}
+
+/// The messages `agentmsg context` prints for `file` in `dir`.
+fn context_lines(dir: &Path, file: &str) -> Vec<Value> {
+    let run = agentmsg_in(dir, &["context", file]);
+    assert_eq!(run.code, 0, "{run:?}");
+    run.stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// A pi file and its import send the same context, entry types whose rules
+/// differ from the transcript's own included: a line holding a lone surrogate
+/// (which the import once left unparsed, shifting every later id by one, so
+/// that its output failed with a `parentId` cycle), a `system` message and a
+/// version 3 `hookMessage` (pi sends neither), a message of role
+/// `compactionSummary` (user text, no compaction) and an empty branch summary
+/// (pi skips it).
+#[test]
+fn an_import_sends_the_context_the_pi_file_sends() {
+    let entry = |id: &str, parent: &str, message: &str| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2025-01-01T00:00:02.000Z","message":{message}}}"#
+        )
+    };
+    let lines = [
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#.to_owned(),
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1}}"#.to_owned(),
+        entry("b", "a", r#"{"role":"user","content":[{"type":"text","text":"cut \ud83d"}],"timestamp":2}"#),
+        entry("c", "b", r#"{"role":"system","content":[{"type":"text","text":"be terse"}],"timestamp":3}"#),
+        entry("d", "c", r#"{"role":"hookMessage","customType":"x","content":"hook","display":true,"timestamp":4}"#),
+        entry("e", "d", r#"{"role":"compactionSummary","summary":"We met.","tokensBefore":5,"timestamp":5}"#),
+        r#"{"type":"branch_summary","id":"f","parentId":"e","timestamp":"2025-01-01T00:00:06.000Z","fromId":"a","summary":""}"#.to_owned(),
+        entry("g", "f", r#"{"role":"user","content":[{"type":"text","text":"next"}],"timestamp":7}"#),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pi.jsonl"), lines.join("\n") + "\n").unwrap();
+    let run = agentmsg_in(dir.path(), &["import", "pi.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr.contains("pi.jsonl:3: warning[lone-surrogate]"),
+        "{}",
+        run.stderr
+    );
+    // The cut line keeps its bytes: read here with U+FFFD, as the reader does.
+    let text = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    assert!(text.contains(r#""cut \ud83d""#));
+    let imported: Vec<Value> = text
+        .lines()
+        .map(|l| {
+            let fixed = agentmsg_runtime::replace_lone_surrogates(l);
+            serde_json::from_str(fixed.as_deref().unwrap_or(l)).unwrap()
+        })
+        .collect();
+    let ids: Vec<&str> = imported.iter().filter_map(|l| l["id"].as_str()).collect();
+    assert_eq!(
+        ids,
+        ["s1:0", "a", "b", "c", "d", "e", "f", "g"],
+        "{imported:#?}"
+    );
+
+    let from_pi = context_lines(dir.path(), "pi.jsonl");
+    let texts: Vec<&str> = from_pi
+        .iter()
+        .map(|m| m["content"][0]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts.len(), 4, "{texts:?}");
+    assert_eq!(texts[..2], ["hi", "cut \u{fffd}"]);
+    assert!(texts[2].contains("<summary>\nWe met.\n</summary>"));
+    assert_eq!(texts[3], "next");
+    assert_eq!(context_lines(dir.path(), "out.jsonl"), from_pi);
+}
+
+/// A version 1 pi file has no ids: `import` names its entries as the session
+/// reader does when it migrates the file (`tree` and `context` show them), the
+/// entry's ordinal as 8 hex digits.
+#[test]
+fn a_version_1_import_names_entries_as_the_session_does() {
+    let lines = [
+        r#"{"type":"session","id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#,
+        r#"{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#,
+        r#"{"type":"message","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"hello"}],"api":"anthropic-messages","provider":"anthropic","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":2}}"#,
+        r#"{"type":"compaction","timestamp":"2025-01-01T00:00:03.000Z","summary":"s","firstKeptEntryIndex":2,"tokensBefore":9}"#,
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("v1.jsonl"), lines.join("\n") + "\n").unwrap();
+    let run = agentmsg_in(dir.path(), &["import", "v1.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let imported = jsonl(&dir.path().join("out.jsonl"));
+    let ids: Vec<&str> = imported[1..]
+        .iter()
+        .map(|l| l["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["00000001", "00000002", "00000003"]);
+    assert_eq!(imported[3]["firstKeptId"], "00000002");
+    let session = agentmsg_runtime::Session::open(dir.path().join("v1.jsonl")).unwrap();
+    let tree_ids: Vec<String> = session
+        .entries()
+        .iter()
+        .filter(|e| !matches!(e.kind(), agentmsg_runtime::EntryKind::Header))
+        .filter_map(|e| e.id().map(ToString::to_string))
+        .collect();
+    assert_eq!(tree_ids, ids);
+}
+
+/// `check` reads a line holding a lone surrogate as the reader does (with
+/// U+FFFD) and warns, where it once called it undecodable.
+#[test]
+fn check_warns_of_a_lone_surrogate() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("t.jsonl"),
+        "{\"role\":\"user\",\"content\":\"cut \\ud83d\",\"timestamp\":1}\n",
+    )
+    .unwrap();
+    let run = agentmsg_in(dir.path(), &["check", "t.jsonl"]);
+    assert!(
+        run.stdout.contains("t.jsonl:1: warning[lone-surrogate]"),
+        "{run:?}"
+    );
+    assert!(run.stdout.contains("0 errors"), "{run:?}");
+    assert_eq!(run.code, 0, "{run:?}");
 }

@@ -7,12 +7,19 @@ use crate::attr::{Role, ToLlm};
 use crate::ctxt::Ctxt;
 
 /// Keys of a transcript line that a custom type's fields may not use.
-const RESERVED_KEYS: [&str; 4] = ["role", "id", "turnId", "v"];
+const RESERVED_KEYS: [&str; 5] = ["role", "id", "turnId", "parentId", "v"];
 /// Kinds that belong to the LLM messages.
 const RESERVED_KINDS: [&str; 4] = ["system", "user", "assistant", "toolResult"];
 /// Kinds that agentmsg defines itself. Another type claiming one would make both
 /// undecodable (a duplicate kind), so only the runtime (`crate = crate`) may.
-const BUILTIN_KINDS: [&str; 3] = ["compactionSummary", "branchSummary", "extension"];
+const BUILTIN_KINDS: [&str; 6] = [
+    "compactionSummary",
+    "branchSummary",
+    "extension",
+    "bashExecution",
+    "custom",
+    "hookMessage",
+];
 
 /// The projection, checked.
 pub enum Projection<'a> {
@@ -153,7 +160,7 @@ fn check_kind(cx: &Ctxt, lit: &LitStr, what: &str, builtin: bool) {
     let message = message.or_else(|| {
         (!builtin && BUILTIN_KINDS.contains(&value.as_str())).then(|| {
             format!(
-                "`{value}` is a built-in kind of agentmsg (compactionSummary, branchSummary and extension are reserved): claiming it too would leave its lines to neither type; choose another {what}"
+                "`{value}` is a built-in kind of agentmsg (compactionSummary, branchSummary, extension, and pi's bashExecution and custom, read also as hookMessage, are reserved): claiming it too would leave its lines to neither type; choose another {what}"
             )
         })
     });
@@ -167,7 +174,7 @@ fn check_keys(cx: &Ctxt, cont: &Container, field: &Field) {
         return;
     }
     let reserved = |key: &str| RESERVED_KEYS.contains(&key);
-    let explain = "role, id, turnId and v are the keys of the transcript line itself";
+    let explain = "role, id, turnId, parentId and v are the keys of the transcript line itself";
     for lit in field.attrs.renames.iter().chain(&field.attrs.aliases) {
         let key = lit.value();
         if reserved(&key) {

@@ -67,6 +67,7 @@ pub use transcript::builtin::{
     BRANCH_SUMMARY_SUFFIX, COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX,
 };
 pub use transcript::codec::decode::{decode_line, DecodeError, DecodeMode};
+pub use transcript::codec::surrogates::replace_lone_surrogates;
 pub use transcript::custom::{CustomEntry, CustomMessage, DynCustomMessage, MigrateError};
 pub use transcript::dropped_fields::dropped_fields;
 pub use transcript::jsonl::{

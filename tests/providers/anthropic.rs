@@ -1173,11 +1173,19 @@ fn a_calls_caller_is_said_not_dropped() {
     );
 
     let lines = chunk_lines(&dir.join("anthropic-programmatic-tool-calling.1.chunks.txt"));
+    // Blocks come in content_block_start events and, whole, in a
+    // message_start's content.
     let starts: Vec<Value> = lines
         .iter()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|e| e["type"] == "content_block_start")
-        .map(|e| e["content_block"].clone())
+        .flat_map(|e| match e["type"].as_str() {
+            Some("content_block_start") => vec![e["content_block"].clone()],
+            Some("message_start") => e["message"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        })
         .collect();
     let expected = calls_by_code(&starts);
     assert!(expected > 0, "the stream has calls made by code");
@@ -1194,4 +1202,69 @@ fn a_calls_caller_is_said_not_dropped() {
             .count();
     }
     assert_eq!(said, expected);
+}
+
+/// A message_start that already carries its blocks and `stop_reason`, with no
+/// message_delta after it (a call made by code the server ran), ends with that
+/// stop reason: `tool_use` is `toolUse`, so an agent loop runs the tool.
+#[test]
+fn a_message_start_carrying_its_stop_reason_keeps_it() {
+    let dir = common::require_conformance!().join("responses/vercel/anthropic");
+    let lines = chunk_lines(&dir.join("anthropic-programmatic-tool-calling.1.chunks.txt"));
+    let mut seen = 0;
+    for stream in split_streams(&lines) {
+        let start: Value = serde_json::from_str(&stream[0]).unwrap();
+        let Some(reason) = start["message"]["stop_reason"].as_str() else {
+            continue;
+        };
+        if stream.iter().any(|l| l.contains("\"message_delta\"")) {
+            continue;
+        }
+        seen += 1;
+        let message = CODEC
+            .decode_events(stream.iter().map(String::as_str))
+            .unwrap();
+        assert_eq!(message.stop_reason, anthropic::stop_reason(reason));
+        assert_eq!(message.stop_reason, StopReason::ToolUse, "{message:#?}");
+        assert_eq!(message.tool_calls().count(), 1, "{message:#?}");
+    }
+    assert!(seen >= 10, "{seen} such streams");
+}
+
+/// A `compaction_delta` brings the block's `encrypted_content` with its
+/// `content` (as the SDKs' accumulators read it); the decoded block keeps it,
+/// since that payload is what must go back to the API.
+#[test]
+fn a_compaction_delta_keeps_its_encrypted_content() {
+    let dir = common::require_conformance!().join("responses/vercel/anthropic");
+    let lines: Vec<String> = chunk_lines(&dir.join("anthropic-compaction.1.chunks.txt"))
+        .into_iter()
+        .map(|line| {
+            let mut event: Value = serde_json::from_str(&line).unwrap();
+            if event["delta"]["type"] == "compaction_delta" {
+                event["delta"]["encrypted_content"] = json!("Eo8CCkgIBxABGAIqQOpaque");
+            }
+            event.to_string()
+        })
+        .collect();
+    let stream = split_streams(&lines).into_iter().next().unwrap();
+    let message = CODEC
+        .decode_events(stream.iter().map(String::as_str))
+        .unwrap();
+    let block = message
+        .content
+        .iter()
+        .find_map(|c| match c {
+            AssistantContent::ProviderBlock(p) if p.type_name() == "compaction" => Some(p),
+            _ => None,
+        })
+        .expect("a compaction block");
+    let block: Value = serde_json::from_str(block.block.get()).unwrap();
+    assert_eq!(
+        block["encrypted_content"], "Eo8CCkgIBxABGAIqQOpaque",
+        "{block}"
+    );
+    assert!(block["content"]
+        .as_str()
+        .is_some_and(|c| c.contains("Summary")));
 }

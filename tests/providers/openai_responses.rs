@@ -1358,3 +1358,71 @@ fn message_ids_and_phases_go_back_to_their_model() {
         "an id is sent once: {sent:?}"
     );
 }
+
+/// xAI runs its own tools (X search) and streams their calls as
+/// `custom_tool_call` items, then the answer, in one response. The response
+/// echoes the request's tools, and no `custom` tool of that name is among
+/// them: the call is the server's, kept whole as a provider block, and the
+/// message stops instead of asking the client to run `x_keyword_search`.
+#[test]
+fn a_server_side_custom_tool_call_is_not_a_client_call() {
+    let tools = json!([{"type": "x_search"}, {"type": "function", "name": "x_keyword_search", "parameters": {"type": "object"}}]);
+    let call = |status: &str, input: &str| {
+        json!({"call_id": "xs_call_1", "input": input, "name": "x_keyword_search",
+            "type": "custom_tool_call", "id": "ctc_r1_xs_call_1", "status": status})
+    };
+    let query = r#"{"query":"from:xai","limit":5}"#;
+    let response = |status: &str, output: Value| {
+        json!({"id": "r1", "object": "response", "model": "grok-4-fast-reasoning",
+            "created_at": 1, "status": status, "tools": tools, "output": output,
+            "usage": {"input_tokens": 10, "output_tokens": 3, "total_tokens": 13}})
+    };
+    let message = json!({"type": "message", "id": "msg_r1", "role": "assistant", "status": "completed",
+        "content": [{"type": "output_text", "text": "Latest posts.", "annotations": [], "logprobs": []}]});
+    let events = [
+        json!({"type": "response.created", "response": response("in_progress", json!([]))}),
+        json!({"type": "response.output_item.added", "output_index": 0, "item": call("in_progress", "")}),
+        json!({"type": "response.custom_tool_call_input.delta", "output_index": 0, "item_id": "ctc_r1_xs_call_1", "delta": query}),
+        json!({"type": "response.output_item.done", "output_index": 0, "item": call("completed", query)}),
+        json!({"type": "response.output_item.added", "output_index": 1, "item": {"type": "message", "id": "msg_r1", "role": "assistant", "content": [], "status": "in_progress"}}),
+        json!({"type": "response.output_text.delta", "output_index": 1, "content_index": 0, "item_id": "msg_r1", "delta": "Latest posts."}),
+        json!({"type": "response.output_item.done", "output_index": 1, "item": message}),
+        json!({"type": "response.completed", "response": response("completed", json!([call("completed", query), message]))}),
+    ]
+    .map(|e| e.to_string());
+    let (streamed, _) = decode_stream(events.iter().map(String::as_str)).unwrap();
+    let body = response("completed", json!([call("completed", query), message])).to_string();
+    let (decoded, _) = openai_responses::decode_response_with_warnings(&body).unwrap();
+    for message in [&streamed, &decoded] {
+        assert_eq!(message.stop_reason, StopReason::Stop, "{message:#?}");
+        assert_eq!(message.tool_calls().count(), 0, "{message:#?}");
+        assert_eq!(message.text_content(), "Latest posts.");
+        let AssistantContent::ProviderBlock(block) = &message.content[0] else {
+            panic!("{message:#?}")
+        };
+        assert_eq!(block.type_name(), "custom_tool_call");
+        assert!(block.block.get().contains("xs_call_1"));
+    }
+
+    // The events as they stream never show it as a call either.
+    let mut decoder = StreamDecoder::new();
+    for event in &events {
+        for e in decoder.push(event).unwrap() {
+            assert!(!format!("{e:?}").contains("ToolCall"), "{e:?}");
+        }
+    }
+
+    // Without the echoed tools, the answer after the call tells the same.
+    let mut bare = response("completed", json!([call("completed", query), message]));
+    bare.as_object_mut().unwrap().remove("tools");
+    let bare = openai_responses::decode_response(&bare.to_string()).unwrap();
+    assert_eq!(bare.stop_reason, StopReason::Stop);
+    assert_eq!(bare.tool_calls().count(), 0);
+
+    // A custom tool the request declared stays the client's call.
+    let mut client = response("completed", json!([call("completed", query)]));
+    client["tools"] = json!([{"type": "custom", "name": "x_keyword_search"}]);
+    let client = openai_responses::decode_response(&client.to_string()).unwrap();
+    assert_eq!(client.stop_reason, StopReason::ToolUse);
+    assert_eq!(client.tool_calls().next().unwrap().name, "x_keyword_search");
+}

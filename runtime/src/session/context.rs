@@ -5,8 +5,8 @@ use std::ops::Deref;
 
 use super::entry::EntryKind;
 use super::error::SessionError;
-use super::Session;
-use crate::{AgentMessage, CompactionSummary, MessageId};
+use super::{Session, SessionFormat};
+use crate::{AgentMessage, BranchSummary, CompactionSummary, MessageId};
 
 /// A model as the path last set it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,6 +94,11 @@ impl Session {
     /// - when a compaction lies on the path, the last one's summary comes
     ///   first, then the entries from its first kept entry up to it, then
     ///   everything after it;
+    /// - in a pi session, a `message` entry is sent whatever its role (one of
+    ///   role `compactionSummary` as user text, not as a compaction), except a
+    ///   `system` one and, in a version 3 file, a `hookMessage`, which pi's
+    ///   `convertToLlm` does not send; a branch summary without text is not
+    ///   sent;
     /// - messages, custom messages (as they declare) and branch summaries are
     ///   sent in place; compactions, labels, custom entries, model and
     ///   thinking-level changes are not;
@@ -187,7 +192,9 @@ impl Session {
                     }
                 }
                 EntryKind::Message(AgentMessage::Custom(c)) => {
-                    if c.downcast_ref::<CompactionSummary>().is_some() {
+                    // A pi `message` entry of role `compactionSummary` is
+                    // a message pi sends as user text, not a compaction.
+                    if c.downcast_ref::<CompactionSummary>().is_some() && !self.is_pi() {
                         compaction = Some(at);
                     } else if let Some(ext) = c.downcast_ref::<crate::ExtensionMessage>() {
                         if imported_setting(ext, &mut context) {
@@ -268,10 +275,7 @@ impl Session {
     fn send_entry(&self, i: usize, each: &mut impl FnMut(Item, usize)) {
         let entry = &self.entries[i];
         let item = match &entry.kind {
-            // An earlier compaction's summary is not sent again.
-            EntryKind::Message(m) if m.downcast_ref::<CompactionSummary>().is_none() => {
-                Item::Entry(i)
-            }
+            EntryKind::Message(m) if self.sends(m) => Item::Entry(i),
             EntryKind::CustomMessage(c) => Item::Made(Box::new(AgentMessage::custom(c.clone()))),
             EntryKind::BranchSummary(b) if !b.summary.is_empty() => {
                 Item::Made(Box::new(AgentMessage::custom(b.clone())))
@@ -279,6 +283,27 @@ impl Session {
             _ => return,
         };
         each(item, i);
+    }
+}
+
+impl Session {
+    fn is_pi(&self) -> bool {
+        matches!(self.format, SessionFormat::Pi { .. })
+    }
+
+    /// Whether a message entry on the path is sent. In a pi session, as pi's
+    /// `convertToLlm`: every message but a `system` one (a role it does not
+    /// send). In an agentmsg transcript: not an earlier compaction's summary
+    /// (not sent again), nor an empty branch summary (pi skips a
+    /// `branch_summary` entry without one, and this is what it imports as).
+    fn sends(&self, message: &AgentMessage) -> bool {
+        if self.is_pi() {
+            return !matches!(message.as_llm(), Some(crate::Message::System(_)));
+        }
+        message.downcast_ref::<CompactionSummary>().is_none()
+            && !message
+                .downcast_ref::<BranchSummary>()
+                .is_some_and(|b| b.summary.is_empty())
     }
 }
 

@@ -115,6 +115,14 @@ pub enum WarningKind {
         /// The first kept entry it names.
         first_kept: MessageId,
     },
+    /// A field of the entry is not what the format says, and is read as pi
+    /// reads it (the message or entry is kept and sent, never dropped).
+    Lenient {
+        /// The field, as a path (`message.content[0]`, `tokensBefore`).
+        field: String,
+        /// What was found and how it is read.
+        what: String,
+    },
 }
 
 impl fmt::Display for SessionWarning {
@@ -145,6 +153,7 @@ impl fmt::Display for SessionWarning {
                     ", which no entry has: a context through it keeps only its summary of what came before"
                 )
             }
+            WarningKind::Lenient { field, what } => write!(f, "`{field}`: {what}"),
         }
     }
 }

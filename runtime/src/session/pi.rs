@@ -97,8 +97,9 @@ fn string_of(value: Option<Value>) -> Option<String> {
     }
 }
 
-/// Reads one pi entry line (already known to be a JSON object).
-pub(crate) fn read_entry(head: PiLine<'_>, registry: &Registry) -> PiEntry {
+/// Reads one pi entry line (already known to be a JSON object) of a file of
+/// `version`.
+pub(crate) fn read_entry(head: PiLine<'_>, registry: &Registry, version: u32) -> PiEntry {
     let timestamp = match &head.timestamp {
         Some(Value::String(s)) => parse_iso8601(s)
             .and_then(|ms| u64::try_from(ms).ok())
@@ -116,7 +117,7 @@ pub(crate) fn read_entry(head: PiLine<'_>, registry: &Registry) -> PiEntry {
     let kind = match kind_name.as_str() {
         "session" => EntryKind::Header,
         "message" => EntryKind::Message(match head.message {
-            Some(raw) => read_message(raw.get(), registry),
+            Some(raw) => read_message(raw.get(), registry, version),
             None => AgentMessage::Unknown(UnknownMessage::malformed(
                 Vec::new(),
                 crate::DecodeError::MissingRole,
@@ -171,10 +172,18 @@ pub(crate) fn read_entry(head: PiLine<'_>, registry: &Registry) -> PiEntry {
     }
 }
 
-/// Decodes a pi message: the agentmsg format reads pi-ai's messages, except
-/// pi's redacted thinking (`"redacted": true`, the data in
-/// `thinkingSignature`), which becomes a `redactedThinking` block.
-pub(crate) fn read_message(raw: &str, registry: &Registry) -> AgentMessage {
+/// Decodes a pi message of a file of `version`: the agentmsg format reads
+/// pi-ai's messages, except pi's redacted thinking (`"redacted": true`, the
+/// data in `thinkingSignature`), which becomes a `redactedThinking` block.
+/// pi renames the role `hookMessage` to `custom` only when it migrates a file
+/// older than version 3; in a version 3 file it is a role pi does not know
+/// (and does not send), so it is kept as an unknown message.
+pub(crate) fn read_message(raw: &str, registry: &Registry, version: u32) -> AgentMessage {
+    if version >= 3 && raw.contains("\"hookMessage\"") && role_is(raw, "hookMessage") {
+        if let Ok(kept) = UnknownMessage::new(raw, crate::UnknownReason::UnknownKind) {
+            return AgentMessage::Unknown(kept);
+        }
+    }
     let decoded = if raw.contains("\"redacted\"") {
         match unredact(raw) {
             Some(text) => decode_line(&text, registry, DecodeMode::Lenient),
@@ -189,6 +198,16 @@ pub(crate) fn read_message(raw: &str, registry: &Registry) -> AgentMessage {
             AgentMessage::Unknown(UnknownMessage::malformed(raw.as_bytes().to_vec(), error))
         }
     }
+}
+
+/// Whether the message object `raw` has the role `role`.
+fn role_is(raw: &str, role: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Role<'a> {
+        #[serde(borrow, default)]
+        role: Option<std::borrow::Cow<'a, str>>,
+    }
+    serde_json::from_str::<Role<'_>>(raw).is_ok_and(|r| r.role.as_deref() == Some(role))
 }
 
 /// The message with pi's redacted thinking blocks as `redactedThinking`;

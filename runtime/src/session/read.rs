@@ -157,6 +157,9 @@ impl Session {
                 if let Some(index) = first_kept {
                     first_kept_indexes.push((self.entries.len(), index));
                 }
+                if let Some(warning) = self.surrogate_warning(&entry) {
+                    self.warnings.push(warning);
+                }
                 self.entries.push(entry);
             }
         }
@@ -168,6 +171,34 @@ impl Session {
         self.link()?;
         self.saved = self.entries.len();
         Ok(())
+    }
+
+    /// A warning when `entry` is a message read only with its lone UTF-16
+    /// surrogates as U+FFFD (its line keeps them).
+    fn surrogate_warning(&self, entry: &Entry) -> Option<SessionWarning> {
+        let EntryKind::Message(message) = &entry.kind else {
+            return None;
+        };
+        let LineText::Span(start, end) = entry.text else {
+            return None;
+        };
+        let line = std::str::from_utf8(self.text.get(start..end)?).ok()?;
+        if message.is_unknown() || !crate::transcript::codec::surrogates::may_have_surrogates(line)
+        {
+            return None;
+        }
+        crate::replace_lone_surrogates(line)?;
+        Some(SessionWarning {
+            line: entry.line_no,
+            kind: WarningKind::Lenient {
+                field: if matches!(self.format, SessionFormat::Pi { .. }) {
+                    "message".to_owned()
+                } else {
+                    "content".to_owned()
+                },
+                what: "a string holds a lone UTF-16 surrogate (half of a character cut in two); it is sent as U+FFFD, and the line keeps its bytes".to_owned(),
+            },
+        })
     }
 
     /// The non-blank lines of the text, trimmed.
@@ -402,7 +433,7 @@ fn read_piece(format: SessionFormat, text: &[u8], piece: &Piece, registry: &Regi
                 PieceRead::Kept(made)
             }
         }
-        SessionFormat::Pi { .. } => {
+        SessionFormat::Pi { version } => {
             let parsed = std::str::from_utf8(bytes)
                 .map_err(|e| e.to_string())
                 .and_then(|line| {
@@ -414,7 +445,7 @@ fn read_piece(format: SessionFormat, text: &[u8], piece: &Piece, registry: &Regi
                 });
             match parsed {
                 Ok(head) => {
-                    let read = pi::read_entry(head, registry);
+                    let read = pi::read_entry(head, registry, version);
                     let first_kept = read.first_kept_index;
                     let made = entry(read.kind, read.id, read.parent, read.timestamp);
                     PieceRead::Entry(made, first_kept)

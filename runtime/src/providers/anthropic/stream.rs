@@ -78,6 +78,9 @@ pub(super) enum WireDelta {
     CompactionDelta {
         #[serde(default)]
         content: Option<String>,
+        /// The opaque payload that must go back to the API with the block.
+        #[serde(default)]
+        encrypted_content: Option<String>,
     },
     #[serde(other)]
     Other,
@@ -98,11 +101,13 @@ pub(super) enum Open {
     },
     /// A block type agentmsg does not model (server tools…), kept as a
     /// provider block: its start, with the JSON of its `input` and the text of
-    /// its `content` as their deltas bring them.
+    /// its `content` (and a compaction's `encrypted_content`) as their deltas
+    /// bring them.
     Provider {
         start: Value,
         json: String,
         content: Option<String>,
+        encrypted: Option<String>,
     },
 }
 
@@ -291,9 +296,18 @@ impl StreamDecoder {
                 if let Some(usage) = &wire.usage {
                     apply_usage(&mut self.usage, usage);
                 }
-                // A message_start may already carry whole blocks.
+                // A message_start may already carry whole blocks and its stop
+                // reason (a call made by code the server ran comes so, with no
+                // message_delta after it); a later message_delta overrides it.
+                self.stop_reason = wire.stop_reason;
+                self.stop_details = wire.stop_details;
                 for (i, block) in wire.content.unwrap_or_default().into_iter().enumerate() {
                     let path = format!("message.content[{i}]");
+                    self.skipped.extend(super::response::caller_not_kept(
+                        &block,
+                        Some(index),
+                        &path,
+                    ));
                     match decode_block(block, Some(index), &path) {
                         Ok(content) => message.content.push(content),
                         Err(e) => {
@@ -377,6 +391,7 @@ impl StreamDecoder {
                             .map(str::to_owned),
                         start: content_block,
                         json: String::new(),
+                        encrypted: None,
                     },
                 };
                 self.slots.insert(block, Slot::Open(open));
@@ -413,15 +428,23 @@ impl StreamDecoder {
                         false
                     }
                     (
-                        Open::Provider { content, .. },
+                        Open::Provider {
+                            content, encrypted, ..
+                        },
                         WireDelta::CompactionDelta {
-                            content: Some(more),
+                            content: more,
+                            encrypted_content,
                         },
                     ) => {
-                        content.get_or_insert_with(String::new).push_str(&more);
+                        if let Some(more) = more {
+                            content.get_or_insert_with(String::new).push_str(&more);
+                        }
+                        // The SDKs take the payload as one value, not in pieces.
+                        if encrypted_content.is_some() {
+                            *encrypted = encrypted_content;
+                        }
                         false
                     }
-                    (Open::Provider { .. }, WireDelta::CompactionDelta { content: None }) => false,
                     (Open::Thinking(text, _), WireDelta::ThinkingDelta { thinking }) => {
                         text.push_str(&thinking);
                         false
@@ -547,6 +570,7 @@ impl StreamDecoder {
                 mut start,
                 json,
                 content,
+                encrypted,
             } => {
                 if !json.trim().is_empty() {
                     match serde_json::from_str::<Value>(&json) {
@@ -563,6 +587,9 @@ impl StreamDecoder {
                 }
                 if let Some(content) = content {
                     start["content"] = Value::String(content);
+                }
+                if let Some(encrypted) = encrypted {
+                    start["encrypted_content"] = Value::String(encrypted);
                 }
                 Some(provider_block(&start))
             }

@@ -99,6 +99,10 @@ pub(super) struct WireResponse {
     pub(super) error: Option<WireError>,
     #[serde(default)]
     pub(super) incomplete_details: Option<IncompleteDetails>,
+    /// The tools of the request, as the response echoes them: they tell the
+    /// client's custom tools from the server's own (see [`server_call`]).
+    #[serde(default)]
+    pub(super) tools: Option<Vec<Value>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -207,9 +211,54 @@ pub(super) fn unwrap_parallel(
         .collect()
 }
 
-/// Turns output items into content blocks, in order. `event` names the stream
-/// event for warnings.
+/// Whether the `custom_tool_call` at `output[i]` is a call the server made
+/// to a tool of its own and ran itself (xAI's X search comes as
+/// `custom_tool_call` items named `x_keyword_search`, `view_x_video`…), so
+/// it is kept whole as a [`ProviderBlock`], never handed to the client as a
+/// tool call to run. `later` are the items after it; `None` while a stream
+/// cannot tell yet.
+///
+/// The rule: the client declares a custom tool in its request as
+/// `{"type":"custom","name":…}`, and a response echoes the request's `tools`.
+/// When it does, a call is the client's exactly when a `custom` tool of its
+/// name is among them. When the response echoes no tools, a call is the
+/// server's when an assistant `message` follows it in the same output: a
+/// client call ends the response (xAI documents that it "pauses and yields
+/// control back" for the client's tools), so only a call the server ran can be
+/// followed by the answer. `ended` says the output is whole (a body, or a
+/// stream after its terminal event).
+pub(super) fn server_call<'a>(
+    tools: Option<&[Value]>,
+    item: &Value,
+    mut later: impl Iterator<Item = &'a Value>,
+    ended: bool,
+) -> Option<bool> {
+    if item.get("type").and_then(Value::as_str) != Some("custom_tool_call") {
+        return Some(false);
+    }
+    if let Some(tools) = tools {
+        let name = item.get("name").and_then(Value::as_str);
+        let declared = tools.iter().any(|tool| {
+            tool.get("type").and_then(Value::as_str) == Some("custom")
+                && tool.get("name").and_then(Value::as_str) == name
+        });
+        return Some(!declared);
+    }
+    let answered = later.any(|later| later.get("type").and_then(Value::as_str) == Some("message"));
+    if answered {
+        Some(true)
+    } else if ended {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// Turns output items into content blocks, in order. `tools` are the tools
+/// the response echoes (see [`server_call`]); `event` names the stream event
+/// for warnings.
 pub(super) fn output_content(
+    tools: Option<&[Value]>,
     output: &[Value],
     event: Option<usize>,
     warnings: &mut Vec<ResponseError>,
@@ -220,8 +269,13 @@ pub(super) fn output_content(
         event,
         warnings,
     };
+    let server = |i: usize| {
+        output.get(i).is_some_and(|item| {
+            server_call(tools, item, output.iter().skip(i + 1), true) == Some(true)
+        })
+    };
     for (i, raw) in output.iter().enumerate() {
-        if is_provider_item(raw) {
+        if is_provider_item(raw) || server(i) {
             out.content.push(provider_item(raw));
             continue;
         }
@@ -236,7 +290,9 @@ pub(super) fn output_content(
             "message" => out.message(i, item),
             "reasoning" => {
                 let replayable = item.id.as_deref().is_some_and(|id| !id.is_empty())
-                    && output.get(i + 1).is_some_and(is_replayed_item);
+                    && output
+                        .get(i + 1)
+                        .is_some_and(|next| is_replayed_item(next) || server(i + 1));
                 out.reasoning(i, raw, replayable);
             }
             "function_call" => out.function_call(i, item),
@@ -388,7 +444,7 @@ pub(super) fn build_message(
     event: Option<usize>,
     warnings: &mut Vec<ResponseError>,
 ) -> AssistantMessage {
-    let (content, refused) = output_content(output, event, warnings);
+    let (content, refused) = output_content(response.tools.as_deref(), output, event, warnings);
     let mut message = AssistantMessage {
         content,
         api: API.into(),
@@ -463,7 +519,10 @@ pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
 /// form (content parts agentmsg does not model, reasoning that cannot be
 /// replayed, tool-call arguments that are not a JSON object), as
 /// [`ResponseError::Invalid`] values. Output items agentmsg does not model
-/// (server-side tool calls…) are kept whole as [`ProviderBlock`]s.
+/// (server-side tool calls…) are kept whole as [`ProviderBlock`]s, and so is a
+/// `custom_tool_call` the server made to a tool of its own (xAI's X search):
+/// one whose name is no `custom` tool among the `tools` the response echoes,
+/// or, when it echoes none, one followed by an assistant `message`.
 pub fn decode_response_with_warnings(
     body: &str,
 ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {

@@ -1,7 +1,8 @@
 //! The stream decoder.
 
 use super::response::{
-    build_message, is_provider_item, provider_item, stop_reason, WireError, WireResponse, WireUsage,
+    build_message, is_provider_item, provider_item, server_call, stop_reason, WireError,
+    WireResponse, WireUsage,
 };
 use super::{API, PROVIDER};
 use crate::providers::catalog::priced;
@@ -12,6 +13,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::ops::Bound;
 
 #[derive(Deserialize)]
 pub(super) struct WireEvent {
@@ -180,6 +182,7 @@ impl StreamDecoder {
             id: response.id.or(fallback.id),
             model: response.model.or(fallback.model),
             created_at: response.created_at.or(fallback.created_at),
+            tools: response.tools.or(fallback.tools),
             ..response
         };
         let items: Vec<Value> = std::mem::take(&mut self.items).into_values().collect();
@@ -320,6 +323,14 @@ impl StreamDecoder {
     fn snapshot(&self) -> Snapshot<'_> {
         let ended = self.terminal.is_some();
         let mut blocks = Vec::new();
+        let tools = self
+            .terminal
+            .as_ref()
+            .map(|(_, response)| response)
+            .into_iter()
+            .chain(&self.started)
+            .find_map(|response| response.get("tools").and_then(Value::as_array))
+            .map(Vec::as_slice);
         for (position, item) in &self.items {
             let closed = ended || self.done_items.contains(position);
             let str_of = |key: &str| item.get(key).and_then(Value::as_str).unwrap_or_default();
@@ -357,20 +368,40 @@ impl StreamDecoder {
                     name: str_of("name"),
                     ..BlockView::new(Kind::ToolCall, str_of("arguments"), closed)
                 }),
-                // Kept as a call with arguments `{"input": …}`, known at its end.
-                "custom_tool_call" => blocks.push(BlockView {
-                    id: str_of("call_id").into(),
-                    name: str_of("name"),
-                    ..BlockView::new(
-                        Kind::ToolCall,
+                // A call the server ran itself is a provider item; while that
+                // is not known, nothing after it is shown either, so that no
+                // block changes its kind or place.
+                "custom_tool_call" => match server_call(
+                    tools,
+                    item,
+                    self.items
+                        .range((Bound::Excluded(*position), Bound::Unbounded))
+                        .map(|(_, v)| v),
+                    ended,
+                ) {
+                    None => break,
+                    Some(true) => {
                         if closed {
-                            json!({"input": str_of("input")}).to_string()
+                            blocks.push(BlockView::whole(Cow::Owned(provider_item(item))));
                         } else {
-                            String::new()
-                        },
-                        closed,
-                    )
-                }),
+                            break;
+                        }
+                    }
+                    // Kept as a call with arguments `{"input": …}`, known at its end.
+                    Some(false) => blocks.push(BlockView {
+                        id: str_of("call_id").into(),
+                        name: str_of("name"),
+                        ..BlockView::new(
+                            Kind::ToolCall,
+                            if closed {
+                                json!({"input": str_of("input")}).to_string()
+                            } else {
+                                String::new()
+                            },
+                            closed,
+                        )
+                    }),
+                },
                 // A provider item is shown once it is whole.
                 _ if closed && is_provider_item(item) => {
                     blocks.push(BlockView::whole(Cow::Owned(provider_item(item))));

@@ -52,7 +52,40 @@ pub enum DecodeError {
 /// mode an unregistered kind, a newer version or a body that fails to decode is
 /// kept as [`AgentMessage::Unknown`] with the exact bytes; in strict mode it is
 /// [`DecodeError::Rejected`].
+///
+/// A line that does not decode only because a string holds a lone UTF-16
+/// surrogate escape (`"cut \ud83d"`, half of an emoji cut by a tool) is
+/// decoded with U+FFFD in its place; [`replace_lone_surrogates`] tells a
+/// reader that wants to say so.
+///
+/// [`replace_lone_surrogates`]: crate::replace_lone_surrogates
 pub fn decode_line(
+    line: &str,
+    registry: &Registry,
+    mode: DecodeMode,
+) -> Result<AgentMessage, DecodeError> {
+    let decoded = decode_exact(line, registry, mode);
+    let failed = match &decoded {
+        Err(_) => true,
+        Ok(AgentMessage::Unknown(kept)) => matches!(
+            kept.reason(),
+            UnknownReason::Invalid { .. } | UnknownReason::Malformed(_)
+        ),
+        Ok(_) => false,
+    };
+    if failed && super::surrogates::may_have_surrogates(line) {
+        if let Some(fixed) = super::surrogates::replace_lone_surrogates(line) {
+            if let Ok(message) = decode_exact(&fixed, registry, mode) {
+                if !message.is_unknown() {
+                    return Ok(message);
+                }
+            }
+        }
+    }
+    decoded
+}
+
+fn decode_exact(
     line: &str,
     registry: &Registry,
     mode: DecodeMode,

@@ -18,3 +18,4 @@ pub(crate) mod flat_serializer;
 mod generic;
 pub(crate) mod held;
 mod scan;
+pub(crate) mod surrogates;
