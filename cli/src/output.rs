@@ -103,25 +103,6 @@ pub fn shown(path: impl AsRef<std::path::Path>) -> String {
     escape_controls(&agentmsg_runtime::store::redact_passwords(&text)).into_owned()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::{escape_controls, shown};
-
-    #[test]
-    fn controls_are_escaped_and_passwords_hidden() {
-        assert_eq!(escape_controls("plain é"), "plain é");
-        assert_eq!(escape_controls("\u{1b}[2Jx\u{7}"), "\\u{1b}[2Jx\\u{7}");
-        assert_eq!(
-            escape_controls("a\tb\u{9b}c\u{202e}"),
-            "a\\u{9}b\\u{9b}c\\u{202e}"
-        );
-        assert_eq!(
-            shown("postgres://u:secret@h/db#s"),
-            "postgres://u:***@h/db#s"
-        );
-    }
-}
-
 /// Creates (or truncates) the file `output` for a copy of `input`: a file
 /// that exists keeps its mode, a new one takes the input's (a transcript may
 /// hold secrets: a 0600 source gives a 0600 copy), and a copy of standard
@@ -142,4 +123,23 @@ pub fn create_like(
         file.set_permissions(like.permissions())?;
     }
     Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{escape_controls, shown};
+
+    #[test]
+    fn controls_are_escaped_and_passwords_hidden() {
+        assert_eq!(escape_controls("plain é"), "plain é");
+        assert_eq!(escape_controls("\u{1b}[2Jx\u{7}"), "\\u{1b}[2Jx\\u{7}");
+        assert_eq!(
+            escape_controls("a\tb\u{9b}c\u{202e}"),
+            "a\\u{9}b\\u{9b}c\\u{202e}"
+        );
+        assert_eq!(
+            shown("postgres://u:secret@h/db#s"),
+            "postgres://u:***@h/db#s"
+        );
+    }
 }

@@ -390,28 +390,28 @@ fn load_bytes_at(
     leaf: Option<&str>,
     purpose: Purpose,
 ) -> Result<Loaded, CliError> {
-    let foreign = source_of(&bytes) != Source::Agentmsg;
-    let tree = contains(&bytes, b"\"parentId\"");
+    let foreign = source_of(bytes) != Source::Agentmsg;
+    let tree = contains(bytes, b"\"parentId\"");
     // A JSON array is a transcript, read as a whole.
     let array = bytes
         .iter()
         .find(|b| !b.is_ascii_whitespace())
         .is_some_and(|&b| b == b'[');
     match purpose {
-        _ if array => Ok(crate::load::load_bytes(&bytes)),
-        _ if leaf.is_some() => load_context(path, &bytes, leaf, false),
-        Purpose::Project if foreign || tree || contains(&bytes, b"\"compactionSummary\"") => {
-            load_context(path, &bytes, None, false)
+        _ if array => Ok(crate::load::load_bytes(bytes)),
+        _ if leaf.is_some() => load_context(path, bytes, leaf, false),
+        Purpose::Project if foreign || tree || contains(bytes, b"\"compactionSummary\"") => {
+            load_context(path, bytes, None, false)
         }
         Purpose::Check | Purpose::Stats if foreign => {
-            load_context(path, &bytes, None, purpose == Purpose::Stats)
+            load_context(path, bytes, None, purpose == Purpose::Stats)
         }
         _ => {
-            let mut loaded = crate::load::load_bytes(&bytes);
+            let mut loaded = crate::load::load_bytes(bytes);
             if tree {
                 // The tree's own problems: a cycle or a duplicate id is an
                 // error, a missing parent a warning.
-                match Session::read(&bytes) {
+                match Session::read(bytes) {
                     Ok(session) => loaded
                         .diagnostics
                         .extend(session.warnings().iter().map(warning_diagnostic)),

@@ -178,7 +178,7 @@ pub fn is_store_address(path: &Path) -> bool {
 /// Every stored line keeps its place: a line that is not UTF-8 is written as
 /// its bytes where it was, so `check` reports it at its own line number (and
 /// the lines after it keep theirs).
-pub fn read_session(path: &Path) -> Result<Option<(Vec<u8>, Vec<Diagnostic>)>, CliError> {
+pub fn read_session(path: &Path) -> Result<Option<StoreRead>, CliError> {
     if !is_store_address(path) {
         return Ok(None);
     }
@@ -243,6 +243,10 @@ pub fn read_session(path: &Path) -> Result<Option<(Vec<u8>, Vec<Diagnostic>)>, C
     }
     Ok(Some((bytes, diagnostics)))
 }
+
+/// A store session's lines as transcript bytes, with what the store found
+/// wrong with its rows.
+pub type StoreRead = (Vec<u8>, Vec<Diagnostic>);
 
 /// Opens a store to read it: nothing is created (no directory, database or
 /// schema), and what is no agentmsg store says so.
