@@ -8,7 +8,10 @@
 //!   (the same, flushed after each line: one `write` per append, the least an
 //!   append that is on its way to the disk when it returns can cost);
 //! - `load`: a 10,000-entry session loaded whole, per backend, against
-//!   `JsonlReader` reading (and decoding) the same lines from a file.
+//!   `JsonlReader` reading (and decoding) the same lines from a file;
+//! - `list`: a page of 500 sessions of a `JsonlDir` and an SQLite store
+//!   holding 100,000, the first page against the last one (a page costs its
+//!   own size, wherever it is: the ratio stays near 1).
 //!
 //! PostgreSQL is measured when `AGENTMSG_PG_URL` is set. After criterion's
 //! report the bench prints each ratio to its baseline (median of interleaved
@@ -247,6 +250,68 @@ fn main() {
         }
         group.finish();
     }
+    // 100,000 sessions (empty: a page reads each of its sessions) in a
+    // directory and in an SQLite database.
+    let sessions = if bench_mode() { 100_000 } else { 2_000 };
+    let list_dir = files.path().join("many");
+    std::fs::create_dir(&list_dir).unwrap();
+    for i in 0..sessions {
+        std::fs::File::create(list_dir.join(format!("s{i:06}.jsonl"))).unwrap();
+    }
+    let mut listers: Vec<(&str, AnyStore)> = vec![(
+        "jsonl-dir",
+        AnyStore::JsonlDir(JsonlDir::open(&list_dir).unwrap()),
+    )];
+    #[cfg(feature = "sqlite")]
+    {
+        let many_db = files.path().join("many.db");
+        let sqlite = b
+            .runtime
+            .block_on(agentmsg::store::SqliteStore::open(&many_db))
+            .unwrap();
+        let mut conn = rusqlite::Connection::open(&many_db).unwrap();
+        let tx = conn.transaction().unwrap();
+        let mut insert = tx
+            .prepare(
+                "INSERT INTO agentmsg_sessions (id, created_ms, updated_ms, entry_count)
+                 VALUES (?1, 1, 1, 0)",
+            )
+            .unwrap();
+        for i in 0..sessions {
+            insert.execute([format!("s{i:06}")]).unwrap();
+        }
+        drop(insert);
+        tx.commit().unwrap();
+        listers.push(("sqlite", AnyStore::Sqlite(sqlite)));
+    }
+    // A directory's listing is kept once it has not changed for 2 s.
+    std::thread::sleep(Duration::from_millis(2_100));
+    let last_after = format!("s{:06}", sessions - 501);
+    let list_page = |store: &AnyStore, after: Option<&str>| {
+        let page = b
+            .runtime
+            .block_on(store.list(&agentmsg::store::PageRequest {
+                after: after.map(str::to_owned),
+                limit: 500,
+            }))
+            .unwrap();
+        assert_eq!(page.sessions.len(), 500);
+        black_box(page);
+    };
+    {
+        let mut group = c.benchmark_group("list");
+        group.throughput(Throughput::Elements(500));
+        group.sample_size(20);
+        for (name, store) in &listers {
+            group.bench_function(format!("{name}/first-page"), |bench| {
+                bench.iter(|| list_page(store, None))
+            });
+            group.bench_function(format!("{name}/last-page"), |bench| {
+                bench.iter(|| list_page(store, Some(&last_after)))
+            });
+        }
+        group.finish();
+    }
     c.final_summary();
 
     // Ratios: the median of interleaved runs of each side.
@@ -279,6 +344,13 @@ fn main() {
                 },
             );
         }
+    }
+    for (name, store) in &listers {
+        ratio(
+            format!("list/{name} last page vs first page ({sessions} sessions)"),
+            &mut || list_page(store, Some(&last_after)),
+            &mut || list_page(store, None),
+        );
     }
     for (name, store) in &b.stores {
         ratio(
