@@ -84,6 +84,7 @@
     el["am-ctxcount"].textContent = sent + " messages sent at this leaf";
     el["am-ctxcount"].setAttribute("data-count", String(sent));
     var leafId = leaf >= 0 ? tree.ids[leaf] : "none";
+    el["am-leafinfo"].setAttribute("data-leaf", leafId);
     el["am-leafinfo"].textContent = "leaf: " + leafId + " (" + state.path.length + " entries on its path, " + n + " in the session)";
   }
 
