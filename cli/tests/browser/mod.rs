@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 /// The Chromium to drive: `$AGENTMSG_CHROMIUM`, else `/usr/bin/chromium`.
-/// `None` (after a loud `SKIPPED` line) when there is none and `CI` is not
-/// set; a panic when `CI` is set.
+/// `None` (after a loud `SKIPPED` line) when there is none; a panic when
+/// `CI` or `AGENTMSG_REQUIRE_CHROMIUM` (`.ci/run`) is set.
 pub fn chromium_or_skip(test: &str) -> Option<PathBuf> {
     let path = std::env::var_os("AGENTMSG_CHROMIUM")
         .map(PathBuf::from)
@@ -23,9 +23,9 @@ pub fn chromium_or_skip(test: &str) -> Option<PathBuf> {
     if path.is_file() {
         return Some(path);
     }
-    if std::env::var_os("CI").is_some() {
+    if std::env::var_os("CI").is_some() || std::env::var_os("AGENTMSG_REQUIRE_CHROMIUM").is_some() {
         panic!(
-            "{test}: chromium not found at {} and CI is set (.ci/run installs it)",
+            "{test}: chromium not found at {} and CI or AGENTMSG_REQUIRE_CHROMIUM is set (.ci/run installs it)",
             path.display()
         );
     }

@@ -60,11 +60,11 @@ pub(super) fn inert_json(json: &str, out: &mut Vec<u8>) {
             '\u{2029}' => "\\u2029",
             _ => continue,
         };
-        out.extend_from_slice(json[start..i].as_bytes());
+        out.extend_from_slice(&json.as_bytes()[start..i]);
         out.extend_from_slice(escaped.as_bytes());
         start = i + c.len_utf8();
     }
-    out.extend_from_slice(json[start..].as_bytes());
+    out.extend_from_slice(&json.as_bytes()[start..]);
 }
 
 #[cfg(test)]
