@@ -15,6 +15,7 @@ mod codex;
 mod context;
 mod decode;
 mod error;
+mod export;
 mod import;
 mod lines;
 mod load;
@@ -113,6 +114,11 @@ enum Command {
     /// compactions with what they kept.
     #[command(after_help = EXIT_CODES)]
     Tree(tree::TreeArgs),
+    /// Write a session as one self-contained HTML page (--html): the tree
+    /// with its branches, what the model saw at a leaf, tokens and cost,
+    /// search. Nothing in it fetches anything.
+    #[command(after_help = EXIT_CODES)]
+    Export(export::ExportArgs),
     /// Decode a provider's response body or recorded stream into one
     /// transcript line.
     ///
@@ -153,6 +159,7 @@ fn run(cli: &Cli) -> Result<Outcome, error::CliError> {
         Command::Import(args) => import::run(args),
         Command::Context(args) => context::run(args),
         Command::Tree(args) => tree::run(args),
+        Command::Export(args) => export::run(args),
         Command::Sessions(args) => sessions::run(args),
         Command::Decode(args) => decode::run(args),
         Command::Schema => {

@@ -34,6 +34,9 @@ pub mod http;
 
 pub mod store;
 
+#[cfg(feature = "html")]
+pub mod export;
+
 pub mod time;
 
 /// Not public API: what `#[derive(AgentMessage)]` expands to uses. Named after

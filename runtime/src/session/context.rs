@@ -375,3 +375,41 @@ impl<'s> SessionContext<'s> {
         }
     }
 }
+
+#[cfg(feature = "html")]
+impl Session {
+    /// Whether entry `i` acts as a compaction when it is the last one on a
+    /// path (as [`context`](Self::context) reads it).
+    pub(crate) fn acts_as_compaction(&self, i: usize) -> bool {
+        match &self.entries[i].kind {
+            EntryKind::Compaction(_) => true,
+            EntryKind::Message(m) => {
+                m.downcast_ref::<CompactionSummary>().is_some() && !self.is_pi()
+            }
+            _ => false,
+        }
+    }
+
+    /// What entry `i` gives a context it lies in (kept or after the last
+    /// compaction); for a compaction, its summary, which a context gives when
+    /// the compaction is the last on the path.
+    pub(crate) fn entry_sends(&self, i: usize) -> Option<ContextMessage<'_>> {
+        if self.acts_as_compaction(i) {
+            let summary = self.entries[i].as_compaction().cloned().unwrap_or_default();
+            return Some(ContextMessage::Made(Box::new(AgentMessage::custom(
+                summary,
+            ))));
+        }
+        let mut sent = None;
+        self.send_entry(i, &mut |item, _| {
+            sent = Some(match item {
+                Item::Entry(i) => match &self.entries[i].kind {
+                    EntryKind::Message(m) => ContextMessage::Entry(m),
+                    _ => return,
+                },
+                Item::Made(message) => ContextMessage::Made(message),
+            });
+        });
+        sent
+    }
+}

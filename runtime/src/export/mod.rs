@@ -1,0 +1,137 @@
+//! A session as one self-contained HTML page (feature `html`).
+//!
+//! [`html`] returns the page as a string, for an application that serves it
+//! from its own web UI; [`write_html`] streams it to a writer, holding one
+//! entry's markup at a time (the `agentmsg export --html` command).
+//!
+//! The page needs no network: its CSS and script are inline, allowed by the
+//! hashes of a strict Content-Security-Policy (`default-src 'none'`, images
+//! only as `data:` URLs). Each entry is rendered here, in Rust: Markdown by
+//! pulldown-cmark with raw HTML shown as text, every string escaped, links
+//! kept only for `http:`, `https:` and `mailto:`, and images inlined only
+//! when their bytes are an image format (the `mimeType` a transcript
+//! declares is never written into the page). The rendered entries travel as
+//! inert JSON (`<script type="application/json">`, with `<`, `>`, `&`,
+//! U+2028 and U+2029 escaped) in chunks, and the script shows one page of
+//! the chosen branch at a time, so a session of 100,000 entries stays
+//! usable.
+//!
+//! What the page shows: the messages of the path to a leaf (thinking folded,
+//! each tool call with its result beside it, errors marked, custom messages
+//! with their kind), the branch points with the other branches one click
+//! away, labels, compactions with their summary and what they kept, a toggle
+//! dimming whatever the model did not see at the leaf (the messages of
+//! [`Session::context`]), the tokens and cost of each reply as a chart,
+//! totals, models and time spent, search, a jump to the next tool error, and
+//! a permalink (`#ID`) for every entry.
+//!
+//! ```
+//! # use agentmsg_runtime::{export, Message, Session};
+//! let mut session = Session::new();
+//! session.append(Message::user("What is <b>2+2</b>?").into()).unwrap();
+//! let page = export::html(&session, None, &export::HtmlOptions::default()).unwrap();
+//! assert!(page.starts_with("<!DOCTYPE html>"));
+//! assert!(page.contains("Content-Security-Policy"));
+//! assert!(!page.contains("<b>2+2</b>"));
+//! ```
+
+mod escape;
+mod numbers;
+mod page;
+mod render;
+
+use std::io::{self, Write};
+
+use crate::{Session, SessionError};
+
+/// How [`html`] and [`write_html`] lay a page out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct HtmlOptions {
+    /// The page's title (the session's name, else "agentmsg session").
+    pub title: Option<String>,
+    /// How many entries the page shows at a time (at least 1; 500 by
+    /// default).
+    pub page_size: usize,
+    /// How many entries each embedded JSON chunk holds (at least 1; 1000 by
+    /// default). The page parses a chunk when it shows or searches it.
+    pub chunk_size: usize,
+}
+
+impl Default for HtmlOptions {
+    fn default() -> Self {
+        Self {
+            title: None,
+            page_size: 500,
+            chunk_size: 1000,
+        }
+    }
+}
+
+impl HtmlOptions {
+    /// The same options with this title.
+    #[must_use]
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// The same options showing `entries` entries at a time.
+    #[must_use]
+    pub fn with_page_size(mut self, entries: usize) -> Self {
+        self.page_size = entries.max(1);
+        self
+    }
+}
+
+/// Why [`write_html`] failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExportError {
+    /// The leaf asked for is not an entry of the session.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// Writing the page failed.
+    #[error("cannot write the page: {0}")]
+    Io(#[from] io::Error),
+}
+
+/// The page of `session` with `leaf` chosen (the session's leaf when
+/// `None`).
+///
+/// # Errors
+///
+/// When `leaf` names no entry of the session.
+pub fn html(
+    session: &Session,
+    leaf: Option<&str>,
+    options: &HtmlOptions,
+) -> Result<String, SessionError> {
+    let mut out = Vec::new();
+    match write_html(session, leaf, options, &mut out) {
+        Ok(()) => {}
+        Err(ExportError::Session(e)) => return Err(e),
+        // Writing to a `Vec` does not fail.
+        Err(ExportError::Io(_)) => {}
+    }
+    // Everything written is built from `str`s and escapes.
+    Ok(String::from_utf8(out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+}
+
+/// Writes the page of `session` with `leaf` chosen (the session's leaf when
+/// `None`) to `out`, one entry at a time. Wrap a file in a
+/// [`BufWriter`](std::io::BufWriter).
+///
+/// # Errors
+///
+/// When `leaf` names no entry of the session (before anything is written),
+/// or when writing fails.
+pub fn write_html<W: Write>(
+    session: &Session,
+    leaf: Option<&str>,
+    options: &HtmlOptions,
+    out: W,
+) -> Result<(), ExportError> {
+    page::write(session, leaf, options, out)
+}

@@ -1,0 +1,636 @@
+//! One entry of a session as an `<article>`: every string from the
+//! transcript escaped, Markdown rendered without raw HTML, media inlined
+//! only when its bytes are an image.
+
+use std::fmt::Write as _;
+
+use base64::Engine as _;
+use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
+
+use super::escape::{html, html_string, safe_link};
+use super::numbers::{reply_cost, ReplyCost};
+use crate::session::{Entry, EntryKind};
+use crate::{
+    AgentMessage, AssistantContent, AssistantMessage, ImageContent, MediaFormat, MediaSource,
+    Message, ProviderBlock, Session, TextContent, ToolResultContent, UserContent,
+};
+
+/// What the page's script needs to know of an entry besides its markup.
+pub(super) struct Rendered {
+    /// The `<article>`.
+    pub html: String,
+    /// A failed tool result or a failed reply.
+    pub error: bool,
+}
+
+/// The id an entry is linked by: its own, or `line-N`.
+pub(super) fn anchor(entry: &Entry) -> String {
+    entry
+        .id()
+        .map_or_else(|| format!("line-{}", entry.line_no()), |id| id.to_string())
+}
+
+/// `text` percent-encoded for a URL fragment (what `encodeURIComponent`
+/// keeps is kept).
+fn fragment(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b) {
+            out.push(b as char);
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
+}
+
+/// Renders entry `i` of `session`.
+pub(super) fn entry(session: &Session, i: usize, label: Option<&str>) -> Rendered {
+    let entry = &session.entries()[i];
+    let id = anchor(entry);
+    let mut body = String::new();
+    let mut error = false;
+    let mut role = "meta";
+    let mut who = String::new();
+    let mut result_of: Option<&str> = None;
+    let kind = entry.kind().name();
+    match entry.kind() {
+        EntryKind::Message(message) => match message {
+            AgentMessage::Llm(m) => match &m.message {
+                Message::User(u) => {
+                    role = "user";
+                    user_blocks(&mut body, &u.content);
+                }
+                Message::System(s) => {
+                    role = "system";
+                    for t in &s.content {
+                        text_block(&mut body, t);
+                    }
+                }
+                Message::Assistant(a) => {
+                    role = "assistant";
+                    error = matches!(
+                        a.stop_reason,
+                        crate::StopReason::Error | crate::StopReason::Aborted
+                    );
+                    who = model_name(a);
+                    assistant(&mut body, a);
+                }
+                Message::ToolResult(r) => {
+                    role = "tool";
+                    error = r.is_error;
+                    result_of = Some(&r.tool_call_id);
+                    let _ = write!(
+                        body,
+                        "<div class=\"resulthead\">result of <b>{}</b> <code>{}</code>{}</div>",
+                        html_string(&r.tool_name),
+                        html_string(&r.tool_call_id),
+                        if r.is_error {
+                            " <span class=\"errmark\">error</span>"
+                        } else {
+                            ""
+                        }
+                    );
+                    for block in &r.content {
+                        match block {
+                            ToolResultContent::Text(t) => {
+                                body.push_str("<pre class=\"out\">");
+                                html(&mut body, &t.text);
+                                body.push_str("</pre>");
+                            }
+                            ToolResultContent::Image(img) => image(&mut body, img),
+                        }
+                    }
+                    if let Some(details) = &r.details {
+                        folded_json(&mut body, "details (never sent)", details);
+                    }
+                }
+            },
+            AgentMessage::Custom(_) => {
+                role = "custom";
+                custom(&mut body, session, entry, message);
+            }
+            AgentMessage::Unknown(u) => {
+                role = "custom";
+                let _ = write!(
+                    body,
+                    "<p class=\"note\">not decoded: {}</p>",
+                    html_string(&u.reason().to_string())
+                );
+                raw_line(&mut body, session, entry);
+            }
+        },
+        EntryKind::Compaction(c) => {
+            role = "compaction";
+            compaction(&mut body, c);
+        }
+        EntryKind::BranchSummary(b) => {
+            role = "summary";
+            body.push_str("<p class=\"note\">summary of an abandoned branch</p>");
+            markdown(&mut body, &b.summary);
+        }
+        EntryKind::CustomMessage(c) => {
+            role = "custom";
+            let _ = write!(
+                body,
+                "<p class=\"note\">extension message <code>{}</code></p>",
+                html_string(&c.custom_type)
+            );
+            raw_line(&mut body, session, entry);
+        }
+        EntryKind::Label { target, label } => {
+            let _ = write!(
+                body,
+                "<p class=\"note\">label on <a href=\"#{}\">{}</a>: {}</p>",
+                html_string(&fragment(target.as_str())),
+                html_string(target.as_str()),
+                label
+                    .as_deref()
+                    .map_or_else(|| "(cleared)".to_owned(), html_string)
+            );
+        }
+        EntryKind::SessionInfo { name } => {
+            let _ = write!(
+                body,
+                "<p class=\"note\">session name: {}</p>",
+                html_string(name.as_deref().unwrap_or("(none)"))
+            );
+        }
+        EntryKind::ModelChange { provider, model_id } => {
+            let _ = write!(
+                body,
+                "<p class=\"note\">model: {}/{}</p>",
+                html_string(provider),
+                html_string(model_id)
+            );
+        }
+        EntryKind::ThinkingLevelChange { level } => {
+            let _ = write!(
+                body,
+                "<p class=\"note\">thinking level: {}</p>",
+                html_string(level)
+            );
+        }
+        EntryKind::Custom { .. } | EntryKind::Other { .. } | EntryKind::Header => {
+            raw_line(&mut body, session, entry);
+        }
+    }
+    if entry.as_compaction().is_some() && role != "compaction" {
+        role = "compaction";
+    }
+    let mut out = String::with_capacity(body.len() + 256);
+    let _ = write!(
+        out,
+        "<article class=\"entry r-{role}{}\" data-i=\"{i}\" data-id=\"{}\"",
+        if error { " error" } else { "" },
+        html_string(&id)
+    );
+    if let Some(call) = result_of {
+        let _ = write!(out, " data-result-of=\"{}\"", html_string(call));
+    }
+    out.push_str("><header><span class=\"kind\">");
+    html(&mut out, kind);
+    out.push_str("</span>");
+    if !who.is_empty() {
+        let _ = write!(out, " <span class=\"who\">{}</span>", html_string(&who));
+    }
+    let ts = entry.timestamp();
+    if ts > 0 {
+        let iso = crate::time::format_iso8601_seconds(i64::try_from(ts).unwrap_or(i64::MAX));
+        let _ = write!(out, " <time>{}</time>", html_string(&iso));
+    }
+    if let Some(label) = label {
+        let _ = write!(out, " <span class=\"label\">{}</span>", html_string(label));
+    }
+    let _ = write!(
+        out,
+        " <a class=\"perma\" href=\"#{}\" title=\"permalink\">#{}</a></header>",
+        html_string(&fragment(&id)),
+        html_string(&id)
+    );
+    out.push_str(&body);
+    out.push_str("</article>");
+    Rendered { html: out, error }
+}
+
+fn model_name(a: &AssistantMessage) -> String {
+    match (a.provider.is_empty(), a.model.is_empty()) {
+        (_, true) => a.provider.clone(),
+        (true, false) => a.model.clone(),
+        (false, false) => format!("{}/{}", a.provider, a.model),
+    }
+}
+
+fn user_blocks(out: &mut String, blocks: &[UserContent]) {
+    for block in blocks {
+        match block {
+            UserContent::Text(t) => text_block(out, t),
+            UserContent::Image(img) => image(out, img),
+            UserContent::Audio(a) => {
+                let _ = write!(
+                    out,
+                    "<p class=\"media\">audio ({}), {}</p>",
+                    html_string(&a.mime_type),
+                    size_of_base64(&a.data)
+                );
+            }
+            UserContent::Document(d) => {
+                let name = d.title.as_deref().unwrap_or("untitled");
+                let what = match &d.source {
+                    MediaSource::Base64 { data, mime_type } => {
+                        format!("{}, {}", html_string(mime_type), size_of_base64(data))
+                    }
+                    MediaSource::Url(url) => format!("at {}", link(url)),
+                };
+                let _ = write!(
+                    out,
+                    "<p class=\"media\">document <b>{}</b> ({what})</p>",
+                    html_string(name)
+                );
+            }
+        }
+    }
+}
+
+fn assistant(out: &mut String, a: &AssistantMessage) {
+    for block in &a.content {
+        match block {
+            AssistantContent::Text(t) => text_block(out, t),
+            AssistantContent::Image(img) => image(out, img),
+            AssistantContent::Thinking(t) => {
+                let _ = write!(
+                    out,
+                    "<details class=\"thinking\"><summary>thinking ({} characters)</summary><div class=\"md\">",
+                    t.thinking.chars().count()
+                );
+                markdown_inner(out, &t.thinking);
+                out.push_str("</div></details>");
+            }
+            AssistantContent::RedactedThinking(r) => {
+                let _ = write!(
+                    out,
+                    "<p class=\"note\">redacted thinking ({} bytes, encrypted)</p>",
+                    r.data.len()
+                );
+            }
+            AssistantContent::ToolCall(call) => {
+                let args = serde_json::to_string_pretty(&call.arguments).unwrap_or_default();
+                let _ = write!(
+                    out,
+                    "<div class=\"call\" data-call=\"{}\"><div class=\"callhead\">call <b>{}</b> <code>{}</code></div><pre class=\"args\">{}</pre><div class=\"slot\"></div></div>",
+                    html_string(&call.id),
+                    html_string(&call.name),
+                    html_string(&call.id),
+                    html_string(&args)
+                );
+            }
+            AssistantContent::ProviderBlock(p) => provider_block(out, p),
+        }
+    }
+    if let Some(e) = &a.error_message {
+        let _ = write!(
+            out,
+            "<p class=\"errmark\">{}: {}</p>",
+            html_string(&format!("{:?}", a.stop_reason)),
+            html_string(e)
+        );
+    }
+    let u = &a.usage;
+    let cost = match reply_cost(a) {
+        ReplyCost::Known(c) => format!("${c:.4}"),
+        ReplyCost::Estimated(c) => format!("${c:.4} (estimated from the catalog)"),
+        ReplyCost::Unknown => "<span class=\"unknown\">cost unknown</span>".to_owned(),
+    };
+    let _ = write!(
+        out,
+        "<p class=\"usage\">{} in, {} out, {} cache read, {} cache write; {cost}; stop: {}</p>",
+        u.input,
+        u.output,
+        u.cache_read,
+        u.cache_write,
+        html_string(&format!("{:?}", a.stop_reason))
+    );
+}
+
+fn provider_block(out: &mut String, p: &ProviderBlock) {
+    let _ = write!(
+        out,
+        "<details class=\"provider\" open><summary>{} <span class=\"note\">({})</span></summary>",
+        html_string(&p.type_name()),
+        html_string(&p.api)
+    );
+    if let Some(img) = p.image() {
+        image(out, &img);
+    }
+    let value = p.block.to_value();
+    folded_list(out, &value);
+    let pretty = serde_json::to_string_pretty(&value).unwrap_or_default();
+    out.push_str("<pre class=\"args\">");
+    html(out, &pretty);
+    out.push_str("</pre></details>");
+}
+
+/// The sources a provider block or a citation list names (`title`, `url`,
+/// `cited_text` of each object found), as a list.
+fn folded_list(out: &mut String, value: &serde_json::Value) {
+    let mut items = Vec::new();
+    collect_sources(value, &mut items, 0);
+    if items.is_empty() {
+        return;
+    }
+    out.push_str("<ul class=\"sources\">");
+    for item in items.iter().take(50) {
+        out.push_str("<li>");
+        out.push_str(item);
+        out.push_str("</li>");
+    }
+    out.push_str("</ul>");
+}
+
+fn collect_sources(value: &serde_json::Value, items: &mut Vec<String>, depth: usize) {
+    if depth > 8 || items.len() >= 50 {
+        return;
+    }
+    match value {
+        serde_json::Value::Object(map) => {
+            let text = |k: &str| map.get(k).and_then(serde_json::Value::as_str);
+            if let Some(url) = text("url").or_else(|| text("uri")) {
+                let mut item = link(url);
+                if let Some(title) = text("title") {
+                    item = format!("{} — {item}", html_string(title));
+                }
+                if let Some(cited) = text("cited_text") {
+                    let _ = write!(item, "<blockquote>{}</blockquote>", html_string(cited));
+                }
+                items.push(item);
+                return;
+            }
+            for v in map.values() {
+                collect_sources(v, items, depth + 1);
+            }
+        }
+        serde_json::Value::Array(list) => {
+            for v in list {
+                collect_sources(v, items, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A link to `url` when it is safe to follow, else its text.
+fn link(url: &str) -> String {
+    if safe_link(url) && !url.starts_with('#') {
+        format!(
+            "<a href=\"{0}\" rel=\"noopener noreferrer\">{0}</a>",
+            html_string(url)
+        )
+    } else {
+        format!("<code>{}</code>", html_string(url))
+    }
+}
+
+fn text_block(out: &mut String, t: &TextContent) {
+    markdown(out, &t.text);
+    if let Some(citations) = &t.citations {
+        out.push_str("<div class=\"citations\"><span class=\"note\">citations</span>");
+        let value = citations.to_value();
+        folded_list(out, &value);
+        out.push_str("</div>");
+    }
+}
+
+fn compaction(out: &mut String, c: &crate::CompactionSummary) {
+    let _ = write!(
+        out,
+        "<p class=\"note\">compaction: {} tokens before; kept from {}</p>",
+        c.tokens_before,
+        c.first_kept_id.as_ref().map_or_else(
+            || "nothing".to_owned(),
+            |f| format!(
+                "<a href=\"#{}\">{}</a>",
+                html_string(&fragment(f.as_str())),
+                html_string(f.as_str())
+            )
+        )
+    );
+    markdown(out, &c.summary);
+}
+
+fn custom(out: &mut String, session: &Session, entry: &Entry, message: &AgentMessage) {
+    if let Some(c) = entry.as_compaction() {
+        compaction(out, c);
+        return;
+    }
+    if let Some(b) = message.downcast_ref::<crate::BranchSummary>() {
+        out.push_str("<p class=\"note\">summary of an abandoned branch</p>");
+        markdown(out, &b.summary);
+        return;
+    }
+    let sent = crate::to_llm(std::slice::from_ref(message));
+    if sent.is_empty() {
+        out.push_str("<p class=\"note\">shown to people only; never sent to a model</p>");
+    } else {
+        out.push_str("<p class=\"note\">sent to the model as:</p>");
+        for m in &sent {
+            match m.as_ref() {
+                Message::User(u) => user_blocks(out, &u.content),
+                Message::System(s) => s.content.iter().for_each(|t| text_block(out, t)),
+                Message::Assistant(a) => assistant(out, a),
+                Message::ToolResult(r) => {
+                    for block in &r.content {
+                        if let ToolResultContent::Text(t) = block {
+                            out.push_str("<pre class=\"out\">");
+                            html(out, &t.text);
+                            out.push_str("</pre>");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    raw_line(out, session, entry);
+}
+
+/// The entry's line, pretty-printed, folded.
+fn raw_line(out: &mut String, session: &Session, entry: &Entry) {
+    let line = session.line(entry);
+    match serde_json::from_str::<serde_json::Value>(&line) {
+        Ok(value) => folded_json(out, "its line", &value),
+        Err(_) => {
+            out.push_str("<details><summary>its line</summary><pre class=\"args\">");
+            html(out, &line);
+            out.push_str("</pre></details>");
+        }
+    }
+}
+
+fn folded_json(out: &mut String, title: &str, value: &serde_json::Value) {
+    let pretty = serde_json::to_string_pretty(value).unwrap_or_default();
+    let _ = write!(
+        out,
+        "<details><summary>{}</summary><pre class=\"args\">",
+        html_string(title)
+    );
+    html(out, &pretty);
+    out.push_str("</pre></details>");
+}
+
+/// An image: inline when its bytes are an image format the runtime knows
+/// (the sniffed type is written, never the declared one), else named.
+fn image(out: &mut String, img: &ImageContent) {
+    match &img.source {
+        MediaSource::Base64 { data, mime_type } => match sniff_image(data) {
+            Some(format) => {
+                let _ = write!(
+                    out,
+                    "<img class=\"inline\" alt=\"image\" src=\"data:{};base64,{}\">",
+                    format.mime_type(),
+                    data
+                );
+                if !mime_type.eq_ignore_ascii_case(format.mime_type()) {
+                    let _ = write!(
+                        out,
+                        "<p class=\"note\">declared as {}</p>",
+                        html_string(mime_type)
+                    );
+                }
+            }
+            None => {
+                let _ = write!(
+                    out,
+                    "<p class=\"media\">image not shown: declared {}, {}, its bytes are no known image format</p>",
+                    html_string(mime_type),
+                    size_of_base64(data)
+                );
+            }
+        },
+        MediaSource::Url(url) => {
+            let _ = write!(out, "<p class=\"media\">image at {}</p>", link(url));
+        }
+    }
+}
+
+/// The image format of base64 `data`, when all of it is base64 and its first
+/// bytes are an image format.
+fn sniff_image(data: &str) -> Option<MediaFormat> {
+    if data.is_empty()
+        || !data
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=')
+    {
+        return None;
+    }
+    let head = &data[..data.len().min(64) / 4 * 4];
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(head)
+        .ok()?;
+    let format = MediaFormat::sniff(&bytes)?;
+    format.mime_type().starts_with("image/").then_some(format)
+}
+
+fn size_of_base64(data: &str) -> String {
+    let len = data.trim_end_matches('=').len() * 3 / 4;
+    match len {
+        0..=1023 => format!("{len} bytes"),
+        1024..=1_048_575 => format!("{:.1} kB", len as f64 / 1024.0),
+        _ => format!("{:.1} MB", len as f64 / 1_048_576.0),
+    }
+}
+
+fn markdown(out: &mut String, text: &str) {
+    out.push_str("<div class=\"md\">");
+    markdown_inner(out, text);
+    out.push_str("</div>");
+}
+
+/// Markdown as HTML: raw HTML becomes text, links are kept only when safe,
+/// and images become links (the page fetches nothing).
+fn markdown_inner(out: &mut String, text: &str) {
+    let options =
+        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
+    let events = Parser::new_ext(text, options).map(|event| match event {
+        Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
+        Event::Start(Tag::Link {
+            link_type,
+            dest_url,
+            title,
+            id,
+        })
+        | Event::Start(Tag::Image {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) => Event::Start(Tag::Link {
+            link_type,
+            dest_url: if safe_link(&dest_url) {
+                dest_url
+            } else {
+                CowStr::Borrowed("#")
+            },
+            title,
+            id,
+        }),
+        Event::End(TagEnd::Image) => Event::End(TagEnd::Link),
+        other => other,
+    });
+    pulldown_cmark::html::push_html(out, events);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn md(text: &str) -> String {
+        let mut out = String::new();
+        markdown_inner(&mut out, text);
+        out
+    }
+
+    #[test]
+    fn markdown_shows_raw_html_as_text() {
+        let out = md("hi <script>alert(1)</script>\n\n<img src=x onerror=alert(1)>");
+        assert!(!out.contains("<script"), "{out}");
+        assert!(!out.contains("<img"), "{out}");
+        assert!(out.contains("&lt;script&gt;"), "{out}");
+    }
+
+    #[test]
+    fn markdown_keeps_only_safe_links_and_fetches_no_image() {
+        let out = md("[a](javascript:alert(1)) [b](https://x.test/) ![c](https://x.test/i.png)");
+        assert!(!out.contains("javascript:"), "{out}");
+        assert!(out.contains("href=\"https://x.test/\""), "{out}");
+        assert!(!out.contains("<img"), "{out}");
+    }
+
+    #[test]
+    fn an_image_is_inlined_only_when_its_bytes_are_one() {
+        let png = base64::engine::general_purpose::STANDARD.encode(b"\x89PNG\r\n\x1a\n0000IHDR");
+        let mut out = String::new();
+        image(
+            &mut out,
+            &ImageContent {
+                source: MediaSource::Base64 {
+                    data: png.clone(),
+                    mime_type: "image/png\" onerror=\"alert(1)".into(),
+                },
+            },
+        );
+        assert!(out.contains("src=\"data:image/png;base64,"), "{out}");
+        assert!(!out.contains("onerror=\""), "{out}");
+        let html_bytes =
+            base64::engine::general_purpose::STANDARD.encode(b"<script>alert(1)</script>");
+        let mut out = String::new();
+        image(
+            &mut out,
+            &ImageContent {
+                source: MediaSource::Base64 {
+                    data: html_bytes,
+                    mime_type: "image/png".into(),
+                },
+            },
+        );
+        assert!(!out.contains("<img"), "{out}");
+    }
+}
