@@ -91,13 +91,12 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
             write_html(session, leaf, &options, &mut out).map_err(|e| written(e, Some(path)))?;
             out.flush().map_err(write_error)?;
             let temp = out.into_inner().map_err(|e| write_error(e.into_error()))?;
-            // A page is for sharing: readable by others, as a file the
-            // shell would create (a temporary file is private).
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(temp.path(), std::fs::Permissions::from_mode(0o644))
-                    .map_err(write_error)?;
+            // The page holds the transcript, secrets included: it keeps the
+            // mode of the file it replaces or of the input (a 0600 session
+            // gives a 0600 page), and stays private (the temporary file's
+            // 0600) for standard input or a store's session.
+            if let Some(like) = crate::output::permissions_like(path, &args.file) {
+                std::fs::set_permissions(temp.path(), like).map_err(write_error)?;
             }
             temp.persist(path).map_err(|e| write_error(e.error))?;
             crate::output::note!(

@@ -111,18 +111,29 @@ pub fn create_like(
     output: &std::path::Path,
     input: &std::path::Path,
 ) -> std::io::Result<std::fs::File> {
-    let like = std::fs::metadata(output)
-        .ok()
-        .or_else(|| std::fs::metadata(input).ok().filter(|m| m.is_file()));
+    let like = permissions_like(output, input);
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create(true).truncate(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     let file = options.open(output)?;
     if let Some(like) = like {
-        file.set_permissions(like.permissions())?;
+        file.set_permissions(like)?;
     }
     Ok(file)
+}
+
+/// The permissions a copy of `input` written to `output` takes: those of the
+/// file it replaces, else the input's when it is a regular file; `None` (keep
+/// the new file private, 0600) for standard input or a store's session.
+pub fn permissions_like(
+    output: &std::path::Path,
+    input: &std::path::Path,
+) -> Option<std::fs::Permissions> {
+    std::fs::metadata(output)
+        .ok()
+        .or_else(|| std::fs::metadata(input).ok().filter(|m| m.is_file()))
+        .map(|m| m.permissions())
 }
 
 #[cfg(test)]

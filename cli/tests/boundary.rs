@@ -266,6 +266,17 @@ fn import_output_keeps_the_input_mode() {
         .permissions()
         .mode();
     assert_eq!(mode & 0o777, 0o600);
+    // So does an exported page, which holds the same text.
+    let run = agentmsg_in(
+        dir.path(),
+        &["export", "pi.jsonl", "--html", "-o", "page.html"],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    let mode = std::fs::metadata(dir.path().join("page.html"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
     // Standard input gives a private file.
     let run = common::agentmsg_stdin(
         dir.path(),
