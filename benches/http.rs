@@ -60,6 +60,7 @@ fn main() {
                     StreamItem::Reply(reply) => {
                         black_box(reply);
                     }
+                    _ => {}
                 }
             }
             assert!(events > deltas);
