@@ -831,3 +831,41 @@ fn check_warns_of_a_lone_surrogate() {
     assert!(run.stdout.contains("0 errors"), "{run:?}");
     assert_eq!(run.code, 0, "{run:?}");
 }
+
+/// pi's redacted thinking (`"redacted": true`, the opaque data in
+/// `thinkingSignature`) goes to Anthropic as `redacted_thinking` with its
+/// data, from the pi file and from its import alike; the import keeps the
+/// block's bytes, flag included. It went out as a `thinking` block whose text
+/// was "[Reasoning redacted]".
+#[test]
+fn redacted_thinking_goes_to_anthropic_as_redacted_thinking() {
+    let lines = [
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#,
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1}}"#,
+        r#"{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"[Reasoning redacted]","thinkingSignature":"EmwKAhgB","redacted":true},{"type":"text","text":"hello"}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":2}}"#,
+        r#"{"type":"message","id":"c","parentId":"b","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user","content":[{"type":"text","text":"again"}],"timestamp":3}}"#,
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pi.jsonl"), lines.join("\n") + "\n").unwrap();
+    let run = agentmsg_in(dir.path(), &["import", "pi.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let imported = jsonl(&dir.path().join("out.jsonl"));
+    assert_eq!(imported[2]["content"][0]["redacted"], true, "{imported:#?}");
+    let message = AgentMessage::from_line(&imported[2].to_string()).unwrap();
+    let blocks = &message.as_llm().unwrap().as_assistant().unwrap().content;
+    assert_eq!(
+        blocks[0],
+        agentmsg_runtime::AssistantContent::RedactedThinking(RedactedThinkingContent::new(
+            "EmwKAhgB"
+        ))
+    );
+    for file in ["pi.jsonl", "out.jsonl"] {
+        let (_, body) =
+            common::project_in(dir.path(), "anthropic-messages", "claude-sonnet-4-5", file);
+        assert_eq!(
+            body["messages"][1]["content"][0],
+            json!({"type": "redacted_thinking", "data": "EmwKAhgB"}),
+            "{file}: {body:#}"
+        );
+    }
+}

@@ -173,8 +173,8 @@ pub(crate) fn read_entry(head: PiLine<'_>, registry: &Registry, version: u32) ->
 }
 
 /// Decodes a pi message of a file of `version`: the agentmsg format reads
-/// pi-ai's messages, except pi's redacted thinking (`"redacted": true`, the
-/// data in `thinkingSignature`), which becomes a `redactedThinking` block.
+/// pi-ai's messages (pi's redacted thinking, `"redacted": true` with the data
+/// in `thinkingSignature`, included).
 /// pi renames the role `hookMessage` to `custom` only when it migrates a file
 /// older than version 3; in a version 3 file it is a role pi does not know
 /// (and does not send), so it is kept as an unknown message.
@@ -184,15 +184,7 @@ pub(crate) fn read_message(raw: &str, registry: &Registry, version: u32) -> Agen
             return AgentMessage::Unknown(kept);
         }
     }
-    let decoded = if raw.contains("\"redacted\"") {
-        match unredact(raw) {
-            Some(text) => decode_line(&text, registry, DecodeMode::Lenient),
-            None => decode_line(raw, registry, DecodeMode::Lenient),
-        }
-    } else {
-        decode_line(raw, registry, DecodeMode::Lenient)
-    };
-    match decoded {
+    match decode_line(raw, registry, DecodeMode::Lenient) {
         Ok(message) => message,
         Err(error) => {
             AgentMessage::Unknown(UnknownMessage::malformed(raw.as_bytes().to_vec(), error))
@@ -208,35 +200,6 @@ fn role_is(raw: &str, role: &str) -> bool {
         role: Option<std::borrow::Cow<'a, str>>,
     }
     serde_json::from_str::<Role<'_>>(raw).is_ok_and(|r| r.role.as_deref() == Some(role))
-}
-
-/// The message with pi's redacted thinking blocks as `redactedThinking`;
-/// `None` when it has none.
-fn unredact(raw: &str) -> Option<String> {
-    let mut message: Map<String, Value> = serde_json::from_str(raw).ok()?;
-    let blocks = message.get_mut("content")?.as_array_mut()?;
-    let mut changed = false;
-    for block in blocks.iter_mut() {
-        let Some(map) = block.as_object_mut() else {
-            continue;
-        };
-        if map.get("type").and_then(Value::as_str) == Some("thinking")
-            && map.get("redacted").and_then(Value::as_bool) == Some(true)
-        {
-            let data = map
-                .get("thinkingSignature")
-                .or_else(|| map.get("signature"))
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            let mut redacted = Map::new();
-            redacted.insert("type".into(), Value::from("redactedThinking"));
-            redacted.insert("data".into(), Value::from(data));
-            *block = Value::Object(redacted);
-            changed = true;
-        }
-    }
-    changed.then(|| Value::Object(message).to_string())
 }
 
 /// A new pi entry id: 8 hex digits, not in use (pi's `generateId`).
