@@ -869,3 +869,35 @@ fn redacted_thinking_goes_to_anthropic_as_redacted_thinking() {
         );
     }
 }
+
+/// pi's Responses call ids (`call_x|fc_y`), replayed to the model that made
+/// them, go out as pi sends them: `call_id: "call_x"` with the item's own `id:
+/// "fc_y"`, and the result answers `call_x`. To another model the item id is
+/// left out, as pi leaves it out. The whole id went out as the `call_id`.
+#[test]
+fn pi_responses_call_ids_go_out_apart() {
+    let lines = [
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#,
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"read a.rs"}],"timestamp":1}}"#,
+        r#"{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"call_x|fc_y","name":"read","arguments":{"path":"a.rs"}}],"api":"openai-responses","provider":"openai","model":"gpt-5","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":2}}"#,
+        r#"{"type":"message","id":"c","parentId":"b","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"call_x|fc_y","toolName":"read","content":[{"type":"text","text":"fn main() {}"}],"isError":false,"timestamp":3}}"#,
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pi.jsonl"), lines.join("\n") + "\n").unwrap();
+    let (_, body) = common::project_in(dir.path(), "openai-responses", "gpt-5", "pi.jsonl");
+    let input = body["input"].as_array().unwrap();
+    let call = input.iter().find(|i| i["type"] == "function_call").unwrap();
+    assert_eq!(call["call_id"], "call_x", "{body:#}");
+    assert_eq!(call["id"], "fc_y", "{body:#}");
+    let output = input
+        .iter()
+        .find(|i| i["type"] == "function_call_output")
+        .unwrap();
+    assert_eq!(output["call_id"], "call_x", "{body:#}");
+
+    let (_, body) = common::project_in(dir.path(), "openai-responses", "gpt-4.1", "pi.jsonl");
+    let input = body["input"].as_array().unwrap();
+    let call = input.iter().find(|i| i["type"] == "function_call").unwrap();
+    assert_eq!(call["call_id"], "call_x", "{body:#}");
+    assert!(call.get("id").is_none(), "{body:#}");
+}
