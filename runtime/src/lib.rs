@@ -70,6 +70,7 @@ pub use transcript::codec::decode::{decode_line, DecodeError, DecodeMode};
 pub use transcript::codec::surrogates::replace_lone_surrogates;
 pub use transcript::custom::{CustomEntry, CustomMessage, DynCustomMessage, MigrateError};
 pub use transcript::dropped_fields::dropped_fields;
+pub use transcript::glued::split_glued_line;
 pub use transcript::jsonl::{
     is_torn_line, read_transcript, write_jsonl, AppendFile, JsonlReader, JsonlWriter, ReadError,
     TornLine, Transcript, WriteError,

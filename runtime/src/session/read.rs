@@ -3,8 +3,6 @@
 
 use std::path::Path;
 
-use serde_json::value::RawValue;
-
 use super::entry::{Entry, EntryKind, LineText};
 use super::error::{SessionError, SessionWarning, WarningKind};
 use super::pi::{self, PiLine};
@@ -124,7 +122,10 @@ impl Session {
             // hold `}{` in a string.
             let split = match &read {
                 PieceRead::Entry(..) => Vec::new(),
-                _ => split_joined(&self.text[line.start..line.end]),
+                _ => std::str::from_utf8(&self.text[line.start..line.end])
+                    .ok()
+                    .and_then(crate::split_glued_line)
+                    .unwrap_or_default(),
             };
             let reads = if split.len() > 1 {
                 self.warnings.push(SessionWarning {
@@ -133,11 +134,11 @@ impl Session {
                 });
                 split
                     .into_iter()
-                    .map(|(s, e)| {
+                    .map(|range| {
                         let part = Piece {
                             line_no: line.line_no,
-                            start: line.start + s,
-                            end: line.start + e,
+                            start: line.start + range.start,
+                            end: line.start + range.end,
                         };
                         read_piece(self.format, &self.text, &part, registry)
                     })
@@ -456,38 +457,5 @@ fn read_piece(format: SessionFormat, text: &[u8], piece: &Piece, registry: &Regi
                 }),
             }
         }
-    }
-}
-
-/// The byte ranges of the JSON values in a line that holds more than one;
-/// one range (the whole line) otherwise.
-fn split_joined(line: &[u8]) -> Vec<(usize, usize)> {
-    let whole = vec![(0, line.len())];
-    // Joined objects meet as `}{`; a line without that is one piece.
-    if memchr::memmem::find(line, b"}{").is_none() {
-        return whole;
-    }
-    if serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok() {
-        return whole;
-    }
-    let mut out = Vec::new();
-    let mut stream = serde_json::Deserializer::from_slice(line).into_iter::<&RawValue>();
-    let mut start = 0;
-    while let Some(value) = stream.next() {
-        let end = stream.byte_offset();
-        match value {
-            Ok(raw) if raw.get().starts_with('{') => {
-                let s =
-                    start + (line[start..end].len() - line[start..end].trim_ascii_start().len());
-                out.push((s, end));
-                start = end;
-            }
-            _ => return whole,
-        }
-    }
-    if out.len() > 1 && line[start..].trim_ascii().is_empty() {
-        out
-    } else {
-        whole
     }
 }
