@@ -901,3 +901,69 @@ fn pi_responses_call_ids_go_out_apart() {
     assert_eq!(call["call_id"], "call_x", "{body:#}");
     assert!(call.get("id").is_none(), "{body:#}");
 }
+
+/// A pi file without a `session` header: pi reads no entry of it
+/// (`loadEntriesFromFile` returns none), so `context` sends nothing, and
+/// `import` now sends nothing either (it gave a user message): every entry is
+/// kept as an extension line, and said so.
+#[test]
+fn a_pi_file_without_a_header_sends_nothing_through_import_or_context() {
+    let lines = [
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1}}"#,
+        r#"{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"user","content":[{"type":"text","text":"again"}],"timestamp":2}}"#,
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pi.jsonl"), lines.join("\n") + "\n").unwrap();
+    assert!(context_lines(dir.path(), "pi.jsonl").is_empty());
+    let run = agentmsg_in(dir.path(), &["import", "pi.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("pi.jsonl:1: warning[no-session-header]"),
+        "{run:?}"
+    );
+    let imported = jsonl(&dir.path().join("out.jsonl"));
+    assert_eq!(imported.len(), 2, "{imported:#?}");
+    for line in &imported {
+        assert_eq!(line["role"], "extension", "{line}");
+        assert_eq!(line["kind"], "pi.message", "{line}");
+    }
+    assert!(context_lines(dir.path(), "out.jsonl").is_empty());
+}
+
+/// Two pi entries on one line (a write that lost its newline): `import`
+/// converts both, as `context` reads both, where it kept the line as one
+/// unparsed entry.
+#[test]
+fn an_import_reads_a_joined_line_as_both_entries() {
+    let lines = [
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#.to_owned(),
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1}}"#.to_owned()
+            + r#"{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"user","content":[{"type":"text","text":"again"}],"timestamp":2}}"#,
+        r#"{"type":"message","id":"c","parentId":"b","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user","content":[{"type":"text","text":"third"}],"timestamp":3}}"#.to_owned(),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pi.jsonl"), lines.join("\n") + "\n").unwrap();
+    let from_pi = context_lines(dir.path(), "pi.jsonl");
+    assert_eq!(from_pi.len(), 3, "{from_pi:#?}");
+    let run = agentmsg_in(dir.path(), &["import", "pi.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr.contains("pi.jsonl:2: warning[lost-newline]"),
+        "{run:?}"
+    );
+    let imported = jsonl(&dir.path().join("out.jsonl"));
+    let ids: Vec<&str> = imported.iter().filter_map(|l| l["id"].as_str()).collect();
+    assert_eq!(ids, ["s1:0", "a", "b", "c"]);
+    assert_eq!(context_lines(dir.path(), "out.jsonl"), from_pi);
+    // Streamed from standard input too.
+    let piped = agentmsg_stdin(
+        dir.path(),
+        &["import", "-"],
+        (lines.join("\n") + "\n").as_bytes(),
+    );
+    assert_eq!(
+        piped.stdout,
+        std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap()
+    );
+}

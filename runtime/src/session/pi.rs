@@ -71,11 +71,12 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::E
 }
 
 /// Whether the first entry of a file says it is a pi session: a `session`
-/// header, or an entry with a pi entry `type` and no `role`.
+/// header with a string `id`. pi reads no entry of a file whose first line is
+/// not that (`loadEntriesFromFile`), so neither is such a file read as one.
 pub(crate) fn is_pi(first: &str) -> Option<u32> {
     let head: PiLine<'_> = serde_json::from_str(first).ok()?;
-    match head.kind.as_deref()? {
-        "session" => Some(head.version.unwrap_or(1)),
+    match (head.kind.as_deref()?, &head.id) {
+        ("session", Some(Value::String(_))) => Some(head.version.unwrap_or(1)),
         _ => None,
     }
 }
