@@ -579,6 +579,13 @@ impl PiImport {
         }
         let mut value = serde_json::from_str::<Map<String, Value>>(raw).ok();
         if value.is_none() {
+            // Nested past serde_json's 128 levels: pi reads it (a tool call's
+            // arguments, say), and so does the session reader.
+            if let Ok(Value::Object(map)) = agentmsg_runtime::read_deep_json(raw) {
+                value = Some(map);
+            }
+        }
+        if value.is_none() {
             // A string cut inside a surrogate pair: read as pi reads it, with
             // U+FFFD for the lone half; the message line keeps its bytes.
             if let Some(fixed) = agentmsg_runtime::replace_lone_surrogates(raw) {

@@ -967,3 +967,117 @@ fn an_import_reads_a_joined_line_as_both_entries() {
         std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap()
     );
 }
+
+/// What pi passes on, read as pi reads it (issue 23, finding 3), with a
+/// warning naming the line and the field: a compaction whose `tokensBefore`
+/// is a fraction (it was dropped, and the whole history came back), tool-call
+/// arguments that are missing or not an object, a `stopReason` pi-ai does
+/// not name, a string `timestamp` and an image without `mimeType` (each
+/// dropped its message). The import keeps the bytes and sends the same.
+#[test]
+fn what_pi_passes_on_is_read_as_pi_reads_it() {
+    let usage = r#""usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}"#;
+    let entry = |id: &str, parent: &str, message: String| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2025-01-01T00:00:02.000Z","message":{message}}}"#
+        )
+    };
+    let assistant = |content: &str, stop: &str| {
+        format!(
+            r#"{{"role":"assistant","content":[{content}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5",{usage},"stopReason":"{stop}","timestamp":3}}"#
+        )
+    };
+    let result = |call: &str| {
+        format!(
+            r#"{{"role":"toolResult","toolCallId":"{call}","toolName":"read","content":[{{"type":"text","text":"ok"}}],"isError":false,"timestamp":4}}"#
+        )
+    };
+    let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+    let lines = [
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#.to_owned(),
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":"2025-01-01T00:00:01.000Z"}}"#.to_owned(),
+        entry("b", "a", assistant(r#"{"type":"toolCall","id":"t1","name":"read"}"#, "toolUse")),
+        entry("c", "b", result("t1")),
+        entry("d", "c", assistant(r#"{"type":"toolCall","id":"t2","name":"read","arguments":"{\"path\":\"a.rs\"}"}"#, "toolUse")),
+        entry("e", "d", result("t2")),
+        entry("f", "e", assistant(r#"{"type":"toolCall","id":"t3","name":"read","arguments":[1,2]}"#, "toolUse")),
+        entry("g", "f", result("t3")),
+        entry("h", "g", format!(r#"{{"role":"user","content":[{{"type":"image","data":"{png}"}}],"timestamp":5}}"#)),
+        entry("i", "h", assistant(r#"{"type":"text","text":"I can't help with that."}"#, "refusal")),
+        r#"{"type":"compaction","id":"j","parentId":"i","timestamp":"2025-01-01T00:00:09.000Z","summary":"We read files.","firstKeptEntryId":"a","tokensBefore":1234.5}"#.to_owned(),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pi.jsonl"), lines.join("\n") + "\n").unwrap();
+    let run = agentmsg_in(dir.path(), &["context", "pi.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    for (line, field) in [
+        (2, "message.timestamp"),
+        (3, "message.content[0].arguments"),
+        (5, "message.content[0].arguments"),
+        (7, "message.content[0].arguments"),
+        (9, "message.content[0].mimeType"),
+        (10, "message.stopReason"),
+        (11, "tokensBefore"),
+    ] {
+        assert!(
+            run.stderr
+                .contains(&format!("pi.jsonl:{line}: warning[lenient]: `{field}`")),
+            "line {line}: {}",
+            run.stderr
+        );
+    }
+    let sent = context_lines(dir.path(), "pi.jsonl");
+    // The summary, then every message from `a`: none dropped.
+    assert_eq!(sent.len(), 10, "{sent:#?}");
+    assert!(sent[0]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("We read files."));
+    assert_eq!(sent[1]["timestamp"], 1_735_689_601_000u64);
+    assert_eq!(sent[2]["content"][0]["arguments"], json!({}));
+    assert_eq!(sent[4]["content"][0]["arguments"], json!({"path": "a.rs"}));
+    assert_eq!(sent[6]["content"][0]["arguments"], json!({"value": [1, 2]}));
+    assert_eq!(sent[8]["content"][0]["mimeType"], "image/png");
+    assert_eq!(sent[9]["stopReason"], "guardRail");
+
+    let import = agentmsg_in(dir.path(), &["import", "pi.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(import.code, 0, "{import:?}");
+    assert_eq!(context_lines(dir.path(), "out.jsonl"), sent);
+}
+
+/// Tool-call arguments nested past serde_json's limit of 128 levels (pi,
+/// in JavaScript, reads them): the assistant message is sent, the arguments
+/// whole, where it was dropped.
+#[test]
+fn deeply_nested_arguments_are_read_as_pi_reads_them() {
+    let depth = 150;
+    let nested = "[".repeat(depth) + &"]".repeat(depth);
+    let lines = [
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#.to_owned(),
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1}}"#.to_owned(),
+        format!(r#"{{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{{"role":"assistant","content":[{{"type":"toolCall","id":"t1","name":"deep","arguments":{{"x":{nested}}}}}],"api":"anthropic-messages","provider":"anthropic","model":"m","usage":{{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2}},"stopReason":"toolUse","timestamp":2}}}}"#),
+        r#"{"type":"message","id":"c","parentId":"b","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"t1","toolName":"deep","content":[{"type":"text","text":"ok"}],"isError":false,"timestamp":3}}"#.to_owned(),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pi.jsonl"), lines.join("\n") + "\n").unwrap();
+    for file in ["pi.jsonl", "out.jsonl"] {
+        if file == "out.jsonl" {
+            let run = agentmsg_in(dir.path(), &["import", "pi.jsonl", "-o", "out.jsonl"]);
+            assert_eq!(run.code, 0, "{run:?}");
+        }
+        let run = agentmsg_in(dir.path(), &["context", file]);
+        assert_eq!(run.code, 0, "{run:?}");
+        assert!(
+            run.stderr.contains("warning[lenient]") && run.stderr.contains("arguments`"),
+            "{file}: {}",
+            run.stderr
+        );
+        let sent: Vec<&str> = run.stdout.lines().collect();
+        assert_eq!(sent.len(), 3, "{file}: {}", run.stdout);
+        assert!(
+            sent[1].contains(&format!(r#""arguments":{{"x":{nested}}}"#)),
+            "{file}: {}",
+            sent[1]
+        );
+    }
+}

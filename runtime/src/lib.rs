@@ -61,6 +61,7 @@ pub use message::{
 };
 
 // Transcripts: lines, custom kinds, files.
+pub use session::lenient::{read_deep_json, MAX_DEPTH as MAX_JSON_DEPTH};
 pub use transcript::agent_message::AgentMessage;
 pub use transcript::builtin::{
     BranchSummary, CompactionSummary, ExtensionMessage, BRANCH_SUMMARY_PREFIX,

@@ -116,7 +116,7 @@ impl Session {
         let mut first_kept_indexes = Vec::new();
         self.entries.reserve(lines.len());
         for line in lines {
-            let read = read_piece(self.format, &self.text, &line, registry);
+            let read = read_piece(self.format, &self.text, &line, registry, &mut self.warnings);
             // A line that does not read may hold several entries, an append
             // that lost its newline; looked for only then, as a valid line may
             // hold `}{` in a string.
@@ -140,7 +140,7 @@ impl Session {
                             start: line.start + range.start,
                             end: line.start + range.end,
                         };
-                        read_piece(self.format, &self.text, &part, registry)
+                        read_piece(self.format, &self.text, &part, registry, &mut self.warnings)
                     })
                     .collect()
             } else {
@@ -400,7 +400,22 @@ enum PieceRead {
 }
 
 /// Reads one piece of the text as an entry of a session in `format`.
-fn read_piece(format: SessionFormat, text: &[u8], piece: &Piece, registry: &Registry) -> PieceRead {
+fn read_piece(
+    format: SessionFormat,
+    text: &[u8],
+    piece: &Piece,
+    registry: &Registry,
+    warnings: &mut Vec<SessionWarning>,
+) -> PieceRead {
+    let mut warn = |found: Vec<super::lenient::Lenience>| {
+        warnings.extend(found.into_iter().map(|l| SessionWarning {
+            line: piece.line_no,
+            kind: WarningKind::Lenient {
+                field: l.field,
+                what: l.what,
+            },
+        }));
+    };
     let bytes = &text[piece.start..piece.end];
     let entry = |kind, id, declared, timestamp| Entry {
         line_no: piece.line_no,
@@ -417,13 +432,25 @@ fn read_piece(format: SessionFormat, text: &[u8], piece: &Piece, registry: &Regi
                 Ok(line) => decode_line(line, registry, DecodeMode::Lenient),
                 Err(_) => Err(crate::DecodeError::MissingRole),
             };
-            let (message, read) = match decoded {
+            let (mut message, mut read) = match decoded {
                 Ok(message) => (message, true),
                 Err(error) => (
                     AgentMessage::Unknown(UnknownMessage::malformed(bytes.to_vec(), error)),
                     false,
                 ),
             };
+            // A message that does not decode, read as pi reads it where it
+            // can be (the line keeps its bytes).
+            if pi::is_malformed(&message) || !read {
+                let lenient = std::str::from_utf8(bytes)
+                    .ok()
+                    .and_then(|line| super::lenient::read_as_pi(line, registry));
+                if let Some((lenient, found)) = lenient {
+                    warn(found);
+                    message = lenient;
+                    read = true;
+                }
+            }
             let (id, declared) = (message.id().cloned(), message.parent_id().clone());
             let unknown = message.is_unknown();
             let made = entry(EntryKind::Message(message), id, declared, 0);
@@ -446,7 +473,8 @@ fn read_piece(format: SessionFormat, text: &[u8], piece: &Piece, registry: &Regi
                 });
             match parsed {
                 Ok(head) => {
-                    let read = pi::read_entry(head, registry, version);
+                    let mut read = pi::read_entry(head, registry, version);
+                    warn(std::mem::take(&mut read.lenient));
                     let first_kept = read.first_kept_index;
                     let made = entry(read.kind, read.id, read.parent, read.timestamp);
                     PieceRead::Entry(made, first_kept)
