@@ -39,7 +39,8 @@ pub fn split_glued_line(line: &str) -> Option<Vec<Range<usize>>> {
         .find_map(|(at, _)| {
             let objects = entries(text, at)?;
             let fragment = text.get(start..at)?.trim_end();
-            let mut parts = vec![start..start + fragment.len()];
+            let mut parts = Vec::with_capacity(objects.len() + 1);
+            parts.push(start..start + fragment.len());
             parts.extend(objects);
             Some(parts)
         })
