@@ -297,7 +297,7 @@ mod tests {
         assert!(parse("sqlite:").unwrap_err().contains("no path"));
         assert!(parse("sqlite:a.db#../x")
             .unwrap_err()
-            .contains("invalid session id"));
+            .contains("no valid session id"));
         assert!(parse("sqlite:a.db#").unwrap_err().contains("empty"));
     }
 }
