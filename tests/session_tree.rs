@@ -132,6 +132,29 @@ fn a_line_holding_two_objects_gives_both_entries() {
     assert_eq!(session.to_bytes(), text.as_bytes(), "kept byte for byte");
 }
 
+/// A fragment a crash cut off, then a whole line with no newline between
+/// (issue 23): the session reads the whole line's entry, as `check` does (it
+/// said no entry had that id, and the context dropped it); the fragment is
+/// kept, and so are the bytes.
+#[test]
+fn a_fragment_glued_to_a_whole_line_gives_its_entry() {
+    let whole = user("three", "c", ParentId::Id(MessageId::from("a")));
+    let text = format!(
+        "{}
+{{\"role\":\"user\",\"cont{whole}\n",
+        user("one", "a", ParentId::Previous),
+    );
+    let session = Session::read(text.as_bytes()).unwrap();
+    assert!(session.entry("c").is_some(), "{:?}", session.warnings());
+    assert!(matches!(
+        session.warnings()[0].kind,
+        WarningKind::JoinedObjects { count: 2 }
+    ));
+    let context = session.context(Some("c")).unwrap();
+    assert_eq!(context.messages.len(), 2);
+    assert_eq!(session.to_bytes(), text.as_bytes(), "kept byte for byte");
+}
+
 /// Joined lines of kinds no type claims, and of a malformed first object,
 /// still give both entries.
 #[test]

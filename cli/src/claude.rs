@@ -946,13 +946,12 @@ fn flush(
     Ok(())
 }
 
+/// A Claude Code message's `stop_reason` (the Messages API's) as `decode`
+/// reads it: the runtime's one mapping (`refusal` is `guardRail`,
+/// `pause_turn` is `paused`).
 fn stop_reason(value: Option<&Value>) -> Option<&'static str> {
-    Some(match value?.as_str()? {
-        "tool_use" => "toolUse",
-        "max_tokens" => "length",
-        "refusal" => "error",
-        _ => "stop",
-    })
+    let reason = value?.as_str()?;
+    Some(agentmsg_runtime::providers::anthropic::stop_reason(reason).as_str())
 }
 
 fn usage_of(usage: &Value) -> Value {

@@ -22,6 +22,11 @@
 //! entry's ordinal, the header not counted, as 8 hex digits. Any other entry
 //! without an id (the header of a version 1 file) gets `<session id>:<entry
 //! index>`, so the output is the same on every run.
+//! A file whose first line is not a `session` header with a string id holds
+//! no entry for pi (`loadEntriesFromFile`), so none is sent: every entry is
+//! kept as an `extension` line of kind `pi.<type>`, and said so. A line that
+//! holds several entries (a write that lost its newline) is converted entry
+//! by entry, as the session reader reads it.
 //! Not kept: the entry's own ISO `timestamp` on `message` entries (the message
 //! has its own, in milliseconds). `parentId` is kept on every line of an entry
 //! that has one (v2 and later), so a branched session stays a tree; a
@@ -420,6 +425,10 @@ struct PiImport {
     /// The header's version (1 when it names none).
     version: u32,
     index: usize,
+    /// Whether the file starts with a `session` header: pi reads no entry of
+    /// a file that does not (`loadEntriesFromFile`), so none is sent.
+    headed: bool,
+    said_headless: bool,
 }
 
 /// What the first pass learns.
@@ -429,6 +438,9 @@ struct Scan {
     headers: Vec<bool>,
     session_id: Option<String>,
     version: Option<u32>,
+    /// Whether the first JSON line is a `session` header with a string id
+    /// (`None` before any): pi reads no entry of a file whose first is not.
+    headed: Option<bool>,
 }
 
 impl PiImport {
@@ -449,9 +461,22 @@ impl PiImport {
             return;
         }
         let Ok(IdHead { kind, id, version }) = serde_json::from_str::<IdHead>(raw) else {
+            // Entries that lost the newline between them are read each, as
+            // the conversion reads them.
+            if let Some(parts) = joined(raw) {
+                for part in parts {
+                    Self::scan(part, scan);
+                }
+            } else if scan.headed.is_none()
+                && serde_json::from_str::<serde::de::IgnoredAny>(raw).is_ok()
+            {
+                scan.headed = Some(false);
+            }
             return;
         };
         let is_header = kind.as_ref().and_then(Value::as_str) == Some("session");
+        scan.headed
+            .get_or_insert(is_header && id.as_ref().is_some_and(Value::is_string));
         let id = id.as_ref().and_then(Value::as_str).map(str::to_owned);
         if is_header && scan.session_id.is_none() {
             scan.session_id = Some(id.clone().unwrap_or_else(|| "pi".to_owned()));
@@ -486,6 +511,8 @@ impl PiImport {
             session_id: scan.session_id.unwrap_or_else(|| "pi".to_owned()),
             version: scan.version.unwrap_or(1),
             index: 0,
+            headed: scan.headed.unwrap_or(false),
+            said_headless: false,
         }
     }
 
@@ -552,6 +579,13 @@ impl PiImport {
         }
         let mut value = serde_json::from_str::<Map<String, Value>>(raw).ok();
         if value.is_none() {
+            // Nested past serde_json's 128 levels: pi reads it (a tool call's
+            // arguments, say), and so does the session reader.
+            if let Ok(Value::Object(map)) = agentmsg_runtime::read_deep_json(raw) {
+                value = Some(map);
+            }
+        }
+        if value.is_none() {
             // A string cut inside a surrogate pair: read as pi reads it, with
             // U+FFFD for the lone half; the message line keeps its bytes.
             if let Some(fixed) = agentmsg_runtime::replace_lone_surrogates(raw) {
@@ -563,6 +597,22 @@ impl PiImport {
                         "a string holds a lone UTF-16 surrogate (half of a character cut in two); the line keeps its bytes, and U+FFFD is sent in its place",
                     ));
                 }
+            }
+        }
+        if value.is_none() {
+            if let Some(parts) = joined(raw) {
+                imported.diagnostics.push(Diagnostic::warning(
+                    line,
+                    "lost-newline",
+                    format!(
+                        "{} parts on one line (a write that lost its newline); each whole entry converted, as the session reader reads them",
+                        parts.len()
+                    ),
+                ));
+                for part in parts {
+                    self.entry(line, part, imported)?;
+                }
+                return Ok(());
             }
         }
         let entry = Entry { line, raw, value };
@@ -584,6 +634,19 @@ impl PiImport {
         };
         let id = self.id(self.index).unwrap_or_default();
         self.index += 1;
+        if !self.headed {
+            if !self.said_headless {
+                self.said_headless = true;
+                imported.diagnostics.push(Diagnostic::warning(
+                    entry.line,
+                    "no-session-header",
+                    "the file does not start with a pi `session` header, so pi reads no entry of it and sends nothing: every entry is kept as an `extension` line, none sent",
+                ));
+            }
+            let kind = map.get("type").and_then(Value::as_str).unwrap_or("entry");
+            imported.push_extension(&format!("pi.{kind}"), entry.raw.trim(), Some(&id))?;
+            return Ok(());
+        }
         // The tree: the line says its entry's parent (v2 and later; a v1
         // session is linear, each line following the one before).
         imported.parent = match map.get("parentId") {
@@ -784,6 +847,13 @@ impl PiImport {
         }
         Ok(())
     }
+}
+
+/// The parts of a line that holds several entries because a write lost its
+/// newline (the session reader's rule), or `None`.
+fn joined(raw: &str) -> Option<Vec<&str>> {
+    let parts = agentmsg_runtime::split_glued_line(raw)?;
+    Some(parts.into_iter().filter_map(|r| raw.get(r)).collect())
 }
 
 /// What a log is, from its entries.

@@ -9,7 +9,6 @@ use agentmsg_runtime::{
     decode_line, is_torn_line, AgentMessage, DecodeMode, Registry, UnknownReason,
 };
 use serde::de::IgnoredAny;
-use serde_json::value::RawValue;
 
 use crate::load::{Body, Diagnostic, Line};
 
@@ -160,7 +159,9 @@ fn read_piece(
     let mut found = Vec::new();
     let body = decode(text, number, &mut found);
     if matches!(body, Body::Undecodable) {
-        if let Some(parts) = split_glued(text.trim_end_matches([' ', '\t', '\r'])) {
+        let text = text.trim_end_matches([' ', '\t', '\r']);
+        if let Some(parts) = agentmsg_runtime::split_glued_line(text) {
+            let parts: Vec<&str> = parts.into_iter().filter_map(|r| text.get(r)).collect();
             diagnostics.push(Diagnostic::warning(
                 number,
                 "lost-newline",
@@ -192,49 +193,6 @@ fn read_piece(
     }
     diagnostics.append(&mut found);
     keep(out, body, gap);
-}
-
-/// How many `{` a broken line is tried at for the start of a whole entry.
-const SPLIT_TRIES: usize = 256;
-
-/// The entries of a line that holds more than one because a write lost its
-/// newline: whole objects back to back, or a fragment a crash cut off followed
-/// by whole objects. Each whole object must look like an entry (a string
-/// `"role"`, or pi's `"type"`). `None` when the line is not that.
-fn split_glued(text: &str) -> Option<Vec<&str>> {
-    if let Some(objects) = entries(text).filter(|o| o.len() > 1) {
-        return Some(objects);
-    }
-    text.match_indices('{')
-        .filter(|(at, _)| *at > 0)
-        .take(SPLIT_TRIES)
-        .find_map(|(at, _)| {
-            let objects = entries(text.get(at..)?)?;
-            let mut parts = vec![text.get(..at)?];
-            parts.extend(objects);
-            Some(parts)
-        })
-}
-
-/// `text` as one or more whole entries back to back, or `None`.
-fn entries(text: &str) -> Option<Vec<&str>> {
-    #[derive(serde::Deserialize)]
-    struct Tag<'a> {
-        #[serde(borrow, default)]
-        role: Option<std::borrow::Cow<'a, str>>,
-        #[serde(borrow, default, rename = "type")]
-        kind: Option<std::borrow::Cow<'a, str>>,
-    }
-    let mut out = Vec::new();
-    for value in serde_json::Deserializer::from_str(text).into_iter::<&RawValue>() {
-        let value = value.ok()?;
-        let tag: Tag = serde_json::from_str(value.get()).ok()?;
-        if tag.role.is_none() && tag.kind.is_none() {
-            return None;
-        }
-        out.push(value.get());
-    }
-    (!out.is_empty()).then_some(out)
 }
 
 fn torn_diagnostic(number: usize, bytes: usize) -> Diagnostic {

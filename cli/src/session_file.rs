@@ -205,6 +205,7 @@ pub fn warning_diagnostic(warning: &SessionWarning) -> Diagnostic {
         WarningKind::JoinedObjects { .. } => "joined-lines",
         WarningKind::NotAnEntry { .. } => "not-an-entry",
         WarningKind::FirstKeptMissing { .. } => "first-kept-missing",
+        WarningKind::Lenient { .. } => "lenient",
         _ => "session",
     };
     let text = warning.to_string();

@@ -143,7 +143,26 @@ fn a_malformed_line_of_an_unknown_kind_is_an_error_and_survives_repair() {
     let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
     let (fragment, appended) = merged.split_at(merged.find("{\"role\":\"user").unwrap());
     let lines: Vec<&str> = out.lines().skip(1).collect();
-    assert_eq!(lines, [fragment, appended]);
+    // The fragment's bytes are kept where the report names them: an
+    // `extension` line that `check` accepts (it was left as a line `check`
+    // calls undecodable).
+    let kept = format!(
+        r#"{{"role":"extension","kind":"agentmsg.fragment","data":{}}}"#,
+        serde_json::Value::from(fragment)
+    );
+    assert_eq!(lines, [kept.as_str(), appended]);
+    assert!(
+        repair.stdout.contains(
+            "t.jsonl:2: kept the fragment a crash cut off (25 bytes) as an `extension` line of kind `agentmsg.fragment`"
+        ),
+        "{repair:?}"
+    );
+    let check = agentmsg_in(dir.path(), &["check", "out.jsonl"]);
+    assert_eq!(check.code, 0, "{check:?}");
+    assert!(
+        check.stdout.ends_with("0 errors, 0 warnings\n"),
+        "{check:?}"
+    );
 }
 
 #[test]
@@ -899,4 +918,41 @@ fn project_sends_the_request_options_each_api_takes_and_says_what_it_could_not()
         bad.stderr.contains("`huge` is not a valid reasoning"),
         "{bad:?}"
     );
+}
+
+/// A fragment a crash cut off, glued to a whole line: `check`, the session
+/// tree and `context` read the whole line's entry alike (one rule, the
+/// runtime's `split_glued_line`). The tree said no entry had its id, and the
+/// context dropped it.
+#[test]
+fn a_fragment_glued_to_a_whole_line_is_read_alike_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("t.jsonl"),
+        concat!(
+            r#"{"role":"user","content":"a","id":"a","parentId":null}"#,
+            "\n",
+            r#"{"role":"user","cont{"role":"user","content":"c","id":"c","parentId":"a"}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let check = agentmsg_in(dir.path(), &["check", "t.jsonl"]);
+    assert!(
+        check.stdout.contains("t.jsonl:2: warning[lost-newline]"),
+        "{check:?}"
+    );
+    let context = agentmsg_in(dir.path(), &["context", "t.jsonl", "--leaf", "c"]);
+    assert_eq!(context.code, 0, "{context:?}");
+    let texts: Vec<serde_json::Value> = context
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(texts.len(), 2, "{context:?}");
+    assert_eq!(texts[1]["content"][0]["text"], "c", "{context:?}");
+    let tree = agentmsg_in(dir.path(), &["tree", "--json", "t.jsonl"]);
+    assert_eq!(tree.code, 0, "{tree:?}");
+    assert!(tree.stdout.contains(r#""c""#), "{tree:?}");
+    assert!(!check.stdout.contains("no entry has"), "{check:?}");
 }

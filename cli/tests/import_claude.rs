@@ -517,3 +517,33 @@ fn kept_messages_above_their_anchor_are_not_relinked_into_a_loop() {
     ]);
     assert_eq!(sent(&out), ["user", "assistant()", "user"], "{out}");
 }
+
+/// A Claude Code message's `stop_reason` is the Messages API's: `import`
+/// maps it as `decode` does (one rule, the runtime's), where `refusal` was
+/// `error` and `pause_turn` was `stop`.
+#[test]
+fn stop_reasons_are_mapped_as_decode_maps_them() {
+    for (reason, expected) in [
+        ("refusal", "guardRail"),
+        ("pause_turn", "paused"),
+        ("end_turn", "stop"),
+        ("max_tokens", "length"),
+        ("tool_use", "toolUse"),
+    ] {
+        assert_eq!(
+            agentmsg_runtime::providers::anthropic::stop_reason(reason).as_str(),
+            expected
+        );
+        let reply = format!(
+            r#"{{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{{"id":"m1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{{"type":"text","text":"no"}}],"stop_reason":"{reason}","usage":{{"input_tokens":1,"output_tokens":1}}}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}}"#
+        );
+        let out = import(&[
+            r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"hello"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+            &reply,
+        ]);
+        assert!(
+            out.contains(&format!(r#""stopReason":"{expected}""#)),
+            "{reason}: {out}"
+        );
+    }
+}

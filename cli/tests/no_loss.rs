@@ -463,9 +463,20 @@ fn a_line_that_lost_its_newline_gives_back_every_entry() {
         "{check:?}"
     );
     assert!(!check.stdout.contains("missing-result"), "{check:?}");
-    let (run, after, _dir) = repair_in_place(input.as_bytes());
+    let (run, after, repaired) = repair_in_place(input.as_bytes());
     assert_eq!(run.code, 0, "{run:?}");
-    assert_eq!(lines(&after), [USER, torn, CALL, RESULT, REPLY], "{run:?}");
+    // The fragment is kept in a line `check` accepts: clean after repair.
+    let again = agentmsg_in(repaired.path(), &["check", "t.jsonl"]);
+    assert!(!again.stdout.contains("error["), "{again:?}");
+    let kept = format!(
+        r#"{{"role":"extension","kind":"agentmsg.fragment","data":{}}}"#,
+        serde_json::Value::from(torn)
+    );
+    assert_eq!(
+        lines(&after),
+        [USER, kept.as_str(), CALL, RESULT, REPLY],
+        "{run:?}"
+    );
     assert!(
         run.stdout
             .contains("t.jsonl:2: split the line into the 2 entries"),

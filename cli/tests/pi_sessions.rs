@@ -831,3 +831,253 @@ fn check_warns_of_a_lone_surrogate() {
     assert!(run.stdout.contains("0 errors"), "{run:?}");
     assert_eq!(run.code, 0, "{run:?}");
 }
+
+/// pi's redacted thinking (`"redacted": true`, the opaque data in
+/// `thinkingSignature`) goes to Anthropic as `redacted_thinking` with its
+/// data, from the pi file and from its import alike; the import keeps the
+/// block's bytes, flag included. It went out as a `thinking` block whose text
+/// was "[Reasoning redacted]".
+#[test]
+fn redacted_thinking_goes_to_anthropic_as_redacted_thinking() {
+    let lines = [
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#,
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1}}"#,
+        r#"{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"[Reasoning redacted]","thinkingSignature":"EmwKAhgB","redacted":true},{"type":"text","text":"hello"}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":2}}"#,
+        r#"{"type":"message","id":"c","parentId":"b","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user","content":[{"type":"text","text":"again"}],"timestamp":3}}"#,
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pi.jsonl"), lines.join("\n") + "\n").unwrap();
+    let run = agentmsg_in(dir.path(), &["import", "pi.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let imported = jsonl(&dir.path().join("out.jsonl"));
+    assert_eq!(imported[2]["content"][0]["redacted"], true, "{imported:#?}");
+    let message = AgentMessage::from_line(&imported[2].to_string()).unwrap();
+    let blocks = &message.as_llm().unwrap().as_assistant().unwrap().content;
+    assert_eq!(
+        blocks[0],
+        agentmsg_runtime::AssistantContent::RedactedThinking(RedactedThinkingContent::new(
+            "EmwKAhgB"
+        ))
+    );
+    for file in ["pi.jsonl", "out.jsonl"] {
+        let (_, body) =
+            common::project_in(dir.path(), "anthropic-messages", "claude-sonnet-4-5", file);
+        assert_eq!(
+            body["messages"][1]["content"][0],
+            json!({"type": "redacted_thinking", "data": "EmwKAhgB"}),
+            "{file}: {body:#}"
+        );
+    }
+}
+
+/// pi's Responses call ids (`call_x|fc_y`), replayed to the model that made
+/// them, go out as pi sends them: `call_id: "call_x"` with the item's own `id:
+/// "fc_y"`, and the result answers `call_x`. To another model the item id is
+/// left out, as pi leaves it out. The whole id went out as the `call_id`.
+#[test]
+fn pi_responses_call_ids_go_out_apart() {
+    let lines = [
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#,
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"read a.rs"}],"timestamp":1}}"#,
+        r#"{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"call_x|fc_y","name":"read","arguments":{"path":"a.rs"}}],"api":"openai-responses","provider":"openai","model":"gpt-5","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":2}}"#,
+        r#"{"type":"message","id":"c","parentId":"b","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"call_x|fc_y","toolName":"read","content":[{"type":"text","text":"fn main() {}"}],"isError":false,"timestamp":3}}"#,
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pi.jsonl"), lines.join("\n") + "\n").unwrap();
+    let (_, body) = common::project_in(dir.path(), "openai-responses", "gpt-5", "pi.jsonl");
+    let input = body["input"].as_array().unwrap();
+    let call = input.iter().find(|i| i["type"] == "function_call").unwrap();
+    assert_eq!(call["call_id"], "call_x", "{body:#}");
+    assert_eq!(call["id"], "fc_y", "{body:#}");
+    let output = input
+        .iter()
+        .find(|i| i["type"] == "function_call_output")
+        .unwrap();
+    assert_eq!(output["call_id"], "call_x", "{body:#}");
+
+    let (_, body) = common::project_in(dir.path(), "openai-responses", "gpt-4.1", "pi.jsonl");
+    let input = body["input"].as_array().unwrap();
+    let call = input.iter().find(|i| i["type"] == "function_call").unwrap();
+    assert_eq!(call["call_id"], "call_x", "{body:#}");
+    assert!(call.get("id").is_none(), "{body:#}");
+}
+
+/// A pi file without a `session` header: pi reads no entry of it
+/// (`loadEntriesFromFile` returns none), so `context` sends nothing, and
+/// `import` now sends nothing either (it gave a user message): every entry is
+/// kept as an extension line, and said so.
+#[test]
+fn a_pi_file_without_a_header_sends_nothing_through_import_or_context() {
+    let lines = [
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1}}"#,
+        r#"{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"user","content":[{"type":"text","text":"again"}],"timestamp":2}}"#,
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pi.jsonl"), lines.join("\n") + "\n").unwrap();
+    assert!(context_lines(dir.path(), "pi.jsonl").is_empty());
+    let run = agentmsg_in(dir.path(), &["import", "pi.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("pi.jsonl:1: warning[no-session-header]"),
+        "{run:?}"
+    );
+    let imported = jsonl(&dir.path().join("out.jsonl"));
+    assert_eq!(imported.len(), 2, "{imported:#?}");
+    for line in &imported {
+        assert_eq!(line["role"], "extension", "{line}");
+        assert_eq!(line["kind"], "pi.message", "{line}");
+    }
+    assert!(context_lines(dir.path(), "out.jsonl").is_empty());
+}
+
+/// Two pi entries on one line (a write that lost its newline): `import`
+/// converts both, as `context` reads both, where it kept the line as one
+/// unparsed entry.
+#[test]
+fn an_import_reads_a_joined_line_as_both_entries() {
+    let lines = [
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#.to_owned(),
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1}}"#.to_owned()
+            + r#"{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"user","content":[{"type":"text","text":"again"}],"timestamp":2}}"#,
+        r#"{"type":"message","id":"c","parentId":"b","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user","content":[{"type":"text","text":"third"}],"timestamp":3}}"#.to_owned(),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pi.jsonl"), lines.join("\n") + "\n").unwrap();
+    let from_pi = context_lines(dir.path(), "pi.jsonl");
+    assert_eq!(from_pi.len(), 3, "{from_pi:#?}");
+    let run = agentmsg_in(dir.path(), &["import", "pi.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr.contains("pi.jsonl:2: warning[lost-newline]"),
+        "{run:?}"
+    );
+    let imported = jsonl(&dir.path().join("out.jsonl"));
+    let ids: Vec<&str> = imported.iter().filter_map(|l| l["id"].as_str()).collect();
+    assert_eq!(ids, ["s1:0", "a", "b", "c"]);
+    assert_eq!(context_lines(dir.path(), "out.jsonl"), from_pi);
+    // Streamed from standard input too.
+    let piped = agentmsg_stdin(
+        dir.path(),
+        &["import", "-"],
+        (lines.join("\n") + "\n").as_bytes(),
+    );
+    assert_eq!(
+        piped.stdout,
+        std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap()
+    );
+}
+
+/// What pi passes on, read as pi reads it (issue 23, finding 3), with a
+/// warning naming the line and the field: a compaction whose `tokensBefore`
+/// is a fraction (it was dropped, and the whole history came back), tool-call
+/// arguments that are missing or not an object, a `stopReason` pi-ai does
+/// not name, a string `timestamp` and an image without `mimeType` (each
+/// dropped its message). The import keeps the bytes and sends the same.
+#[test]
+fn what_pi_passes_on_is_read_as_pi_reads_it() {
+    let usage = r#""usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}"#;
+    let entry = |id: &str, parent: &str, message: String| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2025-01-01T00:00:02.000Z","message":{message}}}"#
+        )
+    };
+    let assistant = |content: &str, stop: &str| {
+        format!(
+            r#"{{"role":"assistant","content":[{content}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5",{usage},"stopReason":"{stop}","timestamp":3}}"#
+        )
+    };
+    let result = |call: &str| {
+        format!(
+            r#"{{"role":"toolResult","toolCallId":"{call}","toolName":"read","content":[{{"type":"text","text":"ok"}}],"isError":false,"timestamp":4}}"#
+        )
+    };
+    let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+    let lines = [
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#.to_owned(),
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":"2025-01-01T00:00:01.000Z"}}"#.to_owned(),
+        entry("b", "a", assistant(r#"{"type":"toolCall","id":"t1","name":"read"}"#, "toolUse")),
+        entry("c", "b", result("t1")),
+        entry("d", "c", assistant(r#"{"type":"toolCall","id":"t2","name":"read","arguments":"{\"path\":\"a.rs\"}"}"#, "toolUse")),
+        entry("e", "d", result("t2")),
+        entry("f", "e", assistant(r#"{"type":"toolCall","id":"t3","name":"read","arguments":[1,2]}"#, "toolUse")),
+        entry("g", "f", result("t3")),
+        entry("h", "g", format!(r#"{{"role":"user","content":[{{"type":"image","data":"{png}"}}],"timestamp":5}}"#)),
+        entry("i", "h", assistant(r#"{"type":"text","text":"I can't help with that."}"#, "refusal")),
+        r#"{"type":"compaction","id":"j","parentId":"i","timestamp":"2025-01-01T00:00:09.000Z","summary":"We read files.","firstKeptEntryId":"a","tokensBefore":1234.5}"#.to_owned(),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pi.jsonl"), lines.join("\n") + "\n").unwrap();
+    let run = agentmsg_in(dir.path(), &["context", "pi.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    for (line, field) in [
+        (2, "message.timestamp"),
+        (3, "message.content[0].arguments"),
+        (5, "message.content[0].arguments"),
+        (7, "message.content[0].arguments"),
+        (9, "message.content[0].mimeType"),
+        (10, "message.stopReason"),
+        (11, "tokensBefore"),
+    ] {
+        assert!(
+            run.stderr
+                .contains(&format!("pi.jsonl:{line}: warning[lenient]: `{field}`")),
+            "line {line}: {}",
+            run.stderr
+        );
+    }
+    let sent = context_lines(dir.path(), "pi.jsonl");
+    // The summary, then every message from `a`: none dropped.
+    assert_eq!(sent.len(), 10, "{sent:#?}");
+    assert!(sent[0]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("We read files."));
+    assert_eq!(sent[1]["timestamp"], 1_735_689_601_000u64);
+    assert_eq!(sent[2]["content"][0]["arguments"], json!({}));
+    assert_eq!(sent[4]["content"][0]["arguments"], json!({"path": "a.rs"}));
+    assert_eq!(sent[6]["content"][0]["arguments"], json!({"value": [1, 2]}));
+    assert_eq!(sent[8]["content"][0]["mimeType"], "image/png");
+    assert_eq!(sent[9]["stopReason"], "guardRail");
+
+    let import = agentmsg_in(dir.path(), &["import", "pi.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(import.code, 0, "{import:?}");
+    assert_eq!(context_lines(dir.path(), "out.jsonl"), sent);
+}
+
+/// Tool-call arguments nested past serde_json's limit of 128 levels (pi,
+/// in JavaScript, reads them): the assistant message is sent, the arguments
+/// whole, where it was dropped.
+#[test]
+fn deeply_nested_arguments_are_read_as_pi_reads_them() {
+    let depth = 150;
+    let nested = "[".repeat(depth) + &"]".repeat(depth);
+    let lines = [
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#.to_owned(),
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1}}"#.to_owned(),
+        format!(r#"{{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{{"role":"assistant","content":[{{"type":"toolCall","id":"t1","name":"deep","arguments":{{"x":{nested}}}}}],"api":"anthropic-messages","provider":"anthropic","model":"m","usage":{{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2}},"stopReason":"toolUse","timestamp":2}}}}"#),
+        r#"{"type":"message","id":"c","parentId":"b","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"t1","toolName":"deep","content":[{"type":"text","text":"ok"}],"isError":false,"timestamp":3}}"#.to_owned(),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pi.jsonl"), lines.join("\n") + "\n").unwrap();
+    for file in ["pi.jsonl", "out.jsonl"] {
+        if file == "out.jsonl" {
+            let run = agentmsg_in(dir.path(), &["import", "pi.jsonl", "-o", "out.jsonl"]);
+            assert_eq!(run.code, 0, "{run:?}");
+        }
+        let run = agentmsg_in(dir.path(), &["context", file]);
+        assert_eq!(run.code, 0, "{run:?}");
+        assert!(
+            run.stderr.contains("warning[lenient]") && run.stderr.contains("arguments`"),
+            "{file}: {}",
+            run.stderr
+        );
+        let sent: Vec<&str> = run.stdout.lines().collect();
+        assert_eq!(sent.len(), 3, "{file}: {}", run.stdout);
+        assert!(
+            sent[1].contains(&format!(r#""arguments":{{"x":{nested}}}"#)),
+            "{file}: {}",
+            sent[1]
+        );
+    }
+}

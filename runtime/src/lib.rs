@@ -64,6 +64,7 @@ pub use message::{
 };
 
 // Transcripts: lines, custom kinds, files.
+pub use session::lenient::{read_deep_json, MAX_DEPTH as MAX_JSON_DEPTH};
 pub use transcript::agent_message::AgentMessage;
 pub use transcript::builtin::{
     BranchSummary, CompactionSummary, ExtensionMessage, BRANCH_SUMMARY_PREFIX,
@@ -73,6 +74,7 @@ pub use transcript::codec::decode::{decode_line, DecodeError, DecodeMode};
 pub use transcript::codec::surrogates::replace_lone_surrogates;
 pub use transcript::custom::{CustomEntry, CustomMessage, DynCustomMessage, MigrateError};
 pub use transcript::dropped_fields::dropped_fields;
+pub use transcript::glued::split_glued_line;
 pub use transcript::jsonl::{
     is_torn_line, read_transcript, write_jsonl, AppendFile, JsonlReader, JsonlWriter, ReadError,
     TornLine, Transcript, WriteError,

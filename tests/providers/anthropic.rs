@@ -1268,3 +1268,89 @@ fn a_compaction_delta_keeps_its_encrypted_content() {
         .as_str()
         .is_some_and(|c| c.contains("Summary")));
 }
+
+/// The model changes in the middle of a tool loop with thinking on
+/// (claude-sonnet-4-5 called a tool; claude-opus-4-5 is asked to go on): the
+/// foreign thinking block is dropped (and said), so the assistant turn the
+/// loop continues has none. Anthropic refuses thinking on such a request ("a
+/// final `assistant` message must start with a thinking block … To avoid this
+/// requirement, disable `thinking`") and keeps one thinking configuration per
+/// assistant turn: thinking is off for this request, and said. It was sent on.
+/// From the next user turn, and for the model that made the block, it is on.
+#[test]
+fn a_model_switch_mid_tool_loop_turns_thinking_off_for_the_request() {
+    use agentmsg::providers::{OptionChangeKind, Reasoning};
+    let call = json!({
+        "role": "assistant",
+        "content": [
+            {"type": "thinking", "thinking": "Read it.", "signature": "EqQBsig"},
+            {"type": "toolCall", "id": "toolu_01", "name": "read", "arguments": {"path": "a.rs"}}
+        ],
+        "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5",
+        "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2},
+        "stopReason": "toolUse", "timestamp": 2
+    });
+    let transcript = [
+        json!({"role": "user", "content": "read a.rs", "timestamp": 1}),
+        call,
+        json!({"role": "toolResult", "toolCallId": "toolu_01", "toolName": "read", "content": [{"type": "text", "text": "fn main() {}"}], "isError": false, "timestamp": 3}),
+    ]
+    .map(|v| v.to_string());
+    let request = |model: &str, extra: &[String]| {
+        let mut all = transcript.to_vec();
+        all.extend_from_slice(extra);
+        Request::new(model, lines(&all.join("\n")))
+            .with_tools(tools())
+            .with_reasoning(Reasoning::Budget(2048))
+    };
+
+    let switched = anthropic::encode_request(&request("claude-opus-4-5", &[])).unwrap();
+    assert_eq!(
+        switched.body["thinking"],
+        json!({"type": "disabled"}),
+        "{:#}",
+        switched.body
+    );
+    assert_eq!(
+        switched.body["messages"][1]["content"][0]["type"],
+        "tool_use"
+    );
+    assert!(change_kinds(&switched.report)
+        .iter()
+        .any(|(_, kind)| *kind == ChangeKind::DroppedThinking));
+    assert!(
+        switched
+            .options
+            .iter()
+            .any(|o| o.option == "reasoning" && o.kind == OptionChangeKind::Changed),
+        "{:?}",
+        switched.options
+    );
+    let errors = common::schema_errors(SCHEMA, &switched.body);
+    assert!(errors.is_empty(), "{errors:?}");
+
+    // The model that made the block: it is replayed, and thinking stays on.
+    let same = anthropic::encode_request(&request("claude-sonnet-4-5", &[])).unwrap();
+    assert_eq!(same.body["thinking"]["type"], "enabled");
+    assert_eq!(same.body["messages"][1]["content"][0]["type"], "thinking");
+
+    // The loop ended (an answer, then a new user turn): a new assistant turn,
+    // thinking on.
+    let answer = json!({
+        "role": "assistant", "content": [{"type": "text", "text": "It is empty."}],
+        "api": "anthropic-messages", "provider": "anthropic", "model": "claude-opus-4-5",
+        "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2},
+        "stopReason": "stop", "timestamp": 4
+    });
+    let next = json!({"role": "user", "content": "thanks", "timestamp": 5});
+    let later = anthropic::encode_request(&request(
+        "claude-opus-4-5",
+        &[answer.to_string(), next.to_string()],
+    ))
+    .unwrap();
+    assert_eq!(
+        later.body["thinking"]["type"], "enabled",
+        "{:#}",
+        later.body
+    );
+}

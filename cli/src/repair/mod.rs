@@ -16,7 +16,9 @@
 //!   the next append starts on a line of its own and no byte of it is lost;
 //! - a line that holds several entries because a write lost its newline (whole
 //!   objects back to back, or a fragment a crash cut off and then a whole line)
-//!   is split into one line each, every byte kept.
+//!   is split into one line each, every byte kept; the fragment goes in an
+//!   `extension` line of kind `agentmsg.fragment` (its text whole in `data`),
+//!   which `check` accepts and no model is sent.
 //!
 //! A session tree (lines that name their `parentId`) pairs its calls and
 //! results on each branch, not in file order: two branches may each answer a
@@ -176,7 +178,19 @@ impl<'p, W: Write> Copy<'p, W> {
                     ),
                 });
             }
-            self.out.write_all(&line.raw)?;
+            if is_fragment(line) {
+                let kept = fragment_line(&line.raw)?;
+                self.fixes.push(Fix {
+                    line: line.number,
+                    what: format!(
+                        "kept the fragment a crash cut off ({} bytes) as an `extension` line of kind `{FRAGMENT_KIND}`, its text whole in `data`",
+                        line.raw.len()
+                    ),
+                });
+                self.out.write_all(kept.as_bytes())?;
+            } else {
+                self.out.write_all(&line.raw)?;
+            }
             self.out.write_all(b"\n")?;
         }
         for (message, what) in self.plan.inserts.get(&position).into_iter().flatten() {
@@ -198,6 +212,26 @@ impl<'p, W: Write> Copy<'p, W> {
         self.out.flush()?;
         Ok(self.fixes)
     }
+}
+
+/// The kind of the `extension` line that keeps a fragment a crash cut off.
+const FRAGMENT_KIND: &str = "agentmsg.fragment";
+
+/// Whether `line` is the fragment a crash cut off before a whole line that
+/// lost its newline: the first part of a split line, and no JSON.
+fn is_fragment(line: &Line) -> bool {
+    matches!(line.part, Some((0, _)))
+        && matches!(line.body, Body::Undecodable)
+        && serde_json::from_slice::<serde::de::IgnoredAny>(&line.raw).is_err()
+}
+
+/// The `extension` line that keeps a fragment's text (a line `check`
+/// accepts, never sent to a model): `{"role":"extension","kind":
+/// "agentmsg.fragment","data":"<the fragment>"}`.
+fn fragment_line(raw: &[u8]) -> Result<String, CliError> {
+    let message =
+        agentmsg_runtime::ExtensionMessage::new(FRAGMENT_KIND, &String::from_utf8_lossy(raw))?;
+    Ok(AgentMessage::custom(message).to_line()?)
 }
 
 /// The file a path names, following symbolic links (so a link stays a link and
@@ -305,7 +339,7 @@ pub fn run(args: &RepairArgs) -> Result<Outcome, CliError> {
     let kept_broken = loaded
         .lines
         .iter()
-        .filter(|l| matches!(l.body, Body::Undecodable))
+        .filter(|l| matches!(l.body, Body::Undecodable) && !is_fragment(l))
         .count();
     report(
         args,
@@ -492,7 +526,7 @@ fn run_streamed(
         let mut position = 0;
         while let Some(line) = reader.next_line(&mut read).map_err(read_fail)? {
             read.clear();
-            if matches!(line.body, Body::Undecodable) {
+            if matches!(line.body, Body::Undecodable) && !is_fragment(&line) {
                 kept_broken += 1;
             }
             copy.line(position, &line)?;
@@ -654,8 +688,9 @@ mod tests {
 
         /// Lines of a real-looking transcript, damaged (a byte flipped, a line
         /// cut, bytes spliced in, a newline lost): every line repair does not
-        /// report dropping is in the copy, byte for byte and in order, and the
-        /// copy reads back without error or torn line.
+        /// report dropping is in the copy, byte for byte and in order (a
+        /// crash's fragment whole in its extension line), and the copy reads
+        /// back without error or torn line.
         #[test]
         fn repair_keeps_every_line_it_does_not_drop(
             ops in proptest::collection::vec(op(), 1..16),
@@ -695,7 +730,13 @@ mod tests {
                 if dropped.contains(&line.number) {
                     continue;
                 }
-                let found = out[next..].iter().position(|l| *l == line.raw.as_slice());
+                // A crash's fragment is kept whole in an extension line.
+                let kept = if is_fragment(line) {
+                    fragment_line(&line.raw).unwrap().into_bytes()
+                } else {
+                    line.raw.clone()
+                };
+                let found = out[next..].iter().position(|l| *l == kept.as_slice());
                 prop_assert!(found.is_some(), "line {} lost: {:?}", line.number, String::from_utf8_lossy(&line.raw));
                 next += found.unwrap_or(0) + 1;
             }

@@ -618,6 +618,34 @@ pub struct ThinkingContent {
     pub signature: Option<String>,
 }
 
+/// A `thinking` block as a block list reads it: pi marks reasoning the
+/// provider returned encrypted as `"redacted": true`, with the opaque data in
+/// its signature (`{"type":"thinking","thinking":"[Reasoning redacted]",
+/// "thinkingSignature":"EmwK…","redacted":true}`); that is redacted thinking.
+#[derive(Deserialize)]
+struct ThinkingWire {
+    #[serde(default)]
+    thinking: Option<String>,
+    #[serde(default, alias = "thinkingSignature")]
+    signature: Option<String>,
+    #[serde(default)]
+    redacted: bool,
+}
+
+impl ThinkingWire {
+    fn into_block<E: de::Error>(self) -> Result<Content, E> {
+        if self.redacted {
+            return Ok(Content::RedactedThinking(RedactedThinkingContent {
+                data: self.signature.unwrap_or_default(),
+            }));
+        }
+        Ok(Content::Thinking(ThinkingContent {
+            thinking: self.thinking.ok_or_else(|| E::missing_field("thinking"))?,
+            signature: self.signature,
+        }))
+    }
+}
+
 impl ThinkingContent {
     /// A thinking block without a signature.
     pub fn new(thinking: impl Into<String>) -> Self {
@@ -889,7 +917,7 @@ impl<'de> de::Visitor<'de> for BlockVisitor {
                 "image" => ImageContent::deserialize(rest).map(Content::Image),
                 "audio" => AudioContent::deserialize(rest).map(Content::Audio),
                 "document" => DocumentContent::deserialize(rest).map(Content::Document),
-                "thinking" => ThinkingContent::deserialize(rest).map(Content::Thinking),
+                "thinking" => ThinkingWire::deserialize(rest)?.into_block(),
                 "redactedThinking" => {
                     RedactedThinkingContent::deserialize(rest).map(Content::RedactedThinking)
                 }
@@ -903,6 +931,17 @@ impl<'de> de::Visitor<'de> for BlockVisitor {
         let mut entries = vec![(first.into_string(), map.next_value::<serde_json::Value>()?)];
         while let Some(entry) = map.next_entry::<String, serde_json::Value>()? {
             entries.push(entry);
+        }
+        let mut tags = entries.iter().filter(|(key, _)| key == "type");
+        let thinking =
+            tags.next().is_some_and(|(_, tag)| tag == "thinking") && tags.next().is_none();
+        if thinking {
+            entries.retain(|(key, _)| key != "type");
+            let buffered =
+                de::value::MapDeserializer::<_, serde_json::Error>::new(entries.into_iter());
+            return ThinkingWire::deserialize(buffered)
+                .map_err(de::Error::custom)?
+                .into_block();
         }
         let buffered = de::value::MapDeserializer::<_, serde_json::Error>::new(entries.into_iter());
         BufferedContent::deserialize(buffered).map_err(de::Error::custom)
@@ -1257,6 +1296,43 @@ impl IntoSystemContent for String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// pi's redacted thinking (issue 23, finding 5) is redacted thinking, its
+    /// data the signature, whatever the order of the block's keys; a thinking
+    /// block without `thinking` that is not redacted is still refused.
+    #[test]
+    fn pi_redacted_thinking_is_redacted_thinking() {
+        for block in [
+            r#"{"type":"thinking","thinking":"[Reasoning redacted]","thinkingSignature":"EmwK","redacted":true}"#,
+            r#"{"redacted":true,"thinkingSignature":"EmwK","type":"thinking"}"#,
+            r#"{"type":"thinking","redacted":true,"signature":"EmwK"}"#,
+        ] {
+            let read: AssistantContent = serde_json::from_str(block).unwrap();
+            assert_eq!(
+                read,
+                AssistantContent::RedactedThinking(RedactedThinkingContent::new("EmwK")),
+                "{block}"
+            );
+        }
+        for block in [
+            r#"{"type":"thinking","thinking":"t","signature":"s","redacted":false}"#,
+            r#"{"signature":"s","thinking":"t","type":"thinking"}"#,
+        ] {
+            let read: AssistantContent = serde_json::from_str(block).unwrap();
+            assert_eq!(
+                read,
+                AssistantContent::Thinking(ThinkingContent::new("t").with_signature("s")),
+                "{block}"
+            );
+        }
+        for block in [
+            r#"{"type":"thinking","signature":"s"}"#,
+            r#"{"signature":"s","type":"thinking"}"#,
+        ] {
+            let error = serde_json::from_str::<AssistantContent>(block).unwrap_err();
+            assert!(error.to_string().contains("thinking"), "{error}");
+        }
+    }
 
     #[test]
     fn raw_json_drops_only_the_whitespace_between_tokens() {

@@ -94,10 +94,12 @@ pub enum WarningKind {
         /// The parent it names.
         parent: MessageId,
     },
-    /// The line holds more than one JSON object (an append that lost its
-    /// newline); each is read as an entry.
+    /// The line holds more than one entry (an append that lost its newline):
+    /// whole objects back to back, or a fragment a crash cut off followed by
+    /// whole objects ([`split_glued_line`](crate::split_glued_line)); each
+    /// whole object is read as an entry, and the fragment is kept.
     JoinedObjects {
-        /// How many objects the line holds.
+        /// How many parts the line holds (the fragment counted).
         count: usize,
     },
     /// A line of a pi session is not a JSON object (pi skips it); it is kept in
@@ -135,7 +137,7 @@ impl fmt::Display for SessionWarning {
             },
             WarningKind::JoinedObjects { count } => write!(
                 f,
-                "{count} JSON objects on one line (an append lost its newline); each read as an entry"
+                "{count} parts on one line (an append lost its newline); each whole object read as an entry"
             ),
             WarningKind::NotAnEntry { error } => {
                 write!(f, "not a session entry ({error}); kept, not read")

@@ -27,6 +27,7 @@ mod context;
 mod entry;
 mod error;
 mod index;
+pub(crate) mod lenient;
 mod migrate;
 mod path_read;
 mod pi;

@@ -166,10 +166,10 @@ fn read_path(path: &Path, leaf: Option<&str>) -> Result<Result<Session, Whole>, 
             None => SessionFormat::Agentmsg,
         });
         let head = serde_json::from_str::<Head<'_>>(text).ok();
-        if head.is_none() && memchr::memmem::find(line, b"}{").is_some() {
-            // Maybe two entries on one line (an append that lost its
-            // newline). A line that reads is one value, whatever `}{` its
-            // strings hold.
+        if head.is_none() && crate::split_glued_line(text).is_some() {
+            // Entries on one line (an append that lost its newline, maybe
+            // after a fragment a crash cut off). A line that reads is one
+            // value, whatever `}{` its strings hold.
             return Ok(Err(Whole));
         }
         let (id, parent) = match (format, head) {

@@ -8,6 +8,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::entry::EntryKind;
+use super::lenient::Lenience;
 use crate::time::{format_iso8601, parse_iso8601};
 use crate::{
     decode_line, AgentMessage, BranchSummary, CompactionSummary, CustomContentMessage, DecodeMode,
@@ -41,7 +42,7 @@ pub(crate) struct PiLine<'a> {
     #[serde(default)]
     pub first_kept_entry_index: Option<usize>,
     #[serde(default)]
-    pub tokens_before: Option<u64>,
+    pub tokens_before: Option<Value>,
     #[serde(default)]
     pub from_id: Option<String>,
     #[serde(default)]
@@ -71,11 +72,12 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::E
 }
 
 /// Whether the first entry of a file says it is a pi session: a `session`
-/// header, or an entry with a pi entry `type` and no `role`.
+/// header with a string `id`. pi reads no entry of a file whose first line is
+/// not that (`loadEntriesFromFile`), so neither is such a file read as one.
 pub(crate) fn is_pi(first: &str) -> Option<u32> {
     let head: PiLine<'_> = serde_json::from_str(first).ok()?;
-    match head.kind.as_deref()? {
-        "session" => Some(head.version.unwrap_or(1)),
+    match (head.kind.as_deref()?, &head.id) {
+        ("session", Some(Value::String(_))) => Some(head.version.unwrap_or(1)),
         _ => None,
     }
 }
@@ -88,6 +90,28 @@ pub(crate) struct PiEntry {
     pub kind: EntryKind,
     /// `firstKeptEntryIndex` of a v1 compaction, resolved after the migration.
     pub first_kept_index: Option<usize>,
+    /// The fields read as pi reads them, not as the format says.
+    pub lenient: Vec<Lenience>,
+}
+
+/// `tokensBefore` as pi reads it: any number (pi never reads it to build a
+/// context), so a fraction is no reason to drop the compaction.
+fn tokens_before(value: Option<Value>, lenient: &mut Vec<Lenience>) -> u64 {
+    match value {
+        None | Some(Value::Null) => 0,
+        Some(Value::Number(n)) if n.is_u64() => n.as_u64().unwrap_or(0),
+        Some(other) => {
+            let read = other
+                .as_f64()
+                .filter(|f| f.is_finite() && *f >= 0.0)
+                .map_or(0, |f| f.round() as u64);
+            lenient.push(Lenience {
+                field: "tokensBefore".to_owned(),
+                what: format!("{other} is no whole number of tokens; read as {read}"),
+            });
+            read
+        }
+    }
 }
 
 fn string_of(value: Option<Value>) -> Option<String> {
@@ -114,10 +138,18 @@ pub(crate) fn read_entry(head: PiLine<'_>, registry: &Registry, version: u32) ->
         _ => ParentId::Root,
     };
     let kind_name = head.kind.unwrap_or_default();
+    let mut lenient = Vec::new();
     let kind = match kind_name.as_str() {
         "session" => EntryKind::Header,
         "message" => EntryKind::Message(match head.message {
-            Some(raw) => read_message(raw.get(), registry, version),
+            Some(raw) => {
+                let (message, found) = read_message(raw.get(), registry, version);
+                lenient.extend(found.into_iter().map(|l| Lenience {
+                    field: format!("message.{}", l.field),
+                    what: l.what,
+                }));
+                message
+            }
             None => AgentMessage::Unknown(UnknownMessage::malformed(
                 Vec::new(),
                 crate::DecodeError::MissingRole,
@@ -125,7 +157,7 @@ pub(crate) fn read_entry(head: PiLine<'_>, registry: &Registry, version: u32) ->
         }),
         "compaction" => EntryKind::Compaction(CompactionSummary {
             summary: head.summary.unwrap_or_default(),
-            tokens_before: head.tokens_before.unwrap_or(0),
+            tokens_before: tokens_before(head.tokens_before, &mut lenient),
             first_kept_id: head.first_kept_entry_id.map(MessageId::from),
             timestamp,
         }),
@@ -169,34 +201,51 @@ pub(crate) fn read_entry(head: PiLine<'_>, registry: &Registry, version: u32) ->
         timestamp,
         kind,
         first_kept_index: head.first_kept_entry_index,
+        lenient,
     }
 }
 
 /// Decodes a pi message of a file of `version`: the agentmsg format reads
-/// pi-ai's messages, except pi's redacted thinking (`"redacted": true`, the
-/// data in `thinkingSignature`), which becomes a `redactedThinking` block.
+/// pi-ai's messages (pi's redacted thinking, `"redacted": true` with the data
+/// in `thinkingSignature`, included); one that does not decode is read as pi
+/// reads it where it can be ([`lenient`](super::lenient)), with the fields
+/// read so.
 /// pi renames the role `hookMessage` to `custom` only when it migrates a file
 /// older than version 3; in a version 3 file it is a role pi does not know
 /// (and does not send), so it is kept as an unknown message.
-pub(crate) fn read_message(raw: &str, registry: &Registry, version: u32) -> AgentMessage {
+pub(crate) fn read_message(
+    raw: &str,
+    registry: &Registry,
+    version: u32,
+) -> (AgentMessage, Vec<Lenience>) {
     if version >= 3 && raw.contains("\"hookMessage\"") && role_is(raw, "hookMessage") {
         if let Ok(kept) = UnknownMessage::new(raw, crate::UnknownReason::UnknownKind) {
-            return AgentMessage::Unknown(kept);
+            return (AgentMessage::Unknown(kept), Vec::new());
         }
     }
-    let decoded = if raw.contains("\"redacted\"") {
-        match unredact(raw) {
-            Some(text) => decode_line(&text, registry, DecodeMode::Lenient),
-            None => decode_line(raw, registry, DecodeMode::Lenient),
-        }
-    } else {
-        decode_line(raw, registry, DecodeMode::Lenient)
-    };
-    match decoded {
+    let message = match decode_line(raw, registry, DecodeMode::Lenient) {
         Ok(message) => message,
         Err(error) => {
             AgentMessage::Unknown(UnknownMessage::malformed(raw.as_bytes().to_vec(), error))
         }
+    };
+    if is_malformed(&message) {
+        if let Some(read) = super::lenient::read_as_pi(raw, registry) {
+            return read;
+        }
+    }
+    (message, Vec::new())
+}
+
+/// Whether `message` is a line of a known kind kept unknown because it did
+/// not decode.
+pub(crate) fn is_malformed(message: &AgentMessage) -> bool {
+    match message {
+        AgentMessage::Unknown(kept) => matches!(
+            kept.reason(),
+            crate::UnknownReason::Invalid { .. } | crate::UnknownReason::Malformed(_)
+        ),
+        _ => false,
     }
 }
 
@@ -208,35 +257,6 @@ fn role_is(raw: &str, role: &str) -> bool {
         role: Option<std::borrow::Cow<'a, str>>,
     }
     serde_json::from_str::<Role<'_>>(raw).is_ok_and(|r| r.role.as_deref() == Some(role))
-}
-
-/// The message with pi's redacted thinking blocks as `redactedThinking`;
-/// `None` when it has none.
-fn unredact(raw: &str) -> Option<String> {
-    let mut message: Map<String, Value> = serde_json::from_str(raw).ok()?;
-    let blocks = message.get_mut("content")?.as_array_mut()?;
-    let mut changed = false;
-    for block in blocks.iter_mut() {
-        let Some(map) = block.as_object_mut() else {
-            continue;
-        };
-        if map.get("type").and_then(Value::as_str) == Some("thinking")
-            && map.get("redacted").and_then(Value::as_bool) == Some(true)
-        {
-            let data = map
-                .get("thinkingSignature")
-                .or_else(|| map.get("signature"))
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            let mut redacted = Map::new();
-            redacted.insert("type".into(), Value::from("redactedThinking"));
-            redacted.insert("data".into(), Value::from(data));
-            *block = Value::Object(redacted);
-            changed = true;
-        }
-    }
-    changed.then(|| Value::Object(message).to_string())
 }
 
 /// A new pi entry id: 8 hex digits, not in use (pi's `generateId`).

@@ -3,8 +3,6 @@
 
 use std::path::Path;
 
-use serde_json::value::RawValue;
-
 use super::entry::{Entry, EntryKind, LineText};
 use super::error::{SessionError, SessionWarning, WarningKind};
 use super::pi::{self, PiLine};
@@ -118,13 +116,16 @@ impl Session {
         let mut first_kept_indexes = Vec::new();
         self.entries.reserve(lines.len());
         for line in lines {
-            let read = read_piece(self.format, &self.text, &line, registry);
+            let read = read_piece(self.format, &self.text, &line, registry, &mut self.warnings);
             // A line that does not read may hold several entries, an append
             // that lost its newline; looked for only then, as a valid line may
             // hold `}{` in a string.
             let split = match &read {
                 PieceRead::Entry(..) => Vec::new(),
-                _ => split_joined(&self.text[line.start..line.end]),
+                _ => std::str::from_utf8(&self.text[line.start..line.end])
+                    .ok()
+                    .and_then(crate::split_glued_line)
+                    .unwrap_or_default(),
             };
             let reads = if split.len() > 1 {
                 self.warnings.push(SessionWarning {
@@ -133,13 +134,13 @@ impl Session {
                 });
                 split
                     .into_iter()
-                    .map(|(s, e)| {
+                    .map(|range| {
                         let part = Piece {
                             line_no: line.line_no,
-                            start: line.start + s,
-                            end: line.start + e,
+                            start: line.start + range.start,
+                            end: line.start + range.end,
                         };
-                        read_piece(self.format, &self.text, &part, registry)
+                        read_piece(self.format, &self.text, &part, registry, &mut self.warnings)
                     })
                     .collect()
             } else {
@@ -399,7 +400,22 @@ enum PieceRead {
 }
 
 /// Reads one piece of the text as an entry of a session in `format`.
-fn read_piece(format: SessionFormat, text: &[u8], piece: &Piece, registry: &Registry) -> PieceRead {
+fn read_piece(
+    format: SessionFormat,
+    text: &[u8],
+    piece: &Piece,
+    registry: &Registry,
+    warnings: &mut Vec<SessionWarning>,
+) -> PieceRead {
+    let mut warn = |found: Vec<super::lenient::Lenience>| {
+        warnings.extend(found.into_iter().map(|l| SessionWarning {
+            line: piece.line_no,
+            kind: WarningKind::Lenient {
+                field: l.field,
+                what: l.what,
+            },
+        }));
+    };
     let bytes = &text[piece.start..piece.end];
     let entry = |kind, id, declared, timestamp| Entry {
         line_no: piece.line_no,
@@ -416,13 +432,25 @@ fn read_piece(format: SessionFormat, text: &[u8], piece: &Piece, registry: &Regi
                 Ok(line) => decode_line(line, registry, DecodeMode::Lenient),
                 Err(_) => Err(crate::DecodeError::MissingRole),
             };
-            let (message, read) = match decoded {
+            let (mut message, mut read) = match decoded {
                 Ok(message) => (message, true),
                 Err(error) => (
                     AgentMessage::Unknown(UnknownMessage::malformed(bytes.to_vec(), error)),
                     false,
                 ),
             };
+            // A message that does not decode, read as pi reads it where it
+            // can be (the line keeps its bytes).
+            if pi::is_malformed(&message) || !read {
+                let lenient = std::str::from_utf8(bytes)
+                    .ok()
+                    .and_then(|line| super::lenient::read_as_pi(line, registry));
+                if let Some((lenient, found)) = lenient {
+                    warn(found);
+                    message = lenient;
+                    read = true;
+                }
+            }
             let (id, declared) = (message.id().cloned(), message.parent_id().clone());
             let unknown = message.is_unknown();
             let made = entry(EntryKind::Message(message), id, declared, 0);
@@ -445,7 +473,8 @@ fn read_piece(format: SessionFormat, text: &[u8], piece: &Piece, registry: &Regi
                 });
             match parsed {
                 Ok(head) => {
-                    let read = pi::read_entry(head, registry, version);
+                    let mut read = pi::read_entry(head, registry, version);
+                    warn(std::mem::take(&mut read.lenient));
                     let first_kept = read.first_kept_index;
                     let made = entry(read.kind, read.id, read.parent, read.timestamp);
                     PieceRead::Entry(made, first_kept)
@@ -456,38 +485,5 @@ fn read_piece(format: SessionFormat, text: &[u8], piece: &Piece, registry: &Regi
                 }),
             }
         }
-    }
-}
-
-/// The byte ranges of the JSON values in a line that holds more than one;
-/// one range (the whole line) otherwise.
-fn split_joined(line: &[u8]) -> Vec<(usize, usize)> {
-    let whole = vec![(0, line.len())];
-    // Joined objects meet as `}{`; a line without that is one piece.
-    if memchr::memmem::find(line, b"}{").is_none() {
-        return whole;
-    }
-    if serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok() {
-        return whole;
-    }
-    let mut out = Vec::new();
-    let mut stream = serde_json::Deserializer::from_slice(line).into_iter::<&RawValue>();
-    let mut start = 0;
-    while let Some(value) = stream.next() {
-        let end = stream.byte_offset();
-        match value {
-            Ok(raw) if raw.get().starts_with('{') => {
-                let s =
-                    start + (line[start..end].len() - line[start..end].trim_ascii_start().len());
-                out.push((s, end));
-                start = end;
-            }
-            _ => return whole,
-        }
-    }
-    if out.len() > 1 && line[start..].trim_ascii().is_empty() {
-        out
-    } else {
-        whole
     }
 }

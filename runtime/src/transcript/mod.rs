@@ -9,6 +9,7 @@ pub(crate) mod builtin;
 pub(crate) mod codec;
 pub(crate) mod custom;
 pub(crate) mod dropped_fields;
+pub(crate) mod glued;
 pub(crate) mod jsonl;
 pub(crate) mod llm_message;
 pub(crate) mod pi_kinds;

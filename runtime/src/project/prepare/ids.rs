@@ -61,6 +61,18 @@ pub(super) enum IdFix {
     Duplicate,
     /// The target does not accept it.
     Rule,
+    /// pi's Responses id, `call_id|item id`: the call id goes alone, the
+    /// item id as the `function_call` item's own id (as pi sends them).
+    Split,
+}
+
+/// The call id and item id of pi's joined Responses id (`call_x|fc_y`), for
+/// a Responses target; `None` for any other id or target.
+pub(super) fn split_pi_id(id: &str, rule: IdRule) -> Option<(&str, &str)> {
+    if rule != IdRule::OpenAiResponses {
+        return None;
+    }
+    id.split_once('|').filter(|(call, _)| !call.is_empty())
 }
 
 /// One call's id after mapping.
@@ -74,9 +86,15 @@ pub(super) struct Assigned {
 /// no earlier call stay; the others get a readable prefix and a short hash
 /// suffix, unique among all ids.
 pub(super) fn assign(stored: &[&str], rule: IdRule) -> Vec<Assigned> {
+    // What each id is sent as when it can be kept: itself, or the call id of
+    // pi's joined Responses id.
+    let sent: Vec<&str> = stored
+        .iter()
+        .map(|id| split_pi_id(id, rule).map_or(*id, |(call, _)| call))
+        .collect();
     let mut kept: BTreeSet<&str> = BTreeSet::new();
     let mut keep = vec![false; stored.len()];
-    for (slot, id) in keep.iter_mut().zip(stored) {
+    for (slot, id) in keep.iter_mut().zip(&sent) {
         if rule.accepts(id) && kept.insert(id) {
             *slot = true;
         }
@@ -84,14 +102,14 @@ pub(super) fn assign(stored: &[&str], rule: IdRule) -> Vec<Assigned> {
     let mut taken: BTreeSet<String> = kept.iter().map(|s| (*s).to_owned()).collect();
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
     let mut out = Vec::with_capacity(stored.len());
-    for (id, keep) in stored.iter().zip(keep) {
+    for ((id, sent), keep) in stored.iter().zip(&sent).zip(keep) {
         let occurrence = seen.entry(id).or_insert(0);
         let nth = *occurrence;
         *occurrence += 1;
         if keep {
             out.push(Assigned {
-                id: (*id).to_owned(),
-                fix: None,
+                id: (*sent).to_owned(),
+                fix: (sent != id).then_some(IdFix::Split),
             });
             continue;
         }
@@ -223,6 +241,27 @@ mod tests {
         let out = assign(&[pipe.as_str()], IdRule::OpenAiChat);
         assert!(!out[0].id.contains('|'), "{}", out[0].id);
         assert!(out[0].id.starts_with("call_abc_fc_"), "{}", out[0].id);
+    }
+
+    /// pi's Responses ids (issue 23, finding 6): to Responses, the call id
+    /// alone (the item id goes on the item); to any other API, one id.
+    #[test]
+    fn pi_joined_ids_split_for_responses() {
+        let long = format!("call_x|fc_{}", "y".repeat(400));
+        let ids = ["call_a|fc_1", long.as_str(), "call_a|fc_2", "|fc_3"];
+        let out = assign(&ids, IdRule::OpenAiResponses);
+        assert_eq!(out[0].id, "call_a");
+        assert_eq!(out[0].fix, Some(IdFix::Split));
+        assert_eq!(out[1].id, "call_x");
+        assert_eq!(out[1].fix, Some(IdFix::Split));
+        // Two items of one call id: the second gets an id of its own.
+        assert_eq!(out[2].fix, Some(IdFix::Duplicate));
+        assert_ne!(out[2].id, "call_a");
+        assert!(!out[2].id.contains('|'), "{}", out[2].id);
+        assert_eq!(out[3].id, "|fc_3");
+        assert_eq!(out[3].fix, None);
+        let anthropic = assign(&["call_a|fc_1"], IdRule::Anthropic);
+        assert_eq!(anthropic[0].fix, Some(IdFix::Rule));
     }
 
     #[test]

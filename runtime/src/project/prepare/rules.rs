@@ -197,6 +197,7 @@ impl Finding {
                         IdFix::Empty => "empty",
                         IdFix::Duplicate => "used by an earlier call",
                         IdFix::Rule => "not accepted by the target",
+                        IdFix::Split => "pi's call id and item id, sent apart",
                     }
                 ),
             ),
@@ -607,6 +608,14 @@ impl Run<'_> {
                                     call: true,
                                 },
                             );
+                            // The item id of pi's joined Responses id goes
+                            // back as the item's id, to the model that made
+                            // it (pi leaves it out for another model).
+                            if let (IdFix::Split, true, None) = (fix, same, &call.signature) {
+                                call.signature = ids::split_pi_id(&call.id, self.target.id_rule)
+                                    .map(|(_, item)| item.to_owned())
+                                    .filter(|item| item.starts_with("fc"));
+                            }
                             call.id.clone_from(&assigned.id);
                         }
                     }

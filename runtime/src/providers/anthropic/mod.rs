@@ -21,7 +21,11 @@
 //! - trailing whitespace of a final assistant turn (a prefill) is removed, as
 //!   Anthropic refuses it;
 //! - `max_tokens`, required by Anthropic, is [`DEFAULT_MAX_TOKENS`] when the
-//!   request has none.
+//!   request has none;
+//! - thinking is off (and said in the options) for a request that continues a
+//!   tool loop whose assistant turn has no thinking block (the model changed
+//!   mid-loop, so the other model's thinking was dropped): Anthropic keeps one
+//!   thinking configuration per assistant turn and refuses thinking there.
 //!
 //! ```
 //! use agentmsg_runtime::providers::{anthropic, Request, StreamDecode};

@@ -47,13 +47,25 @@ fn adaptive_effort(effort: Effort, report: &mut OptionReport) -> &'static str {
 }
 
 /// Writes the options of `request` into `body` (whose `max_tokens`, `system`,
-/// `messages` and `tools` are written).
+/// `messages` and `tools` are written). `open_loop`: the messages continue a
+/// tool loop whose assistant turn has no thinking block (see
+/// `tool_loop_without_thinking`), so thinking is off for this request.
 pub(super) fn write_options(
     request: &Request,
+    open_loop: bool,
     body: &mut Map<String, Value>,
     report: &mut OptionReport,
 ) {
-    let thinking = write_thinking(request, body, report);
+    let thinking = if open_loop && thinking_on(request) && !adaptive_only(&request.model) {
+        body.insert("thinking".into(), json!({"type": "disabled"}));
+        report.changed(
+            "reasoning",
+            "thinking off for this request: it continues a tool loop whose assistant turn has no thinking block (made by another model, whose thinking is not replayed, or with thinking off), and Anthropic keeps one thinking configuration per assistant turn; it is on again from the next user turn",
+        );
+        false
+    } else {
+        write_thinking(request, body, report)
+    };
     for (option, value) in [
         ("temperature", request.temperature),
         ("top_p", request.top_p),
@@ -109,6 +121,11 @@ pub(super) fn write_options(
     if !request.metadata.is_empty() {
         report.dropped("metadata", "Anthropic's metadata takes only the user id");
     }
+}
+
+/// Whether `request` asks for thinking.
+fn thinking_on(request: &Request) -> bool {
+    request.reasoning.is_some_and(|r| r != Reasoning::Off)
 }
 
 /// `thinking` (and `output_config.effort` for adaptive thinking), raising

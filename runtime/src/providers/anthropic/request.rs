@@ -107,7 +107,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     if !encoder.system.is_empty() {
         body.insert("system".into(), Value::Array(encoder.system));
     }
-    let messages = encoder
+    let messages: Vec<Value> = encoder
         .turns
         .into_named()
         .map(|(role, turn)| {
@@ -120,6 +120,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
             json!({"role": role, "content": content})
         })
         .collect();
+    let open_loop = tool_loop_without_thinking(&messages);
     body.insert("messages".into(), Value::Array(messages));
     if !request.tools.is_empty() {
         let mut tools = Vec::with_capacity(request.tools.len());
@@ -135,7 +136,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
         body.insert("tools".into(), Value::Array(tools));
     }
     let mut options = OptionReport::default();
-    write_options(request, &mut body, &mut options);
+    write_options(request, open_loop, &mut body, &mut options);
     if request.stream {
         body.insert("stream".into(), Value::Bool(true));
     }
@@ -144,6 +145,27 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
         report: encoder.report,
         options: options.0,
     })
+}
+
+/// Whether the request continues a tool loop (its last turn answers calls)
+/// whose assistant turn does not start with a thinking block: the model
+/// changed mid-loop (the other model's thinking is not replayed), or the turn
+/// was made with thinking off.
+/// While thinking is on, Anthropic refuses such a request ("a final
+/// `assistant` message must start with a thinking block … To avoid this
+/// requirement, disable `thinking`"), and its guide says to keep one thinking
+/// configuration per assistant turn, a tool loop being one turn.
+fn tool_loop_without_thinking(messages: &[Value]) -> bool {
+    let [.., assistant, user] = messages else {
+        return false;
+    };
+    let blocks = |turn: &Value| turn.get("content").and_then(Value::as_array).cloned();
+    let answers_calls = user["role"] == "user"
+        && blocks(user).is_some_and(|b| b.iter().any(|b| b["type"] == "tool_result"));
+    let thinks_first = blocks(assistant)
+        .and_then(|b| b.first().cloned())
+        .is_some_and(|b| b["type"] == "thinking" || b["type"] == "redacted_thinking");
+    answers_calls && assistant["role"] == "assistant" && !thinks_first
 }
 
 pub(super) fn encode_tool(
