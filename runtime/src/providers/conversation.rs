@@ -84,7 +84,9 @@ impl<'a> Conversation<'a> {
     }
 
     /// The messages, in order.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = &Message> + use<'_, 'a> {
+    pub fn iter(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = &Message> + ExactSizeIterator + use<'_, 'a> {
         (0..self.len()).map(move |i| &self[i])
     }
 
