@@ -151,7 +151,7 @@ impl<'a> Request<'a> {
             tools: self.tools.clone(),
             max_tokens: self.max_tokens,
             provider: self.provider.clone(),
-            reasoning: self.reasoning.clone(),
+            reasoning: self.reasoning,
             temperature: self.temperature,
             top_p: self.top_p,
             stop: self.stop.clone(),
