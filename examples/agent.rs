@@ -13,7 +13,7 @@ use std::sync::Arc;
 use agentmsg::http::{ApiKey, Client, ClientError, Endpoint, StreamItem};
 use agentmsg::providers::{Request, StreamEvent, ToolSpec};
 use agentmsg::store::{JsonlDir, StoredSession};
-use agentmsg::{to_llm, Message, StopReason, ToolCall};
+use agentmsg::{Message, StopReason, ToolCall};
 use bytes::Bytes;
 use futures_util::StreamExt;
 use http_body_util::{BodyExt, StreamBody};
@@ -136,11 +136,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     for _turn in 0..8 {
         let context = session.session().context(None)?;
-        let messages = to_llm(&context.messages)
-            .into_iter()
-            .map(std::borrow::Cow::into_owned)
-            .collect();
-        let request = Request::new(MODEL, messages)
+        let request = Request::new(MODEL, &context)
             .with_system("Use the tools you have.")
             .with_tools(vec![word_count_tool()])
             .with_max_tokens(1024);

@@ -8,7 +8,8 @@ use std::collections::HashMap;
 
 use agentmsg::{
     plan_compaction, to_llm, AgentMessage, AssistantContent, AssistantMessage, CompactionSummary,
-    Message, MessageId, ParentId, Session, SessionError, ToolCall, ToolResultMessage, WarningKind,
+    Message, MessageId, ParentId, Session, SessionError, StopReason, ToolCall, ToolResultMessage,
+    WarningKind,
 };
 use proptest::prelude::*;
 
@@ -435,10 +436,10 @@ proptest! {
                     prop_assert!(called_before[&r.tool_call_id] >= cut, "result of {} kept, its call summarised", r.tool_call_id);
                 }
             }
-            prop_assert_eq!(plan.to_summarize.len(), cut);
-            prop_assert_eq!(plan.first_kept.as_ref(), context.entry_ids[cut].as_ref());
+            prop_assert_eq!(plan.summarized, cut);
+            prop_assert_eq!(Some(&plan.first_kept), context.entry_ids[cut].as_ref());
             // Compacting there and rebuilding sends the summary and the rest.
-            session.compact("S", plan.first_kept.unwrap().as_str(), plan.tokens_before).unwrap();
+            session.apply_compaction(&plan, "S").unwrap();
             let after = session.context(None).unwrap();
             prop_assert_eq!(after.messages.len(), context.messages.len() - cut + 1);
         }
@@ -586,4 +587,71 @@ proptest! {
             }
         }
     }
+}
+
+/// The summariser's input, the context size and a second compaction that
+/// updates the first one's summary, with a recorded-looking reply's usage.
+#[test]
+fn compaction_to_the_end() {
+    use agentmsg::{estimate_context_tokens, Usage, UPDATE_SUMMARY_PROMPT};
+    let mut session = Session::new();
+    session
+        .append(Message::user("Read a.rs and b.rs").into())
+        .unwrap();
+    let call = ToolCall::new(
+        "call_1",
+        "read",
+        serde_json::json!({"limit": 10, "path": "a.rs"}),
+    );
+    let reply = AssistantMessage::new([call])
+        .with_stop_reason(StopReason::ToolUse)
+        .with_usage(Usage::new(370, 7));
+    session.append(Message::Assistant(reply).into()).unwrap();
+    session
+        .append(Message::tool_result("call_1", "read", "x".repeat(2500)).into())
+        .unwrap();
+    for i in 0..4 {
+        session
+            .append(Message::user(format!("step {i} {}", "y".repeat(400))).into())
+            .unwrap();
+    }
+    let context = session.context(None).unwrap();
+    // The reply's real 377 tokens, plus an estimate of the five messages after it.
+    let tokens = estimate_context_tokens(&context.messages);
+    assert_eq!(tokens.usage_tokens, 377);
+    assert_eq!(tokens.last_usage_index, Some(1));
+    assert_eq!(tokens.trailing_tokens, 625 + 4 * 102);
+    let plan = plan_compaction(&context, 250).unwrap();
+    assert_eq!(plan.tokens_before, tokens.tokens);
+    assert_eq!(plan.first_kept_index, 4);
+    assert_eq!(plan.previous_summary, None);
+    let conversation = &plan.conversation;
+    assert!(conversation.starts_with(
+        "[User]: Read a.rs and b.rs\n\n[Assistant tool calls]: read(limit=10, path=\"a.rs\")\n\n[Tool result]: xxx"
+    ));
+    assert!(conversation.contains("\n\n[... 500 more characters truncated]\n\n[User]: step 0"));
+    assert!(!plan.prompt().contains("<previous-summary>"));
+    let request = plan.request("claude-haiku-4-5");
+    assert_eq!(request.messages.len(), 1);
+    assert!(request
+        .system
+        .as_deref()
+        .unwrap()
+        .contains("Do NOT continue the conversation"));
+    session.apply_compaction(&plan, "First summary.").unwrap();
+
+    // A second compaction folds the new span into the first summary.
+    for i in 4..8 {
+        session
+            .append(Message::user(format!("step {i} {}", "z".repeat(400))).into())
+            .unwrap();
+    }
+    let context = session.context(None).unwrap();
+    let plan = plan_compaction(&context, 250).unwrap();
+    assert_eq!(plan.previous_summary.as_deref(), Some("First summary."));
+    assert!(plan.conversation.starts_with("[User]: step 1"));
+    let prompt = plan.prompt();
+    assert!(prompt.contains("<previous-summary>\nFirst summary.\n</previous-summary>\n\n"));
+    assert!(prompt.ends_with(UPDATE_SUMMARY_PROMPT));
+    assert!(!agentmsg::DEFAULT_SUMMARY_PROMPT.contains("coding"));
 }

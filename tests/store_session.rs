@@ -141,3 +141,33 @@ suite!(
     two_writers_never_fork,
     a_refused_change_writes_nothing,
 );
+
+/// A session that owns an `Arc` of its store is `Send + 'static`: each of two
+/// spawned tasks keeps one, and both are in the store afterwards.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_over_a_shared_store_live_in_spawned_tasks() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = std::sync::Arc::new(agentmsg::store::JsonlDir::open(dir.path()).unwrap());
+    let tasks = ["alice", "bob"].map(|id| {
+        let store = std::sync::Arc::clone(&store);
+        tokio::spawn(async move {
+            let mut session = StoredSession::create(store, id).await?;
+            for turn in 0..3 {
+                session
+                    .append(Message::user(format!("{id} {turn}")).into())
+                    .await?;
+                session
+                    .append(Message::assistant(format!("to {id} {turn}")).into())
+                    .await?;
+            }
+            Ok::<_, StoredSessionError>(session)
+        })
+    });
+    for (task, id) in tasks.into_iter().zip(["alice", "bob"]) {
+        let served = task.await.unwrap().unwrap();
+        let reopened = StoredSession::open(&*store, id).await.unwrap();
+        assert_eq!(texts(reopened.session()), texts(served.session()));
+        assert_eq!(texts(reopened.session()).len(), 6);
+        assert_eq!(texts(reopened.session())[5], format!("to {id} 2"));
+    }
+}

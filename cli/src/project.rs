@@ -171,7 +171,7 @@ fn read_schema(path: &std::path::Path) -> Result<ResponseFormat, CliError> {
 }
 
 /// The request options of the command line.
-fn with_options(mut request: Request, args: &ProjectArgs) -> Result<Request, CliError> {
+fn with_options<'a>(mut request: Request<'a>, args: &ProjectArgs) -> Result<Request<'a>, CliError> {
     if let Some(max_tokens) = args.max_tokens {
         request = request.with_max_tokens(max_tokens);
     }

@@ -86,9 +86,11 @@ pub use transcript::unknown::{UnknownMessage, UnknownReason};
 
 // Sessions: a transcript as a tree, and the context at a leaf.
 pub use session::{
-    estimate_tokens, plan_compaction, should_compact, CompactionPlan, ContextMessage, Entry,
+    estimate_context_tokens, estimate_tokens, plan_compaction, serialize_conversation,
+    should_compact, summary_prompt, CompactionPlan, ContextMessage, ContextTokens, Entry,
     EntryKind, ModelRef, Session, SessionContext, SessionError, SessionFormat, SessionWarning,
-    WarningKind, DEFAULT_SUMMARY_PROMPT, PI_SESSION_VERSION,
+    WarningKind, DEFAULT_SUMMARY_PROMPT, PI_SESSION_VERSION, SUMMARY_SYSTEM_PROMPT,
+    TOOL_RESULT_MAX_CHARS, UPDATE_SUMMARY_PROMPT,
 };
 pub use transcript::pi_kinds::{BashExecution, CustomContent, CustomContentMessage};
 pub use transcript::queries::{call_of, last_messages, result_of, MessageQuery, Summary};

@@ -88,8 +88,8 @@ pub fn pi_messages(name: &str) -> Vec<Message> {
 pub fn generated_cases<S>(
     count: usize,
     strategy: S,
-    request: impl Fn(Vec<Message>) -> Request,
-) -> Vec<(String, Request)>
+    request: impl Fn(Vec<Message>) -> Request<'static>,
+) -> Vec<(String, Request<'static>)>
 where
     S: proptest::strategy::Strategy<Value = Vec<Value>>,
 {

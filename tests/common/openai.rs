@@ -75,7 +75,7 @@ pub fn corpus(
     api: &'static str,
     model: &'static str,
     thinking_here: Vec<Message>,
-) -> Vec<(&'static str, Request)> {
+) -> Vec<(&'static str, Request<'static>)> {
     let thinking_foreign = assistant(
         vec![
             AssistantContent::Thinking(
@@ -224,7 +224,7 @@ pub fn corpus(
                     .into_iter()
                     .chain(thinking_here)
                     .chain([Message::user("and?"), thinking_foreign, Message::user("ok")])
-                    .collect(),
+                    .collect::<Vec<_>>(),
             ),
         ),
         (
@@ -427,7 +427,7 @@ pub fn message(api: &'static str, model: &'static str) -> impl Strategy<Value = 
 
 /// Windows of the real pi sessions for `model`: they start and end anywhere, so
 /// results lose their calls and calls their results.
-pub fn pi_corpus(model: &str) -> Vec<(String, Request)> {
+pub fn pi_corpus(model: &str) -> Vec<(String, Request<'static>)> {
     let mut out = Vec::new();
     for file in ["before-compaction.jsonl", "large-session.jsonl"] {
         let messages = super::pi_messages(file);

@@ -27,7 +27,7 @@ pub fn model(api: Api) -> &'static str {
 }
 
 /// A request for `api`.
-pub fn request(api: Api) -> Request {
+pub fn request(api: Api) -> Request<'static> {
     Request::new(model(api), vec![Message::user("Hi")])
 }
 
@@ -46,7 +46,7 @@ pub fn client(api: Api, base_url: &str, retry: Retry) -> Client {
 /// Everything a stream gave: its events, then its reply or its error.
 pub async fn drain(
     client: &Client,
-    request: &Request,
+    request: &Request<'_>,
 ) -> (Vec<StreamEvent>, Result<Reply, ClientError>) {
     let mut stream = match client.stream(request).await {
         Ok(stream) => stream,

@@ -35,7 +35,7 @@ fn tools() -> Vec<ToolSpec> {
 }
 
 /// Every case: a name and its request.
-fn cases() -> Vec<(String, Request)> {
+fn cases() -> Vec<(String, Request<'static>)> {
     let user = |text: &str| json!({"role": "user", "content": text, "timestamp": 1}).to_string();
     let result = |id: &str, content: Value, err: bool| {
         json!({"role": "toolResult", "toolCallId": id, "toolName": "read", "content": content,
@@ -155,7 +155,7 @@ fn cases() -> Vec<(String, Request)> {
         .collect()
 }
 
-fn pi_cases() -> Vec<(String, Request)> {
+fn pi_cases() -> Vec<(String, Request<'static>)> {
     if common::conformance_or_skip(Some("the pi-session cases")).is_none() {
         return Vec::new();
     }

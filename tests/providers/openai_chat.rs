@@ -25,7 +25,7 @@ use common::openai::PNG;
 use common::openai::{assistant, text};
 
 /// Transcripts covering every block type and the repairs prepare makes.
-fn corpus() -> Vec<(&'static str, Request)> {
+fn corpus() -> Vec<(&'static str, Request<'static>)> {
     let thinking_here = assistant(
         vec![
             AssistantContent::Thinking(
@@ -219,7 +219,7 @@ fn every_corpus_body_is_valid() {
 // ---------------------------------------------------------------------------
 // What each rule does
 
-pub(super) fn case(name: &str) -> Request {
+pub(super) fn case(name: &str) -> Request<'static> {
     corpus()
         .into_iter()
         .find(|(n, _)| *n == name)

@@ -351,7 +351,7 @@ const CASES: &[Case] = &[
     },
 ];
 
-fn request(api: &Api, model: &str) -> Request {
+fn request(api: &Api, model: &str) -> Request<'static> {
     let _ = api;
     Request::new(model, vec![Message::user("What time is it?")])
         .with_system("Answer in JSON.")
@@ -447,7 +447,7 @@ trait ModelFor {
     fn with_model_for(self, api: &Api) -> Self;
 }
 
-impl ModelFor for Request {
+impl ModelFor for Request<'_> {
     fn with_model_for(mut self, api: &Api) -> Self {
         self.model = api.model.to_owned();
         self

@@ -176,7 +176,7 @@ const REFUSALS: &[Refusal] = &[
     },
     Refusal {
         name: "no message",
-        request: |api| Request::new(api.model, vec![]),
+        request: |api| Request::new(api.model, Vec::<Message>::new()),
         expect: [
             Err("messages"),
             Err("contents"),

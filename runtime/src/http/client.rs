@@ -324,7 +324,7 @@ impl Client {
     /// [`ClientError`]: the request cannot be encoded, the provider answered
     /// with an error (after the retries), the connection failed, the body is
     /// not the API's.
-    pub async fn complete(&self, request: &Request) -> Result<Reply, ClientError> {
+    pub async fn complete(&self, request: &Request<'_>) -> Result<Reply, ClientError> {
         let sent = self.send(request, false).await?;
         let request_id = sent.request_id.clone();
         let broke_off = |event: usize, message: String, timeout: bool| ClientError::Transport {
@@ -389,7 +389,7 @@ impl Client {
     /// # Errors
     /// As [`complete`](Self::complete), for what happens before the reply
     /// streams; what breaks off after comes from the stream.
-    pub async fn stream(&self, request: &Request) -> Result<ReplyStream, ClientError> {
+    pub async fn stream(&self, request: &Request<'_>) -> Result<ReplyStream, ClientError> {
         let sent = self.send(request, true).await?;
         Ok(ReplyStream::new(
             sent,
@@ -401,12 +401,11 @@ impl Client {
 
     /// Encodes and sends `request` until the provider answers with success,
     /// an error not worth a retry, or the retries run out.
-    async fn send(&self, request: &Request, stream: bool) -> Result<Sent, ClientError> {
+    async fn send(&self, request: &Request<'_>, stream: bool) -> Result<Sent, ClientError> {
         let model = self.endpoint.model(&request.model);
         let request = if request.stream != stream || model != request.model {
-            let mut changed = request.clone();
+            let mut changed = request.for_model(model);
             changed.stream = stream;
-            changed.model = model.to_owned();
             Cow::Owned(changed)
         } else {
             Cow::Borrowed(request)

@@ -366,6 +366,13 @@ impl AssistantMessage {
         self
     }
 
+    /// The text of all text blocks, joined without a separator (thinking and
+    /// tool calls left out); the same as [`AssistantMessage::text_content`],
+    /// under the name the other roles use.
+    pub fn text(&self) -> String {
+        self.text_content()
+    }
+
     /// The text of all text blocks, joined without a separator.
     pub fn text_content(&self) -> String {
         self.content
@@ -563,6 +570,26 @@ impl Message {
             }
         }
         (chars as u64).div_ceil(4) + media * MEDIA
+    }
+
+    /// The text of all its text blocks, joined without a separator, whatever
+    /// the role: images, audio, documents, thinking and tool calls are left
+    /// out.
+    ///
+    /// ```
+    /// # use agentmsg_runtime::Message;
+    /// assert_eq!(Message::user("Hi").text(), "Hi");
+    /// assert_eq!(Message::assistant("Hello").text(), "Hello");
+    /// assert_eq!(Message::tool_result("call_1", "read", "fn main() {}").text(), "fn main() {}");
+    /// assert_eq!(Message::system("Be terse.").text(), "Be terse.");
+    /// ```
+    pub fn text(&self) -> String {
+        match self {
+            Self::System(m) => m.text(),
+            Self::User(m) => m.text(),
+            Self::Assistant(m) => m.text_content(),
+            Self::ToolResult(m) => m.text(),
+        }
     }
 
     /// A user message with one text block.

@@ -55,8 +55,8 @@ impl Prepared {
 /// 1. **Replay of reasoning.** Thinking, redacted thinking and signatures
 ///    (of thinking blocks, text blocks and tool calls) go back only to the
 ///    provider, api and model that wrote the assistant message
-///    ([`Target::produced`]). For any other target [`ThinkingPolicy::Drop`]
-///    removes them, and
+///    ([`Target::produced`]: a dated snapshot id and its alias are one
+///    model). For any other target [`ThinkingPolicy::Drop`] removes them, and
 ///    [`ThinkingPolicy::AsText`] turns thinking into plain text. An empty
 ///    signature counts as none; unsigned thinking goes back only to targets
 ///    that take it ([`Target::unsigned_thinking`]).

@@ -17,13 +17,14 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::AssistantMessage;
 use crate::Report;
-use crate::{AssistantMessage, Message};
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
 mod api;
 mod catalog;
+mod conversation;
 mod decode;
 mod events;
 mod framing;
@@ -38,6 +39,7 @@ mod shared;
 
 pub use api::{AnyStreamDecoder, Api, UnknownApi};
 pub use catalog::{Catalog, ModelInfo};
+pub use conversation::Conversation;
 pub use decode::{Events, StreamError, StreamReader};
 pub use events::{PartialJson, StreamEvent};
 pub use framing::{
@@ -52,6 +54,11 @@ pub use options::{
 ///
 /// Build it with [`Request::new`] and the `with_*` methods; new options come as
 /// new methods, so code that builds requests this way keeps compiling.
+///
+/// The request borrows its conversation when it is given one to borrow (a
+/// [`SessionContext`](crate::SessionContext), a [`to_llm`](crate::to_llm)
+/// result, a slice): see [`Conversation`]. Encoding it, for one provider or
+/// several ([`Request::for_model`]), copies no message of the input.
 ///
 /// ```
 /// use agentmsg_runtime::providers::{openai_chat, Effort, Reasoning, Request, ToolChoice};
@@ -69,14 +76,14 @@ pub use options::{
 /// ```
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
-pub struct Request {
+pub struct Request<'a> {
     /// The model id.
     pub model: String,
     /// The system prompt.
     pub system: Option<String>,
-    /// The conversation: any projection of a transcript (the encoder prepares it
-    /// for its own target).
-    pub messages: Vec<Message>,
+    /// The conversation: any projection of a transcript, owned or borrowed (the
+    /// encoder prepares it for its own target).
+    pub messages: Conversation<'a>,
     /// The tools the model may call.
     pub tools: Vec<ToolSpec>,
     /// The output token limit.
@@ -114,13 +121,71 @@ pub struct Request {
     pub stream: bool,
 }
 
-impl Request {
-    /// A request for `model` with these messages.
-    pub fn new(model: impl Into<String>, messages: Vec<Message>) -> Self {
+impl<'a> Request<'a> {
+    /// A request for `model` with these messages: a `Vec<Message>`, or
+    /// anything it can borrow them from (see [`Conversation`]).
+    pub fn new(model: impl Into<String>, messages: impl Into<Conversation<'a>>) -> Self {
         Self {
             model: model.into(),
-            messages,
+            messages: messages.into(),
             ..Self::default()
+        }
+    }
+
+    /// The same request for another model (of this API or another), borrowing
+    /// this one's messages: the second provider's request copies no message.
+    #[must_use]
+    pub fn for_model(&self, model: impl Into<String>) -> Request<'_> {
+        Request {
+            model: model.into(),
+            ..self.reborrow()
+        }
+    }
+
+    /// A copy of this request that borrows its messages from it.
+    pub fn reborrow(&self) -> Request<'_> {
+        Request {
+            model: self.model.clone(),
+            system: self.system.clone(),
+            messages: self.messages.reborrow(),
+            tools: self.tools.clone(),
+            max_tokens: self.max_tokens,
+            provider: self.provider.clone(),
+            reasoning: self.reasoning,
+            temperature: self.temperature,
+            top_p: self.top_p,
+            stop: self.stop.clone(),
+            tool_choice: self.tool_choice.clone(),
+            parallel_tool_calls: self.parallel_tool_calls,
+            response_format: self.response_format.clone(),
+            cache: self.cache.clone(),
+            user: self.user.clone(),
+            metadata: self.metadata.clone(),
+            stream: self.stream,
+        }
+    }
+
+    /// The same request owning its messages (borrowed ones are cloned), for
+    /// keeping it past what it borrowed from.
+    pub fn into_owned(self) -> Request<'static> {
+        Request {
+            messages: Conversation::Owned(self.messages.into_owned()),
+            model: self.model,
+            system: self.system,
+            tools: self.tools,
+            max_tokens: self.max_tokens,
+            provider: self.provider,
+            reasoning: self.reasoning,
+            temperature: self.temperature,
+            top_p: self.top_p,
+            stop: self.stop,
+            tool_choice: self.tool_choice,
+            parallel_tool_calls: self.parallel_tool_calls,
+            response_format: self.response_format,
+            cache: self.cache,
+            user: self.user,
+            metadata: self.metadata,
+            stream: self.stream,
         }
     }
 
@@ -147,7 +212,7 @@ impl Request {
 
     /// The provider the encoder prepares for: [`Request::provider`] or, when
     /// unset, `default`.
-    pub(crate) fn provider_or<'a>(&'a self, default: &'a str) -> &'a str {
+    pub(crate) fn provider_or<'s>(&'s self, default: &'s str) -> &'s str {
         self.provider.as_deref().unwrap_or(default)
     }
 
@@ -165,7 +230,7 @@ impl Request {
         target.context_window = Catalog::builtin()
             .model(&self.model)
             .map(|m| m.context_window);
-        Ok(crate::prepare(&self.messages, &target))
+        Ok(self.messages.prepare(&target))
     }
 
     /// The same request, asking for a streamed reply or not.

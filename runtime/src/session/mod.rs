@@ -35,7 +35,9 @@ mod read;
 mod tree;
 
 pub use compaction::{
-    estimate_tokens, plan_compaction, should_compact, CompactionPlan, DEFAULT_SUMMARY_PROMPT,
+    estimate_context_tokens, estimate_tokens, plan_compaction, serialize_conversation,
+    should_compact, summary_prompt, CompactionPlan, ContextTokens, DEFAULT_SUMMARY_PROMPT,
+    SUMMARY_SYSTEM_PROMPT, TOOL_RESULT_MAX_CHARS, UPDATE_SUMMARY_PROMPT,
 };
 pub use context::{ContextMessage, ModelRef, SessionContext};
 pub use entry::{Entry, EntryKind};

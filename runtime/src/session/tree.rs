@@ -229,6 +229,21 @@ impl Session {
         }
     }
 
+    /// Applies a [`CompactionPlan`](super::CompactionPlan) with the summary a
+    /// model wrote for it: [`Session::compact`] from the plan's first kept
+    /// entry, with its tokens before. Returns the compaction's id.
+    ///
+    /// # Errors
+    /// [`SessionError`] when the plan's first kept entry is not in this
+    /// session (a plan made from another one).
+    pub fn apply_compaction(
+        &mut self,
+        plan: &super::CompactionPlan,
+        summary: impl Into<String>,
+    ) -> Result<MessageId, SessionError> {
+        self.compact(summary, plan.first_kept.as_str(), plan.tokens_before)
+    }
+
     /// Labels the entry `target` (`None` clears its label); the label entry is
     /// a child of the leaf, as pi writes it. Returns the label entry's id.
     ///

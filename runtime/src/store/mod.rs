@@ -130,6 +130,58 @@ pub trait SessionStore: Send + Sync {
     fn delete(&self, session: &str) -> impl Future<Output = Result<(), StoreError>> + Send;
 }
 
+/// Implements [`SessionStore`] for pointers to a store, each call forwarded.
+macro_rules! forward_store {
+    ($($ty:ty),*) => {$(
+        /// The store it points to.
+        impl<S: SessionStore + ?Sized> SessionStore for $ty {
+            fn create(
+                &self,
+                session: &str,
+            ) -> impl Future<Output = Result<SessionInfo, StoreError>> + Send {
+                (**self).create(session)
+            }
+
+            fn open(
+                &self,
+                session: &str,
+            ) -> impl Future<Output = Result<SessionInfo, StoreError>> + Send {
+                (**self).open(session)
+            }
+
+            fn append(
+                &self,
+                session: &str,
+                entries: &[StoredEntry],
+                expected: Expect<'_>,
+            ) -> impl Future<Output = Result<Appended, StoreError>> + Send {
+                (**self).append(session, entries, expected)
+            }
+
+            fn load(
+                &self,
+                session: &str,
+                from: Cursor,
+            ) -> impl Future<Output = Result<Loaded, StoreError>> + Send {
+                (**self).load(session, from)
+            }
+
+            fn list(
+                &self,
+                page: &PageRequest,
+            ) -> impl Future<Output = Result<Page, StoreError>> + Send {
+                (**self).list(page)
+            }
+
+            fn delete(&self, session: &str) -> impl Future<Output = Result<(), StoreError>> + Send {
+                (**self).delete(session)
+            }
+        }
+    )*};
+}
+
+forward_store!(&S, std::sync::Arc<S>, Box<S>);
+
 /// What an append expects the session's leaf to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Expect<'a> {

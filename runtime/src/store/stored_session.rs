@@ -25,6 +25,10 @@ pub enum StoredSessionError {
 /// atomic append before it returns, and only after the store has it does the
 /// session in memory keep it.
 ///
+/// It holds its store by value: a `&S` borrows one (the example below), an
+/// `Arc<S>` shares one, so the session is `Send + 'static` and can live in a
+/// spawned task (`SessionStore` is implemented for both).
+///
 /// An append names the leaf the session last saw in the store, so two writers
 /// of one session never fork it: the one that comes second gets
 /// [`StoreError::Conflict`], its session is read again from the store, and it
@@ -59,8 +63,8 @@ pub enum StoredSessionError {
 /// # std::fs::remove_dir_all(&dir).unwrap();
 /// ```
 #[derive(Debug)]
-pub struct StoredSession<'s, S> {
-    store: &'s S,
+pub struct StoredSession<S> {
+    store: S,
     id: String,
     session: Session,
     /// The store's leaf as this session last saw it (the id of the last stored
@@ -68,10 +72,10 @@ pub struct StoredSession<'s, S> {
     stored_leaf: Option<String>,
 }
 
-impl<'s, S: SessionStore> StoredSession<'s, S> {
+impl<S: SessionStore> StoredSession<S> {
     /// Creates the session `id` in `store`, empty. Fails with
     /// [`StoreError::Exists`] when there is one.
-    pub async fn create(store: &'s S, id: &str) -> Result<Self, StoredSessionError> {
+    pub async fn create(store: S, id: &str) -> Result<Self, StoredSessionError> {
         store.create(id).await?;
         Ok(Self {
             store,
@@ -83,14 +87,19 @@ impl<'s, S: SessionStore> StoredSession<'s, S> {
 
     /// Opens the session `id` of `store`: all its entries, read as a
     /// [`Session`]. Fails with [`StoreError::NotFound`].
-    pub async fn open(store: &'s S, id: &str) -> Result<Self, StoredSessionError> {
-        let (session, stored_leaf) = read(store, id).await?;
+    pub async fn open(store: S, id: &str) -> Result<Self, StoredSessionError> {
+        let (session, stored_leaf) = read(&store, id).await?;
         Ok(Self {
             store,
             id: id.to_owned(),
             session,
             stored_leaf,
         })
+    }
+
+    /// The store it is kept in.
+    pub fn store(&self) -> &S {
+        &self.store
     }
 
     /// The session's id in the store.
@@ -137,7 +146,7 @@ impl<'s, S: SessionStore> StoredSession<'s, S> {
             }
             Err(error) => {
                 // What the store has is the truth: read it again.
-                if let Ok((session, stored_leaf)) = read(self.store, &self.id).await {
+                if let Ok((session, stored_leaf)) = read(&self.store, &self.id).await {
                     self.session = session;
                     self.stored_leaf = stored_leaf;
                 }
@@ -149,7 +158,7 @@ impl<'s, S: SessionStore> StoredSession<'s, S> {
     /// Reads the session again from the store (what other writers appended
     /// included); a leaf moved by a branch goes back to the stored leaf.
     pub async fn reload(&mut self) -> Result<(), StoredSessionError> {
-        let (session, stored_leaf) = read(self.store, &self.id).await?;
+        let (session, stored_leaf) = read(&self.store, &self.id).await?;
         self.session = session;
         self.stored_leaf = stored_leaf;
         Ok(())

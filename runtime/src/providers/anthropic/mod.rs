@@ -77,9 +77,11 @@
 //! dropped there too. A `fallback` block (the server switched
 //! models) also sets the message's `model` to the model that answered. `model` is
 //! the id the response names (often dated, such as `claude-sonnet-4-5-20250929`).
-//! Requests are encoded with the signatures of thinking made by exactly
-//! `request.model` (see [`prepare`]), so store the id you request with if you
-//! want thinking to replay.
+//! Requests are encoded with the signatures of thinking made by
+//! `request.model` or by a snapshot of it: a dated id and its alias
+//! (`claude-sonnet-4-5-20250929` and `claude-sonnet-4-5`) are one model (see
+//! [`Target::produced`](crate::Target::produced) and [`prepare`]), so a stored
+//! reply replays to the alias it was asked for; another model gets none.
 //!
 //! [`Report`]: crate::Report
 //! [`prepare`]: crate::prepare
