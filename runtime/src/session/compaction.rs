@@ -336,7 +336,14 @@ impl CompactionPlan {
 
     /// The request for the summary, to `model`: [`SUMMARY_SYSTEM_PROMPT`] and
     /// one user message of [`CompactionPlan::prompt`]. The caller sets the
-    /// output limit and sends it.
+    /// output limit and sends it. (With a provider feature: the request type
+    /// is the providers'.)
+    #[cfg(any(
+        feature = "openai-chat",
+        feature = "openai-responses",
+        feature = "anthropic",
+        feature = "gemini"
+    ))]
     pub fn request(&self, model: impl Into<String>) -> crate::providers::Request<'static> {
         crate::providers::Request::new(model, vec![Message::user(self.prompt())])
             .with_system(SUMMARY_SYSTEM_PROMPT)
