@@ -58,6 +58,21 @@ fn summary_of(session: &Session, entry: &Entry) -> String {
     }
 }
 
+/// The deepest indentation `tree` draws: past it a line says its depth
+/// instead, so a session with many nested branch points prints in time and
+/// space linear in its entries (each level would add two spaces to every line
+/// below it).
+const MAX_INDENT: usize = 32;
+
+/// The indentation of a line at `depth`.
+fn indent(depth: usize) -> String {
+    if depth <= MAX_INDENT {
+        "  ".repeat(depth)
+    } else {
+        format!("{}[depth {depth}] ", "  ".repeat(MAX_INDENT))
+    }
+}
+
 /// Runs `agentmsg tree`.
 pub fn run(args: &TreeArgs) -> Result<Outcome, CliError> {
     let opened = crate::session_file::open(&args.file)?;
@@ -153,7 +168,7 @@ pub fn run(args: &TreeArgs) -> Result<Outcome, CliError> {
         writeln!(
             out,
             "{}{} {:<14} {}{}",
-            "  ".repeat(depth),
+            indent(depth),
             escape_controls(&id_of(i)),
             escape_controls(e.kind().name()),
             escape_controls(&summary_of(session, e)),

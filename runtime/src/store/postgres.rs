@@ -444,12 +444,7 @@ async fn check_schema(client: &Client, url: &str) -> Result<(), StoreError> {
         )
         .await?
         .get(0);
-    if version > SCHEMA_VERSION {
-        return Err(StoreError::SchemaTooNew {
-            found: version,
-            known: SCHEMA_VERSION,
-        });
-    }
+    let version = sql::readable_version(version)?;
     if version < 1 {
         return Err(not_a_store("the database's agentmsg schema is empty"));
     }
@@ -468,12 +463,7 @@ async fn migrate(client: &mut Client) -> Result<(), StoreError> {
         )
         .await?
         .get(0);
-    if version > SCHEMA_VERSION {
-        return Err(StoreError::SchemaTooNew {
-            found: version,
-            known: SCHEMA_VERSION,
-        });
-    }
+    let version = sql::readable_version(version)?;
     let from = version.max(0) as usize;
     for (shared, own) in MIGRATIONS[from..].iter().zip(&PG_MIGRATIONS[from..]) {
         tx.batch_execute(shared).await?;
@@ -554,25 +544,21 @@ async fn append_on(
     let refused = match expected.check(session, leaf.as_deref()) {
         Err(conflict) => Some(conflict),
         Ok(()) => {
-            let taken: HashSet<String> = tx
-                .query(
-                    "SELECT id FROM agentmsg_entries WHERE session = $1 AND id = ANY($2)",
-                    &[&session, &present],
-                )
-                .await?
-                .iter()
-                .map(|row| row.get(0))
-                .collect();
-            let named: HashSet<String> = tx
-                .query(
-                    "SELECT DISTINCT parent_id FROM agentmsg_entries
-                     WHERE session = $1 AND parent_id = ANY($2)",
-                    &[&session, &present],
-                )
-                .await?
-                .iter()
-                .map(|row| row.get(0))
-                .collect();
+            let taken = ids_found(
+                &tx,
+                "SELECT id FROM agentmsg_entries WHERE session = $1 AND id = ANY($2)",
+                session,
+                &present,
+            )
+            .await?;
+            let named = ids_found(
+                &tx,
+                "SELECT DISTINCT parent_id FROM agentmsg_entries
+                 WHERE session = $1 AND parent_id = ANY($2)",
+                session,
+                &present,
+            )
+            .await?;
             check_tree(
                 session,
                 entries,
@@ -612,6 +598,21 @@ async fn append_on(
         entries: u64::try_from(total).unwrap_or(0),
         leaf,
     })
+}
+
+/// The ids `query` (on `session` and `ids`) finds.
+async fn ids_found(
+    tx: &tokio_postgres::Transaction<'_>,
+    query: &str,
+    session: &str,
+    ids: &[&str],
+) -> Result<HashSet<String>, StoreError> {
+    Ok(tx
+        .query(query, &[&session, &ids])
+        .await?
+        .iter()
+        .map(|row| row.get(0))
+        .collect())
 }
 
 /// What the append of `entries` answered, when the session (of `count`
@@ -778,20 +779,11 @@ impl SessionStore for PgStore {
                 }
                 None => conn.client.query(&conn.list_first, &[&limit]).await?,
             };
-            let mut sessions = rows
+            let sessions = rows
                 .iter()
                 .map(info_of_row)
                 .collect::<Result<Vec<_>, _>>()?;
-            let more = sessions.len() > page.limit;
-            sessions.truncate(page.limit);
-            let next = more
-                .then(|| sessions.last().map(|s| s.id.clone()))
-                .flatten();
-            Ok(Page {
-                sessions,
-                next,
-                skipped: Vec::new(),
-            })
+            Ok(sql::page_of(sessions, page.limit))
         })
         .await
     }

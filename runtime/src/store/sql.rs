@@ -1,7 +1,7 @@
 //! What the SQL stores share: the schema, its migrations, and reading a row
 //! back into an entry.
 
-use super::{EntryProblem, LoadProblem, Parent, StoredEntry};
+use super::{EntryProblem, LoadProblem, Page, Parent, SessionInfo, StoreError, StoredEntry};
 
 /// The schema version this build writes and reads.
 pub(crate) const SCHEMA_VERSION: i64 = 2;
@@ -49,6 +49,32 @@ pub(crate) const PG_MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
     // cannot give: without this index each page is a scan and a sort.
     "CREATE INDEX agentmsg_sessions_by_id_c ON agentmsg_sessions (id COLLATE \"C\");",
 ];
+
+/// `version`, the schema version a database holds, when this build reads it.
+pub(crate) fn readable_version(version: i64) -> Result<i64, StoreError> {
+    if version > SCHEMA_VERSION {
+        return Err(StoreError::SchemaTooNew {
+            found: version,
+            known: SCHEMA_VERSION,
+        });
+    }
+    Ok(version)
+}
+
+/// The page of `sessions`, fetched as at most `limit + 1` rows in id order
+/// (one more than the page, to know whether another follows).
+pub(crate) fn page_of(mut sessions: Vec<SessionInfo>, limit: usize) -> Page {
+    let more = sessions.len() > limit;
+    sessions.truncate(limit);
+    let next = more
+        .then(|| sessions.last().map(|s| s.id.clone()))
+        .flatten();
+    Page {
+        sessions,
+        next,
+        skipped: Vec::new(),
+    }
+}
 
 /// A row of `agentmsg_entries` as read, before it is checked.
 pub(crate) struct Row {

@@ -125,12 +125,7 @@ impl SqliteStore {
                 [],
                 |row| row.get(0),
             )?;
-            if version > SCHEMA_VERSION {
-                return Err(StoreError::SchemaTooNew {
-                    found: version,
-                    known: SCHEMA_VERSION,
-                });
-            }
+            let version = sql::readable_version(version)?;
             if version < 1 {
                 return Err(not_a_store("the database's agentmsg schema is empty"));
             }
@@ -196,12 +191,7 @@ fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
         [],
         |row| row.get(0),
     )?;
-    if version > SCHEMA_VERSION {
-        return Err(StoreError::SchemaTooNew {
-            found: version,
-            known: SCHEMA_VERSION,
-        });
-    }
+    let version = sql::readable_version(version)?;
     for migration in &MIGRATIONS[version as usize..] {
         tx.execute_batch(migration)?;
     }
@@ -440,7 +430,7 @@ impl SessionStore for SqliteStore {
             let limit = i64::try_from(page.limit).unwrap_or(i64::MAX - 1);
             // Keyset pagination on the primary key's index: a page reads its
             // own rows, however many sessions come before it.
-            let mut sessions = match &page.after {
+            let sessions = match &page.after {
                 Some(after) => conn
                     .prepare_cached(
                         "SELECT id, name, created_ms, updated_ms, entry_count, leaf_id
@@ -456,16 +446,7 @@ impl SessionStore for SqliteStore {
                     .query_map(params![limit.saturating_add(1)], info_of_row)?
                     .collect::<Result<Vec<_>, _>>()?,
             };
-            let more = sessions.len() > page.limit;
-            sessions.truncate(page.limit);
-            let next = more
-                .then(|| sessions.last().map(|s| s.id.clone()))
-                .flatten();
-            Ok(Page {
-                sessions,
-                next,
-                skipped: Vec::new(),
-            })
+            Ok(sql::page_of(sessions, page.limit))
         })
         .await
     }
