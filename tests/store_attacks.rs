@@ -288,6 +288,54 @@ fn a_lock_held_elsewhere_times_out_naming_its_holder() {
     assert!(list.skipped[0].reason.contains("locked by"), "{list:?}");
 }
 
+/// F21: a JsonlDir keeps its sorted listing while the directory is
+/// unchanged (its modification time, once settled), so a page does not read
+/// the whole directory again; any change to the directory, or the store's own
+/// create, reads it again.
+#[test]
+fn a_listing_is_kept_while_the_directory_is_unchanged() {
+    let (_root, dir, store) = dir_store();
+    for id in ["a", "b"] {
+        std::fs::File::create(dir.join(format!("{id}.jsonl"))).unwrap();
+    }
+    let settled = std::time::SystemTime::now() - Duration::from_secs(10);
+    let set_mtime = |at| std::fs::File::open(&dir).unwrap().set_modified(at).unwrap();
+    let ids = |store: &JsonlDir| -> Vec<String> {
+        now(store.list(&PageRequest::default()))
+            .unwrap()
+            .sessions
+            .into_iter()
+            .map(|s| s.id)
+            .collect()
+    };
+    set_mtime(settled);
+    assert_eq!(ids(&store), ["a", "b"]);
+    // A file slipped in with the directory's time put back: the kept
+    // listing is what the page is cut from.
+    std::fs::File::create(dir.join("c.jsonl")).unwrap();
+    set_mtime(settled);
+    assert_eq!(ids(&store), ["a", "b"]);
+    // The directory's time moved: read again.
+    set_mtime(settled + Duration::from_secs(1));
+    assert_eq!(ids(&store), ["a", "b", "c"]);
+    // The store's own create forgets the listing at once.
+    set_mtime(settled);
+    assert_eq!(ids(&store), ["a", "b", "c"]);
+    now(store.create("d")).unwrap();
+    set_mtime(settled);
+    assert_eq!(ids(&store), ["a", "b", "c", "d"]);
+    // A listing taken within two seconds of the directory's last change is
+    // not trusted, though the time is the same (a file system's clock may
+    // not tick between two changes).
+    let recent = std::time::SystemTime::now();
+    set_mtime(recent);
+    let fresh = JsonlDir::open(&dir).unwrap();
+    assert_eq!(ids(&fresh).len(), 4);
+    std::fs::File::create(dir.join("e.jsonl")).unwrap();
+    set_mtime(recent);
+    assert_eq!(ids(&fresh).len(), 5);
+}
+
 /// F20, F27, F22, F23: the smaller ones.
 #[test]
 fn torn_tails_boms_dangling_links_and_bad_ids() {
@@ -448,10 +496,7 @@ async fn many_sessions_page(f: &Fixture) {
         }
         #[cfg(feature = "postgres")]
         store_fixture::Reopen::Postgres { url, schema } => {
-            let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
-                .await
-                .unwrap();
-            tokio::spawn(connection);
+            let client = store_fixture::admin(url).await;
             client
                 .batch_execute(&format!(
                     "INSERT INTO {schema}.agentmsg_sessions (id, created_ms, updated_ms, entry_count)
@@ -630,6 +675,22 @@ mod pg {
         Some(url)
     }
 
+    /// Holds session `s`'s row lock in a transaction of `client`'s, as another
+    /// writer in the middle of its append would.
+    async fn lock_session_row<'c>(
+        client: &'c mut tokio_postgres::Client,
+        schema: &str,
+    ) -> tokio_postgres::Transaction<'c> {
+        let tx = client.transaction().await.unwrap();
+        tx.execute(
+            &format!("SELECT 1 FROM {schema}.agentmsg_sessions WHERE id = 's' FOR UPDATE"),
+            &[],
+        )
+        .await
+        .unwrap();
+        tx
+    }
+
     /// `url` with `password` put in its user information.
     fn with_password(url: &str, password: &str) -> String {
         url.replacen("://agentmsg@", &format!("://agentmsg:{password}@"), 1)
@@ -717,17 +778,8 @@ mod pg {
         let options = PgOptions::default().connections(1).schema(schema.clone());
         let store = PgStore::connect_with(url, options).await.unwrap();
         store.create("s").await.unwrap();
-        let (mut client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
-            .await
-            .unwrap();
-        tokio::spawn(connection);
-        let tx = client.transaction().await.unwrap();
-        tx.execute(
-            &format!("SELECT 1 FROM {schema}.agentmsg_sessions WHERE id = 's' FOR UPDATE"),
-            &[],
-        )
-        .await
-        .unwrap();
+        let mut client = store_fixture::admin(url).await;
+        let tx = lock_session_row(&mut client, schema).await;
         let waited = tokio::time::timeout(
             Duration::from_millis(500),
             store.append("s", &[message("a", None, "x")], Expect::Any),
@@ -763,17 +815,8 @@ mod pg {
             .statement_timeout(Duration::from_millis(300));
         let store = PgStore::connect_with(url, options).await.unwrap();
         store.create("s").await.unwrap();
-        let (mut client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
-            .await
-            .unwrap();
-        tokio::spawn(connection);
-        let tx = client.transaction().await.unwrap();
-        tx.execute(
-            &format!("SELECT 1 FROM {schema}.agentmsg_sessions WHERE id = 's' FOR UPDATE"),
-            &[],
-        )
-        .await
-        .unwrap();
+        let mut client = store_fixture::admin(url).await;
+        let tx = lock_session_row(&mut client, schema).await;
         let e = tokio::time::timeout(
             Duration::from_secs(20),
             store.append("s", &[message("a", None, "x")], Expect::Any),
@@ -818,10 +861,7 @@ mod pg {
             .unwrap();
         // A commit that takes its time (a deferred trigger), cut off by the
         // server terminating the connection.
-        let (admin, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
-            .await
-            .unwrap();
-        tokio::spawn(connection);
+        let admin = store_fixture::admin(url).await;
         admin
             .batch_execute(&format!(
                 "CREATE FUNCTION {schema}.slow_commit() RETURNS trigger LANGUAGE plpgsql AS
@@ -887,10 +927,7 @@ mod pg {
         let options = PgOptions::default().schema(schema.clone());
         let e = PgStore::connect_existing(&url, options).await.unwrap_err();
         assert!(matches!(e, StoreError::NotAStore { .. }), "{e}");
-        let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-            .await
-            .unwrap();
-        tokio::spawn(connection);
+        let client = store_fixture::admin(&url).await;
         let exists: bool = client
             .query_one(
                 "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)",

@@ -615,10 +615,7 @@ async fn postgres_foreign_rows_are_reported() {
     let store_fixture::Reopen::Postgres { url, schema } = &f.reopen else {
         unreachable!()
     };
-    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    tokio::spawn(connection);
+    let client = store_fixture::admin(url).await;
     client
         .batch_execute(&format!(
             "SET search_path TO {schema};
@@ -650,10 +647,7 @@ async fn postgres_newer_schema_is_refused() {
     let store_fixture::Reopen::Postgres { url, schema } = &f.reopen else {
         unreachable!()
     };
-    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    tokio::spawn(connection);
+    let client = store_fixture::admin(url).await;
     client
         .batch_execute(&format!("UPDATE {schema}.agentmsg_schema SET version = 99"))
         .await

@@ -27,15 +27,7 @@ pub fn run(args: &ContextArgs) -> Result<Outcome, CliError> {
         None => crate::session_file::open(&args.file)?,
     };
     let file = crate::output::shown(&args.file);
-    for d in &opened.diagnostics {
-        crate::output::note!("{}", d.render(&file));
-    }
-    for w in opened.session.warnings() {
-        crate::output::note!(
-            "{}",
-            crate::session_file::warning_diagnostic(w).render(&file)
-        );
-    }
+    opened.report(&file);
     let context = opened
         .session
         .context(args.leaf.as_deref())

@@ -38,15 +38,7 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
     }
     let opened = crate::session_file::open(&args.file)?;
     let file = crate::output::shown(&args.file);
-    for d in &opened.diagnostics {
-        crate::output::note!("{}", d.render(&file));
-    }
-    for w in opened.session.warnings() {
-        crate::output::note!(
-            "{}",
-            crate::session_file::warning_diagnostic(w).render(&file)
-        );
-    }
+    opened.report(&file);
     let session = &opened.session;
     if let Some(leaf) = &args.leaf {
         if session.entry(leaf).is_none() {

@@ -36,6 +36,19 @@ pub struct Opened {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+impl Opened {
+    /// Says on standard error what was found while reading it: the import's
+    /// problems and the session's warnings, against `file`.
+    pub fn report(&self, file: &str) {
+        for d in &self.diagnostics {
+            crate::output::note!("{}", d.render(&file));
+        }
+        for w in self.session.warnings() {
+            crate::output::note!("{}", warning_diagnostic(w).render(&file));
+        }
+    }
+}
+
 /// Which agent wrote `bytes`: a transcript unless its first line is not one.
 pub fn source_of(bytes: &[u8]) -> Source {
     let first = bytes

@@ -57,9 +57,17 @@ pub fn run(args: &SessionsArgs) -> Result<Outcome, CliError> {
         None => std::env::var("AGENTMSG_STORE").unwrap_or_else(|_| DEFAULT_STORE.to_owned()),
     };
     let address = StoreAddress::resolve(&address).map_err(store_error)?;
+    if let Backend::JsonlDir(dir) = &address.backend {
+        if !dir.exists() {
+            return Err(CliError::Usage(format!(
+                "no session store at {} (pass --store ADDR or set AGENTMSG_STORE)",
+                crate::output::shown(dir)
+            )));
+        }
+    }
     let mut skipped: Vec<SkippedSession> = Vec::new();
     let sessions = block_on(async {
-        let store = open_store(&address.backend).await?;
+        let store = AnyStore::open_existing(&address.backend).await?;
         if let Some(session) = &address.session {
             return Ok(vec![store.open(session).await?]);
         }
@@ -191,7 +199,7 @@ pub fn read_session(path: &Path) -> Result<Option<StoreRead>, CliError> {
         )));
     };
     let loaded = block_on(async {
-        let store = open_store(&address.backend).await?;
+        let store = AnyStore::open_existing(&address.backend).await?;
         store.load(&session, Cursor::START).await
     })?
     .map_err(store_error)?;
@@ -248,21 +256,9 @@ pub fn read_session(path: &Path) -> Result<Option<StoreRead>, CliError> {
 /// wrong with its rows.
 pub type StoreRead = (Vec<u8>, Vec<Diagnostic>);
 
-/// Opens a store to read it: nothing is created (no directory, database or
-/// schema), and what is no agentmsg store says so.
-async fn open_store(backend: &Backend) -> Result<AnyStore, StoreError> {
-    AnyStore::open_existing(backend).await
-}
-
 fn store_error(e: StoreError) -> CliError {
     match e {
         StoreError::Io { path, source } => CliError::Read { path, source },
-        StoreError::NotAStore { address, reason } if reason == "no such directory" => {
-            CliError::Usage(format!(
-                "no session store at {} (pass --store ADDR or set AGENTMSG_STORE)",
-                escape_controls(&address)
-            ))
-        }
         other => CliError::Usage(escape_controls(&other.to_string()).into_owned()),
     }
 }

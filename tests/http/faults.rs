@@ -13,6 +13,23 @@ use crate::server::{Canned, End, Server};
 use crate::{client, drain, request};
 
 /// A short Anthropic stream: some text, then the end.
+/// A client of `endpoint` at `server` with `retry`, for tests under tokio's
+/// paused time: there tokio jumps to the next timer whenever it waits on I/O,
+/// so no timer but the retry's may run (no connect, idle or pool timeout).
+fn paused_time_client(endpoint: Endpoint, server: &Server, retry: Retry) -> Client {
+    Client::builder(
+        endpoint
+            .with_base_url(&server.url())
+            .with_key(ApiKey::new("k")),
+    )
+    .retry(retry)
+    .connect_timeout(None)
+    .idle_timeout(None)
+    .pool_idle_timeout(None)
+    .build()
+    .unwrap()
+}
+
 fn anthropic_sse(text: &str) -> Vec<u8> {
     let events = [
         r#"{"type":"message_start","message":{"id":"msg_1","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":5,"output_tokens":1}}}"#.to_owned(),
@@ -45,19 +62,7 @@ async fn a_429_with_retry_after_is_retried_after_the_delay_asked_for() {
             .header("anthropic-ratelimit-requests-remaining", "41"),
     ])
     .await;
-    let client = Client::builder(
-        Endpoint::anthropic()
-            .with_base_url(&server.url())
-            .with_key(ApiKey::new("k")),
-    )
-    .retry(Retry::with_max_retries(3))
-    // Under paused time, tokio jumps to the next timer whenever it waits on
-    // I/O: no timer but the retry's may run.
-    .connect_timeout(None)
-    .idle_timeout(None)
-    .pool_idle_timeout(None)
-    .build()
-    .unwrap();
+    let client = paused_time_client(Endpoint::anthropic(), &server, Retry::with_max_retries(3));
     let start = tokio::time::Instant::now();
     let (events, reply) = drain(&client, &request(Api::Anthropic)).await;
     let reply = reply.expect("a reply");
@@ -90,19 +95,7 @@ async fn retry_after_ms_is_honoured_and_the_budget_is_kept() {
         Canned::body(529, OVERLOADED).header("retry-after-ms", "250")
     ])
     .await;
-    let client = Client::builder(
-        Endpoint::anthropic()
-            .with_base_url(&server.url())
-            .with_key(ApiKey::new("k")),
-    )
-    .retry(Retry::with_max_retries(2))
-    // Under paused time, tokio jumps to the next timer whenever it waits on
-    // I/O: no timer but the retry's may run.
-    .connect_timeout(None)
-    .idle_timeout(None)
-    .pool_idle_timeout(None)
-    .build()
-    .unwrap();
+    let client = paused_time_client(Endpoint::anthropic(), &server, Retry::with_max_retries(2));
     let start = tokio::time::Instant::now();
     let error = client.complete(&request(Api::Anthropic)).await.unwrap_err();
     assert_eq!(start.elapsed(), Duration::from_millis(500));
@@ -126,19 +119,7 @@ async fn a_500_then_success_is_retried_with_backoff() {
         .header("x-request-id", "req_chat"),
     ])
     .await;
-    let client = Client::builder(
-        Endpoint::openai_chat()
-            .with_base_url(&server.url())
-            .with_key(ApiKey::new("k")),
-    )
-    .retry(Retry::with_max_retries(2))
-    // Under paused time, tokio jumps to the next timer whenever it waits on
-    // I/O: no timer but the retry's may run.
-    .connect_timeout(None)
-    .idle_timeout(None)
-    .pool_idle_timeout(None)
-    .build()
-    .unwrap();
+    let client = paused_time_client(Endpoint::openai_chat(), &server, Retry::with_max_retries(2));
     let start = tokio::time::Instant::now();
     let reply = client
         .complete(&request(Api::OpenaiChat))

@@ -145,6 +145,17 @@ pub async fn postgres(test: &str) -> Option<Fixture> {
     })
 }
 
+/// A plain client of the server at `url`, for what a test does beside the
+/// store (planting rows, holding locks, inspecting plans).
+#[cfg(feature = "postgres")]
+pub async fn admin(url: &str) -> tokio_postgres::Client {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    client
+}
+
 /// The entry of `line`, which must read without a problem.
 pub fn entry(line: &str) -> StoredEntry {
     let (entry, problem) = StoredEntry::from_line(line);

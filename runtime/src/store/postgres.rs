@@ -8,7 +8,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use tokio::sync::{Semaphore, SemaphorePermit};
-use tokio_postgres::{Client, Config, NoTls, Statement};
+use tokio_postgres::{Client, Config, GenericClient, NoTls, Statement};
 
 use super::sql::{
     self, name_after, now_ms, Row, MIGRATIONS, PG_MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE,
@@ -437,18 +437,16 @@ async fn check_schema(client: &Client, url: &str) -> Result<(), StoreError> {
     if !found {
         return Err(not_a_store("the database has no agentmsg tables"));
     }
-    let version: i64 = client
-        .query_one(
-            "SELECT COALESCE(MAX(version), 0)::BIGINT FROM agentmsg_schema",
-            &[],
-        )
-        .await?
-        .get(0);
-    let version = sql::readable_version(version)?;
-    if version < 1 {
-        return Err(not_a_store("the database's agentmsg schema is empty"));
+    if let Some(why) = sql::empty_schema(schema_version(client).await?) {
+        return Err(not_a_store(why));
     }
     Ok(())
+}
+
+/// The database's schema version, when this build reads it.
+async fn schema_version(client: &impl GenericClient) -> Result<i64, StoreError> {
+    let version = client.query_one(sql::VERSION_QUERY, &[]).await?.get(0);
+    sql::readable_version(version)
 }
 
 async fn migrate(client: &mut Client) -> Result<(), StoreError> {
@@ -456,14 +454,7 @@ async fn migrate(client: &mut Client) -> Result<(), StoreError> {
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
         .await?;
     tx.batch_execute(VERSION_TABLE).await?;
-    let version: i64 = tx
-        .query_one(
-            "SELECT COALESCE(MAX(version), 0)::BIGINT FROM agentmsg_schema",
-            &[],
-        )
-        .await?
-        .get(0);
-    let version = sql::readable_version(version)?;
+    let version = schema_version(&tx).await?;
     let from = version.max(0) as usize;
     for (shared, own) in MIGRATIONS[from..].iter().zip(&PG_MIGRATIONS[from..]) {
         tx.batch_execute(shared).await?;
@@ -544,21 +535,7 @@ async fn append_on(
     let refused = match expected.check(session, leaf.as_deref()) {
         Err(conflict) => Some(conflict),
         Ok(()) => {
-            let taken = ids_found(
-                &tx,
-                "SELECT id FROM agentmsg_entries WHERE session = $1 AND id = ANY($2)",
-                session,
-                &present,
-            )
-            .await?;
-            let named = ids_found(
-                &tx,
-                "SELECT DISTINCT parent_id FROM agentmsg_entries
-                 WHERE session = $1 AND parent_id = ANY($2)",
-                session,
-                &present,
-            )
-            .await?;
+            let (taken, named) = stored_relations(&tx, session, &present).await?;
             check_tree(
                 session,
                 entries,
@@ -600,19 +577,38 @@ async fn append_on(
     })
 }
 
-/// The ids `query` (on `session` and `ids`) finds.
-async fn ids_found(
+/// Of `ids`, those the session's stored entries have, and those they name as
+/// their parent, in one query on the two indexes (none for an append whose
+/// entries have no ids).
+async fn stored_relations(
     tx: &tokio_postgres::Transaction<'_>,
-    query: &str,
     session: &str,
     ids: &[&str],
-) -> Result<HashSet<String>, StoreError> {
-    Ok(tx
-        .query(query, &[&session, &ids])
-        .await?
-        .iter()
-        .map(|row| row.get(0))
-        .collect())
+) -> Result<(HashSet<String>, HashSet<String>), StoreError> {
+    let mut taken = HashSet::new();
+    let mut named = HashSet::new();
+    if ids.is_empty() {
+        return Ok((taken, named));
+    }
+    let rows = tx
+        .query(
+            "SELECT id, parent_id FROM agentmsg_entries
+             WHERE session = $1 AND (id = ANY($2) OR parent_id = ANY($2))",
+            &[&session, &ids],
+        )
+        .await?;
+    let wanted: HashSet<&str> = ids.iter().copied().collect();
+    for row in rows {
+        let id: Option<String> = row.try_get(0)?;
+        let parent: Option<String> = row.try_get(1)?;
+        if let Some(id) = id.filter(|id| wanted.contains(id.as_str())) {
+            taken.insert(id);
+        }
+        if let Some(parent) = parent.filter(|p| wanted.contains(p.as_str())) {
+            named.insert(parent);
+        }
+    }
+    Ok((taken, named))
 }
 
 /// What the append of `entries` answered, when the session (of `count`

@@ -50,6 +50,11 @@ pub(crate) const PG_MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
     "CREATE INDEX agentmsg_sessions_by_id_c ON agentmsg_sessions (id COLLATE \"C\");",
 ];
 
+/// The schema version a database holds (0 before the first migration), in
+/// SQL both SQLite and PostgreSQL run.
+pub(crate) const VERSION_QUERY: &str =
+    "SELECT CAST(COALESCE(MAX(version), 0) AS BIGINT) FROM agentmsg_schema";
+
 /// `version`, the schema version a database holds, when this build reads it.
 pub(crate) fn readable_version(version: i64) -> Result<i64, StoreError> {
     if version > SCHEMA_VERSION {
@@ -59,6 +64,12 @@ pub(crate) fn readable_version(version: i64) -> Result<i64, StoreError> {
         });
     }
     Ok(version)
+}
+
+/// Why a database whose schema is at `version` cannot be read without
+/// migrating it: a schema table with no version in it.
+pub(crate) fn empty_schema(version: i64) -> Option<&'static str> {
+    (version < 1).then_some("the database's agentmsg schema is empty")
 }
 
 /// The page of `sessions`, fetched as at most `limit + 1` rows in id order

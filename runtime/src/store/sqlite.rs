@@ -120,14 +120,8 @@ impl SqliteStore {
             if !has_schema {
                 return Err(not_a_store("the database has no agentmsg tables"));
             }
-            let version: i64 = conn.query_row(
-                "SELECT COALESCE(MAX(version), 0) FROM agentmsg_schema",
-                [],
-                |row| row.get(0),
-            )?;
-            let version = sql::readable_version(version)?;
-            if version < 1 {
-                return Err(not_a_store("the database's agentmsg schema is empty"));
+            if let Some(why) = sql::empty_schema(schema_version(&conn)?) {
+                return Err(not_a_store(why));
             }
             Ok(conn)
         })
@@ -183,15 +177,16 @@ fn create_private(path: &Path) -> Result<(), StoreError> {
     }
 }
 
+/// The database's schema version, when this build reads it.
+fn schema_version(conn: &Connection) -> Result<i64, StoreError> {
+    let version = conn.query_row(sql::VERSION_QUERY, [], |row| row.get(0))?;
+    sql::readable_version(version)
+}
+
 fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     tx.execute_batch(VERSION_TABLE)?;
-    let version: i64 = tx.query_row(
-        "SELECT COALESCE(MAX(version), 0) FROM agentmsg_schema",
-        [],
-        |row| row.get(0),
-    )?;
-    let version = sql::readable_version(version)?;
+    let version = schema_version(&tx)?;
     for migration in &MIGRATIONS[version as usize..] {
         tx.execute_batch(migration)?;
     }
