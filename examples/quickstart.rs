@@ -192,11 +192,7 @@ fn describe(message: &Message) -> String {
                 AssistantContent::Text(t) => shorten(&t.text, 70),
                 AssistantContent::Thinking(t) => format!("[thinking] {}", shorten(&t.thinking, 50)),
                 AssistantContent::ToolCall(c) => {
-                    format!(
-                        "{}({})",
-                        c.name,
-                        serde_json::Value::Object(c.arguments.clone())
-                    )
+                    format!("{}({})", c.name, c.arguments)
                 }
                 other => format!("[{:?}]", other.kind()),
             })

@@ -173,7 +173,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     assert_eq!(reply.stop_reason, StopReason::ToolUse);
     let call = reply.tool_calls().next().expect("a tool call");
-    assert_eq!(call.arguments["city"], "Zürich");
+    assert_eq!(call.arguments.to_value()["city"], "Zürich");
     assert_eq!(reply.usage.output, 87);
     assert!(
         reply.usage.cost.is_some_and(|c| c.total > 0.0),

@@ -53,7 +53,7 @@ fn wrong_fields_are_named() {
         ),
         (
             r#"{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"n","arguments":[1]}]}"#,
-            "invalid type: sequence, expected a map",
+            "invalid type: an array, expected a JSON object",
         ),
         (
             r#"{"role":"toolResult","content":[]}"#,

@@ -175,7 +175,7 @@ fn tool_call_block() {
     assert_eq!(call.id, "toolu_01A09q90qw90lq917835lq9");
     assert_eq!(call.name, "read");
     assert_eq!(
-        Value::Object(call.arguments.clone()),
+        call.arguments.to_value(),
         json!({"limit":200,"path":"src/main.rs","recursive":false,"tags":["a","b"]})
     );
     assert_eq!(call.signature.as_deref(), Some("CiQB0e2Kb7"));

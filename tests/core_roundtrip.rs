@@ -6,16 +6,17 @@ use std::fmt::Debug;
 use agentmsg::{
     AssistantContent, AssistantMessage, AudioContent, Content, Cost, DocumentContent, ImageContent,
     LlmMessage, MediaSource, Message, MessageId, ProviderBlock, RawJson, RedactedThinkingContent,
-    Role, StopReason, SystemMessage, TextContent, ThinkingContent, ToolCall, ToolResultContent,
-    ToolResultMessage, TurnId, Usage, UserContent, UserMessage,
+    Role, StopReason, SystemMessage, TextContent, ThinkingContent, ToolArguments, ToolCall,
+    ToolResultContent, ToolResultMessage, TurnId, Usage, UserContent, UserMessage,
 };
 use proptest::prelude::*;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-/// decode(encode(x)) == x, both from our bytes and from the keys in sorted order
-/// (which puts `role` and `type` after other keys, so readers must look for them).
+/// decode(encode(x)) == x from our bytes; and from the keys in sorted order
+/// (which puts `role` and `type` after other keys, so readers must look for
+/// them) the same value, tool-call arguments then in that sorted order.
 fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(
     x: &T,
 ) -> Result<(), TestCaseError> {
@@ -26,7 +27,10 @@ fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(
     let sorted = serde_json::to_string(&serde_json::from_str::<Value>(&text).unwrap()).unwrap();
     let back: T = serde_json::from_str(&sorted)
         .map_err(|e| TestCaseError::fail(format!("{e} in {sorted}")))?;
-    prop_assert_eq!(&back, x);
+    prop_assert_eq!(
+        serde_json::to_value(&back).unwrap(),
+        serde_json::to_value(x).unwrap()
+    );
     Ok(())
 }
 
@@ -62,6 +66,29 @@ fn json() -> impl Strategy<Value = Value> {
 
 fn json_object() -> impl Strategy<Value = Map<String, Value>> {
     prop::collection::btree_map(text(), json(), 0..4).prop_map(|m| m.into_iter().collect())
+}
+
+/// Tool-call arguments in an order of their own (not sorted), nested objects
+/// too: a round trip must keep it.
+fn ordered_arguments() -> impl Strategy<Value = ToolArguments> {
+    prop::collection::vec((text(), json_object()), 0..4).prop_map(|entries| {
+        let mut seen = std::collections::HashSet::new();
+        let fields: Vec<String> = entries
+            .into_iter()
+            .rev()
+            .filter(|(key, _)| seen.insert(key.clone()))
+            .map(|(key, inner)| {
+                // The inner object's keys reversed: not serde_json's order.
+                let inner: Vec<String> = inner
+                    .iter()
+                    .rev()
+                    .map(|(k, v)| format!("{}:{v}", Value::from(k.as_str())))
+                    .collect();
+                format!("{}:{{{}}}", Value::from(key.as_str()), inner.join(","))
+            })
+            .collect();
+        ToolArguments::from_json(&format!("{{{}}}", fields.join(","))).expect("an object")
+    })
 }
 
 fn text_block() -> impl Strategy<Value = TextContent> {
@@ -116,14 +143,18 @@ fn redacted() -> impl Strategy<Value = RedactedThinkingContent> {
 }
 
 fn tool_call() -> impl Strategy<Value = ToolCall> {
-    (text(), text(), json_object(), prop::option::of(text())).prop_map(
-        |(id, name, arguments, signature)| ToolCall {
+    (
+        text(),
+        text(),
+        ordered_arguments(),
+        prop::option::of(text()),
+    )
+        .prop_map(|(id, name, arguments, signature)| ToolCall {
             id,
             name,
             arguments,
             signature,
-        },
-    )
+        })
 }
 
 fn user_content() -> impl Strategy<Value = UserContent> {
@@ -367,8 +398,11 @@ proptest! {
         prop_assert_eq!(value.get("id").and_then(Value::as_str), x.id.as_ref().map(MessageId::as_str));
         prop_assert_eq!(value.get("turnId").and_then(Value::as_str), x.turn_id.as_ref().map(TurnId::as_str));
         // The same object read as a bare Message drops only the envelope.
-        let bare: Message = serde_json::from_value(value).unwrap();
-        prop_assert_eq!(bare, x.message);
+        let bare: Message = serde_json::from_str(&serde_json::to_string(&x).unwrap()).unwrap();
+        prop_assert_eq!(bare, x.message.clone());
+        // Through a `Value` (which sorts keys) it is the same value.
+        let through: Message = serde_json::from_value(value).unwrap();
+        prop_assert_eq!(serde_json::to_value(through).unwrap(), serde_json::to_value(&x.message).unwrap());
     }
 
     /// The transcript reader decodes LLM lines through its own wire forms (the

@@ -1047,7 +1047,8 @@ fn what_pi_passes_on_is_read_as_pi_reads_it() {
 
 /// Tool-call arguments nested past serde_json's limit of 128 levels (pi,
 /// in JavaScript, reads them): the assistant message is sent, the arguments
-/// whole, where it was dropped.
+/// whole, where it was dropped. They are kept as the text they are (read
+/// without recursion), so nothing about them is lenient.
 #[test]
 fn deeply_nested_arguments_are_read_as_pi_reads_them() {
     let depth = 150;
@@ -1067,11 +1068,7 @@ fn deeply_nested_arguments_are_read_as_pi_reads_them() {
         }
         let run = agentmsg_in(dir.path(), &["context", file]);
         assert_eq!(run.code, 0, "{run:?}");
-        assert!(
-            run.stderr.contains("warning[lenient]") && run.stderr.contains("arguments`"),
-            "{file}: {}",
-            run.stderr
-        );
+        assert!(!run.stderr.contains("warning"), "{file}: {}", run.stderr);
         let sent: Vec<&str> = run.stdout.lines().collect();
         assert_eq!(sent.len(), 3, "{file}: {}", run.stdout);
         assert!(
@@ -1079,5 +1076,71 @@ fn deeply_nested_arguments_are_read_as_pi_reads_them() {
             "{file}: {}",
             sent[1]
         );
+    }
+}
+
+/// A pi session's tool-call arguments keep the order the model wrote (pi
+/// writes `path`, `oldText`, `newText`; sorted, `newText` came first) in
+/// `context`, in `import`, and in the request bodies `project` writes.
+#[test]
+fn tool_call_arguments_keep_their_order_through_the_command() {
+    let args = r#"{"path":"a.rs","oldText":"x","newText":"y","edits":[{"z":1,"a":2}]}"#;
+    let lines = [
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#.to_owned(),
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"fix"}],"timestamp":1}}"#.to_owned(),
+        format!(r#"{{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{{"role":"assistant","content":[{{"type":"toolCall","id":"t1","name":"edit","arguments":{args}}}],"api":"anthropic-messages","provider":"anthropic","model":"m","usage":{{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2}},"stopReason":"toolUse","timestamp":2}}}}"#),
+        r#"{"type":"message","id":"c","parentId":"b","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"t1","toolName":"edit","content":[{"type":"text","text":"ok"}],"isError":false,"timestamp":3}}"#.to_owned(),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pi.jsonl"), lines.join("\n") + "\n").unwrap();
+    let expected = format!(r#""arguments":{args}"#);
+    let context = agentmsg_in(dir.path(), &["context", "pi.jsonl"]);
+    assert_eq!(context.code, 0, "{context:?}");
+    assert!(context.stdout.contains(&expected), "{}", context.stdout);
+    let import = agentmsg_in(dir.path(), &["import", "pi.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(import.code, 0, "{import:?}");
+    let imported = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    assert!(imported.contains(&expected), "{imported}");
+    let cases = [
+        ("anthropic-messages", format!(r#""input":{args}"#)),
+        ("google-generative-ai", format!(r#""args":{args}"#)),
+        (
+            "openai-completions",
+            format!(r#""arguments":{}"#, serde_json::to_string(args).unwrap()),
+        ),
+        (
+            "openai-responses",
+            format!(r#""arguments":{}"#, serde_json::to_string(args).unwrap()),
+        ),
+    ];
+    for (api, sent) in cases {
+        let run = agentmsg_in(
+            dir.path(),
+            &[
+                "project",
+                "--api",
+                api,
+                "--model",
+                "m",
+                "--compact",
+                "out.jsonl",
+            ],
+        );
+        assert_eq!(run.code, 0, "{api}: {run:?}");
+        assert!(run.stdout.contains(&sent), "{api}: {}", run.stdout);
+        // Pretty, each key on its line in the same order.
+        let run = agentmsg_in(
+            dir.path(),
+            &["project", "--api", api, "--model", "m", "out.jsonl"],
+        );
+        let at = |key: &str| run.stdout.find(&format!("\"{key}\"")).unwrap_or(0);
+        if !api.starts_with("openai") {
+            assert!(
+                at("path") < at("oldText") && at("oldText") < at("newText"),
+                "{api}: {}",
+                run.stdout
+            );
+            assert!(at("z") < at("a"), "{api}: {}", run.stdout);
+        }
     }
 }

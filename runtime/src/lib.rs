@@ -53,7 +53,7 @@ pub use message::content::{
     AssistantContent, AudioContent, BlockKind, Content, DocumentContent, ImageContent,
     IntoAssistantContent, IntoSystemContent, IntoToolResultContent, IntoUserContent, MediaSource,
     ProviderBlock, RawJson, RedactedThinkingContent, RoleError, TextContent, ThinkingContent,
-    ToolCall, ToolResultContent, UserContent,
+    ToolArguments, ToolCall, ToolResultContent, UserContent,
 };
 pub use message::media::{Base64Problem, MediaError, MediaFormat, MediaKind};
 pub use message::overflow::{context_overflow_source, known_overflow_sources};

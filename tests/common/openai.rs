@@ -588,7 +588,7 @@ impl Checks {
             serde_json::to_string_pretty(&body).expect("serialize"),
         )
         .expect("write body");
-        body
+        body.into()
     }
 
     /// Checks every case of `corpus`, then, with the conformance data, every pi

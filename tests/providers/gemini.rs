@@ -641,7 +641,7 @@ fn decoded_fields_match_the_recordings() {
         raw["candidates"][0]["content"]["parts"][0]["thoughtSignature"].as_str()
     );
     assert_eq!(
-        Value::Object(call.arguments.clone()),
+        call.arguments.to_value(),
         json!({"location": "San Francisco"})
     );
     assert!(
@@ -683,7 +683,7 @@ fn decoded_fields_match_the_recordings() {
         decode_chunks(&dir.join("google-stream-tool-call-arguments.chunks.txt")).expect("stream");
     let calls: Vec<_> = streamed
         .tool_calls()
-        .map(|c| (c.name.clone(), Value::Object(c.arguments.clone())))
+        .map(|c| (c.name.clone(), c.arguments.to_value()))
         .collect();
     assert_eq!(
         calls,
@@ -710,7 +710,7 @@ fn decoded_fields_match_the_recordings() {
         .expect("stream");
     let call = items.tool_calls().next().expect("a call");
     assert_eq!(
-        Value::Object(call.arguments.clone()),
+        call.arguments.to_value(),
         json!({"operations": [
             {"action": "add", "description": "Fresh red apple", "itemid": "apple_001", "price": 0.5},
             {"action": "add", "description": "Ripe yellow banana", "itemid": "banana_001", "price": 0.3},
@@ -724,7 +724,8 @@ fn decoded_fields_match_the_recordings() {
     let ingredients = call
         .arguments
         .get("recipe")
-        .and_then(|r| r.get("ingredients"))
+        .and_then(|r| r.get("ingredients").cloned())
+        .as_ref()
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();

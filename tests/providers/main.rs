@@ -6,6 +6,7 @@
 mod common;
 
 mod anthropic;
+mod argument_order;
 mod catalog;
 mod events;
 mod framing;

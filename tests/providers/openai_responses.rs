@@ -986,15 +986,15 @@ fn usage_and_calls() {
         (calls[0].id.as_str(), calls[0].signature.as_deref()),
         ("call_1", Some("fc_1"))
     );
-    assert_eq!(calls[0].arguments["x"], json!([1]));
-    assert_eq!(calls[1].arguments["value"], "{oops");
+    assert_eq!(calls[0].arguments.to_value()["x"], json!([1]));
+    assert_eq!(calls[1].arguments.to_value()["value"], "{oops");
     assert_eq!(warnings.len(), 1);
     assert!(warnings[0].to_string().contains("output[1].arguments"));
     assert_eq!((m.usage.input, m.usage.cache_read), (20, 80));
     assert_eq!(m.stop_reason, StopReason::ToolUse);
     let custom = decode_file(&fixtures().join("openai-custom-tool.1.json")).unwrap();
     assert_eq!(
-        custom.tool_calls().next().unwrap().arguments["input"],
+        custom.tool_calls().next().unwrap().arguments.to_value()["input"],
         "SELECT * FROM users WHERE age > 25"
     );
 }
@@ -1153,13 +1153,7 @@ fn parallel_wrapper_is_split() {
     .unwrap();
     let calls: Vec<(&str, &str, Value)> = m
         .tool_calls()
-        .map(|c| {
-            (
-                c.id.as_str(),
-                c.name.as_str(),
-                Value::Object(c.arguments.clone()),
-            )
-        })
+        .map(|c| (c.id.as_str(), c.name.as_str(), c.arguments.to_value()))
         .collect();
     assert_eq!(
         calls,

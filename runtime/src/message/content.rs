@@ -13,6 +13,7 @@ use serde::de::{self, Deserializer};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 
+pub use super::arguments::ToolArguments;
 use super::key::Key;
 use super::Role;
 
@@ -144,6 +145,14 @@ impl RawJson {
         )
     }
 
+    /// `{}`.
+    pub(crate) fn empty_object() -> Self {
+        Self::compacted(
+            serde_json::value::RawValue::from_string("{}".to_owned())
+                .unwrap_or_else(|_| serde_json::value::RawValue::NULL.to_owned()),
+        )
+    }
+
     /// The JSON text, as it was read.
     pub fn get(&self) -> &str {
         self.0.get()
@@ -151,8 +160,9 @@ impl RawJson {
 
     /// The JSON value (object keys in serde_json's order).
     pub fn to_value(&self) -> serde_json::Value {
-        // The text was parsed once already: it parses again.
-        serde_json::from_str(self.get()).unwrap_or(serde_json::Value::Null)
+        // The text was parsed once already: it parses again (as deep as
+        // `read_deep_json` reads; a deeper one is `null`).
+        crate::session::lenient::from_deep_str(self.get()).unwrap_or(serde_json::Value::Null)
     }
 
     /// The `"type"` of a JSON object, if it has a string one.
@@ -170,6 +180,74 @@ impl RawJson {
     /// Whether the value is a JSON object.
     pub fn is_object(&self) -> bool {
         self.get().starts_with('{')
+    }
+
+    /// Each key of an object and the text of its value, in order (empty for
+    /// anything but an object).
+    pub(crate) fn entries(&self) -> Vec<(String, RawJson)> {
+        struct Entries;
+        impl<'de> de::Visitor<'de> for Entries {
+            type Value = Vec<(String, RawJson)>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry::<String, RawJson>()? {
+                    entries.push(entry);
+                }
+                Ok(entries)
+            }
+        }
+        if !self.is_object() {
+            return Vec::new();
+        }
+        // Each value is taken as text, without recursion: at any depth.
+        serde_json::Deserializer::from_str(self.get())
+            .deserialize_map(Entries)
+            .unwrap_or_default()
+    }
+
+    /// Each element of an array as text, in order (empty for anything but
+    /// an array).
+    pub(crate) fn elements(&self) -> Vec<RawJson> {
+        if !self.get().starts_with('[') {
+            return Vec::new();
+        }
+        serde_json::from_str(self.get()).unwrap_or_default()
+    }
+
+    /// This object with `updates` set: a key it has keeps its place, a new one
+    /// goes last (as JavaScript sets a key). Anything but an object is kept.
+    pub(crate) fn with_entries(&self, updates: Vec<(&str, RawJson)>) -> RawJson {
+        if !self.is_object() || updates.is_empty() {
+            return self.clone();
+        }
+        let mut updates: Vec<(&str, Option<RawJson>)> =
+            updates.into_iter().map(|(k, v)| (k, Some(v))).collect();
+        let mut text = String::from("{");
+        let push = |text: &mut String, key: &str, value: &RawJson| {
+            if text.len() > 1 {
+                text.push(',');
+            }
+            text.push_str(&serde_json::Value::from(key).to_string());
+            text.push(':');
+            text.push_str(value.get());
+        };
+        for (key, value) in self.entries() {
+            let update = updates
+                .iter_mut()
+                .find(|(k, _)| *k == key)
+                .and_then(|(_, v)| v.take());
+            push(&mut text, &key, update.as_ref().unwrap_or(&value));
+        }
+        for (key, value) in &updates {
+            if let Some(value) = value {
+                push(&mut text, key, value);
+            }
+        }
+        text.push('}');
+        RawJson::from_json(&text).unwrap_or_else(|_| self.clone())
     }
 }
 
@@ -251,14 +329,12 @@ impl<'de> de::Visitor<'de> for RawVisitor {
     }
 
     fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<RawJson, D::Error> {
-        serde_json::Value::deserialize(d).map(|v| RawJson::from_value(&v))
+        d.deserialize_any(self)
     }
 
     fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<RawJson, A::Error> {
         let Some(first) = map.next_key::<String>()? else {
-            return Ok(RawJson::from_value(&serde_json::Value::Object(
-                serde_json::Map::new(),
-            )));
+            return Ok(RawJson::empty_object());
         };
         if first == RAW_TOKEN {
             // serde_json's reader: the one entry is the value's text.
@@ -267,21 +343,36 @@ impl<'de> de::Visitor<'de> for RawVisitor {
                 .map(RawJson::compacted)
                 .map_err(de::Error::custom);
         }
-        // Another reader gave the object itself.
-        let mut object = serde_json::Map::new();
-        object.insert(first, map.next_value()?);
-        while let Some((key, value)) = map.next_entry::<String, serde_json::Value>()? {
-            object.insert(key, value);
+        // Another reader gave the object itself: written in its order, each
+        // value read the same way (so nested objects keep theirs too).
+        let mut text = String::from("{");
+        let mut name = first;
+        loop {
+            text.push_str(&serde_json::to_string(&name).map_err(de::Error::custom)?);
+            text.push(':');
+            text.push_str(map.next_value::<RawJson>()?.get());
+            match map.next_key::<String>()? {
+                Some(next) => {
+                    text.push(',');
+                    name = next;
+                }
+                None => break,
+            }
         }
-        Ok(RawJson::from_value(&serde_json::Value::Object(object)))
+        text.push('}');
+        raw_text(text)
     }
 
     fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<RawJson, A::Error> {
-        let mut items = Vec::new();
-        while let Some(item) = seq.next_element::<serde_json::Value>()? {
-            items.push(item);
+        let mut text = String::from("[");
+        while let Some(item) = seq.next_element::<RawJson>()? {
+            if text.len() > 1 {
+                text.push(',');
+            }
+            text.push_str(item.get());
         }
-        Ok(RawJson::from_value(&serde_json::Value::Array(items)))
+        text.push(']');
+        raw_text(text)
     }
 
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<RawJson, E> {
@@ -315,6 +406,13 @@ impl<'de> de::Visitor<'de> for RawVisitor {
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<RawJson, D::Error> {
         d.deserialize_any(self)
     }
+}
+
+/// A compact JSON text written from checked values.
+fn raw_text<E: de::Error>(text: String) -> Result<RawJson, E> {
+    serde_json::value::RawValue::from_string(text)
+        .map(RawJson)
+        .map_err(de::Error::custom)
 }
 
 /// A block that a provider wrote and agentmsg does not model, kept verbatim in
@@ -687,8 +785,8 @@ pub struct ToolCall {
     pub id: String,
     /// The tool's name.
     pub name: String,
-    /// The arguments, a JSON object.
-    pub arguments: serde_json::Map<String, serde_json::Value>,
+    /// The arguments, a JSON object in the order the model wrote it.
+    pub arguments: ToolArguments,
     /// The provider's signature on this call, echoed back to the same model.
     #[serde(
         default,
@@ -699,26 +797,18 @@ pub struct ToolCall {
 }
 
 impl ToolCall {
-    /// A tool call. `arguments` that are not a JSON object are wrapped as
-    /// `{"value": …}` so nothing is lost; `null` becomes `{}`.
+    /// A tool call. `arguments` that are not a JSON object (a `Value` that is
+    /// not one) are wrapped as `{"value": …}` so nothing is lost; `null` becomes
+    /// `{}`.
     pub fn new(
         id: impl Into<String>,
         name: impl Into<String>,
-        arguments: serde_json::Value,
+        arguments: impl Into<ToolArguments>,
     ) -> Self {
-        let arguments = match arguments {
-            serde_json::Value::Object(map) => map,
-            serde_json::Value::Null => serde_json::Map::new(),
-            other => {
-                let mut map = serde_json::Map::new();
-                map.insert("value".to_owned(), other);
-                map
-            }
-        };
         Self {
             id: id.into(),
             name: name.into(),
-            arguments,
+            arguments: arguments.into(),
             signature: None,
         }
     }
@@ -926,24 +1016,26 @@ impl<'de> de::Visitor<'de> for BlockVisitor {
                 other => Err(de::Error::unknown_variant(other, BLOCK_TYPES)),
             };
         }
-        // Another order: buffer the entries (all of them, repeated keys too),
-        // then read them as serde would.
-        let mut entries = vec![(first.into_string(), map.next_value::<serde_json::Value>()?)];
-        while let Some(entry) = map.next_entry::<String, serde_json::Value>()? {
+        // Another order: buffer the entries (all of them, repeated keys too)
+        // as their text (so what a block keeps as text, tool-call arguments,
+        // keeps its order), then read them as serde would.
+        let mut entries = vec![(first.into_string(), map.next_value::<RawJson>()?)];
+        while let Some(entry) = map.next_entry::<String, RawJson>()? {
             entries.push(entry);
         }
         let mut tags = entries.iter().filter(|(key, _)| key == "type");
-        let thinking =
-            tags.next().is_some_and(|(_, tag)| tag == "thinking") && tags.next().is_none();
+        let thinking = tags.next().is_some_and(|(_, tag)| {
+            serde_json::from_str::<String>(tag.get()).is_ok_and(|tag| tag == "thinking")
+        }) && tags.next().is_none();
+        let entries = entries.iter().map(|(key, value)| (key.as_str(), &*value.0));
         if thinking {
-            entries.retain(|(key, _)| key != "type");
-            let buffered =
-                de::value::MapDeserializer::<_, serde_json::Error>::new(entries.into_iter());
+            let entries = entries.filter(|(key, _)| *key != "type");
+            let buffered = de::value::MapDeserializer::<_, serde_json::Error>::new(entries);
             return ThinkingWire::deserialize(buffered)
                 .map_err(de::Error::custom)?
                 .into_block();
         }
-        let buffered = de::value::MapDeserializer::<_, serde_json::Error>::new(entries.into_iter());
+        let buffered = de::value::MapDeserializer::<_, serde_json::Error>::new(entries);
         BufferedContent::deserialize(buffered).map_err(de::Error::custom)
     }
 }

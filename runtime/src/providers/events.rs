@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::{
     AssistantContent, AssistantMessage, RedactedThinkingContent, StopReason, TextContent,
-    ThinkingContent, ToolCall, Usage,
+    ThinkingContent, ToolArguments, ToolCall, Usage,
 };
 
 /// One thing a stream told, in order. `index` is the block's index in the
@@ -138,7 +138,7 @@ pub(crate) struct BlockView<'a> {
     pub(crate) id: Cow<'a, str>,
     pub(crate) name: &'a str,
     /// A complete tool call's arguments, when the decoder holds them parsed.
-    pub(crate) arguments: Option<&'a Map<String, Value>>,
+    pub(crate) arguments: Option<&'a ToolArguments>,
     /// The finished block, when the decoder holds it (always for a block
     /// that arrives whole): what [`content`](Self::content) gives.
     pub(crate) whole: Option<Cow<'a, AssistantContent>>,
@@ -189,11 +189,7 @@ impl<'a> BlockView<'a> {
                 name: &call.name,
                 arguments: Some(&call.arguments),
                 signature: call.signature.as_deref(),
-                ..Self::new(
-                    Kind::ToolCall,
-                    Cow::Owned(Value::Object(call.arguments.clone()).to_string()),
-                    closed,
-                )
+                ..Self::new(Kind::ToolCall, call.arguments.as_str(), closed)
             },
         };
         // A finished text keeps what its view does not carry (its citations);
@@ -376,8 +372,17 @@ impl Differ {
 
 /// The arguments in a JSON text that may stop anywhere: what is complete, with
 /// an unfinished string cut where it stops, an unfinished key or value dropped,
-/// and the open objects and arrays closed. Not an object: empty.
-pub(crate) fn partial_arguments(text: &str) -> Map<String, Value> {
+/// and the open objects and arrays closed, keys in the order written. Not an
+/// object: empty.
+pub(crate) fn partial_arguments(text: &str) -> ToolArguments {
+    let mut scan = Scan::new(usize::MAX);
+    scan.advance(text);
+    scan.closed(text, |t| ToolArguments::from_json(t).ok())
+        .unwrap_or_default()
+}
+
+/// [`partial_arguments`] as a map (serde_json's order).
+fn partial_map(text: &str) -> Map<String, Value> {
     let mut scan = Scan::new(usize::MAX);
     scan.advance(text);
     scan.value(text)
@@ -441,7 +446,7 @@ impl PartialJson {
         let value = self.scan.value(&self.text);
         if value.is_empty() && !self.scan.cuts.is_empty() {
             // None of the recent cuts closes: an older one may.
-            return partial_arguments(&self.text);
+            return partial_map(&self.text);
         }
         value
     }
@@ -527,8 +532,18 @@ impl Scan {
 
     /// The object `text` holds, closed at the last cut that parses.
     fn value(&self, text: &str) -> Map<String, Value> {
-        if let Ok(Value::Object(map)) = serde_json::from_str(text) {
-            return map;
+        self.closed(text, |t| match serde_json::from_str(t) {
+            Ok(Value::Object(map)) => Some(map),
+            _ => None,
+        })
+        .unwrap_or_default()
+    }
+
+    /// What `parse` reads from `text` as it is, or else closed at the last cut
+    /// where it reads something.
+    fn closed<T>(&self, text: &str, parse: impl Fn(&str) -> Option<T>) -> Option<T> {
+        if let Some(value) = parse(text) {
+            return Some(value);
         }
         let open_string = (self.in_string && !self.escaped).then(|| Cut {
             end: text.len(),
@@ -546,10 +561,10 @@ impl Scan {
                 candidate.push('"');
             }
             candidate.extend(cut.closers.iter().rev().map(|&c| char::from(c)));
-            if let Ok(Value::Object(map)) = serde_json::from_str(&candidate) {
-                return map;
+            if let Some(value) = parse(&candidate) {
+                return Some(value);
             }
         }
-        Map::new()
+        None
     }
 }

@@ -23,6 +23,7 @@ use crate::Report;
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
 mod api;
+mod body;
 mod catalog;
 mod conversation;
 mod decode;
@@ -38,6 +39,7 @@ mod options;
 mod shared;
 
 pub use api::{AnyStreamDecoder, Api, UnknownApi};
+pub use body::Body;
 pub use catalog::{Catalog, ModelInfo};
 pub use conversation::Conversation;
 pub use decode::{Events, StreamError, StreamReader};
@@ -349,8 +351,9 @@ impl ToolSpec {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Encoded {
-    /// The JSON body to send.
-    pub body: serde_json::Value,
+    /// The JSON body to send: a `Value` that serializes with each tool call's
+    /// arguments in the model's order.
+    pub body: Body,
     /// What `prepare` and the encoder changed, by input message index.
     pub report: Report,
     /// The request options the API or model could not take as given: left out

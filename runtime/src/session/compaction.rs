@@ -139,7 +139,8 @@ pub fn serialize_conversation<M: Borrow<Message>>(messages: &[M]) -> String {
                         AssistantContent::ToolCall(c) => {
                             let arguments: Vec<String> = c
                                 .arguments
-                                .iter()
+                                .entries()
+                                .into_iter()
                                 .map(|(k, v)| format!("{k}={v}"))
                                 .collect();
                             calls.push(format!("{}({})", c.name, arguments.join(", ")));

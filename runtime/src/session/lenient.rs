@@ -113,7 +113,7 @@ pub(crate) fn read_as_pi(raw: &str, registry: &Registry) -> Option<(AgentMessage
         };
         for (index, arguments) in deep {
             if let Some(AssistantContent::ToolCall(call)) = assistant.content.get_mut(index) {
-                call.arguments = arguments;
+                call.arguments = arguments.into();
             }
         }
     }
@@ -132,6 +132,14 @@ pub(crate) fn read_as_pi(raw: &str, registry: &Registry) -> Option<(AgentMessage
 /// assert!(agentmsg_runtime::read_deep_json(&too_deep).is_err());
 /// ```
 pub fn read_deep_json(text: &str) -> Result<Value, serde_json::Error> {
+    from_deep_str(text)
+}
+
+/// A `T` from a JSON text nested up to [`MAX_DEPTH`] levels deep (see
+/// [`read_deep_json`]).
+pub(crate) fn from_deep_str<T: serde::de::DeserializeOwned>(
+    text: &str,
+) -> Result<T, serde_json::Error> {
     let depth = max_depth(text.as_bytes());
     if depth > MAX_DEPTH {
         return Err(serde::de::Error::custom(format_args!(
@@ -140,14 +148,14 @@ pub fn read_deep_json(text: &str) -> Result<Value, serde_json::Error> {
     }
     let mut deserializer = serde_json::Deserializer::from_str(text);
     deserializer.disable_recursion_limit();
-    let value = serde::Deserialize::deserialize(&mut deserializer)?;
+    let value = T::deserialize(&mut deserializer)?;
     deserializer.end()?;
     Ok(value)
 }
 
 /// The deepest nesting of arrays and objects in a JSON text (strings
 /// skipped), without recursion.
-fn max_depth(text: &[u8]) -> usize {
+pub(crate) fn max_depth(text: &[u8]) -> usize {
     let (mut depth, mut max, mut in_string, mut escaped) = (0usize, 0usize, false, false);
     for &byte in text {
         if in_string {

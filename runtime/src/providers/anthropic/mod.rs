@@ -58,7 +58,7 @@
 //! }
 //! let message = stream.finish()?;
 //! assert_eq!(message.stop_reason, StopReason::ToolUse);
-//! assert_eq!(message.tool_calls().next().map(|c| c.arguments["path"].clone()), Some("a.rs".into()));
+//! assert_eq!(message.tool_calls().next().and_then(|c| c.arguments.get("path")), Some("a.rs".into()));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!

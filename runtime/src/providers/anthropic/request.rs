@@ -2,9 +2,10 @@
 
 use super::options::write_options;
 use super::{API, DEFAULT_MAX_TOKENS, MAX_DOCUMENT_TITLE, PROVIDER};
+use crate::providers::body::calls_of;
 use crate::providers::options::OptionReport;
 use crate::providers::shared::turns::{Side, Turns, OPENING};
-use crate::providers::{EncodeError, Encoded, Request};
+use crate::providers::{Body, EncodeError, Encoded, Request};
 use crate::Message;
 use crate::{
     AssistantContent, DocumentContent, ImageContent, MediaSource, ToolResultContent, UserContent,
@@ -140,8 +141,17 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     if request.stream {
         body.insert("stream".into(), Value::Bool(true));
     }
+    let body = Body::with_arguments(
+        Value::Object(body),
+        calls_of(&prepared.messages),
+        ("messages", "content"),
+        |block| {
+            (block.get("type")? == "tool_use").then_some(())?;
+            Some((block.get("id")?.as_str()?, &["input"]))
+        },
+    );
     Ok(Encoded {
-        body: Value::Object(body),
+        body,
         report: encoder.report,
         options: options.0,
     })
@@ -439,7 +449,7 @@ impl Encoder {
                     "type": "tool_use",
                     "id": call.id,
                     "name": call.name,
-                    "input": call.arguments,
+                    "input": call.arguments.to_value(),
                 })),
             }
         }

@@ -7,7 +7,7 @@ use crate::providers::ResponseError;
 use crate::Usage;
 use crate::{AssistantContent, RedactedThinkingContent, TextContent, ThinkingContent, ToolCall};
 use crate::{AssistantMessage, StopReason};
-use crate::{ProviderBlock, RawJson};
+use crate::{ProviderBlock, RawJson, ToolArguments};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -21,7 +21,7 @@ pub(super) struct WireMessage {
     #[serde(default)]
     pub(super) model: Option<String>,
     #[serde(default)]
-    pub(super) content: Option<Vec<Value>>,
+    pub(super) content: Option<Vec<RawJson>>,
     #[serde(default)]
     pub(super) stop_reason: Option<String>,
     #[serde(default)]
@@ -80,7 +80,7 @@ pub(super) enum WireBlock {
         #[serde(default)]
         text: String,
         #[serde(default)]
-        citations: Option<Value>,
+        citations: Option<RawJson>,
     },
     Thinking {
         #[serde(default)]
@@ -96,7 +96,7 @@ pub(super) enum WireBlock {
         id: String,
         name: String,
         #[serde(default)]
-        input: Value,
+        input: Option<RawJson>,
     },
     #[serde(other)]
     Other,
@@ -196,12 +196,12 @@ const MODELLED: [&str; 4] = ["text", "thinking", "redacted_thinking", "tool_use"
 /// models as that block, any other (server-side tool blocks, `compaction`,
 /// `fallback`…) as a [`ProviderBlock`], never a client tool call.
 pub(super) fn decode_block(
-    block: Value,
+    block: RawJson,
     event: Option<usize>,
     path: &str,
 ) -> Result<AssistantContent, ResponseError> {
-    let kind = block.get("type").and_then(Value::as_str);
-    if !kind.is_some_and(|kind| MODELLED.contains(&kind)) {
+    let kind = block.type_name();
+    if !kind.is_some_and(|kind| MODELLED.contains(&kind.as_str())) {
         if !block.is_object() {
             return Err(ResponseError::Invalid {
                 event,
@@ -209,13 +209,14 @@ pub(super) fn decode_block(
                 message: format!("a content block must be a JSON object, found {block}"),
             });
         }
-        return Ok(provider_block(&block));
+        return Ok(provider_block(block));
     }
-    let wire: WireBlock = serde_json::from_value(block).map_err(|e| ResponseError::Invalid {
-        event,
-        path: path.to_owned(),
-        message: e.to_string(),
-    })?;
+    let wire: WireBlock =
+        serde_json::from_str(block.get()).map_err(|e| ResponseError::Invalid {
+            event,
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
     block_content(wire, event, &format!("{path}.input"))
 }
 
@@ -224,14 +225,21 @@ pub(super) fn decode_block(
 /// (programmatic tool calling). The call is kept as a client call; its caller
 /// is not, as a tool call has no place for it.
 pub(super) fn caller_not_kept(
-    block: &Value,
+    block: &RawJson,
     event: Option<usize>,
     path: &str,
 ) -> Option<ResponseError> {
-    if block.get("type").and_then(Value::as_str) != Some("tool_use") {
+    #[derive(Deserialize)]
+    struct Called {
+        #[serde(rename = "type")]
+        kind: Option<String>,
+        caller: Option<Value>,
+    }
+    let called: Called = serde_json::from_str(block.get()).ok()?;
+    if called.kind.as_deref() != Some("tool_use") {
         return None;
     }
-    let caller = block.get("caller").filter(|c| !c.is_null())?;
+    let caller = called.caller.filter(|c| !c.is_null())?;
     if caller.get("type").and_then(Value::as_str) == Some("direct") {
         return None;
     }
@@ -245,15 +253,13 @@ pub(super) fn caller_not_kept(
 }
 
 /// A block agentmsg does not model, kept as it is.
-pub(super) fn provider_block(block: &Value) -> AssistantContent {
-    AssistantContent::ProviderBlock(ProviderBlock::new(API, RawJson::from_value(block)))
+pub(super) fn provider_block(block: RawJson) -> AssistantContent {
+    AssistantContent::ProviderBlock(ProviderBlock::new(API, block))
 }
 
 /// A text's `citations`, kept when there are any.
-pub(super) fn citations(citations: Option<Value>) -> Option<RawJson> {
-    citations
-        .filter(|c| c.as_array().is_some_and(|a| !a.is_empty()))
-        .map(|c| RawJson::from_value(&c))
+pub(super) fn citations(citations: Option<RawJson>) -> Option<RawJson> {
+    citations.filter(|c| c.get().starts_with('[') && c.get() != "[]")
 }
 
 pub(super) fn block_content(
@@ -278,8 +284,12 @@ pub(super) fn block_content(
         }
         WireBlock::ToolUse { id, name, input } => {
             let input = match input {
-                Value::Object(_) | Value::Null => input,
-                other => {
+                None => ToolArguments::new(),
+                Some(null) if null.get() == "null" => ToolArguments::new(),
+                Some(input) if input.is_object() => {
+                    ToolArguments::from_raw(input).unwrap_or_default()
+                }
+                Some(other) => {
                     return Err(ResponseError::Invalid {
                         event,
                         path: path.to_owned(),

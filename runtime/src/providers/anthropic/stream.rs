@@ -12,6 +12,7 @@ use crate::providers::{ResponseError, StreamDecode};
 use crate::Usage;
 use crate::{AssistantContent, RedactedThinkingContent, TextContent, ThinkingContent, ToolCall};
 use crate::{AssistantMessage, StopReason};
+use crate::{RawJson, ToolArguments};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -25,7 +26,7 @@ pub(super) enum WireEvent {
     },
     ContentBlockStart {
         index: usize,
-        content_block: Value,
+        content_block: RawJson,
     },
     ContentBlockDelta {
         index: usize,
@@ -73,7 +74,7 @@ pub(super) enum WireDelta {
         partial_json: String,
     },
     CitationsDelta {
-        citation: Value,
+        citation: RawJson,
     },
     CompactionDelta {
         #[serde(default)]
@@ -90,7 +91,7 @@ pub(super) enum WireDelta {
 #[derive(Debug)]
 pub(super) enum Open {
     /// A text and its citations so far.
-    Text(String, Vec<Value>),
+    Text(String, Vec<RawJson>),
     Thinking(String, String),
     Redacted(String),
     Tool {
@@ -105,6 +106,8 @@ pub(super) enum Open {
     /// bring them.
     Provider {
         start: Value,
+        /// `start` as written (its keys in their order).
+        raw: RawJson,
         json: String,
         content: Option<String>,
         encrypted: Option<String>,
@@ -320,8 +323,9 @@ impl StreamDecoder {
             }
             WireEvent::ContentBlockStart {
                 index: block,
-                content_block,
+                content_block: raw,
             } => {
+                let content_block = raw.to_value();
                 self.require_started(index)?;
                 if self.slots.contains_key(&block) {
                     return Err(self.fail(
@@ -348,17 +352,17 @@ impl StreamDecoder {
                 let open = match kind {
                     Some("text") => Open::Text(
                         field("text"),
-                        content_block
-                            .get("citations")
-                            .and_then(Value::as_array)
-                            .cloned()
+                        raw.entries()
+                            .into_iter()
+                            .find(|(key, _)| key == "citations")
+                            .map(|(_, list)| list.elements())
                             .unwrap_or_default(),
                     ),
                     Some("thinking") => Open::Thinking(field("thinking"), field("signature")),
                     Some("redacted_thinking") => Open::Redacted(field("data")),
                     Some("tool_use") => {
                         self.skipped.extend(super::response::caller_not_kept(
-                            &content_block,
+                            &RawJson::from_value(&content_block),
                             Some(index),
                             "content_block",
                         ));
@@ -390,6 +394,7 @@ impl StreamDecoder {
                             .and_then(Value::as_str)
                             .map(str::to_owned),
                         start: content_block,
+                        raw,
                         json: String::new(),
                         encrypted: None,
                     },
@@ -544,10 +549,12 @@ impl StreamDecoder {
                 json,
             } => {
                 let input = if json.trim().is_empty() {
-                    start_input
+                    ToolArguments::from_value(start_input)
                 } else {
-                    match serde_json::from_str::<Value>(&json) {
-                        Ok(value @ Value::Object(_)) => value,
+                    match RawJson::from_json(&json) {
+                        Ok(value) if value.is_object() => {
+                            ToolArguments::from_raw(value).unwrap_or_default()
+                        }
                         Ok(other) => {
                             return Err(self.fail(
                                 index,
@@ -567,14 +574,16 @@ impl StreamDecoder {
                 Some(AssistantContent::ToolCall(ToolCall::new(id, name, input)))
             }
             Open::Provider {
-                mut start,
+                start,
+                raw,
                 json,
                 content,
                 encrypted,
             } => {
+                let mut updates = Vec::new();
                 if !json.trim().is_empty() {
-                    match serde_json::from_str::<Value>(&json) {
-                        Ok(input) => start["input"] = input,
+                    match RawJson::from_json(&json) {
+                        Ok(input) => updates.push(("input", input)),
                         Err(e) => {
                             let kind = start.get("type").and_then(Value::as_str).unwrap_or("");
                             return Err(self.fail(
@@ -586,21 +595,32 @@ impl StreamDecoder {
                     }
                 }
                 if let Some(content) = content {
-                    start["content"] = Value::String(content);
+                    updates.push(("content", RawJson::from_value(&Value::String(content))));
                 }
                 if let Some(encrypted) = encrypted {
-                    start["encrypted_content"] = Value::String(encrypted);
+                    updates.push((
+                        "encrypted_content",
+                        RawJson::from_value(&Value::String(encrypted)),
+                    ));
                 }
-                Some(provider_block(&start))
+                Some(provider_block(raw.with_entries(updates)))
             }
         })
     }
 }
 
 /// A finished text block, with its citations when there are any.
-fn text_block(text: String, list: Vec<Value>) -> AssistantContent {
+fn text_block(text: String, list: Vec<RawJson>) -> AssistantContent {
+    let mut array = String::from("[");
+    for (i, citation) in list.iter().enumerate() {
+        if i > 0 {
+            array.push(',');
+        }
+        array.push_str(citation.get());
+    }
+    array.push(']');
     AssistantContent::Text(TextContent {
-        citations: citations(Some(Value::Array(list))),
+        citations: citations(RawJson::from_json(&array).ok()),
         ..TextContent::new(text)
     })
 }

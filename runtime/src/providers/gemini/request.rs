@@ -3,9 +3,10 @@
 use super::options::write_options;
 use super::response::CANDIDATE_METADATA;
 use super::{API, PROVIDER, SKIP_SIGNATURE};
+use crate::providers::body::calls_of;
 use crate::providers::options::OptionReport;
 use crate::providers::shared::turns::{Side, Turns, OPENING};
-use crate::providers::{EncodeError, Encoded, Request, ToolSpec};
+use crate::providers::{Body, EncodeError, Encoded, Request, ToolSpec};
 use crate::{
     AssistantContent, DocumentContent, ImageContent, MediaSource, ToolResultContent, UserContent,
 };
@@ -71,8 +72,17 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     }
     let mut options = OptionReport::default();
     write_options(request, &mut body, &mut options);
+    let body = Body::with_arguments(
+        Value::Object(body),
+        calls_of(&prepared.messages),
+        ("contents", "parts"),
+        |part| {
+            let call = part.get("functionCall")?;
+            Some((call.get("id")?.as_str()?, &["functionCall", "args"]))
+        },
+    );
     Ok(Encoded {
-        body: Value::Object(body),
+        body,
         report: encoder.report,
         options: options.0,
     })
@@ -386,7 +396,7 @@ impl Encoder {
                     let mut part = Map::new();
                     part.insert(
                         "functionCall".into(),
-                        json!({"id": call.id, "name": call.name, "args": call.arguments}),
+                        json!({"id": call.id, "name": call.name, "args": call.arguments.to_value()}),
                     );
                     match call.signature() {
                         Some(signature) => {

@@ -1,5 +1,6 @@
 //! The response decoder.
 
+use crate::ToolArguments;
 use std::collections::BTreeMap;
 
 use super::json_path::{parse_json_path, slot_at};
@@ -62,7 +63,7 @@ pub(crate) const CANDIDATE_METADATA: [&str; 3] = [
 #[derive(Deserialize)]
 pub(super) struct WireContent {
     #[serde(default)]
-    pub(super) parts: Vec<Value>,
+    pub(super) parts: Vec<RawJson>,
 }
 
 #[derive(Deserialize)]
@@ -97,7 +98,7 @@ pub(super) struct WireFunctionCall {
     #[serde(default)]
     pub(super) name: Option<String>,
     #[serde(default)]
-    pub(super) args: Option<Value>,
+    pub(super) args: Option<RawJson>,
     #[serde(default)]
     pub(super) partial_args: Vec<PartialArg>,
     #[serde(default)]
@@ -245,15 +246,16 @@ impl Builder {
 
     pub(super) fn part(
         &mut self,
-        raw: Value,
+        raw: RawJson,
         event: Option<usize>,
         path: &str,
     ) -> Result<(), ResponseError> {
-        let part = WirePart::deserialize(&raw).map_err(|e| ResponseError::Invalid {
-            event,
-            path: path.to_owned(),
-            message: e.to_string(),
-        })?;
+        let part =
+            serde_json::from_str::<WirePart>(raw.get()).map_err(|e| ResponseError::Invalid {
+                event,
+                path: path.to_owned(),
+                message: e.to_string(),
+            })?;
         let signature = part.thought_signature.filter(|s| !s.is_empty());
         if let Some(call) = part.function_call {
             self.open = OpenText::None;
@@ -354,14 +356,14 @@ impl Builder {
         if let Some(name) = call.name.filter(|n| !n.is_empty()) {
             self.streaming = None;
             let args = match call.args {
-                None | Some(Value::Null) => Value::Object(Map::new()),
-                Some(args @ Value::Object(_)) => args,
-                Some(other) => {
-                    return Err(ResponseError::Invalid {
+                None => ToolArguments::new(),
+                Some(args) if args.get() == "null" => ToolArguments::new(),
+                Some(args) => {
+                    ToolArguments::from_raw(args).map_err(|e| ResponseError::Invalid {
                         event,
                         path: format!("{path}.args"),
-                        message: format!("arguments must be a JSON object, found {other}"),
-                    })
+                        message: format!("arguments must be a JSON object: {e}"),
+                    })?
                 }
             };
             let mut tool = ToolCall::new(call.id.unwrap_or_default(), name, args);
@@ -402,45 +404,52 @@ impl Builder {
         let Some(AssistantContent::ToolCall(call)) = self.content.get_mut(*index) else {
             return Ok(());
         };
-        for (j, piece) in pieces.into_iter().enumerate() {
-            let at = format!("{path}.partialArgs[{j}].jsonPath");
-            let segments =
-                parse_json_path(&piece.json_path).ok_or_else(|| ResponseError::Invalid {
-                    event,
-                    path: at.clone(),
-                    message: format!("cannot read JSON path `{}`", piece.json_path),
-                })?;
-            let slot =
-                slot_at(&mut call.arguments, &segments).ok_or_else(|| ResponseError::Invalid {
-                    event,
-                    path: at.clone(),
-                    message: format!(
-                        "JSON path `{}` conflicts with earlier arguments",
-                        piece.json_path
-                    ),
-                })?;
-            let appending = continuing.as_deref() == Some(piece.json_path.as_str());
-            match (piece.string_value, slot) {
-                (Some(s), Value::String(existing)) if appending => existing.push_str(&s),
-                (Some(s), slot) => *slot = Value::String(s),
-                (None, slot) => {
-                    *slot = if let Some(n) = piece.number_value {
-                        Value::Number(n)
-                    } else if let Some(b) = piece.bool_value {
-                        Value::Bool(b)
-                    } else {
-                        // `nullValue`, or a piece without a value.
-                        Value::Null
-                    };
+        // Pieces land by JSON path in a map, written back once per chunk.
+        let mut arguments = call.arguments.to_map();
+        let apply = || -> Result<(), ResponseError> {
+            for (j, piece) in pieces.into_iter().enumerate() {
+                let at = format!("{path}.partialArgs[{j}].jsonPath");
+                let segments =
+                    parse_json_path(&piece.json_path).ok_or_else(|| ResponseError::Invalid {
+                        event,
+                        path: at.clone(),
+                        message: format!("cannot read JSON path `{}`", piece.json_path),
+                    })?;
+                let slot =
+                    slot_at(&mut arguments, &segments).ok_or_else(|| ResponseError::Invalid {
+                        event,
+                        path: at.clone(),
+                        message: format!(
+                            "JSON path `{}` conflicts with earlier arguments",
+                            piece.json_path
+                        ),
+                    })?;
+                let appending = continuing.as_deref() == Some(piece.json_path.as_str());
+                match (piece.string_value, slot) {
+                    (Some(s), Value::String(existing)) if appending => existing.push_str(&s),
+                    (Some(s), slot) => *slot = Value::String(s),
+                    (None, slot) => {
+                        *slot = if let Some(n) = piece.number_value {
+                            Value::Number(n)
+                        } else if let Some(b) = piece.bool_value {
+                            Value::Bool(b)
+                        } else {
+                            // `nullValue`, or a piece without a value.
+                            Value::Null
+                        };
+                    }
                 }
+                *continuing = if piece.will_continue == Some(true) {
+                    Some(piece.json_path)
+                } else {
+                    None
+                };
             }
-            *continuing = if piece.will_continue == Some(true) {
-                Some(piece.json_path)
-            } else {
-                None
-            };
-        }
-        Ok(())
+            Ok(())
+        };
+        let applied = apply();
+        call.arguments = arguments.into();
+        applied
     }
 
     /// The content, with a deterministic id on every call that came without one.
@@ -459,8 +468,8 @@ impl Builder {
 }
 
 /// A part or a candidate's metadata kept as it is.
-pub(super) fn gemini_block(value: &Value) -> AssistantContent {
-    AssistantContent::ProviderBlock(ProviderBlock::new(API, RawJson::from_value(value)))
+pub(super) fn gemini_block(raw: &RawJson) -> AssistantContent {
+    AssistantContent::ProviderBlock(ProviderBlock::new(API, raw.clone()))
 }
 
 /// Decodes a non-streaming `generateContent` response body. An error body
@@ -531,7 +540,9 @@ pub(super) fn call_id(response_id: Option<&str>, n: usize, call: &ToolCall) -> S
     hasher.update([0]);
     hasher.update(call.name.as_bytes());
     hasher.update([0]);
-    hasher.update(Value::Object(call.arguments.clone()).to_string().as_bytes());
+    // serde_json's (sorted) text, as before the arguments kept their order,
+    // so an id once given stays the same.
+    hasher.update(call.arguments.to_value().to_string().as_bytes());
     let digest = hasher.finalize();
     let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
     format!("call_{hex}")
@@ -545,7 +556,7 @@ pub(super) fn metadata_blocks<'a>(
         let value = metadata.get(key)?;
         let mut block = Map::new();
         block.insert(key.to_owned(), value.clone());
-        Some(gemini_block(&Value::Object(block)))
+        Some(gemini_block(&RawJson::from_value(&Value::Object(block))))
     })
 }
 

@@ -153,7 +153,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
         body.insert("stream_options".into(), json!({"include_usage": true}));
     }
     Ok(Encoded {
-        body: Value::Object(body),
+        body: Value::Object(body).into(),
         report,
         options: options.0,
     })
@@ -232,7 +232,7 @@ pub(super) fn assistant_message(
                 "type": "function",
                 "function": {
                     "name": call.name,
-                    "arguments": Value::Object(call.arguments.clone()).to_string(),
+                    "arguments": call.arguments.as_str(),
                 },
             })),
             AssistantContent::Thinking(_) | AssistantContent::RedactedThinking(_) => dropped += 1,

@@ -136,7 +136,7 @@ pub(super) struct WireFunction {
     #[serde(default)]
     pub(super) name: Option<String>,
     #[serde(default)]
-    pub(super) arguments: Option<Value>,
+    pub(super) arguments: Option<crate::RawJson>,
 }
 
 /// Maps a `finish_reason` to a [`StopReason`].
@@ -150,10 +150,10 @@ pub fn stop_reason(finish_reason: &str) -> StopReason {
     }
 }
 
-pub(super) fn wrap_input(input: String) -> Map<String, Value> {
+pub(super) fn wrap_input(input: String) -> crate::ToolArguments {
     let mut map = Map::new();
     map.insert("input".into(), Value::String(input));
-    map
+    map.into()
 }
 
 pub(super) fn base_message(

@@ -141,7 +141,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
         body.insert("stream".into(), Value::Bool(true));
     }
     Ok(Encoded {
-        body: Value::Object(body),
+        body: Value::Object(body).into(),
         report,
         options: options.0,
     })
@@ -376,7 +376,7 @@ pub(super) fn assistant_items(
                 item.insert("name".into(), Value::String(call.name.clone()));
                 item.insert(
                     "arguments".into(),
-                    Value::String(Value::Object(call.arguments.clone()).to_string()),
+                    Value::String(call.arguments.as_str().to_owned()),
                 );
                 items.push(Value::Object(item));
             }

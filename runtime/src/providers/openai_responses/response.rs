@@ -6,6 +6,7 @@ use crate::providers::catalog::priced;
 use crate::providers::shared::arguments::arguments_value;
 pub(super) use crate::providers::shared::openai_error::WireError;
 use crate::providers::ResponseError;
+use crate::ToolArguments;
 use crate::Usage;
 use crate::{AssistantContent, RedactedThinkingContent, TextContent, ThinkingContent, ToolCall};
 use crate::{AssistantMessage, StopReason};
@@ -128,7 +129,7 @@ pub(super) struct WireItem {
     #[serde(default)]
     pub(super) name: Option<String>,
     #[serde(default)]
-    pub(super) arguments: Option<Value>,
+    pub(super) arguments: Option<crate::RawJson>,
     #[serde(default)]
     pub(super) input: Option<String>,
     #[serde(default)]
@@ -183,30 +184,35 @@ pub(super) fn is_parallel_wrapper(name: &str) -> bool {
 }
 
 /// The calls inside a `multi_tool_use.parallel` wrapper that some models emit
-/// (`{"tool_uses":[{"recipient_name":"functions.x","parameters":{…}}…]}`).
+/// (`{"tool_uses":[{"recipient_name":"functions.x","parameters":{…}}…]}`),
+/// each call's parameters in the order written.
 pub(super) fn unwrap_parallel(
     name: &str,
-    arguments: &Map<String, Value>,
-) -> Option<Vec<(String, Map<String, Value>)>> {
+    arguments: &ToolArguments,
+) -> Option<Vec<(String, ToolArguments)>> {
+    #[derive(serde::Deserialize)]
+    struct Wrapper {
+        tool_uses: Vec<Use>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Use {
+        recipient_name: String,
+        #[serde(default)]
+        parameters: Option<ToolArguments>,
+    }
     if !is_parallel_wrapper(name) {
         return None;
     }
-    let uses = arguments.get("tool_uses")?.as_array()?;
-    if uses.is_empty() {
+    let wrapper: Wrapper = arguments.parse().ok()?;
+    if wrapper.tool_uses.is_empty() {
         return None;
     }
-    uses.iter()
+    wrapper
+        .tool_uses
+        .into_iter()
         .map(|entry| {
-            let name = entry
-                .get("recipient_name")?
-                .as_str()?
-                .strip_prefix("functions.")?;
-            let parameters = match entry.get("parameters") {
-                Some(Value::Object(map)) => map.clone(),
-                None | Some(Value::Null) => Map::new(),
-                Some(_) => return None,
-            };
-            Some((name.to_owned(), parameters))
+            let name = entry.recipient_name.strip_prefix("functions.")?;
+            Some((name.to_owned(), entry.parameters.unwrap_or_default()))
         })
         .collect()
 }
@@ -423,11 +429,12 @@ impl Output<'_> {
             format!("output[{i}]"),
             "custom tool call kept as a tool call with arguments {\"input\": …}".into(),
         );
-        let mut arguments = Map::new();
-        arguments.insert(
+        let mut input = Map::new();
+        input.insert(
             "input".into(),
             Value::String(item.input.unwrap_or_default()),
         );
+        let arguments = ToolArguments::from(input);
         self.content.push(AssistantContent::ToolCall(ToolCall {
             id: item.call_id.or(item.id).unwrap_or_default(),
             name: item.name.unwrap_or_default(),

@@ -1,30 +1,32 @@
 //! Tool-call arguments sent as a JSON string (OpenAI Chat and Responses).
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::providers::ResponseError;
+use crate::{RawJson, ToolArguments};
 
-/// Parses tool-call arguments. Anything but a JSON object (or nothing) is kept as
-/// `{"value": …}` (the raw text when it is not JSON) and reported in `warnings`
-/// under `path` (and `event`, for a stream).
+/// Parses tool-call arguments, keeping their keys in the order written.
+/// Anything but a JSON object (or nothing) is kept as `{"value": …}` (the raw
+/// text when it is not JSON) and reported in `warnings` under `path` (and
+/// `event`, for a stream).
 pub(crate) fn parse_arguments(
     raw: &str,
     path: &str,
     event: Option<usize>,
     warnings: &mut Vec<ResponseError>,
-) -> Map<String, Value> {
+) -> ToolArguments {
     if raw.trim().is_empty() {
-        return Map::new();
+        return ToolArguments::new();
     }
-    match serde_json::from_str::<Value>(raw) {
-        Ok(Value::Object(map)) => map,
+    match RawJson::from_json(raw) {
+        Ok(json) if json.is_object() => ToolArguments::from_raw(json).unwrap_or_default(),
         Ok(other) => {
             warnings.push(ResponseError::Invalid {
                 event,
                 path: path.to_owned(),
                 message: "arguments are JSON but not an object; kept as {\"value\": …}".into(),
             });
-            wrap_value(other)
+            ToolArguments::wrap_raw(&other)
         }
         Err(e) => {
             warnings.push(ResponseError::Invalid {
@@ -34,7 +36,7 @@ pub(crate) fn parse_arguments(
                     "arguments are not valid JSON ({e}); kept as the string {{\"value\": …}}"
                 ),
             });
-            wrap_value(Value::String(raw.to_owned()))
+            ToolArguments::wrap(&Value::String(raw.to_owned()))
         }
     }
 }
@@ -43,30 +45,29 @@ pub(crate) fn parse_arguments(
 /// [`parse_arguments`]), an object, or nothing. Anything else is kept as
 /// `{"value": …}` and reported.
 pub(crate) fn arguments_value(
-    value: Option<Value>,
+    value: Option<RawJson>,
     path: String,
     event: Option<usize>,
     warnings: &mut Vec<ResponseError>,
-) -> Map<String, Value> {
-    match value {
-        Some(Value::String(raw)) => parse_arguments(&raw, &path, event, warnings),
-        Some(Value::Object(map)) => map,
-        Some(Value::Null) | None => Map::new(),
-        Some(other) => {
+) -> ToolArguments {
+    let Some(json) = value else {
+        return ToolArguments::new();
+    };
+    match json.get().as_bytes().first() {
+        Some(b'"') => match serde_json::from_str::<String>(json.get()) {
+            Ok(text) => parse_arguments(&text, &path, event, warnings),
+            Err(_) => ToolArguments::new(),
+        },
+        Some(b'{') => ToolArguments::from_raw(json).unwrap_or_default(),
+        Some(b'n') => ToolArguments::new(),
+        _ => {
             warnings.push(ResponseError::Invalid {
                 event,
                 path,
                 message: "arguments are neither a string nor an object; kept as {\"value\": …}"
                     .into(),
             });
-            wrap_value(other)
+            ToolArguments::wrap_raw(&json)
         }
     }
-}
-
-/// Arguments that are not an object, kept as `{"value": …}`.
-fn wrap_value(value: Value) -> Map<String, Value> {
-    let mut map = Map::new();
-    map.insert("value".into(), value);
-    map
 }
