@@ -210,6 +210,15 @@ impl RawJson {
 
     /// Each element of an array as text, in order (empty for anything but
     /// an array).
+    #[cfg_attr(
+        not(any(
+            feature = "openai-chat",
+            feature = "openai-responses",
+            feature = "anthropic",
+            feature = "gemini"
+        )),
+        allow(dead_code)
+    )]
     pub(crate) fn elements(&self) -> Vec<RawJson> {
         if !self.get().starts_with('[') {
             return Vec::new();
@@ -219,6 +228,7 @@ impl RawJson {
 
     /// This object with `updates` set: a key it has keeps its place, a new one
     /// goes last (as JavaScript sets a key). Anything but an object is kept.
+    #[cfg_attr(not(feature = "anthropic"), allow(dead_code))]
     pub(crate) fn with_entries(&self, updates: Vec<(&str, RawJson)>) -> RawJson {
         if !self.is_object() || updates.is_empty() {
             return self.clone();

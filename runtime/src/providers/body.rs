@@ -16,7 +16,7 @@ use crate::{Message, RawJson, ToolArguments, ToolCall};
 /// It is a [`serde_json::Value`] to read or change (it derefs to one), and it
 /// serializes with each tool call's arguments in the order the model wrote
 /// them, where a `Value` would sort their keys. Send it with
-/// `serde_json::to_vec(&encoded.body)` (as [`http::Client`](crate::http) and
+/// `serde_json::to_vec(&encoded.body)` (as the `http` feature's client and
 /// `agentmsg project` do); [`into_value`](Self::into_value) gives the bare
 /// value, sorted.
 ///
