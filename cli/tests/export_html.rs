@@ -18,7 +18,7 @@ const BRANCHED: &[&str] = &[
     r#"{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":"grep: permission denied"}],"isError":true,"timestamp":1765233668000,"id":"r1","parentId":"a1"}"#,
     r#"{"role":"assistant","content":[{"type":"text","text":"It failed."}],"api":"openai-responses","provider":"mystery","model":"unpriced-model-x","usage":{"input":50,"output":5,"cacheRead":10,"cacheWrite":0,"totalTokens":65},"stopReason":"stop","timestamp":1765233669000,"id":"a2","parentId":"r1"}"#,
     r#"{"role":"user","content":"Try another way","timestamp":1765233670000,"id":"u2","parentId":"a2"}"#,
-    r#"{"role":"assistant","content":[{"type":"text","text":"Second way."}],"api":"anthropic-messages","provider":"anthropic","model":"claude-opus-4-5","usage":{"input":10,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":12},"stopReason":"stop","timestamp":1765233671000,"id":"a3","parentId":"u2"}"#,
+    r#"{"role":"assistant","content":[{"type":"text","text":"Second way."}],"api":"anthropic-messages","provider":"anthropic","model":"claude-opus-4-5","usage":{"input":30,"output":7,"cacheRead":0,"cacheWrite":0,"totalTokens":37},"stopReason":"stop","timestamp":1765233671000,"id":"a3","parentId":"u2"}"#,
     r#"{"role":"extension","kind":"label","data":{"targetId":"u1","label":"the start"},"id":"l1","parentId":"a3"}"#,
     r#"{"role":"user","content":"Give up instead","timestamp":1765233672000,"id":"u3","parentId":"a2"}"#,
     r#"{"role":"compactionSummary","summary":"We looked for a needle.","tokensBefore":500,"firstKeptId":"a2","timestamp":1765233673000,"id":"k1","parentId":"u3"}"#,
@@ -100,6 +100,21 @@ fn the_page_shows_what_the_model_saw_and_switches_branches() {
     // An unpriced reply's cost is unknown, never zero.
     let unknown = b.eval("document.body.textContent.includes('cost unknown')");
     assert_eq!(unknown, true);
+    // The chart: one bar per reply on the path (a1, a2, a4), a2 marked
+    // unknown.
+    let chart = "Array.from(document.querySelectorAll('#am-chart svg g title')).map(t => t.textContent).join(' | ')";
+    let bars = b.eval(chart);
+    let bars = bars.as_str().unwrap();
+    assert_eq!(bars.matches("reply ").count(), 3, "{bars}");
+    assert!(
+        bars.contains("reply 2: 50 in, 5 out, 10 cache read, 0 cache write; cost unknown"),
+        "{bars}"
+    );
+    assert!(bars.contains("reply 3: 10 in, 2 out"), "{bars}");
+    assert_eq!(
+        b.eval("document.querySelectorAll('#am-chart rect.t-unknown').length"),
+        1
+    );
 
     // The other branch at a2: its leaf, and what the model saw there.
     b.eval("document.querySelector('.branches button.branch:not(.on)').click()");
@@ -110,6 +125,11 @@ fn the_page_shows_what_the_model_saw_and_switches_branches() {
     assert_eq!((rendered, counted), (expected, expected));
     let texts = b.eval("document.getElementById('am-main').textContent");
     assert!(texts.as_str().unwrap().contains("Second way."));
+    // The chart is redrawn for this branch: its third reply is a3.
+    let bars = b.eval(chart);
+    let bars = bars.as_str().unwrap();
+    assert_eq!(bars.matches("reply ").count(), 3, "{bars}");
+    assert!(bars.contains("reply 3: 30 in, 7 out"), "{bars}");
     assert!(!texts.as_str().unwrap().contains("Given up."));
     assert!(texts.as_str().unwrap().contains("the start"), "the label");
 

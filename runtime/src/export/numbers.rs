@@ -1,5 +1,5 @@
 //! The numbers of a session: totals, models, time spent, and each reply's
-//! tokens and cost as an SVG chart.
+//! tokens and cost for the chart.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -179,143 +179,26 @@ fn duration(ms: u64) -> String {
     }
 }
 
-/// One bar of the chart: the replies it sums.
-#[derive(Default, Clone)]
-struct Bar {
-    first: usize,
-    replies: usize,
-    input: u64,
-    output: u64,
-    cache_read: u64,
-    cache_write: u64,
-    cost: f64,
-    unknown: usize,
+/// At most this many bars in the chart: longer paths sum neighbouring
+/// replies (the page's script draws it for the chosen leaf's path).
+pub(super) const MAX_BARS: usize = 300;
+
+/// The numbers of one reply that the chart shows: input, output, cache read
+/// and cache write tokens, and its cost (`None`: unknown, never zero).
+pub(super) fn reply_numbers(a: &AssistantMessage) -> (u64, u64, u64, u64, Option<f64>) {
+    let cost = match reply_cost(a) {
+        ReplyCost::Known(c) | ReplyCost::Estimated(c) => Some(c),
+        ReplyCost::Unknown => None,
+    };
+    (
+        a.usage.input,
+        a.usage.output,
+        a.usage.cache_read,
+        a.usage.cache_write,
+        cost,
+    )
 }
 
-/// At most this many bars: longer paths sum neighbouring replies.
-const MAX_BARS: usize = 300;
-
-/// The tokens and cost of each reply on `path` (entry indexes) as an SVG
-/// chart; empty when it has no reply.
-pub(super) fn chart(session: &Session, path: &[usize]) -> String {
-    let replies: Vec<&AssistantMessage> = path
-        .iter()
-        .filter_map(|&i| match session.entries()[i].message()?.as_llm()? {
-            Message::Assistant(a) => Some(a),
-            _ => None,
-        })
-        .collect();
-    if replies.is_empty() {
-        return String::new();
-    }
-    let per_bar = replies.len().div_ceil(MAX_BARS);
-    let bars: Vec<Bar> = replies
-        .chunks(per_bar)
-        .enumerate()
-        .map(|(n, group)| {
-            let mut bar = Bar {
-                first: n * per_bar + 1,
-                replies: group.len(),
-                ..Bar::default()
-            };
-            for a in group {
-                bar.input += a.usage.input;
-                bar.output += a.usage.output;
-                bar.cache_read += a.usage.cache_read;
-                bar.cache_write += a.usage.cache_write;
-                match reply_cost(a) {
-                    ReplyCost::Known(c) | ReplyCost::Estimated(c) => bar.cost += c,
-                    ReplyCost::Unknown => bar.unknown += 1,
-                }
-            }
-            bar
-        })
-        .collect();
-    let max_tokens = bars
-        .iter()
-        .map(|b| b.input + b.output + b.cache_read + b.cache_write)
-        .max()
-        .unwrap_or(0)
-        .max(1) as f64;
-    let max_cost = bars.iter().map(|b| b.cost).fold(0.0_f64, f64::max);
-    let (w, h) = (4.0_f64, 80.0_f64);
-    let width = w * bars.len() as f64;
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        "<svg class=\"chart\" role=\"img\" aria-label=\"tokens and cost per reply\" viewBox=\"0 0 {width} {}\" preserveAspectRatio=\"none\" width=\"100%\" height=\"110\">",
-        h + 12.0
-    );
-    let mut cost_points = Vec::new();
-    for (n, bar) in bars.iter().enumerate() {
-        let x = n as f64 * w;
-        let mut y = h;
-        let _ = write!(out, "<g><title>");
-        let label = if bar.replies == 1 {
-            format!("reply {}", bar.first)
-        } else {
-            format!("replies {}–{}", bar.first, bar.first + bar.replies - 1)
-        };
-        let cost = if bar.unknown == bar.replies {
-            "cost unknown".to_owned()
-        } else if bar.unknown > 0 {
-            format!("${:.4} + unknown for {}", bar.cost, bar.unknown)
-        } else {
-            format!("${:.4}", bar.cost)
-        };
-        let _ = write!(
-            out,
-            "{label}: {} in, {} out, {} cache read, {} cache write; {}</title>",
-            bar.input,
-            bar.output,
-            bar.cache_read,
-            bar.cache_write,
-            html_string(&cost)
-        );
-        for (value, class) in [
-            (bar.cache_read, "t-cr"),
-            (bar.input, "t-in"),
-            (bar.cache_write, "t-cw"),
-            (bar.output, "t-out"),
-        ] {
-            if value == 0 {
-                continue;
-            }
-            let height = value as f64 / max_tokens * h;
-            y -= height;
-            let _ = write!(
-                out,
-                "<rect class=\"{class}\" x=\"{x:.1}\" y=\"{y:.2}\" width=\"{:.1}\" height=\"{height:.2}\"/>",
-                w * 0.8
-            );
-        }
-        if bar.unknown > 0 {
-            let _ = write!(
-                out,
-                "<rect class=\"t-unknown\" x=\"{x:.1}\" y=\"{}\" width=\"{:.1}\" height=\"8\"/>",
-                h + 3.0,
-                w * 0.8
-            );
-        }
-        out.push_str("</g>");
-        if max_cost > 0.0 {
-            cost_points.push(format!(
-                "{:.1},{:.2}",
-                x + w * 0.4,
-                h - bar.cost / max_cost * h
-            ));
-        }
-    }
-    if !cost_points.is_empty() {
-        let _ = write!(
-            out,
-            "<polyline class=\"t-cost\" fill=\"none\" points=\"{}\"/>",
-            cost_points.join(" ")
-        );
-    }
-    out.push_str("</svg>");
-    out.push_str(
-        "<p class=\"legend\"><span class=\"k t-in\"></span>input <span class=\"k t-cr\"></span>cache read <span class=\"k t-cw\"></span>cache write <span class=\"k t-out\"></span>output <span class=\"k t-cost\"></span>cost <span class=\"k t-unknown\"></span>cost unknown</p>",
-    );
-    out
-}
+/// Where the script draws the chart, and its legend.
+pub(super) const CHART: &str = "<div id=\"am-chart\"></div>\
+<p class=\"legend\"><span class=\"k t-in\"></span>input <span class=\"k t-cr\"></span>cache read <span class=\"k t-cw\"></span>cache write <span class=\"k t-out\"></span>output <span class=\"k t-cost\"></span>cost <span class=\"k t-unknown\"></span>cost unknown</p>";

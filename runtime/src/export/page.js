@@ -73,6 +73,68 @@
     return ctx;
   }
 
+
+  // The tokens and cost of each reply on the path, as bars (neighbours summed
+  // past tree.mb bars), with the cost as a line; a reply of unknown cost is
+  // marked, never counted as zero.
+  var SVG = "http://www.w3.org/2000/svg";
+  function svg(name, attrs) {
+    var node = document.createElementNS(SVG, name);
+    for (var a in attrs) node.setAttribute(a, String(attrs[a]));
+    return node;
+  }
+  function drawChart(path) {
+    var slot = document.getElementById("am-chart");
+    slot.textContent = "";
+    var replies = [];
+    for (var k = 0; k < path.length; k++) {
+      var u = tree.u[path[k]];
+      if (u) replies.push(u);
+    }
+    slot.setAttribute("data-replies", String(replies.length));
+    if (!replies.length) return;
+    var per = Math.ceil(replies.length / tree.mb);
+    var bars = [];
+    for (var s = 0; s < replies.length; s += per) {
+      var bar = { first: s + 1, n: 0, t: [0, 0, 0, 0], cost: 0, unknown: 0 };
+      for (var r = s; r < Math.min(s + per, replies.length); r++) {
+        var v = replies[r];
+        bar.n++;
+        for (var t = 0; t < 4; t++) bar.t[t] += v[t];
+        if (v[4] === null) bar.unknown++; else bar.cost += v[4];
+      }
+      bars.push(bar);
+    }
+    var maxTokens = 1, maxCost = 0;
+    bars.forEach(function (b) {
+      maxTokens = Math.max(maxTokens, b.t[0] + b.t[1] + b.t[2] + b.t[3]);
+      maxCost = Math.max(maxCost, b.cost);
+    });
+    var w = 4, h = 80;
+    var root = svg("svg", { "class": "chart", role: "img", "aria-label": "tokens and cost per reply", viewBox: "0 0 " + (w * bars.length) + " " + (h + 12), preserveAspectRatio: "none", width: "100%", height: "110" });
+    var points = [];
+    bars.forEach(function (b, n) {
+      var x = n * w, y = h;
+      var g = svg("g", {});
+      var title = svg("title", {});
+      var label = b.n === 1 ? "reply " + b.first : "replies " + b.first + "–" + (b.first + b.n - 1);
+      var cost = b.unknown === b.n ? "cost unknown" : b.unknown > 0 ? "$" + b.cost.toFixed(4) + " + unknown for " + b.unknown : "$" + b.cost.toFixed(4);
+      title.textContent = label + ": " + b.t[0] + " in, " + b.t[1] + " out, " + b.t[2] + " cache read, " + b.t[3] + " cache write; " + cost;
+      g.appendChild(title);
+      [[b.t[2], "t-cr"], [b.t[0], "t-in"], [b.t[3], "t-cw"], [b.t[1], "t-out"]].forEach(function (part) {
+        if (!part[0]) return;
+        var height = part[0] / maxTokens * h;
+        y -= height;
+        g.appendChild(svg("rect", { "class": part[1], x: x.toFixed(1), y: y.toFixed(2), width: (w * 0.8).toFixed(1), height: height.toFixed(2) }));
+      });
+      if (b.unknown > 0) g.appendChild(svg("rect", { "class": "t-unknown", x: x.toFixed(1), y: h + 3, width: (w * 0.8).toFixed(1), height: 8 }));
+      root.appendChild(g);
+      if (maxCost > 0) points.push((x + w * 0.4).toFixed(1) + "," + (h - b.cost / maxCost * h).toFixed(2));
+    });
+    if (points.length) root.appendChild(svg("polyline", { "class": "t-cost", fill: "none", points: points.join(" ") }));
+    slot.appendChild(root);
+  }
+
   function setLeaf(leaf) {
     state.leaf = leaf;
     state.path = pathTo(leaf);
@@ -86,6 +148,7 @@
     var leafId = leaf >= 0 ? tree.ids[leaf] : "none";
     el["am-leafinfo"].setAttribute("data-leaf", leafId);
     el["am-leafinfo"].textContent = "leaf: " + leafId + " (" + state.path.length + " entries on its path, " + n + " in the session)";
+    drawChart(state.path);
   }
 
   function pages() { return Math.max(1, Math.ceil(state.path.length / tree.page)); }

@@ -8,7 +8,7 @@ use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
 use super::escape::{html, inert_json};
-use super::numbers::{chart, Totals};
+use super::numbers::{reply_numbers, Totals, CHART, MAX_BARS};
 use super::{render, ExportError, HtmlOptions};
 use crate::{EntryKind, Session};
 
@@ -48,6 +48,10 @@ struct Tree<'a> {
     fk: std::collections::BTreeMap<usize, &'a str>,
     /// A short text of each entry that has siblings, for the branch buttons.
     heads: std::collections::BTreeMap<usize, String>,
+    /// Each reply's tokens and cost, by entry index, for the chart.
+    u: std::collections::BTreeMap<usize, (u64, u64, u64, u64, Option<f64>)>,
+    /// At most this many bars in the chart.
+    mb: usize,
 }
 
 pub(super) fn write<W: Write>(
@@ -88,7 +92,7 @@ pub(super) fn write<W: Write>(
     html(&mut head, &title);
     head.push_str("</h1>");
     Totals::of(session).write_html(&mut head);
-    head.push_str(&chart(session, &path));
+    head.push_str(CHART);
     head.push_str(
         "<nav class=\"controls\">\
 <label><input type=\"checkbox\" id=\"am-ctx\"> what the model saw at the leaf</label> \
@@ -115,6 +119,8 @@ pub(super) fn write<W: Write>(
         kinds: Vec::with_capacity(entries.len()),
         fk: Default::default(),
         heads: Default::default(),
+        u: Default::default(),
+        mb: MAX_BARS,
     };
     let mut children = vec![0_u32; entries.len()];
     for e in entries {
@@ -154,6 +160,9 @@ pub(super) fn write<W: Write>(
         }
         if entry.in_tree() {
             flags |= IN_TREE;
+        }
+        if let Some(crate::Message::Assistant(a)) = entry.message().and_then(|m| m.as_llm()) {
+            tree.u.insert(i, reply_numbers(a));
         }
         tree.p.push(entry.parent_index().map_or(-1, |p| p as i64));
         tree.s.push(u32::try_from(sent).unwrap_or(u32::MAX));
