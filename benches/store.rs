@@ -6,7 +6,10 @@
 //!   baselines: `file-buffered` (a `BufWriter` over a file opened for
 //!   appending, flushed once at the end: the limit) and `file-write-each`
 //!   (the same, flushed after each line: one `write` per append, the least an
-//!   append that is on its way to the disk when it returns can cost);
+//!   append that is on its way to the disk when it returns can cost), and
+//!   `file-open-each` (open the file for appending, write the line, close it:
+//!   what pi does for every entry with `appendFileSync`); 100 entries per
+//!   call (`-batch100`) too, against `file-buffered`;
 //! - `load`: a 10,000-entry session loaded whole, per backend, against
 //!   `JsonlReader` reading (and decoding) the same lines from a file;
 //! - `list`: a page of 500 sessions of a `JsonlDir` and an SQLite store
@@ -15,7 +18,8 @@
 //!
 //! PostgreSQL is measured when `AGENTMSG_PG_URL` is set. After criterion's
 //! report the bench prints each ratio to its baseline (median of interleaved
-//! runs), e.g. `ratio append/jsonl-dir vs file-buffered: 3.10x`.
+//! runs, which side goes first alternating), e.g. `ratio append/jsonl-dir vs
+//! file-buffered: 3.10x`.
 //!
 //! Run: `cargo bench --bench store --all-features` (see benches/README.md).
 
@@ -128,17 +132,40 @@ impl Drop for ScratchSession<'_> {
     }
 }
 
-fn append_file(path: &Path, lines: &[StoredEntry], flush_each: bool) {
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .unwrap();
-    let mut out = BufWriter::new(file);
+/// How a baseline writes lines to a plain file.
+#[derive(Clone, Copy)]
+enum FileWrite {
+    /// One `BufWriter`, flushed at the end.
+    Buffered,
+    /// One `BufWriter`, flushed after each line.
+    WriteEach,
+    /// Open, write, close for each line (`appendFileSync`).
+    OpenEach,
+}
+
+fn append_file(path: &Path, lines: &[StoredEntry], how: FileWrite) {
+    let open = || {
+        OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .unwrap()
+    };
+    if let FileWrite::OpenEach = how {
+        let mut line = Vec::new();
+        for entry in lines {
+            line.clear();
+            line.extend_from_slice(entry.line().as_bytes());
+            line.push(b'\n');
+            open().write_all(&line).unwrap();
+        }
+        return;
+    }
+    let mut out = BufWriter::new(open());
     for entry in lines {
         out.write_all(entry.line().as_bytes()).unwrap();
         out.write_all(b"\n").unwrap();
-        if flush_each {
+        if let FileWrite::WriteEach = how {
             out.flush().unwrap();
         }
     }
@@ -181,7 +208,7 @@ fn main() {
             .unwrap();
     }
     let load_file = files.path().join("load.jsonl");
-    append_file(&load_file, &load_lines, false);
+    append_file(&load_file, &load_lines, FileWrite::Buffered);
     let mut read_file = || {
         let file = std::fs::File::open(&load_file).unwrap();
         let read = agentmsg::read_transcript(BufReader::new(file)).unwrap();
@@ -204,26 +231,22 @@ fn main() {
         group.sample_size(10);
         group.measurement_time(Duration::from_secs(3));
         let scratch = || Scratch(files.path().join(format!("{}.jsonl", next())));
-        group.bench_function("file-buffered", |bench| {
-            bench.iter_batched(
-                scratch,
-                |file| {
-                    append_file(&file.0, &append_lines, false);
-                    file
-                },
-                BatchSize::PerIteration,
-            )
-        });
-        group.bench_function("file-write-each", |bench| {
-            bench.iter_batched(
-                scratch,
-                |file| {
-                    append_file(&file.0, &append_lines, true);
-                    file
-                },
-                BatchSize::PerIteration,
-            )
-        });
+        for (name, how) in [
+            ("file-buffered", FileWrite::Buffered),
+            ("file-write-each", FileWrite::WriteEach),
+            ("file-open-each", FileWrite::OpenEach),
+        ] {
+            group.bench_function(name, |bench| {
+                bench.iter_batched(
+                    scratch,
+                    |file| {
+                        append_file(&file.0, &append_lines, how);
+                        file
+                    },
+                    BatchSize::PerIteration,
+                )
+            });
+        }
         for (name, store) in &b.stores {
             for (variant, per_call) in [("", 1), ("-batch100", 100)] {
                 group.bench_function(format!("{name}{variant}"), |bench| {
@@ -321,25 +344,42 @@ fn main() {
         start.elapsed().as_secs_f64()
     };
     let ratio = |name: String, f: &mut dyn FnMut(), baseline: &mut dyn FnMut()| {
-        let mut ratios: Vec<f64> = (0..RATIO_RUNS).map(|_| time(f) / time(baseline)).collect();
+        // Which side goes first alternates, so neither always meets a warm
+        // or a cold machine.
+        let mut ratios: Vec<f64> = (0..RATIO_RUNS)
+            .map(|run| {
+                if run % 2 == 0 {
+                    let t = time(f);
+                    t / time(baseline)
+                } else {
+                    let base = time(baseline);
+                    time(f) / base
+                }
+            })
+            .collect();
         ratios.sort_by(f64::total_cmp);
         println!("ratio {name}: {:.2}x", ratios[RATIO_RUNS / 2]);
     };
     for (name, store) in &b.stores {
-        for (baseline, flush_each) in [("file-buffered", false), ("file-write-each", true)] {
+        for (variant, per_call, baseline, how) in [
+            ("", 1, "file-buffered", FileWrite::Buffered),
+            ("", 1, "file-write-each", FileWrite::WriteEach),
+            ("", 1, "file-open-each", FileWrite::OpenEach),
+            ("-batch100", 100, "file-buffered", FileWrite::Buffered),
+        ] {
             // What each run wrote is removed after the ratio, outside the timing.
             let sessions = std::cell::RefCell::new(Vec::new());
             let scratch_files = std::cell::RefCell::new(Vec::new());
             ratio(
-                format!("append/{name} vs {baseline}"),
+                format!("append/{name}{variant} vs {baseline}"),
                 &mut || {
                     let session = ScratchSession(&b, store, next());
-                    append_store(&b, store, &session.2, &append_lines, 1);
+                    append_store(&b, store, &session.2, &append_lines, per_call);
                     sessions.borrow_mut().push(session);
                 },
                 &mut || {
                     let file = Scratch(files.path().join(format!("{}.jsonl", next())));
-                    append_file(&file.0, &append_lines, flush_each);
+                    append_file(&file.0, &append_lines, how);
                     scratch_files.borrow_mut().push(file);
                 },
             );
