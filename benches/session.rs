@@ -302,6 +302,66 @@ fn main() {
             );
             println!("ratio open+context/file/{name} vs jsonl_reader/file: {r:.2}x");
         }
+        // The floor, in one run: what reading the file costs, what the
+        // reader costs over the bytes in memory, and what the session costs
+        // over the same bytes (`Session::read` copies them into the session,
+        // as `Session::open` reads the file into it). Medians of interleaved
+        // rounds, in milliseconds.
+        let bytes = std::fs::read(&linear_path).unwrap();
+        type Case<'a> = (&'a str, &'a mut dyn FnMut(), Vec<f64>);
+        let mut floor: [Case<'_>; 4] = [
+            (
+                "file read into memory (fs::read)",
+                &mut || {
+                    black_box(std::fs::read(&linear_path).unwrap().len());
+                },
+                Vec::new(),
+            ),
+            (
+                "reader over that memory (JsonlReader)",
+                &mut || {
+                    black_box(read_all(&bytes));
+                },
+                Vec::new(),
+            ),
+            (
+                "session over the same memory (Session::read)",
+                &mut || {
+                    black_box(open_only(&bytes));
+                },
+                Vec::new(),
+            ),
+            (
+                "session from the file (Session::open)",
+                &mut || {
+                    black_box(Session::open(&linear_path).unwrap().entries().len());
+                },
+                Vec::new(),
+            ),
+        ];
+        for round in 0..RATIO_RUNS {
+            let n = floor.len();
+            for k in 0..n {
+                // Each round starts with the next case, so none is always first.
+                let (_, f, times) = &mut floor[(round + k) % n];
+                times.push(time(*f).as_secs_f64() * 1e3);
+            }
+        }
+        let median = |times: &mut Vec<f64>| {
+            times.sort_by(f64::total_cmp);
+            times[times.len() / 2]
+        };
+        let medians: Vec<(String, f64)> = floor
+            .iter_mut()
+            .map(|(name, _, times)| ((*name).to_owned(), median(times)))
+            .collect();
+        let reader = medians[1].1;
+        for (name, ms) in &medians {
+            println!(
+                "floor {name}: {ms:.1} ms ({:.2}x the reader over memory)",
+                ms / reader
+            );
+        }
         if std::env::var_os("AGENTMSG_BENCH_PHASES").is_some() {
             let r = ratio(
                 &mut || {
@@ -332,8 +392,8 @@ fn main() {
             );
             println!("phase 616-byte x 100k vec vs jsonl_reader/file: {r:.2}x");
         }
-        type Case<'a> = (&'a str, fn(&[u8]) -> usize, &'a [u8]);
-        let cases: [Case<'_>; 5] = [
+        type BytesCase<'a> = (&'a str, fn(&[u8]) -> usize, &'a [u8]);
+        let cases: [BytesCase<'_>; 5] = [
             ("open+context/linear", open_and_context, &linear),
             ("open+into_context/linear", open_and_into_context, &linear),
             ("open/linear", open_only, &linear),
