@@ -119,6 +119,10 @@ struct Listing {
 #[derive(Debug)]
 struct SessionFile {
     file: File,
+    /// The open file's identity (device and inode), read once when it was
+    /// opened: an append compares the path's with it, one `lstat`, and takes
+    /// the file's length from the same call.
+    identity: Identity,
     path: PathBuf,
     /// How many bytes of the file were read into `entries` and `leaf`.
     scanned: u64,
@@ -214,7 +218,7 @@ impl JsonlDir {
 
     /// The torn-line file of an id already checked.
     fn torn_of(&self, session: &str) -> PathBuf {
-        self.dir.join(format!("{session}.jsonl.torn"))
+        torn_file(&self.dir, session)
     }
 
     fn handle(&self, session: &str) -> Result<Arc<Mutex<SessionFile>>, StoreError> {
@@ -229,8 +233,10 @@ impl JsonlDir {
         }
         let path = self.file_of(session);
         let file = open_existing(&path, session)?;
+        let identity = Identity::of(&file, &path)?;
         let handle = Arc::new(Mutex::new(SessionFile {
             file,
+            identity,
             path,
             scanned: 0,
             entries: 0,
@@ -266,7 +272,7 @@ impl JsonlDir {
             Settings {
                 durability: self.durability,
                 lock_timeout: self.lock_timeout,
-                torn_path: &self.torn_of(session),
+                dir: &self.dir,
             },
         );
         if let Err(StoreError::NotFound { .. }) = appended {
@@ -538,7 +544,7 @@ impl JsonlDir {
         loop {
             let file = open_existing(&path, session)?;
             let _locked = file_lock::lock(&file, &path, false, self.lock_timeout)?;
-            if current_len(&file, &path)?.is_none() {
+            if Identity::of(&file, &path)?.len_at(&path)?.is_none() {
                 continue;
             }
             // Under the lock, so no appender writes to the file once it is gone
@@ -573,7 +579,8 @@ impl JsonlDir {
 struct Settings<'a> {
     durability: Durability,
     lock_timeout: Duration,
-    torn_path: &'a Path,
+    /// The store's directory (where a torn line would be put aside).
+    dir: &'a Path,
 }
 
 impl SessionFile {
@@ -588,7 +595,7 @@ impl SessionFile {
         // was deleted or replaced).
         loop {
             file_lock::acquire(&self.file, &self.path, false, settings.lock_timeout)?;
-            let current = current_len(&self.file, &self.path);
+            let current = self.identity.len_at(&self.path);
             if let Ok(Some(len)) = current {
                 let appended = self.append_locked(len, session, entries, expected, &settings);
                 let _ = self.file.unlock();
@@ -597,6 +604,7 @@ impl SessionFile {
             let _ = self.file.unlock();
             current?;
             let file = open_existing(&self.path, session)?;
+            self.identity = Identity::of(&file, &self.path)?;
             self.file = file;
             self.forget_scan();
         }
@@ -619,7 +627,7 @@ impl SessionFile {
         expected: Expect<'_>,
         settings: &Settings<'_>,
     ) -> Result<Appended, StoreError> {
-        self.catch_up(len, settings.torn_path, settings.durability)?;
+        self.catch_up(len, (settings.dir, session), settings.durability)?;
         expected.check(session, self.leaf.as_deref())?;
         check_tree(
             session,
@@ -680,7 +688,7 @@ impl SessionFile {
     fn catch_up(
         &mut self,
         len: u64,
-        torn_path: &Path,
+        (dir, session): (&Path, &str),
         durability: Durability,
     ) -> Result<(), StoreError> {
         if len < self.scanned {
@@ -713,6 +721,7 @@ impl SessionFile {
             return Ok(());
         }
         if is_torn_line(&tail) {
+            let torn_path = &torn_file(dir, session);
             let mut kept = Vec::with_capacity(tail.len() + 1);
             kept.extend_from_slice(&tail);
             kept.push(b'\n');
@@ -807,27 +816,60 @@ fn read_shared(
     Ok((bytes, metadata))
 }
 
-/// The length of the open `file` when `path` still names it, `None` when the
-/// path was deleted or names another file now.
+/// Where a session's torn lines are put aside.
+fn torn_file(dir: &Path, session: &str) -> PathBuf {
+    dir.join(format!("{session}.jsonl.torn"))
+}
+
+/// Which file an open session file is (its device and inode), so an append
+/// can tell whether its path still names it.
+#[derive(Debug, Clone, Copy)]
+struct Identity {
+    dev: u64,
+    ino: u64,
+}
+
 #[cfg(unix)]
-fn current_len(file: &File, path: &Path) -> Result<Option<u64>, StoreError> {
-    use std::os::unix::fs::MetadataExt;
-    let open = file.metadata().map_err(StoreError::io(path))?;
-    // The path itself: a link put in the file's place is not the file.
-    match std::fs::symlink_metadata(path) {
-        Ok(named) if named.dev() == open.dev() && named.ino() == open.ino() => Ok(Some(open.len())),
-        Ok(_) => Ok(None),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(StoreError::io(path)(e)),
+impl Identity {
+    /// The identity of an open file.
+    fn of(file: &File, path: &Path) -> Result<Self, StoreError> {
+        use std::os::unix::fs::MetadataExt;
+        let open = file.metadata().map_err(StoreError::io(path))?;
+        Ok(Self {
+            dev: open.dev(),
+            ino: open.ino(),
+        })
+    }
+
+    /// The length of the file, when `path` still names it (`None` when it
+    /// names nothing or something else: a link put in the file's place is not
+    /// the file). One `lstat` of the path: the file's length is the length
+    /// of what the path names once that is the file.
+    fn len_at(&self, path: &Path) -> Result<Option<u64>, StoreError> {
+        use std::os::unix::fs::MetadataExt;
+        match std::fs::symlink_metadata(path) {
+            Ok(named) if named.dev() == self.dev && named.ino() == self.ino => {
+                Ok(Some(named.len()))
+            }
+            Ok(_) => Ok(None),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(StoreError::io(path)(e)),
+        }
     }
 }
 
 #[cfg(not(unix))]
-fn current_len(file: &File, path: &Path) -> Result<Option<u64>, StoreError> {
-    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
-        return Ok(None);
+impl Identity {
+    fn of(_: &File, _: &Path) -> Result<Self, StoreError> {
+        Ok(Self { dev: 0, ino: 0 })
     }
-    Ok(Some(file.metadata().map_err(StoreError::io(path))?.len()))
+
+    fn len_at(&self, path: &Path) -> Result<Option<u64>, StoreError> {
+        match std::fs::symlink_metadata(path) {
+            Ok(named) if named.is_file() => Ok(Some(named.len())),
+            _ => Ok(None),
+        }
+    }
 }
 
 /// The lines of a whole session file that are entries: its whole lines and a

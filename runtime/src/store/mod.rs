@@ -429,16 +429,15 @@ pub(crate) fn validate_entries(entries: &[StoredEntry]) -> Result<(), StoreError
             return Err(StoreError::InvalidEntry { index, reason });
         }
         let line = entry.line();
-        if line.contains('\n') {
+        // One pass for both (a line is read once per append).
+        if let Some(at) = memchr::memchr2(b'\n', b'\0', line.as_bytes()) {
             return Err(StoreError::InvalidEntry {
                 index,
-                reason: "its line holds a newline",
-            });
-        }
-        if line.contains('\0') {
-            return Err(StoreError::InvalidEntry {
-                index,
-                reason: "its line holds a NUL character (JSON text never does)",
+                reason: if line.as_bytes()[at] == b'\n' {
+                    "its line holds a newline"
+                } else {
+                    "its line holds a NUL character (JSON text never does)"
+                },
             });
         }
         if line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
@@ -470,6 +469,26 @@ pub(crate) fn check_tree(
             reason,
         })
     };
+    // One entry (the common append): nothing of the append to look up.
+    if let [entry] = entries {
+        let Some(id) = entry.id() else {
+            return Ok(());
+        };
+        if taken(id) {
+            return refuse(0, id, "the session has an entry with this id already");
+        }
+        if entry.parent().id() == Some(id) {
+            return refuse(0, id, "its parentId names itself");
+        }
+        if named_parent(id) {
+            return refuse(
+                0,
+                id,
+                "earlier entries name this id as their parent, which could close a cycle",
+            );
+        }
+        return Ok(());
+    }
     // Where each id of the append is (the first place), and the parents its
     // entries named so far.
     let mut at: HashMap<&str, usize> = HashMap::with_capacity(entries.len());

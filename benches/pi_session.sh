@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# pi against agentmsg on the same 100,000-entry pi session: the time and peak
+# memory of opening it and building the context at its leaf.
+#
+#   benches/pi_session.sh [ENTRIES]      (needs node; installs pi into target/pi-node)
+#
+# pi: `parseSessionEntries` + `migrateSessionEntries` + `buildSessionContext`
+# + `convertToLlm` (what `SessionManager` does on load, then what a prompt
+# sends), timed inside node after its imports; agentmsg: `agentmsg context`,
+# the whole process. Peak RSS of each process by /usr/bin/time; node's
+# includes its runtime and pi's modules, so its baseline (the imports alone)
+# is printed too.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+entries="${1:-100000}"
+target_dir="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
+pi_node="${AGENTMSG_PI_NODE:-$target_dir/pi-node}"
+if [[ ! -f "$pi_node/node_modules/@mariozechner/pi-coding-agent/package.json" ]]; then
+    mkdir -p "$pi_node"
+    npm install --prefix "$pi_node" --no-audit --no-fund --loglevel=error --ignore-scripts \
+        @mariozechner/pi-coding-agent@0.73.1
+fi
+cargo build --quiet --release -p agentmsg-cli
+bin="$target_dir/release/agentmsg"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+python3 - "$entries" "$work/pi.jsonl" <<'PY'
+import json, sys
+n, path = int(sys.argv[1]), sys.argv[2]
+with open(path, "w") as f:
+    f.write(json.dumps({"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/w"}) + "\n")
+    parent = None
+    for i in range(n):
+        k = i % 3
+        if k == 0:
+            m = {"role": "user", "content": [{"type": "text", "text": f"please read file {i} and tell me what it does " * 3}], "timestamp": i}
+        elif k == 1:
+            m = {"role": "assistant", "content": [{"type": "thinking", "thinking": "I should read it. " * 8, "thinkingSignature": "sig"},
+                 {"type": "toolCall", "id": f"call_{i}", "name": "read", "arguments": {"path": f"src/f{i}.rs", "offset": 0, "limit": 200}}],
+                 "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5",
+                 "usage": {"input": 1200, "output": 80, "cacheRead": 900, "cacheWrite": 0, "totalTokens": 2180,
+                           "cost": {"input": 0.0036, "output": 0.0012, "cacheRead": 0.00027, "cacheWrite": 0, "total": 0.00507}},
+                 "stopReason": "toolUse", "timestamp": i}
+        else:
+            m = {"role": "toolResult", "toolCallId": f"call_{i-1}", "toolName": "read",
+                 "content": [{"type": "text", "text": "fn main() { println!(\"hello\"); }\n" * 12}], "isError": False, "timestamp": i}
+        eid = f"{i:08x}"
+        f.write(json.dumps({"type": "message", "id": eid, "parentId": parent, "timestamp": "2025-01-01T00:00:00.000Z", "message": m}) + "\n")
+        parent = eid
+PY
+cat >"$work/pi.mjs" <<'JS'
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+const pi = await import(pathToFileURL(join(process.env.PI_NODE, "node_modules/@mariozechner/pi-coding-agent/dist/index.js")).href);
+if (process.argv[2] === "--imports-only") process.exit(0);
+const start = performance.now();
+const entries = pi.parseSessionEntries(readFileSync(process.argv[2], "utf8"));
+pi.migrateSessionEntries(entries);
+const context = pi.buildSessionContext(entries);
+const sent = pi.convertToLlm(context.messages);
+const ms = performance.now() - start;
+console.error(`pi: ${sent.length} messages in ${ms.toFixed(0)} ms`);
+JS
+size=$(du -m "$work/pi.jsonl" | cut -f1)
+echo "session: $entries entries, $size MB"
+for run in 1 2 3; do
+    /usr/bin/time -f "agentmsg context: %e s, peak %M KB" "$bin" context "$work/pi.jsonl" >/dev/null 2>"$work/a.err"
+    grep "agentmsg context:" "$work/a.err"
+    PI_NODE="$pi_node" /usr/bin/time -f "pi (node): %e s, peak %M KB" node "$work/pi.mjs" "$work/pi.jsonl" 2>&1 | grep -v "^$"
+done
+PI_NODE="$pi_node" /usr/bin/time -f "node with pi's modules imported, nothing read: %e s, peak %M KB" node "$work/pi.mjs" --imports-only
