@@ -1,5 +1,5 @@
 //! Differential test against pi's own code: seeded random pi session trees
-//! (v3, with branches, compactions, branch summaries, custom messages,
+//! (v1, v2 and v3, with branches, compactions, branch summaries, custom messages,
 //! labels, model and thinking changes), every leaf's context read by
 //! agentmsg and by pi 0.73 (`buildSessionContext` after its migrations, then
 //! the coding agent's `convertToLlm`, run by `scripts/pi/context.mjs` in
@@ -172,19 +172,21 @@ fn message(rng: &mut Rng, ts: u64, calls: &mut Vec<(String, String)>) -> String 
     )
 }
 
-/// A random pi v3 session file: its lines.
-fn session(rng: &mut Rng, n: usize) -> Vec<String> {
-    let mut lines = vec![
-        r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}"#
-            .to_owned(),
-    ];
+/// A random pi session file of `version` (1: a linear file without ids,
+/// compactions naming the first kept entry by index; 2: ids, and messages of
+/// the `hookMessage` role that version 3 calls `custom`; 3: as pi writes
+/// now, where a `hookMessage` is nothing pi sends): its lines.
+fn session(rng: &mut Rng, n: usize, version: u32) -> Vec<String> {
+    let mut lines = vec![format!(
+        r#"{{"type":"session","version":{version},"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}}"#
+    )];
     let mut ids: Vec<String> = Vec::new();
     let mut calls = Vec::new();
     for k in 0..n {
         let id = format!("{:08x}", rng.next() as u32);
         let parent = if ids.is_empty() {
             Value::Null
-        } else if rng.chance(80) {
+        } else if version == 1 || rng.chance(80) {
             json!(ids[ids.len() - 1])
         } else {
             calls.clear();
@@ -192,22 +194,41 @@ fn session(rng: &mut Rng, n: usize) -> Vec<String> {
         };
         let ts = 1_735_689_600_000 + k as u64 * 1000;
         let time = format!("2025-01-01T00:{:02}:{:02}.000Z", (k / 60) % 60, k % 60);
-        let head = format!(r#""id":"{id}","parentId":{parent},"timestamp":"{time}""#);
+        let head = if version == 1 {
+            format!(r#""timestamp":"{time}""#)
+        } else {
+            format!(r#""id":"{id}","parentId":{parent},"timestamp":"{time}""#)
+        };
         let roll = rng.below(100);
-        let line = if roll < 70 || ids.is_empty() {
+        let line = if version >= 2 && roll < 4 {
+            let content = if rng.chance(50) {
+                json!(rng.text())
+            } else {
+                json!([{"type": "text", "text": rng.text()}])
+            };
+            format!(
+                r#"{{"type":"message",{head},"message":{{"role":"hookMessage","customType":"hook","content":{content},"display":true,"timestamp":{ts}}}}}"#
+            )
+        } else if roll < 70 || ids.is_empty() {
             format!(
                 r#"{{"type":"message",{head},"message":{}}}"#,
                 message(rng, ts, &mut calls)
             )
         } else if roll < 76 && ids.len() > 2 {
-            let first = &ids[rng.below(ids.len())];
+            let first = rng.below(ids.len());
+            let kept = if version == 1 {
+                // The index in the file's entries (the header is entry 0).
+                format!(r#""firstKeptEntryIndex":{}"#, first + 1)
+            } else {
+                format!(r#""firstKeptEntryId":"{}""#, ids[first])
+            };
             let tokens = if rng.chance(80) {
                 json!(rng.below(100_000))
             } else {
                 json!(1234.5)
             };
             format!(
-                r#"{{"type":"compaction",{head},"summary":{},"firstKeptEntryId":"{first}","tokensBefore":{tokens}}}"#,
+                r#"{{"type":"compaction",{head},"summary":{},{kept},"tokensBefore":{tokens}}}"#,
                 json!(rng.text())
             )
         } else if roll < 81 {
@@ -317,7 +338,12 @@ fn every_leaf_sends_what_pi_sends() {
     let mut files = Vec::new();
     for t in 0..trees {
         let n = 3 + rng.below(40);
-        let lines = session(&mut rng, n);
+        let version = match rng.below(10) {
+            0 => 1,
+            1 | 2 => 2,
+            _ => 3,
+        };
+        let lines = session(&mut rng, n, version);
         let file = dir.path().join(format!("t{t}.jsonl"));
         std::fs::write(&file, lines.join("\n") + "\n").unwrap();
         files.push(file);
@@ -346,7 +372,14 @@ fn every_leaf_sends_what_pi_sends() {
         let session = sessions
             .entry(file.clone())
             .or_insert_with(|| Session::open(&file).expect("agentmsg opens it"));
-        let context = session.context(Some(leaf)).expect("a context");
+        // A version 1 file is one line of entries whose ids each reader makes
+        // up (pi's are random): its leaf is its last entry.
+        let version_1 = std::fs::read_to_string(&file)
+            .unwrap()
+            .starts_with(r#"{"type":"session","version":1,"#);
+        let context = session
+            .context((!version_1).then_some(leaf))
+            .expect("a context");
         let sent = to_llm(&context.messages);
         let ours: Vec<String> = sent
             .iter()
