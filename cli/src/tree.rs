@@ -39,16 +39,22 @@ fn summary_of(session: &Session, entry: &Entry) -> String {
                 format!("{}: {}", r.tool_name, r.text())
             }
             Some(agentmsg_runtime::Message::System(s)) => s.text(),
-            // A custom message: what the model sees of it, or nothing for a
-            // UI-only one.
+            // A custom message: a summary's text, else what the model sees
+            // of it (nothing for a UI-only one).
             None => match m {
                 agentmsg_runtime::AgentMessage::Custom(c) => {
-                    let projected: Vec<String> = c
-                        .project()
-                        .iter()
-                        .map(agentmsg_runtime::Message::text)
-                        .collect();
-                    projected.join(" ")
+                    if let Some(s) = c.downcast_ref::<agentmsg_runtime::CompactionSummary>() {
+                        s.summary.clone()
+                    } else if let Some(s) = c.downcast_ref::<agentmsg_runtime::BranchSummary>() {
+                        s.summary.clone()
+                    } else {
+                        let projected: Vec<String> = c
+                            .project()
+                            .iter()
+                            .map(agentmsg_runtime::Message::text)
+                            .collect();
+                        projected.join(" ")
+                    }
                 }
                 _ => String::new(),
             },
