@@ -182,6 +182,8 @@ fn a_type_with_its_own_time_field_writes_one_key_and_reports_it() {
     };
     let message = AgentMessage::from(own.clone());
     assert_eq!(message.timestamp(), Some(77));
+    // The field is the time: setting one on the entry changes nothing.
+    assert_eq!(message.clone().with_timestamp(5), message);
     let line = message.to_line().unwrap();
     assert_eq!(line, r#"{"role":"ownTime","text":"x","timestamp":77}"#);
     let read = AgentMessage::from_line(&line).unwrap();

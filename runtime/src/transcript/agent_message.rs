@@ -183,13 +183,18 @@ impl AgentMessage {
 
     /// The same message made at `timestamp` (Unix milliseconds): an LLM
     /// message's `timestamp`, a custom entry's
-    /// ([`CustomEntry::with_timestamp`](crate::CustomEntry::with_timestamp)).
-    /// A kept line is written back byte for byte, so it keeps its own.
+    /// ([`CustomEntry::with_timestamp`](crate::CustomEntry::with_timestamp);
+    /// a type with a timestamp field of its own keeps its field's). A kept
+    /// line is written back byte for byte, so it keeps its own.
     #[must_use]
     pub fn with_timestamp(mut self, timestamp: u64) -> Self {
         match &mut self {
             Self::Llm(m) => m.message.set_timestamp(timestamp),
-            Self::Custom(c) => c.timestamp = Some(timestamp),
+            Self::Custom(c) => {
+                if !c.message.has_timestamp_field() {
+                    c.timestamp = Some(timestamp);
+                }
+            }
             Self::Unknown(_) => {}
         }
         self

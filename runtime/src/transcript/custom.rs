@@ -288,10 +288,13 @@ impl CustomEntry {
     }
 
     /// This entry with `timestamp` (Unix milliseconds) as its time. For a type
-    /// with a timestamp field of its own the field stands and this is unused.
+    /// with a timestamp field of its own the field stands and this changes
+    /// nothing.
     #[must_use]
     pub fn with_timestamp(mut self, timestamp: u64) -> Self {
-        self.timestamp = Some(timestamp);
+        if !self.message.has_timestamp_field() {
+            self.timestamp = Some(timestamp);
+        }
         self
     }
 
