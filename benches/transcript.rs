@@ -71,6 +71,7 @@ struct ModelChange {
     provider: String,
     model: String,
     thinking_level: String,
+    #[agent_message(timestamp)]
     timestamp: u64,
 }
 
@@ -168,6 +169,7 @@ impl Concrete {
                 id: Some(id.clone()),
                 turn_id: Some(turn_id.clone()),
                 parent_id: agentmsg::ParentId::Previous,
+                timestamp: None,
             })
         };
         match self.clone() {

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use agentmsg::http::{ApiKey, Client, ClientError, Endpoint, StreamItem};
 use agentmsg::providers::{Request, StreamEvent, ToolSpec};
 use agentmsg::store::{JsonlDir, StoredSession};
-use agentmsg::{Message, StopReason, ToolCall};
+use agentmsg::{Message, MessageQuery, StopReason, ToolCall};
 use bytes::Bytes;
 use futures_util::StreamExt;
 use http_body_util::{BodyExt, StreamBody};
@@ -181,5 +181,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         dir.display(),
         context.messages.len()
     );
+    // Tokens and cost, each reply priced at its own date (with the `prices`
+    // feature; without it, or for a model the price database does not know,
+    // the cost says unknown rather than $0).
+    let summary = context.messages.iter().map(|m| &**m).summarize();
+    println!("{summary}");
     Ok(())
 }

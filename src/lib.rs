@@ -196,9 +196,11 @@
 //!     AgentCall { from: "planner".into(), request: "Rust trends".into() }.into(),
 //! ];
 //!
-//! // One flat object per line, the kind written first.
-//! let line = transcript[1].to_line()?;
-//! assert_eq!(line, r#"{"role":"notice","text":"researcher started"}"#);
+//! // One flat object per line, the kind written first, and after the fields the
+//! // time the message was made (Unix milliseconds; set here to show it).
+//! assert!(transcript[1].timestamp().is_some());
+//! let line = transcript[1].clone().with_timestamp(1765238302057).to_line()?;
+//! assert_eq!(line, r#"{"role":"notice","text":"researcher started","timestamp":1765238302057}"#);
 //! let back = agentmsg::AgentMessage::from_line(&line).unwrap();
 //! assert_eq!(back.downcast_ref::<Notice>(), Some(&Notice { text: "researcher started".into() }));
 //!
@@ -209,8 +211,14 @@
 //! # Ok::<(), serde_json::Error>(())
 //! ```
 //!
+//! A type that keeps its time in a field of its own marks it
+//! `#[agent_message(timestamp)]` (a `u64` or `Option<u64>` of Unix
+//! milliseconds, as pi's kinds do); its line then has that field and no second
+//! `timestamp`.
+//!
 //! The compiler checks what it can: a missing or reserved kind, a field named
-//! like an envelope key (`role`, `id`, `turnId`, `v`), a template placeholder
+//! like an envelope key (`role`, `id`, `turnId`, `v`, and `timestamp` unless
+//! it is marked as the message's time), a template placeholder
 //! that names no field, or a content field the projected role may not carry:
 //!
 //! ```compile_fail

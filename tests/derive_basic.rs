@@ -141,17 +141,20 @@ fn ui_only_message_round_trips_and_projects_to_nothing() {
         text: "session resumed".into(),
     };
     assert!(notice.to_llm().is_empty());
-    let back = round_trip(notice.clone().into());
+    let back = round_trip(AgentMessage::from(notice.clone()).with_timestamp(1765238302057));
     assert_eq!(
         back.to_line().unwrap(),
-        r#"{"role":"notice","text":"session resumed"}"#
+        r#"{"role":"notice","text":"session resumed","timestamp":1765238302057}"#
     );
     assert_eq!(back.downcast_ref::<Notice>(), Some(&notice));
     assert!(back.as_llm().is_none());
     round_trip(AgentMessage::custom(Empty {}));
     assert_eq!(
-        AgentMessage::custom(Empty {}).to_line().unwrap(),
-        r#"{"role":"empty"}"#
+        AgentMessage::custom(Empty {})
+            .with_timestamp(3)
+            .to_line()
+            .unwrap(),
+        r#"{"role":"empty","timestamp":3}"#
     );
 }
 
@@ -194,10 +197,13 @@ fn content_projection_uses_content_fields_in_order() {
             UserContent::Image(image_url("https://example.com/a.png")),
         ]
     );
-    let line = AgentMessage::from(shot.clone()).to_line().unwrap();
+    let line = AgentMessage::from(shot.clone())
+        .with_timestamp(7)
+        .to_line()
+        .unwrap();
     assert_eq!(
         line,
-        r#"{"role":"screenshot","caption":{"text":"the login page"},"image":{"url":"https://example.com/a.png"},"path":"/tmp/a.png"}"#
+        r#"{"role":"screenshot","caption":{"text":"the login page"},"image":{"url":"https://example.com/a.png"},"path":"/tmp/a.png","timestamp":7}"#
     );
     round_trip(shot.into());
 
@@ -225,10 +231,13 @@ fn versioned_kind_writes_v_and_migrates_old_lines() {
         tool_call_id: "toolu_1".into(),
         granted: true,
     };
-    let line = AgentMessage::from(approval.clone()).to_line().unwrap();
+    let line = AgentMessage::from(approval.clone())
+        .with_timestamp(7)
+        .to_line()
+        .unwrap();
     assert_eq!(
         line,
-        r#"{"role":"approval","toolCallId":"toolu_1","granted":true,"v":2}"#
+        r#"{"role":"approval","toolCallId":"toolu_1","granted":true,"timestamp":7,"v":2}"#
     );
     round_trip(approval.clone().into());
     assert_eq!(
@@ -376,9 +385,13 @@ fn envelope_keys_never_reach_the_type() {
     };
     let line = AgentMessage::from(flat.clone())
         .with_id(Some("f".into()))
+        .with_timestamp(7)
         .to_line()
         .unwrap();
-    assert_eq!(line, r#"{"role":"flattened","a":1,"b":2,"c":"x","id":"f"}"#);
+    assert_eq!(
+        line,
+        r#"{"role":"flattened","a":1,"b":2,"c":"x","timestamp":7,"id":"f"}"#
+    );
     let back = AgentMessage::from_line(&line).unwrap();
     assert_eq!(back.downcast_ref::<Flattened>(), Some(&flat));
     assert_eq!(back.id().unwrap().as_str(), "f");

@@ -74,11 +74,12 @@ fn lenient(line: &str) -> AgentMessage {
 fn custom_line_round_trips_role_first_envelope_last() {
     let message = AgentMessage::custom(Note { text: "hi".into() })
         .with_id(Some(MessageId::from("m1")))
-        .with_turn_id(Some(TurnId::from("t1")));
+        .with_turn_id(Some(TurnId::from("t1")))
+        .with_timestamp(5);
     let line = message.to_line().unwrap();
     assert_eq!(
         line,
-        r#"{"role":"note","text":"hi","id":"m1","turnId":"t1"}"#
+        r#"{"role":"note","text":"hi","timestamp":5,"id":"m1","turnId":"t1"}"#
     );
     assert_eq!(serde_json::to_string(&message).unwrap(), line);
     let back = lenient(&line);
@@ -108,10 +109,11 @@ fn version_written_above_one_and_checked() {
     let vote = AgentMessage::custom(Vote {
         choice: "a".into(),
         weight: 2,
-    });
+    })
+    .with_timestamp(5);
     assert_eq!(
         vote.to_line().unwrap(),
-        r#"{"role":"vote","choice":"a","weight":2,"v":3}"#
+        r#"{"role":"vote","choice":"a","weight":2,"timestamp":5,"v":3}"#
     );
     // Newer than compiled: kept byte for byte.
     let newer = r#"{"role":"vote","choice":"a","weight":2,"v":4}"#;

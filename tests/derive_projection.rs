@@ -121,11 +121,11 @@ fn extension_entries_are_ui_only_and_read_seed_004_shape() {
         total: u32,
     }
     let entry = ExtensionMessage::new("progress", &Progress { done: 1, total: 3 }).unwrap();
-    let message = AgentMessage::from(entry.clone());
+    let message = AgentMessage::from(entry.clone()).with_timestamp(5);
     let line = message.to_line().unwrap();
     assert_eq!(
         line,
-        r#"{"role":"extension","kind":"progress","data":{"done":1,"total":3}}"#
+        r#"{"role":"extension","kind":"progress","data":{"done":1,"total":3},"timestamp":5}"#
     );
     let back = read_transcript(line.as_bytes()).unwrap().messages;
     let entry = back[0].downcast_ref::<ExtensionMessage>().unwrap();

@@ -1,6 +1,6 @@
 //! `agentmsg stats`: what a transcript holds and what it cost.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
@@ -63,7 +63,10 @@ pub struct ModelStats {
     assistant_messages: usize,
     tool_calls: usize,
     tokens: Tokens,
-    cost: Cost,
+    /// `null` when a reply of the model has no price.
+    cost: Option<Cost>,
+    /// Replies that used tokens and whose cost is unknown.
+    unpriced_replies: usize,
     cache_hit_rate: f64,
 }
 
@@ -87,10 +90,19 @@ pub struct Stats {
     redacted_thinking_blocks: usize,
     stop_reasons: BTreeMap<String, usize>,
     tokens: Tokens,
-    cost: Cost,
-    /// Assistant messages without a cost whose model the built-in catalog
-    /// prices: their cost is in `cost`, estimated from their usage.
+    /// What every reply cost; `null` when the cost of one is unknown
+    /// (`unpricedReplies`), never a sum that leaves them out.
+    cost: Option<Cost>,
+    /// What the replies with a known cost cost.
+    priced_cost: Cost,
+    /// Assistant messages without a cost whose model the price database (or
+    /// the catalog) prices: their cost is in `cost`, estimated from their usage
+    /// at the rates of their date.
     priced_from_catalog: usize,
+    /// Replies that used tokens and carry no cost that any price list knows.
+    unpriced_replies: usize,
+    /// The models of those replies.
+    unpriced_models: Vec<String>,
     /// `cacheRead / (input + cacheRead + cacheWrite)` over every assistant message.
     cache_hit_rate: f64,
     models: Vec<ModelStats>,
@@ -120,6 +132,9 @@ pub struct Tally {
     estimated: Cost,
     estimated_by_model: BTreeMap<(String, String, String), Cost>,
     priced_from_catalog: usize,
+    /// The replies whose cost is unknown, in all and by model.
+    unpriced: usize,
+    unpriced_by_model: BTreeMap<(String, String, String), usize>,
 }
 
 impl Tally {
@@ -141,15 +156,20 @@ impl Tally {
             let key = (a.provider.clone(), a.model.clone(), a.api.clone());
             self.by_model.entry(key.clone()).or_default().add(message);
             // A reply without a cost (a transcript written before prices were
-            // known, or by a tool that does not price) is priced from the
-            // catalog when its model is there.
+            // known, or by a tool that does not price) is priced at its date
+            // when its model's price is known, else its cost is unknown.
             let unpriced = !a.usage.cost.is_some_and(|c| c.total != 0.0);
             if unpriced && a.usage.total() > 0 {
-                if let Some(model) = Catalog::builtin().model(&a.model) {
-                    let cost = a.usage.estimated_cost(&model.prices);
-                    self.estimated += cost;
-                    *self.estimated_by_model.entry(key).or_default() += cost;
-                    self.priced_from_catalog += 1;
+                match Catalog::builtin().cost_of(a) {
+                    Some(cost) => {
+                        self.estimated += cost;
+                        *self.estimated_by_model.entry(key).or_default() += cost;
+                        self.priced_from_catalog += 1;
+                    }
+                    None => {
+                        self.unpriced += 1;
+                        *self.unpriced_by_model.entry(key).or_default() += 1;
+                    }
                 }
             }
         }
@@ -175,27 +195,44 @@ impl Tally {
             redacted_thinking_blocks: summary.redacted_thinking_blocks,
             stop_reasons: summary.stop_reasons,
             tokens: Tokens::from(&summary.usage),
-            cost: summary.cost + self.estimated,
+            cost: (self.unpriced == 0).then_some(summary.cost + self.estimated),
+            priced_cost: summary.cost + self.estimated,
             priced_from_catalog: self.priced_from_catalog,
+            unpriced_replies: self.unpriced,
+            unpriced_models: self
+                .unpriced_by_model
+                .keys()
+                .map(|(_, model, _)| name_or_unknown(model).to_owned())
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect(),
             cache_hit_rate: summary.usage.cache_hit_rate(),
             models: self
                 .by_model
                 .into_iter()
-                .map(|((provider, model, api), s)| ModelStats {
-                    cost: s.cost
-                        + self
-                            .estimated_by_model
-                            .get(&(provider.clone(), model.clone(), api.clone()))
-                            .copied()
-                            .unwrap_or_default(),
-                    provider,
-                    model,
-                    api,
-                    assistant_messages: s.assistant_messages,
-                    tool_calls: s.tool_calls,
-                    tokens: Tokens::from(&s.usage),
-                    cache_hit_rate: s.usage.cache_hit_rate(),
+                .map(|((provider, model, api), s)| {
+                    let key = (provider, model, api);
+                    let unpriced = self.unpriced_by_model.get(&key).copied().unwrap_or(0);
+                    let estimated = self
+                        .estimated_by_model
+                        .get(&key)
+                        .copied()
+                        .unwrap_or_default();
+                    (key, s, unpriced, estimated)
                 })
+                .map(
+                    |((provider, model, api), s, unpriced, estimated)| ModelStats {
+                        cost: (unpriced == 0).then_some(s.cost + estimated),
+                        unpriced_replies: unpriced,
+                        provider,
+                        model,
+                        api,
+                        assistant_messages: s.assistant_messages,
+                        tool_calls: s.tool_calls,
+                        tokens: Tokens::from(&s.usage),
+                        cache_hit_rate: s.usage.cache_hit_rate(),
+                    },
+                )
                 .collect(),
         }
     }
@@ -273,19 +310,29 @@ pub fn render_text(stats: &Stats, file: &str) -> String {
         .collect();
     let _ = writeln!(s, "stop reasons: {}", reasons.join(", "));
     let _ = writeln!(s, "tokens: {}", tokens_line(&stats.tokens));
-    let _ = writeln!(
-        s,
-        "cost: ${:.4} (input ${:.4}, output ${:.4}, cache read ${:.4}, cache write ${:.4})",
-        stats.cost.total,
-        stats.cost.input,
-        stats.cost.output,
-        stats.cost.cache_read,
-        stats.cost.cache_write
+    let c = &stats.priced_cost;
+    let split = format!(
+        "input ${:.4}, output ${:.4}, cache read ${:.4}, cache write ${:.4}",
+        c.input, c.output, c.cache_read, c.cache_write
     );
+    match stats.cost {
+        Some(cost) => {
+            let _ = writeln!(s, "cost: ${:.4} ({split})", cost.total);
+        }
+        None => {
+            let _ = writeln!(
+                s,
+                "cost: unknown: {} assistant messages without a price ({}); ${:.4} for the others ({split})",
+                stats.unpriced_replies,
+                stats.unpriced_models.join(", "),
+                c.total
+            );
+        }
+    }
     if stats.priced_from_catalog > 0 {
         let _ = writeln!(
             s,
-            "  ({} assistant messages without a cost priced from the built-in model catalog)",
+            "  ({} assistant messages without a cost priced from the price database at their date)",
             stats.priced_from_catalog
         );
     }
@@ -294,13 +341,16 @@ pub fn render_text(stats: &Stats, file: &str) -> String {
     for m in &stats.models {
         let _ = writeln!(
             s,
-            "  {}/{} ({}): {} assistant messages, {} tool calls, cost ${:.4}, cache hit rate {:.1}%",
+            "  {}/{} ({}): {} assistant messages, {} tool calls, cost {}, cache hit rate {:.1}%",
             name_or_unknown(&m.provider),
             name_or_unknown(&m.model),
             name_or_unknown(&m.api),
             m.assistant_messages,
             m.tool_calls,
-            m.cost.total,
+            m.cost.map_or_else(
+                || format!("unknown ({} without a price)", m.unpriced_replies),
+                |c| format!("${:.4}", c.total)
+            ),
             m.cache_hit_rate * 100.0
         );
         let _ = writeln!(s, "    tokens: {}", tokens_line(&m.tokens));

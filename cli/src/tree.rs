@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use agentmsg_runtime::time::format_iso8601_seconds;
 use agentmsg_runtime::{Entry, EntryKind, Session};
 use serde_json::{json, Value};
 
@@ -38,7 +39,25 @@ fn summary_of(session: &Session, entry: &Entry) -> String {
                 format!("{}: {}", r.tool_name, r.text())
             }
             Some(agentmsg_runtime::Message::System(s)) => s.text(),
-            None => String::new(),
+            // A custom message: a summary's text, else what the model sees
+            // of it (nothing for a UI-only one).
+            None => match m {
+                agentmsg_runtime::AgentMessage::Custom(c) => {
+                    if let Some(s) = c.downcast_ref::<agentmsg_runtime::CompactionSummary>() {
+                        s.summary.clone()
+                    } else if let Some(s) = c.downcast_ref::<agentmsg_runtime::BranchSummary>() {
+                        s.summary.clone()
+                    } else {
+                        let projected: Vec<String> = c
+                            .project()
+                            .iter()
+                            .map(agentmsg_runtime::Message::text)
+                            .collect();
+                        projected.join(" ")
+                    }
+                }
+                _ => String::new(),
+            },
         },
         EntryKind::Compaction(c) => c.summary.clone(),
         EntryKind::BranchSummary(b) => b.summary.clone(),
@@ -102,6 +121,7 @@ pub fn run(args: &TreeArgs) -> Result<Outcome, CliError> {
                     "line": e.line_no(),
                     "parentId": e.parent_index().map(id_of),
                     "kind": e.kind().name(),
+                    "timestamp": Some(e.timestamp()).filter(|&t| t != 0),
                     "children": children[i].iter().map(|&c| id_of(c)).collect::<Vec<_>>(),
                 });
                 if let Some(id) = e.id() {
@@ -165,12 +185,17 @@ pub fn run(args: &TreeArgs) -> Result<Outcome, CliError> {
         };
         // Ids, kinds, summaries and labels come from the file: what a
         // terminal acts on (ESC, OSC…) is escaped.
+        let time = match e.timestamp() {
+            0 => String::new(),
+            ms => i64::try_from(ms).map_or_else(|_| String::new(), format_iso8601_seconds),
+        };
         writeln!(
             out,
-            "{}{} {:<14} {}{}",
+            "{}{} {:<14} {:<20} {}{}",
             indent(depth),
             escape_controls(&id_of(i)),
             escape_controls(e.kind().name()),
+            time,
             escape_controls(&summary_of(session, e)),
             marks
         )?;

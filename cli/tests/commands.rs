@@ -781,31 +781,66 @@ fn another_agents_log_is_read_as_a_session() {
 }
 
 #[test]
-fn stats_prices_replies_without_a_cost_from_the_catalog() {
+fn stats_prices_replies_without_a_cost_and_says_which_are_unknown() {
     let dir = tempfile::tempdir().unwrap();
-    // claude-sonnet-4-5: $3 in, $15 out per million tokens. A reply with a
-    // cost keeps it; one of a model the catalog does not know stays unpriced.
+    // claude-sonnet-4-5: $3 in, $15 out per million tokens (the price
+    // database's rates). A reply with a cost keeps it; one of a model no
+    // price list knows has an unknown cost, and so has the sum.
     let lines = [
         r#"{"role":"user","content":"hi","timestamp":1}"#,
-        r#"{"role":"assistant","content":[{"type":"text","text":"a"}],"provider":"anthropic","model":"claude-sonnet-4-5-20250929","api":"anthropic-messages","usage":{"input":1000000,"output":100000,"cacheRead":0,"cacheWrite":0,"totalTokens":1100000},"stopReason":"stop","timestamp":2}"#,
-        r#"{"role":"assistant","content":[{"type":"text","text":"b"}],"provider":"anthropic","model":"claude-sonnet-4-5","api":"anthropic-messages","usage":{"input":10,"output":10,"cacheRead":0,"cacheWrite":0,"totalTokens":20,"cost":{"input":0.5,"output":0.5,"cacheRead":0,"cacheWrite":0,"total":1.0}},"stopReason":"stop","timestamp":3}"#,
-        r#"{"role":"assistant","content":[{"type":"text","text":"c"}],"provider":"x","model":"someone-elses-model","api":"x","usage":{"input":1000,"output":1000,"cacheRead":0,"cacheWrite":0,"totalTokens":2000},"stopReason":"stop","timestamp":4}"#,
+        r#"{"role":"assistant","content":[{"type":"text","text":"a"}],"provider":"anthropic","model":"claude-sonnet-4-5-20250929","api":"anthropic-messages","usage":{"input":100000,"output":10000,"cacheRead":0,"cacheWrite":0,"totalTokens":110000},"stopReason":"stop","timestamp":1765233669389}"#,
+        r#"{"role":"assistant","content":[{"type":"text","text":"b"}],"provider":"anthropic","model":"claude-sonnet-4-5","api":"anthropic-messages","usage":{"input":10,"output":10,"cacheRead":0,"cacheWrite":0,"totalTokens":20,"cost":{"input":0.5,"output":0.5,"cacheRead":0,"cacheWrite":0,"total":1.0}},"stopReason":"stop","timestamp":1765233669390}"#,
+        r#"{"role":"assistant","content":[{"type":"text","text":"c"}],"provider":"x","model":"someone-elses-model","api":"x","usage":{"input":1000,"output":1000,"cacheRead":0,"cacheWrite":0,"totalTokens":2000},"stopReason":"stop","timestamp":1765233669391}"#,
     ];
     std::fs::write(dir.path().join("t.jsonl"), lines.join("\n")).unwrap();
     let run = common::agentmsg_in(dir.path(), &["stats", "--json", "t.jsonl"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let stats: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(stats["pricedFromCatalog"], 1);
-    // 3.0 + 1.5 for the priced reply, 1.0 as recorded.
-    let total = stats["cost"]["total"].as_f64().unwrap();
-    assert!((total - 5.5).abs() < 1e-9, "{total}");
+    assert_eq!(stats["unpricedReplies"], 1);
+    assert_eq!(
+        stats["unpricedModels"],
+        serde_json::json!(["someone-elses-model"])
+    );
+    assert!(
+        stats["cost"].is_null(),
+        "an unknown part makes the sum unknown: {}",
+        stats["cost"]
+    );
+    // 0.3 + 0.15 for the priced reply, 1.0 as recorded.
+    let priced = stats["pricedCost"]["total"].as_f64().unwrap();
+    assert!((priced - 1.45).abs() < 1e-9, "{priced}");
+    let models = stats["models"].as_array().unwrap();
+    let of = |name: &str| models.iter().find(|m| m["model"] == name).unwrap().clone();
+    assert!(of("someone-elses-model")["cost"].is_null());
+    assert_eq!(of("someone-elses-model")["unpricedReplies"], 1);
+    assert!((of("claude-sonnet-4-5")["cost"]["total"].as_f64().unwrap() - 1.0).abs() < 1e-9);
     let text = common::agentmsg_in(dir.path(), &["stats", "t.jsonl"]);
     assert!(
-        text.stdout
-            .contains("1 assistant messages without a cost priced from the built-in model catalog"),
+        text.stdout.contains(
+            "cost: unknown: 1 assistant messages without a price (someone-elses-model); $1.4500 for the others"
+        ),
         "{}",
         text.stdout
     );
+    assert!(
+        text.stdout.contains("x/someone-elses-model (x): 1 assistant messages, 0 tool calls, cost unknown (1 without a price)"),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        text.stdout.contains(
+            "1 assistant messages without a cost priced from the price database at their date"
+        ),
+        "{}",
+        text.stdout
+    );
+    // Every reply priced: the sum is known.
+    std::fs::write(dir.path().join("p.jsonl"), lines[..3].join("\n")).unwrap();
+    let run = common::agentmsg_in(dir.path(), &["stats", "--json", "p.jsonl"]);
+    let stats: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(stats["unpricedReplies"], 0);
+    assert!((stats["cost"]["total"].as_f64().unwrap() - 1.45).abs() < 1e-9);
 }
 
 #[test]
@@ -955,4 +990,54 @@ fn a_fragment_glued_to_a_whole_line_is_read_alike_everywhere() {
     assert_eq!(tree.code, 0, "{tree:?}");
     assert!(tree.stdout.contains(r#""c""#), "{tree:?}");
     assert!(!check.stdout.contains("no entry has"), "{check:?}");
+}
+
+/// `tree` shows when each entry was made, custom messages included, and what
+/// a custom message says to the model (issue 26: a custom line was a blank).
+#[test]
+fn tree_shows_the_time_and_projection_of_custom_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("t.jsonl"),
+        [
+            r#"{"role":"user","content":"hi","timestamp":1765233665292,"id":"u1","parentId":null}"#,
+            r#"{"role":"branchSummary","summary":"tried a regex","timestamp":1765233666000,"id":"b1","parentId":"u1"}"#,
+            r#"{"role":"extension","kind":"note","data":{},"timestamp":1765233667000,"id":"e1","parentId":"b1"}"#,
+            r#"{"role":"extension","kind":"note","data":{},"id":"e2","parentId":"e1"}"#,
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let tree = agentmsg_in(dir.path(), &["tree", "t.jsonl"]);
+    assert_eq!(tree.code, 0, "{tree:?}");
+    let line = |id: &str| {
+        tree.stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(id))
+            .unwrap_or_else(|| panic!("{id}: {}", tree.stdout))
+            .to_owned()
+    };
+    assert!(
+        line("u1").contains("2025-12-08T22:41:05Z"),
+        "{}",
+        tree.stdout
+    );
+    assert!(
+        line("b1").contains("2025-12-08T22:41:06Z"),
+        "{}",
+        tree.stdout
+    );
+    assert!(line("b1").contains("tried a regex"), "{}", tree.stdout);
+    assert!(
+        line("e1").contains("2025-12-08T22:41:07Z"),
+        "{}",
+        tree.stdout
+    );
+    // A line written before custom messages had a time still reads.
+    assert!(line("e2").contains("extension"), "{}", tree.stdout);
+    let json = agentmsg_in(dir.path(), &["tree", "--json", "t.jsonl"]);
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let nodes = doc["nodes"].as_array().unwrap();
+    assert_eq!(nodes[2]["timestamp"], 1765233667000u64);
+    assert!(nodes[3]["timestamp"].is_null());
 }

@@ -19,6 +19,7 @@ const MIGRATE: &str = "migrate";
 const TO_LLM: &str = "to_llm";
 const CRATE: &str = "crate";
 const CONTENT: &str = "content";
+const TIMESTAMP: &str = "timestamp";
 const WITH: &str = "with";
 
 /// The role a projection produces.
@@ -81,6 +82,8 @@ pub struct RenameAll {
 pub struct Field {
     /// `#[agent_message(content)]`
     pub content: Option<Ident>,
+    /// `#[agent_message(timestamp)]`
+    pub timestamp: Option<Ident>,
     /// `#[serde(rename = "…")]` or `rename(serialize = "…", deserialize = "…")`.
     pub renames: Vec<LitStr>,
     /// `#[serde(alias = "…")]`.
@@ -220,6 +223,7 @@ fn parse_to_llm(input: ParseStream) -> syn::Result<ToLlm> {
 
 pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> Field {
     let mut content = Attr::none(cx, CONTENT);
+    let mut timestamp = Attr::none(cx, TIMESTAMP);
     let mut serde = Serde::default();
     for attr in attrs {
         if attr.path().is_ident(SERDE) {
@@ -234,6 +238,10 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> Field {
             if let Some(ident) = meta.path.get_ident().filter(|ident| *ident == CONTENT) {
                 content.set(&meta.path, ident.clone());
                 Ok(())
+            // #[agent_message(timestamp)]
+            } else if let Some(ident) = meta.path.get_ident().filter(|ident| *ident == TIMESTAMP) {
+                timestamp.set(&meta.path, ident.clone());
+                Ok(())
             } else if [KIND, ALIASES, VERSION, MIGRATE, TO_LLM, CRATE]
                 .iter()
                 .any(|name| meta.path.is_ident(name))
@@ -244,7 +252,10 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> Field {
                     "this agent_message attribute goes on the struct, not on a field",
                 ))
             } else {
-                Err(unknown(&meta.path, " on a field; expected `content`"))
+                Err(unknown(
+                    &meta.path,
+                    " on a field; expected `content` or `timestamp`",
+                ))
             }
         });
         if let Err(error) = parsed {
@@ -253,6 +264,7 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> Field {
     }
     Field {
         content: content.get(),
+        timestamp: timestamp.get(),
         renames: serde.renames,
         aliases: serde.aliases,
         flatten: serde.flatten,

@@ -47,6 +47,20 @@ fn expand(cont: &Container, plan: &Plan) -> TokenStream {
             }
         }
     });
+    let timestamp = plan.timestamp.map(|field| {
+        let member = field.ident;
+        let ty = field.ty;
+        let read = quote_spanned! {ty.span()=>
+            _am::field_timestamp::<#ty>(&self.#member)
+        };
+        quote! {
+            const TIMESTAMP_FIELD: bool = true;
+
+            fn timestamp(&self) -> _am::Option<u64> {
+                #read
+            }
+        }
+    });
     let private = crate::private_module();
     quote! {
         #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
@@ -64,6 +78,7 @@ fn expand(cont: &Container, plan: &Plan) -> TokenStream {
                 }
 
                 #migrate
+                #timestamp
             }
 
             _am::inventory::submit! {

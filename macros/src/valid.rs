@@ -47,6 +47,8 @@ pub struct Plan<'a> {
     pub version: u32,
     pub migrate: Option<&'a syn::Path>,
     pub projection: Projection<'a>,
+    /// The field marked `#[agent_message(timestamp)]`.
+    pub timestamp: Option<&'a Field<'a>>,
 }
 
 pub fn check<'a>(cx: &Ctxt, cont: &'a Container<'a>) -> Result<Plan<'a>, ()> {
@@ -105,8 +107,19 @@ pub fn check<'a>(cx: &Ctxt, cont: &'a Container<'a>) -> Result<Plan<'a>, ()> {
         }
     }
 
+    let mut timestamp: Option<&Field> = None;
     for field in &cont.fields {
         check_keys(cx, cont, field);
+        if let Some(ident) = &field.attrs.timestamp {
+            if timestamp.is_some() {
+                cx.error_spanned_by(
+                    ident,
+                    "a second #[agent_message(timestamp)] field: a message has one time",
+                );
+            } else {
+                timestamp = Some(field);
+            }
+        }
     }
 
     let projection = projection(cx, cont);
@@ -120,6 +133,7 @@ pub fn check<'a>(cx: &Ctxt, cont: &'a Container<'a>) -> Result<Plan<'a>, ()> {
         version,
         migrate: cont.attrs.migrate.as_ref(),
         projection,
+        timestamp,
     })
 }
 
@@ -173,16 +187,26 @@ fn check_keys(cx: &Ctxt, cont: &Container, field: &Field) {
     if field.attrs.flatten {
         return;
     }
-    let reserved = |key: &str| RESERVED_KEYS.contains(&key);
-    let explain = "role, id, turnId, parentId and v are the keys of the transcript line itself";
+    // `timestamp` is the envelope's key for the message's time, unless the
+    // type keeps its time in this field.
+    let marked = field.attrs.timestamp.is_some();
+    let reserved = |key: &str| RESERVED_KEYS.contains(&key) || (key == "timestamp" && !marked);
+    let explain = |key: &str| {
+        if key == "timestamp" {
+            "the line's timestamp is the message's time, in Unix milliseconds; mark the field #[agent_message(timestamp)] if it is that time (u64 or Option<u64>)"
+        } else {
+            "role, id, turnId, parentId and v are the keys of the transcript line itself"
+        }
+    };
     for lit in field.attrs.renames.iter().chain(&field.attrs.aliases) {
         let key = lit.value();
         if reserved(&key) {
             cx.error_spanned_by(
                 lit,
                 format!(
-                    "field `{}` uses the reserved key `{key}` ({explain}); choose another name",
-                    field.name()
+                    "field `{}` uses the reserved key `{key}` ({}); choose another name",
+                    field.name(),
+                    explain(&key)
                 ),
             );
         }
@@ -209,7 +233,8 @@ fn check_keys(cx: &Ctxt, cont: &Container, field: &Field) {
             cx.error_spanned_by(
                 field.ident,
                 format!(
-                    "field `{name}` uses the reserved key `{key}`{how} ({explain}); rename it with #[serde(rename = \"…\")]"
+                    "field `{name}` uses the reserved key `{key}`{how} ({}); rename it with #[serde(rename = \"…\")]",
+                    explain(&key)
                 ),
             );
             return;

@@ -16,7 +16,7 @@ pub use inventory;
 /// Not public API. Used by generated code.
 pub use serde_json::Value;
 /// Not public API. Used by generated code.
-pub use std::{format, result::Result, vec, vec::Vec};
+pub use std::{format, option::Option, result::Result, vec, vec::Vec};
 
 /// Not public API. Used by generated code.
 pub use crate::message::Message;
@@ -101,6 +101,38 @@ pub fn run_migration<E: Display>(
     value: Value,
 ) -> Result<Value, MigrateError> {
     migrate(from, value).map_err(|e| MigrateError::new(e.to_string()))
+}
+
+/// Not public API. Used by generated code: the type of a field marked
+/// `#[agent_message(timestamp)]`.
+#[diagnostic::on_unimplemented(
+    message = "a `#[agent_message(timestamp)]` field must be `u64` or `Option<u64>`, not `{Self}`",
+    label = "not Unix milliseconds",
+    note = "the message's time is Unix milliseconds; remove the attribute to keep this field as data"
+)]
+pub trait FieldTimestamp {
+    /// Not public API. The time in Unix milliseconds.
+    fn millis(&self) -> Option<u64>;
+}
+
+/// 0 is no time, as in an LLM message.
+impl FieldTimestamp for u64 {
+    fn millis(&self) -> Option<u64> {
+        (*self != 0).then_some(*self)
+    }
+}
+
+impl FieldTimestamp for Option<u64> {
+    fn millis(&self) -> Option<u64> {
+        *self
+    }
+}
+
+/// Not public API. Used by generated code: the time in a field marked
+/// `#[agent_message(timestamp)]` (spanned at the field's type).
+#[inline]
+pub fn field_timestamp<T: FieldTimestamp>(value: &T) -> Option<u64> {
+    value.millis()
 }
 
 #[cfg(test)]

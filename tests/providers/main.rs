@@ -14,6 +14,8 @@ mod gemini;
 mod openai_chat;
 mod openai_responses;
 mod options;
+#[cfg(feature = "prices")]
+mod prices;
 mod provider_blocks;
 mod real_world;
 mod scenarios;

@@ -231,7 +231,11 @@ fn is_fragment(line: &Line) -> bool {
 fn fragment_line(raw: &[u8]) -> Result<String, CliError> {
     let message =
         agentmsg_runtime::ExtensionMessage::new(FRAGMENT_KIND, &String::from_utf8_lossy(raw))?;
-    Ok(AgentMessage::custom(message).to_line()?)
+    // When the fragment was written is unknown, and a repair reads no clock
+    // (the same file repairs to the same bytes).
+    let mut entry = agentmsg_runtime::CustomEntry::new(message);
+    entry.timestamp = None;
+    Ok(AgentMessage::Custom(entry).to_line()?)
 }
 
 /// The file a path names, following symbolic links (so a link stays a link and

@@ -11,14 +11,14 @@ use crate::{AssistantMessage, Cost, Message, Session, Usage};
 pub(super) enum ReplyCost {
     /// As the transcript says.
     Known(f64),
-    /// Estimated from the built-in catalog's prices (the transcript says
+    /// Priced from the price database at the reply's date (the transcript says
     /// nothing, or zero).
     Estimated(f64),
     /// Nobody knows: never counted as zero.
     Unknown,
 }
 
-/// The cost of `a`: its own, else the catalog's estimate, else unknown (as
+/// The cost of `a`: its own, else the price database's, else unknown (as
 /// `agentmsg stats` counts it).
 pub(super) fn reply_cost(a: &AssistantMessage) -> ReplyCost {
     if let Some(c) = a.usage.cost.filter(|c| c.total != 0.0) {
@@ -40,8 +40,7 @@ fn estimate(a: &AssistantMessage) -> Option<Cost> {
     if a.usage.total() == 0 {
         return None;
     }
-    let model = crate::providers::Catalog::builtin().model(&a.model)?;
-    Some(a.usage.estimated_cost(&model.prices))
+    crate::providers::Catalog::builtin().cost_of(a)
 }
 
 #[cfg(not(any(
@@ -125,7 +124,7 @@ impl Totals {
             if self.estimated > 0 {
                 let _ = write!(
                     cost,
-                    " ({} replies estimated from the catalog)",
+                    " ({} replies priced from the price database)",
                     self.estimated
                 );
             }

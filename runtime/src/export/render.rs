@@ -298,7 +298,7 @@ fn assistant(out: &mut String, a: &AssistantMessage) {
     let u = &a.usage;
     let cost = match reply_cost(a) {
         ReplyCost::Known(c) => format!("${c:.4}"),
-        ReplyCost::Estimated(c) => format!("${c:.4} (estimated from the catalog)"),
+        ReplyCost::Estimated(c) => format!("${c:.4} (priced from the price database)"),
         ReplyCost::Unknown => "<span class=\"unknown\">cost unknown</span>".to_owned(),
     };
     let _ = write!(

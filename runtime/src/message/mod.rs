@@ -641,6 +641,16 @@ impl Message {
         }
     }
 
+    /// Sets the timestamp (Unix milliseconds).
+    pub fn set_timestamp(&mut self, timestamp: u64) {
+        match self {
+            Self::System(m) => m.timestamp = timestamp,
+            Self::User(m) => m.timestamp = timestamp,
+            Self::Assistant(m) => m.timestamp = timestamp,
+            Self::ToolResult(m) => m.timestamp = timestamp,
+        }
+    }
+
     /// The assistant message, if this is one.
     pub fn as_assistant(&self) -> Option<&AssistantMessage> {
         match self {

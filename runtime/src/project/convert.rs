@@ -45,7 +45,7 @@ pub fn to_llm_with_report<M: Borrow<AgentMessage>>(messages: &[M]) -> LlmProject
         match message.borrow() {
             AgentMessage::Llm(m) => projection.messages.push(Cow::Borrowed(&m.message)),
             AgentMessage::Custom(c) => {
-                let projected = c.message.project();
+                let projected = c.project();
                 if projected.is_empty() {
                     projection.ui_only += 1;
                 }

@@ -231,7 +231,8 @@ impl<'a> Request<'a> {
         let mut target = crate::Target::new(self.provider_or(provider), api, &self.model);
         target.context_window = Catalog::builtin()
             .model(&self.model)
-            .map(|m| m.context_window);
+            .map(|m| m.context_window)
+            .filter(|&window| window != 0);
         Ok(self.messages.prepare(&target))
     }
 

@@ -188,7 +188,7 @@ impl Entry {
             return self.timestamp;
         }
         match &self.kind {
-            EntryKind::Message(m) => m.as_llm().map_or(0, crate::Message::timestamp),
+            EntryKind::Message(m) => m.timestamp().unwrap_or(0),
             _ => 0,
         }
     }

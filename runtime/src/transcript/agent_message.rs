@@ -108,6 +108,18 @@ impl AgentMessage {
         }
     }
 
+    /// When the message was made, in Unix milliseconds: an LLM message's
+    /// `timestamp` (`None` when it is 0), a custom message's
+    /// ([`CustomEntry::timestamp`](crate::CustomEntry::timestamp)); `None` for
+    /// a kept line.
+    pub fn timestamp(&self) -> Option<u64> {
+        match self {
+            Self::Llm(m) => Some(m.message.timestamp()).filter(|&t| t != 0),
+            Self::Custom(c) => c.timestamp(),
+            Self::Unknown(_) => None,
+        }
+    }
+
     /// The turn that produced the message, if known.
     pub fn turn_id(&self) -> Option<&TurnId> {
         match self {
@@ -169,6 +181,25 @@ impl AgentMessage {
         self
     }
 
+    /// The same message made at `timestamp` (Unix milliseconds): an LLM
+    /// message's `timestamp`, a custom entry's
+    /// ([`CustomEntry::with_timestamp`](crate::CustomEntry::with_timestamp);
+    /// a type with a timestamp field of its own keeps its field's). A kept
+    /// line is written back byte for byte, so it keeps its own.
+    #[must_use]
+    pub fn with_timestamp(mut self, timestamp: u64) -> Self {
+        match &mut self {
+            Self::Llm(m) => m.message.set_timestamp(timestamp),
+            Self::Custom(c) => {
+                if !c.message.has_timestamp_field() {
+                    c.timestamp = Some(timestamp);
+                }
+            }
+            Self::Unknown(_) => {}
+        }
+        self
+    }
+
     /// Whether this is an LLM message.
     pub fn is_llm(&self) -> bool {
         matches!(self, Self::Llm(_))
@@ -194,10 +225,13 @@ impl AgentMessage {
     pub fn write_line(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
         match self {
             Self::Llm(m) => serde_json::to_writer(out, m),
-            Self::Custom(c) => {
-                c.message
-                    .write_json(out, c.id.as_ref(), c.turn_id.as_ref(), &c.parent_id)
-            }
+            Self::Custom(c) => c.message.write_json(
+                out,
+                c.id.as_ref(),
+                c.turn_id.as_ref(),
+                &c.parent_id,
+                c.timestamp,
+            ),
             Self::Unknown(u) => {
                 out.extend_from_slice(u.raw_bytes());
                 Ok(())

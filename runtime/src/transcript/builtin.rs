@@ -50,6 +50,7 @@ pub struct CompactionSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_kept_id: Option<crate::MessageId>,
     /// Unix milliseconds; 0 (and then not written) when unknown.
+    #[agent_message(timestamp)]
     #[serde(default, skip_serializing_if = "is_zero")]
     pub timestamp: u64,
 }
@@ -61,7 +62,7 @@ impl CompactionSummary {
             summary: summary.into(),
             tokens_before,
             first_kept_id: None,
-            timestamp: 0,
+            timestamp: crate::message::now_ms(),
         }
     }
 
@@ -92,6 +93,7 @@ pub struct BranchSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from_id: Option<crate::MessageId>,
     /// Unix milliseconds; 0 (and then not written) when unknown.
+    #[agent_message(timestamp)]
     #[serde(default, skip_serializing_if = "is_zero")]
     pub timestamp: u64,
 }
@@ -102,7 +104,7 @@ impl BranchSummary {
         Self {
             summary: summary.into(),
             from_id: None,
-            timestamp: 0,
+            timestamp: crate::message::now_ms(),
         }
     }
 

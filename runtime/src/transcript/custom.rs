@@ -39,9 +39,21 @@ pub trait CustomMessage:
     /// Older kinds that also decode into this type.
     const ALIASES: &'static [&'static str] = &[];
 
+    /// Whether the type keeps its time in a field of its own, marked
+    /// `#[agent_message(timestamp)]` (pi's kinds do: `"timestamp"` is one of
+    /// their fields). Such a type's line carries no envelope `timestamp`.
+    const TIMESTAMP_FIELD: bool = false;
+
     /// What a model sees of this message; empty for a UI-only message.
     fn to_llm(&self) -> Vec<Message> {
         Vec::new()
+    }
+
+    /// The time in the field marked `#[agent_message(timestamp)]`, in Unix
+    /// milliseconds; `None` for a type without one (its time is in the
+    /// envelope, [`CustomEntry::timestamp`]).
+    fn timestamp(&self) -> Option<u64> {
+        None
     }
 
     /// Brings a stored object of version `from` (below [`VERSION`]) up to the
@@ -101,6 +113,10 @@ pub trait DynCustomMessage: Any + Send + Sync + fmt::Debug {
     fn as_serialize(&self) -> &dyn erased_serde::Serialize;
     /// The declared projection, [`CustomMessage::to_llm`].
     fn project(&self) -> Vec<Message>;
+    /// [`CustomMessage::TIMESTAMP_FIELD`].
+    fn has_timestamp_field(&self) -> bool;
+    /// The time in the type's own field, [`CustomMessage::timestamp`].
+    fn own_timestamp(&self) -> Option<u64>;
 }
 
 impl<T: CustomMessage> DynCustomMessage for T {
@@ -143,6 +159,14 @@ impl<T: CustomMessage> DynCustomMessage for T {
     fn project(&self) -> Vec<Message> {
         self.to_llm()
     }
+
+    fn has_timestamp_field(&self) -> bool {
+        T::TIMESTAMP_FIELD
+    }
+
+    fn own_timestamp(&self) -> Option<u64> {
+        self.timestamp()
+    }
 }
 
 /// Fails when a line of `kind` would not read back into its type because the
@@ -169,6 +193,7 @@ impl dyn DynCustomMessage {
         id: Option<&MessageId>,
         turn_id: Option<&TurnId>,
         parent_id: &ParentId,
+        timestamp: Option<u64>,
     ) -> serde_json::Result<()> {
         readable_back::<serde_json::Error>(self.kind(), self.type_name())?;
         let mut serializer = serde_json::Serializer::new(out);
@@ -178,6 +203,7 @@ impl dyn DynCustomMessage {
             self.as_serialize(),
             (id, turn_id, parent_id),
             self.version(),
+            timestamp.filter(|_| !self.has_timestamp_field()),
         )
     }
 
@@ -209,12 +235,19 @@ impl PartialEq for dyn DynCustomMessage {
     }
 }
 
-/// A custom message as it stands in a transcript, with its optional `id` and
-/// `turnId`. `AgentMessage::Custom` holds one.
+/// A custom message as it stands in a transcript, with its optional `id`,
+/// `turnId` and `timestamp`. `AgentMessage::Custom` holds one.
 ///
 /// ```json
-/// {"role":"notice","text":"session resumed","id":"0193a4b2-7c1e-7000-8000-000000000001"}
+/// {"role":"notice","text":"session resumed","timestamp":1765238302057,"id":"0193a4b2-7c1e-7000-8000-000000000001"}
 /// ```
+///
+/// The `timestamp` (Unix milliseconds) is set when the entry is made
+/// ([`CustomEntry::new`], `AgentMessage::from`), written after the type's
+/// fields and read back; a line written before there were timestamps reads
+/// with `None`. A type that keeps its time in a field of its own
+/// (`#[agent_message(timestamp)]`, as pi's kinds do) has no envelope
+/// timestamp: [`CustomEntry::timestamp`] reads its field.
 #[derive(Debug, Clone)]
 pub struct CustomEntry {
     /// The message.
@@ -225,6 +258,10 @@ pub struct CustomEntry {
     pub turn_id: Option<TurnId>,
     /// Where it hangs in the session tree (`"parentId"`; absent by default).
     pub parent_id: ParentId,
+    /// When it was made (`"timestamp"`, Unix milliseconds), for a type without
+    /// a timestamp field of its own; `None` on lines written without one.
+    /// [`CustomEntry::timestamp`] is the time whichever holds it.
+    pub timestamp: Option<u64>,
 }
 
 impl PartialEq for CustomEntry {
@@ -233,18 +270,56 @@ impl PartialEq for CustomEntry {
             && self.id == other.id
             && self.turn_id == other.turn_id
             && self.parent_id == other.parent_id
+            && self.timestamp == other.timestamp
     }
 }
 
 impl CustomEntry {
-    /// An entry without id or turn.
+    /// An entry without id or turn, made now: its `timestamp` is the current
+    /// time, unless the type keeps its time in a field of its own.
     pub fn new<T: CustomMessage>(message: T) -> Self {
         Self {
             message: Box::new(message),
             id: None,
             turn_id: None,
             parent_id: ParentId::Previous,
+            timestamp: made_now(T::TIMESTAMP_FIELD),
         }
+    }
+
+    /// This entry with `timestamp` (Unix milliseconds) as its time. For a type
+    /// with a timestamp field of its own the field stands and this changes
+    /// nothing.
+    #[must_use]
+    pub fn with_timestamp(mut self, timestamp: u64) -> Self {
+        if !self.message.has_timestamp_field() {
+            self.timestamp = Some(timestamp);
+        }
+        self
+    }
+
+    /// When the message was made, in Unix milliseconds: its own timestamp
+    /// field when the type has one, else the envelope's; `None` for a line
+    /// written without one.
+    pub fn timestamp(&self) -> Option<u64> {
+        if self.message.has_timestamp_field() {
+            self.message.own_timestamp()
+        } else {
+            self.timestamp
+        }
+    }
+
+    /// What a model sees of the message ([`CustomMessage::to_llm`]), each
+    /// projected message carrying the entry's time when it has one (so the
+    /// projection is the same whenever it is made).
+    pub fn project(&self) -> Vec<Message> {
+        let mut projected = self.message.project();
+        if let Some(at) = self.timestamp() {
+            for message in &mut projected {
+                message.set_timestamp(at);
+            }
+        }
+        projected
     }
 
     /// The kind of the message.
@@ -274,6 +349,12 @@ impl CustomEntry {
     }
 }
 
+/// The time of an entry made now: the current time, unless the type keeps its
+/// time in a field of its own.
+fn made_now(timestamp_field: bool) -> Option<u64> {
+    (!timestamp_field).then(crate::message::now_ms)
+}
+
 #[cold]
 fn unreachable_downcast<T>() -> T {
     unreachable!("type id checked before downcast")
@@ -288,6 +369,8 @@ impl Serialize for CustomEntry {
             self.message.as_serialize(),
             (self.id.as_ref(), self.turn_id.as_ref(), &self.parent_id),
             self.message.version(),
+            self.timestamp
+                .filter(|_| !self.message.has_timestamp_field()),
         )
     }
 }

@@ -50,6 +50,7 @@ pub struct BashExecution {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub full_output_path: Option<String>,
     /// Unix milliseconds.
+    #[agent_message(timestamp)]
     #[serde(default)]
     pub timestamp: u64,
     /// Kept from the model (pi's `!!` prefix).
@@ -142,6 +143,7 @@ pub struct CustomContentMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<serde_json::Value>,
     /// Unix milliseconds.
+    #[agent_message(timestamp)]
     #[serde(default)]
     pub timestamp: u64,
 }

@@ -40,7 +40,8 @@
 //! ```
 
 use std::borrow::Borrow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 
 use crate::{
     AgentMessage, AssistantContent, Cost, Message, Role, ToolCall, ToolResultMessage, TurnId, Usage,
@@ -205,11 +206,32 @@ pub struct Summary {
     pub stop_reasons: BTreeMap<String, usize>,
     /// The assistant messages' usage, summed.
     pub usage: Usage,
-    /// Their cost, summed (where known).
+    /// Their cost, summed where known: the whole cost only when
+    /// [`unpriced`](Summary::unpriced) is 0 ([`Summary::total_cost`]).
     pub cost: Cost,
+    /// Assistant messages that used tokens but carry no cost, or a zero one
+    /// (their model's price was unknown): what they cost is unknown, not zero.
+    pub unpriced: usize,
+    /// The models of the unpriced messages.
+    pub unpriced_models: BTreeSet<String>,
 }
 
 impl Summary {
+    /// The total cost in dollars, or `None` when a message's cost is unknown
+    /// ([`Summary::unpriced`]): an unknown part makes the sum unknown.
+    ///
+    /// ```
+    /// # use agentmsg_runtime::{AgentMessage, AssistantMessage, Message, MessageQuery, Usage};
+    /// let reply = AssistantMessage { model: "my-local-model".into(), usage: Usage::new(100, 20), ..Default::default() };
+    /// let messages: Vec<AgentMessage> = vec![Message::Assistant(reply).into()];
+    /// let summary = messages.iter().summarize();
+    /// assert_eq!(summary.total_cost(), None);
+    /// assert!(summary.to_string().contains("cost: unknown (1 reply without a price: my-local-model)"));
+    /// ```
+    pub fn total_cost(&self) -> Option<f64> {
+        (self.unpriced == 0).then_some(self.cost.total)
+    }
+
     /// Counts one more message.
     pub fn add(&mut self, message: &AgentMessage) {
         self.messages += 1;
@@ -246,8 +268,15 @@ impl Summary {
                     .entry(a.stop_reason.as_str().to_owned())
                     .or_default() += 1;
                 self.usage += &a.usage;
-                if let Some(cost) = a.usage.cost {
-                    self.cost += cost;
+                // A zero cost on a reply that used tokens is what a writer
+                // that did not know the price put there (pi does): unknown.
+                match a.usage.cost {
+                    Some(cost) if cost.total != 0.0 => self.cost += cost,
+                    _ if a.usage.total() > 0 => {
+                        self.unpriced += 1;
+                        self.unpriced_models.insert(a.model.clone());
+                    }
+                    _ => {}
                 }
             }
             Some(Message::ToolResult(r)) => {
@@ -257,6 +286,58 @@ impl Summary {
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// The summary as text: counts, tokens, and the cost, which says `unknown`
+/// (with the models) when a reply had no price.
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{} messages ({} assistant, {} tool calls, {} tool results, {} kept undecoded)",
+            self.messages,
+            self.assistant_messages,
+            self.tool_calls,
+            self.tool_results,
+            self.kept_unknown
+        )?;
+        writeln!(
+            f,
+            "tokens: input {}, output {}, cache read {}, cache write {}",
+            self.usage.input, self.usage.output, self.usage.cache_read, self.usage.cache_write
+        )?;
+        write!(f, "{}", CostText(self))
+    }
+}
+
+/// The cost line of a [`Summary`].
+struct CostText<'a>(&'a Summary);
+
+impl fmt::Display for CostText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = self.0;
+        match s.total_cost() {
+            Some(total) => write!(f, "cost: ${total:.6}"),
+            None => {
+                let models: Vec<&str> = s
+                    .unpriced_models
+                    .iter()
+                    .map(|m| if m.is_empty() { "?" } else { m.as_str() })
+                    .collect();
+                let replies = if s.unpriced == 1 { "reply" } else { "replies" };
+                write!(
+                    f,
+                    "cost: unknown ({} {replies} without a price: {})",
+                    s.unpriced,
+                    models.join(", ")
+                )?;
+                if s.assistant_messages > s.unpriced {
+                    write!(f, "; ${:.6} for the rest", s.cost.total)?;
+                }
+                Ok(())
+            }
         }
     }
 }

@@ -54,6 +54,8 @@ pub struct Registration {
     decode: Decode,
     /// [`CustomMessage::migrate`].
     migrate: fn(u32, Value) -> Result<Value, MigrateError>,
+    /// [`CustomMessage::TIMESTAMP_FIELD`].
+    timestamp_field: bool,
 }
 
 impl Registration {
@@ -67,6 +69,7 @@ impl Registration {
             type_name: std::any::type_name::<T>,
             decode: decode::<T>,
             migrate: T::migrate,
+            timestamp_field: T::TIMESTAMP_FIELD,
         }
     }
 
@@ -99,7 +102,7 @@ impl Registration {
     /// reason it was not decoded otherwise.
     pub fn decode_line(&self, line: &str) -> Result<CustomEntry, UnknownReason> {
         let accept = |role: &str| self.claims(role);
-        match decode_known(line, &accept, self.decode) {
+        match decode_known(line, &accept, self.decode, !self.timestamp_field) {
             Ok((message, envelope)) => {
                 let from = stored_version(envelope.v);
                 if from == self.version {
@@ -119,6 +122,21 @@ impl Registration {
                 }),
             },
         }
+    }
+
+    /// Takes `timestamp` out of the fields of an object into its envelope when
+    /// the type has no timestamp field of its own.
+    pub(crate) fn take_timestamp(
+        &self,
+        fields: &mut Held<'_>,
+        envelope: &mut Envelope,
+    ) -> Result<(), UnknownReason> {
+        if self.timestamp_field {
+            return Ok(());
+        }
+        envelope
+            .take_timestamp_from_held(fields)
+            .map_err(|error| UnknownReason::Invalid { error })
     }
 
     /// Decodes the fields of an object (a [`Held::Map`]) whose envelope keys were
@@ -167,9 +185,13 @@ impl Registration {
                 error: e.to_string(),
             })?;
         fields.remove("role");
-        let envelope = Envelope::take_from(&mut fields).map_err(|e| UnknownReason::Invalid {
+        let invalid = |e: serde_json::Error| UnknownReason::Invalid {
             error: e.to_string(),
-        })?;
+        };
+        let mut envelope = Envelope::take_from(&mut fields).map_err(invalid)?;
+        if !self.timestamp_field {
+            envelope.take_timestamp_from(&mut fields).map_err(invalid)?;
+        }
         self.migrate_fields(fields, envelope, from)
     }
 
@@ -227,6 +249,7 @@ fn entry(message: Box<dyn DynCustomMessage>, envelope: Envelope) -> CustomEntry 
         id: envelope.id,
         turn_id: envelope.turn_id,
         parent_id: envelope.parent_id,
+        timestamp: envelope.timestamp,
     }
 }
 
@@ -618,6 +641,7 @@ mod tests {
             turn_id: None,
             parent_id: crate::ParentId::Previous,
             v: None,
+            timestamp: None,
         };
         let entry = registration
             .decode_fields(&object(r#"{"label":"x","value":1.5}"#), envelope)

@@ -21,10 +21,11 @@ fn main() {
         turn_count: 1,
         r#v2: true,
     })
+    .with_timestamp(5)
     .to_line()
     .unwrap();
     assert_eq!(
         line,
-        r#"{"role":"handoff","targetId":"a","roleName":"b","turnCount":1,"v2":true}"#
+        r#"{"role":"handoff","targetId":"a","roleName":"b","turnCount":1,"v2":true,"timestamp":5}"#
     );
 }

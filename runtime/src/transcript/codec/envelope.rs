@@ -1,5 +1,5 @@
 //! The envelope of a transcript line: the keys around a type's own fields
-//! (`role`, `id`, `turnId`, `parentId`, `v`). This file is the one reader and writer of
+//! (`role`, `id`, `turnId`, `parentId`, `v`, and a custom line's `timestamp`). This file is the one reader and writer of
 //! those keys, on every path:
 //!
 //! - streamed objects: [`deserialize_flat`] finds the role (at once when it
@@ -50,6 +50,9 @@ pub struct Envelope {
     pub parent_id: ParentId,
     /// `"v"`, the kind's schema version.
     pub v: Option<u32>,
+    /// `"timestamp"` of a custom line whose type has no timestamp field of its
+    /// own (an LLM message's `timestamp` is one of its fields).
+    pub timestamp: Option<u64>,
 }
 
 /// Where the envelope keys land while the body is decoded.
@@ -167,6 +170,46 @@ impl Envelope {
         Ok(envelope)
     }
 
+    /// Takes a custom line's `"timestamp"` out of a decoded object (for a type
+    /// without a timestamp field of its own).
+    pub(crate) fn take_timestamp_from(
+        &mut self,
+        fields: &mut serde_json::Map<String, serde_json::Value>,
+    ) -> serde_json::Result<()> {
+        if let Some(timestamp) = fields.remove("timestamp") {
+            self.timestamp = Some(u64::deserialize(timestamp).map_err(bad_timestamp)?);
+        }
+        Ok(())
+    }
+
+    /// Takes a custom line's `"timestamp"` out of a held object (for a type
+    /// without a timestamp field of its own).
+    pub(crate) fn take_timestamp_from_held(&mut self, fields: &mut Held<'_>) -> Result<(), String> {
+        let Held::Map(entries) = fields else {
+            return Ok(());
+        };
+        let Some(at) = entries.iter().position(|(key, _)| {
+            matches!(key, Held::Str("timestamp"))
+                || matches!(key, Held::String(k) if k == "timestamp")
+        }) else {
+            return Ok(());
+        };
+        let (_, value) = entries.remove(at);
+        self.timestamp = Some(match value {
+            Held::U64(n) => n,
+            other => {
+                let value = serde_json::Value::deserialize(other.replay()).map_or_else(
+                    |_: serde_json::Error| "a value".to_owned(),
+                    |v| v.to_string(),
+                );
+                return Err(format!(
+                    "`timestamp` must be Unix milliseconds (an unsigned integer), found {value}"
+                ));
+            }
+        });
+        Ok(())
+    }
+
     /// Writes the envelope keys after a line's fields: `id` and `turnId` when
     /// set, `parentId` unless it is [`ParentId::Previous`], `v` when `version`
     /// is above 1. The one writer of these keys.
@@ -205,13 +248,22 @@ impl Envelope {
     }
 }
 
-/// Writes `role`, the fields of `fields`, then the envelope keys, as one map.
+/// The error of a custom line's `timestamp` that is not Unix milliseconds.
+fn bad_timestamp<E: fmt::Display>(error: E) -> serde_json::Error {
+    de::Error::custom(format_args!(
+        "`timestamp` must be Unix milliseconds (an unsigned integer): {error}"
+    ))
+}
+
+/// Writes `role`, the fields of `fields`, a custom line's `timestamp`, then the
+/// envelope keys, as one map.
 pub(crate) fn write_line<T, S>(
     serializer: S,
     kind: &str,
     fields: &T,
     (id, turn_id, parent_id): (Option<&MessageId>, Option<&TurnId>, &ParentId),
     version: u32,
+    timestamp: Option<u64>,
 ) -> Result<S::Ok, S::Error>
 where
     T: ?Sized + Serialize,
@@ -220,6 +272,9 @@ where
     let mut map = serializer.serialize_map(None)?;
     map.serialize_entry("role", kind)?;
     fields.serialize(FlatMapSerializer(&mut map))?;
+    if let Some(timestamp) = timestamp {
+        map.serialize_entry("timestamp", &timestamp)?;
+    }
     Envelope::write(&mut map, id, turn_id, parent_id, version)?;
     map.end()
 }
@@ -392,6 +447,7 @@ pub(crate) fn decode_known<R>(
     line: &str,
     accept: &dyn Fn(&str) -> bool,
     decode: DecodeBody<R>,
+    take_timestamp: bool,
 ) -> serde_json::Result<(R, Envelope)> {
     let raised = Raised::default();
     let mut de = serde_json::Deserializer::from_str(line);
@@ -399,6 +455,7 @@ pub(crate) fn decode_known<R>(
         accept,
         decode,
         raised: &raised,
+        take_timestamp,
     };
     match de::Deserializer::deserialize_map(&mut de, visitor) {
         Ok(decoded) => {
@@ -434,6 +491,7 @@ struct KnownRole<'a, R> {
     accept: &'a dyn Fn(&str) -> bool,
     decode: DecodeBody<R>,
     raised: &'a Raised,
+    take_timestamp: bool,
 }
 
 impl<'de, R> de::Visitor<'de> for KnownRole<'_, R> {
@@ -450,6 +508,7 @@ impl<'de, R> de::Visitor<'de> for KnownRole<'_, R> {
             envelope: Envelope::default(),
             role_seen: false,
             raised: &self.raised.text,
+            take_timestamp: self.take_timestamp,
         };
         let value = match (self.decode)(Body::line(&mut fields)) {
             Ok(value) => value,
@@ -483,6 +542,9 @@ struct SkipRole<'s, A> {
     role_seen: bool,
     /// The text of the last error the line raised.
     raised: &'s RefCell<Option<String>>,
+    /// Whether `timestamp` is an envelope key (a type without a timestamp
+    /// field of its own).
+    take_timestamp: bool,
 }
 
 impl<'de, A: MapAccess<'de>> SkipRole<'_, A> {
@@ -518,6 +580,14 @@ impl<'de, A: MapAccess<'de>> LineFields<'de> for SkipRole<'_, A> {
                         )));
                     }
                     self.role_seen = true;
+                }
+                "timestamp" if self.take_timestamp => {
+                    let timestamp = self.inner.next_value::<u64>().map_err(|e| {
+                        self.raise(de::Error::custom(format_args!(
+                            "`timestamp` must be Unix milliseconds (an unsigned integer): {e}"
+                        )))
+                    })?;
+                    self.envelope.timestamp = Some(timestamp);
                 }
                 other => {
                     let read = self.envelope.read(other, &mut self.inner);

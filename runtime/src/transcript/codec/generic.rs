@@ -70,8 +70,12 @@ impl<'de> RoleDispatch<'de> for AgentDispatch<'_> {
         };
         // Held until the version (an envelope key, anywhere) is known, and kept
         // for a body that does not decode.
-        let fields = Held::deserialize(de::value::MapAccessDeserializer::new(map))?;
-        let envelope = envelope.take();
+        let mut fields = Held::deserialize(de::value::MapAccessDeserializer::new(map))?;
+        let mut envelope = envelope.take();
+        if let Err(reason) = registration.take_timestamp(&mut fields, &mut envelope) {
+            let fields = serde_json::Map::deserialize(fields.lend::<M::Error>())?;
+            return keep(kind, &fields, envelope, reason);
+        }
         match registration.decode_fields(&fields, envelope.clone()) {
             Ok(entry) => Ok(AgentMessage::Custom(entry)),
             Err(reason) => {
@@ -102,6 +106,7 @@ fn keep<E: de::Error>(
             &envelope.parent_id,
         ),
         0,
+        envelope.timestamp,
     )
     .map_err(de::Error::custom)?;
     if let Some(v) = envelope.v {

@@ -1,0 +1,112 @@
+//! Prices from the `genai-prices` database (the `prices` feature).
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use genai_prices::{Calculator, ErrorKind, PriceRequest, Usage, UsageKey};
+
+use crate::{AssistantMessage, Cost};
+
+/// The database's provider id for ours, where they differ.
+fn provider_id(provider: &str) -> &str {
+    match provider {
+        "xai" => "x-ai",
+        "google-generative-ai" | "gemini" | "google-vertex" => "google",
+        other => other,
+    }
+}
+
+/// What `message` cost at the database's rates on its date; `None` when the
+/// database does not know its model.
+pub(super) fn cost(message: &AssistantMessage) -> Option<Cost> {
+    if message.model.is_empty() {
+        return None;
+    }
+    let usage = &message.usage;
+    let when =
+        (message.timestamp != 0).then(|| UNIX_EPOCH + Duration::from_millis(message.timestamp));
+    let provider = provider_id(&message.provider);
+    // Input tokens as the database counts them: every token read, cached or not.
+    let input = usage
+        .input
+        .saturating_add(usage.cache_read)
+        .saturating_add(usage.cache_write);
+    let total = price(
+        &message.model,
+        provider,
+        when,
+        &[
+            (UsageKey::INPUT_TOKENS, input),
+            (UsageKey::CACHE_READ_TOKENS, usage.cache_read),
+            (UsageKey::CACHE_WRITE_TOKENS, usage.cache_write),
+            (UsageKey::OUTPUT_TOKENS, usage.output),
+        ],
+    )?;
+    // The cache's share, each kind alone at its own rate.
+    let cache_read = match usage.cache_read {
+        0 => 0.0,
+        n => price(
+            &message.model,
+            provider,
+            when,
+            &[
+                (UsageKey::INPUT_TOKENS, n),
+                (UsageKey::CACHE_READ_TOKENS, n),
+            ],
+        )
+        .map_or(0.0, |p| p.input_price),
+    };
+    let cache_write = match usage.cache_write {
+        0 => 0.0,
+        n => price(
+            &message.model,
+            provider,
+            when,
+            &[
+                (UsageKey::INPUT_TOKENS, n),
+                (UsageKey::CACHE_WRITE_TOKENS, n),
+            ],
+        )
+        .map_or(0.0, |p| p.input_price),
+    };
+    Some(Cost {
+        input: (total.input_price - cache_read - cache_write).max(0.0),
+        output: total.output_price,
+        cache_read,
+        cache_write,
+        total: total.total_price,
+    })
+}
+
+/// The database's price of `usage` for `model`, asked of `provider` first and
+/// of any provider when the database has no such provider.
+fn price(
+    model: &str,
+    provider: &str,
+    when: Option<SystemTime>,
+    usage: &[(UsageKey, u64)],
+) -> Option<genai_prices::PriceCalculation> {
+    let usage: Usage = usage
+        .iter()
+        .map(|(key, n)| (key.clone(), *n as f64))
+        .collect();
+    let ask = |provider: Option<&str>| {
+        let mut request = PriceRequest::new(model, &usage);
+        if let Some(provider) = provider {
+            request = request.with_provider_id(provider);
+        }
+        if let Some(when) = when {
+            request = request.with_timestamp(when);
+        }
+        Calculator::bundled().calculate(&request)
+    };
+    let asked = if provider.is_empty() {
+        ask(None)
+    } else {
+        ask(Some(provider))
+    };
+    match asked {
+        Ok(price) => Some(price),
+        Err(e) if e.kind() == ErrorKind::ProviderNotFound => ask(None).ok(),
+        Err(_) => None,
+    }
+}
