@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use agentmsg_runtime::{dropped_fields, AgentMessage, Entry, ProblemKind, Session, Validator};
 
 use crate::error::CliError;
-use crate::load::{foreign_log, Diagnostic, ForeignLog, Line, Loaded, Severity, Sniff};
+use crate::load::{foreign_log, Diagnostic, Line, Loaded, Severity, Sniff};
 use crate::session_file::{load_file_at, stream_transcript, warning_diagnostic, Purpose};
 use crate::Outcome;
 
@@ -374,7 +374,7 @@ struct FileCheck {
     lines: usize,
     messages: usize,
     diagnostics: Vec<Diagnostic>,
-    foreign: Option<ForeignLog>,
+    foreign: Option<agentmsg_runtime::SessionFormat>,
 }
 
 /// Checks `path`. A JSON Lines transcript is read one line at a time; another
@@ -462,7 +462,12 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
             }
         };
         if let Some(log) = foreign.filter(|_| !args.json) {
-            writeln!(out, "{}: note: {}", crate::output::shown(path), log.note())?;
+            writeln!(
+                out,
+                "{}: note: {}",
+                crate::output::shown(path),
+                crate::load::foreign_note(log)
+            )?;
         }
         let errors = diagnostics
             .iter()

@@ -7,7 +7,8 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use agentmsg_runtime::{
-    AgentMessage, AssistantMessage, Message, StopReason, TextContent, ToolCall, ToolResultMessage,
+    AgentMessage, AssistantMessage, Message, SessionFormat, StopReason, TextContent, ToolCall,
+    ToolResultMessage,
 };
 use serde::de::IgnoredAny;
 use serde::Deserialize as _;
@@ -57,6 +58,19 @@ impl Diagnostic {
             severity: Severity::Error,
             code,
             message: message.into(),
+        }
+    }
+
+    /// What an import said, as a diagnostic.
+    pub fn from_import(warning: &agentmsg_runtime::import::ImportWarning) -> Self {
+        Self {
+            line: warning.line,
+            severity: match warning.severity {
+                agentmsg_runtime::import::Severity::Error => Severity::Error,
+                _ => Severity::Warning,
+            },
+            code: warning.code.as_str(),
+            message: warning.message.clone(),
         }
     }
 
@@ -218,25 +232,14 @@ impl Loaded {
     }
 }
 
-/// Another agent's log that is not a transcript, known by its first entries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ForeignLog {
-    /// A pi coding-agent session file (`{"type":"session",…}` first).
-    Pi,
-    /// A Claude Code log (entries with `uuid`, `parentUuid`, `sessionId`).
-    ClaudeCode,
-    /// A Codex CLI rollout (`session_meta`, `response_item` entries).
-    Codex,
-}
-
-impl ForeignLog {
-    /// What to tell a person who gave it to a transcript command.
-    pub fn note(self) -> &'static str {
-        match self {
-            Self::Pi => "this looks like a pi session file (entries tagged by \"type\"), not a transcript; convert it with `agentmsg import`",
-            Self::ClaudeCode => "this looks like a Claude Code log (entries with \"uuid\" and \"parentUuid\"), not a transcript; `agentmsg import` does not read Claude Code logs yet",
-            Self::Codex => "this looks like a Codex CLI rollout (\"session_meta\" and \"response_item\" entries), not a transcript; `agentmsg import` does not read Codex rollouts yet",
-        }
+/// What to tell a person who gave another agent's log (`format`) to a
+/// command that reads transcripts.
+pub fn foreign_note(format: SessionFormat) -> &'static str {
+    match format {
+        SessionFormat::Pi { .. } => "this looks like a pi session file (entries tagged by \"type\"), not a transcript; convert it with `agentmsg import`",
+        SessionFormat::ClaudeCode => "this looks like a Claude Code log (entries with \"uuid\" and \"parentUuid\"), not a transcript; convert it with `agentmsg import`",
+        SessionFormat::Codex => "this looks like a Codex CLI rollout (\"session_meta\" and \"response_item\" entries), not a transcript; convert it with `agentmsg import`",
+        SessionFormat::Agentmsg => "an agentmsg transcript",
     }
 }
 
@@ -302,47 +305,20 @@ impl Sniff {
     }
 
     /// Another agent's log, when no line is a message and the first entries
-    /// look like one.
-    pub fn foreign(&self) -> Option<ForeignLog> {
-        #[derive(serde::Deserialize)]
-        struct Entry {
-            #[serde(rename = "type")]
-            kind: Option<String>,
-            uuid: Option<IgnoredAny>,
-            #[serde(rename = "parentUuid")]
-            parent_uuid: Option<IgnoredAny>,
-            #[serde(rename = "sessionId")]
-            session_id: Option<IgnoredAny>,
-            payload: Option<IgnoredAny>,
-        }
+    /// look like one ([`SessionFormat::detect`]).
+    pub fn foreign(&self) -> Option<SessionFormat> {
         if self.transcript {
             return None;
         }
-        self.first.iter().find_map(|raw| {
-            let entry: Entry = serde_json::from_slice(raw).ok()?;
-            let kind = entry.kind.as_deref();
-            if kind == Some("session") && entry.uuid.is_none() {
-                Some(ForeignLog::Pi)
-            } else if entry.uuid.is_some()
-                && (entry.parent_uuid.is_some() || entry.session_id.is_some())
-            {
-                Some(ForeignLog::ClaudeCode)
-            } else if entry.payload.is_some()
-                && matches!(
-                    kind,
-                    Some("session_meta" | "response_item" | "event_msg" | "turn_context")
-                )
-            {
-                Some(ForeignLog::Codex)
-            } else {
-                None
-            }
-        })
+        match SessionFormat::detect(&self.first.join(&b'\n')) {
+            SessionFormat::Agentmsg => None,
+            format => Some(format),
+        }
     }
 }
 
 /// Whether a file none of whose lines is a message is another agent's log.
-pub fn foreign_log(loaded: &Loaded) -> Option<ForeignLog> {
+pub fn foreign_log(loaded: &Loaded) -> Option<SessionFormat> {
     let mut sniff = Sniff::default();
     for line in &loaded.lines {
         sniff.add(line);

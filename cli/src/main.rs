@@ -10,8 +10,6 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod check;
-mod claude;
-mod codex;
 mod context;
 mod decode;
 mod error;

@@ -1,79 +1,31 @@
-//! Opening any session file as a [`Session`]: an agentmsg transcript and a pi
-//! session directly, a Claude Code log or a Codex rollout through `import`.
+//! Opening any session file as a [`Session`]: an agentmsg transcript, a pi
+//! session, a Claude Code log or a Codex rollout (the library tells which,
+//! [`SessionFormat::detect`]).
 //! `stats`, `check` and `project` read such files as the context of a leaf.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-use agentmsg_runtime::{Session, SessionWarning, WarningKind};
+use agentmsg_runtime::{Session, SessionFormat, SessionWarning, WarningKind};
 
 use crate::error::CliError;
-use crate::import::{detect, Detected};
 use crate::lines::LineReader;
 use crate::load::{Body, Diagnostic, Format, Line, Loaded};
-
-/// Which agent wrote a session file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
-    /// An agentmsg transcript.
-    Agentmsg,
-    /// A pi session file.
-    Pi,
-    /// A Claude Code log (imported).
-    ClaudeCode,
-    /// A Codex rollout (imported).
-    Codex,
-}
 
 /// A session read from a file, with what was said while reading it.
 pub struct Opened {
     /// The session.
     pub session: Session,
-    /// Which agent wrote it.
-    pub source: Source,
-    /// Problems of the import (Claude Code, Codex).
-    pub diagnostics: Vec<Diagnostic>,
 }
 
 impl Opened {
     /// Says on standard error what was found while reading it: the import's
     /// problems and the session's warnings, against `file`.
     pub fn report(&self, file: &str) {
-        for d in &self.diagnostics {
-            crate::output::note!("{}", d.render(&file));
-        }
         for w in self.session.warnings() {
             crate::output::note!("{}", warning_diagnostic(w).render(&file));
         }
-    }
-}
-
-/// Which agent wrote `bytes`: a transcript unless its first line is not one.
-pub fn source_of(bytes: &[u8]) -> Source {
-    let first = bytes
-        .split(|&b| b == b'\n')
-        .map(<[u8]>::trim_ascii)
-        .find(|l| !l.is_empty())
-        .unwrap_or_default();
-    let first = first.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(first);
-    #[derive(serde::Deserialize)]
-    struct Head {
-        role: Option<serde::de::IgnoredAny>,
-    }
-    if first.starts_with(b"[") {
-        return Source::Agentmsg;
-    }
-    match serde_json::from_slice::<Head>(first) {
-        Ok(Head { role: Some(_) }) => return Source::Agentmsg,
-        Err(_) => return Source::Agentmsg,
-        Ok(_) => {}
-    }
-    match detect(&String::from_utf8_lossy(bytes)) {
-        Detected::Pi => Source::Pi,
-        Detected::ClaudeCode(_) => Source::ClaudeCode,
-        Detected::Codex(_) => Source::Codex,
-        Detected::Unknown { .. } => Source::Agentmsg,
     }
 }
 
@@ -101,16 +53,12 @@ pub fn open_leaf(path: &Path, leaf: Option<&str>) -> Result<Option<Opened>, CliE
         .iter()
         .find(|b| !b.is_ascii_whitespace())
         .is_some_and(|&b| b == b'[');
-    let source = source_of(&head);
-    if array || !matches!(source, Source::Agentmsg | Source::Pi) {
+    let format = SessionFormat::detect(&head);
+    if array || !matches!(format, SessionFormat::Agentmsg | SessionFormat::Pi { .. }) {
         return Ok(None);
     }
     let session = Session::open_path(path, leaf).map_err(|e| session_error(path, e))?;
-    Ok(Some(Opened {
-        session,
-        source,
-        diagnostics: Vec::new(),
-    }))
+    Ok(Some(Opened { session }))
 }
 
 /// Whether `path` names a regular file (which can be read more than once),
@@ -143,31 +91,8 @@ pub fn file_head(path: &Path) -> Result<Option<Vec<u8>>, CliError> {
 
 /// Opens a session from its bytes.
 pub fn open_bytes(path: &Path, bytes: &[u8]) -> Result<Opened, CliError> {
-    let source = source_of(bytes);
-    let (text, diagnostics) = match source {
-        Source::Agentmsg | Source::Pi => (None, Vec::new()),
-        Source::ClaudeCode | Source::Codex => {
-            let text = String::from_utf8_lossy(bytes);
-            let imported = match detect(&text) {
-                Detected::ClaudeCode(entries) => crate::claude::import(&entries)?,
-                Detected::Codex(entries) => crate::codex::import(&entries)?,
-                _ => unreachable_source(),
-            };
-            (Some(imported.text), imported.diagnostics)
-        }
-    };
-    let session =
-        Session::read(text.as_deref().unwrap_or(bytes)).map_err(|e| session_error(path, e))?;
-    Ok(Opened {
-        session,
-        source,
-        diagnostics,
-    })
-}
-
-#[cold]
-fn unreachable_source() -> ! {
-    unreachable!("source_of and detect agree")
+    let session = Session::read(bytes).map_err(|e| session_error(path, e))?;
+    Ok(Opened { session })
 }
 
 /// What a command reads of a session file.
@@ -213,6 +138,17 @@ pub fn unsent_diagnostic(
 
 /// A session warning as a diagnostic.
 pub fn warning_diagnostic(warning: &SessionWarning) -> Diagnostic {
+    if let WarningKind::Imported(w) = &warning.kind {
+        return Diagnostic {
+            line: w.line,
+            severity: match w.severity {
+                agentmsg_runtime::import::Severity::Error => crate::load::Severity::Error,
+                _ => crate::load::Severity::Warning,
+            },
+            code: w.code.as_str(),
+            message: w.message.clone(),
+        };
+    }
     let code = match warning.kind {
         WarningKind::MissingParent { .. } => "missing-parent",
         WarningKind::JoinedObjects { .. } => "joined-lines",
@@ -265,8 +201,8 @@ fn context_loaded(
     } else {
         session.context(leaf).map_err(|e| session_error(path, e))?
     };
-    let mut diagnostics = opened.diagnostics;
-    diagnostics.extend(session.warnings().iter().map(warning_diagnostic));
+    let mut diagnostics: Vec<Diagnostic> =
+        session.warnings().iter().map(warning_diagnostic).collect();
     let mut lines = Vec::with_capacity(context.messages.len());
     for (message, id) in context.messages.into_iter().zip(&context.entry_ids) {
         let number = id
@@ -319,13 +255,12 @@ pub fn stream_transcript(
     // The first non-blank line, when the read buffer holds all of it (a longer
     // one is read line by line, as a transcript line).
     let head = reader.get_mut().fill_buf().map_err(fail)?;
-    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     let first = head
         .split(|&b| b == b'\n')
         .map(<[u8]>::trim_ascii)
         .find(|l| !l.is_empty());
     match first {
-        Some(first) if source_of(first) != Source::Agentmsg => Ok(None),
+        Some(first) if SessionFormat::detect(first) != SessionFormat::Agentmsg => Ok(None),
         _ => Ok(Some(reader)),
     }
 }
@@ -404,7 +339,7 @@ fn load_bytes_at(
     leaf: Option<&str>,
     purpose: Purpose,
 ) -> Result<Loaded, CliError> {
-    let foreign = source_of(bytes) != Source::Agentmsg;
+    let foreign = SessionFormat::detect(bytes) != SessionFormat::Agentmsg;
     let tree = contains(bytes, b"\"parentId\"");
     // A JSON array is a transcript, read as a whole.
     let array = bytes

@@ -342,7 +342,7 @@ pub fn run(args: &StatsArgs) -> Result<Outcome, CliError> {
                     crate::output::note!("{}", d.render(&file));
                 }
                 if let Some(log) = sniff.foreign() {
-                    crate::output::note!("{file}: note: {}", log.note());
+                    crate::output::note!("{file}: note: {}", crate::load::foreign_note(log));
                 }
                 tally.finish(reader.total_lines())
             }
@@ -367,7 +367,11 @@ pub fn run(args: &StatsArgs) -> Result<Outcome, CliError> {
 fn whole(path: &std::path::Path, leaf: Option<&str>) -> Result<Stats, CliError> {
     let loaded = load_file_at(path, leaf, Purpose::Stats)?;
     if let Some(log) = crate::load::foreign_log(&loaded) {
-        crate::output::note!("{}: note: {}", crate::output::shown(path), log.note());
+        crate::output::note!(
+            "{}: note: {}",
+            crate::output::shown(path),
+            crate::load::foreign_note(log)
+        );
     }
     for d in &loaded.diagnostics {
         crate::output::note!("{}", d.render(&crate::output::shown(path)));

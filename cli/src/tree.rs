@@ -122,7 +122,12 @@ pub fn run(args: &TreeArgs) -> Result<Outcome, CliError> {
             })
             .collect();
         let doc = json!({
-            "format": format!("{:?}", opened.source),
+            "format": match session.format() {
+                agentmsg_runtime::SessionFormat::Agentmsg => "Agentmsg",
+                agentmsg_runtime::SessionFormat::Pi { .. } => "Pi",
+                agentmsg_runtime::SessionFormat::ClaudeCode => "ClaudeCode",
+                agentmsg_runtime::SessionFormat::Codex => "Codex",
+            },
             "leaf": session.leaf_id().map(|l| l.as_str()),
             "leaves": session.leaves().iter().map(|e| e.id().map(|i| i.as_str())).collect::<Vec<_>>(),
             "nodes": nodes,

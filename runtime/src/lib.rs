@@ -13,6 +13,8 @@ mod transcript;
 
 mod session;
 
+pub mod import;
+
 #[cfg(any(
     feature = "openai-chat",
     feature = "openai-responses",

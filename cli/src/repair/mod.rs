@@ -771,7 +771,7 @@ mod tests {
             let _ = crate::stats::compute(&loaded);
             let repaired = repair(&loaded).unwrap();
             prop_assert!(ends_whole(&repaired.text), "{:?}", String::from_utf8_lossy(&repaired.text));
-            let _ = crate::import::import(&text).unwrap();
+            let _ = agentmsg_runtime::import::import(text.as_bytes());
             let _ = crate::project::project_lines(loaded.messages());
         }
     }

@@ -126,6 +126,12 @@ impl Session {
 
 /// The two passes; `Err(Whole)` where the file must be read whole.
 fn read_path(path: &Path, leaf: Option<&str>) -> Result<Result<Session, Whole>, SessionError> {
+    // Another agent's log is converted whole ([`crate::import`]).
+    if let SessionFormat::ClaudeCode | SessionFormat::Codex =
+        SessionFormat::detect(&crate::import::file_head(path)?)
+    {
+        return Ok(Err(Whole));
+    }
     let mut file = File::open(path)?;
     let mut reader = BufReader::with_capacity(1 << 16, &mut file);
     let mut spots: Vec<Spot> = Vec::new();
@@ -173,6 +179,8 @@ fn read_path(path: &Path, leaf: Option<&str>) -> Result<Result<Session, Whole>, 
             return Ok(Err(Whole));
         }
         let (id, parent) = match (format, head) {
+            // Converted as a whole ([`crate::import`]).
+            (SessionFormat::ClaudeCode | SessionFormat::Codex, _) => return Ok(Err(Whole)),
             (SessionFormat::Pi { version }, _) if version < 2 => return Ok(Err(Whole)),
             (SessionFormat::Pi { .. }, Some(head)) => {
                 if head.kind.as_ref().and_then(Key::text) == Some("session") {

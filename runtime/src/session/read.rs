@@ -55,6 +55,18 @@ impl Session {
 
     /// [`read_owned`](Self::read_owned) through `registry`.
     pub fn read_owned_with(bytes: Vec<u8>, registry: &Registry) -> Result<Self, SessionError> {
+        let format = SessionFormat::detect(&bytes);
+        if let SessionFormat::ClaudeCode | SessionFormat::Codex = format {
+            let imported = crate::import::import_as(format, &bytes)?;
+            let mut session = Self::read_owned_with(imported.text, registry)?;
+            session.format = format;
+            let said = imported.warnings.into_iter().map(|w| SessionWarning {
+                line: w.line,
+                kind: WarningKind::Imported(w),
+            });
+            session.warnings.splice(0..0, said);
+            return Ok(session);
+        }
         let mut session = Session::new();
         session.text = bytes;
         session.load(registry)?;
@@ -427,7 +439,7 @@ fn read_piece(
         timestamp,
     };
     match format {
-        SessionFormat::Agentmsg => {
+        SessionFormat::Agentmsg | SessionFormat::ClaudeCode | SessionFormat::Codex => {
             let decoded = match std::str::from_utf8(bytes) {
                 Ok(line) => decode_line(line, registry, DecodeMode::Lenient),
                 Err(_) => Err(crate::DecodeError::MissingRole),

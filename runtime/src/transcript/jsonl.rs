@@ -29,7 +29,8 @@ use crate::{decode_line, AgentMessage, DecodeError, DecodeMode, UnknownMessage};
 
 /// The UTF-8 byte-order mark, skipped at the start of a transcript and of each
 /// line.
-const BOM: &[u8] = b"\xEF\xBB\xBF";
+/// The UTF-8 byte-order mark, which starts no line of a transcript.
+pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// A transcript could not be read.
 #[derive(Debug, thiserror::Error)]

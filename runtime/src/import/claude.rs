@@ -71,19 +71,9 @@ use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
-use agentmsg_runtime::providers::anthropic;
+use crate::providers::anthropic;
 
-use crate::error::CliError;
-use crate::import::{iso_millis, provider_block, Imported};
-use crate::load::Diagnostic;
-
-/// Whether the first entries look like a Claude Code log.
-pub fn detect(entries: &[Map<String, Value>]) -> bool {
-    entries.iter().take(50).any(|e| {
-        e.get("uuid").is_some_and(Value::is_string)
-            && (e.contains_key("parentUuid") || e.contains_key("sessionId"))
-    })
-}
+use super::{iso_millis, provider_block, ImportError, ImportWarning, Imported, WarningCode};
 
 #[derive(Default)]
 struct Out {
@@ -98,7 +88,7 @@ struct Out {
 }
 
 impl Out {
-    fn push(&mut self, sidechain: bool, line: Value) -> Result<(), CliError> {
+    fn push(&mut self, sidechain: bool, line: Value) -> Result<(), ImportError> {
         let text = serde_json::to_string(&line)?;
         if sidechain {
             self.side.push(text);
@@ -156,9 +146,9 @@ impl Out {
     /// is said.
     fn finish(&mut self, imported: &mut Imported) {
         if let Some((anchor, held)) = self.held.take() {
-            imported.diagnostics.push(Diagnostic::warning(
+            imported.warnings.push(ImportWarning::warning(
                 0,
-                "preserved-segment",
+                WarningCode::PreservedSegment,
                 format!(
                     "the messages kept by a compaction wait for `{anchor}`, which was never written; written as they are"
                 ),
@@ -309,7 +299,7 @@ fn text_of(value: Option<&Value>) -> Option<&str> {
 }
 
 /// Converts the parsed entries of a Claude Code log.
-pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliError> {
+pub(crate) fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, ImportError> {
     let mut imported = Imported::default();
     let mut preserved = Preserved::default();
     for (_, entry) in entries {
@@ -335,12 +325,12 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
 /// gives them anew for each): the sidechains' lines first, then the main
 /// conversation's, as [`import`] orders them. The counts and diagnostics are
 /// returned.
-pub fn import_streamed<I>(
-    entries: impl Fn() -> Result<I, CliError>,
+pub(crate) fn import_streamed<I>(
+    entries: impl Fn() -> Result<I, ImportError>,
     out: &mut dyn std::io::Write,
-) -> Result<Imported, CliError>
+) -> Result<Imported, ImportError>
 where
-    I: Iterator<Item = Result<(usize, Map<String, Value>), CliError>>,
+    I: Iterator<Item = Result<(usize, Map<String, Value>), ImportError>>,
 {
     // Both passes convert everything (so each line is what the whole read
     // makes of it); each writes its own lines, the second counts the rest.
@@ -354,7 +344,7 @@ where
         if !sidechains {
             log.relinked(std::mem::take(&mut preserved).relinks());
         }
-        let mut write = |log: &mut Log| -> Result<(), CliError> {
+        let mut write = |log: &mut Log| -> Result<(), ImportError> {
             let lines = if sidechains {
                 &mut log.out.side
             } else {
@@ -580,7 +570,7 @@ impl Log {
         line: usize,
         entry: &Map<String, Value>,
         imported: &mut Imported,
-    ) -> Result<(), CliError> {
+    ) -> Result<(), ImportError> {
         self.at = line;
         let Some(uuid) = text_of(entry.get("uuid")).map(str::to_owned) else {
             return self.entry(entry, imported);
@@ -602,18 +592,18 @@ impl Log {
                 }
             }
             Some(&(first, earlier)) if earlier == hash => {
-                imported.diagnostics.push(Diagnostic::warning(
+                imported.warnings.push(ImportWarning::warning(
                     line,
-                    "duplicate-entry",
+                    WarningCode::DuplicateEntry,
                     format!("entry `{uuid}` repeats line {first} exactly; left out"),
                 ));
                 Ok(())
             }
             Some((first, _)) => {
                 let id = format!("{uuid}~{line}");
-                imported.diagnostics.push(Diagnostic::warning(
+                imported.warnings.push(ImportWarning::warning(
                     line,
-                    "duplicate-uuid",
+                    WarningCode::DuplicateUuid,
                     format!("entry `{uuid}` has the uuid of line {first}, not its content; kept as `{id}`"),
                 ));
                 let mut renamed = entry.clone();
@@ -628,7 +618,7 @@ impl Log {
         &mut self,
         entry: &Map<String, Value>,
         imported: &mut Imported,
-    ) -> Result<(), CliError> {
+    ) -> Result<(), ImportError> {
         let kind = text_of(entry.get("type")).unwrap_or("");
         let uuid = text_of(entry.get("uuid")).map(str::to_owned);
         let sidechain = entry.get("isSidechain").and_then(Value::as_bool) == Some(true);
@@ -854,9 +844,9 @@ impl Log {
                     "id": uuid,
                     "parentId": parent,
                 });
-                imported.diagnostics.push(Diagnostic::warning(
+                imported.warnings.push(ImportWarning::warning(
                     self.at,
-                    "queued-prompt",
+                    WarningCode::QueuedPrompt,
                     format!("the prompt queued in `{uuid}` is a user message of the user's words; the wrapper Claude Code sends around them (its text varies by version) is not reproduced"),
                 ));
                 imported.messages += 1;
@@ -882,14 +872,14 @@ impl Log {
     }
 
     /// Ends the conversion: the response still open is written.
-    fn end(&mut self, imported: &mut Imported) -> Result<(), CliError> {
+    fn end(&mut self, imported: &mut Imported) -> Result<(), ImportError> {
         self.flush_open(imported)?;
         self.out.finish(imported);
         Ok(())
     }
 
     /// Writes the open response, then the entries that waited for it.
-    fn flush_open(&mut self, imported: &mut Imported) -> Result<(), CliError> {
+    fn flush_open(&mut self, imported: &mut Imported) -> Result<(), ImportError> {
         flush(&mut self.open, &mut self.out, imported)?;
         for (entry, name, sidechain) in std::mem::take(&mut self.pending) {
             let uuid = text_of(entry.get("uuid")).map(str::to_owned);
@@ -910,7 +900,7 @@ impl Log {
         entry: &Map<String, Value>,
         uuid: Option<&String>,
         sidechain: bool,
-    ) -> Result<(), CliError> {
+    ) -> Result<(), ImportError> {
         let mut line = Map::new();
         line.insert("role".into(), Value::from("extension"));
         line.insert("kind".into(), Value::from(kind));
@@ -938,7 +928,7 @@ fn flush(
     open: &mut Option<(String, Map<String, Value>, bool)>,
     out: &mut Out,
     imported: &mut Imported,
-) -> Result<(), CliError> {
+) -> Result<(), ImportError> {
     if let Some((_, line, sidechain)) = open.take() {
         out.push(sidechain, Value::Object(line))?;
         imported.messages += 1;
@@ -951,7 +941,7 @@ fn flush(
 /// `pause_turn` is `paused`).
 fn stop_reason(value: Option<&Value>) -> Option<&'static str> {
     let reason = value?.as_str()?;
-    Some(agentmsg_runtime::providers::anthropic::stop_reason(reason).as_str())
+    Some(crate::providers::anthropic::stop_reason(reason).as_str())
 }
 
 fn usage_of(usage: &Value) -> Value {
@@ -1091,9 +1081,9 @@ fn unkept_call_fields(content: Option<&Value>, line: usize, imported: &mut Impor
             .map(|(key, _)| key.as_str())
             .collect();
         if !unkept.is_empty() {
-            imported.diagnostics.push(Diagnostic::warning(
+            imported.warnings.push(ImportWarning::warning(
                 line,
-                "field-not-kept",
+                WarningCode::FieldNotKept,
                 format!(
                     "`{}` of the tool_use `{}` not kept: a tool call has no place for it",
                     unkept.join("`, `"),
@@ -1120,9 +1110,9 @@ fn result_as_text(content: Option<&Value>, call: &str, line: usize, imported: &m
         .collect();
     kinds.dedup();
     if !kinds.is_empty() {
-        imported.diagnostics.push(Diagnostic::warning(
+        imported.warnings.push(ImportWarning::warning(
             line,
-            "result-block-as-text",
+            WarningCode::ResultBlockAsText,
             format!(
                 "the result of `{call}` has `{}` blocks, which a tool result holds only as their JSON in text; sent so",
                 kinds.join("`, `")

@@ -58,11 +58,9 @@ use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
-use agentmsg_runtime::providers::openai_responses;
+use crate::providers::openai_responses;
 
-use crate::error::CliError;
-use crate::import::{iso_millis, provider_block, Imported};
-use crate::load::Diagnostic;
+use super::{iso_millis, provider_block, ImportError, ImportWarning, Imported, WarningCode};
 
 const ITEM_TYPES: &[&str] = &[
     "message",
@@ -77,29 +75,12 @@ const ITEM_TYPES: &[&str] = &[
     "tool_search_output",
 ];
 
-/// Whether the first entries look like a Codex rollout.
-pub fn detect(entries: &[Map<String, Value>]) -> bool {
-    entries.iter().take(50).any(|e| {
-        let kind = e.get("type").and_then(Value::as_str);
-        (e.contains_key("payload")
-            && matches!(
-                kind,
-                Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted")
-            ))
-            || (e.contains_key("instructions")
-                && e.contains_key("id")
-                && e.contains_key("timestamp")
-                && !e.contains_key("role"))
-            || e.get("record_type").is_some()
-    })
-}
-
 fn text_of(value: Option<&Value>) -> Option<&str> {
     value.and_then(Value::as_str)
 }
 
 /// Converts the parsed lines of a Codex rollout.
-pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliError> {
+pub(crate) fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, ImportError> {
     let mut imported = Imported::default();
     let mut rollout = Rollout::default();
     for (line_no, entry) in entries {
@@ -114,10 +95,10 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
 /// the transcript to `out` as it goes: only the lines after the last
 /// assistant message still waiting for its usage are held back. The counts
 /// and diagnostics are returned.
-pub fn import_streamed(
-    entries: impl Iterator<Item = Result<(usize, Map<String, Value>), CliError>>,
+pub(crate) fn import_streamed(
+    entries: impl Iterator<Item = Result<(usize, Map<String, Value>), ImportError>>,
     out: &mut dyn std::io::Write,
-) -> Result<Imported, CliError> {
+) -> Result<Imported, ImportError> {
     let mut imported = Imported::default();
     let mut rollout = Rollout::default();
     for entry in entries {
@@ -186,7 +167,7 @@ impl Rollout {
         line_no: &usize,
         entry: &Map<String, Value>,
         imported: &mut Imported,
-    ) -> Result<(), CliError> {
+    ) -> Result<(), ImportError> {
         self.line = *line_no;
         let ts = text_of(entry.get("timestamp"))
             .and_then(iso_millis)
@@ -323,7 +304,7 @@ impl Rollout {
     /// Gives each call an aborted turn cut the output `aborted`, as Codex
     /// does when it next sends the history (the output it fills in for a
     /// call that has none, right after the call), and says so.
-    fn fill_cut(&mut self, ts: u64, imported: &mut Imported) -> Result<(), CliError> {
+    fn fill_cut(&mut self, ts: u64, imported: &mut Imported) -> Result<(), ImportError> {
         if self.cut.is_empty() {
             return Ok(());
         }
@@ -341,9 +322,9 @@ impl Rollout {
             });
             push(imported, &result)?;
             imported.messages += 1;
-            imported.diagnostics.push(Diagnostic::warning(
+            imported.warnings.push(ImportWarning::warning(
                 line,
-                "call-aborted",
+                WarningCode::CallAborted,
                 format!("the call `{call}` has no output when its turn is aborted; given the output `aborted`, as Codex sends it"),
             ));
             self.last_id = Some(id);
@@ -362,7 +343,7 @@ impl Rollout {
         item: &Map<String, Value>,
         entry: &Map<String, Value>,
         imported: &mut Imported,
-    ) -> Result<(), CliError> {
+    ) -> Result<(), ImportError> {
         let item_type = text_of(item.get("type")).unwrap_or("");
         let role = text_of(item.get("role")).unwrap_or("");
         // What follows an aborted turn: a cut call's output is its result
@@ -490,9 +471,9 @@ impl Rollout {
                     .filter(|k| !CALL_KEYS.contains(k))
                     .collect();
                 if !unkept.is_empty() {
-                    imported.diagnostics.push(Diagnostic::warning(
+                    imported.warnings.push(ImportWarning::warning(
                         self.line,
-                        "field-not-kept",
+                        WarningCode::FieldNotKept,
                         format!(
                             "`{}` of the {item_type} `{id}` not kept: a tool call has no place for it",
                             unkept.join("`, `")
@@ -506,9 +487,9 @@ impl Rollout {
                 // The output of a call its aborted turn already answered
                 // (`aborted`): a second result would answer it twice.
                 close(&mut self.open, imported, &mut self.origin)?;
-                imported.diagnostics.push(Diagnostic::warning(
+                imported.warnings.push(ImportWarning::warning(
                     self.line,
-                    "late-output",
+                    WarningCode::LateOutput,
                     format!(
                         "the output of `{}` comes after its turn was aborted (answered `aborted`); kept as an extension line",
                         text_of(item.get("call_id")).unwrap_or("")
@@ -576,7 +557,7 @@ impl Rollout {
     }
 
     /// Ends the conversion: the message still open is written.
-    fn end(&mut self, imported: &mut Imported) -> Result<(), CliError> {
+    fn end(&mut self, imported: &mut Imported) -> Result<(), ImportError> {
         self.fill_cut(self.last_ts, imported)?;
         close(&mut self.open, imported, &mut self.origin)
     }
@@ -633,7 +614,7 @@ impl Origin {
         usage: Value,
         open: &mut Option<Map<String, Value>>,
         imported: &mut Imported,
-    ) -> Result<(), CliError> {
+    ) -> Result<(), ImportError> {
         if let Some(open) = open.as_mut() {
             if !self.open_has_usage {
                 open.insert("usage".into(), usage);
@@ -675,7 +656,7 @@ fn close(
     open: &mut Option<Map<String, Value>>,
     imported: &mut Imported,
     origin: &mut Origin,
-) -> Result<(), CliError> {
+) -> Result<(), ImportError> {
     if let Some(line) = open.take() {
         let start = imported.text.len();
         if origin.open_has_usage {
@@ -690,7 +671,7 @@ fn close(
     Ok(())
 }
 
-fn push(imported: &mut Imported, line: &Value) -> Result<(), CliError> {
+fn push(imported: &mut Imported, line: &Value) -> Result<(), ImportError> {
     imported
         .text
         .extend_from_slice(serde_json::to_string(line)?.as_bytes());
