@@ -6,7 +6,9 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::{ImportError, ImportWarning, Imported, WarningCode};
+use super::ImportError;
+#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
+use super::{ImportWarning, Imported, WarningCode};
 use crate::session::SessionFormat;
 
 /// How many of a log's first entries tell who wrote it.
@@ -179,6 +181,7 @@ pub(super) fn entries(text: &str) -> Vec<(usize, Map<String, Value>)> {
         .collect()
 }
 
+#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
 /// A non-blank line as an entry of a Claude Code or Codex log: `Err` when it
 /// is no JSON object (it is left out), `None` when it is blank.
 pub(super) fn entry_of(raw: &str) -> Option<Result<Map<String, Value>, ()>> {
@@ -189,6 +192,7 @@ pub(super) fn entry_of(raw: &str) -> Option<Result<Map<String, Value>, ()>> {
     Some(serde_json::from_str::<Map<String, Value>>(raw).map_err(|_| ()))
 }
 
+#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
 /// What is said of a line of a Claude Code or Codex log that is no entry.
 pub(super) fn left_out(line: usize) -> ImportWarning {
     ImportWarning::warning(
@@ -230,6 +234,7 @@ pub(super) fn text_lines<R: BufRead>(
     })
 }
 
+#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
 /// The entries of the log at `path`, read anew by each call of the function
 /// `convert` is given, one line at a time.
 pub(super) type EntryIter =

@@ -66,6 +66,7 @@ pub struct Imported {
 impl Imported {
     /// Says that a log of `format` held no message, if it did not: it
     /// converts to no conversation, never a quiet success.
+    #[cfg(any(feature = "anthropic", feature = "openai-responses"))]
     pub(crate) fn said_if_empty(&mut self, format: &str) {
         if self.messages == 0 {
             self.warnings.push(ImportWarning::warning(
