@@ -59,8 +59,6 @@ pub struct Imported {
     /// Whether a line of the log was not UTF-8 (its invalid bytes were
     /// replaced by U+FFFD).
     pub lossy: bool,
-    /// The `parentId` (JSON text) the next pi line written gets, if any.
-    pub(crate) parent: Option<String>,
 }
 
 impl Imported {

@@ -36,71 +36,68 @@
 use std::io::Write;
 use std::path::Path;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::detect::text_lines;
 use super::{iso_millis, ImportError, ImportWarning, Imported, WarningCode};
-use crate::{AgentMessage, BranchSummary, CompactionSummary, MessageId};
+use crate::transcript::codec::envelope::Envelope;
+use crate::{AgentMessage, BranchSummary, CompactionSummary, MessageId, ParentId};
 
-/// The parts of an entry the import reads; the rest is kept through `raw`.
+/// The parts of a pi entry every mapping reads; the rest is read by the
+/// function of its type, and kept through the line's text.
 #[derive(Deserialize)]
-struct Head<'a> {
+struct EntryHead<'a> {
     #[serde(rename = "type", default)]
     kind: Option<String>,
     #[serde(borrow, default)]
     message: Option<&'a RawValue>,
 }
 
-/// One non-blank line of the session.
-struct Entry<'a> {
+/// One entry of the session, parsed.
+struct PiEntry<'a> {
+    /// Its line in the file.
     line: usize,
+    /// Its text.
     raw: &'a str,
-    /// The parsed entry, or `None` when the line is not a JSON object.
-    value: Option<Map<String, Value>>,
+    /// Its fields.
+    map: Map<String, Value>,
+    /// The id its lines take.
+    id: MessageId,
+    /// Its `timestamp`, as Unix milliseconds, when it is an ISO time.
+    timestamp: Option<u64>,
 }
 
-impl Imported {
-    fn push_line(&mut self, line: &str) {
-        match self.parent.take() {
-            Some(parent) => {
-                let body = line.trim_end();
-                let body = body.strip_suffix('}').unwrap_or(body).trim_end();
-                self.text.extend_from_slice(body.as_bytes());
-                if !body.ends_with('{') {
-                    self.text.push(b',');
-                }
-                self.text.extend_from_slice(b"\"parentId\":");
-                self.text.extend_from_slice(parent.as_bytes());
-                self.text.push(b'}');
-            }
-            None => self.text.extend_from_slice(line.as_bytes()),
-        }
-        self.text.push(b'\n');
-        self.lines += 1;
+impl PiEntry<'_> {
+    /// The id of a second line an entry writes (the fields its first line
+    /// has no place for): `<id>/extra`.
+    fn extra_id(&self) -> MessageId {
+        MessageId::from(format!("{}/extra", self.id))
     }
+}
 
-    fn push_extension(
-        &mut self,
-        kind: &str,
-        data_json: &str,
-        id: Option<&str>,
-    ) -> Result<(), ImportError> {
-        let mut line = String::with_capacity(data_json.len() + 64);
-        line.push_str("{\"role\":\"extension\",\"kind\":");
-        line.push_str(&serde_json::to_string(kind)?);
-        line.push_str(",\"data\":");
-        line.push_str(data_json);
-        if let Some(id) = id {
-            line.push_str(",\"id\":");
-            line.push_str(&serde_json::to_string(id)?);
-        }
-        line.push('}');
-        self.push_line(&line);
-        self.extensions += 1;
-        Ok(())
-    }
+/// An `extension` line's own fields; its envelope follows
+/// ([`Envelope::append_to_object`]).
+#[derive(Serialize)]
+struct ExtensionLine<'a> {
+    role: &'static str,
+    kind: &'a str,
+    data: &'a RawValue,
+}
+
+/// The `custom` line pi sends a `message` entry of role
+/// `compactionSummary` as.
+#[derive(Serialize)]
+struct SummaryMessageLine<'a> {
+    role: &'static str,
+    #[serde(rename = "customType")]
+    custom_type: &'static str,
+    content: &'a str,
+    display: bool,
+    details: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timestamp: Option<u64>,
 }
 
 fn string_field<'m>(map: &'m Map<String, Value>, key: &str) -> Option<&'m str> {
@@ -126,30 +123,13 @@ fn extras(map: &Map<String, Value>, known: &[&str]) -> Result<Option<String>, Im
 }
 
 /// The keys of an entry that every mapping accounts for: `type`, `id` when it
-/// is a string (it becomes the line's id) and `parentId` (not kept: a transcript
-/// is linear).
+/// is a string (it becomes the line's id) and `parentId` (the line's parent).
 fn base_known(map: &Map<String, Value>) -> Vec<&'static str> {
     let mut known = vec!["type", "parentId"];
     if string_field(map, "id").is_some() {
         known.push("id");
     }
     known
-}
-
-/// The message object with `"id"` added as its last key (unless it has one).
-fn with_id(message: &str, id: &str) -> Result<String, ImportError> {
-    let message = message.trim();
-    let body = message.strip_suffix('}').unwrap_or(message);
-    let empty = body.trim_end() == "{";
-    let mut out = String::with_capacity(message.len() + id.len() + 8);
-    out.push_str(body.trim_end());
-    if !empty {
-        out.push(',');
-    }
-    out.push_str("\"id\":");
-    out.push_str(&serde_json::to_string(id)?);
-    out.push('}');
-    Ok(out)
 }
 
 /// Converts the text of a pi session file.
@@ -256,6 +236,9 @@ struct PiImport {
     /// a file that does not (`loadEntriesFromFile`), so none is sent.
     headed: bool,
     said_headless: bool,
+    /// The parent the next line written takes: the entry's `parentId` for
+    /// its first line (v2 and later; a v1 session is linear).
+    parent: ParentId,
 }
 
 /// What the first pass learns.
@@ -340,6 +323,7 @@ impl PiImport {
             index: 0,
             headed: scan.headed.unwrap_or(false),
             said_headless: false,
+            parent: ParentId::Previous,
         }
     }
 
@@ -358,44 +342,67 @@ impl PiImport {
         }
     }
 
-    /// A `message` entry of role `compactionSummary` as the `custom` line pi
-    /// sends it as: the summary's text framed as pi frames it, the message
-    /// whole in `details`.
-    fn summary_message(
-        &self,
-        message: &Value,
-        id: &str,
+    /// Writes one line: `body` (an object's text) with `id` and the parent
+    /// the entry's first line takes, through the envelope's writer.
+    fn write(
+        &mut self,
         imported: &mut Imported,
+        body: &str,
+        id: Option<&MessageId>,
     ) -> Result<(), ImportError> {
-        let summary = CompactionSummary {
-            summary: string_field_of(message, "summary")
-                .unwrap_or_default()
-                .to_owned(),
-            tokens_before: 0,
-            first_kept_id: None,
-            timestamp: message
-                .get("timestamp")
-                .and_then(Value::as_u64)
-                .unwrap_or(0),
-        };
-        let text = summary
-            .render()
-            .first()
-            .and_then(|m| m.as_user().map(|u| u.text()))
-            .unwrap_or_default();
-        let mut line = String::from("{\"role\":\"custom\",\"customType\":\"compactionSummary\"");
-        line.push_str(",\"content\":");
-        line.push_str(&serde_json::to_string(&text)?);
-        line.push_str(",\"display\":false,\"details\":");
-        line.push_str(&serde_json::to_string(message)?);
-        if summary.timestamp > 0 {
-            line.push_str(&format!(",\"timestamp\":{}", summary.timestamp));
+        let parent = std::mem::take(&mut self.parent);
+        Envelope::append_to_object(&mut imported.text, body, id, &parent)?;
+        imported.text.push(b'\n');
+        imported.lines += 1;
+        Ok(())
+    }
+
+    /// Writes a line made by the transcript codec, under the entry's parent.
+    fn write_message(
+        &mut self,
+        imported: &mut Imported,
+        message: AgentMessage,
+    ) -> Result<(), ImportError> {
+        let parent = std::mem::take(&mut self.parent);
+        message
+            .with_parent_id(parent)
+            .write_line(&mut imported.text)?;
+        imported.text.push(b'\n');
+        imported.lines += 1;
+        Ok(())
+    }
+
+    /// Writes an `extension` line of `kind` holding `data` (JSON text).
+    fn extension(
+        &mut self,
+        imported: &mut Imported,
+        kind: &str,
+        data: &str,
+        id: Option<&MessageId>,
+    ) -> Result<(), ImportError> {
+        let data: &RawValue = serde_json::from_str(data)?;
+        let body = serde_json::to_string(&ExtensionLine {
+            role: "extension",
+            kind,
+            data,
+        })?;
+        self.write(imported, &body, id)?;
+        imported.extensions += 1;
+        Ok(())
+    }
+
+    /// Writes the fields of `entry` other than `known` as an `extension`
+    /// line of `kind` (`<id>/extra`), if it has any.
+    fn extras(
+        &mut self,
+        imported: &mut Imported,
+        kind: &str,
+        entry: &PiEntry<'_>,
+        known: &[&str],
+    ) -> Result<(), ImportError> {
+        if let Some(rest) = extras(&entry.map, known)? {
+            self.extension(imported, kind, &rest, Some(&entry.extra_id()))?;
         }
-        line.push_str(",\"id\":");
-        line.push_str(&serde_json::to_string(id)?);
-        line.push('}');
-        imported.push_line(&line);
-        imported.messages += 1;
         Ok(())
     }
 
@@ -447,238 +454,301 @@ impl PiImport {
                 return Ok(());
             }
         }
-        let entry = Entry { line, raw, value };
-        let entry = &entry;
-
-        let Some(map) = &entry.value else {
-            // The first pass counted the line as an entry if it reads as an
-            // object at all: so does this one, so that ids stay in step.
-            if serde_json::from_str::<IdHead>(raw).is_ok() {
-                self.index += 1;
-            }
-            imported.warnings.push(ImportWarning::error(
-                entry.line,
-                WarningCode::NotAnEntry,
-                "not a JSON object; kept as an `extension` line of kind `pi.unparsed`",
-            ));
-            imported.push_extension("pi.unparsed", &serde_json::to_string(entry.raw)?, None)?;
-            return Ok(());
+        let Some(map) = value else {
+            return self.unparsed(line, raw, imported);
         };
-        let id = self.id(self.index).unwrap_or_default();
+        let id = MessageId::from(self.id(self.index).unwrap_or_default());
         self.index += 1;
-        if !self.headed {
-            if !self.said_headless {
-                self.said_headless = true;
-                imported.warnings.push(ImportWarning::warning(
-                    entry.line,
-                    WarningCode::NoSessionHeader,
-                    "the file does not start with a pi `session` header, so pi reads no entry of it and sends nothing: every entry is kept as an `extension` line, none sent",
-                ));
-            }
-            let kind = map.get("type").and_then(Value::as_str).unwrap_or("entry");
-            imported.push_extension(&format!("pi.{kind}"), entry.raw.trim(), Some(&id))?;
-            return Ok(());
-        }
-        // The tree: the line says its entry's parent (v2 and later; a v1
-        // session is linear, each line following the one before).
-        imported.parent = match map.get("parentId") {
-            Some(Value::String(parent)) => Some(serde_json::to_string(parent)?),
-            Some(Value::Null) => Some("null".to_owned()),
-            _ => None,
+        let timestamp = string_field(&map, "timestamp").and_then(iso_millis);
+        let entry = PiEntry {
+            line,
+            raw,
+            map,
+            id,
+            timestamp,
         };
-        let head: Head<'_> = serde_json::from_str(entry.raw).unwrap_or(Head {
+        if !self.headed {
+            return self.headless(&entry, imported);
+        }
+        self.parent = match entry.map.get("parentId") {
+            Some(Value::String(parent)) => ParentId::Id(MessageId::from(parent.as_str())),
+            Some(Value::Null) => ParentId::Root,
+            _ => ParentId::Previous,
+        };
+        let head: EntryHead<'_> = serde_json::from_str(raw).unwrap_or(EntryHead {
             kind: None,
             message: None,
         });
-        let timestamp = string_field(map, "timestamp").and_then(iso_millis);
         match head.kind.as_deref() {
-            Some("message") => {
-                let role = map
-                    .get("message")
-                    .and_then(Value::as_object)
-                    .and_then(|m| m.get("role"));
-                let role_ok = role.is_some_and(Value::is_string);
-                match role.and_then(Value::as_str) {
-                    // Roles pi's `convertToLlm` does not send (`hookMessage`
-                    // is renamed only in files older than version 3): kept
-                    // whole, never sent.
-                    Some(unsent @ ("system" | "hookMessage"))
-                        if unsent == "system" || self.version >= 3 =>
-                    {
-                        imported.warnings.push(ImportWarning::warning(
-                            entry.line,
-                            WarningCode::NotSent,
-                            format!("a message of role `{unsent}`, which pi does not send; kept as an `extension` line of kind `pi.message`"),
-                        ));
-                        imported.push_extension("pi.message", entry.raw.trim(), Some(&id))?;
-                        return Ok(());
-                    }
-                    // A message (not a `compaction` entry) pi sends as user
-                    // text: a `custom` line with that text, the message in its
-                    // `details`, so that it is no compaction here either.
-                    Some("compactionSummary") => {
-                        if let Some(message) = map.get("message") {
-                            self.summary_message(message, &id, imported)?;
-                            return Ok(());
-                        }
-                    }
-                    _ => {}
-                }
-                match head.message.filter(|_| role_ok) {
-                    Some(message) => {
-                        let has_id = map
-                            .get("message")
-                            .and_then(Value::as_object)
-                            .is_some_and(|m| m.contains_key("id"));
-                        let line = if has_id {
-                            message.get().trim().to_owned()
-                        } else {
-                            with_id(message.get(), &id)?
-                        };
-                        imported.push_line(&line);
-                        imported.messages += 1;
-                        // The entry's save time is not kept: the message has its own.
-                        let mut known = base_known(map);
-                        known.extend(["timestamp", "message"]);
-                        if let Some(rest) = extras(map, &known)? {
-                            imported.push_extension(
-                                "pi.message",
-                                &rest,
-                                Some(&format!("{id}/extra")),
-                            )?;
-                        }
-                    }
-                    None => {
-                        imported.warnings.push(ImportWarning::error(
-                            entry.line,
-                            WarningCode::BadMessage,
-                            "`message` entry without a message object that has a string `role`; kept as an `extension` line of kind `pi.message`",
-                        ));
-                        imported.push_extension("pi.message", entry.raw.trim(), Some(&id))?;
-                    }
-                }
-            }
-            Some("compaction") => {
-                // Only what the summary line carries counts as kept; anything
-                // else (a malformed field included) goes to the extra line.
-                let mut known = base_known(map);
-                let by_id = string_field(map, "firstKeptEntryId").map(str::to_owned);
-                let by_index = map
-                    .get("firstKeptEntryIndex")
-                    .and_then(Value::as_u64)
-                    .and_then(|i| usize::try_from(i).ok())
-                    .and_then(|i| self.id(i));
-                let first_kept = match (by_id, by_index) {
-                    (Some(id), _) => {
-                        known.push("firstKeptEntryId");
-                        Some(id)
-                    }
-                    (None, Some(id)) => {
-                        known.push("firstKeptEntryIndex");
-                        Some(id)
-                    }
-                    (None, None) => None,
-                };
-                let summary_text = string_field(map, "summary");
-                let tokens_before = map.get("tokensBefore").and_then(Value::as_u64);
-                for (key, carried) in [
-                    ("summary", summary_text.is_some()),
-                    ("tokensBefore", tokens_before.is_some()),
-                    ("timestamp", timestamp.is_some()),
-                ] {
-                    if carried {
-                        known.push(key);
-                    }
-                }
-                let mut summary = CompactionSummary::new(
-                    summary_text.unwrap_or_default(),
-                    tokens_before.unwrap_or(0),
-                );
-                summary.first_kept_id = first_kept.map(MessageId::from);
-                summary.timestamp = timestamp.unwrap_or(0);
-                let line = AgentMessage::custom(summary)
-                    .with_id(Some(MessageId::from(id.clone())))
-                    .to_line()?;
-                imported.push_line(&line);
-                imported.summaries += 1;
-                if let Some(rest) = extras(map, &known)? {
-                    imported.push_extension(
-                        "pi.compaction",
-                        &rest,
-                        Some(&format!("{id}/extra")),
-                    )?;
-                }
-            }
-            Some("branch_summary") => {
-                let mut known = base_known(map);
-                let summary_text = string_field(map, "summary");
-                let from_id = string_field(map, "fromId");
-                for (key, carried) in [
-                    ("summary", summary_text.is_some()),
-                    ("fromId", from_id.is_some()),
-                    ("timestamp", timestamp.is_some()),
-                ] {
-                    if carried {
-                        known.push(key);
-                    }
-                }
-                let mut summary = BranchSummary::new(summary_text.unwrap_or_default());
-                summary.from_id = from_id.map(MessageId::from);
-                summary.timestamp = timestamp.unwrap_or(0);
-                let line = AgentMessage::custom(summary)
-                    .with_id(Some(MessageId::from(id.clone())))
-                    .to_line()?;
-                imported.push_line(&line);
-                imported.summaries += 1;
-                if let Some(rest) = extras(map, &known)? {
-                    imported.push_extension(
-                        "pi.branch_summary",
-                        &rest,
-                        Some(&format!("{id}/extra")),
-                    )?;
-                }
-            }
-            Some("custom_message") => {
-                // Sent to the model as user content: pi's `custom` message.
-                let mut message = map.clone();
-                message.remove("type");
-                message.remove("id");
-                message.remove("parentId");
-                match timestamp {
-                    Some(ms) => {
-                        message.insert("timestamp".into(), Value::from(ms));
-                    }
-                    None => {
-                        message.remove("timestamp");
-                    }
-                }
-                let mut line = String::from("{\"role\":\"custom\"");
-                for (key, value) in &message {
-                    line.push(',');
-                    line.push_str(&serde_json::to_string(key)?);
-                    line.push(':');
-                    line.push_str(&serde_json::to_string(value)?);
-                }
-                line.push_str(",\"id\":");
-                line.push_str(&serde_json::to_string(&id)?);
-                line.push('}');
-                imported.push_line(&line);
-                imported.messages += 1;
-            }
+            Some("message") => self.message(&entry, head.message, imported),
+            Some("compaction") => self.compaction(&entry, imported),
+            Some("branch_summary") => self.branch_summary(&entry, imported),
+            Some("custom_message") => self.custom_message(&entry, imported),
             Some(other) => {
-                imported.push_extension(&format!("pi.{other}"), entry.raw.trim(), Some(&id))?;
+                let kind = format!("pi.{other}");
+                self.extension(imported, &kind, raw.trim(), Some(&entry.id))
             }
             None => {
                 imported.warnings.push(ImportWarning::warning(
-                    entry.line,
+                    line,
                     WarningCode::NoType,
                     "entry without a string `type`; kept as an `extension` line of kind `pi.entry`",
                 ));
-                imported.push_extension("pi.entry", entry.raw.trim(), Some(&id))?;
+                self.extension(imported, "pi.entry", raw.trim(), Some(&entry.id))
             }
         }
+    }
+
+    /// A line that is not a JSON object: an `extension` line of kind
+    /// `pi.unparsed` holding its text, and an error.
+    fn unparsed(
+        &mut self,
+        line: usize,
+        raw: &str,
+        imported: &mut Imported,
+    ) -> Result<(), ImportError> {
+        // The first pass counted the line as an entry if it reads as an
+        // object at all: so does this one, so that ids stay in step.
+        if serde_json::from_str::<IdHead>(raw).is_ok() {
+            self.index += 1;
+        }
+        imported.warnings.push(ImportWarning::error(
+            line,
+            WarningCode::NotAnEntry,
+            "not a JSON object; kept as an `extension` line of kind `pi.unparsed`",
+        ));
+        self.extension(imported, "pi.unparsed", &serde_json::to_string(raw)?, None)
+    }
+
+    /// An entry of a file without a `session` header: pi reads none, so it is
+    /// kept as an `extension` line, never sent (said once).
+    fn headless(
+        &mut self,
+        entry: &PiEntry<'_>,
+        imported: &mut Imported,
+    ) -> Result<(), ImportError> {
+        if !self.said_headless {
+            self.said_headless = true;
+            imported.warnings.push(ImportWarning::warning(
+                entry.line,
+                WarningCode::NoSessionHeader,
+                "the file does not start with a pi `session` header, so pi reads no entry of it and sends nothing: every entry is kept as an `extension` line, none sent",
+            ));
+        }
+        let kind = format!("pi.{}", string_field(&entry.map, "type").unwrap_or("entry"));
+        self.extension(imported, &kind, entry.raw.trim(), Some(&entry.id))
+    }
+
+    /// A `message` entry: its message byte for byte, with the entry's id
+    /// (unless it has one); the entry's other fields in an extra line.
+    fn message(
+        &mut self,
+        entry: &PiEntry<'_>,
+        message: Option<&RawValue>,
+        imported: &mut Imported,
+    ) -> Result<(), ImportError> {
+        let object = entry.map.get("message").and_then(Value::as_object);
+        let role = object.and_then(|m| m.get("role"));
+        match role.and_then(Value::as_str) {
+            // Roles pi's `convertToLlm` does not send (`hookMessage` is
+            // renamed only in files older than version 3): kept whole, never
+            // sent.
+            Some(unsent @ ("system" | "hookMessage"))
+                if unsent == "system" || self.version >= 3 =>
+            {
+                imported.warnings.push(ImportWarning::warning(
+                    entry.line,
+                    WarningCode::NotSent,
+                    format!("a message of role `{unsent}`, which pi does not send; kept as an `extension` line of kind `pi.message`"),
+                ));
+                return self.extension(imported, "pi.message", entry.raw.trim(), Some(&entry.id));
+            }
+            // A message (not a `compaction` entry) pi sends as user text: a
+            // `custom` line with that text, the message in its `details`, so
+            // that it is no compaction here either.
+            Some("compactionSummary") => {
+                if let Some(message) = entry.map.get("message") {
+                    return self.summary_message(message, &entry.id, imported);
+                }
+            }
+            _ => {}
+        }
+        let Some(message) = message.filter(|_| role.is_some_and(Value::is_string)) else {
+            imported.warnings.push(ImportWarning::error(
+                entry.line,
+                WarningCode::BadMessage,
+                "`message` entry without a message object that has a string `role`; kept as an `extension` line of kind `pi.message`",
+            ));
+            return self.extension(imported, "pi.message", entry.raw.trim(), Some(&entry.id));
+        };
+        let has_id = object.is_some_and(|m| m.contains_key("id"));
+        self.write(imported, message.get(), (!has_id).then_some(&entry.id))?;
+        imported.messages += 1;
+        // The entry's save time is not kept: the message has its own.
+        let mut known = base_known(&entry.map);
+        known.extend(["timestamp", "message"]);
+        self.extras(imported, "pi.message", entry, &known)
+    }
+
+    /// A `message` entry of role `compactionSummary` as the `custom` line pi
+    /// sends it as: the summary's text framed as pi frames it, the message
+    /// whole in `details`.
+    fn summary_message(
+        &mut self,
+        message: &Value,
+        id: &MessageId,
+        imported: &mut Imported,
+    ) -> Result<(), ImportError> {
+        let summary = CompactionSummary {
+            summary: string_field_of(message, "summary")
+                .unwrap_or_default()
+                .to_owned(),
+            tokens_before: 0,
+            first_kept_id: None,
+            timestamp: message
+                .get("timestamp")
+                .and_then(Value::as_u64)
+                .unwrap_or(0),
+        };
+        let text = summary
+            .render()
+            .first()
+            .and_then(|m| m.as_user().map(|u| u.text()))
+            .unwrap_or_default();
+        let body = serde_json::to_string(&SummaryMessageLine {
+            role: "custom",
+            custom_type: "compactionSummary",
+            content: &text,
+            display: false,
+            details: message,
+            timestamp: (summary.timestamp > 0).then_some(summary.timestamp),
+        })?;
+        self.write(imported, &body, Some(id))?;
+        imported.messages += 1;
         Ok(())
     }
+
+    /// A `compaction` entry: a `compactionSummary` line (`firstKeptId` the
+    /// id of the entry pi kept from); only what that line carries counts as
+    /// kept, anything else (a malformed field included) goes to the extra
+    /// line.
+    fn compaction(
+        &mut self,
+        entry: &PiEntry<'_>,
+        imported: &mut Imported,
+    ) -> Result<(), ImportError> {
+        let map = &entry.map;
+        let mut known = base_known(map);
+        let by_id = string_field(map, "firstKeptEntryId").map(str::to_owned);
+        let by_index = map
+            .get("firstKeptEntryIndex")
+            .and_then(Value::as_u64)
+            .and_then(|i| usize::try_from(i).ok())
+            .and_then(|i| self.id(i));
+        let first_kept = match (by_id, by_index) {
+            (Some(id), _) => {
+                known.push("firstKeptEntryId");
+                Some(id)
+            }
+            (None, Some(id)) => {
+                known.push("firstKeptEntryIndex");
+                Some(id)
+            }
+            (None, None) => None,
+        };
+        let summary_text = string_field(map, "summary");
+        let tokens_before = map.get("tokensBefore").and_then(Value::as_u64);
+        for (key, carried) in [
+            ("summary", summary_text.is_some()),
+            ("tokensBefore", tokens_before.is_some()),
+            ("timestamp", entry.timestamp.is_some()),
+        ] {
+            if carried {
+                known.push(key);
+            }
+        }
+        let mut summary =
+            CompactionSummary::new(summary_text.unwrap_or_default(), tokens_before.unwrap_or(0));
+        summary.first_kept_id = first_kept.map(MessageId::from);
+        summary.timestamp = entry.timestamp.unwrap_or(0);
+        self.write_message(
+            imported,
+            AgentMessage::custom(summary).with_id(Some(entry.id.clone())),
+        )?;
+        imported.summaries += 1;
+        self.extras(imported, "pi.compaction", entry, &known)
+    }
+
+    /// A `branch_summary` entry: a `branchSummary` line, the fields it has no
+    /// place for in the extra line.
+    fn branch_summary(
+        &mut self,
+        entry: &PiEntry<'_>,
+        imported: &mut Imported,
+    ) -> Result<(), ImportError> {
+        let map = &entry.map;
+        let mut known = base_known(map);
+        let summary_text = string_field(map, "summary");
+        let from_id = string_field(map, "fromId");
+        for (key, carried) in [
+            ("summary", summary_text.is_some()),
+            ("fromId", from_id.is_some()),
+            ("timestamp", entry.timestamp.is_some()),
+        ] {
+            if carried {
+                known.push(key);
+            }
+        }
+        let mut summary = BranchSummary::new(summary_text.unwrap_or_default());
+        summary.from_id = from_id.map(MessageId::from);
+        summary.timestamp = entry.timestamp.unwrap_or(0);
+        self.write_message(
+            imported,
+            AgentMessage::custom(summary).with_id(Some(entry.id.clone())),
+        )?;
+        imported.summaries += 1;
+        self.extras(imported, "pi.branch_summary", entry, &known)
+    }
+
+    /// A `custom_message` entry: a `custom` line of its fields (sent as user
+    /// content, as pi sends it), its time in milliseconds.
+    fn custom_message(
+        &mut self,
+        entry: &PiEntry<'_>,
+        imported: &mut Imported,
+    ) -> Result<(), ImportError> {
+        let mut fields = Map::new();
+        for (key, value) in &entry.map {
+            match key.as_str() {
+                "type" | "id" | "parentId" | "timestamp" | "role" => {}
+                _ => {
+                    fields.insert(key.clone(), value.clone());
+                }
+            }
+        }
+        if let Some(ms) = entry.timestamp {
+            fields.insert("timestamp".into(), Value::from(ms));
+        }
+        let body = custom_body(&fields)?;
+        self.write(imported, &body, Some(&entry.id))?;
+        imported.messages += 1;
+        Ok(())
+    }
+}
+
+/// A `custom` line's fields as an object, `role` first and the rest in the
+/// order of `fields`.
+fn custom_body(fields: &Map<String, Value>) -> Result<String, ImportError> {
+    use serde::ser::{SerializeMap, Serializer};
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::new(&mut out);
+    let mut map = ser.serialize_map(Some(fields.len()))?;
+    map.serialize_entry("role", "custom")?;
+    for (key, value) in fields.iter().filter(|(k, _)| k.as_str() != "role") {
+        map.serialize_entry(key, value)?;
+    }
+    map.end()?;
+    String::from_utf8(out).map_err(|e| ImportError::Json(serde::ser::Error::custom(e)))
 }
 
 /// The parts of a line that holds several entries because a write lost its
@@ -739,10 +809,19 @@ mod tests {
 
     #[test]
     fn adds_the_id_last() {
-        assert_eq!(
-            with_id("{\"role\":\"user\"}", "a").unwrap(),
-            "{\"role\":\"user\",\"id\":\"a\"}"
-        );
-        assert_eq!(with_id("{ }", "a\"b").unwrap(), "{\"id\":\"a\\\"b\"}");
+        let id = MessageId::from("a");
+        let mut out = Vec::new();
+        Envelope::append_to_object(
+            &mut out,
+            "{\"role\":\"user\"}",
+            Some(&id),
+            &ParentId::Previous,
+        )
+        .unwrap();
+        assert_eq!(out, b"{\"role\":\"user\",\"id\":\"a\"}");
+        out.clear();
+        let id = MessageId::from("a\"b");
+        Envelope::append_to_object(&mut out, "{ }", Some(&id), &ParentId::Root).unwrap();
+        assert_eq!(out, b"{\"id\":\"a\\\"b\",\"parentId\":null}");
     }
 }
