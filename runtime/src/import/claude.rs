@@ -84,7 +84,21 @@ struct Out {
     anchors: std::collections::HashSet<String>,
     /// The anchor waited for and the main lines held back until it is
     /// written.
-    held: Option<(String, Vec<(Value, String)>)>,
+    held: Option<Held>,
+}
+
+/// Main lines held back until the anchor of a preserved segment is written.
+struct Held {
+    /// The anchor waited for.
+    anchor: String,
+    /// The lines held back, in order.
+    lines: Vec<HeldLine>,
+}
+
+/// One line held back: its value (for its id and parent) and its text.
+struct HeldLine {
+    line: Value,
+    text: String,
 }
 
 impl Out {
@@ -95,7 +109,11 @@ impl Out {
             return Ok(());
         }
         let id = line.get("id").and_then(Value::as_str);
-        if let Some((anchor, held)) = &mut self.held {
+        if let Some(Held {
+            anchor,
+            lines: held,
+        }) = &mut self.held
+        {
             if id == Some(anchor.as_str()) {
                 // What was written meanwhile and does not descend from the
                 // head (the boundary, a rewound branch) goes before the
@@ -103,7 +121,11 @@ impl Out {
                 let mut moved = std::collections::HashSet::from([anchor.clone()]);
                 let (mut before, mut after) = (Vec::new(), Vec::new());
                 let mut last_moved = false;
-                for (held_line, held_text) in held.drain(..) {
+                for HeldLine {
+                    line: held_line,
+                    text: held_text,
+                } in held.drain(..)
+                {
                     last_moved = match held_line.get("parentId") {
                         Some(Value::String(parent)) => moved.contains(parent),
                         Some(_) => false,
@@ -125,13 +147,16 @@ impl Out {
                 self.main.append(&mut after);
                 self.held = None;
             } else {
-                held.push((line, text));
+                held.push(HeldLine { line, text });
             }
             return Ok(());
         }
         if let Some(parent) = line.get("parentId").and_then(Value::as_str) {
             if self.anchors.contains(parent) {
-                self.held = Some((parent.to_owned(), vec![(line, text)]));
+                self.held = Some(Held {
+                    anchor: parent.to_owned(),
+                    lines: vec![HeldLine { line, text }],
+                });
                 return Ok(());
             }
         }
@@ -145,7 +170,11 @@ impl Out {
     /// Writes the lines still held back (their anchor never came), which
     /// is said.
     fn finish(&mut self, imported: &mut Imported) {
-        if let Some((anchor, held)) = self.held.take() {
+        if let Some(Held {
+            anchor,
+            lines: held,
+        }) = self.held.take()
+        {
             imported.warnings.push(ImportWarning::warning(
                 0,
                 WarningCode::PreservedSegment,
@@ -153,7 +182,7 @@ impl Out {
                     "the messages kept by a compaction wait for `{anchor}`, which was never written; written as they are"
                 ),
             ));
-            self.main.extend(held.into_iter().map(|(_, text)| text));
+            self.main.extend(held.into_iter().map(|h| h.text));
         }
     }
 }
@@ -173,14 +202,31 @@ struct Preserved {
     /// Each uuid seen, with its `parentUuid` (the first one written).
     parent: HashMap<String, Option<String>>,
     /// Each boundary's segment and kept messages.
-    boundaries: Vec<(Option<Segment>, Option<Kept>)>,
+    boundaries: Vec<Boundary>,
 }
 
-/// A `preservedSegment`: head, anchor, tail.
-type Segment = (String, String, String);
+/// What one `compact_boundary` preserved.
+struct Boundary {
+    /// Its `preservedSegment`.
+    segment: Option<Segment>,
+    /// Its `preservedMessages`.
+    kept: Option<Kept>,
+}
 
-/// A `preservedMessages`: the anchor and the kept entries, in order.
-type Kept = (String, Vec<String>);
+/// A `preservedSegment`: the kept entries from `head` to `tail`, which
+/// follow `anchor` once relinked.
+struct Segment {
+    head: String,
+    anchor: String,
+    tail: String,
+}
+
+/// A `preservedMessages`: the kept entries, in order, the first following
+/// `anchor` once relinked.
+struct Kept {
+    anchor: String,
+    uuids: Vec<String>,
+}
 
 /// The entries to relink (uuid → the parent it takes) and the anchors the
 /// first of them follow.
@@ -215,7 +261,7 @@ impl Preserved {
                 .map(str::to_owned)
         };
         let segment = match (field("headUuid"), field("anchorUuid"), field("tailUuid")) {
-            (Some(head), Some(anchor), Some(tail)) => Some((head, anchor, tail)),
+            (Some(head), Some(anchor), Some(tail)) => Some(Segment { head, anchor, tail }),
             _ => None,
         };
         let messages = metadata
@@ -228,10 +274,16 @@ impl Preserved {
                     .iter()
                     .map(|u| u.as_str().map(str::to_owned))
                     .collect();
-                Some((anchor, uuids?))
+                Some(Kept {
+                    anchor,
+                    uuids: uuids?,
+                })
             });
         if segment.is_some() || messages.is_some() {
-            self.boundaries.push((segment, messages));
+            self.boundaries.push(Boundary {
+                segment,
+                kept: messages,
+            });
         }
     }
 
@@ -249,8 +301,8 @@ impl Preserved {
             }
             seen
         };
-        for (segment, messages) in &self.boundaries {
-            if let Some((anchor, uuids)) = messages {
+        for Boundary { segment, kept } in &self.boundaries {
+            if let Some(Kept { anchor, uuids }) = kept {
                 let above = ancestry(anchor);
                 let whole = !uuids.is_empty()
                     && self.parent.contains_key(anchor)
@@ -267,7 +319,7 @@ impl Preserved {
                     continue;
                 }
             }
-            let Some((head, anchor, tail)) = segment else {
+            let Some(Segment { head, anchor, tail }) = segment else {
                 continue;
             };
             let above = ancestry(anchor);
@@ -385,7 +437,7 @@ struct Log {
     tool_names: HashMap<String, String>,
     /// The open assistant response: its message id, its line, whether it is
     /// a sidechain's.
-    open: Option<(String, Map<String, Value>, bool)>,
+    open: Option<OpenResponse>,
     /// The results of each response's calls, chained (see [`Results`]).
     results: Results,
     /// The message line each `extension` line with an id hangs from.
@@ -393,15 +445,39 @@ struct Log {
     /// Entries (other than user and assistant ones) written between the
     /// entries of the open response, naming it as parent: written after it,
     /// as its kind of `extension` line, once it is whole.
-    pending: Vec<(Map<String, Value>, String, bool)>,
+    pending: Vec<Pending>,
     /// Each uuid converted: the line of the log it was on, and a hash of its
     /// entry (not the entry: memory holds ids, never the file).
-    seen: HashMap<String, (usize, u64)>,
+    seen: HashMap<String, Seen>,
     /// The entries a compaction kept, with the parent each takes
     /// ([`Preserved`]).
     relink: HashMap<String, String>,
     /// The line of the log being converted.
     at: usize,
+}
+
+/// The assistant response being merged from its entries.
+struct OpenResponse {
+    /// The Messages API's id of the response (`message.id`).
+    message_id: String,
+    /// Its line so far.
+    line: Map<String, Value>,
+    /// Whether it is a sidechain's.
+    sidechain: bool,
+}
+
+/// An entry that waits for the open response to be whole.
+struct Pending {
+    entry: Map<String, Value>,
+    /// The kind of its `extension` line.
+    kind: String,
+    sidechain: bool,
+}
+
+/// A uuid converted: the line of the log it was on, and a hash of its entry.
+struct Seen {
+    line: usize,
+    hash: u64,
 }
 
 /// The results of parallel tool calls. Claude Code gives each result entry
@@ -579,7 +655,7 @@ impl Log {
         match self.seen.get(&uuid) {
             None => {
                 let relinked_to = self.relink.remove(&uuid);
-                self.seen.insert(uuid, (line, hash));
+                self.seen.insert(uuid, Seen { line, hash });
                 match relinked_to {
                     // A message a compaction kept follows the anchor or the
                     // kept message before it, as Claude Code relinks it.
@@ -591,7 +667,10 @@ impl Log {
                     None => self.entry(entry, imported),
                 }
             }
-            Some(&(first, earlier)) if earlier == hash => {
+            Some(&Seen {
+                line: first,
+                hash: earlier,
+            }) if earlier == hash => {
                 imported.warnings.push(ImportWarning::warning(
                     line,
                     WarningCode::DuplicateEntry,
@@ -599,7 +678,7 @@ impl Log {
                 ));
                 Ok(())
             }
-            Some((first, _)) => {
+            Some(&Seen { line: first, .. }) => {
                 let id = format!("{uuid}~{line}");
                 imported.warnings.push(ImportWarning::warning(
                     line,
@@ -639,7 +718,12 @@ impl Log {
                     .cloned()
                     .collect();
                 let mut merged = false;
-                if let Some((open_id, line, open_side)) = &mut self.open {
+                if let Some(OpenResponse {
+                    message_id: open_id,
+                    line,
+                    sidechain: open_side,
+                }) = &mut self.open
+                {
                     let parent = text_of(entry.get("parentUuid"));
                     let follows = parent.is_some_and(|p| {
                         self.alias.get(p) == line.get("id").and_then(Value::as_str)
@@ -715,7 +799,11 @@ impl Log {
                 line.insert("parentId".into(), self.parent(entry));
                 self.alias.own(uuid);
                 self.calls(uuid, &calls);
-                self.open = Some((response_id, line, sidechain));
+                self.open = Some(OpenResponse {
+                    message_id: response_id,
+                    line,
+                    sidechain,
+                });
                 return Ok(());
             }
         }
@@ -723,7 +811,15 @@ impl Log {
         // (Claude Code writes hook progress as a call starts, before the
         // response's next block) does not end it: it waits, and what names
         // it as parent names the response.
-        if let (Some(uuid), Some((_, line, open_side))) = (&uuid, &self.open) {
+        if let (
+            Some(uuid),
+            Some(OpenResponse {
+                line,
+                sidechain: open_side,
+                ..
+            }),
+        ) = (&uuid, &self.open)
+        {
             let open_id = line.get("id").and_then(Value::as_str);
             let parent = text_of(entry.get("parentUuid")).and_then(|p| self.alias.get(p));
             if !matches!(kind, "user" | "assistant" | "summary")
@@ -734,7 +830,11 @@ impl Log {
                 if let Some(&group) = open_id.and_then(|id| self.alias.group.get(id)) {
                     self.alias.group.insert(uuid.clone(), group);
                     let name = format!("claude.{}", if kind.is_empty() { "entry" } else { kind });
-                    self.pending.push((entry.clone(), name, sidechain));
+                    self.pending.push(Pending {
+                        entry: entry.clone(),
+                        kind: name,
+                        sidechain,
+                    });
                     return Ok(());
                 }
             }
@@ -881,7 +981,12 @@ impl Log {
     /// Writes the open response, then the entries that waited for it.
     fn flush_open(&mut self, imported: &mut Imported) -> Result<(), ImportError> {
         flush(&mut self.open, &mut self.out, imported)?;
-        for (entry, name, sidechain) in std::mem::take(&mut self.pending) {
+        for Pending {
+            entry,
+            kind: name,
+            sidechain,
+        } in std::mem::take(&mut self.pending)
+        {
             let uuid = text_of(entry.get("uuid")).map(str::to_owned);
             self.extension(imported, &name, &entry, uuid.as_ref(), sidechain)?;
         }
@@ -925,11 +1030,14 @@ impl Log {
 }
 
 fn flush(
-    open: &mut Option<(String, Map<String, Value>, bool)>,
+    open: &mut Option<OpenResponse>,
     out: &mut Out,
     imported: &mut Imported,
 ) -> Result<(), ImportError> {
-    if let Some((_, line, sidechain)) = open.take() {
+    if let Some(OpenResponse {
+        line, sidechain, ..
+    }) = open.take()
+    {
         out.push(sidechain, Value::Object(line))?;
         imported.messages += 1;
     }

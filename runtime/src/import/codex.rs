@@ -108,11 +108,11 @@ pub(crate) fn import_streamed(
             .origin
             .awaiting_usage
             .as_ref()
-            .map_or(imported.text.len(), |(_, range)| range.start);
+            .map_or(imported.text.len(), |awaiting| awaiting.range.start);
         out.write_all(&imported.text[..held])?;
         imported.text.drain(..held);
-        if let Some((_, range)) = &mut rollout.origin.awaiting_usage {
-            *range = range.start - held..range.end - held;
+        if let Some(awaiting) = &mut rollout.origin.awaiting_usage {
+            awaiting.range = awaiting.range.start - held..awaiting.range.end - held;
         }
     }
     rollout.end(&mut imported)?;
@@ -142,7 +142,7 @@ struct Rollout {
     unanswered: Vec<String>,
     /// The calls a `turn_aborted` cut, with its line, waiting for what comes
     /// next: their output (the tool ended after all), or anything else.
-    cut: Vec<(String, usize)>,
+    cut: Vec<CutCall>,
     /// The calls given the output `aborted`.
     aborted: std::collections::HashSet<String>,
 }
@@ -233,8 +233,10 @@ impl Rollout {
             if aborted && !self.unanswered.is_empty() {
                 close(&mut self.open, imported, &mut self.origin)?;
                 let cut = std::mem::take(&mut self.unanswered);
-                self.cut
-                    .extend(cut.into_iter().map(|call| (call, *line_no)));
+                self.cut.extend(cut.into_iter().map(|call| CutCall {
+                    call,
+                    line: *line_no,
+                }));
             }
             if kind == "compacted" || rollback.is_some() {
                 self.fill_cut(ts, imported)?;
@@ -309,7 +311,7 @@ impl Rollout {
             return Ok(());
         }
         close(&mut self.open, imported, &mut self.origin)?;
-        for (i, (call, line)) in std::mem::take(&mut self.cut).into_iter().enumerate() {
+        for (i, CutCall { call, line }) in std::mem::take(&mut self.cut).into_iter().enumerate() {
             let id = format!("codex:{line}/{i}");
             let result = json!({
                 "role": "toolResult",
@@ -353,10 +355,10 @@ impl Rollout {
             item_type,
             "function_call_output" | "custom_tool_call_output"
         ) && text_of(item.get("call_id"))
-            .is_some_and(|c| self.cut.iter().any(|(cut, _)| cut == c));
+            .is_some_and(|c| self.cut.iter().any(|cut| cut.call == c));
         if output_of_cut {
             let call = text_of(item.get("call_id")).unwrap_or("");
-            self.cut.retain(|(cut, _)| cut != call);
+            self.cut.retain(|cut| cut.call != call);
         } else {
             self.fill_cut(ts, imported)?;
         }
@@ -565,12 +567,25 @@ impl Rollout {
 
 /// The model and provider the rollout last named, and the assistant message
 /// still waiting for the usage of its response.
+/// A call an aborted turn cut, with the line of the `turn_aborted`.
+struct CutCall {
+    call: String,
+    line: usize,
+}
+
+/// An assistant message written before its usage is known: its line, and
+/// where it is in the text written so far.
+struct AwaitingUsage {
+    line: Map<String, Value>,
+    range: std::ops::Range<usize>,
+}
+
 struct Origin {
     model: String,
     provider: String,
     /// The last assistant message written and where its line is in the text,
     /// while no `token_count` has given its usage.
-    awaiting_usage: Option<(Map<String, Value>, std::ops::Range<usize>)>,
+    awaiting_usage: Option<AwaitingUsage>,
     /// Whether the open assistant message already has its usage.
     open_has_usage: bool,
 }
@@ -620,7 +635,7 @@ impl Origin {
                 open.insert("usage".into(), usage);
                 self.open_has_usage = true;
             }
-        } else if let Some((mut line, range)) = self.awaiting_usage.take() {
+        } else if let Some(AwaitingUsage { mut line, range }) = self.awaiting_usage.take() {
             line.insert("usage".into(), usage);
             let mut text = serde_json::to_string(&line)?.into_bytes();
             text.push(b'\n');
@@ -664,7 +679,10 @@ fn close(
             origin.awaiting_usage = None;
         } else {
             push(imported, &Value::Object(line.clone()))?;
-            origin.awaiting_usage = Some((line, start..imported.text.len()));
+            origin.awaiting_usage = Some(AwaitingUsage {
+                line,
+                range: start..imported.text.len(),
+            });
         }
         imported.messages += 1;
     }
