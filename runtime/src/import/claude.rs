@@ -456,6 +456,37 @@ struct Log {
     at: usize,
 }
 
+/// The fields of a Claude Code entry every entry type is read by.
+struct ClaudeEntry<'a> {
+    /// The entry whole (an `extension` line keeps it).
+    map: &'a Map<String, Value>,
+    /// Its `type` (empty when it has none).
+    kind: &'a str,
+    /// Its `uuid`.
+    uuid: Option<String>,
+    /// Whether it is a subagent's (`isSidechain`).
+    sidechain: bool,
+    /// Its `timestamp` as Unix milliseconds (0 when it has none).
+    timestamp: u64,
+    /// Its `message` object.
+    message: Option<&'a Map<String, Value>>,
+}
+
+impl<'a> ClaudeEntry<'a> {
+    fn of(map: &'a Map<String, Value>) -> Self {
+        Self {
+            map,
+            kind: text_of(map.get("type")).unwrap_or(""),
+            uuid: text_of(map.get("uuid")).map(str::to_owned),
+            sidechain: map.get("isSidechain").and_then(Value::as_bool) == Some(true),
+            timestamp: text_of(map.get("timestamp"))
+                .and_then(iso_millis)
+                .unwrap_or(0),
+            message: map.get("message").and_then(Value::as_object),
+        }
+    }
+}
+
 /// The assistant response being merged from its entries.
 struct OpenResponse {
     /// The Messages API's id of the response (`message.id`).
@@ -692,283 +723,316 @@ impl Log {
         }
     }
 
-    /// Converts one entry.
+    /// Converts one entry, by its type.
     fn entry(
         &mut self,
-        entry: &Map<String, Value>,
+        map: &Map<String, Value>,
         imported: &mut Imported,
     ) -> Result<(), ImportError> {
-        let kind = text_of(entry.get("type")).unwrap_or("");
-        let uuid = text_of(entry.get("uuid")).map(str::to_owned);
-        let sidechain = entry.get("isSidechain").and_then(Value::as_bool) == Some(true);
-        let timestamp = text_of(entry.get("timestamp"))
-            .and_then(iso_millis)
-            .unwrap_or(0);
-        let message = entry.get("message").and_then(Value::as_object);
-
-        // An assistant entry continuing the open response merges into it.
-        if kind == "assistant" {
-            if let (Some(message), Some(uuid)) = (message, &uuid) {
-                let response_id = text_of(message.get("id")).unwrap_or("").to_owned();
-                unkept_call_fields(message.get("content"), self.at, imported);
-                let mut blocks = assistant_blocks(message.get("content"), &mut self.tool_names);
-                let calls: Vec<Value> = blocks
-                    .iter()
-                    .filter(|b| text_of(b.get("type")) == Some("toolCall"))
-                    .cloned()
-                    .collect();
-                let mut merged = false;
-                if let Some(OpenResponse {
-                    message_id: open_id,
-                    line,
-                    sidechain: open_side,
-                }) = &mut self.open
-                {
-                    let parent = text_of(entry.get("parentUuid"));
-                    let follows = parent.is_some_and(|p| {
-                        self.alias.get(p) == line.get("id").and_then(Value::as_str)
-                    });
-                    if !response_id.is_empty()
-                        && *open_id == response_id
-                        && follows
-                        && *open_side == sidechain
-                    {
-                        if let Some(Value::Array(content)) = line.get_mut("content") {
-                            content.append(&mut blocks);
-                        }
-                        let old = text_of(line.get("id")).unwrap_or("").to_owned();
-                        line.insert("id".into(), Value::from(uuid.clone()));
-                        self.alias.moved(&old, uuid);
-                        if let Some(usage) = message.get("usage") {
-                            line.insert("usage".into(), usage_of(usage));
-                        }
-                        if let Some(stop) = stop_reason(message.get("stop_reason")) {
-                            line.insert("stopReason".into(), Value::from(stop));
-                        }
-                        merged = true;
-                    }
-                }
-                if merged {
-                    self.calls(uuid, &calls);
-                    return Ok(());
-                }
-                self.flush_open(imported)?;
-                let mut line = Map::new();
-                line.insert("role".into(), Value::from("assistant"));
-                line.insert("content".into(), Value::Array(blocks));
-                line.insert("api".into(), Value::from("anthropic-messages"));
-                line.insert("provider".into(), Value::from("anthropic"));
-                line.insert(
-                    "model".into(),
-                    message.get("model").cloned().unwrap_or(Value::from("")),
-                );
-                if !response_id.is_empty() {
-                    line.insert("responseId".into(), Value::from(response_id.clone()));
-                }
-                line.insert(
-                    "usage".into(),
-                    message.get("usage").map_or(
-                        json!({"input":0,"output":0,"cacheRead":0,"cacheWrite":0}),
-                        usage_of,
-                    ),
-                );
-                line.insert(
-                    "stopReason".into(),
-                    Value::from(stop_reason(message.get("stop_reason")).unwrap_or("stop")),
-                );
-                if entry.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true) {
-                    // Claude Code's stand-in for a failed request (model
-                    // `<synthetic>`): a failed turn, which is not sent back.
-                    let text = text_of(entry.get("error")).map_or_else(
-                        || {
-                            line.get("content")
-                                .and_then(Value::as_array)
-                                .into_iter()
-                                .flatten()
-                                .filter_map(|b| text_of(b.get("text")))
-                                .collect::<Vec<_>>()
-                                .join("\n")
-                        },
-                        str::to_owned,
-                    );
-                    line.insert("stopReason".into(), Value::from("error"));
-                    line.insert("errorMessage".into(), Value::from(text));
-                }
-                line.insert("timestamp".into(), Value::from(timestamp));
-                line.insert("id".into(), Value::from(uuid.clone()));
-                line.insert("parentId".into(), self.parent(entry));
-                self.alias.own(uuid);
-                self.calls(uuid, &calls);
-                self.open = Some(OpenResponse {
-                    message_id: response_id,
-                    line,
-                    sidechain,
-                });
-                return Ok(());
-            }
+        let e = ClaudeEntry::of(map);
+        if let ("assistant", Some(message), Some(uuid)) = (e.kind, e.message, &e.uuid) {
+            return self.assistant(&e, message, uuid, imported);
         }
-        // A progress or system entry between the entries of one response
-        // (Claude Code writes hook progress as a call starts, before the
-        // response's next block) does not end it: it waits, and what names
-        // it as parent names the response.
-        if let (
-            Some(uuid),
-            Some(OpenResponse {
-                line,
-                sidechain: open_side,
-                ..
-            }),
-        ) = (&uuid, &self.open)
-        {
-            let open_id = line.get("id").and_then(Value::as_str);
-            let parent = text_of(entry.get("parentUuid")).and_then(|p| self.alias.get(p));
-            if !matches!(kind, "user" | "assistant" | "summary")
-                && parent.is_some()
-                && parent == open_id
-                && *open_side == sidechain
-            {
-                if let Some(&group) = open_id.and_then(|id| self.alias.group.get(id)) {
-                    self.alias.group.insert(uuid.clone(), group);
-                    let name = format!("claude.{}", if kind.is_empty() { "entry" } else { kind });
-                    self.pending.push(Pending {
-                        entry: entry.clone(),
-                        kind: name,
-                        sidechain,
-                    });
-                    return Ok(());
-                }
-            }
+        if self.waits_for_open(&e) {
+            return Ok(());
         }
         self.flush_open(imported)?;
+        match (e.kind, e.message, &e.uuid) {
+            ("user", Some(message), Some(uuid)) => self.user(&e, message, uuid, imported),
+            ("attachment", _, Some(uuid)) => match queued_prompt(map) {
+                Some(blocks) => self.queued(&e, blocks, uuid, imported),
+                None => self.other(&e, imported),
+            },
+            ("summary", _, _) => self.summary(&e, imported),
+            _ => self.other(&e, imported),
+        }
+    }
 
-        match (kind, message, &uuid) {
-            ("user", Some(message), Some(uuid)) => {
-                let results_of = match message.get("content") {
-                    Some(Value::Array(blocks)) => blocks
-                        .iter()
-                        .filter(|b| text_of(b.get("type")) == Some("tool_result"))
-                        .find_map(|b| self.results.call.get(text_of(b.get("tool_use_id"))?))
-                        .copied(),
-                    _ => None,
-                };
-                let (parent, joins) = self.placed(entry, results_of, false);
-                let mut lines = Vec::new();
-                let mut user_blocks = Vec::new();
-                match message.get("content") {
-                    Some(Value::String(text)) => {
-                        user_blocks.push(json!({"type":"text","text":text}))
-                    }
-                    Some(Value::Array(blocks)) => {
-                        for block in blocks {
-                            match text_of(block.get("type")) {
-                                Some("tool_result") => {
-                                    let call = text_of(block.get("tool_use_id")).unwrap_or("");
-                                    let mut result = Map::new();
-                                    result.insert("role".into(), Value::from("toolResult"));
-                                    result.insert("toolCallId".into(), Value::from(call));
-                                    result.insert(
-                                        "toolName".into(),
-                                        Value::from(
-                                            self.tool_names.get(call).cloned().unwrap_or_default(),
-                                        ),
-                                    );
-                                    result_as_text(block.get("content"), call, self.at, imported);
-                                    result.insert(
-                                        "content".into(),
-                                        result_blocks(block.get("content")),
-                                    );
-                                    result.insert(
-                                        "isError".into(),
-                                        Value::from(
-                                            block
-                                                .get("is_error")
-                                                .and_then(Value::as_bool)
-                                                .unwrap_or(false),
-                                        ),
-                                    );
-                                    result.insert("timestamp".into(), Value::from(timestamp));
-                                    if let Some(details) = entry.get("toolUseResult") {
-                                        result.insert("details".into(), details.clone());
-                                    }
-                                    lines.push(result);
-                                }
-                                Some("document") => {
-                                    user_blocks.push(media_block(block, "document"))
-                                }
-                                _ => user_blocks.push(text_or_image(block)),
-                            }
-                        }
-                    }
-                    _ => {}
+    /// An `assistant` entry: the open response when it continues it (Claude
+    /// Code writes one entry per content block, all with the same
+    /// `message.id`), else a new response, open until another entry ends it.
+    fn assistant(
+        &mut self,
+        e: &ClaudeEntry<'_>,
+        message: &Map<String, Value>,
+        uuid: &str,
+        imported: &mut Imported,
+    ) -> Result<(), ImportError> {
+        let (entry, sidechain, timestamp) = (e.map, e.sidechain, e.timestamp);
+        let response_id = text_of(message.get("id")).unwrap_or("").to_owned();
+        unkept_call_fields(message.get("content"), self.at, imported);
+        let mut blocks = assistant_blocks(message.get("content"), &mut self.tool_names);
+        let calls: Vec<Value> = blocks
+            .iter()
+            .filter(|b| text_of(b.get("type")) == Some("toolCall"))
+            .cloned()
+            .collect();
+        let mut merged = false;
+        if let Some(OpenResponse {
+            message_id: open_id,
+            line,
+            sidechain: open_side,
+        }) = &mut self.open
+        {
+            let parent = text_of(entry.get("parentUuid"));
+            let follows =
+                parent.is_some_and(|p| self.alias.get(p) == line.get("id").and_then(Value::as_str));
+            if !response_id.is_empty()
+                && *open_id == response_id
+                && follows
+                && *open_side == sidechain
+            {
+                if let Some(Value::Array(content)) = line.get_mut("content") {
+                    content.append(&mut blocks);
                 }
-                if !user_blocks.is_empty() {
-                    let mut user = Map::new();
-                    user.insert("role".into(), Value::from("user"));
-                    user.insert("content".into(), Value::Array(user_blocks));
-                    user.insert("timestamp".into(), Value::from(timestamp));
-                    lines.push(user);
+                let old = text_of(line.get("id")).unwrap_or("").to_owned();
+                line.insert("id".into(), Value::from(uuid));
+                self.alias.moved(&old, uuid);
+                if let Some(usage) = message.get("usage") {
+                    line.insert("usage".into(), usage_of(usage));
                 }
-                let count = lines.len();
-                let mut previous = parent;
-                for (i, mut line) in lines.into_iter().enumerate() {
-                    let id = if i + 1 == count {
-                        uuid.clone()
-                    } else {
-                        format!("{uuid}/{i}")
-                    };
-                    line.insert("id".into(), Value::from(id.clone()));
-                    line.insert("parentId".into(), previous);
-                    if let Some(group) = joins {
-                        self.joined(group, std::slice::from_ref(&id));
-                    }
-                    previous = Value::from(id);
-                    imported.messages += 1;
-                    self.out.push(sidechain, Value::Object(line))?;
+                if let Some(stop) = stop_reason(message.get("stop_reason")) {
+                    line.insert("stopReason".into(), Value::from(stop));
                 }
-                if count == 0 {
-                    self.extension(imported, "claude.user", entry, Some(uuid), sidechain)?;
-                } else {
-                    self.alias.own(uuid);
-                }
-            }
-            // A prompt the user typed while Claude worked (Claude Code 2.x
-            // records it as an attachment, and sends it to the model as a
-            // user message): the user's words, as a user message.
-            ("attachment", _, Some(uuid)) if queued_prompt(entry).is_some() => {
-                let blocks = queued_prompt(entry).unwrap_or_default();
-                let (parent, _) = self.placed(entry, None, false);
-                let line = json!({
-                    "role": "user",
-                    "content": blocks,
-                    "timestamp": timestamp,
-                    "id": uuid,
-                    "parentId": parent,
-                });
-                imported.warnings.push(ImportWarning::warning(
-                    self.at,
-                    WarningCode::QueuedPrompt,
-                    format!("the prompt queued in `{uuid}` is a user message of the user's words; the wrapper Claude Code sends around them (its text varies by version) is not reproduced"),
-                ));
-                imported.messages += 1;
-                self.out.push(sidechain, line)?;
-                self.alias.own(uuid);
-            }
-            ("summary", _, _) => {
-                let target = text_of(entry.get("leafUuid")).unwrap_or("");
-                let line = json!({
-                    "role": "extension",
-                    "kind": "label",
-                    "data": {"targetId": target, "label": entry.get("summary").cloned().unwrap_or(Value::Null)},
-                });
-                self.out.push(false, line)?;
-                imported.extensions += 1;
-            }
-            _ => {
-                let name = format!("claude.{}", if kind.is_empty() { "entry" } else { kind });
-                self.extension(imported, &name, entry, uuid.as_ref(), sidechain)?;
+                merged = true;
             }
         }
+        if merged {
+            self.calls(uuid, &calls);
+            return Ok(());
+        }
+        self.flush_open(imported)?;
+        let mut line = Map::new();
+        line.insert("role".into(), Value::from("assistant"));
+        line.insert("content".into(), Value::Array(blocks));
+        line.insert("api".into(), Value::from("anthropic-messages"));
+        line.insert("provider".into(), Value::from("anthropic"));
+        line.insert(
+            "model".into(),
+            message.get("model").cloned().unwrap_or(Value::from("")),
+        );
+        if !response_id.is_empty() {
+            line.insert("responseId".into(), Value::from(response_id.clone()));
+        }
+        line.insert(
+            "usage".into(),
+            message.get("usage").map_or(
+                json!({"input":0,"output":0,"cacheRead":0,"cacheWrite":0}),
+                usage_of,
+            ),
+        );
+        line.insert(
+            "stopReason".into(),
+            Value::from(stop_reason(message.get("stop_reason")).unwrap_or("stop")),
+        );
+        if entry.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true) {
+            // Claude Code's stand-in for a failed request (model
+            // `<synthetic>`): a failed turn, which is not sent back.
+            let text = text_of(entry.get("error")).map_or_else(
+                || {
+                    line.get("content")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|b| text_of(b.get("text")))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                },
+                str::to_owned,
+            );
+            line.insert("stopReason".into(), Value::from("error"));
+            line.insert("errorMessage".into(), Value::from(text));
+        }
+        line.insert("timestamp".into(), Value::from(timestamp));
+        line.insert("id".into(), Value::from(uuid));
+        line.insert("parentId".into(), self.parent(entry));
+        self.alias.own(uuid);
+        self.calls(uuid, &calls);
+        self.open = Some(OpenResponse {
+            message_id: response_id,
+            line,
+            sidechain,
+        });
         Ok(())
+    }
+
+    /// Whether `e` waits for the open response: a progress or system entry
+    /// between the entries of one response (Claude Code writes hook progress
+    /// as a call starts, before the response's next block) does not end it;
+    /// what names it as parent names the response.
+    fn waits_for_open(&mut self, e: &ClaudeEntry<'_>) -> bool {
+        let (Some(uuid), Some(open)) = (&e.uuid, &self.open) else {
+            return false;
+        };
+        let open_id = open.line.get("id").and_then(Value::as_str);
+        let parent = text_of(e.map.get("parentUuid")).and_then(|p| self.alias.get(p));
+        if matches!(e.kind, "user" | "assistant" | "summary")
+            || parent.is_none()
+            || parent != open_id
+            || open.sidechain != e.sidechain
+        {
+            return false;
+        }
+        let Some(&group) = open_id.and_then(|id| self.alias.group.get(id)) else {
+            return false;
+        };
+        self.alias.group.insert(uuid.clone(), group);
+        let kind = if e.kind.is_empty() { "entry" } else { e.kind };
+        self.pending.push(Pending {
+            entry: e.map.clone(),
+            kind: format!("claude.{kind}"),
+            sidechain: e.sidechain,
+        });
+        true
+    }
+
+    /// A `user` entry: a `toolResult` message for each `tool_result` block,
+    /// then a user message of its other blocks; an `extension` line when it
+    /// has neither.
+    fn user(
+        &mut self,
+        e: &ClaudeEntry<'_>,
+        message: &Map<String, Value>,
+        uuid: &String,
+        imported: &mut Imported,
+    ) -> Result<(), ImportError> {
+        let (entry, sidechain, timestamp) = (e.map, e.sidechain, e.timestamp);
+        let results_of = match message.get("content") {
+            Some(Value::Array(blocks)) => blocks
+                .iter()
+                .filter(|b| text_of(b.get("type")) == Some("tool_result"))
+                .find_map(|b| self.results.call.get(text_of(b.get("tool_use_id"))?))
+                .copied(),
+            _ => None,
+        };
+        let (parent, joins) = self.placed(entry, results_of, false);
+        let mut lines = Vec::new();
+        let mut user_blocks = Vec::new();
+        match message.get("content") {
+            Some(Value::String(text)) => user_blocks.push(json!({"type":"text","text":text})),
+            Some(Value::Array(blocks)) => {
+                for block in blocks {
+                    match text_of(block.get("type")) {
+                        Some("tool_result") => {
+                            let call = text_of(block.get("tool_use_id")).unwrap_or("");
+                            let mut result = Map::new();
+                            result.insert("role".into(), Value::from("toolResult"));
+                            result.insert("toolCallId".into(), Value::from(call));
+                            result.insert(
+                                "toolName".into(),
+                                Value::from(self.tool_names.get(call).cloned().unwrap_or_default()),
+                            );
+                            result_as_text(block.get("content"), call, self.at, imported);
+                            result.insert("content".into(), result_blocks(block.get("content")));
+                            result.insert(
+                                "isError".into(),
+                                Value::from(
+                                    block
+                                        .get("is_error")
+                                        .and_then(Value::as_bool)
+                                        .unwrap_or(false),
+                                ),
+                            );
+                            result.insert("timestamp".into(), Value::from(timestamp));
+                            if let Some(details) = entry.get("toolUseResult") {
+                                result.insert("details".into(), details.clone());
+                            }
+                            lines.push(result);
+                        }
+                        Some("document") => user_blocks.push(media_block(block, "document")),
+                        _ => user_blocks.push(text_or_image(block)),
+                    }
+                }
+            }
+            _ => {}
+        }
+        if !user_blocks.is_empty() {
+            let mut user = Map::new();
+            user.insert("role".into(), Value::from("user"));
+            user.insert("content".into(), Value::Array(user_blocks));
+            user.insert("timestamp".into(), Value::from(timestamp));
+            lines.push(user);
+        }
+        let count = lines.len();
+        let mut previous = parent;
+        for (i, mut line) in lines.into_iter().enumerate() {
+            let id = if i + 1 == count {
+                uuid.clone()
+            } else {
+                format!("{uuid}/{i}")
+            };
+            line.insert("id".into(), Value::from(id.clone()));
+            line.insert("parentId".into(), previous);
+            if let Some(group) = joins {
+                self.joined(group, std::slice::from_ref(&id));
+            }
+            previous = Value::from(id);
+            imported.messages += 1;
+            self.out.push(sidechain, Value::Object(line))?;
+        }
+        if count == 0 {
+            self.extension(imported, "claude.user", entry, Some(uuid), sidechain)?;
+        } else {
+            self.alias.own(uuid);
+        }
+        Ok(())
+    }
+
+    /// A prompt the user typed while Claude worked (Claude Code 2.x records
+    /// it as a `queued_command` attachment, and sends it to the model as a
+    /// user message): the user's words, as a user message.
+    fn queued(
+        &mut self,
+        e: &ClaudeEntry<'_>,
+        blocks: Vec<Value>,
+        uuid: &String,
+        imported: &mut Imported,
+    ) -> Result<(), ImportError> {
+        let (entry, sidechain, timestamp) = (e.map, e.sidechain, e.timestamp);
+        let (parent, _) = self.placed(entry, None, false);
+        let line = json!({
+            "role": "user",
+            "content": blocks,
+            "timestamp": timestamp,
+            "id": uuid,
+            "parentId": parent,
+        });
+        imported.warnings.push(ImportWarning::warning(
+            self.at,
+            WarningCode::QueuedPrompt,
+            format!("the prompt queued in `{uuid}` is a user message of the user's words; the wrapper Claude Code sends around them (its text varies by version) is not reproduced"),
+        ));
+        imported.messages += 1;
+        self.out.push(sidechain, line)?;
+        self.alias.own(uuid);
+        Ok(())
+    }
+
+    /// A `summary` entry (a title for the leaf it names): a label line.
+    fn summary(&mut self, e: &ClaudeEntry<'_>, imported: &mut Imported) -> Result<(), ImportError> {
+        let entry = e.map;
+        let target = text_of(entry.get("leafUuid")).unwrap_or("");
+        let line = json!({
+            "role": "extension",
+            "kind": "label",
+            "data": {"targetId": target, "label": entry.get("summary").cloned().unwrap_or(Value::Null)},
+        });
+        self.out.push(false, line)?;
+        imported.extensions += 1;
+        Ok(())
+    }
+
+    /// Any other entry: an `extension` line of kind `claude.<type>` holding
+    /// it, in its place in the tree.
+    fn other(&mut self, e: &ClaudeEntry<'_>, imported: &mut Imported) -> Result<(), ImportError> {
+        let kind = if e.kind.is_empty() { "entry" } else { e.kind };
+        self.extension(
+            imported,
+            &format!("claude.{kind}"),
+            e.map,
+            e.uuid.as_ref(),
+            e.sidechain,
+        )
     }
 
     /// Ends the conversion: the response still open is written.
