@@ -63,7 +63,7 @@ impl<R: BufRead> LineReader<R> {
             if !self.started {
                 self.started = true;
                 let head = self.reader.fill_buf()?;
-                if head.starts_with(b"\xEF\xBB\xBF") {
+                if head.starts_with(agentmsg_runtime::BOM) {
                     self.reader.consume(3);
                     self.bom = true;
                 }

@@ -346,7 +346,7 @@ pub fn stream_file(path: &Path) -> Result<Option<LineReader<BufReader<File>>>, C
 pub fn stream_reader<R: BufRead>(mut reader: R) -> std::io::Result<Option<LineReader<R>>> {
     // The first byte that is not a byte-order mark or whitespace.
     let head = reader.fill_buf()?;
-    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let head = head.strip_prefix(agentmsg_runtime::BOM).unwrap_or(head);
     match head.iter().find(|b| !b.is_ascii_whitespace()) {
         Some(b'[') | None => Ok(None),
         Some(_) => Ok(Some(LineReader::at_file_start(reader))),
@@ -392,7 +392,7 @@ fn read_plain(path: &Path) -> std::io::Result<Vec<u8>> {
 
 /// Reads a transcript from memory.
 pub fn load_bytes(bytes: &[u8]) -> Loaded {
-    let (bom, bytes) = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
+    let (bom, bytes) = match bytes.strip_prefix(agentmsg_runtime::BOM) {
         Some(rest) => (true, rest),
         None => (false, bytes),
     };

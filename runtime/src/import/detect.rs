@@ -57,9 +57,7 @@ impl SessionFormat {
     /// assert_eq!(SessionFormat::detect(b"{\"role\":\"user\",\"content\":\"hi\"}"), SessionFormat::Agentmsg);
     /// ```
     pub fn detect(head: &[u8]) -> SessionFormat {
-        let head = head
-            .strip_prefix(crate::transcript::jsonl::BOM)
-            .unwrap_or(head);
+        let head = head.strip_prefix(crate::BOM).unwrap_or(head);
         let mut lines = head
             .split(|&b| b == b'\n')
             .map(<[u8]>::trim_ascii)

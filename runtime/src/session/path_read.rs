@@ -153,7 +153,7 @@ fn read_path(path: &Path, leaf: Option<&str>) -> Result<Result<Session, Whole>, 
         let mut line = buf.as_slice();
         let mut at = start;
         if line_no == 1 {
-            if let Some(rest) = line.strip_prefix(b"\xEF\xBB\xBF") {
+            if let Some(rest) = line.strip_prefix(crate::BOM) {
                 line = rest;
                 at += 3;
             }

@@ -221,7 +221,7 @@ impl Session {
         let mut line_no = 0;
         let text = &self.text;
         // A byte-order mark starts no line.
-        if text.starts_with(b"\xEF\xBB\xBF") {
+        if text.starts_with(crate::BOM) {
             start = 3;
         }
         while start <= text.len() {

@@ -27,10 +27,9 @@ use serde::de::IgnoredAny;
 use crate::Registry;
 use crate::{decode_line, AgentMessage, DecodeError, DecodeMode, UnknownMessage};
 
-/// The UTF-8 byte-order mark, skipped at the start of a transcript and of each
-/// line.
-/// The UTF-8 byte-order mark, which starts no line of a transcript.
-pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
+/// The UTF-8 byte-order mark: an encoding mark, never JSON, skipped where a
+/// file (or, for [`JsonlReader`], a line) starts. The one spelling of it.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// A transcript could not be read.
 #[derive(Debug, thiserror::Error)]
