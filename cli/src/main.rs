@@ -9,20 +9,30 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+#[path = "cmd/check.rs"]
 mod check;
+#[path = "cmd/context.rs"]
 mod context;
+#[path = "cmd/decode.rs"]
 mod decode;
 mod error;
+#[path = "cmd/export.rs"]
 mod export;
+#[path = "cmd/import.rs"]
 mod import;
 mod lines;
 mod load;
 mod output;
+#[path = "cmd/project.rs"]
 mod project;
+#[path = "cmd/repair/mod.rs"]
 mod repair;
 mod session_file;
+#[path = "cmd/sessions.rs"]
 mod sessions;
+#[path = "cmd/stats.rs"]
 mod stats;
+#[path = "cmd/tree.rs"]
 mod tree;
 
 const EXIT_CODES: &str = "\
