@@ -10,7 +10,8 @@ use agentmsg_runtime::{
 };
 use serde::de::IgnoredAny;
 
-use crate::load::{Body, Diagnostic, Line};
+use crate::diag::Diagnostic;
+use crate::load::{Body, Line};
 
 /// Reads the lines of a JSON Lines transcript from `R`, one at a time.
 #[derive(Debug)]

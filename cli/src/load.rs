@@ -1,7 +1,6 @@
 //! Reading a transcript file so that every line keeps its number and its bytes,
 //! and every problem found while decoding is reported against its line.
 
-use std::fmt;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -15,91 +14,9 @@ use serde::Deserialize as _;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use crate::diag::Diagnostic;
 use crate::error::CliError;
 use crate::lines::{decode, LineReader};
-
-/// How bad a problem is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Severity {
-    /// The transcript is still well formed (a kind this build does not know, a
-    /// failed turn kept as history).
-    Warning,
-    /// The line is broken, or a provider would refuse the transcript as it is.
-    Error,
-}
-
-impl fmt::Display for Severity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Warning => "warning",
-            Self::Error => "error",
-        })
-    }
-}
-
-/// One problem, at one line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Diagnostic {
-    /// The line number, from 1 (for a JSON array, the line where the element starts).
-    pub line: usize,
-    /// How bad it is.
-    pub severity: Severity,
-    /// A short name of the problem, such as `torn-line` or `missing-result`.
-    pub code: &'static str,
-    /// What is wrong, for a person.
-    pub message: String,
-}
-
-impl Diagnostic {
-    /// An error at `line`.
-    pub fn error(line: usize, code: &'static str, message: impl Into<String>) -> Self {
-        Self {
-            line,
-            severity: Severity::Error,
-            code,
-            message: message.into(),
-        }
-    }
-
-    /// What an import said, as a diagnostic.
-    pub fn from_import(warning: &agentmsg_runtime::import::ImportWarning) -> Self {
-        Self {
-            line: warning.line,
-            severity: match warning.severity {
-                agentmsg_runtime::import::Severity::Error => Severity::Error,
-                _ => Severity::Warning,
-            },
-            code: warning.code.as_str(),
-            message: warning.message.clone(),
-        }
-    }
-
-    /// The diagnostic as one line of output: `FILE:LINE: severity[code]: message`
-    /// (`FILE: …` for a diagnostic about the whole file, line 0).
-    ///
-    /// The message's control characters are escaped: it quotes the file.
-    pub fn render(&self, file: &dyn fmt::Display) -> String {
-        let message = crate::output::escape_controls(&self.message);
-        if self.line == 0 {
-            format!("{file}: {}[{}]: {message}", self.severity, self.code)
-        } else {
-            format!(
-                "{file}:{}: {}[{}]: {message}",
-                self.line, self.severity, self.code
-            )
-        }
-    }
-
-    /// A warning at `line`.
-    pub fn warning(line: usize, code: &'static str, message: impl Into<String>) -> Self {
-        Self {
-            line,
-            severity: Severity::Warning,
-            code,
-            message: message.into(),
-        }
-    }
-}
 
 /// The layout of the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -232,17 +149,6 @@ impl Loaded {
     }
 }
 
-/// What to tell a person who gave another agent's log (`format`) to a
-/// command that reads transcripts.
-pub fn foreign_note(format: SessionFormat) -> &'static str {
-    match format {
-        SessionFormat::Pi { .. } => "this looks like a pi session file (entries tagged by \"type\"), not a transcript; convert it with `agentmsg import`",
-        SessionFormat::ClaudeCode => "this looks like a Claude Code log (entries with \"uuid\" and \"parentUuid\"), not a transcript; convert it with `agentmsg import`",
-        SessionFormat::Codex => "this looks like a Codex CLI rollout (\"session_meta\" and \"response_item\" entries), not a transcript; convert it with `agentmsg import`",
-        SessionFormat::Agentmsg => "an agentmsg transcript",
-    }
-}
-
 /// What the first lines of a file say about what it is, gathered while it is
 /// read one line at a time.
 #[derive(Debug, Default)]
@@ -350,43 +256,6 @@ pub fn stream_reader<R: BufRead>(mut reader: R) -> std::io::Result<Option<LineRe
     match head.iter().find(|b| !b.is_ascii_whitespace()) {
         Some(b'[') | None => Ok(None),
         Some(_) => Ok(Some(LineReader::at_file_start(reader))),
-    }
-}
-
-/// The bytes of `path`, of standard input when it is `-`, or of a store's
-/// session when it is a store address (`sqlite:PATH#SESSION`, …); what the
-/// store found wrong with its rows is said on standard error.
-pub fn read_input(path: &Path) -> Result<Vec<u8>, CliError> {
-    let (bytes, store) = read_input_with(path)?;
-    for d in store {
-        crate::output::note!("{}", d.render(&crate::output::shown(path)));
-    }
-    Ok(bytes)
-}
-
-/// [`read_input`], with what a store found wrong with its rows (a column
-/// that disagrees with its line) as diagnostics instead of notes.
-pub fn read_input_with(path: &Path) -> Result<(Vec<u8>, Vec<Diagnostic>), CliError> {
-    let fail = |source| CliError::Read {
-        path: path.to_owned(),
-        source,
-    };
-    if let Some(read) = crate::sessions::read_session(path)? {
-        return Ok(read);
-    }
-    let bytes = read_plain(path).map_err(fail)?;
-    Ok((bytes, Vec::new()))
-}
-
-/// The bytes of a file or of standard input (`-`). A FIFO or a device given
-/// by name is read as it comes, as standard input is.
-fn read_plain(path: &Path) -> std::io::Result<Vec<u8>> {
-    if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)?;
-        Ok(bytes)
-    } else {
-        std::fs::read(path)
     }
 }
 

@@ -6,9 +6,11 @@ use std::path::{Path, PathBuf};
 
 use agentmsg_runtime::{dropped_fields, AgentMessage, Entry, ProblemKind, Session, Validator};
 
+use crate::diag::warning_diagnostic;
+use crate::diag::{Diagnostic, Severity};
 use crate::error::CliError;
-use crate::load::{foreign_log, Diagnostic, Line, Loaded, Severity, Sniff};
-use crate::session_file::{load_file_at, stream_transcript, warning_diagnostic, Purpose};
+use crate::input::{load_file_at, stream_transcript, Purpose};
+use crate::load::{foreign_log, Line, Loaded, Sniff};
 use crate::Outcome;
 
 /// The arguments of `agentmsg check`.
@@ -428,7 +430,7 @@ fn check_file(path: &Path, leaf: Option<&str>) -> Result<FileCheck, CliError> {
     let checker_messages = checker.messages();
     let diagnostics = if sniff.names_parents() {
         // A tree: its own problems, and the pairing branch by branch.
-        read.extend(branch_pairing(&crate::load::read_input(path)?));
+        read.extend(branch_pairing(&crate::input::read_input(path)?));
         checker.finish_tree(read)
     } else {
         checker.finish(read)
@@ -466,7 +468,7 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
                 out,
                 "{}: note: {}",
                 crate::output::shown(path),
-                crate::load::foreign_note(log)
+                crate::diag::foreign_note(log)
             )?;
         }
         let errors = diagnostics

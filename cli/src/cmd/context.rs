@@ -22,9 +22,9 @@ pub struct ContextArgs {
 /// Runs `agentmsg context`.
 pub fn run(args: &ContextArgs) -> Result<Outcome, CliError> {
     // A file is read along the leaf's path only; the rest whole.
-    let opened = match crate::session_file::open_leaf(&args.file, args.leaf.as_deref())? {
+    let opened = match crate::input::open_leaf(&args.file, args.leaf.as_deref())? {
         Some(opened) => opened,
-        None => crate::session_file::open(&args.file)?,
+        None => crate::input::open(&args.file)?,
     };
     let file = crate::output::shown(&args.file);
     opened.report(&file);
@@ -37,7 +37,7 @@ pub fn run(args: &ContextArgs) -> Result<Outcome, CliError> {
             .as_ref()
             .and_then(|id| opened.session.entry(id.as_str()))
             .map_or(0, |e| e.line_no());
-        if let Some(d) = crate::session_file::unsent_diagnostic(message, line) {
+        if let Some(d) = crate::diag::unsent_diagnostic(message, line) {
             crate::output::note!("{}", d.render(&file));
         }
     }

@@ -8,7 +8,7 @@ use agentmsg_runtime::providers::{Api, JsonArrayParser, SseParser, StreamDecode}
 use agentmsg_runtime::Message;
 
 use crate::error::CliError;
-use crate::project::{parse_api, API_HELP};
+use crate::input::{parse_api, API_HELP};
 use crate::Outcome;
 
 /// Arguments of `agentmsg decode`.

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use agentmsg_runtime::import::{self, ImportError, Imported};
 
+use crate::diag::Diagnostic;
 use crate::error::CliError;
-use crate::load::Diagnostic;
 use crate::Outcome;
 
 /// The arguments of `agentmsg import`.
@@ -31,7 +31,7 @@ pub fn run(args: &ImportArgs) -> Result<Outcome, CliError> {
     let converted = if streams(args) {
         run_streamed(args)
     } else {
-        let bytes = crate::load::read_input(&args.file)?;
+        let bytes = crate::input::read_input(&args.file)?;
         import::import(&bytes).and_then(|imported| {
             write_whole(args, &imported)?;
             Ok(imported)
@@ -67,7 +67,7 @@ pub fn run(args: &ImportArgs) -> Result<Outcome, CliError> {
 /// Whether the input is converted one line at a time: a regular file
 /// (read more than once), not the output itself.
 fn streams(args: &ImportArgs) -> bool {
-    if !crate::session_file::is_regular_file(&args.file) {
+    if !crate::input::is_regular_file(&args.file) {
         return false;
     }
     let same = args.output.as_ref().is_some_and(|output| {

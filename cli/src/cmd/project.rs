@@ -10,15 +10,8 @@ use agentmsg_runtime::providers::{
 use agentmsg_runtime::{prepare, to_llm, AgentMessage, Message, Report, Target};
 
 use crate::error::CliError;
+use crate::input::{parse_api, API_HELP};
 use crate::Outcome;
-
-/// The help of `--api`: the API ids, and the module names as aliases.
-pub const API_HELP: &str = "The provider API: anthropic-messages, openai-completions, openai-responses or google-generative-ai (the module names anthropic, openai_chat, openai_responses and gemini name them too)";
-
-/// Parses `--api` ([`Api`]'s own names and aliases).
-pub fn parse_api(name: &str) -> Result<Api, agentmsg_runtime::providers::UnknownApi> {
-    name.parse()
-}
 
 /// The arguments of `agentmsg project`.
 #[derive(Debug, clap::Args)]
@@ -207,10 +200,10 @@ pub fn run(args: &ProjectArgs) -> Result<Outcome, CliError> {
         Some(path) => read_tools(path)?,
         None => Vec::new(),
     };
-    let loaded = crate::session_file::load_file_at(
+    let loaded = crate::input::load_file_at(
         &args.file,
         args.leaf.as_deref(),
-        crate::session_file::Purpose::Project,
+        crate::input::Purpose::Project,
     )?;
     let file = crate::output::shown(&args.file);
     for d in &loaded.diagnostics {

@@ -3,16 +3,14 @@
 //! `postgres://…#SESSION`, `DIR#SESSION`).
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
 
 use agentmsg_runtime::store::{
-    AnyStore, Backend, Cursor, EntryProblem, PageRequest, SessionInfo, SessionStore,
-    SkippedSession, StoreAddress, StoreError,
+    AnyStore, Backend, PageRequest, SessionInfo, SessionStore, SkippedSession, StoreAddress,
 };
 use agentmsg_runtime::time::format_iso8601_seconds;
 
 use crate::error::CliError;
-use crate::load::Diagnostic;
+use crate::input::{block_on, store_error};
 use crate::output::escape_controls;
 use crate::Outcome;
 
@@ -159,117 +157,4 @@ fn print_table(out: &mut impl Write, sessions: &[SessionInfo]) -> Result<(), Cli
         crate::output::note!("agentmsg: the store has no sessions");
     }
     Ok(())
-}
-
-/// Whether `path` is a store address (`sqlite:…`, `postgres://…`, `dir:…`, or
-/// `DIR#SESSION` where no file has that name) rather than a file.
-pub fn is_store_address(path: &Path) -> bool {
-    let Some(text) = path.to_str() else {
-        return false;
-    };
-    let is_store = text.starts_with("sqlite:")
-        || text.starts_with("postgres://")
-        || text.starts_with("postgresql://")
-        || text.starts_with("dir:");
-    is_store
-        || (std::fs::symlink_metadata(path).is_err()
-            && text
-                .rsplit_once('#')
-                .is_some_and(|(dir, _)| Path::new(dir).is_dir()))
-}
-
-/// The lines of the session `path` names when it is a store address with a
-/// session (`sqlite:PATH#SESSION`, `postgres://…#SESSION`, `DIR#SESSION`), as
-/// transcript bytes, with what the store found wrong with its rows; `None`
-/// for a plain file path.
-///
-/// Every stored line keeps its place: a line that is not UTF-8 is written as
-/// its bytes where it was, so `check` reports it at its own line number (and
-/// the lines after it keep theirs).
-pub fn read_session(path: &Path) -> Result<Option<StoreRead>, CliError> {
-    if !is_store_address(path) {
-        return Ok(None);
-    }
-    let text = path.to_string_lossy();
-    let address = StoreAddress::resolve(&text).map_err(store_error)?;
-    let Some(session) = address.session.clone() else {
-        return Err(CliError::Usage(format!(
-            "{}: a store address needs #SESSION to name a session",
-            crate::output::shown(path)
-        )));
-    };
-    let loaded = block_on(async {
-        let store = AnyStore::open_existing(&address.backend).await?;
-        store.load(&session, Cursor::START).await
-    })?
-    .map_err(store_error)?;
-    for torn in &loaded.torn {
-        crate::output::note!(
-            "agentmsg: {}: a line torn by a crash ({} bytes) is kept aside in {}",
-            crate::output::shown(path),
-            torn.raw.len(),
-            crate::output::shown(&torn.kept_in)
-        );
-    }
-    // The lines in store order: the entries, and the bytes of the lines that
-    // are no text in their places.
-    let mut not_text: Vec<(u64, &[u8])> = Vec::new();
-    let mut diagnostics = Vec::new();
-    for problem in &loaded.problems {
-        let line = usize::try_from(problem.position + 1).unwrap_or(usize::MAX);
-        match &problem.problem {
-            EntryProblem::NotUtf8(bytes) => not_text.push((problem.position, bytes)),
-            EntryProblem::ColumnDisagrees { .. } => diagnostics.push(Diagnostic::error(
-                line,
-                "store-row",
-                format!(
-                    "the store's row disagrees with its line: {}",
-                    problem.problem
-                ),
-            )),
-            // What a line's own keys say, `check` finds again in the line.
-            _ => {}
-        }
-    }
-    not_text.sort_by_key(|(position, _)| *position);
-    let mut bytes = Vec::with_capacity(loaded.entries.iter().map(|e| e.line().len() + 1).sum());
-    let mut not_text = not_text.into_iter().peekable();
-    let mut position = loaded.first;
-    let mut entries = loaded.entries.iter();
-    loop {
-        if let Some((_, raw)) = not_text.next_if(|(at, _)| *at <= position) {
-            bytes.extend_from_slice(raw);
-        } else if let Some(entry) = entries.next() {
-            bytes.extend_from_slice(entry.line().as_bytes());
-        } else if let Some((_, raw)) = not_text.next() {
-            bytes.extend_from_slice(raw);
-        } else {
-            break;
-        }
-        bytes.push(b'\n');
-        position += 1;
-    }
-    Ok(Some((bytes, diagnostics)))
-}
-
-/// A store session's lines as transcript bytes, with what the store found
-/// wrong with its rows.
-pub type StoreRead = (Vec<u8>, Vec<Diagnostic>);
-
-fn store_error(e: StoreError) -> CliError {
-    match e {
-        StoreError::Io { path, source } => CliError::Read { path, source },
-        other => CliError::Usage(escape_controls(&other.to_string()).into_owned()),
-    }
-}
-
-fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, CliError> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|source| CliError::Read {
-            path: PathBuf::from("<tokio runtime>"),
-            source,
-        })?;
-    Ok(runtime.block_on(future))
 }

@@ -75,7 +75,7 @@ fn indent(depth: usize) -> String {
 
 /// Runs `agentmsg tree`.
 pub fn run(args: &TreeArgs) -> Result<Outcome, CliError> {
-    let opened = crate::session_file::open(&args.file)?;
+    let opened = crate::input::open(&args.file)?;
     let session = &opened.session;
     let entries = session.entries();
     let children = session.child_indexes();

@@ -60,8 +60,9 @@ use std::path::{Path, PathBuf};
 use agentmsg_runtime::AgentMessage;
 
 use crate::error::CliError;
+use crate::input::read_input;
 use crate::lines::LineReader;
-use crate::load::{load_bytes, read_input, stream_reader, Body, Format, Line, Loaded, Sniff};
+use crate::load::{load_bytes, stream_reader, Body, Format, Line, Loaded, Sniff};
 use crate::Outcome;
 
 mod plan;
@@ -375,7 +376,7 @@ fn write_output<T>(
 fn store_session_file(args: &RepairArgs) -> Result<Option<RepairArgs>, CliError> {
     use agentmsg_runtime::store::{Backend, JsonlDir, StoreAddress};
     let map = |path: &Path| -> Result<Option<PathBuf>, CliError> {
-        if !crate::sessions::is_store_address(path) {
+        if !crate::input::is_store_address(path) {
             return Ok(None);
         }
         let shown = crate::output::shown(path);
