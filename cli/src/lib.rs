@@ -94,7 +94,8 @@ enum Command {
     #[command(after_help = EXIT_CODES)]
     Repair(repair::RepairArgs),
     /// Convert a pi session file, a Claude Code log or a Codex rollout into a
-    /// transcript, keeping its tree (`parentId`).
+    /// transcript (a file, or a store's new session with `-o ADDR#SESSION`),
+    /// keeping its tree (`parentId`).
     ///
     /// pi: messages are kept as they are (with the entry's id), compaction entries
     /// become compactionSummary lines, branch summaries branchSummary lines, and
@@ -136,10 +137,12 @@ enum Command {
     /// Print the JSON Schema (draft 2020-12) of one transcript line.
     #[command(after_help = EXIT_CODES)]
     Schema,
-    /// List the sessions of a store (id, entries, last update, leaf, name).
+    /// List the sessions of a store (id, entries, last update, leaf, name), or
+    /// copy them to another store (`sessions copy FROM TO`).
     ///
     /// Commands that take a transcript file also take a store's session:
-    /// `sqlite:PATH#SESSION`, `postgres://USER@HOST/DB#SESSION` or `DIR#SESSION`.
+    /// `sqlite:PATH#SESSION`, `postgres://USER@HOST/DB#SESSION` or
+    /// `DIR#SESSION`; `import -o` writes one.
     #[command(after_help = EXIT_CODES)]
     Sessions(sessions::SessionsArgs),
 }

@@ -12,7 +12,9 @@ use crate::Outcome;
 #[derive(Debug, clap::Args)]
 pub struct ContextArgs {
     /// A session: a transcript, a pi session file, a Claude Code log or a
-    /// Codex rollout (`-` reads standard input).
+    /// Codex rollout (`-` reads standard input), or a store's session:
+    /// `sqlite:PATH#SESSION`, `postgres://USER@HOST/DB#SESSION` or
+    /// `DIR#SESSION`.
     pub file: PathBuf,
     /// The entry whose context to print (the session's leaf when absent).
     #[arg(long)]

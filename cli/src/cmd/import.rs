@@ -2,12 +2,16 @@
 //! as an agentmsg transcript ([`agentmsg_runtime::import`] converts it).
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use agentmsg_runtime::import::{self, ImportError, Imported};
+use agentmsg_runtime::store::{
+    AnyStore, Expect, SessionStore, StoreAddress, StoreError, StoredEntry,
+};
 
 use crate::diag::Diagnostic;
 use crate::error::CliError;
+use crate::input::store_error;
 use crate::Outcome;
 
 /// The arguments of `agentmsg import`.
@@ -16,7 +20,9 @@ pub struct ImportArgs {
     /// A pi session file, a Claude Code log or a Codex rollout (`*.jsonl`;
     /// `-` reads standard input).
     pub file: PathBuf,
-    /// Where to write the transcript (standard output when absent).
+    /// Where to write the transcript: a file, or a store's new session
+    /// (`sqlite:PATH#SESSION`, `postgres://…#SESSION`, `DIR#SESSION`).
+    /// Standard output when absent.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
 }
@@ -28,7 +34,13 @@ pub fn run(args: &ImportArgs) -> Result<Outcome, CliError> {
         path: args.file.clone(),
         source,
     };
-    let converted = if streams(args) {
+    let store = args
+        .output
+        .as_deref()
+        .filter(|o| crate::input::is_store_address(o));
+    let converted = if let Some(address) = store {
+        into_store(args, address)?
+    } else if streams(args) {
         run_streamed(args)
     } else {
         let bytes = crate::input::read_input(&args.file)?;
@@ -107,6 +119,108 @@ fn run_streamed(args: &ImportArgs) -> Result<Imported, ImportError> {
             out.flush().map_err(ImportError::Write)?;
             Ok(imported)
         }
+    }
+}
+
+/// Converts the log into a new session of the store `address` names,
+/// appending its lines in batches as they are converted.
+fn into_store(
+    args: &ImportArgs,
+    address: &Path,
+) -> Result<Result<Imported, ImportError>, CliError> {
+    let shown = crate::output::shown(address);
+    let address = StoreAddress::resolve(&address.to_string_lossy()).map_err(store_error)?;
+    let Some(session) = address.session.clone() else {
+        return Err(CliError::Usage(format!(
+            "{shown}: a store address needs #SESSION to name the session to write"
+        )));
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(CliError::Output)?;
+    let store = runtime
+        .block_on(async {
+            let store = AnyStore::open(&address.backend).await?;
+            store.create(&session).await?;
+            Ok::<_, StoreError>(store)
+        })
+        .map_err(store_error)?;
+    let mut sink = StoreSink {
+        runtime,
+        store,
+        session,
+        leaf: None,
+        batch: Vec::new(),
+        partial: Vec::new(),
+    };
+    let converted = if crate::input::is_regular_file(&args.file) {
+        import::import_path(&args.file, &mut sink)
+    } else {
+        let bytes = crate::input::read_input(&args.file)?;
+        import::import(&bytes).and_then(|imported| {
+            sink.write_all(&imported.text).map_err(ImportError::Write)?;
+            Ok(imported)
+        })
+    };
+    Ok(converted.and_then(|imported| {
+        sink.flush().map_err(ImportError::Write)?;
+        Ok(imported)
+    }))
+}
+
+/// Lines written to it are appended to a store's session, 1000 at a time.
+struct StoreSink {
+    runtime: tokio::runtime::Runtime,
+    store: AnyStore,
+    session: String,
+    /// The session's leaf, which the next append expects.
+    leaf: Option<String>,
+    batch: Vec<StoredEntry>,
+    /// The start of a line whose end is not written yet.
+    partial: Vec<u8>,
+}
+
+impl StoreSink {
+    fn append(&mut self) -> io::Result<()> {
+        if self.batch.is_empty() {
+            return Ok(());
+        }
+        let entries = std::mem::take(&mut self.batch);
+        let expect = Expect::leaf(self.leaf.as_deref());
+        let appended = self
+            .runtime
+            .block_on(self.store.append(&self.session, &entries, expect))
+            .map_err(io::Error::other)?;
+        self.leaf = appended.leaf;
+        Ok(())
+    }
+}
+
+impl Write for StoreSink {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let mut rest = bytes;
+        while let Some(end) = rest.iter().position(|&b| b == b'\n') {
+            self.partial.extend_from_slice(&rest[..end]);
+            rest = &rest[end + 1..];
+            let line =
+                String::from_utf8(std::mem::take(&mut self.partial)).map_err(io::Error::other)?;
+            self.batch.push(StoredEntry::from_line(line).0);
+            if self.batch.len() >= 1000 {
+                self.append()?;
+            }
+        }
+        self.partial.extend_from_slice(rest);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if !self.partial.is_empty() {
+            let line =
+                String::from_utf8(std::mem::take(&mut self.partial)).map_err(io::Error::other)?;
+            self.batch.push(StoredEntry::from_line(line).0);
+        }
+        self.append()
     }
 }
 
