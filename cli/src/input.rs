@@ -257,8 +257,10 @@ fn scan(path: &Path) -> Result<Option<Scan>, CliError> {
     };
     let mut line = Vec::new();
     loop {
-        line.clear();
-        if reader.read_until(b'\n', &mut line).map_err(read_error)? == 0 {
+        if agentmsg_runtime::lines::read_line(&mut reader, &mut line)
+            .map_err(read_error)?
+            .is_none()
+        {
             return Ok(Some(scan));
         }
         scan.lines += 1;

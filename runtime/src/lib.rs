@@ -14,6 +14,7 @@ mod transcript;
 mod session;
 
 pub mod import;
+pub mod lines;
 
 #[cfg(any(
     feature = "openai-chat",

@@ -57,10 +57,8 @@ impl SessionFormat {
     /// assert_eq!(SessionFormat::detect(b"{\"role\":\"user\",\"content\":\"hi\"}"), SessionFormat::Agentmsg);
     /// ```
     pub fn detect(head: &[u8]) -> SessionFormat {
-        let head = head.strip_prefix(crate::BOM).unwrap_or(head);
-        let mut lines = head
-            .split(|&b| b == b'\n')
-            .map(<[u8]>::trim_ascii)
+        let mut lines = crate::lines::raw_lines(head)
+            .map(|line| line.bytes.trim_ascii())
             .filter(|l| !l.is_empty())
             .peekable();
         match lines.peek() {
@@ -142,10 +140,8 @@ fn is_codex(e: &Map<String, Value>) -> bool {
 
 /// Why a log is none an importer reads: its first non-blank line.
 pub(super) fn unrecognised(text: &str) -> ImportError {
-    let first = text
-        .split('\n')
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim()))
+    let first = text_of_lines(text)
+        .map(|(number, l)| (number, l.trim()))
         .find(|(_, l)| !l.is_empty());
     let (line, raw) = first.unwrap_or((0, ""));
     ImportError::Unrecognised {
@@ -170,10 +166,9 @@ pub(crate) fn file_head(path: &Path) -> io::Result<Vec<u8>> {
 /// JSON object, with its number.
 #[cfg(any(feature = "anthropic", feature = "openai-responses"))]
 pub(super) fn entries(text: &str) -> Vec<(usize, Map<String, Value>)> {
-    text.split('\n')
-        .enumerate()
-        .filter_map(|(i, raw)| match entry_of(raw) {
-            Some(Ok(map)) => Some((i + 1, map)),
+    text_of_lines(text)
+        .filter_map(|(number, raw)| match entry_of(raw) {
+            Some(Ok(map)) => Some((number, map)),
             _ => None,
         })
         .collect()
@@ -200,21 +195,36 @@ pub(super) fn left_out(line: usize) -> ImportWarning {
     )
 }
 
-/// The lines of `reader`, numbered from 1, without their `\n` (or `\r\n`),
-/// as text (invalid UTF-8 replaced, and said so by the `bool`).
+/// The lines of `text` ([`crate::lines`]), numbered, as text.
+pub(super) fn text_of_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    crate::lines::raw_lines(text.as_bytes()).filter_map(|line| {
+        Some((
+            line.number,
+            text.get(line.start..line.start + line.bytes.len())?,
+        ))
+    })
+}
+
+/// The lines of `reader` ([`crate::lines`]), numbered from 1, without their
+/// `\n` (or `\r\n`), as text (invalid UTF-8 replaced, and said so by the
+/// `bool`).
 pub(super) fn text_lines<R: BufRead>(
     mut reader: R,
 ) -> impl Iterator<Item = io::Result<(usize, String, bool)>> {
     let mut number = 0;
+    let mut started = false;
     std::iter::from_fn(move || {
+        if !started {
+            started = true;
+            if let Err(e) = crate::lines::skip_bom(&mut reader) {
+                return Some(Err(e));
+            }
+        }
         let mut buf = Vec::new();
-        match reader.read_until(b'\n', &mut buf) {
-            Ok(0) => None,
-            Ok(_) => {
+        match crate::lines::read_line(&mut reader, &mut buf) {
+            Ok(None) => None,
+            Ok(Some(_)) => {
                 number += 1;
-                if buf.ends_with(b"\n") {
-                    buf.pop();
-                }
                 if buf.ends_with(b"\r") {
                     buf.pop();
                 }

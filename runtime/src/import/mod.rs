@@ -334,9 +334,9 @@ pub fn import_path(path: &Path, out: &mut dyn Write) -> Result<Imported, ImportE
 /// `imported` with a warning for each line of `text` that is no entry.
 #[cfg(any(feature = "anthropic", feature = "openai-responses"))]
 fn with_left_out(mut imported: Imported, text: &str) -> Imported {
-    for (i, raw) in text.split('\n').enumerate() {
+    for (number, raw) in detect::text_of_lines(text) {
         if let Some(Err(())) = detect::entry_of(raw) {
-            imported.warnings.push(detect::left_out(i + 1));
+            imported.warnings.push(detect::left_out(number));
         }
     }
     imported

@@ -135,9 +135,10 @@ fn base_known(map: &Map<String, Value>) -> Vec<&'static str> {
 /// Converts the text of a pi session file.
 pub(crate) fn import(text: &str) -> Result<Imported, ImportError> {
     let lines = || {
-        text.split('\n')
-            .enumerate()
-            .map(|(i, raw)| (i + 1, raw.strip_suffix('\r').unwrap_or(raw)))
+        crate::lines::raw_lines(text.as_bytes()).filter_map(|line| {
+            let raw = text.get(line.start..line.start + line.bytes.len())?;
+            Some((line.number, raw.strip_suffix('\r').unwrap_or(raw)))
+        })
     };
     let mut pi = PiImport::new(lines());
     let mut imported = Imported::default();

@@ -214,35 +214,20 @@ impl Session {
         })
     }
 
-    /// The non-blank lines of the text, trimmed.
+    /// The non-blank lines of the text ([`crate::lines`]), trimmed.
     fn lines(&self) -> Vec<Piece> {
-        let mut pieces = Vec::new();
-        let mut start = 0;
-        let mut line_no = 0;
-        let text = &self.text;
-        // A byte-order mark starts no line.
-        if text.starts_with(crate::BOM) {
-            start = 3;
-        }
-        while start <= text.len() {
-            line_no += 1;
-            let end = memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |i| start + i);
-            let line = &text[start..end];
-            let trimmed_end = end - (line.len() - line.trim_ascii_end().len());
-            let trimmed_start = start + (line.len() - line.trim_ascii_start().len());
-            if trimmed_start < trimmed_end {
-                pieces.push(Piece {
-                    line_no,
-                    start: trimmed_start,
-                    end: trimmed_end,
-                });
-            }
-            if end == text.len() {
-                break;
-            }
-            start = end + 1;
-        }
-        pieces
+        crate::lines::raw_lines(&self.text)
+            .filter_map(|line| {
+                let bytes = line.bytes;
+                let start = line.start + (bytes.len() - bytes.trim_ascii_start().len());
+                let end = line.start + bytes.trim_ascii_end().len();
+                (start < end).then_some(Piece {
+                    line_no: line.number,
+                    start,
+                    end,
+                })
+            })
+            .collect()
     }
 
     /// pi's v1 → v2 migration, in memory: ids and parents in file order, and
