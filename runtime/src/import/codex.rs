@@ -160,8 +160,31 @@ const CALL_KEYS: &[&str] = &[
     "status",
 ];
 
+/// A rollout line that is no response item: the parts every kind is read by.
+struct RolloutLine<'a> {
+    /// The line whole (an `extension` line keeps it).
+    map: &'a Map<String, Value>,
+    /// Its number in the rollout.
+    number: usize,
+    /// Its `type` (empty when it has none).
+    kind: &'a str,
+    /// Its `payload`.
+    payload: Option<&'a Value>,
+    /// Its payload's `type` (an event's kind).
+    event: Option<&'a str>,
+    /// Its time, as Unix milliseconds (the line before's when it has none).
+    ts: u64,
+}
+
+impl RolloutLine<'_> {
+    /// The id of the lines it writes: `codex:<line>`.
+    fn id(&self) -> String {
+        format!("codex:{}", self.number)
+    }
+}
+
 impl Rollout {
-    /// Converts one entry.
+    /// Converts one entry: a response item, or a line of another kind.
     fn entry(
         &mut self,
         line_no: &usize,
@@ -179,128 +202,186 @@ impl Rollout {
             (k, _) if ITEM_TYPES.contains(&k) => Some(entry),
             _ => None,
         };
-        let Some(item) = item else {
-            let payload = entry.get("payload");
-            match (kind, payload.and_then(|p| text_of(p.get("type")))) {
-                ("session_meta", _) => {
-                    if let Some(provider) = payload.and_then(|p| text_of(p.get("model_provider"))) {
-                        self.origin.provider = provider.to_owned();
-                    }
+        if let Some(item) = item {
+            return self.item(&format!("codex:{line_no}"), ts, item, entry, imported);
+        }
+        let payload = entry.get("payload");
+        let line = RolloutLine {
+            map: entry,
+            number: *line_no,
+            kind,
+            payload,
+            event: payload.and_then(|p| text_of(p.get("type"))),
+            ts,
+        };
+        self.context(&line, imported)?;
+        let rollback = self.rollback(&line);
+        // Codex writes events between the items of one response: they do not
+        // end its assistant message (their lines come before it).
+        if kind != "event_msg" || rollback.is_some() {
+            close(&mut self.open, imported, &mut self.origin)?;
+        }
+        if (kind, line.event) == ("event_msg", Some("turn_aborted")) {
+            self.turn_aborted(&line, imported)?;
+        }
+        if kind == "compacted" {
+            return self.compacted(&line, imported);
+        }
+        if rollback.is_some() {
+            self.fill_cut(ts, imported)?;
+        }
+        self.other(&line, rollback, imported)
+    }
+
+    /// What a line tells of the context the next messages are written in:
+    /// the provider (`session_meta`), the model (`turn_context`), the usage
+    /// of the last response (a `token_count` event).
+    fn context(
+        &mut self,
+        line: &RolloutLine<'_>,
+        imported: &mut Imported,
+    ) -> Result<(), ImportError> {
+        let payload = line.payload;
+        match (line.kind, line.event) {
+            ("session_meta", _) => {
+                if let Some(provider) = payload.and_then(|p| text_of(p.get("model_provider"))) {
+                    self.origin.provider = provider.to_owned();
                 }
-                ("turn_context", _) => {
-                    if let Some(model) = payload.and_then(|p| text_of(p.get("model"))) {
-                        self.origin.model = model.to_owned();
-                    }
+            }
+            ("turn_context", _) => {
+                if let Some(model) = payload.and_then(|p| text_of(p.get("model"))) {
+                    self.origin.model = model.to_owned();
                 }
-                ("event_msg", Some("token_count")) => {
-                    let usage = payload
-                        .and_then(|p| p.get("info"))
-                        .and_then(|i| i.get("last_token_usage"))
-                        .and_then(usage_of);
-                    if let Some(usage) = usage {
-                        self.origin.attach(usage, &mut self.open, imported)?;
-                    }
+            }
+            ("event_msg", Some("token_count")) => {
+                let usage = payload
+                    .and_then(|p| p.get("info"))
+                    .and_then(|i| i.get("last_token_usage"))
+                    .and_then(usage_of);
+                if let Some(usage) = usage {
+                    self.origin.attach(usage, &mut self.open, imported)?;
                 }
-                _ => {}
             }
-            // A rollback (Codex's backtrack) drops the last `num_turns` user
-            // turns: what follows branches off before the first one dropped.
-            let rollback = match (kind, payload.and_then(|p| text_of(p.get("type")))) {
-                ("event_msg", Some("thread_rolled_back")) => payload
-                    .and_then(|p| p.get("num_turns"))
-                    .and_then(Value::as_u64)
-                    .filter(|&n| n > 0 && !self.turns.is_empty())
-                    .map(|n| {
-                        let keep = self
-                            .turns
-                            .len()
-                            .saturating_sub(usize::try_from(n).unwrap_or(usize::MAX));
-                        let parent = self.turns[keep].clone();
-                        self.turns.truncate(keep);
-                        parent.map_or(Value::Null, Value::from)
-                    }),
-                _ => None,
-            };
-            // Codex writes events between the items of one response: they
-            // do not end its assistant message (their lines come before it).
-            if kind != "event_msg" || rollback.is_some() {
-                close(&mut self.open, imported, &mut self.origin)?;
-            }
-            // An interrupted turn leaves its running calls without output:
-            // they are cut (see [`Rollout::fill_cut`]).
-            let aborted = kind == "event_msg"
-                && payload.and_then(|p| text_of(p.get("type"))) == Some("turn_aborted");
-            if aborted && !self.unanswered.is_empty() {
-                close(&mut self.open, imported, &mut self.origin)?;
-                let cut = std::mem::take(&mut self.unanswered);
-                self.cut.extend(cut.into_iter().map(|call| CutCall {
-                    call,
-                    line: *line_no,
-                }));
-            }
-            if kind == "compacted" || rollback.is_some() {
-                self.fill_cut(ts, imported)?;
-            }
-            if kind == "compacted" {
-                // The history is replaced: its turns are gone (those of a
-                // replacement history are counted as its items are read),
-                // and so are its calls.
-                self.turns.clear();
-                self.unanswered.clear();
-            }
-            let replacement = payload
-                .and_then(|p| p.get("replacement_history"))
-                .and_then(Value::as_array);
-            if let (true, Some(history)) = (kind == "compacted", replacement) {
-                // Codex replaces the history with these items: the line
-                // (kept whole) starts a new root, and they follow it.
-                let line = json!({"role":"extension","kind":"codex.compacted","data":entry,"id":format!("codex:{line_no}"),"parentId":null});
-                push(imported, &line)?;
-                imported.extensions += 1;
-                self.last_id = Some(format!("codex:{line_no}"));
-                for (i, item) in history.iter().enumerate() {
-                    let id = format!("codex:{line_no}/{i}");
-                    match item.as_object() {
-                        Some(item) => self.item(&id, ts, item, item, imported)?,
-                        None => {
-                            let line = json!({"role":"extension","kind":"codex.entry","data":item,"id":id});
-                            push(imported, &line)?;
-                            imported.extensions += 1;
-                        }
-                    }
-                }
-                close(&mut self.open, imported, &mut self.origin)?;
-                // A `token_count` after it counts a new response, not these.
-                self.origin.awaiting_usage = None;
-            } else if kind == "compacted" {
-                let summary = entry
-                    .get("payload")
-                    .and_then(|p| p.get("message"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                let line = json!({"role":"compactionSummary","summary":summary,"tokensBefore":0,"timestamp":ts,"id":format!("codex:{line_no}")});
-                push(imported, &line)?;
-                imported.summaries += 1;
-                self.last_id = Some(format!("codex:{line_no}"));
-            } else {
-                let name = if kind.is_empty() {
-                    "codex.entry".to_owned()
-                } else {
-                    format!("codex.{kind}")
-                };
-                let mut line = json!({"role":"extension","kind":name,"data":entry});
-                if let Some(parent) = rollback {
-                    let id = format!("codex:{line_no}");
-                    line["id"] = Value::from(id.clone());
-                    line["parentId"] = parent;
-                    self.last_id = Some(id);
-                }
-                push(imported, &line)?;
-                imported.extensions += 1;
-            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A rollback (Codex's backtrack, a `thread_rolled_back` event) drops the
+    /// last `num_turns` user turns: what follows branches off before the
+    /// first one dropped. The parent the event's line takes.
+    fn rollback(&mut self, line: &RolloutLine<'_>) -> Option<Value> {
+        if (line.kind, line.event) != ("event_msg", Some("thread_rolled_back")) {
+            return None;
+        }
+        let n = line
+            .payload?
+            .get("num_turns")
+            .and_then(Value::as_u64)
+            .filter(|&n| n > 0 && !self.turns.is_empty())?;
+        let keep = self
+            .turns
+            .len()
+            .saturating_sub(usize::try_from(n).unwrap_or(usize::MAX));
+        let parent = self.turns[keep].clone();
+        self.turns.truncate(keep);
+        Some(parent.map_or(Value::Null, Value::from))
+    }
+
+    /// An interrupted turn (a `turn_aborted` event) leaves its running calls
+    /// without output: they are cut (see [`Rollout::fill_cut`]).
+    fn turn_aborted(
+        &mut self,
+        line: &RolloutLine<'_>,
+        imported: &mut Imported,
+    ) -> Result<(), ImportError> {
+        if self.unanswered.is_empty() {
+            return Ok(());
+        }
+        close(&mut self.open, imported, &mut self.origin)?;
+        let cut = std::mem::take(&mut self.unanswered);
+        self.cut.extend(cut.into_iter().map(|call| CutCall {
+            call,
+            line: line.number,
+        }));
+        Ok(())
+    }
+
+    /// A `compacted` line: Codex replaces the history. With a
+    /// `replacement_history` (remote compaction) the line, kept whole, starts
+    /// a new root and those items follow it; otherwise a `compactionSummary`
+    /// line that keeps nothing before it.
+    fn compacted(
+        &mut self,
+        line: &RolloutLine<'_>,
+        imported: &mut Imported,
+    ) -> Result<(), ImportError> {
+        self.fill_cut(line.ts, imported)?;
+        // Its turns are gone (those of a replacement history are counted as
+        // its items are read), and so are its calls.
+        self.turns.clear();
+        self.unanswered.clear();
+        let id = line.id();
+        let replacement = line
+            .payload
+            .and_then(|p| p.get("replacement_history"))
+            .and_then(Value::as_array);
+        let Some(history) = replacement else {
+            let summary = line
+                .payload
+                .and_then(|p| p.get("message"))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let summary_line = json!({"role":"compactionSummary","summary":summary,"tokensBefore":0,"timestamp":line.ts,"id":id});
+            push(imported, &summary_line)?;
+            imported.summaries += 1;
+            self.last_id = Some(id);
             return Ok(());
         };
-        self.item(&format!("codex:{line_no}"), ts, item, entry, imported)
+        let root = json!({"role":"extension","kind":"codex.compacted","data":line.map,"id":id,"parentId":null});
+        push(imported, &root)?;
+        imported.extensions += 1;
+        self.last_id = Some(id);
+        for (i, item) in history.iter().enumerate() {
+            let id = format!("codex:{}/{i}", line.number);
+            match item.as_object() {
+                Some(item) => self.item(&id, line.ts, item, item, imported)?,
+                None => {
+                    let kept = json!({"role":"extension","kind":"codex.entry","data":item,"id":id});
+                    push(imported, &kept)?;
+                    imported.extensions += 1;
+                }
+            }
+        }
+        close(&mut self.open, imported, &mut self.origin)?;
+        // A `token_count` after it counts a new response, not these.
+        self.origin.awaiting_usage = None;
+        Ok(())
+    }
+
+    /// Any other line: an `extension` line of kind `codex.<type>` holding it
+    /// (a rollback's with its id and the parent it branches from).
+    fn other(
+        &mut self,
+        line: &RolloutLine<'_>,
+        rollback: Option<Value>,
+        imported: &mut Imported,
+    ) -> Result<(), ImportError> {
+        let name = if line.kind.is_empty() {
+            "codex.entry".to_owned()
+        } else {
+            format!("codex.{}", line.kind)
+        };
+        let mut kept = json!({"role":"extension","kind":name,"data":line.map});
+        if let Some(parent) = rollback {
+            let id = line.id();
+            kept["id"] = Value::from(id.clone());
+            kept["parentId"] = parent;
+            self.last_id = Some(id);
+        }
+        push(imported, &kept)?;
+        imported.extensions += 1;
+        Ok(())
     }
 
     /// Gives each call an aborted turn cut the output `aborted`, as Codex
