@@ -103,7 +103,7 @@ struct HeldLine {
 
 impl Out {
     fn push(&mut self, sidechain: bool, line: Value) -> Result<(), ImportError> {
-        let text = serde_json::to_string(&line)?;
+        let text = super::line_text(&line)?;
         if sidechain {
             self.side.push(text);
             return Ok(());

@@ -718,7 +718,7 @@ impl Origin {
             }
         } else if let Some(AwaitingUsage { mut line, range }) = self.awaiting_usage.take() {
             line.insert("usage".into(), usage);
-            let mut text = serde_json::to_string(&line)?.into_bytes();
+            let mut text = super::line_text(&Value::Object(line))?.into_bytes();
             text.push(b'\n');
             imported.text.splice(range, text);
         }
@@ -773,7 +773,7 @@ fn close(
 fn push(imported: &mut Imported, line: &Value) -> Result<(), ImportError> {
     imported
         .text
-        .extend_from_slice(serde_json::to_string(line)?.as_bytes());
+        .extend_from_slice(super::line_text(line)?.as_bytes());
     imported.text.push(b'\n');
     imported.lines += 1;
     Ok(())

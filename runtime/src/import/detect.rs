@@ -162,16 +162,29 @@ pub(crate) fn file_head(path: &Path) -> io::Result<Vec<u8>> {
     Ok(head)
 }
 
+/// The lines of a Claude Code log or Codex rollout, each parsed once.
+#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
+#[derive(Default)]
+pub(super) struct Entries {
+    /// Each line that is a JSON object, with its number.
+    pub entries: Vec<(usize, Map<String, Value>)>,
+    /// What is said of each line that is none (it is left out).
+    pub left_out: Vec<ImportWarning>,
+}
+
 /// The entries of a Claude Code log or Codex rollout: each line that is a
 /// JSON object, with its number.
 #[cfg(any(feature = "anthropic", feature = "openai-responses"))]
-pub(super) fn entries(text: &str) -> Vec<(usize, Map<String, Value>)> {
-    text_of_lines(text)
-        .filter_map(|(number, raw)| match entry_of(raw) {
-            Some(Ok(map)) => Some((number, map)),
-            _ => None,
-        })
-        .collect()
+pub(super) fn entries(text: &str) -> Entries {
+    let mut entries = Entries::default();
+    for (number, raw) in text_of_lines(text) {
+        match entry_of(raw) {
+            Some(Ok(map)) => entries.entries.push((number, map)),
+            Some(Err(())) => entries.left_out.push(left_out(number)),
+            None => {}
+        }
+    }
+    entries
 }
 
 #[cfg(any(feature = "anthropic", feature = "openai-responses"))]

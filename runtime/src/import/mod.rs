@@ -280,7 +280,9 @@ pub(crate) fn import_as(format: SessionFormat, bytes: &[u8]) -> Result<Imported,
 #[cfg(feature = "anthropic")]
 fn import_claude(text: &str) -> Result<Imported, ImportError> {
     let entries = detect::entries(text);
-    Ok(with_left_out(claude::import(&entries)?, text))
+    let mut imported = claude::import(&entries.entries)?;
+    imported.warnings.extend(entries.left_out);
+    Ok(imported)
 }
 
 #[cfg(not(feature = "anthropic"))]
@@ -291,7 +293,9 @@ fn import_claude(_: &str) -> Result<Imported, ImportError> {
 #[cfg(feature = "openai-responses")]
 fn import_codex(text: &str) -> Result<Imported, ImportError> {
     let entries = detect::entries(text);
-    Ok(with_left_out(codex::import(&entries)?, text))
+    let mut imported = codex::import(&entries.entries)?;
+    imported.warnings.extend(entries.left_out);
+    Ok(imported)
 }
 
 #[cfg(not(feature = "openai-responses"))]
@@ -331,22 +335,48 @@ pub fn import_path(path: &Path, out: &mut dyn Write) -> Result<Imported, ImportE
     }
 }
 
-/// `imported` with a warning for each line of `text` that is no entry.
-#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
-fn with_left_out(mut imported: Imported, text: &str) -> Imported {
-    for (number, raw) in detect::text_of_lines(text) {
-        if let Some(Err(())) = detect::entry_of(raw) {
-            imported.warnings.push(detect::left_out(number));
-        }
-    }
-    imported
-}
-
 /// A `providerBlock` of `api` holding `block` whole, as the provider
 /// decoders keep a block agentmsg does not model.
 #[cfg(any(feature = "anthropic", feature = "openai-responses"))]
 pub(crate) fn provider_block(api: &str, block: &impl serde::Serialize) -> serde_json::Value {
     serde_json::json!({"type": "providerBlock", "api": api, "block": block})
+}
+
+/// The text of a line built as a JSON object (a Claude Code or Codex line):
+/// its own keys, then the envelope keys it holds (`id`, `parentId`) written by
+/// the envelope's one writer ([`Envelope::append_to_object`]).
+///
+/// [`Envelope::append_to_object`]: crate::transcript::codec::envelope::Envelope::append_to_object
+#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
+pub(crate) fn line_text(line: &serde_json::Value) -> Result<String, ImportError> {
+    use crate::transcript::codec::envelope::Envelope;
+    use crate::{MessageId, ParentId};
+    use serde::ser::{SerializeMap, Serializer};
+    let serde_json::Value::Object(map) = line else {
+        return Ok(serde_json::to_string(line)?);
+    };
+    let is_envelope = |key: &str| matches!(key, "id" | "parentId");
+    let mut body = Vec::with_capacity(256);
+    let mut ser = serde_json::Serializer::new(&mut body);
+    let mut fields = ser.serialize_map(None)?;
+    for (key, value) in map.iter().filter(|(k, _)| !is_envelope(k)) {
+        fields.serialize_entry(key, value)?;
+    }
+    fields.end()?;
+    let id = map
+        .get("id")
+        .and_then(serde_json::Value::as_str)
+        .map(MessageId::from);
+    let parent = match map.get("parentId") {
+        Some(serde_json::Value::String(p)) => ParentId::Id(MessageId::from(p.as_str())),
+        Some(serde_json::Value::Null) => ParentId::Root,
+        _ => ParentId::Previous,
+    };
+    let body =
+        String::from_utf8(body).map_err(|e| ImportError::Json(serde::ser::Error::custom(e)))?;
+    let mut out = Vec::with_capacity(body.len() + 64);
+    Envelope::append_to_object(&mut out, &body, id.as_ref(), &parent)?;
+    String::from_utf8(out).map_err(|e| ImportError::Json(serde::ser::Error::custom(e)))
 }
 
 /// Unix milliseconds of an ISO 8601 time such as `2025-12-08T22:41:05.306Z`;
