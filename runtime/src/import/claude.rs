@@ -1,4 +1,4 @@
-//! `agentmsg import` of a Claude Code log (`~/.claude/projects/*/*.jsonl`): the
+//! A Claude Code log (`~/.claude/projects/*/*.jsonl`): the
 //! tree of `uuid`/`parentUuid` becomes `id`/`parentId`.
 //!
 //! - Consecutive assistant entries of one response (Claude Code writes one
@@ -16,7 +16,7 @@
 //!   lines among one response's results (its result entries, and the progress
 //!   and system entries written between them) follow each other in the order
 //!   written, and what names any of them as parent follows the last
-//!   ([`Results`]).
+//!   (the `Results` of the conversion).
 //! - An assistant entry with `isApiErrorMessage` (Claude Code's stand-in for
 //!   a failed request) is an assistant message with stop reason `error`, its
 //!   text (or the entry's `error`) as `errorMessage`: a failed turn, not sent.
@@ -52,11 +52,11 @@
 //!   context at the leaf is the summary and the kept messages, not the
 //!   compacted history. The first kept message's lines (and those written
 //!   after them up to the anchor) are held back and written after the
-//!   anchor ([`Preserved`]).
+//!   anchor (`Preserved`).
 //! - Sidechain entries (a subagent's conversation, `isSidechain`) are kept as
 //!   messages of their own tree, written before the main conversation so the
 //!   leaf is the main conversation's last entry. A file is converted in two
-//!   passes, one line at a time ([`import_streamed`]): the sidechains' lines,
+//!   passes, one line at a time (`import_path`): the sidechains' lines,
 //!   then the main conversation's.
 //! - A `queued_command` attachment (a prompt the user typed while Claude
 //!   worked, which Claude Code sends to the model) is a user message of the

@@ -1,4 +1,4 @@
-//! `agentmsg import` of a Codex CLI rollout (`~/.codex/sessions/…/rollout-*.jsonl`).
+//! A Codex CLI rollout (`~/.codex/sessions/…/rollout-*.jsonl`).
 //!
 //! A rollout is linear: each `response_item` follows the one before it.
 //!

@@ -1,4 +1,4 @@
-//! `agentmsg import`: a pi coding-agent session file as an agentmsg transcript.
+//! A pi coding-agent session file as an agentmsg transcript.
 //!
 //! pi writes one entry per line: `{"type":"message","message":{…}}`, a
 //! `session` header, `model_change`, `thinking_level_change`, `compaction`,
