@@ -145,3 +145,55 @@ fn a_log_no_importer_reads_is_refused_naming_its_first_line() {
         other => panic!("{other}"),
     }
 }
+
+mod no_panic {
+    use proptest::prelude::*;
+
+    use super::{CLAUDE, CODEX};
+    use agentmsg::import;
+    use agentmsg::Session;
+
+    /// Lines of a log, mutated: cut, glued, of other types, not JSON.
+    fn mutated(log: &'static str) -> impl Strategy<Value = String> {
+        let lines: Vec<&'static str> = log.lines().collect();
+        prop::collection::vec(
+            (0..lines.len(), 0usize..400, any::<u8>(), prop::bool::ANY),
+            1..12,
+        )
+        .prop_map(move |picks| {
+            let mut out = String::from(lines[0]);
+            out.push('\n');
+            for (i, cut, byte, glue) in picks {
+                let line = lines[i];
+                let cut = cut.min(line.len());
+                let piece = line.get(..cut).unwrap_or(line);
+                out.push_str(piece);
+                if byte.is_ascii_graphic() {
+                    out.push(char::from(byte));
+                }
+                if !glue {
+                    out.push('\n');
+                }
+            }
+            out
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn a_mutated_log_imports_and_opens_without_a_panic(log in prop_oneof![mutated(CLAUDE), mutated(CODEX)]) {
+            let imported = import::import(log.as_bytes()).unwrap();
+            let text = String::from_utf8(imported.text.clone()).unwrap();
+            prop_assert_eq!(text.lines().count(), imported.lines);
+            for line in text.lines() {
+                prop_assert!(serde_json::from_str::<serde_json::Value>(line).is_ok(), "{}", line);
+            }
+            if let Ok(session) = Session::read(log.as_bytes()) {
+                prop_assert_eq!(session.to_bytes(), imported.text);
+                let _ = session.context(None);
+            }
+        }
+    }
+}
