@@ -109,7 +109,8 @@ enum Command {
     /// Print, as JSON Lines, the messages the model sees of a session at a leaf.
     ///
     /// The session is a transcript (with `parentId`), a pi session file, a
-    /// Claude Code log or a Codex rollout. The context follows the session's
+    /// Claude Code log or a Codex rollout, or a store's session
+    /// (`sqlite:PATH#SESSION`, `postgres://USER@HOST/DB#SESSION`, `DIR#SESSION`). The context follows the session's
     /// rules (the last compaction's summary, what it kept, what follows;
     /// branch summaries in place) and is projected as the model sees it
     /// (summaries as user text, pi's bash runs and custom messages as pi sends
