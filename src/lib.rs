@@ -347,7 +347,14 @@
 //! The `agentmsg-cli` crate installs `agentmsg`: `check` (every problem with its
 //! line number), `stats` (counts, tokens, cost, cache hit rate), `project` (the
 //! request body for one provider), `repair` (a repaired copy), `import` (a pi
-//! session) and `schema` (the JSON Schema of a transcript line).
+//! session, a Claude Code log or a Codex rollout, into a file or a store),
+//! `schema` (the JSON Schema of a transcript line), `context` (what the model
+//! sees at a leaf), `tree` (the session tree), `decode` (a provider's response
+//! or stream), `sessions` (a store's sessions; `sessions copy FROM TO`) and
+//! `export --html`. Every command that reads a file also reads a store's
+//! session (`DIR#ID`, `sqlite:PATH#ID`, `postgres://…#ID`). The command is a
+//! library function too (`agentmsg_cli::run`), so an application builds its
+//! own `agentmsg` that knows its custom kinds.
 
 pub use agentmsg_macros::AgentMessage;
 pub use agentmsg_runtime::*;

@@ -6,11 +6,12 @@
 use std::io::{self, BufRead};
 
 use agentmsg_runtime::{
-    decode_line, is_torn_line, AgentMessage, DecodeMode, Registry, UnknownReason,
+    decode_line, is_torn_line, lines, AgentMessage, DecodeMode, Registry, UnknownReason,
 };
 use serde::de::IgnoredAny;
 
-use crate::load::{Body, Diagnostic, Line};
+use crate::diag::Diagnostic;
+use crate::load::{Body, Line};
 
 /// Reads the lines of a JSON Lines transcript from `R`, one at a time.
 #[derive(Debug)]
@@ -59,26 +60,17 @@ impl<R: BufRead> LineReader<R> {
             if let Some(line) = self.pending.pop_front() {
                 return Ok(Some(line));
             }
-            self.buf.clear();
+            // Lines by the runtime's one rule (`agentmsg_runtime::lines`).
             if !self.started {
                 self.started = true;
-                let head = self.reader.fill_buf()?;
-                if head.starts_with(b"\xEF\xBB\xBF") {
-                    self.reader.consume(3);
-                    self.bom = true;
-                }
+                self.bom = lines::skip_bom(&mut self.reader)?;
             }
-            if self.reader.read_until(b'\n', &mut self.buf)? == 0 {
+            let Some(terminated) = lines::read_line(&mut self.reader, &mut self.buf)? else {
                 return Ok(None);
-            }
+            };
             self.number += 1;
-            let terminated = self.buf.last() == Some(&b'\n');
-            if terminated {
-                self.buf.pop();
-            }
             let piece = self.buf.as_slice();
-            let trimmed = piece.strip_suffix(b"\r").unwrap_or(piece);
-            if trimmed.iter().all(u8::is_ascii_whitespace) {
+            if lines::is_blank(piece) {
                 self.gap.extend_from_slice(piece);
                 if terminated {
                     self.gap.push(b'\n');
@@ -129,7 +121,7 @@ fn read_piece(
     out: &mut std::collections::VecDeque<Line>,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    let trimmed = piece.strip_suffix(b"\r").unwrap_or(piece);
+    let trimmed = lines::without_cr(piece);
     // A line that is no message: kept whole, with what is wrong with it.
     let keep = |out: &mut std::collections::VecDeque<Line>, body: Body, gap: Vec<u8>| {
         out.push_back(Line {

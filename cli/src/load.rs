@@ -1,91 +1,22 @@
 //! Reading a transcript file so that every line keeps its number and its bytes,
 //! and every problem found while decoding is reported against its line.
 
-use std::fmt;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use agentmsg_runtime::{
-    AgentMessage, AssistantMessage, Message, StopReason, TextContent, ToolCall, ToolResultMessage,
+    AgentMessage, AssistantMessage, Message, SessionFormat, StopReason, TextContent, ToolCall,
+    ToolResultMessage,
 };
 use serde::de::IgnoredAny;
 use serde::Deserialize as _;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use crate::diag::Diagnostic;
 use crate::error::CliError;
 use crate::lines::{decode, LineReader};
-
-/// How bad a problem is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Severity {
-    /// The transcript is still well formed (a kind this build does not know, a
-    /// failed turn kept as history).
-    Warning,
-    /// The line is broken, or a provider would refuse the transcript as it is.
-    Error,
-}
-
-impl fmt::Display for Severity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Warning => "warning",
-            Self::Error => "error",
-        })
-    }
-}
-
-/// One problem, at one line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Diagnostic {
-    /// The line number, from 1 (for a JSON array, the line where the element starts).
-    pub line: usize,
-    /// How bad it is.
-    pub severity: Severity,
-    /// A short name of the problem, such as `torn-line` or `missing-result`.
-    pub code: &'static str,
-    /// What is wrong, for a person.
-    pub message: String,
-}
-
-impl Diagnostic {
-    /// An error at `line`.
-    pub fn error(line: usize, code: &'static str, message: impl Into<String>) -> Self {
-        Self {
-            line,
-            severity: Severity::Error,
-            code,
-            message: message.into(),
-        }
-    }
-
-    /// The diagnostic as one line of output: `FILE:LINE: severity[code]: message`
-    /// (`FILE: …` for a diagnostic about the whole file, line 0).
-    ///
-    /// The message's control characters are escaped: it quotes the file.
-    pub fn render(&self, file: &dyn fmt::Display) -> String {
-        let message = crate::output::escape_controls(&self.message);
-        if self.line == 0 {
-            format!("{file}: {}[{}]: {message}", self.severity, self.code)
-        } else {
-            format!(
-                "{file}:{}: {}[{}]: {message}",
-                self.line, self.severity, self.code
-            )
-        }
-    }
-
-    /// A warning at `line`.
-    pub fn warning(line: usize, code: &'static str, message: impl Into<String>) -> Self {
-        Self {
-            line,
-            severity: Severity::Warning,
-            code,
-            message: message.into(),
-        }
-    }
-}
 
 /// The layout of the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -218,28 +149,6 @@ impl Loaded {
     }
 }
 
-/// Another agent's log that is not a transcript, known by its first entries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ForeignLog {
-    /// A pi coding-agent session file (`{"type":"session",…}` first).
-    Pi,
-    /// A Claude Code log (entries with `uuid`, `parentUuid`, `sessionId`).
-    ClaudeCode,
-    /// A Codex CLI rollout (`session_meta`, `response_item` entries).
-    Codex,
-}
-
-impl ForeignLog {
-    /// What to tell a person who gave it to a transcript command.
-    pub fn note(self) -> &'static str {
-        match self {
-            Self::Pi => "this looks like a pi session file (entries tagged by \"type\"), not a transcript; convert it with `agentmsg import`",
-            Self::ClaudeCode => "this looks like a Claude Code log (entries with \"uuid\" and \"parentUuid\"), not a transcript; `agentmsg import` does not read Claude Code logs yet",
-            Self::Codex => "this looks like a Codex CLI rollout (\"session_meta\" and \"response_item\" entries), not a transcript; `agentmsg import` does not read Codex rollouts yet",
-        }
-    }
-}
-
 /// What the first lines of a file say about what it is, gathered while it is
 /// read one line at a time.
 #[derive(Debug, Default)]
@@ -302,47 +211,20 @@ impl Sniff {
     }
 
     /// Another agent's log, when no line is a message and the first entries
-    /// look like one.
-    pub fn foreign(&self) -> Option<ForeignLog> {
-        #[derive(serde::Deserialize)]
-        struct Entry {
-            #[serde(rename = "type")]
-            kind: Option<String>,
-            uuid: Option<IgnoredAny>,
-            #[serde(rename = "parentUuid")]
-            parent_uuid: Option<IgnoredAny>,
-            #[serde(rename = "sessionId")]
-            session_id: Option<IgnoredAny>,
-            payload: Option<IgnoredAny>,
-        }
+    /// look like one ([`SessionFormat::detect`]).
+    pub fn foreign(&self) -> Option<SessionFormat> {
         if self.transcript {
             return None;
         }
-        self.first.iter().find_map(|raw| {
-            let entry: Entry = serde_json::from_slice(raw).ok()?;
-            let kind = entry.kind.as_deref();
-            if kind == Some("session") && entry.uuid.is_none() {
-                Some(ForeignLog::Pi)
-            } else if entry.uuid.is_some()
-                && (entry.parent_uuid.is_some() || entry.session_id.is_some())
-            {
-                Some(ForeignLog::ClaudeCode)
-            } else if entry.payload.is_some()
-                && matches!(
-                    kind,
-                    Some("session_meta" | "response_item" | "event_msg" | "turn_context")
-                )
-            {
-                Some(ForeignLog::Codex)
-            } else {
-                None
-            }
-        })
+        match SessionFormat::detect(&self.first.join(&b'\n')) {
+            SessionFormat::Agentmsg => None,
+            format => Some(format),
+        }
     }
 }
 
 /// Whether a file none of whose lines is a message is another agent's log.
-pub fn foreign_log(loaded: &Loaded) -> Option<ForeignLog> {
+pub fn foreign_log(loaded: &Loaded) -> Option<SessionFormat> {
     let mut sniff = Sniff::default();
     for line in &loaded.lines {
         sniff.add(line);
@@ -370,53 +252,16 @@ pub fn stream_file(path: &Path) -> Result<Option<LineReader<BufReader<File>>>, C
 pub fn stream_reader<R: BufRead>(mut reader: R) -> std::io::Result<Option<LineReader<R>>> {
     // The first byte that is not a byte-order mark or whitespace.
     let head = reader.fill_buf()?;
-    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let head = head.strip_prefix(agentmsg_runtime::BOM).unwrap_or(head);
     match head.iter().find(|b| !b.is_ascii_whitespace()) {
         Some(b'[') | None => Ok(None),
         Some(_) => Ok(Some(LineReader::at_file_start(reader))),
     }
 }
 
-/// The bytes of `path`, of standard input when it is `-`, or of a store's
-/// session when it is a store address (`sqlite:PATH#SESSION`, …); what the
-/// store found wrong with its rows is said on standard error.
-pub fn read_input(path: &Path) -> Result<Vec<u8>, CliError> {
-    let (bytes, store) = read_input_with(path)?;
-    for d in store {
-        crate::output::note!("{}", d.render(&crate::output::shown(path)));
-    }
-    Ok(bytes)
-}
-
-/// [`read_input`], with what a store found wrong with its rows (a column
-/// that disagrees with its line) as diagnostics instead of notes.
-pub fn read_input_with(path: &Path) -> Result<(Vec<u8>, Vec<Diagnostic>), CliError> {
-    let fail = |source| CliError::Read {
-        path: path.to_owned(),
-        source,
-    };
-    if let Some(read) = crate::sessions::read_session(path)? {
-        return Ok(read);
-    }
-    let bytes = read_plain(path).map_err(fail)?;
-    Ok((bytes, Vec::new()))
-}
-
-/// The bytes of a file or of standard input (`-`). A FIFO or a device given
-/// by name is read as it comes, as standard input is.
-fn read_plain(path: &Path) -> std::io::Result<Vec<u8>> {
-    if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)?;
-        Ok(bytes)
-    } else {
-        std::fs::read(path)
-    }
-}
-
 /// Reads a transcript from memory.
 pub fn load_bytes(bytes: &[u8]) -> Loaded {
-    let (bom, bytes) = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
+    let (bom, bytes) = match bytes.strip_prefix(agentmsg_runtime::BOM) {
         Some(rest) => (true, rest),
         None => (false, bytes),
     };

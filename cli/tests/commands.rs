@@ -213,7 +213,7 @@ fn usage_errors_exit_two() {
             "project",
             "orphaned.jsonl",
             "--api",
-            "anthropic",
+            "anthropic-msgs",
             "--model",
             "m",
         ][..],

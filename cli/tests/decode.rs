@@ -134,3 +134,33 @@ fn cut_and_garbled_inputs_exit_1_naming_the_event_and_never_panic() {
     let run = agentmsg(&["decode", "--api", "openai-responses", "/no/such/file"]);
     assert_eq!(run.code, 2);
 }
+
+#[test]
+fn an_api_is_named_by_its_id_or_its_module_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = dir.path().join("body.json");
+    std::fs::write(
+        &body,
+        r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"hi"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":1,"totalTokenCount":4}}"#,
+    )
+    .unwrap();
+    let file = body.to_str().unwrap();
+    let by_id = agentmsg(&["decode", "--api", "google-generative-ai", file]);
+    let by_module = agentmsg(&["decode", "--api", "gemini", file]);
+    assert_eq!(by_id.code, 0, "{}", by_id.stderr);
+    assert_eq!(by_module.code, 0, "{}", by_module.stderr);
+    let line = |run: &common::Run| {
+        let mut line: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+        line.as_object_mut().unwrap().remove("timestamp");
+        line
+    };
+    assert_eq!(line(&by_id), line(&by_module));
+    assert_eq!(line(&by_id)["api"], "google-generative-ai");
+    let unknown = agentmsg(&["decode", "--api", "bard", file]);
+    assert_eq!(unknown.code, 2);
+    assert!(
+        unknown.stderr.contains("unknown api `bard`"),
+        "{}",
+        unknown.stderr
+    );
+}

@@ -429,7 +429,7 @@ fn a_prompt_queued_while_claude_works_is_a_user_message() {
         "{out}"
     );
     assert!(
-        out.contains(r#"{"content":[{"text":"use the release profile","type":"text"}],"id":"q1","parentId":"r1""#),
+        out.contains(r#"{"content":[{"text":"use the release profile","type":"text"}],"role":"user","timestamp":1767225603000,"id":"q1","parentId":"r1"}"#),
         "{out}"
     );
     // Any other attachment is kept whole, in its place.

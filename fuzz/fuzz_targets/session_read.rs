@@ -1,5 +1,6 @@
 //! `Session::read` on any bytes: a session or a typed error (a cycle, a
-//! duplicate id), never a panic or a hang. A session saves back byte for byte,
+//! duplicate id), never a panic or a hang. A session saves back byte for byte
+//! (another agent's log as the transcript it converts to),
 //! and the context of its leaf and of every other leaf builds; a migrated pi
 //! session reads again with the same context.
 #![no_main]
@@ -11,7 +12,12 @@ fuzz_target!(|data: &[u8]| {
     let Ok(mut session) = Session::read(data) else {
         return;
     };
-    assert_eq!(session.to_bytes(), data, "saved unchanged, byte for byte");
+    if matches!(
+        session.format(),
+        SessionFormat::Agentmsg | SessionFormat::Pi { .. }
+    ) {
+        assert_eq!(session.to_bytes(), data, "saved unchanged, byte for byte");
+    }
     let context = session
         .context(None)
         .unwrap_or_else(|e| panic!("the leaf's context: {e}"))

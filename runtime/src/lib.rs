@@ -13,6 +13,9 @@ mod transcript;
 
 mod session;
 
+pub mod import;
+pub mod lines;
+
 #[cfg(any(
     feature = "openai-chat",
     feature = "openai-responses",
@@ -77,7 +80,7 @@ pub use transcript::dropped_fields::dropped_fields;
 pub use transcript::glued::split_glued_line;
 pub use transcript::jsonl::{
     is_torn_line, read_transcript, write_jsonl, AppendFile, JsonlReader, JsonlWriter, ReadError,
-    TornLine, Transcript, WriteError,
+    TornLine, Transcript, WriteError, BOM,
 };
 pub use transcript::llm_message::LlmMessage;
 pub use transcript::registry::{DuplicateKind, Registration, Registry, RegistryError};

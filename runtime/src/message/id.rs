@@ -1,10 +1,9 @@
 //! `MessageId` and `TurnId`: strings that hold a UUID without a heap allocation.
 //!
-//! Every line of a transcript carries an `id` and usually a `turnId`. As `String`s
-//! they cost two heap blocks per line read (about 1% of the instructions of
-//! decoding the bench's transcript, and 2 × 48 bytes of heap per message). Both
-//! now keep up to [`INLINE_ID_BYTES`] (36) bytes inline: a hyphenated UUID or one
-//! of pi's 8-digit ids. A longer id goes to the heap as before.
+//! Every line of a transcript carries an `id` and usually a `turnId`. Both keep
+//! up to [`INLINE_ID_BYTES`] (36) bytes inline: a hyphenated UUID or one of pi's
+//! 8-digit ids, so reading a line allocates no heap block for them. A longer id
+//! goes to the heap.
 
 use std::borrow::Borrow;
 use std::fmt;

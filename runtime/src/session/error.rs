@@ -56,6 +56,15 @@ pub enum SessionError {
     /// Reading or writing failed.
     #[error("{0}")]
     Io(String),
+    /// Another agent's log could not be converted ([`import`](crate::import)).
+    #[error("cannot import the log: {0}")]
+    Import(String),
+}
+
+impl From<crate::import::ImportError> for SessionError {
+    fn from(error: crate::import::ImportError) -> Self {
+        Self::Import(error.to_string())
+    }
 }
 
 fn join(ids: &[String]) -> String {
@@ -125,6 +134,9 @@ pub enum WarningKind {
         /// What was found and how it is read.
         what: String,
     },
+    /// What the import of another agent's log (a Claude Code log, a Codex
+    /// rollout) said; its line is the log's, not the transcript's.
+    Imported(crate::import::ImportWarning),
 }
 
 impl fmt::Display for SessionWarning {
@@ -156,6 +168,7 @@ impl fmt::Display for SessionWarning {
                 )
             }
             WarningKind::Lenient { field, what } => write!(f, "`{field}`: {what}"),
+            WarningKind::Imported(warning) => f.write_str(&warning.message),
         }
     }
 }

@@ -59,6 +59,12 @@ pub enum SessionFormat {
         /// The version the file was written as (it is migrated in memory).
         version: u32,
     },
+    /// A Claude Code log, held (and saved) as the agentmsg transcript it
+    /// converts to ([`import`](crate::import)).
+    ClaudeCode,
+    /// A Codex CLI rollout, held (and saved) as the agentmsg transcript it
+    /// converts to ([`import`](crate::import)).
+    Codex,
 }
 
 /// A session: entries in file order, their tree, and the current leaf.

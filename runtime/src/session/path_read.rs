@@ -15,7 +15,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use serde::Deserialize;
@@ -126,6 +126,12 @@ impl Session {
 
 /// The two passes; `Err(Whole)` where the file must be read whole.
 fn read_path(path: &Path, leaf: Option<&str>) -> Result<Result<Session, Whole>, SessionError> {
+    // Another agent's log is converted whole ([`crate::import`]).
+    if let SessionFormat::ClaudeCode | SessionFormat::Codex =
+        SessionFormat::detect(&crate::import::file_head(path)?)
+    {
+        return Ok(Err(Whole));
+    }
     let mut file = File::open(path)?;
     let mut reader = BufReader::with_capacity(1 << 16, &mut file);
     let mut spots: Vec<Spot> = Vec::new();
@@ -133,25 +139,18 @@ fn read_path(path: &Path, leaf: Option<&str>) -> Result<Result<Session, Whole>, 
     let mut format = None;
     let mut header = None;
     let mut buf = Vec::new();
-    let mut offset = 0u64;
+    // A byte-order mark starts no line (`crate::lines`).
+    let mut offset = if crate::lines::skip_bom(&mut reader)? {
+        crate::BOM.len() as u64
+    } else {
+        0
+    };
     let mut line_no = 0usize;
-    loop {
-        buf.clear();
-        let read = reader.read_until(b'\n', &mut buf)?;
-        if read == 0 {
-            break;
-        }
+    while let Some(terminated) = crate::lines::read_line(&mut reader, &mut buf)? {
         line_no += 1;
-        let start = offset;
-        offset += read as u64;
-        let mut line = buf.as_slice();
-        let mut at = start;
-        if line_no == 1 {
-            if let Some(rest) = line.strip_prefix(b"\xEF\xBB\xBF") {
-                line = rest;
-                at += 3;
-            }
-        }
+        let at = offset;
+        offset += buf.len() as u64 + u64::from(terminated);
+        let line = buf.as_slice();
         let lead = line.len() - line.trim_ascii_start().len();
         let line = line.trim_ascii();
         if line.is_empty() {
@@ -173,6 +172,8 @@ fn read_path(path: &Path, leaf: Option<&str>) -> Result<Result<Session, Whole>, 
             return Ok(Err(Whole));
         }
         let (id, parent) = match (format, head) {
+            // Converted as a whole ([`crate::import`]).
+            (SessionFormat::ClaudeCode | SessionFormat::Codex, _) => return Ok(Err(Whole)),
             (SessionFormat::Pi { version }, _) if version < 2 => return Ok(Err(Whole)),
             (SessionFormat::Pi { .. }, Some(head)) => {
                 if head.kind.as_ref().and_then(Key::text) == Some("session") {

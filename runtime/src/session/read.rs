@@ -55,6 +55,18 @@ impl Session {
 
     /// [`read_owned`](Self::read_owned) through `registry`.
     pub fn read_owned_with(bytes: Vec<u8>, registry: &Registry) -> Result<Self, SessionError> {
+        let format = SessionFormat::detect(&bytes);
+        if let SessionFormat::ClaudeCode | SessionFormat::Codex = format {
+            let imported = crate::import::import_as(format, &bytes)?;
+            let mut session = Self::read_owned_with(imported.text, registry)?;
+            session.format = format;
+            let said = imported.warnings.into_iter().map(|w| SessionWarning {
+                line: w.line,
+                kind: WarningKind::Imported(w),
+            });
+            session.warnings.splice(0..0, said);
+            return Ok(session);
+        }
         let mut session = Session::new();
         session.text = bytes;
         session.load(registry)?;
@@ -202,35 +214,20 @@ impl Session {
         })
     }
 
-    /// The non-blank lines of the text, trimmed.
+    /// The non-blank lines of the text ([`crate::lines`]), trimmed.
     fn lines(&self) -> Vec<Piece> {
-        let mut pieces = Vec::new();
-        let mut start = 0;
-        let mut line_no = 0;
-        let text = &self.text;
-        // A byte-order mark starts no line.
-        if text.starts_with(b"\xEF\xBB\xBF") {
-            start = 3;
-        }
-        while start <= text.len() {
-            line_no += 1;
-            let end = memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |i| start + i);
-            let line = &text[start..end];
-            let trimmed_end = end - (line.len() - line.trim_ascii_end().len());
-            let trimmed_start = start + (line.len() - line.trim_ascii_start().len());
-            if trimmed_start < trimmed_end {
-                pieces.push(Piece {
-                    line_no,
-                    start: trimmed_start,
-                    end: trimmed_end,
-                });
-            }
-            if end == text.len() {
-                break;
-            }
-            start = end + 1;
-        }
-        pieces
+        crate::lines::raw_lines(&self.text)
+            .filter_map(|line| {
+                let bytes = line.bytes;
+                let start = line.start + (bytes.len() - bytes.trim_ascii_start().len());
+                let end = line.start + bytes.trim_ascii_end().len();
+                (start < end).then_some(Piece {
+                    line_no: line.number,
+                    start,
+                    end,
+                })
+            })
+            .collect()
     }
 
     /// pi's v1 → v2 migration, in memory: ids and parents in file order, and
@@ -427,7 +424,7 @@ fn read_piece(
         timestamp,
     };
     match format {
-        SessionFormat::Agentmsg => {
+        SessionFormat::Agentmsg | SessionFormat::ClaudeCode | SessionFormat::Codex => {
             let decoded = match std::str::from_utf8(bytes) {
                 Ok(line) => decode_line(line, registry, DecodeMode::Lenient),
                 Err(_) => Err(crate::DecodeError::MissingRole),

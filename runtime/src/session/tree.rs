@@ -149,7 +149,9 @@ impl Session {
     /// timestamp, pi's field names).
     pub fn append(&mut self, message: AgentMessage) -> Result<MessageId, SessionError> {
         match self.format {
-            SessionFormat::Agentmsg => self.append_agentmsg(message),
+            SessionFormat::Agentmsg | SessionFormat::ClaudeCode | SessionFormat::Codex => {
+                self.append_agentmsg(message)
+            }
             SessionFormat::Pi { .. } => {
                 let body = pi::pi_message_json(&message)?;
                 self.append_pi(
@@ -172,7 +174,7 @@ impl Session {
         self.branch(from)?;
         let from_id = self.ensure_id(self.find(from)?)?;
         match self.format {
-            SessionFormat::Agentmsg => {
+            SessionFormat::Agentmsg | SessionFormat::ClaudeCode | SessionFormat::Codex => {
                 let mut message = BranchSummary::new(summary);
                 message.from_id = Some(from_id);
                 message.timestamp = now_millis();
@@ -213,7 +215,9 @@ impl Session {
             timestamp: now_millis(),
         };
         match self.format {
-            SessionFormat::Agentmsg => self.append_agentmsg(AgentMessage::custom(compaction)),
+            SessionFormat::Agentmsg | SessionFormat::ClaudeCode | SessionFormat::Codex => {
+                self.append_agentmsg(AgentMessage::custom(compaction))
+            }
             SessionFormat::Pi { .. } => self.append_pi(
                 "compaction",
                 &[
@@ -257,7 +261,7 @@ impl Session {
     pub fn label(&mut self, target: &str, label: Option<&str>) -> Result<MessageId, SessionError> {
         let target = self.ensure_id(self.find(target)?)?;
         match self.format {
-            SessionFormat::Agentmsg => {
+            SessionFormat::Agentmsg | SessionFormat::ClaudeCode | SessionFormat::Codex => {
                 let data = serde_json::json!({"targetId": target.as_str(), "label": label});
                 let message = ExtensionMessage::new(LABEL_EXTENSION, &data)?;
                 self.append_agentmsg(AgentMessage::custom(message))

@@ -18,6 +18,15 @@ pub enum StoreError {
         /// The leaf the store has.
         actual: Option<String>,
     },
+    /// A copy's target holds entries that are not the start of the source
+    /// session's ([`copy_session`](super::copy_session)); nothing was written.
+    #[error("session `{session}`: the target's entry {position} is not the source's; nothing was copied (a different session has this id there)")]
+    Diverged {
+        /// The session.
+        session: String,
+        /// The position (from 0) of the first entry that differs.
+        position: u64,
+    },
     /// No session has this id.
     #[error("session `{session}` not found")]
     NotFound {

@@ -57,6 +57,7 @@ use std::collections::{HashMap, HashSet};
 use std::future::Future;
 
 mod address;
+mod copy;
 mod entry;
 mod error;
 mod file_lock;
@@ -72,6 +73,7 @@ mod sqlite;
 mod stored_session;
 
 pub use address::{AnyStore, Backend, StoreAddress};
+pub use copy::{copy_session, CopiedSession};
 pub use entry::{LineProblem, Parent, StoredEntry};
 pub use error::StoreError;
 pub use jsonl_dir::{JsonlDir, DEFAULT_LOCK_TIMEOUT};

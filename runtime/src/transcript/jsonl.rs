@@ -27,9 +27,9 @@ use serde::de::IgnoredAny;
 use crate::Registry;
 use crate::{decode_line, AgentMessage, DecodeError, DecodeMode, UnknownMessage};
 
-/// The UTF-8 byte-order mark, skipped at the start of a transcript and of each
-/// line.
-const BOM: &[u8] = b"\xEF\xBB\xBF";
+/// The UTF-8 byte-order mark: an encoding mark, never JSON, skipped where a
+/// file (or, for [`JsonlReader`], a line) starts. The one spelling of it.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// A transcript could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -234,13 +234,17 @@ impl<'r, R: BufRead> JsonlReader<'r, R> {
 
     fn next_line(&mut self) -> Option<Result<AgentMessage, ReadError>> {
         loop {
-            self.buf.clear();
+            // One line, by the crate's one rule (`crate::lines`).
             let read = match &mut self.state {
-                State::Buffered(cursor) => cursor.read_until(b'\n', &mut self.buf),
-                _ => self.input.read_until(b'\n', &mut self.buf),
+                State::Buffered(cursor) => crate::lines::read_line(cursor, &mut self.buf),
+                _ => crate::lines::read_line(&mut self.input, &mut self.buf),
             };
-            let read = match read {
-                Ok(read) => read,
+            let terminated = match read {
+                Ok(Some(terminated)) => terminated,
+                Ok(None) => {
+                    self.state = State::Done;
+                    return None;
+                }
                 Err(source) => {
                     self.state = State::Done;
                     return Some(Err(ReadError::Io {
@@ -249,15 +253,7 @@ impl<'r, R: BufRead> JsonlReader<'r, R> {
                     }));
                 }
             };
-            if read == 0 {
-                self.state = State::Done;
-                return None;
-            }
             self.line += 1;
-            let terminated = self.buf.last() == Some(&b'\n');
-            if terminated {
-                self.buf.pop();
-            }
             // A byte-order mark is an encoding mark, never JSON: skipped at the
             // start of any line (editors put one on line 1; a copy glued
             // after another file puts one further down).
@@ -288,7 +284,7 @@ impl<'r, R: BufRead> JsonlReader<'r, R> {
             };
             // Blank by JSON's whitespace only: a line of other spaces (U+00A0…)
             // is not blank, and is kept.
-            if line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
+            if crate::lines::is_blank(line.as_bytes()) {
                 continue;
             }
             if !terminated && is_torn_line(line.as_bytes()) {

@@ -238,6 +238,43 @@ impl Envelope {
 }
 
 impl Envelope {
+    /// Appends the JSON object `object` (its text kept byte for byte, the
+    /// whitespace around it trimmed) to `out` with the envelope keys after
+    /// its own: `id` when given, `parentId` unless it is
+    /// [`ParentId::Previous`]. The one writer of these keys into an object
+    /// kept as it was written (an imported entry's message, an `extension`
+    /// line around an entry).
+    pub(crate) fn append_to_object(
+        out: &mut Vec<u8>,
+        object: &str,
+        id: Option<&MessageId>,
+        parent_id: &ParentId,
+    ) -> serde_json::Result<()> {
+        let object = object.trim();
+        let body = object.strip_suffix('}').unwrap_or(object).trim_end();
+        out.extend_from_slice(body.as_bytes());
+        let mut first = body.ends_with('{');
+        let mut key = |out: &mut Vec<u8>, name: &str| {
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+            out.push(b'"');
+            out.extend_from_slice(name.as_bytes());
+            out.extend_from_slice(b"\":");
+        };
+        if let Some(id) = id {
+            key(out, "id");
+            serde_json::to_writer(&mut *out, id)?;
+        }
+        if !parent_id.is_previous() {
+            key(out, "parentId");
+            serde_json::to_writer(&mut *out, parent_id)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+
     /// Puts `"v"` back at the end of a re-encoded object (`raw` ends with its
     /// `}`) exactly as it was read, even when it is 1.
     pub(crate) fn append_version_as_read(raw: &mut Vec<u8>, v: u32) {

@@ -5,61 +5,13 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use agentmsg_runtime::providers::{
-    anthropic, gemini, openai_chat, openai_responses, EncodeError, Encoded, PromptCache, Reasoning,
-    Request, ResponseFormat, ToolChoice, ToolSpec,
+    Api, PromptCache, Reasoning, Request, ResponseFormat, ToolChoice, ToolSpec,
 };
 use agentmsg_runtime::{prepare, to_llm, AgentMessage, Message, Report, Target};
 
 use crate::error::CliError;
+use crate::input::{parse_api, API_HELP};
 use crate::Outcome;
-
-/// The provider APIs a body can be made for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Api {
-    /// Anthropic Messages.
-    #[value(name = "anthropic-messages")]
-    AnthropicMessages,
-    /// OpenAI Chat Completions (and the servers that copy it).
-    #[value(name = "openai-completions")]
-    OpenaiCompletions,
-    /// OpenAI Responses.
-    #[value(name = "openai-responses")]
-    OpenaiResponses,
-    /// Google Gemini `generateContent`.
-    #[value(name = "google-generative-ai")]
-    GoogleGenerativeAi,
-}
-
-impl Api {
-    /// The api id, as written in an assistant message's `api`.
-    pub const fn id(self) -> &'static str {
-        match self {
-            Self::AnthropicMessages => anthropic::API,
-            Self::OpenaiCompletions => openai_chat::API,
-            Self::OpenaiResponses => openai_responses::API,
-            Self::GoogleGenerativeAi => gemini::API,
-        }
-    }
-
-    /// The provider id the api's encoder prepares for.
-    pub const fn provider(self) -> &'static str {
-        match self {
-            Self::AnthropicMessages => anthropic::PROVIDER,
-            Self::OpenaiCompletions => openai_chat::PROVIDER,
-            Self::OpenaiResponses => openai_responses::PROVIDER,
-            Self::GoogleGenerativeAi => gemini::PROVIDER,
-        }
-    }
-
-    fn encode(self, request: &Request) -> Result<Encoded, EncodeError> {
-        match self {
-            Self::AnthropicMessages => anthropic::encode_request(request),
-            Self::OpenaiCompletions => openai_chat::encode_request(request),
-            Self::OpenaiResponses => openai_responses::encode_request(request),
-            Self::GoogleGenerativeAi => gemini::encode_request(request),
-        }
-    }
-}
 
 /// The arguments of `agentmsg project`.
 #[derive(Debug, clap::Args)]
@@ -67,7 +19,7 @@ pub struct ProjectArgs {
     /// A transcript file (JSON Lines, or one JSON array; `-` reads standard input).
     pub file: PathBuf,
     /// The provider API to encode for.
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = parse_api, help = API_HELP)]
     pub api: Api,
     /// The model id.
     #[arg(long)]
@@ -248,10 +200,10 @@ pub fn run(args: &ProjectArgs) -> Result<Outcome, CliError> {
         Some(path) => read_tools(path)?,
         None => Vec::new(),
     };
-    let loaded = crate::session_file::load_file_at(
+    let loaded = crate::input::load_file_at(
         &args.file,
         args.leaf.as_deref(),
-        crate::session_file::Purpose::Project,
+        crate::input::Purpose::Project,
     )?;
     let file = crate::output::shown(&args.file);
     for d in &loaded.diagnostics {
@@ -291,7 +243,7 @@ pub fn run(args: &ProjectArgs) -> Result<Outcome, CliError> {
         .sum();
     if calls > 0 && tools.is_empty() {
         let consequence = match api {
-            Api::AnthropicMessages => "Anthropic refuses tool_use blocks without tools",
+            Api::Anthropic => "Anthropic refuses tool_use blocks without tools",
             _ => "the model can make no new call",
         };
         notes.push(format!(

@@ -12,7 +12,9 @@ use crate::Outcome;
 #[derive(Debug, clap::Args)]
 pub struct ContextArgs {
     /// A session: a transcript, a pi session file, a Claude Code log or a
-    /// Codex rollout (`-` reads standard input).
+    /// Codex rollout (`-` reads standard input), or a store's session:
+    /// `sqlite:PATH#SESSION`, `postgres://USER@HOST/DB#SESSION` or
+    /// `DIR#SESSION`.
     pub file: PathBuf,
     /// The entry whose context to print (the session's leaf when absent).
     #[arg(long)]
@@ -22,9 +24,9 @@ pub struct ContextArgs {
 /// Runs `agentmsg context`.
 pub fn run(args: &ContextArgs) -> Result<Outcome, CliError> {
     // A file is read along the leaf's path only; the rest whole.
-    let opened = match crate::session_file::open_leaf(&args.file, args.leaf.as_deref())? {
+    let opened = match crate::input::open_leaf(&args.file, args.leaf.as_deref())? {
         Some(opened) => opened,
-        None => crate::session_file::open(&args.file)?,
+        None => crate::input::open(&args.file)?,
     };
     let file = crate::output::shown(&args.file);
     opened.report(&file);
@@ -37,7 +39,7 @@ pub fn run(args: &ContextArgs) -> Result<Outcome, CliError> {
             .as_ref()
             .and_then(|id| opened.session.entry(id.as_str()))
             .map_or(0, |e| e.line_no());
-        if let Some(d) = crate::session_file::unsent_diagnostic(message, line) {
+        if let Some(d) = crate::diag::unsent_diagnostic(message, line) {
             crate::output::note!("{}", d.render(&file));
         }
     }

@@ -10,8 +10,8 @@ use agentmsg_runtime::{Cost, Message, Summary, Usage};
 use serde::Serialize;
 
 use crate::error::CliError;
+use crate::input::{load_file_at, stream_transcript, tree_diagnostics, Purpose};
 use crate::load::{Body, Line, Loaded, Sniff};
-use crate::session_file::{load_file_at, stream_transcript, tree_diagnostics, Purpose};
 use crate::Outcome;
 
 /// The arguments of `agentmsg stats`.
@@ -392,7 +392,7 @@ pub fn run(args: &StatsArgs) -> Result<Outcome, CliError> {
                     crate::output::note!("{}", d.render(&file));
                 }
                 if let Some(log) = sniff.foreign() {
-                    crate::output::note!("{file}: note: {}", log.note());
+                    crate::output::note!("{file}: note: {}", crate::diag::foreign_note(log));
                 }
                 tally.finish(reader.total_lines())
             }
@@ -417,7 +417,11 @@ pub fn run(args: &StatsArgs) -> Result<Outcome, CliError> {
 fn whole(path: &std::path::Path, leaf: Option<&str>) -> Result<Stats, CliError> {
     let loaded = load_file_at(path, leaf, Purpose::Stats)?;
     if let Some(log) = crate::load::foreign_log(&loaded) {
-        crate::output::note!("{}: note: {}", crate::output::shown(path), log.note());
+        crate::output::note!(
+            "{}: note: {}",
+            crate::output::shown(path),
+            crate::diag::foreign_note(log)
+        );
     }
     for d in &loaded.diagnostics {
         crate::output::note!("{}", d.render(&crate::output::shown(path)));

@@ -4,21 +4,18 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use agentmsg_runtime::providers::{
-    anthropic, gemini, openai_chat, openai_responses, JsonArrayParser, ResponseError, SseParser,
-    StreamDecode, StreamEvent,
-};
-use agentmsg_runtime::{AssistantMessage, Message};
+use agentmsg_runtime::providers::{Api, JsonArrayParser, SseParser, StreamDecode};
+use agentmsg_runtime::Message;
 
 use crate::error::CliError;
-use crate::project::Api;
+use crate::input::{parse_api, API_HELP};
 use crate::Outcome;
 
 /// Arguments of `agentmsg decode`.
 #[derive(Debug, clap::Args)]
 pub struct DecodeArgs {
     /// The API that wrote the response.
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = parse_api, help = API_HELP)]
     api: Api,
     /// The file is a stream: server-sent events (`data:` lines), a streamed
     /// JSON array (Gemini without `alt=sse`), or one event JSON per line.
@@ -29,56 +26,6 @@ pub struct DecodeArgs {
     events: bool,
     /// The response body or recorded stream.
     file: PathBuf,
-}
-
-/// A stream decoder of any API (one lives per run: their sizes do not matter).
-#[allow(clippy::large_enum_variant)]
-enum Decoder {
-    Anthropic(anthropic::StreamDecoder),
-    Gemini(gemini::StreamDecoder),
-    Chat(openai_chat::StreamDecoder),
-    Responses(openai_responses::StreamDecoder),
-}
-
-impl Decoder {
-    fn new(api: Api) -> Self {
-        match api {
-            Api::AnthropicMessages => Self::Anthropic(anthropic::StreamDecoder::new()),
-            Api::GoogleGenerativeAi => Self::Gemini(gemini::StreamDecoder::new()),
-            Api::OpenaiCompletions => Self::Chat(openai_chat::StreamDecoder::new()),
-            Api::OpenaiResponses => Self::Responses(openai_responses::StreamDecoder::new()),
-        }
-    }
-
-    fn push(&mut self, event: &str) -> Result<Vec<StreamEvent>, ResponseError> {
-        match self {
-            Self::Anthropic(d) => d.push(event),
-            Self::Gemini(d) => d.push(event),
-            Self::Chat(d) => d.push(event),
-            Self::Responses(d) => d.push(event),
-        }
-    }
-
-    fn finish(self) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
-        match self {
-            Self::Anthropic(d) => d.finish_with_warnings(),
-            Self::Gemini(d) => d.finish_with_warnings(),
-            Self::Chat(d) => d.finish_with_warnings(),
-            Self::Responses(d) => d.finish_with_warnings(),
-        }
-    }
-}
-
-fn decode_body(
-    api: Api,
-    body: &str,
-) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
-    match api {
-        Api::AnthropicMessages => anthropic::decode_response_with_warnings(body),
-        Api::GoogleGenerativeAi => gemini::decode_response_with_warnings(body),
-        Api::OpenaiCompletions => openai_chat::decode_response_with_warnings(body),
-        Api::OpenaiResponses => openai_responses::decode_response_with_warnings(body),
-    }
 }
 
 /// How a stream file is framed.
@@ -150,11 +97,11 @@ pub fn run(args: &DecodeArgs) -> Result<Outcome, CliError> {
                 return Ok(Outcome::Problems);
             }
         };
-        let mut decoder = Decoder::new(args.api);
+        let mut decoder = args.api.stream_decoder();
         let mut out = crate::output::stdout();
         for event in &events {
             // `[DONE]` ends OpenAI-style streams; only Chat's decoder reads it.
-            if event.trim() == "[DONE]" && !matches!(decoder, Decoder::Chat(_)) {
+            if event.trim() == "[DONE]" && decoder.api() != Api::OpenaiChat {
                 continue;
             }
             match decoder.push(event) {
@@ -171,10 +118,10 @@ pub fn run(args: &DecodeArgs) -> Result<Outcome, CliError> {
                 }
             }
         }
-        decoder.finish()
+        decoder.finish_with_warnings()
     } else {
         match std::str::from_utf8(&bytes) {
-            Ok(body) => decode_body(args.api, body),
+            Ok(body) => args.api.decode_response(body),
             Err(e) => {
                 crate::output::note!("{name}: not UTF-8 at byte {}", e.valid_up_to());
                 return Ok(Outcome::Problems);

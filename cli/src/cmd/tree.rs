@@ -94,7 +94,7 @@ fn indent(depth: usize) -> String {
 
 /// Runs `agentmsg tree`.
 pub fn run(args: &TreeArgs) -> Result<Outcome, CliError> {
-    let opened = crate::session_file::open(&args.file)?;
+    let opened = crate::input::open(&args.file)?;
     let session = &opened.session;
     let entries = session.entries();
     let children = session.child_indexes();
@@ -142,7 +142,12 @@ pub fn run(args: &TreeArgs) -> Result<Outcome, CliError> {
             })
             .collect();
         let doc = json!({
-            "format": format!("{:?}", opened.source),
+            "format": match session.format() {
+                agentmsg_runtime::SessionFormat::Agentmsg => "Agentmsg",
+                agentmsg_runtime::SessionFormat::Pi { .. } => "Pi",
+                agentmsg_runtime::SessionFormat::ClaudeCode => "ClaudeCode",
+                agentmsg_runtime::SessionFormat::Codex => "Codex",
+            },
             "leaf": session.leaf_id().map(|l| l.as_str()),
             "leaves": session.leaves().iter().map(|e| e.id().map(|i| i.as_str())).collect::<Vec<_>>(),
             "nodes": nodes,

@@ -6,9 +6,11 @@ use std::path::{Path, PathBuf};
 
 use agentmsg_runtime::{dropped_fields, AgentMessage, Entry, ProblemKind, Session, Validator};
 
+use crate::diag::warning_diagnostic;
+use crate::diag::{Diagnostic, Severity};
 use crate::error::CliError;
-use crate::load::{foreign_log, Diagnostic, ForeignLog, Line, Loaded, Severity, Sniff};
-use crate::session_file::{load_file_at, stream_transcript, warning_diagnostic, Purpose};
+use crate::input::{load_file_at, stream_transcript, Purpose};
+use crate::load::{foreign_log, Line, Loaded, Sniff};
 use crate::Outcome;
 
 /// The arguments of `agentmsg check`.
@@ -374,7 +376,7 @@ struct FileCheck {
     lines: usize,
     messages: usize,
     diagnostics: Vec<Diagnostic>,
-    foreign: Option<ForeignLog>,
+    foreign: Option<agentmsg_runtime::SessionFormat>,
 }
 
 /// Checks `path`. A JSON Lines transcript is read one line at a time; another
@@ -428,7 +430,7 @@ fn check_file(path: &Path, leaf: Option<&str>) -> Result<FileCheck, CliError> {
     let checker_messages = checker.messages();
     let diagnostics = if sniff.names_parents() {
         // A tree: its own problems, and the pairing branch by branch.
-        read.extend(branch_pairing(&crate::load::read_input(path)?));
+        read.extend(branch_pairing(&crate::input::read_input(path)?));
         checker.finish_tree(read)
     } else {
         checker.finish(read)
@@ -462,7 +464,12 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
             }
         };
         if let Some(log) = foreign.filter(|_| !args.json) {
-            writeln!(out, "{}: note: {}", crate::output::shown(path), log.note())?;
+            writeln!(
+                out,
+                "{}: note: {}",
+                crate::output::shown(path),
+                crate::diag::foreign_note(log)
+            )?;
         }
         let errors = diagnostics
             .iter()

@@ -1,4 +1,4 @@
-//! `agentmsg import` of a Claude Code log (`~/.claude/projects/*/*.jsonl`): the
+//! A Claude Code log (`~/.claude/projects/*/*.jsonl`): the
 //! tree of `uuid`/`parentUuid` becomes `id`/`parentId`.
 //!
 //! - Consecutive assistant entries of one response (Claude Code writes one
@@ -16,7 +16,7 @@
 //!   lines among one response's results (its result entries, and the progress
 //!   and system entries written between them) follow each other in the order
 //!   written, and what names any of them as parent follows the last
-//!   ([`Results`]).
+//!   (the `Results` of the conversion).
 //! - An assistant entry with `isApiErrorMessage` (Claude Code's stand-in for
 //!   a failed request) is an assistant message with stop reason `error`, its
 //!   text (or the entry's `error`) as `errorMessage`: a failed turn, not sent.
@@ -52,11 +52,11 @@
 //!   context at the leaf is the summary and the kept messages, not the
 //!   compacted history. The first kept message's lines (and those written
 //!   after them up to the anchor) are held back and written after the
-//!   anchor ([`Preserved`]).
+//!   anchor (`Preserved`).
 //! - Sidechain entries (a subagent's conversation, `isSidechain`) are kept as
 //!   messages of their own tree, written before the main conversation so the
 //!   leaf is the main conversation's last entry. A file is converted in two
-//!   passes, one line at a time ([`import_streamed`]): the sidechains' lines,
+//!   passes, one line at a time (`import_path`): the sidechains' lines,
 //!   then the main conversation's.
 //! - A `queued_command` attachment (a prompt the user typed while Claude
 //!   worked, which Claude Code sends to the model) is a user message of the
@@ -71,19 +71,9 @@ use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
-use agentmsg_runtime::providers::anthropic;
+use crate::providers::anthropic;
 
-use crate::error::CliError;
-use crate::import::{iso_millis, provider_block, Imported};
-use crate::load::Diagnostic;
-
-/// Whether the first entries look like a Claude Code log.
-pub fn detect(entries: &[Map<String, Value>]) -> bool {
-    entries.iter().take(50).any(|e| {
-        e.get("uuid").is_some_and(Value::is_string)
-            && (e.contains_key("parentUuid") || e.contains_key("sessionId"))
-    })
-}
+use super::{iso_millis, provider_block, ImportError, ImportWarning, Imported, WarningCode};
 
 #[derive(Default)]
 struct Out {
@@ -94,18 +84,36 @@ struct Out {
     anchors: std::collections::HashSet<String>,
     /// The anchor waited for and the main lines held back until it is
     /// written.
-    held: Option<(String, Vec<(Value, String)>)>,
+    held: Option<Held>,
+}
+
+/// Main lines held back until the anchor of a preserved segment is written.
+struct Held {
+    /// The anchor waited for.
+    anchor: String,
+    /// The lines held back, in order.
+    lines: Vec<HeldLine>,
+}
+
+/// One line held back: its value (for its id and parent) and its text.
+struct HeldLine {
+    line: Value,
+    text: String,
 }
 
 impl Out {
-    fn push(&mut self, sidechain: bool, line: Value) -> Result<(), CliError> {
-        let text = serde_json::to_string(&line)?;
+    fn push(&mut self, sidechain: bool, line: Value) -> Result<(), ImportError> {
+        let text = super::line_text(&line)?;
         if sidechain {
             self.side.push(text);
             return Ok(());
         }
         let id = line.get("id").and_then(Value::as_str);
-        if let Some((anchor, held)) = &mut self.held {
+        if let Some(Held {
+            anchor,
+            lines: held,
+        }) = &mut self.held
+        {
             if id == Some(anchor.as_str()) {
                 // What was written meanwhile and does not descend from the
                 // head (the boundary, a rewound branch) goes before the
@@ -113,7 +121,11 @@ impl Out {
                 let mut moved = std::collections::HashSet::from([anchor.clone()]);
                 let (mut before, mut after) = (Vec::new(), Vec::new());
                 let mut last_moved = false;
-                for (held_line, held_text) in held.drain(..) {
+                for HeldLine {
+                    line: held_line,
+                    text: held_text,
+                } in held.drain(..)
+                {
                     last_moved = match held_line.get("parentId") {
                         Some(Value::String(parent)) => moved.contains(parent),
                         Some(_) => false,
@@ -135,13 +147,16 @@ impl Out {
                 self.main.append(&mut after);
                 self.held = None;
             } else {
-                held.push((line, text));
+                held.push(HeldLine { line, text });
             }
             return Ok(());
         }
         if let Some(parent) = line.get("parentId").and_then(Value::as_str) {
             if self.anchors.contains(parent) {
-                self.held = Some((parent.to_owned(), vec![(line, text)]));
+                self.held = Some(Held {
+                    anchor: parent.to_owned(),
+                    lines: vec![HeldLine { line, text }],
+                });
                 return Ok(());
             }
         }
@@ -155,15 +170,19 @@ impl Out {
     /// Writes the lines still held back (their anchor never came), which
     /// is said.
     fn finish(&mut self, imported: &mut Imported) {
-        if let Some((anchor, held)) = self.held.take() {
-            imported.diagnostics.push(Diagnostic::warning(
+        if let Some(Held {
+            anchor,
+            lines: held,
+        }) = self.held.take()
+        {
+            imported.warnings.push(ImportWarning::warning(
                 0,
-                "preserved-segment",
+                WarningCode::PreservedSegment,
                 format!(
                     "the messages kept by a compaction wait for `{anchor}`, which was never written; written as they are"
                 ),
             ));
-            self.main.extend(held.into_iter().map(|(_, text)| text));
+            self.main.extend(held.into_iter().map(|h| h.text));
         }
     }
 }
@@ -183,14 +202,31 @@ struct Preserved {
     /// Each uuid seen, with its `parentUuid` (the first one written).
     parent: HashMap<String, Option<String>>,
     /// Each boundary's segment and kept messages.
-    boundaries: Vec<(Option<Segment>, Option<Kept>)>,
+    boundaries: Vec<Boundary>,
 }
 
-/// A `preservedSegment`: head, anchor, tail.
-type Segment = (String, String, String);
+/// What one `compact_boundary` preserved.
+struct Boundary {
+    /// Its `preservedSegment`.
+    segment: Option<Segment>,
+    /// Its `preservedMessages`.
+    kept: Option<Kept>,
+}
 
-/// A `preservedMessages`: the anchor and the kept entries, in order.
-type Kept = (String, Vec<String>);
+/// A `preservedSegment`: the kept entries from `head` to `tail`, which
+/// follow `anchor` once relinked.
+struct Segment {
+    head: String,
+    anchor: String,
+    tail: String,
+}
+
+/// A `preservedMessages`: the kept entries, in order, the first following
+/// `anchor` once relinked.
+struct Kept {
+    anchor: String,
+    uuids: Vec<String>,
+}
 
 /// The entries to relink (uuid → the parent it takes) and the anchors the
 /// first of them follow.
@@ -225,7 +261,7 @@ impl Preserved {
                 .map(str::to_owned)
         };
         let segment = match (field("headUuid"), field("anchorUuid"), field("tailUuid")) {
-            (Some(head), Some(anchor), Some(tail)) => Some((head, anchor, tail)),
+            (Some(head), Some(anchor), Some(tail)) => Some(Segment { head, anchor, tail }),
             _ => None,
         };
         let messages = metadata
@@ -238,10 +274,16 @@ impl Preserved {
                     .iter()
                     .map(|u| u.as_str().map(str::to_owned))
                     .collect();
-                Some((anchor, uuids?))
+                Some(Kept {
+                    anchor,
+                    uuids: uuids?,
+                })
             });
         if segment.is_some() || messages.is_some() {
-            self.boundaries.push((segment, messages));
+            self.boundaries.push(Boundary {
+                segment,
+                kept: messages,
+            });
         }
     }
 
@@ -259,8 +301,8 @@ impl Preserved {
             }
             seen
         };
-        for (segment, messages) in &self.boundaries {
-            if let Some((anchor, uuids)) = messages {
+        for Boundary { segment, kept } in &self.boundaries {
+            if let Some(Kept { anchor, uuids }) = kept {
                 let above = ancestry(anchor);
                 let whole = !uuids.is_empty()
                     && self.parent.contains_key(anchor)
@@ -277,7 +319,7 @@ impl Preserved {
                     continue;
                 }
             }
-            let Some((head, anchor, tail)) = segment else {
+            let Some(Segment { head, anchor, tail }) = segment else {
                 continue;
             };
             let above = ancestry(anchor);
@@ -309,7 +351,7 @@ fn text_of(value: Option<&Value>) -> Option<&str> {
 }
 
 /// Converts the parsed entries of a Claude Code log.
-pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliError> {
+pub(crate) fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, ImportError> {
     let mut imported = Imported::default();
     let mut preserved = Preserved::default();
     for (_, entry) in entries {
@@ -335,12 +377,12 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
 /// gives them anew for each): the sidechains' lines first, then the main
 /// conversation's, as [`import`] orders them. The counts and diagnostics are
 /// returned.
-pub fn import_streamed<I>(
-    entries: impl Fn() -> Result<I, CliError>,
+pub(crate) fn import_streamed<I>(
+    entries: impl Fn() -> Result<I, ImportError>,
     out: &mut dyn std::io::Write,
-) -> Result<Imported, CliError>
+) -> Result<Imported, ImportError>
 where
-    I: Iterator<Item = Result<(usize, Map<String, Value>), CliError>>,
+    I: Iterator<Item = Result<(usize, Map<String, Value>), ImportError>>,
 {
     // Both passes convert everything (so each line is what the whole read
     // makes of it); each writes its own lines, the second counts the rest.
@@ -354,7 +396,7 @@ where
         if !sidechains {
             log.relinked(std::mem::take(&mut preserved).relinks());
         }
-        let mut write = |log: &mut Log| -> Result<(), CliError> {
+        let mut write = |log: &mut Log| -> Result<(), ImportError> {
             let lines = if sidechains {
                 &mut log.out.side
             } else {
@@ -395,7 +437,7 @@ struct Log {
     tool_names: HashMap<String, String>,
     /// The open assistant response: its message id, its line, whether it is
     /// a sidechain's.
-    open: Option<(String, Map<String, Value>, bool)>,
+    open: Option<OpenResponse>,
     /// The results of each response's calls, chained (see [`Results`]).
     results: Results,
     /// The message line each `extension` line with an id hangs from.
@@ -403,15 +445,70 @@ struct Log {
     /// Entries (other than user and assistant ones) written between the
     /// entries of the open response, naming it as parent: written after it,
     /// as its kind of `extension` line, once it is whole.
-    pending: Vec<(Map<String, Value>, String, bool)>,
+    pending: Vec<Pending>,
     /// Each uuid converted: the line of the log it was on, and a hash of its
     /// entry (not the entry: memory holds ids, never the file).
-    seen: HashMap<String, (usize, u64)>,
+    seen: HashMap<String, Seen>,
     /// The entries a compaction kept, with the parent each takes
     /// ([`Preserved`]).
     relink: HashMap<String, String>,
     /// The line of the log being converted.
     at: usize,
+}
+
+/// The fields of a Claude Code entry every entry type is read by.
+struct ClaudeEntry<'a> {
+    /// The entry whole (an `extension` line keeps it).
+    map: &'a Map<String, Value>,
+    /// Its `type` (empty when it has none).
+    kind: &'a str,
+    /// Its `uuid`.
+    uuid: Option<String>,
+    /// Whether it is a subagent's (`isSidechain`).
+    sidechain: bool,
+    /// Its `timestamp` as Unix milliseconds (0 when it has none).
+    timestamp: u64,
+    /// Its `message` object.
+    message: Option<&'a Map<String, Value>>,
+}
+
+impl<'a> ClaudeEntry<'a> {
+    fn of(map: &'a Map<String, Value>) -> Self {
+        Self {
+            map,
+            kind: text_of(map.get("type")).unwrap_or(""),
+            uuid: text_of(map.get("uuid")).map(str::to_owned),
+            sidechain: map.get("isSidechain").and_then(Value::as_bool) == Some(true),
+            timestamp: text_of(map.get("timestamp"))
+                .and_then(iso_millis)
+                .unwrap_or(0),
+            message: map.get("message").and_then(Value::as_object),
+        }
+    }
+}
+
+/// The assistant response being merged from its entries.
+struct OpenResponse {
+    /// The Messages API's id of the response (`message.id`).
+    message_id: String,
+    /// Its line so far.
+    line: Map<String, Value>,
+    /// Whether it is a sidechain's.
+    sidechain: bool,
+}
+
+/// An entry that waits for the open response to be whole.
+struct Pending {
+    entry: Map<String, Value>,
+    /// The kind of its `extension` line.
+    kind: String,
+    sidechain: bool,
+}
+
+/// A uuid converted: the line of the log it was on, and a hash of its entry.
+struct Seen {
+    line: usize,
+    hash: u64,
 }
 
 /// The results of parallel tool calls. Claude Code gives each result entry
@@ -580,7 +677,7 @@ impl Log {
         line: usize,
         entry: &Map<String, Value>,
         imported: &mut Imported,
-    ) -> Result<(), CliError> {
+    ) -> Result<(), ImportError> {
         self.at = line;
         let Some(uuid) = text_of(entry.get("uuid")).map(str::to_owned) else {
             return self.entry(entry, imported);
@@ -589,7 +686,7 @@ impl Log {
         match self.seen.get(&uuid) {
             None => {
                 let relinked_to = self.relink.remove(&uuid);
-                self.seen.insert(uuid, (line, hash));
+                self.seen.insert(uuid, Seen { line, hash });
                 match relinked_to {
                     // A message a compaction kept follows the anchor or the
                     // kept message before it, as Claude Code relinks it.
@@ -601,19 +698,22 @@ impl Log {
                     None => self.entry(entry, imported),
                 }
             }
-            Some(&(first, earlier)) if earlier == hash => {
-                imported.diagnostics.push(Diagnostic::warning(
+            Some(&Seen {
+                line: first,
+                hash: earlier,
+            }) if earlier == hash => {
+                imported.warnings.push(ImportWarning::warning(
                     line,
-                    "duplicate-entry",
+                    WarningCode::DuplicateEntry,
                     format!("entry `{uuid}` repeats line {first} exactly; left out"),
                 ));
                 Ok(())
             }
-            Some((first, _)) => {
+            Some(&Seen { line: first, .. }) => {
                 let id = format!("{uuid}~{line}");
-                imported.diagnostics.push(Diagnostic::warning(
+                imported.warnings.push(ImportWarning::warning(
                     line,
-                    "duplicate-uuid",
+                    WarningCode::DuplicateUuid,
                     format!("entry `{uuid}` has the uuid of line {first}, not its content; kept as `{id}`"),
                 ));
                 let mut renamed = entry.clone();
@@ -623,275 +723,334 @@ impl Log {
         }
     }
 
-    /// Converts one entry.
+    /// Converts one entry, by its type.
     fn entry(
         &mut self,
-        entry: &Map<String, Value>,
+        map: &Map<String, Value>,
         imported: &mut Imported,
-    ) -> Result<(), CliError> {
-        let kind = text_of(entry.get("type")).unwrap_or("");
-        let uuid = text_of(entry.get("uuid")).map(str::to_owned);
-        let sidechain = entry.get("isSidechain").and_then(Value::as_bool) == Some(true);
-        let timestamp = text_of(entry.get("timestamp"))
-            .and_then(iso_millis)
-            .unwrap_or(0);
-        let message = entry.get("message").and_then(Value::as_object);
-
-        // An assistant entry continuing the open response merges into it.
-        if kind == "assistant" {
-            if let (Some(message), Some(uuid)) = (message, &uuid) {
-                let response_id = text_of(message.get("id")).unwrap_or("").to_owned();
-                unkept_call_fields(message.get("content"), self.at, imported);
-                let mut blocks = assistant_blocks(message.get("content"), &mut self.tool_names);
-                let calls: Vec<Value> = blocks
-                    .iter()
-                    .filter(|b| text_of(b.get("type")) == Some("toolCall"))
-                    .cloned()
-                    .collect();
-                let mut merged = false;
-                if let Some((open_id, line, open_side)) = &mut self.open {
-                    let parent = text_of(entry.get("parentUuid"));
-                    let follows = parent.is_some_and(|p| {
-                        self.alias.get(p) == line.get("id").and_then(Value::as_str)
-                    });
-                    if !response_id.is_empty()
-                        && *open_id == response_id
-                        && follows
-                        && *open_side == sidechain
-                    {
-                        if let Some(Value::Array(content)) = line.get_mut("content") {
-                            content.append(&mut blocks);
-                        }
-                        let old = text_of(line.get("id")).unwrap_or("").to_owned();
-                        line.insert("id".into(), Value::from(uuid.clone()));
-                        self.alias.moved(&old, uuid);
-                        if let Some(usage) = message.get("usage") {
-                            line.insert("usage".into(), usage_of(usage));
-                        }
-                        if let Some(stop) = stop_reason(message.get("stop_reason")) {
-                            line.insert("stopReason".into(), Value::from(stop));
-                        }
-                        merged = true;
-                    }
-                }
-                if merged {
-                    self.calls(uuid, &calls);
-                    return Ok(());
-                }
-                self.flush_open(imported)?;
-                let mut line = Map::new();
-                line.insert("role".into(), Value::from("assistant"));
-                line.insert("content".into(), Value::Array(blocks));
-                line.insert("api".into(), Value::from("anthropic-messages"));
-                line.insert("provider".into(), Value::from("anthropic"));
-                line.insert(
-                    "model".into(),
-                    message.get("model").cloned().unwrap_or(Value::from("")),
-                );
-                if !response_id.is_empty() {
-                    line.insert("responseId".into(), Value::from(response_id.clone()));
-                }
-                line.insert(
-                    "usage".into(),
-                    message.get("usage").map_or(
-                        json!({"input":0,"output":0,"cacheRead":0,"cacheWrite":0}),
-                        usage_of,
-                    ),
-                );
-                line.insert(
-                    "stopReason".into(),
-                    Value::from(stop_reason(message.get("stop_reason")).unwrap_or("stop")),
-                );
-                if entry.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true) {
-                    // Claude Code's stand-in for a failed request (model
-                    // `<synthetic>`): a failed turn, which is not sent back.
-                    let text = text_of(entry.get("error")).map_or_else(
-                        || {
-                            line.get("content")
-                                .and_then(Value::as_array)
-                                .into_iter()
-                                .flatten()
-                                .filter_map(|b| text_of(b.get("text")))
-                                .collect::<Vec<_>>()
-                                .join("\n")
-                        },
-                        str::to_owned,
-                    );
-                    line.insert("stopReason".into(), Value::from("error"));
-                    line.insert("errorMessage".into(), Value::from(text));
-                }
-                line.insert("timestamp".into(), Value::from(timestamp));
-                line.insert("id".into(), Value::from(uuid.clone()));
-                line.insert("parentId".into(), self.parent(entry));
-                self.alias.own(uuid);
-                self.calls(uuid, &calls);
-                self.open = Some((response_id, line, sidechain));
-                return Ok(());
-            }
+    ) -> Result<(), ImportError> {
+        let e = ClaudeEntry::of(map);
+        if let ("assistant", Some(message), Some(uuid)) = (e.kind, e.message, &e.uuid) {
+            return self.assistant(&e, message, uuid, imported);
         }
-        // A progress or system entry between the entries of one response
-        // (Claude Code writes hook progress as a call starts, before the
-        // response's next block) does not end it: it waits, and what names
-        // it as parent names the response.
-        if let (Some(uuid), Some((_, line, open_side))) = (&uuid, &self.open) {
-            let open_id = line.get("id").and_then(Value::as_str);
-            let parent = text_of(entry.get("parentUuid")).and_then(|p| self.alias.get(p));
-            if !matches!(kind, "user" | "assistant" | "summary")
-                && parent.is_some()
-                && parent == open_id
-                && *open_side == sidechain
-            {
-                if let Some(&group) = open_id.and_then(|id| self.alias.group.get(id)) {
-                    self.alias.group.insert(uuid.clone(), group);
-                    let name = format!("claude.{}", if kind.is_empty() { "entry" } else { kind });
-                    self.pending.push((entry.clone(), name, sidechain));
-                    return Ok(());
-                }
-            }
+        if self.waits_for_open(&e) {
+            return Ok(());
         }
         self.flush_open(imported)?;
+        match (e.kind, e.message, &e.uuid) {
+            ("user", Some(message), Some(uuid)) => self.user(&e, message, uuid, imported),
+            ("attachment", _, Some(uuid)) => match queued_prompt(map) {
+                Some(blocks) => self.queued(&e, blocks, uuid, imported),
+                None => self.other(&e, imported),
+            },
+            ("summary", _, _) => self.summary(&e, imported),
+            _ => self.other(&e, imported),
+        }
+    }
 
-        match (kind, message, &uuid) {
-            ("user", Some(message), Some(uuid)) => {
-                let results_of = match message.get("content") {
-                    Some(Value::Array(blocks)) => blocks
-                        .iter()
-                        .filter(|b| text_of(b.get("type")) == Some("tool_result"))
-                        .find_map(|b| self.results.call.get(text_of(b.get("tool_use_id"))?))
-                        .copied(),
-                    _ => None,
-                };
-                let (parent, joins) = self.placed(entry, results_of, false);
-                let mut lines = Vec::new();
-                let mut user_blocks = Vec::new();
-                match message.get("content") {
-                    Some(Value::String(text)) => {
-                        user_blocks.push(json!({"type":"text","text":text}))
-                    }
-                    Some(Value::Array(blocks)) => {
-                        for block in blocks {
-                            match text_of(block.get("type")) {
-                                Some("tool_result") => {
-                                    let call = text_of(block.get("tool_use_id")).unwrap_or("");
-                                    let mut result = Map::new();
-                                    result.insert("role".into(), Value::from("toolResult"));
-                                    result.insert("toolCallId".into(), Value::from(call));
-                                    result.insert(
-                                        "toolName".into(),
-                                        Value::from(
-                                            self.tool_names.get(call).cloned().unwrap_or_default(),
-                                        ),
-                                    );
-                                    result_as_text(block.get("content"), call, self.at, imported);
-                                    result.insert(
-                                        "content".into(),
-                                        result_blocks(block.get("content")),
-                                    );
-                                    result.insert(
-                                        "isError".into(),
-                                        Value::from(
-                                            block
-                                                .get("is_error")
-                                                .and_then(Value::as_bool)
-                                                .unwrap_or(false),
-                                        ),
-                                    );
-                                    result.insert("timestamp".into(), Value::from(timestamp));
-                                    if let Some(details) = entry.get("toolUseResult") {
-                                        result.insert("details".into(), details.clone());
-                                    }
-                                    lines.push(result);
-                                }
-                                Some("document") => {
-                                    user_blocks.push(media_block(block, "document"))
-                                }
-                                _ => user_blocks.push(text_or_image(block)),
+    /// An `assistant` entry: the open response when it continues it (Claude
+    /// Code writes one entry per content block, all with the same
+    /// `message.id`), else a new response, open until another entry ends it.
+    fn assistant(
+        &mut self,
+        e: &ClaudeEntry<'_>,
+        message: &Map<String, Value>,
+        uuid: &str,
+        imported: &mut Imported,
+    ) -> Result<(), ImportError> {
+        let (entry, sidechain, timestamp) = (e.map, e.sidechain, e.timestamp);
+        let response_id = text_of(message.get("id")).unwrap_or("").to_owned();
+        unkept_call_fields(message.get("content"), self.at, imported);
+        let mut blocks = assistant_blocks(message.get("content"), &mut self.tool_names);
+        let calls: Vec<Value> = blocks
+            .iter()
+            .filter(|b| text_of(b.get("type")) == Some("toolCall"))
+            .cloned()
+            .collect();
+        let mut merged = false;
+        if let Some(OpenResponse {
+            message_id: open_id,
+            line,
+            sidechain: open_side,
+        }) = &mut self.open
+        {
+            let parent = text_of(entry.get("parentUuid"));
+            let follows =
+                parent.is_some_and(|p| self.alias.get(p) == line.get("id").and_then(Value::as_str));
+            if !response_id.is_empty()
+                && *open_id == response_id
+                && follows
+                && *open_side == sidechain
+            {
+                if let Some(Value::Array(content)) = line.get_mut("content") {
+                    content.append(&mut blocks);
+                }
+                let old = text_of(line.get("id")).unwrap_or("").to_owned();
+                line.insert("id".into(), Value::from(uuid));
+                self.alias.moved(&old, uuid);
+                if let Some(usage) = message.get("usage") {
+                    line.insert("usage".into(), usage_of(usage));
+                }
+                if let Some(stop) = stop_reason(message.get("stop_reason")) {
+                    line.insert("stopReason".into(), Value::from(stop));
+                }
+                merged = true;
+            }
+        }
+        if merged {
+            self.calls(uuid, &calls);
+            return Ok(());
+        }
+        self.flush_open(imported)?;
+        let mut line = Map::new();
+        line.insert("role".into(), Value::from("assistant"));
+        line.insert("content".into(), Value::Array(blocks));
+        line.insert("api".into(), Value::from("anthropic-messages"));
+        line.insert("provider".into(), Value::from("anthropic"));
+        line.insert(
+            "model".into(),
+            message.get("model").cloned().unwrap_or(Value::from("")),
+        );
+        if !response_id.is_empty() {
+            line.insert("responseId".into(), Value::from(response_id.clone()));
+        }
+        line.insert(
+            "usage".into(),
+            message.get("usage").map_or(
+                json!({"input":0,"output":0,"cacheRead":0,"cacheWrite":0}),
+                usage_of,
+            ),
+        );
+        line.insert(
+            "stopReason".into(),
+            Value::from(stop_reason(message.get("stop_reason")).unwrap_or("stop")),
+        );
+        if entry.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true) {
+            // Claude Code's stand-in for a failed request (model
+            // `<synthetic>`): a failed turn, which is not sent back.
+            let text = text_of(entry.get("error")).map_or_else(
+                || {
+                    line.get("content")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|b| text_of(b.get("text")))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                },
+                str::to_owned,
+            );
+            line.insert("stopReason".into(), Value::from("error"));
+            line.insert("errorMessage".into(), Value::from(text));
+        }
+        line.insert("timestamp".into(), Value::from(timestamp));
+        line.insert("id".into(), Value::from(uuid));
+        line.insert("parentId".into(), self.parent(entry));
+        self.alias.own(uuid);
+        self.calls(uuid, &calls);
+        self.open = Some(OpenResponse {
+            message_id: response_id,
+            line,
+            sidechain,
+        });
+        Ok(())
+    }
+
+    /// Whether `e` waits for the open response: a progress or system entry
+    /// between the entries of one response (Claude Code writes hook progress
+    /// as a call starts, before the response's next block) does not end it;
+    /// what names it as parent names the response.
+    fn waits_for_open(&mut self, e: &ClaudeEntry<'_>) -> bool {
+        let (Some(uuid), Some(open)) = (&e.uuid, &self.open) else {
+            return false;
+        };
+        let open_id = open.line.get("id").and_then(Value::as_str);
+        let parent = text_of(e.map.get("parentUuid")).and_then(|p| self.alias.get(p));
+        if matches!(e.kind, "user" | "assistant" | "summary")
+            || parent.is_none()
+            || parent != open_id
+            || open.sidechain != e.sidechain
+        {
+            return false;
+        }
+        let Some(&group) = open_id.and_then(|id| self.alias.group.get(id)) else {
+            return false;
+        };
+        self.alias.group.insert(uuid.clone(), group);
+        let kind = if e.kind.is_empty() { "entry" } else { e.kind };
+        self.pending.push(Pending {
+            entry: e.map.clone(),
+            kind: format!("claude.{kind}"),
+            sidechain: e.sidechain,
+        });
+        true
+    }
+
+    /// A `user` entry: a `toolResult` message for each `tool_result` block,
+    /// then a user message of its other blocks; an `extension` line when it
+    /// has neither.
+    fn user(
+        &mut self,
+        e: &ClaudeEntry<'_>,
+        message: &Map<String, Value>,
+        uuid: &String,
+        imported: &mut Imported,
+    ) -> Result<(), ImportError> {
+        let (entry, sidechain, timestamp) = (e.map, e.sidechain, e.timestamp);
+        let results_of = match message.get("content") {
+            Some(Value::Array(blocks)) => blocks
+                .iter()
+                .filter(|b| text_of(b.get("type")) == Some("tool_result"))
+                .find_map(|b| self.results.call.get(text_of(b.get("tool_use_id"))?))
+                .copied(),
+            _ => None,
+        };
+        let (parent, joins) = self.placed(entry, results_of, false);
+        let mut lines = Vec::new();
+        let mut user_blocks = Vec::new();
+        match message.get("content") {
+            Some(Value::String(text)) => user_blocks.push(json!({"type":"text","text":text})),
+            Some(Value::Array(blocks)) => {
+                for block in blocks {
+                    match text_of(block.get("type")) {
+                        Some("tool_result") => {
+                            let call = text_of(block.get("tool_use_id")).unwrap_or("");
+                            let mut result = Map::new();
+                            result.insert("role".into(), Value::from("toolResult"));
+                            result.insert("toolCallId".into(), Value::from(call));
+                            result.insert(
+                                "toolName".into(),
+                                Value::from(self.tool_names.get(call).cloned().unwrap_or_default()),
+                            );
+                            result_as_text(block.get("content"), call, self.at, imported);
+                            result.insert("content".into(), result_blocks(block.get("content")));
+                            result.insert(
+                                "isError".into(),
+                                Value::from(
+                                    block
+                                        .get("is_error")
+                                        .and_then(Value::as_bool)
+                                        .unwrap_or(false),
+                                ),
+                            );
+                            result.insert("timestamp".into(), Value::from(timestamp));
+                            if let Some(details) = entry.get("toolUseResult") {
+                                result.insert("details".into(), details.clone());
                             }
+                            lines.push(result);
                         }
+                        Some("document") => user_blocks.push(media_block(block, "document")),
+                        _ => user_blocks.push(text_or_image(block)),
                     }
-                    _ => {}
-                }
-                if !user_blocks.is_empty() {
-                    let mut user = Map::new();
-                    user.insert("role".into(), Value::from("user"));
-                    user.insert("content".into(), Value::Array(user_blocks));
-                    user.insert("timestamp".into(), Value::from(timestamp));
-                    lines.push(user);
-                }
-                let count = lines.len();
-                let mut previous = parent;
-                for (i, mut line) in lines.into_iter().enumerate() {
-                    let id = if i + 1 == count {
-                        uuid.clone()
-                    } else {
-                        format!("{uuid}/{i}")
-                    };
-                    line.insert("id".into(), Value::from(id.clone()));
-                    line.insert("parentId".into(), previous);
-                    if let Some(group) = joins {
-                        self.joined(group, std::slice::from_ref(&id));
-                    }
-                    previous = Value::from(id);
-                    imported.messages += 1;
-                    self.out.push(sidechain, Value::Object(line))?;
-                }
-                if count == 0 {
-                    self.extension(imported, "claude.user", entry, Some(uuid), sidechain)?;
-                } else {
-                    self.alias.own(uuid);
                 }
             }
-            // A prompt the user typed while Claude worked (Claude Code 2.x
-            // records it as an attachment, and sends it to the model as a
-            // user message): the user's words, as a user message.
-            ("attachment", _, Some(uuid)) if queued_prompt(entry).is_some() => {
-                let blocks = queued_prompt(entry).unwrap_or_default();
-                let (parent, _) = self.placed(entry, None, false);
-                let line = json!({
-                    "role": "user",
-                    "content": blocks,
-                    "timestamp": timestamp,
-                    "id": uuid,
-                    "parentId": parent,
-                });
-                imported.diagnostics.push(Diagnostic::warning(
-                    self.at,
-                    "queued-prompt",
-                    format!("the prompt queued in `{uuid}` is a user message of the user's words; the wrapper Claude Code sends around them (its text varies by version) is not reproduced"),
-                ));
-                imported.messages += 1;
-                self.out.push(sidechain, line)?;
-                self.alias.own(uuid);
+            _ => {}
+        }
+        if !user_blocks.is_empty() {
+            let mut user = Map::new();
+            user.insert("role".into(), Value::from("user"));
+            user.insert("content".into(), Value::Array(user_blocks));
+            user.insert("timestamp".into(), Value::from(timestamp));
+            lines.push(user);
+        }
+        let count = lines.len();
+        let mut previous = parent;
+        for (i, mut line) in lines.into_iter().enumerate() {
+            let id = if i + 1 == count {
+                uuid.clone()
+            } else {
+                format!("{uuid}/{i}")
+            };
+            line.insert("id".into(), Value::from(id.clone()));
+            line.insert("parentId".into(), previous);
+            if let Some(group) = joins {
+                self.joined(group, std::slice::from_ref(&id));
             }
-            ("summary", _, _) => {
-                let target = text_of(entry.get("leafUuid")).unwrap_or("");
-                let line = json!({
-                    "role": "extension",
-                    "kind": "label",
-                    "data": {"targetId": target, "label": entry.get("summary").cloned().unwrap_or(Value::Null)},
-                });
-                self.out.push(false, line)?;
-                imported.extensions += 1;
-            }
-            _ => {
-                let name = format!("claude.{}", if kind.is_empty() { "entry" } else { kind });
-                self.extension(imported, &name, entry, uuid.as_ref(), sidechain)?;
-            }
+            previous = Value::from(id);
+            imported.messages += 1;
+            self.out.push(sidechain, Value::Object(line))?;
+        }
+        if count == 0 {
+            self.extension(imported, "claude.user", entry, Some(uuid), sidechain)?;
+        } else {
+            self.alias.own(uuid);
         }
         Ok(())
     }
 
+    /// A prompt the user typed while Claude worked (Claude Code 2.x records
+    /// it as a `queued_command` attachment, and sends it to the model as a
+    /// user message): the user's words, as a user message.
+    fn queued(
+        &mut self,
+        e: &ClaudeEntry<'_>,
+        blocks: Vec<Value>,
+        uuid: &String,
+        imported: &mut Imported,
+    ) -> Result<(), ImportError> {
+        let (entry, sidechain, timestamp) = (e.map, e.sidechain, e.timestamp);
+        let (parent, _) = self.placed(entry, None, false);
+        let line = json!({
+            "role": "user",
+            "content": blocks,
+            "timestamp": timestamp,
+            "id": uuid,
+            "parentId": parent,
+        });
+        imported.warnings.push(ImportWarning::warning(
+            self.at,
+            WarningCode::QueuedPrompt,
+            format!("the prompt queued in `{uuid}` is a user message of the user's words; the wrapper Claude Code sends around them (its text varies by version) is not reproduced"),
+        ));
+        imported.messages += 1;
+        self.out.push(sidechain, line)?;
+        self.alias.own(uuid);
+        Ok(())
+    }
+
+    /// A `summary` entry (a title for the leaf it names): a label line.
+    fn summary(&mut self, e: &ClaudeEntry<'_>, imported: &mut Imported) -> Result<(), ImportError> {
+        let entry = e.map;
+        let target = text_of(entry.get("leafUuid")).unwrap_or("");
+        let line = json!({
+            "role": "extension",
+            "kind": "label",
+            "data": {"targetId": target, "label": entry.get("summary").cloned().unwrap_or(Value::Null)},
+        });
+        self.out.push(false, line)?;
+        imported.extensions += 1;
+        Ok(())
+    }
+
+    /// Any other entry: an `extension` line of kind `claude.<type>` holding
+    /// it, in its place in the tree.
+    fn other(&mut self, e: &ClaudeEntry<'_>, imported: &mut Imported) -> Result<(), ImportError> {
+        let kind = if e.kind.is_empty() { "entry" } else { e.kind };
+        self.extension(
+            imported,
+            &format!("claude.{kind}"),
+            e.map,
+            e.uuid.as_ref(),
+            e.sidechain,
+        )
+    }
+
     /// Ends the conversion: the response still open is written.
-    fn end(&mut self, imported: &mut Imported) -> Result<(), CliError> {
+    fn end(&mut self, imported: &mut Imported) -> Result<(), ImportError> {
         self.flush_open(imported)?;
         self.out.finish(imported);
         Ok(())
     }
 
     /// Writes the open response, then the entries that waited for it.
-    fn flush_open(&mut self, imported: &mut Imported) -> Result<(), CliError> {
+    fn flush_open(&mut self, imported: &mut Imported) -> Result<(), ImportError> {
         flush(&mut self.open, &mut self.out, imported)?;
-        for (entry, name, sidechain) in std::mem::take(&mut self.pending) {
+        for Pending {
+            entry,
+            kind: name,
+            sidechain,
+        } in std::mem::take(&mut self.pending)
+        {
             let uuid = text_of(entry.get("uuid")).map(str::to_owned);
             self.extension(imported, &name, &entry, uuid.as_ref(), sidechain)?;
         }
@@ -910,7 +1069,7 @@ impl Log {
         entry: &Map<String, Value>,
         uuid: Option<&String>,
         sidechain: bool,
-    ) -> Result<(), CliError> {
+    ) -> Result<(), ImportError> {
         let mut line = Map::new();
         line.insert("role".into(), Value::from("extension"));
         line.insert("kind".into(), Value::from(kind));
@@ -935,11 +1094,14 @@ impl Log {
 }
 
 fn flush(
-    open: &mut Option<(String, Map<String, Value>, bool)>,
+    open: &mut Option<OpenResponse>,
     out: &mut Out,
     imported: &mut Imported,
-) -> Result<(), CliError> {
-    if let Some((_, line, sidechain)) = open.take() {
+) -> Result<(), ImportError> {
+    if let Some(OpenResponse {
+        line, sidechain, ..
+    }) = open.take()
+    {
         out.push(sidechain, Value::Object(line))?;
         imported.messages += 1;
     }
@@ -951,7 +1113,7 @@ fn flush(
 /// `pause_turn` is `paused`).
 fn stop_reason(value: Option<&Value>) -> Option<&'static str> {
     let reason = value?.as_str()?;
-    Some(agentmsg_runtime::providers::anthropic::stop_reason(reason).as_str())
+    Some(crate::providers::anthropic::stop_reason(reason).as_str())
 }
 
 fn usage_of(usage: &Value) -> Value {
@@ -1091,9 +1253,9 @@ fn unkept_call_fields(content: Option<&Value>, line: usize, imported: &mut Impor
             .map(|(key, _)| key.as_str())
             .collect();
         if !unkept.is_empty() {
-            imported.diagnostics.push(Diagnostic::warning(
+            imported.warnings.push(ImportWarning::warning(
                 line,
-                "field-not-kept",
+                WarningCode::FieldNotKept,
                 format!(
                     "`{}` of the tool_use `{}` not kept: a tool call has no place for it",
                     unkept.join("`, `"),
@@ -1120,9 +1282,9 @@ fn result_as_text(content: Option<&Value>, call: &str, line: usize, imported: &m
         .collect();
     kinds.dedup();
     if !kinds.is_empty() {
-        imported.diagnostics.push(Diagnostic::warning(
+        imported.warnings.push(ImportWarning::warning(
             line,
-            "result-block-as-text",
+            WarningCode::ResultBlockAsText,
             format!(
                 "the result of `{call}` has `{}` blocks, which a tool result holds only as their JSON in text; sent so",
                 kinds.join("`, `")

@@ -36,7 +36,7 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
             "export needs a format: --html (one self-contained page)".to_owned(),
         ));
     }
-    let opened = crate::session_file::open(&args.file)?;
+    let opened = crate::input::open(&args.file)?;
     let file = crate::output::shown(&args.file);
     opened.report(&file);
     let session = &opened.session;

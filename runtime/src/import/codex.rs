@@ -1,4 +1,4 @@
-//! `agentmsg import` of a Codex CLI rollout (`~/.codex/sessions/…/rollout-*.jsonl`).
+//! A Codex CLI rollout (`~/.codex/sessions/…/rollout-*.jsonl`).
 //!
 //! A rollout is linear: each `response_item` follows the one before it.
 //!
@@ -58,11 +58,9 @@ use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
-use agentmsg_runtime::providers::openai_responses;
+use crate::providers::openai_responses;
 
-use crate::error::CliError;
-use crate::import::{iso_millis, provider_block, Imported};
-use crate::load::Diagnostic;
+use super::{iso_millis, provider_block, ImportError, ImportWarning, Imported, WarningCode};
 
 const ITEM_TYPES: &[&str] = &[
     "message",
@@ -77,29 +75,12 @@ const ITEM_TYPES: &[&str] = &[
     "tool_search_output",
 ];
 
-/// Whether the first entries look like a Codex rollout.
-pub fn detect(entries: &[Map<String, Value>]) -> bool {
-    entries.iter().take(50).any(|e| {
-        let kind = e.get("type").and_then(Value::as_str);
-        (e.contains_key("payload")
-            && matches!(
-                kind,
-                Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted")
-            ))
-            || (e.contains_key("instructions")
-                && e.contains_key("id")
-                && e.contains_key("timestamp")
-                && !e.contains_key("role"))
-            || e.get("record_type").is_some()
-    })
-}
-
 fn text_of(value: Option<&Value>) -> Option<&str> {
     value.and_then(Value::as_str)
 }
 
 /// Converts the parsed lines of a Codex rollout.
-pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliError> {
+pub(crate) fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, ImportError> {
     let mut imported = Imported::default();
     let mut rollout = Rollout::default();
     for (line_no, entry) in entries {
@@ -114,10 +95,10 @@ pub fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, CliEr
 /// the transcript to `out` as it goes: only the lines after the last
 /// assistant message still waiting for its usage are held back. The counts
 /// and diagnostics are returned.
-pub fn import_streamed(
-    entries: impl Iterator<Item = Result<(usize, Map<String, Value>), CliError>>,
+pub(crate) fn import_streamed(
+    entries: impl Iterator<Item = Result<(usize, Map<String, Value>), ImportError>>,
     out: &mut dyn std::io::Write,
-) -> Result<Imported, CliError> {
+) -> Result<Imported, ImportError> {
     let mut imported = Imported::default();
     let mut rollout = Rollout::default();
     for entry in entries {
@@ -127,11 +108,11 @@ pub fn import_streamed(
             .origin
             .awaiting_usage
             .as_ref()
-            .map_or(imported.text.len(), |(_, range)| range.start);
+            .map_or(imported.text.len(), |awaiting| awaiting.range.start);
         out.write_all(&imported.text[..held])?;
         imported.text.drain(..held);
-        if let Some((_, range)) = &mut rollout.origin.awaiting_usage {
-            *range = range.start - held..range.end - held;
+        if let Some(awaiting) = &mut rollout.origin.awaiting_usage {
+            awaiting.range = awaiting.range.start - held..awaiting.range.end - held;
         }
     }
     rollout.end(&mut imported)?;
@@ -161,7 +142,7 @@ struct Rollout {
     unanswered: Vec<String>,
     /// The calls a `turn_aborted` cut, with its line, waiting for what comes
     /// next: their output (the tool ended after all), or anything else.
-    cut: Vec<(String, usize)>,
+    cut: Vec<CutCall>,
     /// The calls given the output `aborted`.
     aborted: std::collections::HashSet<String>,
 }
@@ -179,14 +160,37 @@ const CALL_KEYS: &[&str] = &[
     "status",
 ];
 
+/// A rollout line that is no response item: the parts every kind is read by.
+struct RolloutLine<'a> {
+    /// The line whole (an `extension` line keeps it).
+    map: &'a Map<String, Value>,
+    /// Its number in the rollout.
+    number: usize,
+    /// Its `type` (empty when it has none).
+    kind: &'a str,
+    /// Its `payload`.
+    payload: Option<&'a Value>,
+    /// Its payload's `type` (an event's kind).
+    event: Option<&'a str>,
+    /// Its time, as Unix milliseconds (the line before's when it has none).
+    ts: u64,
+}
+
+impl RolloutLine<'_> {
+    /// The id of the lines it writes: `codex:<line>`.
+    fn id(&self) -> String {
+        format!("codex:{}", self.number)
+    }
+}
+
 impl Rollout {
-    /// Converts one entry.
+    /// Converts one entry: a response item, or a line of another kind.
     fn entry(
         &mut self,
         line_no: &usize,
         entry: &Map<String, Value>,
         imported: &mut Imported,
-    ) -> Result<(), CliError> {
+    ) -> Result<(), ImportError> {
         self.line = *line_no;
         let ts = text_of(entry.get("timestamp"))
             .and_then(iso_millis)
@@ -198,137 +202,197 @@ impl Rollout {
             (k, _) if ITEM_TYPES.contains(&k) => Some(entry),
             _ => None,
         };
-        let Some(item) = item else {
-            let payload = entry.get("payload");
-            match (kind, payload.and_then(|p| text_of(p.get("type")))) {
-                ("session_meta", _) => {
-                    if let Some(provider) = payload.and_then(|p| text_of(p.get("model_provider"))) {
-                        self.origin.provider = provider.to_owned();
-                    }
+        if let Some(item) = item {
+            return self.item(&format!("codex:{line_no}"), ts, item, entry, imported);
+        }
+        let payload = entry.get("payload");
+        let line = RolloutLine {
+            map: entry,
+            number: *line_no,
+            kind,
+            payload,
+            event: payload.and_then(|p| text_of(p.get("type"))),
+            ts,
+        };
+        self.context(&line, imported)?;
+        let rollback = self.rollback(&line);
+        // Codex writes events between the items of one response: they do not
+        // end its assistant message (their lines come before it).
+        if kind != "event_msg" || rollback.is_some() {
+            close(&mut self.open, imported, &mut self.origin)?;
+        }
+        if (kind, line.event) == ("event_msg", Some("turn_aborted")) {
+            self.turn_aborted(&line, imported)?;
+        }
+        if kind == "compacted" {
+            return self.compacted(&line, imported);
+        }
+        if rollback.is_some() {
+            self.fill_cut(ts, imported)?;
+        }
+        self.other(&line, rollback, imported)
+    }
+
+    /// What a line tells of the context the next messages are written in:
+    /// the provider (`session_meta`), the model (`turn_context`), the usage
+    /// of the last response (a `token_count` event).
+    fn context(
+        &mut self,
+        line: &RolloutLine<'_>,
+        imported: &mut Imported,
+    ) -> Result<(), ImportError> {
+        let payload = line.payload;
+        match (line.kind, line.event) {
+            ("session_meta", _) => {
+                if let Some(provider) = payload.and_then(|p| text_of(p.get("model_provider"))) {
+                    self.origin.provider = provider.to_owned();
                 }
-                ("turn_context", _) => {
-                    if let Some(model) = payload.and_then(|p| text_of(p.get("model"))) {
-                        self.origin.model = model.to_owned();
-                    }
+            }
+            ("turn_context", _) => {
+                if let Some(model) = payload.and_then(|p| text_of(p.get("model"))) {
+                    self.origin.model = model.to_owned();
                 }
-                ("event_msg", Some("token_count")) => {
-                    let usage = payload
-                        .and_then(|p| p.get("info"))
-                        .and_then(|i| i.get("last_token_usage"))
-                        .and_then(usage_of);
-                    if let Some(usage) = usage {
-                        self.origin.attach(usage, &mut self.open, imported)?;
-                    }
+            }
+            ("event_msg", Some("token_count")) => {
+                let usage = payload
+                    .and_then(|p| p.get("info"))
+                    .and_then(|i| i.get("last_token_usage"))
+                    .and_then(usage_of);
+                if let Some(usage) = usage {
+                    self.origin.attach(usage, &mut self.open, imported)?;
                 }
-                _ => {}
             }
-            // A rollback (Codex's backtrack) drops the last `num_turns` user
-            // turns: what follows branches off before the first one dropped.
-            let rollback = match (kind, payload.and_then(|p| text_of(p.get("type")))) {
-                ("event_msg", Some("thread_rolled_back")) => payload
-                    .and_then(|p| p.get("num_turns"))
-                    .and_then(Value::as_u64)
-                    .filter(|&n| n > 0 && !self.turns.is_empty())
-                    .map(|n| {
-                        let keep = self
-                            .turns
-                            .len()
-                            .saturating_sub(usize::try_from(n).unwrap_or(usize::MAX));
-                        let parent = self.turns[keep].clone();
-                        self.turns.truncate(keep);
-                        parent.map_or(Value::Null, Value::from)
-                    }),
-                _ => None,
-            };
-            // Codex writes events between the items of one response: they
-            // do not end its assistant message (their lines come before it).
-            if kind != "event_msg" || rollback.is_some() {
-                close(&mut self.open, imported, &mut self.origin)?;
-            }
-            // An interrupted turn leaves its running calls without output:
-            // they are cut (see [`Rollout::fill_cut`]).
-            let aborted = kind == "event_msg"
-                && payload.and_then(|p| text_of(p.get("type"))) == Some("turn_aborted");
-            if aborted && !self.unanswered.is_empty() {
-                close(&mut self.open, imported, &mut self.origin)?;
-                let cut = std::mem::take(&mut self.unanswered);
-                self.cut
-                    .extend(cut.into_iter().map(|call| (call, *line_no)));
-            }
-            if kind == "compacted" || rollback.is_some() {
-                self.fill_cut(ts, imported)?;
-            }
-            if kind == "compacted" {
-                // The history is replaced: its turns are gone (those of a
-                // replacement history are counted as its items are read),
-                // and so are its calls.
-                self.turns.clear();
-                self.unanswered.clear();
-            }
-            let replacement = payload
-                .and_then(|p| p.get("replacement_history"))
-                .and_then(Value::as_array);
-            if let (true, Some(history)) = (kind == "compacted", replacement) {
-                // Codex replaces the history with these items: the line
-                // (kept whole) starts a new root, and they follow it.
-                let line = json!({"role":"extension","kind":"codex.compacted","data":entry,"id":format!("codex:{line_no}"),"parentId":null});
-                push(imported, &line)?;
-                imported.extensions += 1;
-                self.last_id = Some(format!("codex:{line_no}"));
-                for (i, item) in history.iter().enumerate() {
-                    let id = format!("codex:{line_no}/{i}");
-                    match item.as_object() {
-                        Some(item) => self.item(&id, ts, item, item, imported)?,
-                        None => {
-                            let line = json!({"role":"extension","kind":"codex.entry","data":item,"id":id});
-                            push(imported, &line)?;
-                            imported.extensions += 1;
-                        }
-                    }
-                }
-                close(&mut self.open, imported, &mut self.origin)?;
-                // A `token_count` after it counts a new response, not these.
-                self.origin.awaiting_usage = None;
-            } else if kind == "compacted" {
-                let summary = entry
-                    .get("payload")
-                    .and_then(|p| p.get("message"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                let line = json!({"role":"compactionSummary","summary":summary,"tokensBefore":0,"timestamp":ts,"id":format!("codex:{line_no}")});
-                push(imported, &line)?;
-                imported.summaries += 1;
-                self.last_id = Some(format!("codex:{line_no}"));
-            } else {
-                let name = if kind.is_empty() {
-                    "codex.entry".to_owned()
-                } else {
-                    format!("codex.{kind}")
-                };
-                let mut line = json!({"role":"extension","kind":name,"data":entry});
-                if let Some(parent) = rollback {
-                    let id = format!("codex:{line_no}");
-                    line["id"] = Value::from(id.clone());
-                    line["parentId"] = parent;
-                    self.last_id = Some(id);
-                }
-                push(imported, &line)?;
-                imported.extensions += 1;
-            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A rollback (Codex's backtrack, a `thread_rolled_back` event) drops the
+    /// last `num_turns` user turns: what follows branches off before the
+    /// first one dropped. The parent the event's line takes.
+    fn rollback(&mut self, line: &RolloutLine<'_>) -> Option<Value> {
+        if (line.kind, line.event) != ("event_msg", Some("thread_rolled_back")) {
+            return None;
+        }
+        let n = line
+            .payload?
+            .get("num_turns")
+            .and_then(Value::as_u64)
+            .filter(|&n| n > 0 && !self.turns.is_empty())?;
+        let keep = self
+            .turns
+            .len()
+            .saturating_sub(usize::try_from(n).unwrap_or(usize::MAX));
+        let parent = self.turns[keep].clone();
+        self.turns.truncate(keep);
+        Some(parent.map_or(Value::Null, Value::from))
+    }
+
+    /// An interrupted turn (a `turn_aborted` event) leaves its running calls
+    /// without output: they are cut (see [`Rollout::fill_cut`]).
+    fn turn_aborted(
+        &mut self,
+        line: &RolloutLine<'_>,
+        imported: &mut Imported,
+    ) -> Result<(), ImportError> {
+        if self.unanswered.is_empty() {
+            return Ok(());
+        }
+        close(&mut self.open, imported, &mut self.origin)?;
+        let cut = std::mem::take(&mut self.unanswered);
+        self.cut.extend(cut.into_iter().map(|call| CutCall {
+            call,
+            line: line.number,
+        }));
+        Ok(())
+    }
+
+    /// A `compacted` line: Codex replaces the history. With a
+    /// `replacement_history` (remote compaction) the line, kept whole, starts
+    /// a new root and those items follow it; otherwise a `compactionSummary`
+    /// line that keeps nothing before it.
+    fn compacted(
+        &mut self,
+        line: &RolloutLine<'_>,
+        imported: &mut Imported,
+    ) -> Result<(), ImportError> {
+        self.fill_cut(line.ts, imported)?;
+        // Its turns are gone (those of a replacement history are counted as
+        // its items are read), and so are its calls.
+        self.turns.clear();
+        self.unanswered.clear();
+        let id = line.id();
+        let replacement = line
+            .payload
+            .and_then(|p| p.get("replacement_history"))
+            .and_then(Value::as_array);
+        let Some(history) = replacement else {
+            let summary = line
+                .payload
+                .and_then(|p| p.get("message"))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let summary_line = json!({"role":"compactionSummary","summary":summary,"tokensBefore":0,"timestamp":line.ts,"id":id});
+            push(imported, &summary_line)?;
+            imported.summaries += 1;
+            self.last_id = Some(id);
             return Ok(());
         };
-        self.item(&format!("codex:{line_no}"), ts, item, entry, imported)
+        let root = json!({"role":"extension","kind":"codex.compacted","data":line.map,"id":id,"parentId":null});
+        push(imported, &root)?;
+        imported.extensions += 1;
+        self.last_id = Some(id);
+        for (i, item) in history.iter().enumerate() {
+            let id = format!("codex:{}/{i}", line.number);
+            match item.as_object() {
+                Some(item) => self.item(&id, line.ts, item, item, imported)?,
+                None => {
+                    let kept = json!({"role":"extension","kind":"codex.entry","data":item,"id":id});
+                    push(imported, &kept)?;
+                    imported.extensions += 1;
+                }
+            }
+        }
+        close(&mut self.open, imported, &mut self.origin)?;
+        // A `token_count` after it counts a new response, not these.
+        self.origin.awaiting_usage = None;
+        Ok(())
+    }
+
+    /// Any other line: an `extension` line of kind `codex.<type>` holding it
+    /// (a rollback's with its id and the parent it branches from).
+    fn other(
+        &mut self,
+        line: &RolloutLine<'_>,
+        rollback: Option<Value>,
+        imported: &mut Imported,
+    ) -> Result<(), ImportError> {
+        let name = if line.kind.is_empty() {
+            "codex.entry".to_owned()
+        } else {
+            format!("codex.{}", line.kind)
+        };
+        let mut kept = json!({"role":"extension","kind":name,"data":line.map});
+        if let Some(parent) = rollback {
+            let id = line.id();
+            kept["id"] = Value::from(id.clone());
+            kept["parentId"] = parent;
+            self.last_id = Some(id);
+        }
+        push(imported, &kept)?;
+        imported.extensions += 1;
+        Ok(())
     }
 
     /// Gives each call an aborted turn cut the output `aborted`, as Codex
     /// does when it next sends the history (the output it fills in for a
     /// call that has none, right after the call), and says so.
-    fn fill_cut(&mut self, ts: u64, imported: &mut Imported) -> Result<(), CliError> {
+    fn fill_cut(&mut self, ts: u64, imported: &mut Imported) -> Result<(), ImportError> {
         if self.cut.is_empty() {
             return Ok(());
         }
         close(&mut self.open, imported, &mut self.origin)?;
-        for (i, (call, line)) in std::mem::take(&mut self.cut).into_iter().enumerate() {
+        for (i, CutCall { call, line }) in std::mem::take(&mut self.cut).into_iter().enumerate() {
             let id = format!("codex:{line}/{i}");
             let result = json!({
                 "role": "toolResult",
@@ -341,9 +405,9 @@ impl Rollout {
             });
             push(imported, &result)?;
             imported.messages += 1;
-            imported.diagnostics.push(Diagnostic::warning(
+            imported.warnings.push(ImportWarning::warning(
                 line,
-                "call-aborted",
+                WarningCode::CallAborted,
                 format!("the call `{call}` has no output when its turn is aborted; given the output `aborted`, as Codex sends it"),
             ));
             self.last_id = Some(id);
@@ -362,7 +426,7 @@ impl Rollout {
         item: &Map<String, Value>,
         entry: &Map<String, Value>,
         imported: &mut Imported,
-    ) -> Result<(), CliError> {
+    ) -> Result<(), ImportError> {
         let item_type = text_of(item.get("type")).unwrap_or("");
         let role = text_of(item.get("role")).unwrap_or("");
         // What follows an aborted turn: a cut call's output is its result
@@ -372,10 +436,10 @@ impl Rollout {
             item_type,
             "function_call_output" | "custom_tool_call_output"
         ) && text_of(item.get("call_id"))
-            .is_some_and(|c| self.cut.iter().any(|(cut, _)| cut == c));
+            .is_some_and(|c| self.cut.iter().any(|cut| cut.call == c));
         if output_of_cut {
             let call = text_of(item.get("call_id")).unwrap_or("");
-            self.cut.retain(|(cut, _)| cut != call);
+            self.cut.retain(|cut| cut.call != call);
         } else {
             self.fill_cut(ts, imported)?;
         }
@@ -490,9 +554,9 @@ impl Rollout {
                     .filter(|k| !CALL_KEYS.contains(k))
                     .collect();
                 if !unkept.is_empty() {
-                    imported.diagnostics.push(Diagnostic::warning(
+                    imported.warnings.push(ImportWarning::warning(
                         self.line,
-                        "field-not-kept",
+                        WarningCode::FieldNotKept,
                         format!(
                             "`{}` of the {item_type} `{id}` not kept: a tool call has no place for it",
                             unkept.join("`, `")
@@ -506,9 +570,9 @@ impl Rollout {
                 // The output of a call its aborted turn already answered
                 // (`aborted`): a second result would answer it twice.
                 close(&mut self.open, imported, &mut self.origin)?;
-                imported.diagnostics.push(Diagnostic::warning(
+                imported.warnings.push(ImportWarning::warning(
                     self.line,
-                    "late-output",
+                    WarningCode::LateOutput,
                     format!(
                         "the output of `{}` comes after its turn was aborted (answered `aborted`); kept as an extension line",
                         text_of(item.get("call_id")).unwrap_or("")
@@ -576,7 +640,7 @@ impl Rollout {
     }
 
     /// Ends the conversion: the message still open is written.
-    fn end(&mut self, imported: &mut Imported) -> Result<(), CliError> {
+    fn end(&mut self, imported: &mut Imported) -> Result<(), ImportError> {
         self.fill_cut(self.last_ts, imported)?;
         close(&mut self.open, imported, &mut self.origin)
     }
@@ -584,12 +648,25 @@ impl Rollout {
 
 /// The model and provider the rollout last named, and the assistant message
 /// still waiting for the usage of its response.
+/// A call an aborted turn cut, with the line of the `turn_aborted`.
+struct CutCall {
+    call: String,
+    line: usize,
+}
+
+/// An assistant message written before its usage is known: its line, and
+/// where it is in the text written so far.
+struct AwaitingUsage {
+    line: Map<String, Value>,
+    range: std::ops::Range<usize>,
+}
+
 struct Origin {
     model: String,
     provider: String,
     /// The last assistant message written and where its line is in the text,
     /// while no `token_count` has given its usage.
-    awaiting_usage: Option<(Map<String, Value>, std::ops::Range<usize>)>,
+    awaiting_usage: Option<AwaitingUsage>,
     /// Whether the open assistant message already has its usage.
     open_has_usage: bool,
 }
@@ -633,15 +710,15 @@ impl Origin {
         usage: Value,
         open: &mut Option<Map<String, Value>>,
         imported: &mut Imported,
-    ) -> Result<(), CliError> {
+    ) -> Result<(), ImportError> {
         if let Some(open) = open.as_mut() {
             if !self.open_has_usage {
                 open.insert("usage".into(), usage);
                 self.open_has_usage = true;
             }
-        } else if let Some((mut line, range)) = self.awaiting_usage.take() {
+        } else if let Some(AwaitingUsage { mut line, range }) = self.awaiting_usage.take() {
             line.insert("usage".into(), usage);
-            let mut text = serde_json::to_string(&line)?.into_bytes();
+            let mut text = super::line_text(&Value::Object(line))?.into_bytes();
             text.push(b'\n');
             imported.text.splice(range, text);
         }
@@ -675,7 +752,7 @@ fn close(
     open: &mut Option<Map<String, Value>>,
     imported: &mut Imported,
     origin: &mut Origin,
-) -> Result<(), CliError> {
+) -> Result<(), ImportError> {
     if let Some(line) = open.take() {
         let start = imported.text.len();
         if origin.open_has_usage {
@@ -683,17 +760,20 @@ fn close(
             origin.awaiting_usage = None;
         } else {
             push(imported, &Value::Object(line.clone()))?;
-            origin.awaiting_usage = Some((line, start..imported.text.len()));
+            origin.awaiting_usage = Some(AwaitingUsage {
+                line,
+                range: start..imported.text.len(),
+            });
         }
         imported.messages += 1;
     }
     Ok(())
 }
 
-fn push(imported: &mut Imported, line: &Value) -> Result<(), CliError> {
+fn push(imported: &mut Imported, line: &Value) -> Result<(), ImportError> {
     imported
         .text
-        .extend_from_slice(serde_json::to_string(line)?.as_bytes());
+        .extend_from_slice(super::line_text(line)?.as_bytes());
     imported.text.push(b'\n');
     imported.lines += 1;
     Ok(())

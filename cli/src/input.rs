@@ -1,79 +1,39 @@
-//! Opening any session file as a [`Session`]: an agentmsg transcript and a pi
-//! session directly, a Claude Code log or a Codex rollout through `import`.
+//! What a command reads: a file, standard input (`-`) or a store's session
+//! (`sqlite:PATH#ID`, `postgres://…#ID`, `DIR#ID`), as bytes or as a
+//! [`Session`] of any format the library reads (an agentmsg transcript, a pi
+//! session, a Claude Code log or a Codex rollout: [`SessionFormat::detect`]);
+//! and the arguments that name inputs (`--api`).
 //! `stats`, `check` and `project` read such files as the context of a leaf.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use agentmsg_runtime::{Session, SessionWarning, WarningKind};
+use agentmsg_runtime::providers::{Api, UnknownApi};
+use agentmsg_runtime::store::{
+    AnyStore, Cursor, EntryProblem, SessionStore, StoreAddress, StoreError,
+};
+use agentmsg_runtime::{Session, SessionFormat};
 
+use crate::diag::{unsent_diagnostic, warning_diagnostic, Diagnostic};
 use crate::error::CliError;
-use crate::import::{detect, Detected};
 use crate::lines::LineReader;
-use crate::load::{Body, Diagnostic, Format, Line, Loaded};
-
-/// Which agent wrote a session file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
-    /// An agentmsg transcript.
-    Agentmsg,
-    /// A pi session file.
-    Pi,
-    /// A Claude Code log (imported).
-    ClaudeCode,
-    /// A Codex rollout (imported).
-    Codex,
-}
+use crate::load::{Body, Format, Line, Loaded};
+use crate::output::escape_controls;
 
 /// A session read from a file, with what was said while reading it.
 pub struct Opened {
     /// The session.
     pub session: Session,
-    /// Which agent wrote it.
-    pub source: Source,
-    /// Problems of the import (Claude Code, Codex).
-    pub diagnostics: Vec<Diagnostic>,
 }
 
 impl Opened {
     /// Says on standard error what was found while reading it: the import's
     /// problems and the session's warnings, against `file`.
     pub fn report(&self, file: &str) {
-        for d in &self.diagnostics {
-            crate::output::note!("{}", d.render(&file));
-        }
         for w in self.session.warnings() {
             crate::output::note!("{}", warning_diagnostic(w).render(&file));
         }
-    }
-}
-
-/// Which agent wrote `bytes`: a transcript unless its first line is not one.
-pub fn source_of(bytes: &[u8]) -> Source {
-    let first = bytes
-        .split(|&b| b == b'\n')
-        .map(<[u8]>::trim_ascii)
-        .find(|l| !l.is_empty())
-        .unwrap_or_default();
-    let first = first.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(first);
-    #[derive(serde::Deserialize)]
-    struct Head {
-        role: Option<serde::de::IgnoredAny>,
-    }
-    if first.starts_with(b"[") {
-        return Source::Agentmsg;
-    }
-    match serde_json::from_slice::<Head>(first) {
-        Ok(Head { role: Some(_) }) => return Source::Agentmsg,
-        Err(_) => return Source::Agentmsg,
-        Ok(_) => {}
-    }
-    match detect(&String::from_utf8_lossy(bytes)) {
-        Detected::Pi => Source::Pi,
-        Detected::ClaudeCode(_) => Source::ClaudeCode,
-        Detected::Codex(_) => Source::Codex,
-        Detected::Unknown { .. } => Source::Agentmsg,
     }
 }
 
@@ -84,7 +44,7 @@ fn session_error(path: &Path, e: agentmsg_runtime::SessionError) -> CliError {
 
 /// Opens the session file at `path` (`-`: standard input).
 pub fn open(path: &Path) -> Result<Opened, CliError> {
-    let bytes = crate::load::read_input(path)?;
+    let bytes = crate::input::read_input(path)?;
     open_bytes(path, &bytes)
 }
 
@@ -101,16 +61,12 @@ pub fn open_leaf(path: &Path, leaf: Option<&str>) -> Result<Option<Opened>, CliE
         .iter()
         .find(|b| !b.is_ascii_whitespace())
         .is_some_and(|&b| b == b'[');
-    let source = source_of(&head);
-    if array || !matches!(source, Source::Agentmsg | Source::Pi) {
+    let format = SessionFormat::detect(&head);
+    if array || !matches!(format, SessionFormat::Agentmsg | SessionFormat::Pi { .. }) {
         return Ok(None);
     }
     let session = Session::open_path(path, leaf).map_err(|e| session_error(path, e))?;
-    Ok(Some(Opened {
-        session,
-        source,
-        diagnostics: Vec::new(),
-    }))
+    Ok(Some(Opened { session }))
 }
 
 /// Whether `path` names a regular file (which can be read more than once),
@@ -143,31 +99,8 @@ pub fn file_head(path: &Path) -> Result<Option<Vec<u8>>, CliError> {
 
 /// Opens a session from its bytes.
 pub fn open_bytes(path: &Path, bytes: &[u8]) -> Result<Opened, CliError> {
-    let source = source_of(bytes);
-    let (text, diagnostics) = match source {
-        Source::Agentmsg | Source::Pi => (None, Vec::new()),
-        Source::ClaudeCode | Source::Codex => {
-            let text = String::from_utf8_lossy(bytes);
-            let imported = match detect(&text) {
-                Detected::ClaudeCode(entries) => crate::claude::import(&entries)?,
-                Detected::Codex(entries) => crate::codex::import(&entries)?,
-                _ => unreachable_source(),
-            };
-            (Some(imported.text), imported.diagnostics)
-        }
-    };
-    let session =
-        Session::read(text.as_deref().unwrap_or(bytes)).map_err(|e| session_error(path, e))?;
-    Ok(Opened {
-        session,
-        source,
-        diagnostics,
-    })
-}
-
-#[cold]
-fn unreachable_source() -> ! {
-    unreachable!("source_of and detect agree")
+    let session = Session::read(bytes).map_err(|e| session_error(path, e))?;
+    Ok(Opened { session })
 }
 
 /// What a command reads of a session file.
@@ -188,45 +121,6 @@ pub enum Purpose {
 
 fn contains(bytes: &[u8], needle: &[u8]) -> bool {
     bytes.windows(needle.len()).any(|w| w == needle)
-}
-
-/// An error for a message of a context that no model is sent because it does
-/// not decode (a pi message whose content is not what its role takes, say):
-/// a reader of the file would otherwise lose it without a word.
-pub fn unsent_diagnostic(
-    message: &agentmsg_runtime::AgentMessage,
-    line: usize,
-) -> Option<Diagnostic> {
-    let unknown = message.as_unknown()?;
-    match unknown.reason() {
-        agentmsg_runtime::UnknownReason::Invalid { error } => Some(Diagnostic::error(
-            line,
-            "undecodable",
-            format!(
-                "this `{}` message does not decode, so no model is sent it: {error}",
-                unknown.kind()
-            ),
-        )),
-        _ => None,
-    }
-}
-
-/// A session warning as a diagnostic.
-pub fn warning_diagnostic(warning: &SessionWarning) -> Diagnostic {
-    let code = match warning.kind {
-        WarningKind::MissingParent { .. } => "missing-parent",
-        WarningKind::JoinedObjects { .. } => "joined-lines",
-        WarningKind::NotAnEntry { .. } => "not-an-entry",
-        WarningKind::FirstKeptMissing { .. } => "first-kept-missing",
-        WarningKind::Lenient { .. } => "lenient",
-        _ => "session",
-    };
-    let text = warning.to_string();
-    let message = text
-        .split_once(": ")
-        .map_or(text.as_str(), |(_, rest)| rest)
-        .to_owned();
-    Diagnostic::warning(warning.line, code, message)
 }
 
 /// The context of `leaf` (the session's leaf when `None`) as a loaded
@@ -265,8 +159,8 @@ fn context_loaded(
     } else {
         session.context(leaf).map_err(|e| session_error(path, e))?
     };
-    let mut diagnostics = opened.diagnostics;
-    diagnostics.extend(session.warnings().iter().map(warning_diagnostic));
+    let mut diagnostics: Vec<Diagnostic> =
+        session.warnings().iter().map(warning_diagnostic).collect();
     let mut lines = Vec::with_capacity(context.messages.len());
     for (message, id) in context.messages.into_iter().zip(&context.entry_ids) {
         let number = id
@@ -319,13 +213,12 @@ pub fn stream_transcript(
     // The first non-blank line, when the read buffer holds all of it (a longer
     // one is read line by line, as a transcript line).
     let head = reader.get_mut().fill_buf().map_err(fail)?;
-    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     let first = head
         .split(|&b| b == b'\n')
         .map(<[u8]>::trim_ascii)
         .find(|l| !l.is_empty());
     match first {
-        Some(first) if source_of(first) != Source::Agentmsg => Ok(None),
+        Some(first) if SessionFormat::detect(first) != SessionFormat::Agentmsg => Ok(None),
         _ => Ok(Some(reader)),
     }
 }
@@ -333,7 +226,7 @@ pub fn stream_transcript(
 /// The problems of the session tree in `path` (a cycle or a duplicate id is an
 /// error, a missing parent a warning), as [`load_file_at`] reports them.
 pub fn tree_diagnostics(path: &Path) -> Result<Vec<Diagnostic>, CliError> {
-    let bytes = crate::load::read_input(path)?;
+    let bytes = crate::input::read_input(path)?;
     Ok(match Session::read(&bytes) {
         Ok(session) => session.warnings().iter().map(warning_diagnostic).collect(),
         Err(e) => vec![Diagnostic::error(0, "session", e.to_string())],
@@ -364,8 +257,10 @@ fn scan(path: &Path) -> Result<Option<Scan>, CliError> {
     };
     let mut line = Vec::new();
     loop {
-        line.clear();
-        if reader.read_until(b'\n', &mut line).map_err(read_error)? == 0 {
+        if agentmsg_runtime::lines::read_line(&mut reader, &mut line)
+            .map_err(read_error)?
+            .is_none()
+        {
             return Ok(Some(scan));
         }
         scan.lines += 1;
@@ -388,7 +283,7 @@ pub fn load_file_at(path: &Path, leaf: Option<&str>, purpose: Purpose) -> Result
             }
         }
     }
-    let (bytes, store) = crate::load::read_input_with(path)?;
+    let (bytes, store) = crate::input::read_input_with(path)?;
     let mut loaded = load_bytes_at(path, &bytes, leaf, purpose)?;
     if !store.is_empty() {
         loaded.diagnostics.extend(store);
@@ -404,7 +299,7 @@ fn load_bytes_at(
     leaf: Option<&str>,
     purpose: Purpose,
 ) -> Result<Loaded, CliError> {
-    let foreign = source_of(bytes) != Source::Agentmsg;
+    let foreign = SessionFormat::detect(bytes) != SessionFormat::Agentmsg;
     let tree = contains(bytes, b"\"parentId\"");
     // A JSON array is a transcript, read as a whole.
     let array = bytes
@@ -440,4 +335,162 @@ fn load_bytes_at(
             Ok(loaded)
         }
     }
+}
+
+/// Whether `path` is a store address (`sqlite:…`, `postgres://…`, `dir:…`, or
+/// `DIR#SESSION` where no file has that name) rather than a file.
+pub fn is_store_address(path: &Path) -> bool {
+    let Some(text) = path.to_str() else {
+        return false;
+    };
+    let is_store = text.starts_with("sqlite:")
+        || text.starts_with("postgres://")
+        || text.starts_with("postgresql://")
+        || text.starts_with("dir:");
+    is_store
+        || (std::fs::symlink_metadata(path).is_err()
+            && text
+                .rsplit_once('#')
+                .is_some_and(|(dir, _)| Path::new(dir).is_dir()))
+}
+
+/// The lines of the session `path` names when it is a store address with a
+/// session (`sqlite:PATH#SESSION`, `postgres://…#SESSION`, `DIR#SESSION`), as
+/// transcript bytes, with what the store found wrong with its rows; `None`
+/// for a plain file path.
+///
+/// Every stored line keeps its place: a line that is not UTF-8 is written as
+/// its bytes where it was, so `check` reports it at its own line number (and
+/// the lines after it keep theirs).
+pub fn read_session(path: &Path) -> Result<Option<StoreRead>, CliError> {
+    if !is_store_address(path) {
+        return Ok(None);
+    }
+    let text = path.to_string_lossy();
+    let address = StoreAddress::resolve(&text).map_err(store_error)?;
+    let Some(session) = address.session.clone() else {
+        return Err(CliError::Usage(format!(
+            "{}: a store address needs #SESSION to name a session",
+            crate::output::shown(path)
+        )));
+    };
+    let loaded = block_on(async {
+        let store = AnyStore::open_existing(&address.backend).await?;
+        store.load(&session, Cursor::START).await
+    })?
+    .map_err(store_error)?;
+    for torn in &loaded.torn {
+        crate::output::note!(
+            "agentmsg: {}: a line torn by a crash ({} bytes) is kept aside in {}",
+            crate::output::shown(path),
+            torn.raw.len(),
+            crate::output::shown(&torn.kept_in)
+        );
+    }
+    // The lines in store order: the entries, and the bytes of the lines that
+    // are no text in their places.
+    let mut not_text: Vec<(u64, &[u8])> = Vec::new();
+    let mut diagnostics = Vec::new();
+    for problem in &loaded.problems {
+        let line = usize::try_from(problem.position + 1).unwrap_or(usize::MAX);
+        match &problem.problem {
+            EntryProblem::NotUtf8(bytes) => not_text.push((problem.position, bytes)),
+            EntryProblem::ColumnDisagrees { .. } => diagnostics.push(Diagnostic::error(
+                line,
+                "store-row",
+                format!(
+                    "the store's row disagrees with its line: {}",
+                    problem.problem
+                ),
+            )),
+            // What a line's own keys say, `check` finds again in the line.
+            _ => {}
+        }
+    }
+    not_text.sort_by_key(|(position, _)| *position);
+    let mut bytes = Vec::with_capacity(loaded.entries.iter().map(|e| e.line().len() + 1).sum());
+    let mut not_text = not_text.into_iter().peekable();
+    let mut position = loaded.first;
+    let mut entries = loaded.entries.iter();
+    loop {
+        if let Some((_, raw)) = not_text.next_if(|(at, _)| *at <= position) {
+            bytes.extend_from_slice(raw);
+        } else if let Some(entry) = entries.next() {
+            bytes.extend_from_slice(entry.line().as_bytes());
+        } else if let Some((_, raw)) = not_text.next() {
+            bytes.extend_from_slice(raw);
+        } else {
+            break;
+        }
+        bytes.push(b'\n');
+        position += 1;
+    }
+    Ok(Some((bytes, diagnostics)))
+}
+
+/// A store session's lines as transcript bytes, with what the store found
+/// wrong with its rows.
+pub type StoreRead = (Vec<u8>, Vec<Diagnostic>);
+
+pub(crate) fn store_error(e: StoreError) -> CliError {
+    match e {
+        StoreError::Io { path, source } => CliError::Read { path, source },
+        other => CliError::Usage(escape_controls(&other.to_string()).into_owned()),
+    }
+}
+
+pub(crate) fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, CliError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|source| CliError::Read {
+            path: PathBuf::from("<tokio runtime>"),
+            source,
+        })?;
+    Ok(runtime.block_on(future))
+}
+
+/// The bytes of `path`, of standard input when it is `-`, or of a store's
+/// session when it is a store address (`sqlite:PATH#SESSION`, …); what the
+/// store found wrong with its rows is said on standard error.
+pub fn read_input(path: &Path) -> Result<Vec<u8>, CliError> {
+    let (bytes, store) = read_input_with(path)?;
+    for d in store {
+        crate::output::note!("{}", d.render(&crate::output::shown(path)));
+    }
+    Ok(bytes)
+}
+
+/// [`read_input`], with what a store found wrong with its rows (a column
+/// that disagrees with its line) as diagnostics instead of notes.
+pub fn read_input_with(path: &Path) -> Result<(Vec<u8>, Vec<Diagnostic>), CliError> {
+    let fail = |source| CliError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    if let Some(read) = crate::input::read_session(path)? {
+        return Ok(read);
+    }
+    let bytes = read_plain(path).map_err(fail)?;
+    Ok((bytes, Vec::new()))
+}
+
+/// The bytes of a file or of standard input (`-`). A FIFO or a device given
+/// by name is read as it comes, as standard input is.
+fn read_plain(path: &Path) -> std::io::Result<Vec<u8>> {
+    if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)?;
+        Ok(bytes)
+    } else {
+        std::fs::read(path)
+    }
+}
+
+/// The help of `--api`: the API ids, and the module names as aliases.
+pub const API_HELP: &str = "The provider API: anthropic-messages, openai-completions, openai-responses or google-generative-ai (the module names anthropic, openai_chat, openai_responses and gemini name them too)";
+
+/// Parses `--api` ([`Api`]'s own names and aliases).
+pub fn parse_api(name: &str) -> Result<Api, UnknownApi> {
+    name.parse()
 }

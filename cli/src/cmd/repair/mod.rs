@@ -60,8 +60,9 @@ use std::path::{Path, PathBuf};
 use agentmsg_runtime::AgentMessage;
 
 use crate::error::CliError;
+use crate::input::read_input;
 use crate::lines::LineReader;
-use crate::load::{load_bytes, read_input, stream_reader, Body, Format, Line, Loaded, Sniff};
+use crate::load::{load_bytes, stream_reader, Body, Format, Line, Loaded, Sniff};
 use crate::Outcome;
 
 mod plan;
@@ -142,7 +143,7 @@ impl<'p, W: Write> Copy<'p, W> {
     /// Starts the copy (with the byte-order mark the input had).
     fn new(plan: &'p Plan, mut out: W, bom: bool) -> Result<Self, CliError> {
         if bom {
-            out.write_all(b"\xEF\xBB\xBF")?;
+            out.write_all(agentmsg_runtime::BOM)?;
         }
         Ok(Self {
             plan,
@@ -379,7 +380,7 @@ fn write_output<T>(
 fn store_session_file(args: &RepairArgs) -> Result<Option<RepairArgs>, CliError> {
     use agentmsg_runtime::store::{Backend, JsonlDir, StoreAddress};
     let map = |path: &Path| -> Result<Option<PathBuf>, CliError> {
-        if !crate::sessions::is_store_address(path) {
+        if !crate::input::is_store_address(path) {
             return Ok(None);
         }
         let shown = crate::output::shown(path);
@@ -775,7 +776,7 @@ mod tests {
             let _ = crate::stats::compute(&loaded);
             let repaired = repair(&loaded).unwrap();
             prop_assert!(ends_whole(&repaired.text), "{:?}", String::from_utf8_lossy(&repaired.text));
-            let _ = crate::import::import(&text).unwrap();
+            let _ = agentmsg_runtime::import::import(text.as_bytes());
             let _ = crate::project::project_lines(loaded.messages());
         }
     }

@@ -1,0 +1,306 @@
+//! Which agent wrote a log (one rule, [`SessionFormat::detect`]), and the
+//! lines of a log as the importers read them.
+
+use std::io::{self, BufRead, Read};
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use super::ImportError;
+#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
+use super::{ImportWarning, Imported, WarningCode};
+use crate::session::SessionFormat;
+
+/// How many of a log's first entries tell who wrote it.
+const PROBED: usize = 50;
+
+/// How much of a file's head [`import_path`](super::import_path) reads to
+/// tell who wrote it.
+const HEAD: u64 = 1 << 16;
+
+/// The entry types of a pi session file.
+const PI_TYPES: &[&str] = &[
+    "session",
+    "message",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "label",
+    "session_info",
+    "model_change",
+    "thinking_level_change",
+];
+
+impl SessionFormat {
+    /// Which agent wrote the log whose first bytes are `head`, by one rule:
+    ///
+    /// - a JSON array, or a first entry (the first non-blank line that is a
+    ///   JSON object) with a `"role"`: an agentmsg transcript;
+    /// - a first entry of a pi entry type (a `session` header, or a file
+    ///   without one): a pi session file, of the header's version (1 when it
+    ///   names none);
+    /// - one of the first 50 entries with a string `uuid` and a `parentUuid`
+    ///   or `sessionId`: a Claude Code log;
+    /// - one of them a `payload`ed `session_meta`, `response_item`,
+    ///   `event_msg`, `turn_context` or `compacted` line (or the older
+    ///   rollout's header or `record_type` lines): a Codex rollout;
+    /// - anything else: an agentmsg transcript (whose lines then say what
+    ///   they are not).
+    ///
+    /// ```
+    /// # use agentmsg_runtime::SessionFormat;
+    /// let head = br#"{"type":"session","version":3,"id":"s1"}"#;
+    /// assert_eq!(SessionFormat::detect(head), SessionFormat::Pi { version: 3 });
+    /// let head = br#"{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"s"}}"#;
+    /// assert_eq!(SessionFormat::detect(head), SessionFormat::Codex);
+    /// assert_eq!(SessionFormat::detect(b"{\"role\":\"user\",\"content\":\"hi\"}"), SessionFormat::Agentmsg);
+    /// ```
+    pub fn detect(head: &[u8]) -> SessionFormat {
+        let mut lines = crate::lines::raw_lines(head)
+            .map(|line| line.bytes.trim_ascii())
+            .filter(|l| !l.is_empty())
+            .peekable();
+        match lines.peek() {
+            Some(first) if first.starts_with(b"[") || has_role(first) => {
+                return SessionFormat::Agentmsg
+            }
+            _ => {}
+        }
+        let entries: Vec<Map<String, Value>> = lines
+            .filter_map(|l| serde_json::from_slice(l).ok())
+            .take(PROBED)
+            .collect();
+        let Some(first) = entries.first() else {
+            return SessionFormat::Agentmsg;
+        };
+        let first_type = first.get("type").and_then(Value::as_str);
+        if !first.contains_key("role")
+            && !first.contains_key("uuid")
+            && !first.contains_key("payload")
+            && first_type.is_some_and(|t| PI_TYPES.contains(&t))
+        {
+            let version = match (first_type, first.get("id")) {
+                (Some("session"), Some(Value::String(_))) => first
+                    .get("version")
+                    .and_then(Value::as_u64)
+                    .and_then(|v| u32::try_from(v).ok())
+                    .unwrap_or(1),
+                _ => 1,
+            };
+            return SessionFormat::Pi { version };
+        }
+        if first.contains_key("role") {
+            return SessionFormat::Agentmsg;
+        }
+        if entries.iter().any(is_claude) {
+            SessionFormat::ClaudeCode
+        } else if entries.iter().any(is_codex) {
+            SessionFormat::Codex
+        } else {
+            SessionFormat::Agentmsg
+        }
+    }
+}
+
+/// Whether `line` is a JSON object with a `"role"`: a transcript line (read
+/// without building the object, as most files opened are transcripts).
+fn has_role(line: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        role: Option<serde::de::IgnoredAny>,
+    }
+    matches!(
+        serde_json::from_slice::<Head>(line),
+        Ok(Head { role: Some(_) })
+    )
+}
+
+/// A Claude Code entry: a string `uuid` and a `parentUuid` or `sessionId`.
+fn is_claude(e: &Map<String, Value>) -> bool {
+    e.get("uuid").is_some_and(Value::is_string)
+        && (e.contains_key("parentUuid") || e.contains_key("sessionId"))
+}
+
+/// A Codex rollout line: a `payload`ed line of a rollout type, the older
+/// layout's header (`instructions`, `id`, `timestamp`) or a `record_type`.
+fn is_codex(e: &Map<String, Value>) -> bool {
+    let kind = e.get("type").and_then(Value::as_str);
+    (e.contains_key("payload")
+        && matches!(
+            kind,
+            Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted")
+        ))
+        || (e.contains_key("instructions")
+            && e.contains_key("id")
+            && e.contains_key("timestamp")
+            && !e.contains_key("role"))
+        || e.get("record_type").is_some()
+}
+
+/// Why a log is none an importer reads: its first non-blank line.
+pub(super) fn unrecognised(text: &str) -> ImportError {
+    let first = text_of_lines(text)
+        .map(|(number, l)| (number, l.trim()))
+        .find(|(_, l)| !l.is_empty());
+    let (line, raw) = first.unwrap_or((0, ""));
+    ImportError::Unrecognised {
+        line,
+        text: raw.chars().take(200).collect(),
+    }
+}
+
+/// The first 64 KiB of the file at `path`, up to its last whole line.
+pub(crate) fn file_head(path: &Path) -> io::Result<Vec<u8>> {
+    let mut head = Vec::with_capacity(HEAD as usize);
+    std::fs::File::open(path)?
+        .take(HEAD)
+        .read_to_end(&mut head)?;
+    if let Some(end) = head.iter().rposition(|&b| b == b'\n') {
+        head.truncate(end + 1);
+    }
+    Ok(head)
+}
+
+/// The lines of a Claude Code log or Codex rollout, each parsed once.
+#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
+#[derive(Default)]
+pub(super) struct Entries {
+    /// Each line that is a JSON object, with its number.
+    pub entries: Vec<(usize, Map<String, Value>)>,
+    /// What is said of each line that is none (it is left out).
+    pub left_out: Vec<ImportWarning>,
+}
+
+/// The entries of a Claude Code log or Codex rollout: each line that is a
+/// JSON object, with its number.
+#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
+pub(super) fn entries(text: &str) -> Entries {
+    let mut entries = Entries::default();
+    for (number, raw) in text_of_lines(text) {
+        match entry_of(raw) {
+            Some(Ok(map)) => entries.entries.push((number, map)),
+            Some(Err(())) => entries.left_out.push(left_out(number)),
+            None => {}
+        }
+    }
+    entries
+}
+
+#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
+/// A non-blank line as an entry of a Claude Code or Codex log: `Err` when it
+/// is no JSON object (it is left out), `None` when it is blank.
+pub(super) fn entry_of(raw: &str) -> Option<Result<Map<String, Value>, ()>> {
+    let raw = raw.trim();
+    if raw.is_empty() {
+        return None;
+    }
+    Some(serde_json::from_str::<Map<String, Value>>(raw).map_err(|_| ()))
+}
+
+#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
+/// What is said of a line of a Claude Code or Codex log that is no entry.
+pub(super) fn left_out(line: usize) -> ImportWarning {
+    ImportWarning::warning(
+        line,
+        WarningCode::NotAnEntry,
+        "not a JSON object; left out of the transcript",
+    )
+}
+
+/// The lines of `text` ([`crate::lines`]), numbered, as text.
+pub(super) fn text_of_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    crate::lines::raw_lines(text.as_bytes()).filter_map(|line| {
+        Some((
+            line.number,
+            text.get(line.start..line.start + line.bytes.len())?,
+        ))
+    })
+}
+
+/// The lines of `reader` ([`crate::lines`]), numbered from 1, without their
+/// `\n` (or `\r\n`), as text (invalid UTF-8 replaced, and said so by the
+/// `bool`).
+pub(super) fn text_lines<R: BufRead>(
+    mut reader: R,
+) -> impl Iterator<Item = io::Result<(usize, String, bool)>> {
+    let mut number = 0;
+    let mut started = false;
+    std::iter::from_fn(move || {
+        if !started {
+            started = true;
+            if let Err(e) = crate::lines::skip_bom(&mut reader) {
+                return Some(Err(e));
+            }
+        }
+        let mut buf = Vec::new();
+        match crate::lines::read_line(&mut reader, &mut buf) {
+            Ok(None) => None,
+            Ok(Some(_)) => {
+                number += 1;
+                if buf.ends_with(b"\r") {
+                    buf.pop();
+                }
+                Some(Ok(match String::from_utf8(buf) {
+                    Ok(text) => (number, text, false),
+                    Err(e) => (
+                        number,
+                        String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                        true,
+                    ),
+                }))
+            }
+            Err(e) => Some(Err(e)),
+        }
+    })
+}
+
+#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
+/// The entries of the log at `path`, read anew by each call of the function
+/// `convert` is given, one line at a time.
+pub(super) type EntryIter =
+    Box<dyn Iterator<Item = Result<(usize, Map<String, Value>), ImportError>>>;
+
+/// Converts the Claude Code or Codex log at `path` with `convert`, which
+/// reads its entries one line at a time (as often as it needs), writing to
+/// `out`. Lines that are no JSON object are left out, and said (once,
+/// whatever the passes).
+#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
+pub(super) fn import_entries(
+    path: &Path,
+    out: &mut dyn std::io::Write,
+    convert: impl FnOnce(
+        &dyn Fn() -> Result<EntryIter, ImportError>,
+        &mut dyn std::io::Write,
+    ) -> Result<Imported, ImportError>,
+) -> Result<Imported, ImportError> {
+    use std::cell::{Cell, RefCell};
+    use std::collections::BTreeSet;
+    use std::rc::Rc;
+    let left_out_lines = Rc::new(RefCell::new(BTreeSet::new()));
+    let lossy = Rc::new(Cell::new(false));
+    let entries = || -> Result<EntryIter, ImportError> {
+        let file = std::fs::File::open(path).map_err(ImportError::Read)?;
+        let lines = text_lines(io::BufReader::with_capacity(1 << 16, file));
+        let (left, lossy) = (Rc::clone(&left_out_lines), Rc::clone(&lossy));
+        Ok(Box::new(lines.filter_map(move |line| match line {
+            Err(e) => Some(Err(ImportError::Read(e))),
+            Ok((number, raw, replaced)) => {
+                lossy.set(lossy.get() | replaced);
+                match entry_of(&raw) {
+                    Some(Ok(map)) => Some(Ok((number, map))),
+                    Some(Err(())) => {
+                        left.borrow_mut().insert(number);
+                        None
+                    }
+                    None => None,
+                }
+            }
+        })))
+    };
+    let mut imported = convert(&entries, out)?;
+    let left = std::mem::take(&mut *left_out_lines.borrow_mut());
+    imported.warnings.extend(left.into_iter().map(left_out));
+    imported.lossy = lossy.get();
+    Ok(imported)
+}
