@@ -6,24 +6,10 @@ use std::fmt;
 
 use agentmsg_runtime::{SessionFormat, SessionWarning, WarningKind};
 
-/// How bad a problem is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Severity {
-    /// The transcript is still well formed (a kind this build does not know, a
-    /// failed turn kept as history).
-    Warning,
-    /// The line is broken, or a provider would refuse the transcript as it is.
-    Error,
-}
-
-impl fmt::Display for Severity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Warning => "warning",
-            Self::Error => "error",
-        })
-    }
-}
+/// How bad a problem is: the runtime's own scale, which its import warnings
+/// carry too (a warning leaves the transcript well formed; an error is a
+/// broken line, or one a provider would refuse).
+pub use agentmsg_runtime::import::Severity;
 
 /// One problem, at one line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,10 +39,7 @@ impl Diagnostic {
     pub fn from_import(warning: &agentmsg_runtime::import::ImportWarning) -> Self {
         Self {
             line: warning.line,
-            severity: match warning.severity {
-                agentmsg_runtime::import::Severity::Error => Severity::Error,
-                _ => Severity::Warning,
-            },
+            severity: warning.severity,
             code: warning.code.as_str(),
             message: warning.message.clone(),
         }
@@ -124,15 +107,7 @@ pub fn unsent_diagnostic(
 /// A session warning as a diagnostic.
 pub fn warning_diagnostic(warning: &SessionWarning) -> Diagnostic {
     if let WarningKind::Imported(w) = &warning.kind {
-        return Diagnostic {
-            line: w.line,
-            severity: match w.severity {
-                agentmsg_runtime::import::Severity::Error => crate::diag::Severity::Error,
-                _ => crate::diag::Severity::Warning,
-            },
-            code: w.code.as_str(),
-            message: w.message.clone(),
-        };
+        return Diagnostic::from_import(w);
     }
     let code = match warning.kind {
         WarningKind::MissingParent { .. } => "missing-parent",

@@ -124,6 +124,15 @@ fn extras(map: &Map<String, Value>, known: &[&str]) -> Result<Option<String>, Im
 
 /// The keys of an entry that every mapping accounts for: `type`, `id` when it
 /// is a string (it becomes the line's id) and `parentId` (the line's parent).
+/// Adds to `known` each key whose field was carried into the line.
+fn carried<const N: usize>(known: &mut Vec<&'static str>, fields: [(&'static str, bool); N]) {
+    known.extend(
+        fields
+            .into_iter()
+            .filter_map(|(key, carried)| carried.then_some(key)),
+    );
+}
+
 fn base_known(map: &Map<String, Value>) -> Vec<&'static str> {
     let mut known = vec!["type", "parentId"];
     if string_field(map, "id").is_some() {
@@ -659,25 +668,41 @@ impl PiImport {
         };
         let summary_text = string_field(map, "summary");
         let tokens_before = map.get("tokensBefore").and_then(Value::as_u64);
-        for (key, carried) in [
-            ("summary", summary_text.is_some()),
-            ("tokensBefore", tokens_before.is_some()),
-            ("timestamp", entry.timestamp.is_some()),
-        ] {
-            if carried {
-                known.push(key);
-            }
-        }
+        carried(
+            &mut known,
+            [
+                ("summary", summary_text.is_some()),
+                ("tokensBefore", tokens_before.is_some()),
+            ],
+        );
         let mut summary =
             CompactionSummary::new(summary_text.unwrap_or_default(), tokens_before.unwrap_or(0));
         summary.first_kept_id = first_kept.map(MessageId::from);
         summary.timestamp = entry.timestamp.unwrap_or(0);
-        self.write_message(
+        self.summary_line(
             imported,
-            AgentMessage::custom(summary).with_id(Some(entry.id.clone())),
-        )?;
+            entry,
+            AgentMessage::custom(summary),
+            "pi.compaction",
+            known,
+        )
+    }
+
+    /// A summary's line (a `compactionSummary` or `branchSummary`), then the
+    /// entry's fields it has no place for (`known`, with the entry's time,
+    /// are the ones it has) in an extra line of `kind`.
+    fn summary_line(
+        &mut self,
+        imported: &mut Imported,
+        entry: &PiEntry<'_>,
+        summary: AgentMessage,
+        kind: &str,
+        mut known: Vec<&'static str>,
+    ) -> Result<(), ImportError> {
+        carried(&mut known, [("timestamp", entry.timestamp.is_some())]);
+        self.write_message(imported, summary.with_id(Some(entry.id.clone())))?;
         imported.summaries += 1;
-        self.extras(imported, "pi.compaction", entry, &known)
+        self.extras(imported, kind, entry, &known)
     }
 
     /// A `branch_summary` entry: a `branchSummary` line, the fields it has no
@@ -691,24 +716,18 @@ impl PiImport {
         let mut known = base_known(map);
         let summary_text = string_field(map, "summary");
         let from_id = string_field(map, "fromId");
-        for (key, carried) in [
-            ("summary", summary_text.is_some()),
-            ("fromId", from_id.is_some()),
-            ("timestamp", entry.timestamp.is_some()),
-        ] {
-            if carried {
-                known.push(key);
-            }
-        }
+        carried(
+            &mut known,
+            [
+                ("summary", summary_text.is_some()),
+                ("fromId", from_id.is_some()),
+            ],
+        );
         let mut summary = BranchSummary::new(summary_text.unwrap_or_default());
         summary.from_id = from_id.map(MessageId::from);
         summary.timestamp = entry.timestamp.unwrap_or(0);
-        self.write_message(
-            imported,
-            AgentMessage::custom(summary).with_id(Some(entry.id.clone())),
-        )?;
-        imported.summaries += 1;
-        self.extras(imported, "pi.branch_summary", entry, &known)
+        let summary = AgentMessage::custom(summary);
+        self.summary_line(imported, entry, summary, "pi.branch_summary", known)
     }
 
     /// A `custom_message` entry: a `custom` line of its fields (sent as user

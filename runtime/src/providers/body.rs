@@ -276,10 +276,13 @@ impl Serialize for Placed<'_> {
 /// The tool calls of `messages`, in order.
 #[cfg_attr(not(any(feature = "anthropic", feature = "gemini")), allow(dead_code))]
 pub(crate) fn calls_of(messages: &[Message]) -> impl Iterator<Item = &ToolCall> {
-    messages.iter().flat_map(|message| match message {
-        Message::Assistant(assistant) => assistant.tool_calls().collect(),
-        _ => Vec::new(),
-    })
+    messages
+        .iter()
+        .filter_map(|message| match message {
+            Message::Assistant(assistant) => Some(assistant),
+            _ => None,
+        })
+        .flat_map(|assistant| assistant.tool_calls())
 }
 
 /// A JSON text written value by value, keys in its order, so that a pretty

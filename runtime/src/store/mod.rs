@@ -471,33 +471,16 @@ pub(crate) fn check_tree(
             reason,
         })
     };
-    // One entry (the common append): nothing of the append to look up.
-    if let [entry] = entries {
-        let Some(id) = entry.id() else {
-            return Ok(());
-        };
-        if taken(id) {
-            return refuse(0, id, "the session has an entry with this id already");
-        }
-        if entry.parent().id() == Some(id) {
-            return refuse(0, id, "its parentId names itself");
-        }
-        if named_parent(id) {
-            return refuse(
-                0,
-                id,
-                "earlier entries name this id as their parent, which could close a cycle",
-            );
-        }
-        return Ok(());
-    }
     // Where each id of the append is (the first place), and the parents its
-    // entries named so far.
-    let mut at: HashMap<&str, usize> = HashMap::with_capacity(entries.len());
-    for (index, entry) in entries.iter().enumerate() {
-        if let Some(id) = entry.id() {
-            if let Some(first) = at.insert(id, index) {
-                return refuse(first, id, "a later entry of the append has the same id");
+    // entries named so far. One entry, the common append, has nothing of the
+    // append to look up: neither map is filled, so neither allocates.
+    let mut at: HashMap<&str, usize> = HashMap::new();
+    if entries.len() > 1 {
+        for (index, entry) in entries.iter().enumerate() {
+            if let Some(id) = entry.id() {
+                if let Some(first) = at.insert(id, index) {
+                    return refuse(first, id, "a later entry of the append has the same id");
+                }
             }
         }
     }
@@ -526,7 +509,7 @@ pub(crate) fn check_tree(
                 );
             }
         }
-        if let Some(parent) = parent {
+        if let Some(parent) = parent.filter(|_| index + 1 < entries.len()) {
             parents_so_far.insert(parent);
         }
     }

@@ -235,6 +235,10 @@ pub(super) fn caller_not_kept(
         kind: Option<String>,
         caller: Option<Value>,
     }
+    // Most blocks are no call: told from the text without reading it.
+    if !block.get().contains("\"tool_use\"") {
+        return None;
+    }
     let called: Called = serde_json::from_str(block.get()).ok()?;
     if called.kind.as_deref() != Some("tool_use") {
         return None;

@@ -42,32 +42,18 @@ pub(super) fn cost(message: &AssistantMessage) -> Option<Cost> {
         ],
     )?;
     // The cache's share, each kind alone at its own rate.
-    let cache_read = match usage.cache_read {
+    let cache_share = |n: u64, key| match n {
         0 => 0.0,
         n => price(
             &message.model,
             provider,
             when,
-            &[
-                (UsageKey::INPUT_TOKENS, n),
-                (UsageKey::CACHE_READ_TOKENS, n),
-            ],
+            &[(UsageKey::INPUT_TOKENS, n), (key, n)],
         )
         .map_or(0.0, |p| p.input_price),
     };
-    let cache_write = match usage.cache_write {
-        0 => 0.0,
-        n => price(
-            &message.model,
-            provider,
-            when,
-            &[
-                (UsageKey::INPUT_TOKENS, n),
-                (UsageKey::CACHE_WRITE_TOKENS, n),
-            ],
-        )
-        .map_or(0.0, |p| p.input_price),
-    };
+    let cache_read = cache_share(usage.cache_read, UsageKey::CACHE_READ_TOKENS);
+    let cache_write = cache_share(usage.cache_write, UsageKey::CACHE_WRITE_TOKENS);
     Some(Cost {
         input: (total.input_price - cache_read - cache_write).max(0.0),
         output: total.output_price,

@@ -56,7 +56,15 @@ pub(crate) fn arguments_value(
     match json.get().as_bytes().first() {
         Some(b'"') => match serde_json::from_str::<String>(json.get()) {
             Ok(text) => parse_arguments(&text, &path, event, warnings),
-            Err(_) => ToolArguments::new(),
+            // A string no Rust string holds (a lone surrogate): kept as it is.
+            Err(e) => {
+                warnings.push(ResponseError::Invalid {
+                    event,
+                    path,
+                    message: format!("arguments are a string that cannot be read ({e}); kept as {{\"value\": …}}"),
+                });
+                ToolArguments::wrap_raw(&json)
+            }
         },
         Some(b'{') => ToolArguments::from_raw(json).unwrap_or_default(),
         Some(b'n') => ToolArguments::new(),
