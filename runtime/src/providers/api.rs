@@ -4,7 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::{EncodeError, Encoded, Request, ResponseError, StreamDecode, StreamEvent};
+use super::{Codec, EncodeError, Encoded, Request, ResponseError, StreamDecode, StreamEvent};
 use crate::AssistantMessage;
 
 #[cfg(feature = "anthropic")]
@@ -50,28 +50,28 @@ pub enum Api {
     Gemini,
 }
 
-/// Calls `$body` with `$m` bound to the module of `$api`.
+/// Calls `$body` with `$c` bound to the [`Codec`] of `$api`.
 macro_rules! each_api {
-    ($api:expr, $m:ident => $body:expr) => {
+    ($api:expr, $c:ident => $body:expr) => {
         match $api {
             #[cfg(feature = "openai-chat")]
             Api::OpenaiChat => {
-                use openai_chat as $m;
+                type $c = openai_chat::OpenaiChat;
                 $body
             }
             #[cfg(feature = "openai-responses")]
             Api::OpenaiResponses => {
-                use openai_responses as $m;
+                type $c = openai_responses::OpenaiResponses;
                 $body
             }
             #[cfg(feature = "anthropic")]
             Api::Anthropic => {
-                use anthropic as $m;
+                type $c = anthropic::Anthropic;
                 $body
             }
             #[cfg(feature = "gemini")]
             Api::Gemini => {
-                use gemini as $m;
+                type $c = gemini::Gemini;
                 $body
             }
         }
@@ -93,12 +93,21 @@ impl Api {
 
     /// The API id, as an assistant message's `api` names it.
     pub const fn id(self) -> &'static str {
-        each_api!(self, m => m::API)
+        match self {
+            #[cfg(feature = "openai-chat")]
+            Api::OpenaiChat => openai_chat::API,
+            #[cfg(feature = "openai-responses")]
+            Api::OpenaiResponses => openai_responses::API,
+            #[cfg(feature = "anthropic")]
+            Api::Anthropic => anthropic::API,
+            #[cfg(feature = "gemini")]
+            Api::Gemini => gemini::API,
+        }
     }
 
     /// The API's own provider (`openai`, `anthropic`, `google`).
     pub const fn provider(self) -> &'static str {
-        each_api!(self, m => m::PROVIDER)
+        each_api!(self, C => <C as Codec>::PROVIDER)
     }
 
     /// Encodes `request` for this API.
@@ -106,7 +115,7 @@ impl Api {
     /// # Errors
     /// As the API's `encode_request`.
     pub fn encode(self, request: &Request) -> Result<Encoded, EncodeError> {
-        each_api!(self, m => m::encode_request(request))
+        each_api!(self, C => C::encode_request(request))
     }
 
     /// Decodes a response body of this API, with what was skipped or changed.
@@ -117,22 +126,22 @@ impl Api {
         self,
         body: &str,
     ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
-        each_api!(self, m => m::decode_response_with_warnings(body))
+        each_api!(self, C => C::decode_response_with_warnings(body))
     }
 
     /// A stream decoder for this API.
     pub fn stream_decoder(self) -> AnyStreamDecoder {
         match self {
             #[cfg(feature = "openai-chat")]
-            Api::OpenaiChat => AnyStreamDecoder::OpenaiChat(openai_chat::StreamDecoder::new()),
+            Api::OpenaiChat => AnyStreamDecoder::OpenaiChat(openai_chat::StreamDecoder::default()),
             #[cfg(feature = "openai-responses")]
             Api::OpenaiResponses => {
-                AnyStreamDecoder::OpenaiResponses(openai_responses::StreamDecoder::new())
+                AnyStreamDecoder::OpenaiResponses(openai_responses::StreamDecoder::default())
             }
             #[cfg(feature = "anthropic")]
-            Api::Anthropic => AnyStreamDecoder::Anthropic(anthropic::StreamDecoder::new()),
+            Api::Anthropic => AnyStreamDecoder::Anthropic(anthropic::StreamDecoder::default()),
             #[cfg(feature = "gemini")]
-            Api::Gemini => AnyStreamDecoder::Gemini(gemini::StreamDecoder::new()),
+            Api::Gemini => AnyStreamDecoder::Gemini(gemini::StreamDecoder::default()),
         }
     }
 }
@@ -228,17 +237,6 @@ impl AnyStreamDecoder {
             AnyStreamDecoder::Gemini(_) => Api::Gemini,
         }
     }
-
-    /// [`finish`](StreamDecode::finish), also returning what was skipped or
-    /// kept in a changed form (the API's `finish_with_warnings`).
-    ///
-    /// # Errors
-    /// As [`finish`](StreamDecode::finish).
-    pub fn finish_with_warnings(
-        self,
-    ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
-        each_decoder!(self, d => d.finish_with_warnings())
-    }
 }
 
 impl fmt::Debug for AnyStreamDecoder {
@@ -258,7 +256,7 @@ impl StreamDecode for AnyStreamDecoder {
         each_decoder!(self, d => d.partial())
     }
 
-    fn finish(self) -> Result<AssistantMessage, ResponseError> {
-        each_decoder!(self, d => d.finish())
+    fn finish_with_warnings(self) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
+        each_decoder!(self, d => d.finish_with_warnings())
     }
 }

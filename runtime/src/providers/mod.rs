@@ -1,15 +1,20 @@
 //! Provider wire formats: request encoders, response and stream decoders.
 //!
 //! One module per API, each behind its Cargo feature (all on by default):
-//! [`openai_chat`], [`openai_responses`], [`anthropic`], [`gemini`]. Each has
-//! the same functions:
+//! [`openai_chat`], [`openai_responses`], [`anthropic`], [`gemini`]. Each
+//! module's codec ([`openai_chat::OpenaiChat`], [`openai_responses::OpenaiResponses`],
+//! [`anthropic::Anthropic`], [`gemini::Gemini`]) implements one trait,
+//! [`Codec`]:
 //! - `encode_request(&Request) -> Result<Encoded, EncodeError>`;
-//! - `decode_response(&str) -> Result<AssistantMessage, ResponseError>`, and
-//!   `decode_response_with_warnings`, which also returns what was skipped or kept
-//!   in a changed form;
+//! - `decode_response_with_warnings(&str)`, which returns the
+//!   [`AssistantMessage`] and what was skipped or kept in a changed form, and
+//!   `decode_response` without them (written once, in the trait);
 //! - `stop_reason(&str) -> StopReason`, the API's stop or finish reason mapped;
-//! - a `StreamDecoder` implementing [`StreamDecode`], with `new()` and
-//!   `finish_with_warnings()`.
+//! - a `StreamDecoder` implementing [`StreamDecode`].
+//!
+//! The module also has the same names as functions (`anthropic::encode_request`
+//! and so on), for code that names its API at compile time. [`Api`] names an
+//! API at run time and dispatches to its codec.
 //!
 //! Each module is split by direction: `request` (the encoder), `response` (the
 //! wire types and the body decoder) and `stream` (the stream state machine);
@@ -25,6 +30,7 @@ pub mod anthropic;
 mod api;
 mod body;
 mod catalog;
+mod codec;
 mod conversation;
 mod decode;
 mod events;
@@ -41,6 +47,7 @@ mod shared;
 pub use api::{AnyStreamDecoder, Api, UnknownApi};
 pub use body::Body;
 pub use catalog::{Catalog, ModelInfo};
+pub use codec::Codec;
 pub use conversation::Conversation;
 pub use decode::{Events, StreamError, StreamReader};
 pub use events::{PartialJson, StreamEvent};
@@ -446,7 +453,25 @@ pub trait StreamDecode {
     /// far as they go.
     fn partial(&self) -> AssistantMessage;
 
-    /// The message, once every event has been pushed. A stream that stopped
-    /// before its end is an error (or a message whose stopReason is `error`).
-    fn finish(self) -> Result<AssistantMessage, ResponseError>;
+    /// The message, once every event has been pushed, with what was skipped
+    /// or kept in a changed form, as [`ResponseError::Invalid`] values naming
+    /// their event. A stream that stopped before its end is an error (or a
+    /// message whose stopReason is `error`).
+    ///
+    /// # Errors
+    /// [`ResponseError::Truncated`] for a stream that ended before its end
+    /// event, or the error an event carried.
+    fn finish_with_warnings(self) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError>;
+
+    /// [`finish_with_warnings`](Self::finish_with_warnings) without the
+    /// warnings.
+    ///
+    /// # Errors
+    /// As [`finish_with_warnings`](Self::finish_with_warnings).
+    fn finish(self) -> Result<AssistantMessage, ResponseError>
+    where
+        Self: Sized,
+    {
+        self.finish_with_warnings().map(|(message, _)| message)
+    }
 }

@@ -96,6 +96,12 @@ pub use request::encode_request;
 pub use response::{decode_response, decode_response_with_warnings, stop_reason};
 pub use stream::StreamDecoder;
 
+/// The Anthropic Messages API as a [`Codec`](super::Codec): this module's functions, for code
+/// generic over the API.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Anthropic;
+super::codec::impl_codec!(Anthropic, Anthropic);
+
 /// The longest document `title` Anthropic takes, in characters (its request
 /// schema's `maxLength`); a longer one is cut.
 pub const MAX_DOCUMENT_TITLE: usize = 500;

@@ -110,7 +110,7 @@ pub(super) enum WireBlock {
 /// [`ResponseError::Json`] when the body is not JSON of the right shape,
 /// [`ResponseError::Invalid`] when a known block is malformed.
 pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
-    decode_response_with_warnings(body).map(|(message, _)| message)
+    <super::Anthropic as crate::providers::Codec>::decode_response(body)
 }
 
 /// [`decode_response`], also returning what was skipped or kept in a changed

@@ -156,118 +156,6 @@ impl StreamDecoder {
         Self::default()
     }
 
-    /// [`finish`](StreamDecode::finish), also returning what was skipped (a
-    /// tool call cut by the output limit, a call's `caller` other than
-    /// `direct`) as [`ResponseError::Invalid`] values naming their event.
-    ///
-    /// A stream the output limit cut (`stop_reason` `max_tokens`) inside a
-    /// block, then ended with `message_stop`, is a message with stopReason
-    /// `length`: its text and thinking are kept as far as they went, and an
-    /// unfinished tool call is dropped (reported here), never half-parsed.
-    ///
-    /// # Errors
-    /// As [`finish`](StreamDecode::finish).
-    pub fn finish_with_warnings(
-        mut self,
-    ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
-        self.latch.check()?;
-        if let Some(error) = self.error {
-            let mut message = self.message.unwrap_or_else(base_message);
-            message.content.extend(self.done.into_values());
-            message.usage = self.usage;
-            message.stop_reason = StopReason::Error;
-            message.error_message = Some(error);
-            return Ok((priced(message), self.skipped));
-        }
-        let Some(mut message) = self.message else {
-            return Err(ResponseError::Truncated {
-                events: self.latch.events(),
-                message: "no message_start".to_owned(),
-            });
-        };
-        if !self.stopped {
-            let open = self
-                .slots
-                .iter()
-                .filter(|(_, s)| matches!(s, Slot::Open(_)))
-                .map(|(i, _)| i.to_string())
-                .collect::<Vec<_>>();
-            return Err(ResponseError::Truncated {
-                events: self.latch.events(),
-                message: if open.is_empty() {
-                    "no message_stop".to_owned()
-                } else {
-                    format!(
-                        "no message_stop; content blocks {} still open",
-                        open.join(", ")
-                    )
-                },
-            });
-        }
-        let cut = matches!(
-            self.stop_reason.as_deref(),
-            Some("max_tokens" | "model_context_window_exceeded")
-        );
-        let mut skipped = std::mem::take(&mut self.skipped);
-        for (block, slot) in std::mem::take(&mut self.slots) {
-            let Slot::Open(open) = slot else { continue };
-            if !cut {
-                return Err(ResponseError::Truncated {
-                    events: self.latch.events(),
-                    message: format!("content block {block} was never stopped"),
-                });
-            }
-            // The output limit cut the block: text and thinking are kept as far
-            // as they went; a tool call is dropped, never half-parsed.
-            match open {
-                Open::Tool { name, .. } => skipped.push(ResponseError::Invalid {
-                    event: None,
-                    path: format!("content_block[{block}]"),
-                    message: format!(
-                        "the call of `{name}` was cut by the output limit and is dropped"
-                    ),
-                }),
-                Open::Provider { start, .. } => {
-                    let kind = start
-                        .get("type")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default();
-                    skipped.push(ResponseError::Invalid {
-                        event: None,
-                        path: format!("content_block[{block}]"),
-                        message: format!(
-                            "the `{kind}` block was cut by the output limit and is dropped"
-                        ),
-                    });
-                }
-                Open::Text(text, citations) => {
-                    self.done.insert(block, text_block(text, citations));
-                }
-                Open::Thinking(thinking, signature) => {
-                    let thinking = ThinkingContent {
-                        thinking,
-                        signature: Some(signature).filter(|s| !s.is_empty()),
-                    };
-                    self.done
-                        .insert(block, AssistantContent::Thinking(thinking));
-                }
-                Open::Redacted(data) => {
-                    let redacted = RedactedThinkingContent::new(data);
-                    self.done
-                        .insert(block, AssistantContent::RedactedThinking(redacted));
-                }
-            }
-        }
-        message.content.extend(self.done.into_values());
-        message.usage = self.usage;
-        apply_stop(
-            &mut message,
-            self.stop_reason.as_deref(),
-            self.stop_details.as_ref(),
-        );
-        Ok((priced(message), skipped))
-    }
-
     fn fail(&mut self, event: usize, path: &str, message: impl Into<String>) -> ResponseError {
         let message = message.into();
         self.latch.fail(event, format!("{path}: {message}"));
@@ -696,7 +584,115 @@ impl StreamDecode for StreamDecoder {
         self.snapshot().partial(base)
     }
 
-    fn finish(self) -> Result<AssistantMessage, ResponseError> {
-        self.finish_with_warnings().map(|(message, _)| message)
+    /// [`finish`](StreamDecode::finish), also returning what was skipped (a
+    /// tool call cut by the output limit, a call's `caller` other than
+    /// `direct`) as [`ResponseError::Invalid`] values naming their event.
+    ///
+    /// A stream the output limit cut (`stop_reason` `max_tokens`) inside a
+    /// block, then ended with `message_stop`, is a message with stopReason
+    /// `length`: its text and thinking are kept as far as they went, and an
+    /// unfinished tool call is dropped (reported here), never half-parsed.
+    ///
+    /// # Errors
+    /// As [`finish`](StreamDecode::finish).
+    fn finish_with_warnings(
+        mut self,
+    ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
+        self.latch.check()?;
+        if let Some(error) = self.error {
+            let mut message = self.message.unwrap_or_else(base_message);
+            message.content.extend(self.done.into_values());
+            message.usage = self.usage;
+            message.stop_reason = StopReason::Error;
+            message.error_message = Some(error);
+            return Ok((priced(message), self.skipped));
+        }
+        let Some(mut message) = self.message else {
+            return Err(ResponseError::Truncated {
+                events: self.latch.events(),
+                message: "no message_start".to_owned(),
+            });
+        };
+        if !self.stopped {
+            let open = self
+                .slots
+                .iter()
+                .filter(|(_, s)| matches!(s, Slot::Open(_)))
+                .map(|(i, _)| i.to_string())
+                .collect::<Vec<_>>();
+            return Err(ResponseError::Truncated {
+                events: self.latch.events(),
+                message: if open.is_empty() {
+                    "no message_stop".to_owned()
+                } else {
+                    format!(
+                        "no message_stop; content blocks {} still open",
+                        open.join(", ")
+                    )
+                },
+            });
+        }
+        let cut = matches!(
+            self.stop_reason.as_deref(),
+            Some("max_tokens" | "model_context_window_exceeded")
+        );
+        let mut skipped = std::mem::take(&mut self.skipped);
+        for (block, slot) in std::mem::take(&mut self.slots) {
+            let Slot::Open(open) = slot else { continue };
+            if !cut {
+                return Err(ResponseError::Truncated {
+                    events: self.latch.events(),
+                    message: format!("content block {block} was never stopped"),
+                });
+            }
+            // The output limit cut the block: text and thinking are kept as far
+            // as they went; a tool call is dropped, never half-parsed.
+            match open {
+                Open::Tool { name, .. } => skipped.push(ResponseError::Invalid {
+                    event: None,
+                    path: format!("content_block[{block}]"),
+                    message: format!(
+                        "the call of `{name}` was cut by the output limit and is dropped"
+                    ),
+                }),
+                Open::Provider { start, .. } => {
+                    let kind = start
+                        .get("type")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    skipped.push(ResponseError::Invalid {
+                        event: None,
+                        path: format!("content_block[{block}]"),
+                        message: format!(
+                            "the `{kind}` block was cut by the output limit and is dropped"
+                        ),
+                    });
+                }
+                Open::Text(text, citations) => {
+                    self.done.insert(block, text_block(text, citations));
+                }
+                Open::Thinking(thinking, signature) => {
+                    let thinking = ThinkingContent {
+                        thinking,
+                        signature: Some(signature).filter(|s| !s.is_empty()),
+                    };
+                    self.done
+                        .insert(block, AssistantContent::Thinking(thinking));
+                }
+                Open::Redacted(data) => {
+                    let redacted = RedactedThinkingContent::new(data);
+                    self.done
+                        .insert(block, AssistantContent::RedactedThinking(redacted));
+                }
+            }
+        }
+        message.content.extend(self.done.into_values());
+        message.usage = self.usage;
+        apply_stop(
+            &mut message,
+            self.stop_reason.as_deref(),
+            self.stop_details.as_ref(),
+        );
+        Ok((priced(message), skipped))
     }
 }

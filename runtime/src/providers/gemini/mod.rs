@@ -84,6 +84,12 @@ pub use request::encode_request;
 pub use response::{decode_response, decode_response_with_warnings, stop_reason};
 pub use stream::StreamDecoder;
 
+/// Google's Gemini `generateContent` API as a [`Codec`](super::Codec): this module's functions, for code
+/// generic over the API.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Gemini;
+super::codec::impl_codec!(Gemini, Gemini);
+
 /// The provider name written into decoded messages and used for the target.
 pub const PROVIDER: &str = "google";
 /// The API identifier.

@@ -480,7 +480,7 @@ pub(super) fn gemini_block(raw: &RawJson) -> AssistantContent {
 /// [`ResponseError::Json`] when the body is not JSON of the right shape,
 /// [`ResponseError::Invalid`] when a part is malformed.
 pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
-    decode_response_with_warnings(body).map(|(message, _)| message)
+    <super::Gemini as crate::providers::Codec>::decode_response(body)
 }
 
 /// [`decode_response`], also returning what was skipped or kept in a changed

@@ -41,49 +41,6 @@ impl StreamDecoder {
     pub fn new() -> Self {
         Self::default()
     }
-
-    /// [`finish`](StreamDecode::finish), also returning what was skipped
-    /// (parts of a kind agentmsg does not model) as [`ResponseError::Invalid`]
-    /// values naming their chunk.
-    ///
-    /// # Errors
-    /// As [`finish`](StreamDecode::finish).
-    pub fn finish_with_warnings(
-        self,
-    ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
-        self.latch.check()?;
-        let mut folder = self.folder;
-        let mut clean_end = None;
-        if folder.error.is_none() && folder.finish_reason.is_none() && folder.block_reason.is_none()
-        {
-            let arguments_open = folder
-                .builder
-                .as_ref()
-                .is_some_and(|b| b.streaming.is_some());
-            if !folder.saw_candidate || arguments_open {
-                return Err(ResponseError::Truncated {
-                    events: self.latch.events(),
-                    message: if arguments_open {
-                        "no chunk carried a finishReason, and a function call's arguments were still streaming".to_owned()
-                    } else {
-                        "no chunk carried a candidate".to_owned()
-                    },
-                });
-            }
-            // The stream ended cleanly after its last chunk, as the Firebase
-            // SDK takes it: a stop (toolUse with calls), said as a warning.
-            folder.finish_reason = Some("STOP".to_owned());
-            clean_end = Some(ResponseError::Invalid {
-                event: self.latch.events().checked_sub(1),
-                path: "candidates[0].finishReason".to_owned(),
-                message: "the stream ended without a finishReason: taken as a clean stop"
-                    .to_owned(),
-            });
-        }
-        let mut warnings = folder.take_warnings();
-        warnings.extend(clean_end);
-        Ok((priced(folder.into_message()), warnings))
-    }
 }
 
 impl StreamDecoder {
@@ -158,7 +115,44 @@ impl StreamDecode for StreamDecoder {
         self.snapshot().partial(base)
     }
 
-    fn finish(self) -> Result<AssistantMessage, ResponseError> {
-        self.finish_with_warnings().map(|(message, _)| message)
+    /// [`finish`](StreamDecode::finish), also returning what was skipped
+    /// (parts of a kind agentmsg does not model) as [`ResponseError::Invalid`]
+    /// values naming their chunk.
+    ///
+    /// # Errors
+    /// As [`finish`](StreamDecode::finish).
+    fn finish_with_warnings(self) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
+        self.latch.check()?;
+        let mut folder = self.folder;
+        let mut clean_end = None;
+        if folder.error.is_none() && folder.finish_reason.is_none() && folder.block_reason.is_none()
+        {
+            let arguments_open = folder
+                .builder
+                .as_ref()
+                .is_some_and(|b| b.streaming.is_some());
+            if !folder.saw_candidate || arguments_open {
+                return Err(ResponseError::Truncated {
+                    events: self.latch.events(),
+                    message: if arguments_open {
+                        "no chunk carried a finishReason, and a function call's arguments were still streaming".to_owned()
+                    } else {
+                        "no chunk carried a candidate".to_owned()
+                    },
+                });
+            }
+            // The stream ended cleanly after its last chunk, as the Firebase
+            // SDK takes it: a stop (toolUse with calls), said as a warning.
+            folder.finish_reason = Some("STOP".to_owned());
+            clean_end = Some(ResponseError::Invalid {
+                event: self.latch.events().checked_sub(1),
+                path: "candidates[0].finishReason".to_owned(),
+                message: "the stream ended without a finishReason: taken as a clean stop"
+                    .to_owned(),
+            });
+        }
+        let mut warnings = folder.take_warnings();
+        warnings.extend(clean_end);
+        Ok((priced(folder.into_message()), warnings))
     }
 }

@@ -34,6 +34,12 @@ pub use request::encode_request;
 pub use response::{decode_response, decode_response_with_warnings, stop_reason};
 pub use stream::StreamDecoder;
 
+/// OpenAI Chat Completions (and the servers that copy it) as a [`Codec`](super::Codec): this module's functions, for code
+/// generic over the API.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct OpenaiChat;
+super::codec::impl_codec!(OpenaiChat, OpenaiChat);
+
 /// The api id of Chat Completions.
 pub const API: &str = "openai-completions";
 /// The provider id written into decoded messages.

@@ -194,7 +194,7 @@ pub(super) fn error_message(error: &WireError) -> AssistantMessage {
 /// assert_eq!(message.usage.input, 9);
 /// ```
 pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
-    decode_response_with_warnings(body).map(|(message, _)| message)
+    <super::OpenaiChat as crate::providers::Codec>::decode_response(body)
 }
 
 /// [`decode_response`], also returning what was kept in a changed form (such as

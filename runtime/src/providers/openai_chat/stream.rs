@@ -149,78 +149,6 @@ impl StreamDecoder {
         Self::default()
     }
 
-    /// [`finish`](StreamDecode::finish), also returning what was kept in a
-    /// changed form (tool-call arguments that were not a JSON object, ignored
-    /// extra choices) as [`ResponseError::Invalid`] values naming their event.
-    pub fn finish_with_warnings(
-        mut self,
-    ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
-        if let Some((event, message)) = self.bad_event.take() {
-            return Err(ResponseError::Invalid {
-                event: Some(event),
-                path: "chunk".into(),
-                message: format!("the stream had a malformed chunk: {message}"),
-            });
-        }
-        let mut message = base_message(self.id.take(), self.model.take(), self.created);
-        if let Some(usage) = self.usage.take() {
-            message.usage = usage;
-        }
-        let mut warnings = std::mem::take(&mut self.warnings);
-        for (position, block) in std::mem::take(&mut self.blocks).into_iter().enumerate() {
-            message.content.push(match block {
-                Building::Text(text) => AssistantContent::Text(TextContent::new(text)),
-                Building::Thinking(text) => AssistantContent::Thinking(ThinkingContent::new(text)),
-                Building::Call {
-                    id,
-                    name,
-                    arguments,
-                    event,
-                } => AssistantContent::ToolCall(ToolCall {
-                    arguments: parse_arguments(
-                        &arguments,
-                        &format!("content[{position}].arguments"),
-                        Some(event),
-                        &mut warnings,
-                    ),
-                    id,
-                    name,
-                    signature: None,
-                }),
-            });
-        }
-        keep_sources(
-            &mut message.content,
-            (!self.annotations.is_empty())
-                .then(|| Value::Array(std::mem::take(&mut self.annotations))),
-            [
-                ("citations", self.citations.take()),
-                ("search_results", self.search_results.take()),
-            ],
-        );
-        if let Some(error) = self.error {
-            message.stop_reason = StopReason::Error;
-            message.error_message = Some(error);
-            return Ok((priced(message), warnings));
-        }
-        message.stop_reason = match (self.finish_reason, self.done) {
-            (Some(reason), _) => stop_reason(&reason),
-            // Some compatible servers end with `[DONE]` and no finish_reason.
-            (None, true) if message.tool_calls().next().is_some() => StopReason::ToolUse,
-            (None, true) => StopReason::Stop,
-            (None, false) => {
-                return Err(ResponseError::Truncated {
-                    events: self.events,
-                    message: "no chunk carried a finish_reason and no [DONE] came".into(),
-                })
-            }
-        };
-        if self.refused && message.stop_reason == StopReason::Stop {
-            message.stop_reason = StopReason::GuardRail;
-        }
-        Ok((priced(message), warnings))
-    }
-
     fn append_text(&mut self, text: &str, thinking: bool) {
         match (self.blocks.last_mut(), thinking) {
             (Some(Building::Text(buf)), false) | (Some(Building::Thinking(buf)), true) => {
@@ -472,7 +400,75 @@ impl StreamDecode for StreamDecoder {
         }
     }
 
-    fn finish(self) -> Result<AssistantMessage, ResponseError> {
-        self.finish_with_warnings().map(|(message, _)| message)
+    /// [`finish`](StreamDecode::finish), also returning what was kept in a
+    /// changed form (tool-call arguments that were not a JSON object, ignored
+    /// extra choices) as [`ResponseError::Invalid`] values naming their event.
+    fn finish_with_warnings(
+        mut self,
+    ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
+        if let Some((event, message)) = self.bad_event.take() {
+            return Err(ResponseError::Invalid {
+                event: Some(event),
+                path: "chunk".into(),
+                message: format!("the stream had a malformed chunk: {message}"),
+            });
+        }
+        let mut message = base_message(self.id.take(), self.model.take(), self.created);
+        if let Some(usage) = self.usage.take() {
+            message.usage = usage;
+        }
+        let mut warnings = std::mem::take(&mut self.warnings);
+        for (position, block) in std::mem::take(&mut self.blocks).into_iter().enumerate() {
+            message.content.push(match block {
+                Building::Text(text) => AssistantContent::Text(TextContent::new(text)),
+                Building::Thinking(text) => AssistantContent::Thinking(ThinkingContent::new(text)),
+                Building::Call {
+                    id,
+                    name,
+                    arguments,
+                    event,
+                } => AssistantContent::ToolCall(ToolCall {
+                    arguments: parse_arguments(
+                        &arguments,
+                        &format!("content[{position}].arguments"),
+                        Some(event),
+                        &mut warnings,
+                    ),
+                    id,
+                    name,
+                    signature: None,
+                }),
+            });
+        }
+        keep_sources(
+            &mut message.content,
+            (!self.annotations.is_empty())
+                .then(|| Value::Array(std::mem::take(&mut self.annotations))),
+            [
+                ("citations", self.citations.take()),
+                ("search_results", self.search_results.take()),
+            ],
+        );
+        if let Some(error) = self.error {
+            message.stop_reason = StopReason::Error;
+            message.error_message = Some(error);
+            return Ok((priced(message), warnings));
+        }
+        message.stop_reason = match (self.finish_reason, self.done) {
+            (Some(reason), _) => stop_reason(&reason),
+            // Some compatible servers end with `[DONE]` and no finish_reason.
+            (None, true) if message.tool_calls().next().is_some() => StopReason::ToolUse,
+            (None, true) => StopReason::Stop,
+            (None, false) => {
+                return Err(ResponseError::Truncated {
+                    events: self.events,
+                    message: "no chunk carried a finish_reason and no [DONE] came".into(),
+                })
+            }
+        };
+        if self.refused && message.stop_reason == StopReason::Stop {
+            message.stop_reason = StopReason::GuardRail;
+        }
+        Ok((priced(message), warnings))
     }
 }

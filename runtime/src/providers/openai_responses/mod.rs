@@ -96,6 +96,12 @@ pub use request::encode_request;
 pub use response::{decode_response, decode_response_with_warnings, reasoning_block, stop_reason};
 pub use stream::StreamDecoder;
 
+/// The OpenAI Responses API as a [`Codec`](super::Codec): this module's functions, for code
+/// generic over the API.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct OpenaiResponses;
+super::codec::impl_codec!(OpenaiResponses, OpenaiResponses);
+
 /// The api id of the Responses API.
 pub const API: &str = "openai-responses";
 /// The provider id written into decoded messages.

@@ -519,7 +519,7 @@ pub fn stop_reason(status: &str) -> StopReason {
 /// assert_eq!(message.response_id.as_deref(), Some("resp_1"));
 /// ```
 pub fn decode_response(body: &str) -> Result<AssistantMessage, ResponseError> {
-    decode_response_with_warnings(body).map(|(message, _)| message)
+    <super::OpenaiResponses as crate::providers::Codec>::decode_response(body)
 }
 
 /// [`decode_response`], also returning what was skipped or kept in a changed

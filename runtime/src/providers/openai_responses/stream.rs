@@ -138,68 +138,6 @@ impl StreamDecoder {
         Self::default()
     }
 
-    /// [`finish`](StreamDecode::finish), also returning what was skipped or kept
-    /// in a changed form (see
-    /// [`decode_response_with_warnings`](super::decode_response_with_warnings)), as
-    /// [`ResponseError::Invalid`] values.
-    pub fn finish_with_warnings(
-        mut self,
-    ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
-        if let Some((event, message)) = self.bad_event.take() {
-            return Err(ResponseError::Invalid {
-                event: Some(event),
-                path: "event".into(),
-                message: format!("the stream had a malformed event: {message}"),
-            });
-        }
-        let (terminal_event, response_value) =
-            match self.terminal.take() {
-                Some((event, value)) => (Some(event), value),
-                None if self.error.is_some() => (None, self.started.take().unwrap_or(Value::Null)),
-                None => return Err(ResponseError::Truncated {
-                    events: self.events,
-                    message:
-                        "no response.completed, response.incomplete, response.failed or error event"
-                            .into(),
-                }),
-            };
-        let response: WireResponse = if response_value.is_null() {
-            WireResponse::default()
-        } else {
-            WireResponse::deserialize(&response_value).map_err(|e| ResponseError::Invalid {
-                event: terminal_event,
-                path: "response".into(),
-                message: e.to_string(),
-            })?
-        };
-        let mut fallback = WireResponse::default();
-        if let Some(started) = &self.started {
-            if let Ok(s) = WireResponse::deserialize(started) {
-                fallback = s;
-            }
-        }
-        let response = WireResponse {
-            id: response.id.or(fallback.id),
-            model: response.model.or(fallback.model),
-            created_at: response.created_at.or(fallback.created_at),
-            tools: response.tools.or(fallback.tools),
-            ..response
-        };
-        let items: Vec<Value> = std::mem::take(&mut self.items).into_values().collect();
-        let output = if items.is_empty() {
-            response.output.as_deref().unwrap_or_default()
-        } else {
-            &items
-        };
-        let mut warnings = std::mem::take(&mut self.warnings);
-        let mut message = build_message(&response, output, terminal_event, &mut warnings);
-        if let Some(error) = self.error {
-            message.stop_reason = StopReason::Error;
-            message.error_message = Some(error);
-        }
-        Ok((priced(message), warnings))
-    }
-
     fn apply(&mut self, event: WireEvent, index: usize) {
         let delta = event.delta.as_ref().and_then(Value::as_str);
         match event.kind.as_str() {
@@ -485,7 +423,65 @@ impl StreamDecode for StreamDecoder {
         }
     }
 
-    fn finish(self) -> Result<AssistantMessage, ResponseError> {
-        self.finish_with_warnings().map(|(message, _)| message)
+    /// [`finish`](StreamDecode::finish), also returning what was skipped or kept
+    /// in a changed form (see
+    /// [`decode_response_with_warnings`](super::decode_response_with_warnings)), as
+    /// [`ResponseError::Invalid`] values.
+    fn finish_with_warnings(
+        mut self,
+    ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
+        if let Some((event, message)) = self.bad_event.take() {
+            return Err(ResponseError::Invalid {
+                event: Some(event),
+                path: "event".into(),
+                message: format!("the stream had a malformed event: {message}"),
+            });
+        }
+        let (terminal_event, response_value) =
+            match self.terminal.take() {
+                Some((event, value)) => (Some(event), value),
+                None if self.error.is_some() => (None, self.started.take().unwrap_or(Value::Null)),
+                None => return Err(ResponseError::Truncated {
+                    events: self.events,
+                    message:
+                        "no response.completed, response.incomplete, response.failed or error event"
+                            .into(),
+                }),
+            };
+        let response: WireResponse = if response_value.is_null() {
+            WireResponse::default()
+        } else {
+            WireResponse::deserialize(&response_value).map_err(|e| ResponseError::Invalid {
+                event: terminal_event,
+                path: "response".into(),
+                message: e.to_string(),
+            })?
+        };
+        let mut fallback = WireResponse::default();
+        if let Some(started) = &self.started {
+            if let Ok(s) = WireResponse::deserialize(started) {
+                fallback = s;
+            }
+        }
+        let response = WireResponse {
+            id: response.id.or(fallback.id),
+            model: response.model.or(fallback.model),
+            created_at: response.created_at.or(fallback.created_at),
+            tools: response.tools.or(fallback.tools),
+            ..response
+        };
+        let items: Vec<Value> = std::mem::take(&mut self.items).into_values().collect();
+        let output = if items.is_empty() {
+            response.output.as_deref().unwrap_or_default()
+        } else {
+            &items
+        };
+        let mut warnings = std::mem::take(&mut self.warnings);
+        let mut message = build_message(&response, output, terminal_event, &mut warnings);
+        if let Some(error) = self.error {
+            message.stop_reason = StopReason::Error;
+            message.error_message = Some(error);
+        }
+        Ok((priced(message), warnings))
     }
 }
