@@ -211,7 +211,7 @@ fn main() {
     append_file(&load_file, &load_lines, FileWrite::Buffered);
     let mut read_file = || {
         let file = std::fs::File::open(&load_file).unwrap();
-        let read = agentmsg::read_transcript(BufReader::new(file)).unwrap();
+        let read = agentmsg::transcript::read_transcript(BufReader::new(file)).unwrap();
         assert_eq!(read.messages.len(), load_entries);
         black_box(read);
     };

@@ -18,11 +18,13 @@ use std::hint::black_box;
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
+use agentmsg::custom::{AppMessage, BashExecution, CompactionSummary, Registry};
+use agentmsg::message::MediaSource;
+use agentmsg::transcript::{decode_line, DecodeMode};
 use agentmsg::{
-    decode_line, AgentMessage, AssistantContent, AssistantMessage, BashExecution,
-    CompactionSummary, Cost, CustomEntry, DecodeMode, ImageContent, LlmMessage, MediaSource,
-    Message, MessageId, Registry, StopReason, TextContent, ThinkingContent, ToolCall,
-    ToolResultContent, ToolResultMessage, TurnId, Usage, UserContent, UserMessage,
+    AgentMessage, AssistantContent, AssistantMessage, Cost, ImageContent, LlmMessage, Message,
+    MessageId, StopReason, TextContent, ThinkingContent, ToolCall, ToolResultContent,
+    ToolResultMessage, TurnId, Usage, UserContent, UserMessage,
 };
 use criterion::{Criterion, SamplingMode, Throughput};
 use serde::{Deserialize, Serialize};
@@ -163,8 +165,8 @@ impl Concrete {
                 parent_id: agentmsg::ParentId::Previous,
             })
         };
-        let custom = |message: Box<dyn agentmsg::DynCustomMessage>| {
-            AgentMessage::Custom(CustomEntry {
+        let custom = |message: Box<dyn agentmsg::custom::DynCustomMessage>| {
+            AgentMessage::Custom(AppMessage {
                 message,
                 id: Some(id.clone()),
                 turn_id: Some(turn_id.clone()),

@@ -5,7 +5,8 @@
 //!
 //! Run with `cargo run --example multi_agent`.
 
-use agentmsg::{read_transcript, to_llm, AgentMessage, JsonlWriter, Message, TurnId};
+use agentmsg::transcript::read_transcript;
+use agentmsg::{to_llm, AgentMessage, JsonlWriter, Message, TurnId};
 use serde::{Deserialize, Serialize};
 
 /// One agent asks another to do something.

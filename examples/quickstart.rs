@@ -10,10 +10,11 @@ use std::fs::File;
 use std::io::BufReader;
 
 use agentmsg::providers::{anthropic, Request};
+use agentmsg::transcript::read_transcript;
 use agentmsg::{
-    prepare, read_transcript, to_llm, AgentMessage, AssistantContent, AssistantMessage,
-    ImageContent, JsonlWriter, Message, MessageId, StopReason, Target, TextContent,
-    ThinkingContent, ToolCall, ToolResultContent, UserContent,
+    prepare, to_llm, AgentMessage, AssistantContent, AssistantMessage, ImageContent, JsonlWriter,
+    Message, MessageId, StopReason, Target, TextContent, ThinkingContent, ToolCall,
+    ToolResultContent, UserContent,
 };
 use serde::{Deserialize, Serialize};
 

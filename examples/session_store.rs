@@ -83,7 +83,8 @@ async fn main() -> Result<(), StoreError> {
     );
     // Every line is a transcript line agentmsg reads back.
     for entry in &loaded.entries {
-        let read = agentmsg::read_transcript(entry.line().as_bytes()).expect("readable");
+        let read =
+            agentmsg::transcript::read_transcript(entry.line().as_bytes()).expect("readable");
         assert!(read.messages[0].is_llm());
     }
     println!(

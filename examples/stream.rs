@@ -11,7 +11,8 @@ use std::sync::{Arc, Mutex};
 
 use agentmsg::http::{ApiKey, Client, Endpoint, StreamItem};
 use agentmsg::providers::{Effort, Reasoning, Request, StreamEvent, ToolSpec};
-use agentmsg::{read_transcript, AgentMessage, JsonlWriter, Message, StopReason};
+use agentmsg::transcript::read_transcript;
+use agentmsg::{AgentMessage, JsonlWriter, Message, StopReason};
 use bytes::Bytes;
 use futures_util::StreamExt;
 use http_body_util::{BodyExt, StreamBody};

@@ -5,9 +5,10 @@
 //!
 //! Run with `cargo run --example ui_only`.
 
-use agentmsg::{
-    read_transcript, to_llm_with_report, write_jsonl, AgentMessage, ExtensionMessage, Message,
-};
+use agentmsg::custom::ExtensionMessage;
+use agentmsg::project::to_llm_with_report;
+use agentmsg::transcript::{read_transcript, write_jsonl};
+use agentmsg::{AgentMessage, Message};
 use serde::{Deserialize, Serialize};
 
 /// A banner for the UI.

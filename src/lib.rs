@@ -59,7 +59,7 @@
 //! ```
 //!
 //! At run time, the same rules hold: converting a [`Content`] into a role's enum
-//! is a `TryFrom` whose [`RoleError`] names both, and decoding a block in the
+//! is a `TryFrom` whose [`RoleError`](crate::message::RoleError) names both, and decoding a block in the
 //! wrong role fails with the same words.
 //!
 //! ```
@@ -78,11 +78,12 @@
 //!
 //! Images, audio and documents are built from bytes, files, base64 or URLs. The
 //! MIME type is read from the data itself (PNG, JPEG, GIF, WEBP; MP3, OGG, FLAC,
-//! WAV; PDF), and data that is none of these is a [`MediaError`] showing the bytes
+//! WAV; PDF), and data that is none of these is a [`MediaError`](crate::message::MediaError) showing the bytes
 //! it saw.
 //!
 //! ```
-//! use agentmsg::{AudioContent, ImageContent, MediaError, UserMessage};
+//! use agentmsg::{AudioContent, ImageContent, UserMessage};
+//! use agentmsg::message::MediaError;
 //!
 //! let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
 //! let image = ImageContent::from_bytes(png)?;
@@ -99,10 +100,11 @@
 //!
 //! An assistant message carries its [`Usage`]: input, output (reasoning
 //! included), cache reads and writes, and the [`Cost`] when known. Usages add up,
-//! and [`Usage::estimated_cost`] prices them with a [`ModelPricing`].
+//! and [`Usage::estimated_cost`] prices them with a [`ModelPricing`](crate::message::ModelPricing).
 //!
 //! ```
-//! use agentmsg::{ModelPricing, Usage};
+//! use agentmsg::Usage;
+//! use agentmsg::message::ModelPricing;
 //!
 //! let turns = [Usage::new(1_000, 200), Usage::new(3_000, 400)];
 //! let total: Usage = turns.iter().sum();
@@ -234,7 +236,7 @@
 //!
 //! `version = N` with `migrate = path` upgrades stored objects of older versions;
 //! `aliases = ["old"]` claims kinds a type was stored under before. The built-in
-//! kinds [`CompactionSummary`], [`BranchSummary`] and [`ExtensionMessage`] are
+//! kinds [`CompactionSummary`](crate::custom::CompactionSummary), [`BranchSummary`](crate::custom::BranchSummary) and [`ExtensionMessage`](crate::custom::ExtensionMessage) are
 //! defined with the same derive.
 //!
 //! # Reading and writing transcripts
@@ -249,14 +251,14 @@
 //! bytes, after every line before it. [`JsonlWriter::append`] writes whole lines
 //! under the file's advisory lock, so writers in several processes never
 //! interleave, and ends a line a crash tore before it appends (see the
-//! [`jsonl` notes on concurrent writers](crate::AppendFile)). Keeping a line that no
+//! [`jsonl` notes on concurrent writers](crate::transcript::AppendFile)). Keeping a line that no
 //! type claims costs about a copy of it: it is parsed only when asked
-//! ([`UnknownMessage::validate`](crate::UnknownMessage::validate), `id`), and
+//! ([`UnknownMessage::validate`](crate::transcript::UnknownMessage::validate), `id`), and
 //! `agentmsg check` does ask.
 //!
 //! A line that *does* decode is read into its type, and a key the type does not
 //! have (a field a newer pi writes, a typo) is skipped: writing the message back
-//! drops it. [`dropped_fields`] names such keys (`agentmsg check` warns of them),
+//! drops it. [`dropped_fields`](crate::transcript::dropped_fields) names such keys (`agentmsg check` warns of them),
 //! so that nothing is lost without a word.
 //!
 //! ```
@@ -287,12 +289,13 @@
 //! thinking and signatures go back only to the model that wrote them, failed
 //! turns are skipped, orphaned tool calls get an error result, stray and duplicate
 //! results are dropped, tool-call ids are mapped to what the target accepts (and
-//! back, through [`IdMap`]), images are replaced for models without vision.
-//! [`validate`] reports the same problems and changes nothing; [`PromptEditor`]
+//! back, through [`IdMap`](crate::project::IdMap)), images are replaced for models without vision.
+//! [`validate`](crate::project::validate) reports the same problems and changes nothing; [`PromptEditor`](crate::project::PromptEditor)
 //! lets a hook adjust a prepared request without inventing ids.
 //!
 //! ```
-//! use agentmsg::{prepare, AssistantMessage, ChangeKind, Message, StopReason, Target, ToolCall};
+//! use agentmsg::{prepare, AssistantMessage, Message, StopReason, Target, ToolCall};
+//! use agentmsg::project::ChangeKind;
 //! use serde_json::json;
 //!
 //! // The agent crashed after the model asked for a tool.
@@ -357,14 +360,34 @@
 //! own `agentmsg` that knows its custom kinds.
 
 pub use agentmsg_macros::AgentMessage;
-pub use agentmsg_runtime::*;
 
-/// Not public API. Used by generated code.
+// The core names, as the runtime has them at its root.
+pub use agentmsg_runtime::{
+    prepare, to_llm, AgentMessage, AssistantContent, AssistantMessage, AudioContent, Content, Cost,
+    CustomMessage, DocumentContent, ImageContent, JsonlReader, JsonlWriter, LlmMessage, Message,
+    MessageId, ParentId, ProviderBlock, RedactedThinkingContent, Role, Session, StopReason,
+    SystemMessage, Target, TextContent, ThinkingContent, ToolArguments, ToolCall,
+    ToolResultContent, ToolResultMessage, TurnId, Usage, UserContent, UserMessage,
+};
+
+// The modules, one concept each.
+#[cfg(feature = "html")]
+pub use agentmsg_runtime::export;
+#[cfg(feature = "http")]
+pub use agentmsg_runtime::http;
+#[cfg(any(
+    feature = "openai-chat",
+    feature = "openai-responses",
+    feature = "anthropic",
+    feature = "gemini"
+))]
+pub use agentmsg_runtime::providers;
+pub use agentmsg_runtime::{
+    custom, import, lines, message, project, session, store, time, transcript,
+};
+
 #[doc(hidden)]
-pub mod __private_0_1_0 {
-    /// Not public API. Used by generated code.
-    pub use agentmsg_runtime::__private_0_1_0::*;
-}
+pub use agentmsg_runtime::__private_0_1_0;
 
 /// The README's examples, run as doctests so they stay true.
 #[cfg(doctest)]

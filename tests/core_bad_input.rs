@@ -1,9 +1,7 @@
 //! Bad input is an error that says what and where, never a panic.
 
-use agentmsg::{
-    context_overflow_source, AudioContent, DocumentContent, ImageContent, LlmMessage, MediaFormat,
-    Message,
-};
+use agentmsg::message::{context_overflow_source, MediaFormat};
+use agentmsg::{AudioContent, DocumentContent, ImageContent, LlmMessage, Message};
 use proptest::prelude::*;
 
 const LINES: &[&str] = &[

@@ -4,9 +4,10 @@
 use std::fmt::Debug;
 use std::path::PathBuf;
 
+use agentmsg::message::MediaSource;
 use agentmsg::{
-    AssistantContent, AssistantMessage, Content, Cost, LlmMessage, MediaSource, Message, MessageId,
-    Role, StopReason, SystemMessage, ToolResultContent, ToolResultMessage, TurnId, UserContent,
+    AssistantContent, AssistantMessage, Content, Cost, LlmMessage, Message, MessageId, Role,
+    StopReason, SystemMessage, ToolResultContent, ToolResultMessage, TurnId, UserContent,
     UserMessage,
 };
 use serde::de::DeserializeOwned;

@@ -1,9 +1,7 @@
 //! Media constructors: MIME sniffing, base64, files and their errors.
 
-use agentmsg::{
-    AudioContent, Base64Problem, DocumentContent, ImageContent, MediaError, MediaFormat, MediaKind,
-    MediaSource, UserContent,
-};
+use agentmsg::message::{Base64Problem, MediaError, MediaFormat, MediaKind, MediaSource};
+use agentmsg::{AudioContent, DocumentContent, ImageContent, UserContent};
 
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0";
 const JPEG: &[u8] = b"\xff\xd8\xff\xe0\0\x10JFIF\0\x01\x01\0\0\x01\0\x01\0\0";

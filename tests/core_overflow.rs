@@ -1,9 +1,8 @@
 //! Context-overflow recognition: one test per known wording, with the text the
 //! provider sends.
 
-use agentmsg::{
-    context_overflow_source, known_overflow_sources, AssistantMessage, StopReason, Usage,
-};
+use agentmsg::message::{context_overflow_source, known_overflow_sources};
+use agentmsg::{AssistantMessage, StopReason, Usage};
 
 fn failed(error_message: &str) -> AssistantMessage {
     let mut message = AssistantMessage::new(Vec::<&str>::new()).with_stop_reason(StopReason::Error);

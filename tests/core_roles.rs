@@ -2,10 +2,11 @@
 //! decoding a block in a role that does not allow it, are errors that name the
 //! block and the role.
 
+use agentmsg::message::{BlockKind, RawJson, RoleError};
 use agentmsg::{
-    AssistantContent, AudioContent, BlockKind, Content, DocumentContent, ImageContent, Message,
-    ProviderBlock, RawJson, RedactedThinkingContent, Role, RoleError, TextContent, ThinkingContent,
-    ToolCall, ToolResultContent, UserContent,
+    AssistantContent, AudioContent, Content, DocumentContent, ImageContent, Message, ProviderBlock,
+    RedactedThinkingContent, Role, TextContent, ThinkingContent, ToolCall, ToolResultContent,
+    UserContent,
 };
 use serde_json::json;
 

@@ -3,11 +3,12 @@
 
 use std::fmt::Debug;
 
+use agentmsg::message::{MediaSource, RawJson};
 use agentmsg::{
     AssistantContent, AssistantMessage, AudioContent, Content, Cost, DocumentContent, ImageContent,
-    LlmMessage, MediaSource, Message, MessageId, ProviderBlock, RawJson, RedactedThinkingContent,
-    Role, StopReason, SystemMessage, TextContent, ThinkingContent, ToolArguments, ToolCall,
-    ToolResultContent, ToolResultMessage, TurnId, Usage, UserContent, UserMessage,
+    LlmMessage, Message, MessageId, ProviderBlock, RedactedThinkingContent, Role, StopReason,
+    SystemMessage, TextContent, ThinkingContent, ToolArguments, ToolCall, ToolResultContent,
+    ToolResultMessage, TurnId, Usage, UserContent, UserMessage,
 };
 use proptest::prelude::*;
 use serde::de::DeserializeOwned;
@@ -443,7 +444,7 @@ proptest! {
             format!("{{{body}{sep}\"role\":{role}}}"),
         ] {
             let generic = serde_json::from_str::<LlmMessage>(&text);
-            let line = agentmsg::decode_line(&text, &agentmsg::Registry::new(), agentmsg::DecodeMode::Strict);
+            let line = agentmsg::transcript::decode_line(&text, &agentmsg::custom::Registry::new(), agentmsg::transcript::DecodeMode::Strict);
             match (generic, line) {
                 (Ok(a), Ok(agentmsg::AgentMessage::Llm(b))) => prop_assert_eq!(a, b, "{}", text),
                 (Err(_), Err(_)) => {}
@@ -467,10 +468,10 @@ proptest! {
         extra in json().prop_map(|v| serde_json::json!({ "value": v })),
         place in any::<prop::sample::Index>(),
     ) {
-        let registry = agentmsg::Registry::new();
+        let registry = agentmsg::custom::Registry::new();
         let line = agentmsg::AgentMessage::Llm(x).to_line().unwrap();
-        let decoded = agentmsg::decode_line(&line, &registry, agentmsg::DecodeMode::Strict).unwrap();
-        prop_assert_eq!(agentmsg::dropped_fields(&line, &decoded).unwrap(), Vec::<String>::new());
+        let decoded = agentmsg::transcript::decode_line(&line, &registry, agentmsg::transcript::DecodeMode::Strict).unwrap();
+        prop_assert_eq!(agentmsg::transcript::dropped_fields(&line, &decoded).unwrap(), Vec::<String>::new());
 
         let mut value: Value = serde_json::from_str(&line).unwrap();
         let object = value.as_object_mut().unwrap();
@@ -492,8 +493,8 @@ proptest! {
             }
         };
         let line = serde_json::to_string(&value).unwrap();
-        let decoded = agentmsg::decode_line(&line, &registry, agentmsg::DecodeMode::Strict).unwrap();
-        prop_assert_eq!(agentmsg::dropped_fields(&line, &decoded).unwrap(), vec![path]);
+        let decoded = agentmsg::transcript::decode_line(&line, &registry, agentmsg::transcript::DecodeMode::Strict).unwrap();
+        prop_assert_eq!(agentmsg::transcript::dropped_fields(&line, &decoded).unwrap(), vec![path]);
     }
 }
 

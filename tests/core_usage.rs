@@ -1,6 +1,7 @@
 //! Usage, cost and stop reasons.
 
-use agentmsg::{Cost, ModelPricing, StopReason, Usage};
+use agentmsg::message::ModelPricing;
+use agentmsg::{Cost, StopReason, Usage};
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-12

@@ -1,9 +1,11 @@
 //! The derive on the DESIGN.md examples: kinds, registration, projections,
 //! versions and migrations, aliases, round trips through the global registry.
 
+use agentmsg::custom::Registry;
+use agentmsg::transcript::UnknownReason;
 use agentmsg::{
-    AgentMessage, AssistantContent, CustomMessage, ImageContent, Message, Registry, TextContent,
-    ThinkingContent, ToolCall, UnknownReason, UserContent,
+    AgentMessage, AssistantContent, CustomMessage, ImageContent, Message, TextContent,
+    ThinkingContent, ToolCall, UserContent,
 };
 use serde::{Deserialize, Serialize};
 
@@ -303,7 +305,9 @@ mod shadowing {
 
     #[test]
     fn a_local_module_named_agentmsg_does_not_break_the_expansion() {
-        assert!(::agentmsg::Registry::global().get("shadowed").is_some());
+        assert!(::agentmsg::custom::Registry::global()
+            .get("shadowed")
+            .is_some());
     }
 }
 
@@ -326,13 +330,13 @@ mod renamed {
         use am::CustomMessage;
         assert_eq!(Renamed::KIND, "renamedPath");
         assert_eq!(Renamed { n: 7 }.to_llm()[0].as_user().unwrap().text(), "7");
-        assert!(am::Registry::global().get("renamedPath").is_some());
+        assert!(am::custom::Registry::global().get("renamedPath").is_some());
     }
 }
 
 fn image_url(url: &str) -> agentmsg::ImageContent {
     agentmsg::ImageContent {
-        source: agentmsg::MediaSource::Url(url.to_owned()),
+        source: agentmsg::message::MediaSource::Url(url.to_owned()),
     }
 }
 

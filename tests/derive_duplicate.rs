@@ -1,7 +1,9 @@
 //! Two derived types claiming one kind (and one alias) in the same binary: the
 //! global registry reports both type names and decodes the kind to neither.
 
-use agentmsg::{AgentMessage, Registry, RegistryError, UnknownReason};
+use agentmsg::custom::{Registry, RegistryError};
+use agentmsg::transcript::UnknownReason;
+use agentmsg::AgentMessage;
 use serde::{Deserialize, Serialize};
 
 mod billing {

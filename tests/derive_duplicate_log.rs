@@ -4,7 +4,8 @@
 
 use std::sync::Mutex;
 
-use agentmsg::{AgentMessage, Registry};
+use agentmsg::custom::Registry;
+use agentmsg::AgentMessage;
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, AgentMessage)]
 #[agent_message(kind = "ticket")]

@@ -1,11 +1,11 @@
 //! The envelope and the registry, with custom types implemented by hand (the
 //! derive is tested in the other `derive_*` files).
 
-use agentmsg::{
-    decode_line, AgentMessage, BranchSummary, CompactionSummary, CustomEntry, CustomMessage,
-    DecodeError, DecodeMode, ExtensionMessage, Message, MessageId, Registry, RegistryError, TurnId,
-    UnknownReason,
+use agentmsg::custom::{
+    AppMessage, BranchSummary, CompactionSummary, ExtensionMessage, Registry, RegistryError,
 };
+use agentmsg::transcript::{decode_line, DecodeError, DecodeMode, UnknownReason};
+use agentmsg::{AgentMessage, CustomMessage, Message, MessageId, TurnId};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,14 +36,14 @@ impl CustomMessage for Vote {
     fn migrate(
         from: u32,
         mut value: serde_json::Value,
-    ) -> Result<serde_json::Value, agentmsg::MigrateError> {
+    ) -> Result<serde_json::Value, agentmsg::custom::MigrateError> {
         let map = value
             .as_object_mut()
-            .ok_or_else(|| agentmsg::MigrateError::new("not an object"))?;
+            .ok_or_else(|| agentmsg::custom::MigrateError::new("not an object"))?;
         if from <= 1 {
             let pick = map
                 .remove("pick")
-                .ok_or_else(|| agentmsg::MigrateError::new("v1 vote without `pick`"))?;
+                .ok_or_else(|| agentmsg::custom::MigrateError::new("v1 vote without `pick`"))?;
             map.insert("choice".into(), pick);
         }
         if from <= 2 {
@@ -347,13 +347,13 @@ fn conversions_and_downcast_by_value() {
     let AgentMessage::Custom(entry) = c else {
         panic!()
     };
-    let entry: CustomEntry = entry.downcast::<Note>().unwrap_err();
+    let entry: AppMessage = entry.downcast::<Note>().unwrap_err();
     assert_eq!(entry.downcast::<BranchSummary>().unwrap().summary, "b");
 }
 
 #[test]
 fn unknown_messages_can_be_made_by_hand_only_from_json_objects() {
-    let kept = agentmsg::UnknownMessage::new(
+    let kept = agentmsg::transcript::UnknownMessage::new(
         r#"{"x":1,"role":"later","turnId":"t"}"#,
         UnknownReason::UnknownKind,
     )
@@ -363,6 +363,9 @@ fn unknown_messages_can_be_made_by_hand_only_from_json_objects() {
     assert_eq!(kept.to_value().unwrap()["x"], 1);
     let message = AgentMessage::from(kept.clone());
     assert_eq!(serde_json::to_string(&message).unwrap(), kept.raw());
-    assert!(agentmsg::UnknownMessage::new("{\"role\":", UnknownReason::UnknownKind).is_err());
-    assert!(agentmsg::UnknownMessage::new("[]", UnknownReason::UnknownKind).is_err());
+    assert!(
+        agentmsg::transcript::UnknownMessage::new("{\"role\":", UnknownReason::UnknownKind)
+            .is_err()
+    );
+    assert!(agentmsg::transcript::UnknownMessage::new("[]", UnknownReason::UnknownKind).is_err());
 }

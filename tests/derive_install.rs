@@ -3,7 +3,9 @@
 //! `__wasm_call_ctors` has not run). One test only: it owns the global registry
 //! of this binary.
 
-use agentmsg::{AgentMessage, CustomMessage, Registry, UnknownReason};
+use agentmsg::custom::Registry;
+use agentmsg::transcript::UnknownReason;
+use agentmsg::{AgentMessage, CustomMessage};
 use serde::{Deserialize, Serialize};
 
 /// Implemented by hand, so it is not submitted to the link-time registry.

@@ -3,10 +3,13 @@
 
 use std::borrow::Cow;
 
-use agentmsg::{
-    read_transcript, to_llm, to_llm_with_report, AgentMessage, BranchSummary, CompactionSummary,
-    ExtensionMessage, Message, MessageId, BRANCH_SUMMARY_PREFIX, COMPACTION_SUMMARY_PREFIX,
+use agentmsg::custom::{
+    BranchSummary, CompactionSummary, ExtensionMessage, BRANCH_SUMMARY_PREFIX,
+    COMPACTION_SUMMARY_PREFIX,
 };
+use agentmsg::project::to_llm_with_report;
+use agentmsg::transcript::read_transcript;
+use agentmsg::{to_llm, AgentMessage, Message, MessageId};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, agentmsg::AgentMessage)]

@@ -4,9 +4,9 @@
 //! that are kept undecoded; none may appear in `to_llm`'s output, before or after
 //! a round trip through JSON Lines.
 
-use agentmsg::{
-    read_transcript, to_llm, write_jsonl, AgentMessage, ExtensionMessage, Message, TextContent,
-};
+use agentmsg::custom::ExtensionMessage;
+use agentmsg::transcript::{read_transcript, write_jsonl};
+use agentmsg::{to_llm, AgentMessage, Message, TextContent};
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
 

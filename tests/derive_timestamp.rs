@@ -2,10 +2,9 @@
 //! (`"timestamp"`, Unix milliseconds), read back on every path, projected and
 //! kept by sessions; lines written before it read with none.
 
-use agentmsg::{
-    decode_line, to_llm, AgentMessage, BashExecution, CustomMessage, DecodeMode, Message, Registry,
-    Session,
-};
+use agentmsg::custom::{BashExecution, Registry};
+use agentmsg::transcript::{decode_line, DecodeMode};
+use agentmsg::{to_llm, AgentMessage, CustomMessage, Message, Session};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, agentmsg::AgentMessage)]

@@ -4,7 +4,8 @@
 use std::io::Write as _;
 
 use agentmsg::import::{self, Severity, WarningCode};
-use agentmsg::{Session, SessionFormat, WarningKind};
+use agentmsg::session::{SessionFormat, WarningKind};
+use agentmsg::Session;
 
 const CLAUDE: &str = concat!(
     r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"write a"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,

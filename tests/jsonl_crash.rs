@@ -6,7 +6,8 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use agentmsg::{read_transcript, AgentMessage, JsonlWriter, Message};
+use agentmsg::transcript::read_transcript;
+use agentmsg::{AgentMessage, JsonlWriter, Message};
 
 /// Set in the child: the file to append to.
 const CHILD_ENV: &str = "AGENTMSG_CRASH_CHILD_FILE";

@@ -2,7 +2,9 @@
 //! error and never panics; any JSON object with an unregistered kind is kept byte
 //! for byte, wherever its role is.
 
-use agentmsg::{decode_line, AgentMessage, DecodeMode, JsonlReader, Registry};
+use agentmsg::custom::Registry;
+use agentmsg::transcript::{decode_line, DecodeMode};
+use agentmsg::{AgentMessage, JsonlReader};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, agentmsg::AgentMessage)]

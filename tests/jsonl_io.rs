@@ -6,10 +6,11 @@ mod common;
 
 use std::io::Write;
 
-use agentmsg::{
-    read_transcript, write_jsonl, AgentMessage, BashExecution, DecodeError, DecodeMode,
-    JsonlReader, JsonlWriter, Message, ReadError, Registry, UnknownReason,
+use agentmsg::custom::{BashExecution, Registry};
+use agentmsg::transcript::{
+    read_transcript, write_jsonl, DecodeError, DecodeMode, ReadError, UnknownReason,
 };
+use agentmsg::{AgentMessage, JsonlReader, JsonlWriter, Message};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, agentmsg::AgentMessage)]
@@ -81,7 +82,9 @@ fn pi_sessions_read_and_write_back() {
                 let direct: agentmsg::LlmMessage = serde_json::from_str(line).unwrap();
                 assert_eq!(llm, &direct);
                 let moved = role_last(line);
-                let again = agentmsg::decode_line(&moved, &registry, DecodeMode::Strict).unwrap();
+                let again =
+                    agentmsg::transcript::decode_line(&moved, &registry, DecodeMode::Strict)
+                        .unwrap();
                 assert_eq!(again.as_llm_message(), Some(&direct), "{moved}");
             }
         }

@@ -4,7 +4,9 @@
 //! decoded or kept byte for byte by the lenient reader, which never fails, and
 //! written back unchanged.
 
-use agentmsg::{read_transcript, write_jsonl, AgentMessage, JsonlReader, Registry};
+use agentmsg::custom::Registry;
+use agentmsg::transcript::{read_transcript, write_jsonl};
+use agentmsg::{AgentMessage, JsonlReader};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, agentmsg::AgentMessage)]
@@ -161,7 +163,7 @@ proptest! {
                 decoded => {
                     let lenient = std::str::from_utf8(line)
                         .ok()
-                        .and_then(agentmsg::replace_lone_surrogates)
+                        .and_then(agentmsg::transcript::replace_lone_surrogates)
                         .map(String::into_bytes);
                     let value: serde_json::Value = serde_json::from_slice(lenient.as_deref().unwrap_or(line))
                         .map_err(|e| TestCaseError::fail(format!("line {number} decoded as {decoded:?} but is not JSON: {e}")))?;
@@ -205,7 +207,12 @@ fn the_generic_path_reads_a_role_last_line_as_the_line_decoder_does() {
         let rest = line.strip_prefix("{\"role\":").unwrap();
         let (role, rest) = rest.split_once(',').unwrap();
         let role_last = format!("{{{},\"role\":{role}}}", rest.strip_suffix('}').unwrap());
-        let direct = agentmsg::decode_line(&line, registry, agentmsg::DecodeMode::Lenient).unwrap();
+        let direct = agentmsg::transcript::decode_line(
+            &line,
+            registry,
+            agentmsg::transcript::DecodeMode::Lenient,
+        )
+        .unwrap();
         let generic: AgentMessage = serde_json::from_str(&role_last).unwrap();
         if direct.is_unknown() {
             assert!(generic.is_unknown(), "{role_last}");

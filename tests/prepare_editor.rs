@@ -1,9 +1,11 @@
 //! `PromptEditor`: prompt surgery for hooks, over prepared messages paired
 //! with the ids of their transcript lines.
 
+use agentmsg::project::{
+    validate, EditError, LastAssistant, LastUser, PromptEditor, PromptMessage,
+};
 use agentmsg::{
-    prepare, validate, EditError, LastAssistant, LastUser, LlmMessage, Message, MessageId,
-    PromptEditor, PromptMessage, Role, Target, TextContent, ThinkingContent,
+    prepare, LlmMessage, Message, MessageId, Role, Target, TextContent, ThinkingContent,
 };
 
 fn id(s: &str) -> MessageId {

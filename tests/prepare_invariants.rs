@@ -5,11 +5,14 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use agentmsg::message::MediaSource;
+use agentmsg::project::{
+    validate, ChangeKind, IdRule, Prepared, ProblemKind, Provenance, ThinkingPolicy, Validator,
+};
 use agentmsg::{
-    prepare, validate, AssistantContent, AssistantMessage, ChangeKind, IdRule, ImageContent,
-    MediaSource, Message, Origin, Prepared, ProblemKind, StopReason, Target, TextContent,
-    ThinkingContent, ThinkingPolicy, ToolCall, ToolResultContent, ToolResultMessage, UserContent,
-    UserMessage, Validator,
+    prepare, AssistantContent, AssistantMessage, ImageContent, Message, StopReason, Target,
+    TextContent, ThinkingContent, ToolCall, ToolResultContent, ToolResultMessage, UserContent,
+    UserMessage,
 };
 use proptest::prelude::*;
 
@@ -27,10 +30,10 @@ fn violations(input: &[Message], target: &Target, prepared: &Prepared) -> Vec<St
     let mut bad = Vec::new();
     let out = &prepared.messages;
 
-    if prepared.origins.len() != out.len() {
+    if prepared.provenance.len() != out.len() {
         bad.push(format!(
             "{} origins for {} messages",
-            prepared.origins.len(),
+            prepared.provenance.len(),
             out.len()
         ));
         return bad;
@@ -179,9 +182,9 @@ fn violations(input: &[Message], target: &Target, prepared: &Prepared) -> Vec<St
     }
     let mut seen = BTreeMap::new();
     let mut last_unreported = None;
-    for (k, origin) in prepared.origins.iter().enumerate() {
+    for (k, origin) in prepared.provenance.iter().enumerate() {
         match *origin {
-            Origin::Input(i) => {
+            Provenance::Input(i) => {
                 *seen.entry(i).or_insert(0) += 1;
                 let Some(original) = input.get(i) else {
                     bad.push(format!("out[{k}]: origin {i} is past the input"));
@@ -220,7 +223,7 @@ fn violations(input: &[Message], target: &Target, prepared: &Prepared) -> Vec<St
                     }
                 }
             }
-            Origin::SyntheticResult(i) => {
+            Provenance::SyntheticResult(i) => {
                 if !prepared
                     .report
                     .for_message(i)
@@ -235,7 +238,7 @@ fn violations(input: &[Message], target: &Target, prepared: &Prepared) -> Vec<St
                     )),
                 }
             }
-            Origin::MovedImages(i) => {
+            Provenance::MovedImages(i) => {
                 if !prepared
                     .report
                     .for_message(i)

@@ -1,9 +1,9 @@
 //! A reply names the snapshot that answered; the next request names the alias.
 //! Reasoning goes back to the alias it was asked for, and to nothing else.
 
+use agentmsg::project::ChangeKind;
 use agentmsg::{
-    prepare, AssistantContent, AssistantMessage, ChangeKind, Message, StopReason, Target,
-    ThinkingContent,
+    prepare, AssistantContent, AssistantMessage, Message, StopReason, Target, ThinkingContent,
 };
 
 fn reply(api: &str, provider: &str, model: &str) -> Vec<Message> {

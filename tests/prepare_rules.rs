@@ -2,10 +2,8 @@
 
 mod common;
 
-use agentmsg::{
-    prepare, validate, AssistantContent, ChangeKind, IdRule, Message, Origin, ProblemKind, Target,
-    ThinkingPolicy, ToolResultContent, UserContent,
-};
+use agentmsg::project::{validate, ChangeKind, IdRule, ProblemKind, Provenance, ThinkingPolicy};
+use agentmsg::{prepare, AssistantContent, Message, Target, ToolResultContent, UserContent};
 
 use common::{change_kinds, lines};
 
@@ -86,7 +84,7 @@ fn trailing_calls_without_results_get_synthetic_error_results() {
         synthetic.timestamp, 1765233669389,
         "stamped with the turn's time, not the clock"
     );
-    assert_eq!(prepared.origins[3], Origin::SyntheticResult(1));
+    assert_eq!(prepared.provenance[3], Provenance::SyntheticResult(1));
     let changes = change_kinds(&prepared.report);
     assert_eq!(changes, [(1, ChangeKind::SyntheticResult)]);
     assert_eq!(validate(&input)[0].kind, ProblemKind::MissingResult);
@@ -294,7 +292,7 @@ fn text_signatures_go_back_only_to_their_model() {
         {"role":"user","content":"and?","timestamp":3}
         "#,
     );
-    let signatures = |prepared: &agentmsg::Prepared| -> Vec<Option<String>> {
+    let signatures = |prepared: &agentmsg::project::Prepared| -> Vec<Option<String>> {
         prepared.messages[1]
             .as_assistant()
             .expect("assistant")
@@ -452,7 +450,7 @@ fn stray_duplicate_and_late_results() {
         roles(&prepared.messages),
         ["user", "assistant", "toolResult", "user"]
     );
-    assert_eq!(prepared.origins[2], Origin::Input(4));
+    assert_eq!(prepared.provenance[2], Provenance::Input(4));
     let changes = change_kinds(&prepared.report);
     assert_eq!(
         changes,
@@ -535,7 +533,7 @@ fn tool_result_images_move_into_a_user_message_after_the_results() {
         .iter()
         .any(|c| matches!(c, UserContent::Image(_))));
     assert!(moved.text().contains("`screenshot`"));
-    assert_eq!(prepared.origins[4], Origin::MovedImages(2));
+    assert_eq!(prepared.provenance[4], Provenance::MovedImages(2));
     assert_eq!(prepared.report.count(ChangeKind::MovedImages), 1);
     // The user's own image stays where it is, and Claude takes images in results.
     assert!(prepared.messages[0]

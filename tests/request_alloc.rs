@@ -71,7 +71,7 @@ fn session() -> Session {
 
 /// Bytes allocated by each step: making the first request, encoding it for
 /// Anthropic, making the second request, encoding it for OpenAI Chat.
-fn steps(context: &agentmsg::SessionContext<'_>, borrow: bool) -> [u64; 4] {
+fn steps(context: &agentmsg::session::SessionContext<'_>, borrow: bool) -> [u64; 4] {
     if borrow {
         let (first, a) = allocated(|| Request::new("claude-sonnet-4-5", context));
         let (_, b) = allocated(|| anthropic::encode_request(&first).unwrap());

@@ -10,10 +10,9 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use agentmsg::{
-    to_llm, AgentMessage, BashExecution, EntryKind, Message, Session, SessionFormat,
-    COMPACTION_SUMMARY_PREFIX,
-};
+use agentmsg::custom::{BashExecution, COMPACTION_SUMMARY_PREFIX};
+use agentmsg::session::{EntryKind, SessionFormat};
+use agentmsg::{to_llm, AgentMessage, Message, Session};
 
 fn roles(messages: &[impl std::borrow::Borrow<AgentMessage>]) -> BTreeMap<String, usize> {
     let mut counts = BTreeMap::new();
@@ -58,7 +57,7 @@ fn before_compaction_sends_the_last_summary_and_what_it_kept() {
         .collect();
     assert_eq!(compactions.len(), 2);
     let summary = context.messages[0]
-        .downcast_ref::<agentmsg::CompactionSummary>()
+        .downcast_ref::<agentmsg::custom::CompactionSummary>()
         .unwrap();
     assert_eq!(summary.summary, compactions[1].summary);
     assert_eq!(summary.tokens_before, 185_014);
@@ -241,7 +240,7 @@ fn a_v1_session_migrates_to_v3_with_the_same_context_and_takes_appends() {
     let before = session.context(None).unwrap().into_owned();
     assert!(matches!(
         session.append(Message::user("more").into()),
-        Err(agentmsg::SessionError::NeedsMigration)
+        Err(agentmsg::session::SessionError::NeedsMigration)
     ));
     assert!(session.migrate().unwrap());
     assert!(!session.migrate().unwrap(), "once is enough");

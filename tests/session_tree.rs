@@ -6,10 +6,11 @@
 
 use std::collections::HashMap;
 
+use agentmsg::custom::CompactionSummary;
+use agentmsg::session::{plan_compaction, SessionError, WarningKind};
 use agentmsg::{
-    plan_compaction, to_llm, AgentMessage, AssistantContent, AssistantMessage, CompactionSummary,
-    Message, MessageId, ParentId, Session, SessionError, StopReason, ToolCall, ToolResultMessage,
-    WarningKind,
+    to_llm, AgentMessage, AssistantContent, AssistantMessage, Message, MessageId, ParentId,
+    Session, StopReason, ToolCall, ToolResultMessage,
 };
 use proptest::prelude::*;
 
@@ -593,7 +594,8 @@ proptest! {
 /// updates the first one's summary, with a recorded-looking reply's usage.
 #[test]
 fn compaction_to_the_end() {
-    use agentmsg::{estimate_context_tokens, Usage, UPDATE_SUMMARY_PROMPT};
+    use agentmsg::session::{estimate_context_tokens, UPDATE_SUMMARY_PROMPT};
+    use agentmsg::Usage;
     let mut session = Session::new();
     session
         .append(Message::user("Read a.rs and b.rs").into())
@@ -653,5 +655,5 @@ fn compaction_to_the_end() {
     let prompt = plan.prompt();
     assert!(prompt.contains("<previous-summary>\nFirst summary.\n</previous-summary>\n\n"));
     assert!(prompt.ends_with(UPDATE_SUMMARY_PROMPT));
-    assert!(!agentmsg::DEFAULT_SUMMARY_PROMPT.contains("coding"));
+    assert!(!agentmsg::session::DEFAULT_SUMMARY_PROMPT.contains("coding"));
 }

@@ -151,7 +151,7 @@ fn check_files(reopen: &Reopen) {
                 .unwrap_or_else(|e| panic!("{}: torn line: {e}", path.display()));
             lines += 1;
         }
-        let read = agentmsg::read_transcript(bytes.as_slice()).unwrap();
+        let read = agentmsg::transcript::read_transcript(bytes.as_slice()).unwrap();
         assert!(read.torn.is_none());
         assert_eq!(read.messages.len(), lines);
     }

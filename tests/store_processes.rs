@@ -125,7 +125,7 @@ async fn jsonl_dir_two_processes() {
     two_processes(format!("{}#shared", dir.path().display())).await;
     let text = std::fs::read(dir.path().join("shared.jsonl")).unwrap();
     assert!(text.ends_with(b"\n"));
-    let read = agentmsg::read_transcript(text.as_slice()).unwrap();
+    let read = agentmsg::transcript::read_transcript(text.as_slice()).unwrap();
     assert!(read.torn.is_none());
     assert_eq!(read.messages.len(), 2000);
 }
@@ -230,11 +230,11 @@ async fn jsonl_dir_crash() {
     eprintln!("torn lines kept aside after 4 kills: {torn}");
     // The session file is a clean transcript; torn lines are beside it.
     let text = std::fs::read(dir.path().join("crash.jsonl")).unwrap();
-    let read = agentmsg::read_transcript(text.as_slice()).unwrap();
+    let read = agentmsg::transcript::read_transcript(text.as_slice()).unwrap();
     assert!(read.torn.is_none());
     if let Ok(kept) = std::fs::read(dir.path().join("crash.jsonl.torn")) {
         for piece in kept.split(|b| *b == b'\n').filter(|p| !p.is_empty()) {
-            assert!(agentmsg::is_torn_line(piece));
+            assert!(agentmsg::transcript::is_torn_line(piece));
         }
     }
 }

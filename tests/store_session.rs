@@ -5,8 +5,9 @@
 #[macro_use]
 mod store_fixture;
 
+use agentmsg::custom::CompactionSummary;
 use agentmsg::store::{AnyStore, SessionStore, StoreError, StoredSession, StoredSessionError};
-use agentmsg::{AgentMessage, AssistantMessage, CompactionSummary, Message, StopReason, ToolCall};
+use agentmsg::{AgentMessage, AssistantMessage, Message, StopReason, ToolCall};
 use store_fixture::Fixture;
 
 /// The texts of a context's messages (a summary by its kind).

@@ -6,10 +6,10 @@
 mod store_fixture;
 
 use agentmsg::store::{
-    AnyStore, Cursor, EntryProblem, Expect, LineProblem, PageRequest, Parent, SessionStore,
-    StoreError, StoredEntry,
+    AnyStore, Cursor, EntryProblem, Expect, LineProblem, PageRequest, SessionStore, StoreError,
+    StoredEntry,
 };
-use agentmsg::{AgentMessage, Message};
+use agentmsg::{AgentMessage, Message, ParentId};
 use store_fixture::{entry, message, Fixture};
 
 async fn round_trip(f: &Fixture) {
@@ -53,10 +53,11 @@ async fn round_trip(f: &Fixture) {
         "{loaded:?}"
     );
     // The first line decodes back into the message written.
-    let decoded: AgentMessage = agentmsg::read_transcript(loaded.entries[0].line().as_bytes())
-        .unwrap()
-        .messages
-        .remove(0);
+    let decoded: AgentMessage =
+        agentmsg::transcript::read_transcript(loaded.entries[0].line().as_bytes())
+            .unwrap()
+            .messages
+            .remove(0);
     assert_eq!(decoded.id().map(|id| id.as_str()), Some("m1"));
 
     let rest = store.load("s1", Cursor(2)).await.unwrap();
@@ -204,16 +205,16 @@ async fn branches_and_compactions(f: &Fixture) {
     }
     assert_eq!(leaf.as_deref(), Some("k"));
     let loaded = store.load("tree", Cursor::START).await.unwrap();
-    let parents: Vec<&Parent> = loaded.entries.iter().map(StoredEntry::parent).collect();
+    let parents: Vec<&ParentId> = loaded.entries.iter().map(StoredEntry::parent).collect();
     assert_eq!(
         parents,
         [
-            &Parent::Root,
-            &Parent::Id("r".into()),
-            &Parent::Previous,
-            &Parent::Id("r".into()),
-            &Parent::Id("bs".into()),
-            &Parent::Id("c".into()),
+            &ParentId::Root,
+            &ParentId::Id("r".into()),
+            &ParentId::Previous,
+            &ParentId::Id("r".into()),
+            &ParentId::Id("bs".into()),
+            &ParentId::Id("c".into()),
         ]
     );
     let kinds: Vec<&str> = loaded.entries.iter().map(StoredEntry::kind).collect();
@@ -457,7 +458,7 @@ async fn jsonl_dir_torn_line_is_kept_aside() {
     assert_eq!(loaded.torn[0].kept_in, store.torn_path("t").unwrap());
     store_fixture::assert_chain("t", &loaded.entries);
     let text = std::fs::read(&path).unwrap();
-    let read = agentmsg::read_transcript(text.as_slice()).unwrap();
+    let read = agentmsg::transcript::read_transcript(text.as_slice()).unwrap();
     assert!(read.torn.is_none());
     assert_eq!(read.messages.len(), 2);
     assert!(read.messages.iter().all(|m| m.is_llm()));

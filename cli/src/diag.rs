@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use agentmsg_runtime::{SessionFormat, SessionWarning, WarningKind};
+use agentmsg_runtime::session::{SessionFormat, SessionWarning, WarningKind};
 
 /// How bad a problem is: the runtime's own scale, which its import warnings
 /// carry too (a warning leaves the transcript well formed; an error is a
@@ -92,7 +92,7 @@ pub fn unsent_diagnostic(
 ) -> Option<Diagnostic> {
     let unknown = message.as_unknown()?;
     match unknown.reason() {
-        agentmsg_runtime::UnknownReason::Invalid { error } => Some(Diagnostic::error(
+        agentmsg_runtime::transcript::UnknownReason::Invalid { error } => Some(Diagnostic::error(
             line,
             "undecodable",
             format!(

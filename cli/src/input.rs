@@ -10,10 +10,11 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use agentmsg_runtime::providers::{Api, UnknownApi};
+use agentmsg_runtime::session::SessionFormat;
 use agentmsg_runtime::store::{
     AnyStore, Cursor, EntryProblem, SessionStore, StoreAddress, StoreError,
 };
-use agentmsg_runtime::{Session, SessionFormat};
+use agentmsg_runtime::Session;
 
 use crate::diag::{unsent_diagnostic, warning_diagnostic, Diagnostic};
 use crate::error::CliError;
@@ -38,7 +39,7 @@ impl Opened {
 }
 
 /// A session error as a usage-level error naming the file.
-fn session_error(path: &Path, e: agentmsg_runtime::SessionError) -> CliError {
+fn session_error(path: &Path, e: agentmsg_runtime::session::SessionError) -> CliError {
     CliError::Session(format!("{}: {e}", crate::output::shown(path)))
 }
 
@@ -147,11 +148,11 @@ fn context_loaded(
 ) -> Result<Loaded, CliError> {
     let session = &opened.session;
     let context = if every {
-        let mut all = agentmsg_runtime::SessionContext::default();
+        let mut all = agentmsg_runtime::session::SessionContext::default();
         for entry in session.entries() {
             if let Some(message) = entry.message() {
                 all.messages
-                    .push(agentmsg_runtime::ContextMessage::Entry(message));
+                    .push(agentmsg_runtime::session::ContextMessage::Entry(message));
                 all.entry_ids.push(entry.id().cloned());
             }
         }

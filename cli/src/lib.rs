@@ -173,7 +173,10 @@ fn dispatch(cli: &Cli) -> Result<Outcome, error::CliError> {
         Command::Decode(args) => decode::run(args),
         Command::Schema => {
             let mut out = crate::output::stdout();
-            serde_json::to_writer_pretty(&mut out, &agentmsg_runtime::transcript_line_schema())?;
+            serde_json::to_writer_pretty(
+                &mut out,
+                &agentmsg_runtime::transcript::transcript_line_schema(),
+            )?;
             writeln!(out)?;
             Ok(Outcome::Ok)
         }

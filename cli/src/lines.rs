@@ -5,9 +5,9 @@
 
 use std::io::{self, BufRead};
 
-use agentmsg_runtime::{
-    decode_line, is_torn_line, lines, AgentMessage, DecodeMode, Registry, UnknownReason,
-};
+use agentmsg_runtime::custom::Registry;
+use agentmsg_runtime::transcript::{decode_line, is_torn_line, DecodeMode, UnknownReason};
+use agentmsg_runtime::{lines, AgentMessage};
 use serde::de::IgnoredAny;
 
 use crate::diag::Diagnostic;
@@ -152,7 +152,7 @@ fn read_piece(
     let body = decode(text, number, &mut found);
     if matches!(body, Body::Undecodable) {
         let text = text.trim_end_matches([' ', '\t', '\r']);
-        if let Some(parts) = agentmsg_runtime::split_glued_line(text) {
+        if let Some(parts) = agentmsg_runtime::transcript::split_glued_line(text) {
             let parts: Vec<&str> = parts.into_iter().filter_map(|r| text.get(r)).collect();
             diagnostics.push(Diagnostic::warning(
                 number,

@@ -5,9 +5,9 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
+use agentmsg_runtime::session::SessionFormat;
 use agentmsg_runtime::{
-    AgentMessage, AssistantMessage, Message, SessionFormat, StopReason, TextContent, ToolCall,
-    ToolResultMessage,
+    AgentMessage, AssistantMessage, Message, StopReason, TextContent, ToolCall, ToolResultMessage,
 };
 use serde::de::IgnoredAny;
 use serde::Deserialize as _;
@@ -252,7 +252,9 @@ pub fn stream_file(path: &Path) -> Result<Option<LineReader<BufReader<File>>>, C
 pub fn stream_reader<R: BufRead>(mut reader: R) -> std::io::Result<Option<LineReader<R>>> {
     // The first byte that is not a byte-order mark or whitespace.
     let head = reader.fill_buf()?;
-    let head = head.strip_prefix(agentmsg_runtime::BOM).unwrap_or(head);
+    let head = head
+        .strip_prefix(agentmsg_runtime::transcript::BOM)
+        .unwrap_or(head);
     match head.iter().find(|b| !b.is_ascii_whitespace()) {
         Some(b'[') | None => Ok(None),
         Some(_) => Ok(Some(LineReader::at_file_start(reader))),
@@ -261,7 +263,7 @@ pub fn stream_reader<R: BufRead>(mut reader: R) -> std::io::Result<Option<LineRe
 
 /// Reads a transcript from memory.
 pub fn load_bytes(bytes: &[u8]) -> Loaded {
-    let (bom, bytes) = match bytes.strip_prefix(agentmsg_runtime::BOM) {
+    let (bom, bytes) = match bytes.strip_prefix(agentmsg_runtime::transcript::BOM) {
         Some(rest) => (true, rest),
         None => (false, bytes),
     };

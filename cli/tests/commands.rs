@@ -643,7 +643,10 @@ fn schema_prints_a_draft_2020_12_schema_that_compiles() {
         schema["$schema"],
         "https://json-schema.org/draft/2020-12/schema"
     );
-    assert_eq!(schema, agentmsg_runtime::transcript_line_schema());
+    assert_eq!(
+        schema,
+        agentmsg_runtime::transcript::transcript_line_schema()
+    );
     jsonschema::validator_for(&schema).expect("compiles");
 }
 
@@ -651,7 +654,8 @@ fn schema_prints_a_draft_2020_12_schema_that_compiles() {
 /// kind are exactly those the runtime's strict reader refuses.
 #[test]
 fn check_agrees_with_the_strict_reader() {
-    use agentmsg_runtime::{JsonlReader, ReadError};
+    use agentmsg_runtime::transcript::ReadError;
+    use agentmsg_runtime::JsonlReader;
     for name in ["orphaned.jsonl", "broken.jsonl"] {
         let bytes = std::fs::read(fixtures().join(name)).unwrap();
         let strict: Vec<usize> = JsonlReader::new(&bytes[..])

@@ -28,7 +28,7 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn every_recorded_response_and_stream_decodes_into_one_transcript_line() {
     let data = common::require_conformance!();
-    let schema = agentmsg_runtime::transcript_line_schema();
+    let schema = agentmsg_runtime::transcript::transcript_line_schema();
     let mut count = 0;
     for (folder, api) in FOLDERS {
         for path in files(&data.join("responses/vercel").join(folder)) {

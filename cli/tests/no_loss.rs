@@ -8,7 +8,8 @@ use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use agentmsg_runtime::{read_transcript, AgentMessage, JsonlWriter, Message};
+use agentmsg_runtime::transcript::read_transcript;
+use agentmsg_runtime::{AgentMessage, JsonlWriter, Message};
 use common::{agentmsg_in, agentmsg_stdin};
 
 const USER: &str = r#"{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1}"#;
@@ -420,7 +421,8 @@ fn undecodable_lines_of_every_kind_are_kept_by_the_reader() {
         assert!(kept.is_unknown(), "{kept:?}");
     }
     let mut out = Vec::new();
-    let written = agentmsg_runtime::write_jsonl(&mut out, &read.messages[1..6]).unwrap();
+    let written =
+        agentmsg_runtime::transcript::write_jsonl(&mut out, &read.messages[1..6]).unwrap();
     let start = 3 + USER.len() + 1;
     let end = bytes.len() - REPLY.len() - 1;
     assert_eq!(written.as_slice(), &bytes[start..end]);

@@ -5,11 +5,13 @@ mod common;
 
 use std::path::Path;
 
+use agentmsg_runtime::custom::{BranchSummary, CompactionSummary, ExtensionMessage};
+use agentmsg_runtime::message::MediaSource;
 use agentmsg_runtime::{
-    AgentMessage, AssistantMessage, AudioContent, BranchSummary, CompactionSummary, Cost,
-    DocumentContent, ExtensionMessage, ImageContent, LlmMessage, MediaSource, Message, MessageId,
-    RedactedThinkingContent, StopReason, SystemMessage, TextContent, ThinkingContent, ToolCall,
-    ToolResultContent, ToolResultMessage, TurnId, Usage, UserContent, UserMessage,
+    AgentMessage, AssistantMessage, AudioContent, Cost, DocumentContent, ImageContent, LlmMessage,
+    Message, MessageId, RedactedThinkingContent, StopReason, SystemMessage, TextContent,
+    ThinkingContent, ToolCall, ToolResultContent, ToolResultMessage, TurnId, Usage, UserContent,
+    UserMessage,
 };
 use common::{
     agentmsg, agentmsg_in, agentmsg_stdin, conformance_schema, errors_against, fixtures, pi_session,
@@ -468,7 +470,7 @@ fn every_line_written_validates_against_the_schema() {
 
 #[test]
 fn the_schema_rejects_what_the_reader_rejects() {
-    let schema = agentmsg_runtime::transcript_line_schema();
+    let schema = agentmsg_runtime::transcript::transcript_line_schema();
     for bad in [
         json!({"content": "no role"}),
         json!({"role": "user"}),
@@ -493,10 +495,10 @@ fn the_schema_rejects_what_the_reader_rejects() {
         assert!(!errors_against(&schema, &bad).is_empty(), "accepted {bad}");
         // The reader refuses each of them too (strictly), except the ones the
         // lenient envelope keeps as unknown lines.
-        let strict = agentmsg_runtime::decode_line(
+        let strict = agentmsg_runtime::transcript::decode_line(
             &bad.to_string(),
-            agentmsg_runtime::Registry::global(),
-            agentmsg_runtime::DecodeMode::Strict,
+            agentmsg_runtime::custom::Registry::global(),
+            agentmsg_runtime::transcript::DecodeMode::Strict,
         );
         assert!(strict.is_err(), "the reader accepts {bad}");
     }
@@ -758,7 +760,7 @@ fn an_import_sends_the_context_the_pi_file_sends() {
     let imported: Vec<Value> = text
         .lines()
         .map(|l| {
-            let fixed = agentmsg_runtime::replace_lone_surrogates(l);
+            let fixed = agentmsg_runtime::transcript::replace_lone_surrogates(l);
             serde_json::from_str(fixed.as_deref().unwrap_or(l)).unwrap()
         })
         .collect();
@@ -807,7 +809,7 @@ fn a_version_1_import_names_entries_as_the_session_does() {
     let tree_ids: Vec<String> = session
         .entries()
         .iter()
-        .filter(|e| !matches!(e.kind(), agentmsg_runtime::EntryKind::Header))
+        .filter(|e| !matches!(e.kind(), agentmsg_runtime::session::EntryKind::Header))
         .filter_map(|e| e.id().map(ToString::to_string))
         .collect();
     assert_eq!(tree_ids, ids);

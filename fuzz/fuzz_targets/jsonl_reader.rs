@@ -6,7 +6,8 @@
 //! is compared by its bytes less newlines and by its kind).
 #![no_main]
 
-use agentmsg::{write_jsonl, AgentMessage, DecodeMode, JsonlReader};
+use agentmsg::{AgentMessage, JsonlReader};
+use agentmsg::transcript::{write_jsonl, DecodeMode};
 use agentmsg_fuzz::registry;
 use libfuzzer_sys::fuzz_target;
 
@@ -38,7 +39,7 @@ fuzz_target!(|data: &[u8]| {
     for item in JsonlReader::new(data).with_registry(registry) {
         match item {
             Ok(message) => iterated.push(message),
-            Err(agentmsg::ReadError::TornLastLine { .. }) => errors += 1,
+            Err(agentmsg::transcript::ReadError::TornLastLine { .. }) => errors += 1,
             Err(e) => panic!("lenient iteration failed on in-memory input: {e}"),
         }
     }

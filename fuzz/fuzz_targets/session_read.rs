@@ -5,7 +5,8 @@
 //! session reads again with the same context.
 #![no_main]
 
-use agentmsg::{Session, SessionFormat};
+use agentmsg::Session;
+use agentmsg::session::SessionFormat;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

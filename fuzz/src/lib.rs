@@ -2,7 +2,8 @@
 //! target cuts its input into events, and the checks every decoded reply gets.
 
 use agentmsg::providers::StreamDecode;
-use agentmsg::{AgentMessage, AssistantMessage, Message, Registry, TextContent};
+use agentmsg::{AgentMessage, AssistantMessage, Message, TextContent};
+use agentmsg::custom::Registry;
 use libfuzzer_sys::arbitrary::Unstructured;
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
@@ -124,7 +125,7 @@ pub fn check_reply(reply: &AssistantMessage) {
     let back: Message = serde_json::from_str(&line)
         .unwrap_or_else(|e| panic!("a decoded reply does not read back: {e}\n{line}"));
     assert_eq!(back, message, "a decoded reply reads back changed\n{line}");
-    let decoded = agentmsg::decode_line(&line, registry(), agentmsg::DecodeMode::Strict)
+    let decoded = agentmsg::transcript::decode_line(&line, registry(), agentmsg::transcript::DecodeMode::Strict)
         .unwrap_or_else(|e| panic!("a decoded reply's line is rejected: {e}\n{line}"));
     assert_eq!(decoded.as_llm(), Some(&message), "{line}");
 }
@@ -133,8 +134,8 @@ pub fn check_reply(reply: &AssistantMessage) {
 /// for any text.
 pub fn check_line(text: &str) {
     let registry = registry();
-    let lenient = agentmsg::decode_line(text, registry, agentmsg::DecodeMode::Lenient);
-    let strict = agentmsg::decode_line(text, registry, agentmsg::DecodeMode::Strict);
+    let lenient = agentmsg::transcript::decode_line(text, registry, agentmsg::transcript::DecodeMode::Lenient);
+    let strict = agentmsg::transcript::decode_line(text, registry, agentmsg::transcript::DecodeMode::Strict);
     match (&lenient, &strict) {
         // Strict decodes exactly what lenient decodes into a type.
         (Ok(AgentMessage::Unknown(_)), Err(_)) | (Err(_), Err(_)) => {}
@@ -154,7 +155,7 @@ pub fn check_line(text: &str) {
             let line = message
                 .to_line()
                 .unwrap_or_else(|e| panic!("{text:?} decoded but does not write: {e}"));
-            let back = agentmsg::decode_line(&line, registry, agentmsg::DecodeMode::Strict)
+            let back = agentmsg::transcript::decode_line(&line, registry, agentmsg::transcript::DecodeMode::Strict)
                 .unwrap_or_else(|e| panic!("{text:?} wrote {line:?}, which is rejected: {e}"));
             assert_eq!(back, message, "{text:?} wrote {line:?}");
         }

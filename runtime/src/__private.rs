@@ -6,10 +6,8 @@
 use std::fmt::Display;
 
 use crate::message::{AssistantMessage, StopReason, SystemMessage, UserMessage};
-use crate::{
-    AssistantContent, IntoAssistantContent, IntoSystemContent, IntoUserContent, TextContent,
-    UserContent,
-};
+use crate::message::{IntoAssistantContent, IntoSystemContent, IntoUserContent};
+use crate::{AssistantContent, TextContent, UserContent};
 
 /// Not public API. Used by generated code.
 pub use inventory;

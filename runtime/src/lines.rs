@@ -7,12 +7,12 @@
 //!   JSON whitespace, left to [`without_cr`] or to the JSON parser;
 //! - a blank line holds only JSON whitespace (space, tab, `\r`)
 //!   ([`is_blank`]); no reader reads it as an entry, and it keeps its number;
-//! - a UTF-8 byte-order mark ([`BOM`](crate::BOM)) at the start of the input
+//! - a UTF-8 byte-order mark ([`BOM`](crate::transcript::BOM)) at the start of the input
 //!   starts no line;
 //! - a last line with no `\n` after it may be torn by a crash
-//!   ([`RawLine::terminated`], [`is_torn_line`](crate::is_torn_line));
+//!   ([`RawLine::terminated`], [`is_torn_line`](crate::transcript::is_torn_line));
 //! - a line that holds several objects (an append that lost its newline) is
-//!   split by [`split_glued_line`](crate::split_glued_line), and only when it
+//!   split by [`split_glued_line`](crate::transcript::split_glued_line), and only when it
 //!   does not read as one value.
 //!
 //! ```
@@ -60,8 +60,8 @@ pub fn without_cr(line: &[u8]) -> &[u8] {
 
 /// The lines of `text`, a byte-order mark at its start skipped.
 pub fn raw_lines(text: &[u8]) -> RawLines<'_> {
-    let start = if text.starts_with(crate::BOM) {
-        crate::BOM.len()
+    let start = if text.starts_with(crate::transcript::BOM) {
+        crate::transcript::BOM.len()
     } else {
         0
     };
@@ -138,9 +138,9 @@ pub fn read_line<R: BufRead + ?Sized>(
 /// # Errors
 /// What `reader` fails with.
 pub fn skip_bom<R: BufRead + ?Sized>(reader: &mut R) -> io::Result<bool> {
-    let bom = reader.fill_buf()?.starts_with(crate::BOM);
+    let bom = reader.fill_buf()?.starts_with(crate::transcript::BOM);
     if bom {
-        reader.consume(crate::BOM.len());
+        reader.consume(crate::transcript::BOM.len());
     }
     Ok(bom)
 }

@@ -14,8 +14,9 @@ pub use conformance::{conformance_dir, conformance_or_skip, conformance_path};
 
 use std::path::{Path, PathBuf};
 
+use agentmsg::project::{ChangeKind, Report};
 use agentmsg::providers::Request;
-use agentmsg::{ChangeKind, Message, Report};
+use agentmsg::Message;
 use serde_json::Value;
 
 /// The repository's directory, beside which `shared/conformance` is looked for.

@@ -1,10 +1,11 @@
 //! Messages and random transcripts shared by the two OpenAI codec tests.
 
+use agentmsg::message::MediaSource;
 use agentmsg::providers::{Request, ToolSpec};
 use agentmsg::{
-    AssistantContent, AssistantMessage, AudioContent, DocumentContent, ImageContent, MediaSource,
-    Message, RedactedThinkingContent, StopReason, TextContent, ThinkingContent, ToolCall,
-    ToolResultMessage, UserContent, UserMessage,
+    AssistantContent, AssistantMessage, AudioContent, DocumentContent, ImageContent, Message,
+    RedactedThinkingContent, StopReason, TextContent, ThinkingContent, ToolCall, ToolResultMessage,
+    UserContent, UserMessage,
 };
 use proptest::prelude::*;
 use serde_json::{json, Value};

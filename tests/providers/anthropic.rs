@@ -6,8 +6,9 @@ use std::path::Path;
 
 use crate::common;
 use crate::scenarios::{check_request_bodies, Api, APIS};
+use agentmsg::project::ChangeKind;
 use agentmsg::providers::{anthropic, Request, ResponseError, StreamDecode, ToolSpec};
-use agentmsg::{AssistantContent, AssistantMessage, ChangeKind, Message, StopReason};
+use agentmsg::{AssistantContent, AssistantMessage, Message, StopReason};
 use serde_json::{json, Value};
 
 use common::{change_kinds, chunk_lines, file_name, lines, pi_messages};

@@ -46,8 +46,8 @@ fn the_builtin_list_covers_the_four_apis_with_generated_limits() {
 
 #[test]
 fn a_model_is_built_in_code_and_added() {
+    use agentmsg::message::ModelPricing;
     use agentmsg::providers::ModelInfo;
-    use agentmsg::ModelPricing;
     let model = ModelInfo::new("acme-1", "acme", "openai-completions")
         .with_limits(32_000, 4_096)
         .with_reasoning(true)
@@ -193,7 +193,7 @@ fn an_unknown_model_costs_unknown_not_zero() {
     let summary = [agentmsg::AgentMessage::from(agentmsg::Message::Assistant(
         unknown,
     ))];
-    let summary = agentmsg::MessageQuery::summarize(summary.iter());
+    let summary = agentmsg::transcript::MessageQuery::summarize(summary.iter());
     assert_eq!(summary.total_cost(), None);
     assert_eq!(summary.unpriced, 1);
     let text = summary.to_string();
@@ -235,13 +235,14 @@ fn a_json_file_overrides_and_extends_the_catalog() {
 
 #[test]
 fn a_context_past_the_catalog_window_is_reported_by_every_encoder_and_still_sent() {
+    use agentmsg::project::ChangeKind;
     use agentmsg::providers::{anthropic, gemini, openai_chat, openai_responses, Request};
-    use agentmsg::{ChangeKind, Message};
+    use agentmsg::Message;
     // About 150,000 tokens (four characters a token) after a short question:
     // past gpt-4o's window of 128,000, within Claude's 200,000.
     let long = "word ".repeat(120_000);
     let messages = vec![Message::user("hi"), Message::user(long)];
-    let over = |report: &agentmsg::Report| {
+    let over = |report: &agentmsg::project::Report| {
         report
             .iter()
             .filter(|c| c.kind == ChangeKind::OverContextWindow)

@@ -6,8 +6,9 @@ use std::path::Path;
 
 use crate::common;
 use crate::scenarios::{check_request_bodies, Api, APIS};
+use agentmsg::project::ChangeKind;
 use agentmsg::providers::{gemini, Request, ResponseError, StreamDecode, ToolSpec};
-use agentmsg::{AgentMessage, AssistantContent, AssistantMessage, ChangeKind, Message, StopReason};
+use agentmsg::{AgentMessage, AssistantContent, AssistantMessage, Message, StopReason};
 use serde_json::{json, Value};
 
 use common::{change_details, chunk_lines, file_name, lines, pi_messages};

@@ -5,10 +5,11 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::common;
+use agentmsg::project::ChangeKind;
 use agentmsg::providers::openai_chat::{self, StreamDecoder};
 use agentmsg::providers::{Request, ResponseError, StreamDecode};
 use agentmsg::{
-    AssistantContent, AssistantMessage, ChangeKind, Message, RedactedThinkingContent, StopReason,
+    AssistantContent, AssistantMessage, Message, RedactedThinkingContent, StopReason,
     ThinkingContent, ToolCall,
 };
 use serde_json::{json, Value};

@@ -5,11 +5,12 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::common;
+use agentmsg::project::ChangeKind;
 use agentmsg::providers::openai_responses::{self, StreamDecoder};
 use agentmsg::providers::{Request, ResponseError, StreamDecode};
 use agentmsg::{
-    AssistantContent, AssistantMessage, ChangeKind, Message, RedactedThinkingContent, StopReason,
-    TextContent, ThinkingContent, ToolCall,
+    AssistantContent, AssistantMessage, Message, RedactedThinkingContent, StopReason, TextContent,
+    ThinkingContent, ToolCall,
 };
 use serde_json::{json, Value};
 
@@ -730,7 +731,7 @@ fn without_encrypted(m: &AssistantMessage) -> AssistantMessage {
             AssistantContent::RedactedThinking(r) => r.data = strip(&r.data),
             // A compaction item is encrypted anew in each copy too.
             AssistantContent::ProviderBlock(p) => {
-                p.block = agentmsg::RawJson::from_json(&strip(p.block.get())).unwrap();
+                p.block = agentmsg::message::RawJson::from_json(&strip(p.block.get())).unwrap();
             }
             _ => {}
         }

@@ -218,7 +218,7 @@ fn recorded_bodies_decode_priced_exactly_when_their_model_is_known() {
                 ),
             }
             // And a summary says so.
-            let summary = agentmsg::MessageQuery::summarize(
+            let summary = agentmsg::transcript::MessageQuery::summarize(
                 [agentmsg::AgentMessage::from(Message::Assistant(message))].iter(),
             );
             assert_eq!(summary.total_cost().is_some(), known.is_some(), "{name}");

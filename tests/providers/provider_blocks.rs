@@ -3,11 +3,13 @@
 //! model made) is kept in its place, written and read back unchanged, replayed
 //! to the API and provider that wrote it, and dropped, reported, for another.
 
+use agentmsg::message::{MediaSource, RawJson};
+use agentmsg::project::ChangeKind;
 use agentmsg::providers::{anthropic, gemini, openai_chat, openai_responses, Request};
 use agentmsg::providers::{StreamDecode, StreamEvent};
 use agentmsg::{
-    prepare, AgentMessage, AssistantContent, AssistantMessage, ChangeKind, ImageContent,
-    MediaSource, Message, ProviderBlock, RawJson, StopReason, Target, TextContent,
+    prepare, AgentMessage, AssistantContent, AssistantMessage, ImageContent, Message,
+    ProviderBlock, StopReason, Target, TextContent,
 };
 use serde_json::{json, Value};
 
@@ -91,7 +93,7 @@ fn a_provider_block_line_reads_and_writes_back_byte_for_byte() {
 
     // The transcript's JSON Schema takes the line, and a message decoded from
     // a provider, written as a line.
-    let schema = agentmsg::transcript_line_schema();
+    let schema = agentmsg::transcript::transcript_line_schema();
     let validator = jsonschema::validator_for(&schema).expect("schema compiles");
     let value: Value = serde_json::from_str(line).expect("JSON");
     let errors: Vec<String> = validator
@@ -132,7 +134,7 @@ fn a_pretty_json_array_transcript_writes_back_as_one_line_per_message() {
     "stopReason": "stop"
   }
 ]"#;
-    let transcript = agentmsg::read_transcript(pretty.as_bytes()).expect("reads");
+    let transcript = agentmsg::transcript::read_transcript(pretty.as_bytes()).expect("reads");
     let line = transcript.messages[0].to_line().expect("writes");
     assert_eq!(
         line,

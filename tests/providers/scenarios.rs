@@ -4,11 +4,12 @@
 
 use std::path::Path;
 
+use agentmsg::project::ChangeKind;
 use agentmsg::providers::{
     anthropic, gemini, openai_chat, openai_responses, EncodeError, Encoded, Request, ResponseError,
     StreamDecode, ToolSpec,
 };
-use agentmsg::{AssistantMessage, ChangeKind, Message};
+use agentmsg::{AssistantMessage, Message};
 use proptest::prelude::*;
 use serde_json::json;
 

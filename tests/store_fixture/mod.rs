@@ -214,7 +214,7 @@ pub fn assert_chain(session: &str, entries: &[StoredEntry]) -> Vec<String> {
     let mut ids = Vec::with_capacity(entries.len());
     for (i, entry) in entries.iter().enumerate() {
         assert_eq!(
-            entry.parent().id(),
+            entry.parent().id().map(agentmsg::MessageId::as_str),
             previous,
             "{session}: entry {i} ({:?}) is not the child of the one before: a fork",
             entry.id()

@@ -1,4 +1,5 @@
-use agentmsg::{AudioContent, LastAssistant, PromptEditor};
+use agentmsg::AudioContent;
+use agentmsg::project::{LastAssistant, PromptEditor};
 
 fn main() {
     let mut editor = PromptEditor::new(Vec::new());

@@ -1,4 +1,5 @@
-use agentmsg::{PromptMessage, ThinkingContent};
+use agentmsg::ThinkingContent;
+use agentmsg::project::PromptMessage;
 
 fn main() {
     let _ = PromptMessage::user([ThinkingContent::new("secret")]);

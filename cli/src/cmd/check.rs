@@ -4,7 +4,10 @@ use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use agentmsg_runtime::{dropped_fields, AgentMessage, Entry, ProblemKind, Session, Validator};
+use agentmsg_runtime::project::{ProblemKind, Validator};
+use agentmsg_runtime::session::Entry;
+use agentmsg_runtime::transcript::dropped_fields;
+use agentmsg_runtime::{AgentMessage, Session};
 
 use crate::diag::warning_diagnostic;
 use crate::diag::{Diagnostic, Severity};
@@ -164,7 +167,7 @@ impl Checker {
             AgentMessage::Custom(c) => format!("`{}` messages", c.kind()),
             AgentMessage::Unknown(_) => return,
         };
-        let fixed = agentmsg_runtime::replace_lone_surrogates(raw);
+        let fixed = agentmsg_runtime::transcript::replace_lone_surrogates(raw);
         if fixed.is_some() {
             self.diagnostics.push(Diagnostic::warning(
                 line.number,
@@ -376,7 +379,7 @@ struct FileCheck {
     lines: usize,
     messages: usize,
     diagnostics: Vec<Diagnostic>,
-    foreign: Option<agentmsg_runtime::SessionFormat>,
+    foreign: Option<agentmsg_runtime::session::SessionFormat>,
 }
 
 /// Checks `path`. A JSON Lines transcript is read one line at a time; another

@@ -4,10 +4,11 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
+use agentmsg_runtime::project::Report;
 use agentmsg_runtime::providers::{
     Api, PromptCache, Reasoning, Request, ResponseFormat, ToolChoice, ToolSpec,
 };
-use agentmsg_runtime::{prepare, to_llm, AgentMessage, Message, Report, Target};
+use agentmsg_runtime::{prepare, to_llm, AgentMessage, Message, Target};
 
 use crate::error::CliError;
 use crate::input::{parse_api, API_HELP};
@@ -233,7 +234,7 @@ pub fn run(args: &ProjectArgs) -> Result<Outcome, CliError> {
                 }
             }
         }
-        let origins: Vec<usize> = prepared.origins.iter().map(|o| o.index()).collect();
+        let origins: Vec<usize> = prepared.provenance.iter().map(|o| o.index()).collect();
         (prepared.messages, prepared.report, Some(origins))
     };
     let calls: usize = request_messages

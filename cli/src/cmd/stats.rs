@@ -6,7 +6,8 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use agentmsg_runtime::providers::Catalog;
-use agentmsg_runtime::{Cost, Message, Summary, Usage};
+use agentmsg_runtime::transcript::MessageStats;
+use agentmsg_runtime::{Cost, Message, Usage};
 use serde::Serialize;
 
 use crate::error::CliError;
@@ -125,8 +126,8 @@ pub struct Tally {
     lines: BTreeMap<String, usize>,
     /// The messages, counted by the runtime's query summary
     /// (`MessageQuery::summarize` counts the same way).
-    summary: Summary,
-    by_model: BTreeMap<(String, String, String), Summary>,
+    summary: MessageStats,
+    by_model: BTreeMap<(String, String, String), MessageStats>,
     /// What the catalog estimates for the messages that carry no cost, in
     /// all and by model.
     estimated: Cost,

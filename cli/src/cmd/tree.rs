@@ -4,8 +4,9 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use agentmsg_runtime::session::{Entry, EntryKind};
 use agentmsg_runtime::time::format_iso8601_seconds;
-use agentmsg_runtime::{Entry, EntryKind, Session};
+use agentmsg_runtime::Session;
 use serde_json::{json, Value};
 
 use crate::error::CliError;
@@ -43,9 +44,12 @@ fn summary_of(session: &Session, entry: &Entry) -> String {
             // of it (nothing for a UI-only one).
             None => match m {
                 agentmsg_runtime::AgentMessage::Custom(c) => {
-                    if let Some(s) = c.downcast_ref::<agentmsg_runtime::CompactionSummary>() {
+                    if let Some(s) = c.downcast_ref::<agentmsg_runtime::custom::CompactionSummary>()
+                    {
                         s.summary.clone()
-                    } else if let Some(s) = c.downcast_ref::<agentmsg_runtime::BranchSummary>() {
+                    } else if let Some(s) =
+                        c.downcast_ref::<agentmsg_runtime::custom::BranchSummary>()
+                    {
                         s.summary.clone()
                     } else {
                         let projected: Vec<String> = c
@@ -143,10 +147,10 @@ pub fn run(args: &TreeArgs) -> Result<Outcome, CliError> {
             .collect();
         let doc = json!({
             "format": match session.format() {
-                agentmsg_runtime::SessionFormat::Agentmsg => "Agentmsg",
-                agentmsg_runtime::SessionFormat::Pi { .. } => "Pi",
-                agentmsg_runtime::SessionFormat::ClaudeCode => "ClaudeCode",
-                agentmsg_runtime::SessionFormat::Codex => "Codex",
+                agentmsg_runtime::session::SessionFormat::Agentmsg => "Agentmsg",
+                agentmsg_runtime::session::SessionFormat::Pi { .. } => "Pi",
+                agentmsg_runtime::session::SessionFormat::ClaudeCode => "ClaudeCode",
+                agentmsg_runtime::session::SessionFormat::Codex => "Codex",
             },
             "leaf": session.leaf_id().map(|l| l.as_str()),
             "leaves": session.leaves().iter().map(|e| e.id().map(|i| i.as_str())).collect::<Vec<_>>(),

@@ -42,7 +42,8 @@ mod render;
 
 use std::io::{self, Write};
 
-use crate::{Session, SessionError};
+use crate::session::SessionError;
+use crate::Session;
 
 /// How [`html`] and [`write_html`] lay a page out.
 #[derive(Debug, Clone, PartialEq, Eq)]

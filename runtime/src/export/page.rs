@@ -10,7 +10,8 @@ use sha2::{Digest, Sha256};
 use super::escape::{html, inert_json};
 use super::numbers::{reply_numbers, Totals, CHART, MAX_BARS};
 use super::{render, ExportError, HtmlOptions};
-use crate::{EntryKind, Session};
+use crate::session::EntryKind;
+use crate::Session;
 
 const STYLE: &str = include_str!("page.css");
 const SCRIPT: &str = include_str!("page.js");

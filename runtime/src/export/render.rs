@@ -9,10 +9,11 @@ use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 
 use super::escape::{html, html_string, safe_link};
 use super::numbers::{reply_cost, ReplyCost};
+use crate::message::{MediaFormat, MediaSource};
 use crate::session::{Entry, EntryKind};
 use crate::{
-    AgentMessage, AssistantContent, AssistantMessage, ImageContent, MediaFormat, MediaSource,
-    Message, ProviderBlock, Session, TextContent, ToolResultContent, UserContent,
+    AgentMessage, AssistantContent, AssistantMessage, ImageContent, Message, ProviderBlock,
+    Session, TextContent, ToolResultContent, UserContent,
 };
 
 /// What the page's script needs to know of an entry besides its markup.
@@ -400,7 +401,7 @@ fn text_block(out: &mut String, t: &TextContent) {
     }
 }
 
-fn compaction(out: &mut String, c: &crate::CompactionSummary) {
+fn compaction(out: &mut String, c: &crate::custom::CompactionSummary) {
     let _ = write!(
         out,
         "<p class=\"note\">compaction: {} tokens before; kept from {}</p>",
@@ -422,7 +423,7 @@ fn custom(out: &mut String, session: &Session, entry: &Entry, message: &AgentMes
         compaction(out, c);
         return;
     }
-    if let Some(b) = message.downcast_ref::<crate::BranchSummary>() {
+    if let Some(b) = message.downcast_ref::<crate::custom::BranchSummary>() {
         out.push_str("<p class=\"note\">summary of an abandoned branch</p>");
         markdown(out, &b.summary);
         return;

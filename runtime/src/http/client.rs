@@ -15,10 +15,11 @@ use reqwest::header::HeaderMap;
 use super::endpoint::Endpoint;
 use super::error::{api_error, request_id, retryable, ApiError, ClientError};
 use super::stream::ReplyStream;
+use crate::project::Report;
 use crate::providers::{
     Api, Encoded, OptionChange, Request, ResponseError, StreamError, DEFAULT_MAX_EVENT,
 };
-use crate::{AssistantMessage, Report};
+use crate::AssistantMessage;
 
 /// When a request is tried again: how many times, and how long to wait.
 ///

@@ -5,8 +5,9 @@ use std::time::Duration;
 use reqwest::header::HeaderMap;
 use serde_json::Value;
 
+use crate::message::context_overflow_source;
 use crate::providers::{Api, EncodeError, StreamError};
-use crate::{context_overflow_source, AssistantMessage};
+use crate::AssistantMessage;
 
 /// An error status from the provider, with what its body said.
 #[derive(Debug, Clone, PartialEq)]

@@ -11,8 +11,8 @@ use futures_core::Stream;
 
 use super::client::{describe, Body, Reply, Sent};
 use super::error::ClientError;
+use crate::project::Report;
 use crate::providers::{Api, OptionChange, StreamEvent, StreamReader};
-use crate::Report;
 
 /// One item of a [`ReplyStream`].
 #[derive(Debug)]

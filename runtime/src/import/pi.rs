@@ -42,8 +42,9 @@ use serde_json::{Map, Value};
 
 use super::detect::text_lines;
 use super::{iso_millis, ImportError, ImportWarning, Imported, WarningCode};
+use crate::custom::{BranchSummary, CompactionSummary};
 use crate::transcript::codec::envelope::Envelope;
-use crate::{AgentMessage, BranchSummary, CompactionSummary, MessageId, ParentId};
+use crate::{AgentMessage, MessageId, ParentId};
 
 /// The parts of a pi entry every mapping reads; the rest is read by the
 /// function of its type, and kept through the line's text.
@@ -430,14 +431,14 @@ impl PiImport {
         if value.is_none() {
             // Nested past serde_json's 128 levels: pi reads it (a tool call's
             // arguments, say), and so does the session reader.
-            if let Ok(Value::Object(map)) = crate::read_deep_json(raw) {
+            if let Ok(Value::Object(map)) = crate::transcript::read_deep_json(raw) {
                 value = Some(map);
             }
         }
         if value.is_none() {
             // A string cut inside a surrogate pair: read as pi reads it, with
             // U+FFFD for the lone half; the message line keeps its bytes.
-            if let Some(fixed) = crate::replace_lone_surrogates(raw) {
+            if let Some(fixed) = crate::transcript::replace_lone_surrogates(raw) {
                 value = serde_json::from_str::<Map<String, Value>>(&fixed).ok();
                 if value.is_some() {
                     imported.warnings.push(ImportWarning::warning(
@@ -774,7 +775,7 @@ fn custom_body(fields: &Map<String, Value>) -> Result<String, ImportError> {
 /// The parts of a line that holds several entries because a write lost its
 /// newline (the session reader's rule), or `None`.
 fn joined(raw: &str) -> Option<Vec<&str>> {
-    let parts = crate::split_glued_line(raw)?;
+    let parts = crate::transcript::split_glued_line(raw)?;
     Some(parts.into_iter().filter_map(|r| raw.get(r)).collect())
 }
 

@@ -104,7 +104,7 @@ impl ToolArguments {
 
     /// The arguments as a value of type `T` (a struct of the tool's
     /// parameters, say). Arguments are read up to
-    /// [`MAX_JSON_DEPTH`](crate::MAX_JSON_DEPTH) levels deep, as pi's JavaScript reads
+    /// [`MAX_JSON_DEPTH`](crate::transcript::MAX_JSON_DEPTH) levels deep, as pi's JavaScript reads
     /// them (serde_json alone stops at 128).
     ///
     /// # Errors
@@ -133,7 +133,7 @@ impl ToolArguments {
 
     /// The arguments as a map (keys in serde_json's order, which sorts them
     /// unless `preserve_order` is on). Empty for arguments nested past
-    /// [`MAX_JSON_DEPTH`](crate::MAX_JSON_DEPTH) levels, which no `Value` holds here
+    /// [`MAX_JSON_DEPTH`](crate::transcript::MAX_JSON_DEPTH) levels, which no `Value` holds here
     /// (their text, [`as_str`](Self::as_str), is whole).
     pub fn to_map(&self) -> Map<String, Value> {
         from_deep_str(self.as_str()).unwrap_or_default()

@@ -94,7 +94,7 @@ impl TextContent {
 /// text).
 ///
 /// ```
-/// use agentmsg_runtime::RawJson;
+/// use agentmsg_runtime::message::RawJson;
 /// let raw = RawJson::from_json(r#"{"b":1, "a":[true]}"#)?;
 /// assert_eq!(raw.get(), r#"{"b":1,"a":[true]}"#);
 /// assert_eq!(serde_json::to_string(&raw)?, r#"{"b":1,"a":[true]}"#);
@@ -469,7 +469,8 @@ impl ProviderBlock {
     /// as it is, to go back to its provider.
     ///
     /// ```
-    /// use agentmsg_runtime::{MediaSource, ProviderBlock, RawJson};
+    /// use agentmsg_runtime::ProviderBlock;
+    /// use agentmsg_runtime::message::{MediaSource, RawJson};
     /// let call = RawJson::from_json(r#"{"type":"image_generation_call","id":"ig_1","status":"completed","output_format":"webp","result":"UklGRg=="}"#)?;
     /// let image = ProviderBlock::new("openai-responses", call).image().unwrap();
     /// assert_eq!(image.source, MediaSource::Base64 { data: "UklGRg==".into(), mime_type: "image/webp".into() });

@@ -16,15 +16,17 @@ pub(crate) mod overflow;
 mod role;
 pub(crate) mod usage;
 
-pub use id::{MessageId, ParentId, TurnId};
-pub use role::Role;
-
-use content::{
-    AssistantContent, AudioContent, Content, ImageContent, IntoAssistantContent, IntoSystemContent,
-    IntoToolResultContent, IntoUserContent, RedactedThinkingContent, RoleError, TextContent,
-    ThinkingContent, ToolCall, ToolResultContent, UserContent,
+pub use content::{
+    AssistantContent, AudioContent, BlockKind, Content, DocumentContent, ImageContent,
+    IntoAssistantContent, IntoSystemContent, IntoToolResultContent, IntoUserContent, MediaSource,
+    ProviderBlock, RawJson, RedactedThinkingContent, RoleError, TextContent, ThinkingContent,
+    ToolArguments, ToolCall, ToolResultContent, UserContent,
 };
-use usage::Usage;
+pub use id::{MessageId, ParentId, TurnId};
+pub use media::{Base64Problem, MediaError, MediaFormat, MediaKind};
+pub use overflow::{context_overflow_source, known_overflow_sources};
+pub use role::Role;
+pub use usage::{Cost, ModelPricing, Usage};
 
 // The transcript reader decodes these four messages through their line forms
 // (`transcript/codec/envelope.rs`); a field or decoding attribute changed here

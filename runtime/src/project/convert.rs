@@ -17,7 +17,8 @@ use crate::AgentMessage;
 /// dropped.
 ///
 /// ```
-/// # use agentmsg_runtime::{to_llm, AgentMessage, BranchSummary, ExtensionMessage, Message};
+/// # use agentmsg_runtime::{to_llm, AgentMessage, Message};
+/// # use agentmsg_runtime::custom::{BranchSummary, ExtensionMessage};
 /// let transcript = vec![
 ///     AgentMessage::from(Message::user("hi")),
 ///     AgentMessage::custom(ExtensionMessage::new("debug", &1).unwrap()),
@@ -29,7 +30,7 @@ use crate::AgentMessage;
 /// ```
 ///
 /// It takes any slice of messages it can borrow: `&[AgentMessage]`, a
-/// [`SessionContext`](crate::SessionContext)'s `Cow`s, or `&[&AgentMessage]`.
+/// [`SessionContext`](crate::session::SessionContext)'s `Cow`s, or `&[&AgentMessage]`.
 pub fn to_llm<M: Borrow<AgentMessage>>(messages: &[M]) -> Vec<Cow<'_, Message>> {
     to_llm_with_report(messages).messages
 }

@@ -5,5 +5,9 @@
 mod convert;
 mod prepare;
 
-pub use convert::*;
-pub use prepare::*;
+pub use convert::{to_llm, to_llm_with_report, LlmProjection};
+pub use prepare::{
+    prepare, validate, AppendTarget, Change, ChangeKind, EditError, IdMap, IdRule, LastAssistant,
+    LastUser, PartOf, Prepared, Problem, ProblemKind, PromptEditor, PromptMessage, Provenance,
+    Report, Target, ThinkingPolicy, Validator, NO_RESULT_TEXT,
+};

@@ -17,7 +17,7 @@ pub use editor::{
     AppendTarget, EditError, LastAssistant, LastUser, PartOf, PromptEditor, PromptMessage,
 };
 pub use ids::IdMap;
-pub use report::{Change, ChangeKind, Origin, Problem, ProblemKind, Report};
+pub use report::{Change, ChangeKind, Problem, ProblemKind, Provenance, Report};
 pub use rules::NO_RESULT_TEXT;
 pub use target::{IdRule, Target, ThinkingPolicy};
 pub use validator::Validator;
@@ -33,14 +33,14 @@ pub struct Prepared {
     pub ids: IdMap,
     /// Where each prepared message comes from, one per message: an encoder
     /// that changes `messages[i]` reports the change against
-    /// `origins[i].index()`.
-    pub origins: Vec<Origin>,
+    /// `provenance[i].index()`.
+    pub provenance: Vec<Provenance>,
 }
 
 impl Prepared {
     /// The input index behind prepared message `i` (`None` past the end).
     pub fn input_index(&self, i: usize) -> Option<usize> {
-        self.origins.get(i).map(|o| o.index())
+        self.provenance.get(i).map(|o| o.index())
     }
 }
 
@@ -87,7 +87,8 @@ impl Prepared {
 /// inventing ids or timestamps.
 ///
 /// ```
-/// use agentmsg_runtime::{prepare, AssistantMessage, ChangeKind, Message, StopReason, Target, ToolCall};
+/// use agentmsg_runtime::{prepare, AssistantMessage, Message, StopReason, Target, ToolCall};
+/// use agentmsg_runtime::project::ChangeKind;
 ///
 /// let call = ToolCall::new("functions.read:0", "read", serde_json::json!({"path": "a.rs"}));
 /// let messages = vec![
@@ -116,7 +117,7 @@ pub fn prepare<M: Borrow<Message>>(messages: &[M], target: &Target) -> Prepared 
         if let Some(at) = over {
             let tokens: u64 = outcome.messages.iter().map(Message::estimated_tokens).sum();
             changes.push(Change::new(
-                outcome.origins.get(at).map_or(at, |o| o.index()),
+                outcome.provenance.get(at).map_or(at, |o| o.index()),
                 ChangeKind::OverContextWindow,
                 format!(
                     "the context passes the {window}-token window of `{}` here: about {tokens} tokens in all (4 characters a token); compact it or leave history out",
@@ -129,7 +130,7 @@ pub fn prepare<M: Borrow<Message>>(messages: &[M], target: &Target) -> Prepared 
         report: Report { changes },
         messages: outcome.messages,
         ids: outcome.ids,
-        origins: outcome.origins,
+        provenance: outcome.provenance,
     }
 }
 
@@ -141,7 +142,8 @@ pub fn prepare<M: Borrow<Message>>(messages: &[M], target: &Target) -> Prepared 
 /// message at a time.
 ///
 /// ```
-/// use agentmsg_runtime::{validate, Message, ProblemKind};
+/// use agentmsg_runtime::Message;
+/// use agentmsg_runtime::project::{validate, ProblemKind};
 ///
 /// let messages = vec![Message::user("hi"), Message::tool_result("call_1", "read", "stale")];
 /// let problems = validate(&messages);

@@ -9,7 +9,8 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-use crate::{Message, RawJson, ToolArguments, ToolCall};
+use crate::message::RawJson;
+use crate::{Message, ToolArguments, ToolCall};
 
 /// The JSON body of a request, as an encoder made it.
 ///
@@ -287,12 +288,14 @@ pub(crate) fn calls_of(messages: &[Message]) -> impl Iterator<Item = &ToolCall> 
 
 /// A JSON text written value by value, keys in its order, so that a pretty
 /// writer indents it (its numbers and strings as they are written). Past
-/// [`MAX_JSON_DEPTH`](crate::MAX_JSON_DEPTH) levels it is written as the text it is.
+/// [`MAX_JSON_DEPTH`](crate::transcript::MAX_JSON_DEPTH) levels it is written as the text it is.
 struct Written<'a>(&'a RawJson);
 
 impl Serialize for Written<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if crate::session::lenient::max_depth(self.0.get().as_bytes()) > crate::MAX_JSON_DEPTH {
+        if crate::session::lenient::max_depth(self.0.get().as_bytes())
+            > crate::transcript::MAX_JSON_DEPTH
+        {
             return self.0.serialize(serializer);
         }
         match self.0.get().as_bytes().first() {

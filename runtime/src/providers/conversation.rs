@@ -3,7 +3,9 @@
 
 use std::borrow::{Borrow, Cow};
 
-use crate::{AgentMessage, Message, Prepared, SessionContext, Target};
+use crate::project::Prepared;
+use crate::session::SessionContext;
+use crate::{AgentMessage, Message, Target};
 
 /// The messages of a [`Request`](super::Request): owned, or borrowed from
 /// whatever holds them, so that encoding a conversation (for one provider, then

@@ -22,8 +22,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::project::Report;
 use crate::AssistantMessage;
-use crate::Report;
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
@@ -65,7 +65,7 @@ pub use options::{
 /// new methods, so code that builds requests this way keeps compiling.
 ///
 /// The request borrows its conversation when it is given one to borrow (a
-/// [`SessionContext`](crate::SessionContext), a [`to_llm`](crate::to_llm)
+/// [`SessionContext`](crate::session::SessionContext), a [`to_llm`](crate::to_llm)
 /// result, a slice): see [`Conversation`]. Encoding it, for one provider or
 /// several ([`Request::for_model`]), copies no message of the input.
 ///
@@ -233,7 +233,7 @@ impl<'a> Request<'a> {
         &self,
         provider: &str,
         api: &str,
-    ) -> Result<crate::Prepared, EncodeError> {
+    ) -> Result<crate::project::Prepared, EncodeError> {
         options::check(self)?;
         let mut target = crate::Target::new(self.provider_or(provider), api, &self.model);
         target.context_window = Catalog::builtin()

@@ -7,7 +7,8 @@
 use std::borrow::Borrow;
 
 use super::context::SessionContext;
-use crate::{AgentMessage, AssistantContent, CompactionSummary, Message, MessageId};
+use crate::custom::CompactionSummary;
+use crate::{AgentMessage, AssistantContent, Message, MessageId};
 
 /// The system prompt of the summariser, after pi's: the model reads a
 /// conversation and writes its summary, without continuing it.
@@ -106,7 +107,8 @@ pub const TOOL_RESULT_MAX_CHARS: usize = 2000;
 /// empty parts are left out.
 ///
 /// ```
-/// # use agentmsg_runtime::{serialize_conversation, AssistantMessage, Message, ToolCall};
+/// # use agentmsg_runtime::{AssistantMessage, Message, ToolCall};
+/// # use agentmsg_runtime::session::serialize_conversation;
 /// let call = ToolCall::new("call_1", "read", serde_json::json!({"path": "a.rs"}));
 /// let messages = [
 ///     Message::user("What is in a.rs?"),
@@ -221,7 +223,8 @@ pub struct ContextTokens {
 /// The tokens of a context: see [`ContextTokens`].
 ///
 /// ```
-/// # use agentmsg_runtime::{estimate_context_tokens, AgentMessage, AssistantMessage, Message, TextContent, Usage};
+/// # use agentmsg_runtime::{AgentMessage, AssistantMessage, Message, TextContent, Usage};
+/// # use agentmsg_runtime::session::estimate_context_tokens;
 /// let reply = AssistantMessage::new([TextContent::new("Hello")]).with_usage(Usage::new(370, 7));
 /// let messages: Vec<AgentMessage> = vec![
 ///     Message::user("Hi").into(),
@@ -268,7 +271,8 @@ pub fn estimate_context_tokens<M: Borrow<AgentMessage>>(messages: &[M]) -> Conte
 /// heuristic), an image counted as 1,200 tokens.
 ///
 /// ```
-/// # use agentmsg_runtime::{estimate_tokens, Message};
+/// # use agentmsg_runtime::Message;
+/// # use agentmsg_runtime::session::estimate_tokens;
 /// assert_eq!(estimate_tokens(&Message::user("12345678").into()), 2);
 /// ```
 pub fn estimate_tokens(message: &AgentMessage) -> u64 {
@@ -284,7 +288,7 @@ pub fn estimate_tokens(message: &AgentMessage) -> u64 {
 /// `context_tokens > window - reserve`).
 ///
 /// ```
-/// # use agentmsg_runtime::should_compact;
+/// # use agentmsg_runtime::session::should_compact;
 /// assert!(should_compact(190_000, 200_000, 16_384));
 /// assert!(!should_compact(100_000, 200_000, 16_384));
 /// ```
@@ -363,7 +367,8 @@ impl CompactionPlan {
 /// (the entries that compaction kept included).
 ///
 /// ```
-/// # use agentmsg_runtime::{plan_compaction, Message, Session};
+/// # use agentmsg_runtime::{Message, Session};
+/// # use agentmsg_runtime::session::plan_compaction;
 /// let mut session = Session::new();
 /// for i in 0..10 {
 ///     session.append(Message::user(format!("message {i} {}", "x".repeat(400))).into()).unwrap();

@@ -6,7 +6,8 @@ use std::ops::Deref;
 use super::entry::EntryKind;
 use super::error::SessionError;
 use super::{Session, SessionFormat};
-use crate::{AgentMessage, BranchSummary, CompactionSummary, MessageId};
+use crate::custom::{BranchSummary, CompactionSummary};
+use crate::{AgentMessage, MessageId};
 
 /// A model as the path last set it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,7 +46,8 @@ pub struct SessionContext<'s> {
 /// would be as wide as the message.
 ///
 /// ```
-/// # use agentmsg_runtime::{ContextMessage, Message, Session};
+/// # use agentmsg_runtime::{Message, Session};
+/// # use agentmsg_runtime::session::ContextMessage;
 /// let mut session = Session::new();
 /// session.append(Message::user("hi").into()).unwrap();
 /// let context = session.context(None).unwrap();
@@ -196,7 +198,7 @@ impl Session {
                     // a message pi sends as user text, not a compaction.
                     if c.downcast_ref::<CompactionSummary>().is_some() && !self.is_pi() {
                         compaction = Some(at);
-                    } else if let Some(ext) = c.downcast_ref::<crate::ExtensionMessage>() {
+                    } else if let Some(ext) = c.downcast_ref::<crate::custom::ExtensionMessage>() {
                         if imported_setting(ext, &mut context) {
                             model_at = None;
                         }
@@ -320,7 +322,7 @@ enum Item {
 /// pi's `model_change` and `thinking_level_change` entries as `agentmsg
 /// import` keeps them: `extension` lines of kind `pi.<type>` holding the entry.
 /// Returns true when it set the model.
-fn imported_setting(ext: &crate::ExtensionMessage, context: &mut SessionContext) -> bool {
+fn imported_setting(ext: &crate::custom::ExtensionMessage, context: &mut SessionContext) -> bool {
     let text = |key: &str| ext.data.get(key).and_then(serde_json::Value::as_str);
     match ext.kind.as_str() {
         "pi.thinking_level_change" => {
@@ -352,7 +354,8 @@ impl<'s> SessionContext<'s> {
     /// The context with every message owned, to keep past the session.
     ///
     /// ```
-    /// # use agentmsg_runtime::{Message, Session, SessionContext};
+    /// # use agentmsg_runtime::{Message, Session};
+    /// # use agentmsg_runtime::session::SessionContext;
     /// let mut session = Session::new();
     /// session.append(Message::user("hi").into()).unwrap();
     /// let context: SessionContext<'static> = session.context(None).unwrap().into_owned();

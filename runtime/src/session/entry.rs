@@ -1,8 +1,7 @@
 //! One entry of a session: a line of the file, what it is, and where it hangs.
 
-use crate::{
-    AgentMessage, BranchSummary, CompactionSummary, CustomContentMessage, MessageId, ParentId,
-};
+use crate::custom::{BranchSummary, CompactionSummary, InjectedMessage};
+use crate::{AgentMessage, MessageId, ParentId};
 
 /// What an entry is.
 ///
@@ -25,7 +24,7 @@ pub enum EntryKind {
     /// pi's `branch_summary`: sent in place.
     BranchSummary(BranchSummary),
     /// pi's `custom_message`: an extension's message, sent as user content.
-    CustomMessage(CustomContentMessage),
+    CustomMessage(InjectedMessage),
     /// pi's `custom`: an extension's state, never sent.
     Custom {
         /// The extension's name for it.
@@ -205,7 +204,7 @@ impl Entry {
         match &self.kind {
             EntryKind::Label { target, label } => Some((target.clone(), label.as_deref())),
             EntryKind::Message(m) => {
-                let ext = m.downcast_ref::<crate::ExtensionMessage>()?;
+                let ext = m.downcast_ref::<crate::custom::ExtensionMessage>()?;
                 if ext.kind != LABEL_EXTENSION {
                     return None;
                 }

@@ -105,7 +105,7 @@ pub enum WarningKind {
     },
     /// The line holds more than one entry (an append that lost its newline):
     /// whole objects back to back, or a fragment a crash cut off followed by
-    /// whole objects ([`split_glued_line`](crate::split_glued_line)); each
+    /// whole objects ([`split_glued_line`](crate::transcript::split_glued_line)); each
     /// whole object is read as an entry, and the fragment is kept.
     JoinedObjects {
         /// How many parts the line holds (the fragment counted).

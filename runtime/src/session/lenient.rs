@@ -17,9 +17,11 @@
 
 use serde_json::{Map, Value};
 
+use crate::custom::Registry;
+use crate::message::MediaSource;
 use crate::time::parse_iso8601;
-use crate::{decode_line, AgentMessage, AssistantContent, DecodeMode, ImageContent, Message};
-use crate::{MediaSource, Registry};
+use crate::transcript::{decode_line, DecodeMode};
+use crate::{AgentMessage, AssistantContent, ImageContent, Message};
 
 /// The deepest nesting [`read_deep_json`] reads: deeper lines stay unknown
 /// (kept byte for byte), so that reading them cannot exhaust the stack.
@@ -45,7 +47,7 @@ pub(crate) struct Lenience {
 pub(crate) fn read_as_pi(raw: &str, registry: &Registry) -> Option<(AgentMessage, Vec<Lenience>)> {
     let depth = max_depth(raw.as_bytes());
     let fixed;
-    let text = match crate::replace_lone_surrogates(raw) {
+    let text = match crate::transcript::replace_lone_surrogates(raw) {
         Some(replaced) => {
             fixed = replaced;
             fixed.as_str()
@@ -127,9 +129,9 @@ pub(crate) fn read_as_pi(raw: &str, registry: &Registry) -> Option<(AgentMessage
 /// ```
 /// let deep = "[".repeat(200) + &"]".repeat(200);
 /// assert!(serde_json::from_str::<serde_json::Value>(&deep).is_err());
-/// assert!(agentmsg_runtime::read_deep_json(&deep).is_ok());
+/// assert!(agentmsg_runtime::transcript::read_deep_json(&deep).is_ok());
 /// let too_deep = "[".repeat(600) + &"]".repeat(600);
-/// assert!(agentmsg_runtime::read_deep_json(&too_deep).is_err());
+/// assert!(agentmsg_runtime::transcript::read_deep_json(&too_deep).is_err());
 /// ```
 pub fn read_deep_json(text: &str) -> Result<Value, serde_json::Error> {
     from_deep_str(text)

@@ -96,7 +96,8 @@ impl Session {
     /// [`unsaved`](Self::unsaved) entries: every line changed.
     ///
     /// ```
-    /// # use agentmsg_runtime::{Message, Session, SessionFormat};
+    /// # use agentmsg_runtime::{Message, Session};
+    /// # use agentmsg_runtime::session::SessionFormat;
     /// let v1 = concat!(
     ///     r#"{"type":"session","id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#, "\n",
     ///     r#"{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#, "\n",
@@ -184,7 +185,8 @@ impl Session {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Session, SessionFormat};
+    use crate::session::SessionFormat;
+    use crate::Session;
 
     #[test]
     fn a_v2_session_renames_hook_messages_and_sets_its_version_in_place() {

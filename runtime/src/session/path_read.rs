@@ -141,7 +141,7 @@ fn read_path(path: &Path, leaf: Option<&str>) -> Result<Result<Session, Whole>, 
     let mut buf = Vec::new();
     // A byte-order mark starts no line (`crate::lines`).
     let mut offset = if crate::lines::skip_bom(&mut reader)? {
-        crate::BOM.len() as u64
+        crate::transcript::BOM.len() as u64
     } else {
         0
     };
@@ -165,7 +165,7 @@ fn read_path(path: &Path, leaf: Option<&str>) -> Result<Result<Session, Whole>, 
             None => SessionFormat::Agentmsg,
         });
         let head = serde_json::from_str::<Head<'_>>(text).ok();
-        if head.is_none() && crate::split_glued_line(text).is_some() {
+        if head.is_none() && crate::transcript::split_glued_line(text).is_some() {
             // Entries on one line (an append that lost its newline, maybe
             // after a fragment a crash cut off). A line that reads is one
             // value, whatever `}{` its strings hold.

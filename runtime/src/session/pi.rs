@@ -9,11 +9,10 @@ use serde_json::{Map, Value};
 
 use super::entry::EntryKind;
 use super::lenient::Lenience;
+use crate::custom::{BranchSummary, CompactionSummary, InjectedMessage, Registry};
 use crate::time::{format_iso8601, parse_iso8601};
-use crate::{
-    decode_line, AgentMessage, BranchSummary, CompactionSummary, CustomContentMessage, DecodeMode,
-    MessageId, ParentId, Registry, UnknownMessage,
-};
+use crate::transcript::{decode_line, DecodeMode, UnknownMessage};
+use crate::{AgentMessage, MessageId, ParentId};
 
 /// pi's current session version.
 pub const PI_SESSION_VERSION: u32 = 3;
@@ -152,7 +151,7 @@ pub(crate) fn read_entry(head: PiLine<'_>, registry: &Registry, version: u32) ->
             }
             None => AgentMessage::Unknown(UnknownMessage::malformed(
                 Vec::new(),
-                crate::DecodeError::MissingRole,
+                crate::transcript::DecodeError::MissingRole,
             )),
         }),
         "compaction" => EntryKind::Compaction(CompactionSummary {
@@ -166,7 +165,7 @@ pub(crate) fn read_entry(head: PiLine<'_>, registry: &Registry, version: u32) ->
             from_id: head.from_id.map(MessageId::from),
             timestamp,
         }),
-        "custom_message" => EntryKind::CustomMessage(CustomContentMessage {
+        "custom_message" => EntryKind::CustomMessage(InjectedMessage {
             custom_type: head.custom_type.unwrap_or_default(),
             content: head
                 .content
@@ -219,7 +218,7 @@ pub(crate) fn read_message(
     version: u32,
 ) -> (AgentMessage, Vec<Lenience>) {
     if version >= 3 && raw.contains("\"hookMessage\"") && role_is(raw, "hookMessage") {
-        if let Ok(kept) = UnknownMessage::new(raw, crate::UnknownReason::UnknownKind) {
+        if let Ok(kept) = UnknownMessage::new(raw, crate::transcript::UnknownReason::UnknownKind) {
             return (AgentMessage::Unknown(kept), Vec::new());
         }
     }
@@ -243,7 +242,8 @@ pub(crate) fn is_malformed(message: &AgentMessage) -> bool {
     match message {
         AgentMessage::Unknown(kept) => matches!(
             kept.reason(),
-            crate::UnknownReason::Invalid { .. } | crate::UnknownReason::Malformed(_)
+            crate::transcript::UnknownReason::Invalid { .. }
+                | crate::transcript::UnknownReason::Malformed(_)
         ),
         _ => false,
     }

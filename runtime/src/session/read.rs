@@ -7,7 +7,9 @@ use super::entry::{Entry, EntryKind, LineText};
 use super::error::{SessionError, SessionWarning, WarningKind};
 use super::pi::{self, PiLine};
 use super::{Session, SessionFormat};
-use crate::{decode_line, AgentMessage, DecodeMode, MessageId, ParentId, Registry, UnknownMessage};
+use crate::custom::Registry;
+use crate::transcript::{decode_line, DecodeMode, UnknownMessage};
+use crate::{AgentMessage, MessageId, ParentId};
 
 /// One piece of text that holds one JSON value (or does not parse).
 struct Piece {
@@ -22,7 +24,8 @@ impl Session {
     /// registry.
     ///
     /// ```
-    /// # use agentmsg_runtime::{Session, SessionFormat};
+    /// # use agentmsg_runtime::Session;
+    /// # use agentmsg_runtime::session::SessionFormat;
     /// let pi = br#"{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}
     /// {"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1735689601000}}
     /// "#;
@@ -136,7 +139,7 @@ impl Session {
                 PieceRead::Entry(..) => Vec::new(),
                 _ => std::str::from_utf8(&self.text[line.start..line.end])
                     .ok()
-                    .and_then(crate::split_glued_line)
+                    .and_then(crate::transcript::split_glued_line)
                     .unwrap_or_default(),
             };
             let reads = if split.len() > 1 {
@@ -200,7 +203,7 @@ impl Session {
         {
             return None;
         }
-        crate::replace_lone_surrogates(line)?;
+        crate::transcript::replace_lone_surrogates(line)?;
         Some(SessionWarning {
             line: entry.line_no,
             kind: WarningKind::Lenient {
@@ -427,7 +430,7 @@ fn read_piece(
         SessionFormat::Agentmsg | SessionFormat::ClaudeCode | SessionFormat::Codex => {
             let decoded = match std::str::from_utf8(bytes) {
                 Ok(line) => decode_line(line, registry, DecodeMode::Lenient),
-                Err(_) => Err(crate::DecodeError::MissingRole),
+                Err(_) => Err(crate::transcript::DecodeError::MissingRole),
             };
             let (mut message, mut read) = match decoded {
                 Ok(message) => (message, true),

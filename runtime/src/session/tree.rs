@@ -7,10 +7,9 @@ use super::entry::{Entry, EntryKind, LineText, LABEL_EXTENSION};
 use super::error::SessionError;
 use super::pi;
 use super::{Session, SessionFormat};
+use crate::custom::{BranchSummary, CompactionSummary, ExtensionMessage};
 use crate::time::now_millis;
-use crate::{
-    AgentMessage, BranchSummary, CompactionSummary, ExtensionMessage, MessageId, ParentId,
-};
+use crate::{AgentMessage, MessageId, ParentId};
 
 impl Session {
     /// The current leaf: the last entry read, then the last appended, or the

@@ -5,28 +5,7 @@ use std::fmt;
 use serde::de::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
-use crate::AgentMessage;
-
-/// Where an entry hangs in the session tree, as its line's `"parentId"` says.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Parent {
-    /// No `"parentId"` key: the entry follows the line before it.
-    Previous,
-    /// `"parentId": null`: the entry is a root.
-    Root,
-    /// `"parentId": "…"`: a child of that entry.
-    Id(String),
-}
-
-impl Parent {
-    /// The parent's id, when the line names one.
-    pub fn id(&self) -> Option<&str> {
-        match self {
-            Parent::Id(id) => Some(id),
-            Parent::Previous | Parent::Root => None,
-        }
-    }
-}
+use crate::{AgentMessage, MessageId, ParentId};
 
 /// One transcript line as a store keeps it: the exact JSON text (no newline),
 /// and what the store reads from it to answer queries: `id`, `parentId`, the kind
@@ -38,13 +17,14 @@ impl Parent {
 /// an entry, kept byte for byte; `from_line` says what is wrong with it.
 ///
 /// ```
-/// # use agentmsg_runtime::store::{StoredEntry, Parent};
+/// # use agentmsg_runtime::store::StoredEntry;
+/// # use agentmsg_runtime::ParentId;
 /// let (entry, problem) = StoredEntry::from_line(
 ///     r#"{"role":"user","content":"hi","id":"e2","parentId":"e1","timestamp":1765233665292}"#,
 /// );
 /// assert!(problem.is_none());
 /// assert_eq!(entry.id(), Some("e2"));
-/// assert_eq!(entry.parent(), &Parent::Id("e1".into()));
+/// assert_eq!(entry.parent(), &ParentId::Id("e1".into()));
 /// assert_eq!(entry.kind(), "user");
 /// assert_eq!(entry.timestamp_ms(), Some(1765233665292));
 ///
@@ -55,7 +35,7 @@ impl Parent {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredEntry {
     id: Option<String>,
-    parent: Parent,
+    parent: ParentId,
     kind: String,
     timestamp_ms: Option<i64>,
     name: Option<String>,
@@ -124,7 +104,7 @@ impl StoredEntry {
     }
 
     /// The line's `"parentId"`.
-    pub fn parent(&self) -> &Parent {
+    pub fn parent(&self) -> &ParentId {
         &self.parent
     }
 
@@ -200,7 +180,7 @@ struct RawKeys<'a> {
 
 struct Keys {
     id: Option<String>,
-    parent: Parent,
+    parent: ParentId,
     kind: String,
     timestamp_ms: Option<i64>,
     name: Option<String>,
@@ -209,7 +189,7 @@ struct Keys {
 fn read_keys(line: &str) -> (Keys, Option<LineProblem>) {
     let mut keys = Keys {
         id: None,
-        parent: Parent::Previous,
+        parent: ParentId::Previous,
         kind: String::new(),
         timestamp_ms: None,
         name: None,
@@ -242,8 +222,8 @@ fn read_keys(line: &str) -> (Keys, Option<LineProblem>) {
     }
     if let Present::Value(parent) = raw.parent_id {
         match string(parent) {
-            Some(parent) => keys.parent = Parent::Id(parent),
-            None if parent.get() == "null" => keys.parent = Parent::Root,
+            Some(parent) => keys.parent = ParentId::Id(MessageId::from(parent)),
+            None if parent.get() == "null" => keys.parent = ParentId::Root,
             None => report(LineProblem::BadKey {
                 key: "parentId",
                 expected: "a string or null",
@@ -307,7 +287,7 @@ mod tests {
         );
         assert!(p.is_none());
         assert_eq!(e.kind(), "message");
-        assert_eq!(e.parent(), &Parent::Root);
+        assert_eq!(e.parent(), &ParentId::Root);
         assert_eq!(e.timestamp_ms(), Some(1_765_233_665_292));
 
         let (e, p) = StoredEntry::from_line(r#"{"role":"user","id":7}"#);

@@ -14,7 +14,7 @@ use super::{
     EntryProblem, Expect, LoadProblem, Loaded, Page, PageRequest, SessionInfo, SessionStore,
     SkippedSession, StoreError, StoredEntry, TornEntry,
 };
-use crate::is_torn_line;
+use crate::transcript::is_torn_line;
 
 /// How long a [`JsonlDir`] waits for a session file's lock by default.
 pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
@@ -25,7 +25,7 @@ pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
 const LISTING_SETTLED: Duration = Duration::from_secs(2);
 
 /// The UTF-8 byte-order mark, which an editor may put before a file's first line.
-use crate::BOM;
+use crate::transcript::BOM;
 
 /// How many session files a [`JsonlDir`] keeps open between appends.
 const MAX_OPEN_FILES: usize = 64;
@@ -37,7 +37,7 @@ const MAX_OPEN_FILES: usize = 64;
 /// # Concurrent writers
 ///
 /// Each append takes the file's advisory lock ([`File::lock`]: `flock` on Unix,
-/// `LockFileEx` on Windows; std's, as [`AppendFile`](crate::AppendFile) uses, so
+/// `LockFileEx` on Windows; std's, as [`AppendFile`](crate::transcript::AppendFile) uses, so
 /// no lock crate is needed), checks that the path still names the file it holds
 /// open (a deleted or replaced session is not written to), reads what other
 /// writers appended since its last look to know the leaf, checks the leaf the
@@ -665,7 +665,7 @@ impl SessionFile {
         if let Some(id) = entry.id() {
             self.ids.insert(id.to_owned());
         }
-        if let Some(parent) = entry.parent().id() {
+        if let Some(parent) = entry.parent().id().map(crate::MessageId::as_str) {
             self.parents.insert(parent.to_owned());
         }
     }

@@ -74,7 +74,7 @@ mod stored_session;
 
 pub use address::{AnyStore, Backend, StoreAddress};
 pub use copy::{copy_session, CopiedSession};
-pub use entry::{LineProblem, Parent, StoredEntry};
+pub use entry::{LineProblem, StoredEntry};
 pub use error::StoreError;
 pub use jsonl_dir::{JsonlDir, DEFAULT_LOCK_TIMEOUT};
 #[cfg(feature = "postgres")]
@@ -413,7 +413,7 @@ pub(crate) fn validate_entries(entries: &[StoredEntry]) -> Result<(), StoreError
                 "its id holds U+0000 (NUL), which no store keeps in a key",
             ),
             (
-                entry.parent().id(),
+                entry.parent().id().map(crate::MessageId::as_str),
                 "its parentId holds U+0000 (NUL), which no store keeps in a key",
             ),
             (
@@ -486,7 +486,7 @@ pub(crate) fn check_tree(
     }
     let mut parents_so_far: HashSet<&str> = HashSet::new();
     for (index, entry) in entries.iter().enumerate() {
-        let parent = entry.parent().id();
+        let parent = entry.parent().id().map(crate::MessageId::as_str);
         if let Some(id) = entry.id() {
             if taken(id) {
                 return refuse(index, id, "the session has an entry with this id already");

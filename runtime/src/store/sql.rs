@@ -1,7 +1,8 @@
 //! What the SQL stores share: the schema, its migrations, and reading a row
 //! back into an entry.
 
-use super::{EntryProblem, LoadProblem, Page, Parent, SessionInfo, StoreError, StoredEntry};
+use super::{EntryProblem, LoadProblem, Page, SessionInfo, StoreError, StoredEntry};
+use crate::ParentId;
 
 /// The schema version this build writes and reads.
 pub(crate) const SCHEMA_VERSION: i64 = 2;
@@ -136,7 +137,7 @@ pub(crate) fn entry_of_row(row: Row, problems: &mut Vec<LoadProblem>) -> Option<
     disagree(
         "parent_id",
         row.parent_id,
-        entry.parent().id().map(str::to_owned),
+        entry.parent().id().map(|p| p.as_str().to_owned()),
     );
     disagree("kind", row.kind, Some(entry.kind().to_owned()));
     disagree(
@@ -158,8 +159,8 @@ pub(crate) fn entry_of_row(row: Row, problems: &mut Vec<LoadProblem>) -> Option<
 /// The `parent_id` column of an entry.
 pub(crate) fn parent_column(entry: &StoredEntry) -> Option<&str> {
     match entry.parent() {
-        Parent::Id(id) => Some(id),
-        Parent::Previous | Parent::Root => None,
+        ParentId::Id(id) => Some(id.as_str()),
+        ParentId::Previous | ParentId::Root => None,
     }
 }
 

@@ -1,7 +1,8 @@
 //! [`StoredSession`]: a [`Session`] kept in a [`SessionStore`], every change
 //! persisted before it returns.
 
-use crate::{AgentMessage, MessageId, Session, SessionError};
+use crate::session::SessionError;
+use crate::{AgentMessage, MessageId, Session};
 
 use super::{leaf_after, Cursor, Expect, SessionStore, StoreError, StoredEntry};
 

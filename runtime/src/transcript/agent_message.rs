@@ -1,10 +1,9 @@
 //! [`AgentMessage`]: one transcript line, whether it is an LLM message, an
 //! application's custom message or a line kept as it was (`Unknown`).
 
-use crate::{
-    decode_line, CustomEntry, CustomMessage, DecodeError, DecodeMode, DynCustomMessage, LlmMessage,
-    Message, MessageId, ParentId, Registry, Role, TurnId, UnknownMessage,
-};
+use crate::custom::{AppMessage, DynCustomMessage, Registry};
+use crate::transcript::{decode_line, DecodeError, DecodeMode, UnknownMessage};
+use crate::{CustomMessage, LlmMessage, Message, MessageId, ParentId, Role, TurnId};
 
 /// One line of a transcript.
 ///
@@ -24,7 +23,7 @@ pub enum AgentMessage {
     /// A message a model sees.
     Llm(LlmMessage),
     /// An application-defined message.
-    Custom(CustomEntry),
+    Custom(AppMessage),
     /// A line kept as it was: an unregistered kind, a newer version, or a body that
     /// failed to decode.
     Unknown(UnknownMessage),
@@ -33,7 +32,7 @@ pub enum AgentMessage {
 impl AgentMessage {
     /// A custom message without id or turn.
     pub fn custom<T: CustomMessage>(message: T) -> Self {
-        Self::Custom(CustomEntry::new(message))
+        Self::Custom(AppMessage::new(message))
     }
 
     /// The LLM message, if this is one.
@@ -110,7 +109,7 @@ impl AgentMessage {
 
     /// When the message was made, in Unix milliseconds: an LLM message's
     /// `timestamp` (`None` when it is 0), a custom message's
-    /// ([`CustomEntry::timestamp`](crate::CustomEntry::timestamp)); `None` for
+    /// ([`AppMessage::timestamp`](crate::custom::AppMessage::timestamp)); `None` for
     /// a kept line.
     pub fn timestamp(&self) -> Option<u64> {
         match self {
@@ -183,7 +182,7 @@ impl AgentMessage {
 
     /// The same message made at `timestamp` (Unix milliseconds): an LLM
     /// message's `timestamp`, a custom entry's
-    /// ([`CustomEntry::with_timestamp`](crate::CustomEntry::with_timestamp);
+    /// ([`AppMessage::with_timestamp`](crate::custom::AppMessage::with_timestamp);
     /// a type with a timestamp field of its own keeps its field's). A kept
     /// line is written back byte for byte, so it keeps its own.
     #[must_use]
@@ -259,8 +258,8 @@ impl From<LlmMessage> for AgentMessage {
     }
 }
 
-impl From<CustomEntry> for AgentMessage {
-    fn from(entry: CustomEntry) -> Self {
+impl From<AppMessage> for AgentMessage {
+    fn from(entry: AppMessage) -> Self {
         Self::Custom(entry)
     }
 }

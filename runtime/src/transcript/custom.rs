@@ -51,7 +51,7 @@ pub trait CustomMessage:
 
     /// The time in the field marked `#[agent_message(timestamp)]`, in Unix
     /// milliseconds; `None` for a type without one (its time is in the
-    /// envelope, [`CustomEntry::timestamp`]).
+    /// envelope, [`AppMessage::timestamp`]).
     fn timestamp(&self) -> Option<u64> {
         None
     }
@@ -173,7 +173,7 @@ impl<T: CustomMessage> DynCustomMessage for T {
 /// global registry finds two types claiming the kind (a line is never written
 /// that its own program would keep as unknown).
 fn readable_back<E: serde::ser::Error>(kind: &str, type_name: &str) -> Result<(), E> {
-    match crate::Registry::global().duplicate(kind) {
+    match crate::custom::Registry::global().duplicate(kind) {
         None => Ok(()),
         Some(duplicate) => Err(E::custom(format_args!(
             "cannot write a `{kind}` line of `{type_name}`: {duplicate}, so it would read back as neither; give one of them another kind"
@@ -243,13 +243,13 @@ impl PartialEq for dyn DynCustomMessage {
 /// ```
 ///
 /// The `timestamp` (Unix milliseconds) is set when the entry is made
-/// ([`CustomEntry::new`], `AgentMessage::from`), written after the type's
+/// ([`AppMessage::new`], `AgentMessage::from`), written after the type's
 /// fields and read back; a line written before there were timestamps reads
 /// with `None`. A type that keeps its time in a field of its own
 /// (`#[agent_message(timestamp)]`, as pi's kinds do) has no envelope
-/// timestamp: [`CustomEntry::timestamp`] reads its field.
+/// timestamp: [`AppMessage::timestamp`] reads its field.
 #[derive(Debug, Clone)]
-pub struct CustomEntry {
+pub struct AppMessage {
     /// The message.
     pub message: Box<dyn DynCustomMessage>,
     /// The message's id, if it has one.
@@ -260,11 +260,11 @@ pub struct CustomEntry {
     pub parent_id: ParentId,
     /// When it was made (`"timestamp"`, Unix milliseconds), for a type without
     /// a timestamp field of its own; `None` on lines written without one.
-    /// [`CustomEntry::timestamp`] is the time whichever holds it.
+    /// [`AppMessage::timestamp`] is the time whichever holds it.
     pub timestamp: Option<u64>,
 }
 
-impl PartialEq for CustomEntry {
+impl PartialEq for AppMessage {
     fn eq(&self, other: &Self) -> bool {
         self.message.eq_dyn(&*other.message)
             && self.id == other.id
@@ -274,7 +274,7 @@ impl PartialEq for CustomEntry {
     }
 }
 
-impl CustomEntry {
+impl AppMessage {
     /// An entry without id or turn, made now: its `timestamp` is the current
     /// time, unless the type keeps its time in a field of its own.
     pub fn new<T: CustomMessage>(message: T) -> Self {
@@ -360,7 +360,7 @@ fn unreachable_downcast<T>() -> T {
     unreachable!("type id checked before downcast")
 }
 
-impl Serialize for CustomEntry {
+impl Serialize for AppMessage {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         readable_back::<S::Error>(self.message.kind(), self.message.type_name())?;
         write_line(

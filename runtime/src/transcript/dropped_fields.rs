@@ -28,7 +28,8 @@ use crate::AgentMessage;
 /// Fails when `raw` is not JSON, or when `message` cannot be encoded.
 ///
 /// ```
-/// use agentmsg_runtime::{decode_line, dropped_fields, DecodeMode, Registry};
+/// use agentmsg_runtime::custom::Registry;
+/// use agentmsg_runtime::transcript::{decode_line, dropped_fields, DecodeMode};
 ///
 /// let raw = r#"{"role":"user","content":"hi","mood":"curious","timestamp":0}"#;
 /// let message = decode_line(raw, Registry::global(), DecodeMode::Lenient).unwrap();
@@ -107,7 +108,8 @@ fn is_default(value: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{decode_line, DecodeMode, Registry};
+    use crate::custom::Registry;
+    use crate::transcript::{decode_line, DecodeMode};
 
     fn dropped(raw: &str) -> Vec<String> {
         let message = decode_line(raw, Registry::global(), DecodeMode::Lenient).unwrap();

@@ -24,8 +24,9 @@ use std::path::{Path, PathBuf};
 
 use serde::de::IgnoredAny;
 
-use crate::Registry;
-use crate::{decode_line, AgentMessage, DecodeError, DecodeMode, UnknownMessage};
+use crate::custom::Registry;
+use crate::transcript::{decode_line, DecodeError, DecodeMode, UnknownMessage};
+use crate::AgentMessage;
 
 /// The UTF-8 byte-order mark: an encoding mark, never JSON, skipped where a
 /// file (or, for [`JsonlReader`], a line) starts. The one spelling of it.
@@ -398,7 +399,7 @@ fn array_of_objects(bytes: &[u8]) -> Option<Vec<Box<serde_json::value::RawValue>
 /// crash: it stops inside a character, or inside a JSON value.
 ///
 /// ```
-/// # use agentmsg_runtime::is_torn_line;
+/// # use agentmsg_runtime::transcript::is_torn_line;
 /// assert!(is_torn_line(br#"{"role":"user","cont"#));
 /// assert!(is_torn_line(b"{\"text\":\"caf\xc3"));
 /// assert!(!is_torn_line(br#"{"role":"user"}"#));
@@ -568,7 +569,8 @@ impl JsonlWriter<AppendFile> {
     /// [`AppendFile::ended_torn_tails`] reports where.
     ///
     /// ```
-    /// # use agentmsg_runtime::{JsonlWriter, Message, AgentMessage, read_transcript};
+    /// # use agentmsg_runtime::{JsonlWriter, Message, AgentMessage};
+    /// # use agentmsg_runtime::transcript::read_transcript;
     /// let dir = std::env::temp_dir().join(format!("agentmsg-doc-{}", std::process::id()));
     /// std::fs::create_dir_all(&dir).unwrap();
     /// let path = dir.join("torn.jsonl");

@@ -1,8 +1,10 @@
-//! Transcripts: the lines an agent keeps. An [`AgentMessage`](crate::AgentMessage)
-//! is one line: an LLM message with its envelope, an application's custom
-//! message (found through the [`Registry`](crate::Registry)), or a line kept as
-//! it was. Files are JSON Lines ([`JsonlReader`](crate::JsonlReader),
-//! [`JsonlWriter`](crate::JsonlWriter)).
+//! Transcripts: the lines an agent keeps. An [`AgentMessage`] is one line: an
+//! LLM message with its envelope ([`LlmMessage`]), an application's custom
+//! message (an [`AppMessage`](crate::custom::AppMessage), found through the
+//! [`Registry`](crate::custom::Registry)), or a line kept as it was
+//! ([`UnknownMessage`]). Files are JSON Lines ([`JsonlReader`],
+//! [`JsonlWriter`]); [`decode_line`] reads one line, and the queries
+//! ([`MessageQuery`], [`MessageStats`]) answer questions about a slice of them.
 
 pub(crate) mod agent_message;
 pub(crate) mod builtin;
@@ -17,3 +19,18 @@ pub(crate) mod queries;
 pub(crate) mod registry;
 pub(crate) mod schema;
 pub(crate) mod unknown;
+
+pub use crate::session::lenient::{read_deep_json, MAX_DEPTH as MAX_JSON_DEPTH};
+pub use agent_message::AgentMessage;
+pub use codec::decode::{decode_line, DecodeError, DecodeMode};
+pub use codec::surrogates::replace_lone_surrogates;
+pub use dropped_fields::dropped_fields;
+pub use glued::split_glued_line;
+pub use jsonl::{
+    is_torn_line, read_transcript, write_jsonl, AppendFile, JsonlReader, JsonlWriter, ReadError,
+    TornLine, Transcript, WriteError, BOM,
+};
+pub use llm_message::LlmMessage;
+pub use queries::{call_of, last_messages, result_of, MessageQuery, MessageStats};
+pub use schema::transcript_line_schema;
+pub use unknown::{UnknownMessage, UnknownReason};

@@ -20,7 +20,8 @@ fn is_false(value: &bool) -> bool {
 /// reaches the model.
 ///
 /// ```
-/// # use agentmsg_runtime::{AgentMessage, BashExecution, to_llm};
+/// # use agentmsg_runtime::{AgentMessage, to_llm};
+/// # use agentmsg_runtime::custom::BashExecution;
 /// let line = r#"{"role":"bashExecution","command":"ls","output":"a.rs\n","exitCode":0,"cancelled":false,"truncated":false,"timestamp":1765238302057}"#;
 /// let message = AgentMessage::from_line(line).unwrap();
 /// assert!(message.downcast_ref::<BashExecution>().is_some());
@@ -93,17 +94,17 @@ impl BashExecution {
     }
 }
 
-/// The content of a pi [`CustomContentMessage`]: a string or blocks.
+/// The content of a pi [`InjectedMessage`]: a string or blocks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
-pub enum CustomContent {
+pub enum InjectedContent {
     /// A plain string (sent as one text block).
     Text(String),
     /// Text and image blocks.
     Blocks(Vec<UserContent>),
 }
 
-impl Default for CustomContent {
+impl Default for InjectedContent {
     fn default() -> Self {
         Self::Text(String::new())
     }
@@ -114,10 +115,11 @@ impl Default for CustomContent {
 /// `display` only says whether pi's UI shows it.
 ///
 /// ```
-/// # use agentmsg_runtime::{AgentMessage, CustomContentMessage, to_llm};
+/// # use agentmsg_runtime::{AgentMessage, to_llm};
+/// # use agentmsg_runtime::custom::InjectedMessage;
 /// let line = r#"{"role":"custom","customType":"todo","content":"remember the tests","display":true,"timestamp":5}"#;
 /// let message = AgentMessage::from_line(line).unwrap();
-/// assert_eq!(message.downcast_ref::<CustomContentMessage>().unwrap().custom_type, "todo");
+/// assert_eq!(message.downcast_ref::<InjectedMessage>().unwrap().custom_type, "todo");
 /// let sent = to_llm(std::slice::from_ref(&message));
 /// assert_eq!(sent[0].as_user().unwrap().text(), "remember the tests");
 /// assert_eq!(message.to_line().unwrap(), line);
@@ -128,14 +130,14 @@ impl Default for CustomContent {
     crate = crate,
     kind = "custom",
     aliases = ["hookMessage"],
-    to_llm = with(CustomContentMessage::render)
+    to_llm = with(InjectedMessage::render)
 )]
-pub struct CustomContentMessage {
+pub struct InjectedMessage {
     /// The extension's name for the message.
     pub custom_type: String,
     /// What the model sees.
     #[serde(default)]
-    pub content: CustomContent,
+    pub content: InjectedContent,
     /// Whether pi's UI shows it.
     #[serde(default)]
     pub display: bool,
@@ -148,12 +150,12 @@ pub struct CustomContentMessage {
     pub timestamp: u64,
 }
 
-impl CustomContentMessage {
+impl InjectedMessage {
     /// The user message the model sees: the content, a string as one text block.
     pub fn render(&self) -> Vec<Message> {
         let content = match &self.content {
-            CustomContent::Text(text) => vec![UserContent::Text(TextContent::new(text.clone()))],
-            CustomContent::Blocks(blocks) => blocks.clone(),
+            InjectedContent::Text(text) => vec![UserContent::Text(TextContent::new(text.clone()))],
+            InjectedContent::Blocks(blocks) => blocks.clone(),
         };
         vec![Message::User(
             UserMessage::new(content).with_timestamp(self.timestamp),

@@ -4,7 +4,8 @@
 //! last messages of a context, and a summary.
 //!
 //! ```
-//! use agentmsg_runtime::{AgentMessage, Message, MessageQuery, Role};
+//! use agentmsg_runtime::{AgentMessage, Message, Role};
+//! use agentmsg_runtime::transcript::MessageQuery;
 //! let messages: Vec<AgentMessage> = vec![
 //!     Message::user("hi").into(),
 //!     Message::assistant("hello").into(),
@@ -23,7 +24,8 @@
 //! and the summary [`MessageQuery::summarize`]:
 //!
 //! ```
-//! use agentmsg_runtime::{last_messages, Message, MessageQuery, Session};
+//! use agentmsg_runtime::{Message, Session};
+//! use agentmsg_runtime::transcript::{last_messages, MessageQuery};
 //! let mut session = Session::new();
 //! session.append(Message::user("first").into()).unwrap();
 //! let fork = session.append(Message::assistant("one way").into()).unwrap();
@@ -69,7 +71,8 @@ pub trait MessageQuery<'a>: Iterator<Item = &'a AgentMessage> + Sized {
     /// LLM messages whose timestamp is at or after `millis` (Unix ms).
     ///
     /// ```
-    /// # use agentmsg_runtime::{AgentMessage, Message, MessageQuery, UserMessage};
+    /// # use agentmsg_runtime::{AgentMessage, Message, UserMessage};
+    /// # use agentmsg_runtime::transcript::MessageQuery;
     /// let old: AgentMessage = Message::User(UserMessage::new(["a"]).with_timestamp(10)).into();
     /// let new: AgentMessage = Message::User(UserMessage::new(["b"]).with_timestamp(20)).into();
     /// let messages = [old, new];
@@ -88,9 +91,9 @@ pub trait MessageQuery<'a>: Iterator<Item = &'a AgentMessage> + Sized {
         })
     }
 
-    /// A summary of the messages ([`Summary`]).
-    fn summarize(self) -> Summary {
-        let mut summary = Summary::default();
+    /// A summary of the messages ([`MessageStats`]).
+    fn summarize(self) -> MessageStats {
+        let mut summary = MessageStats::default();
         for message in self {
             summary.add(message);
         }
@@ -103,7 +106,8 @@ impl<'a, I: Iterator<Item = &'a AgentMessage>> MessageQuery<'a> for I {}
 /// The result of the tool call `call_id` in `messages`, with its index.
 ///
 /// ```
-/// # use agentmsg_runtime::{result_of, call_of, AgentMessage, AssistantContent, AssistantMessage, Message, ToolCall, ToolResultMessage};
+/// # use agentmsg_runtime::{AgentMessage, AssistantContent, AssistantMessage, Message, ToolCall, ToolResultMessage};
+/// # use agentmsg_runtime::transcript::{result_of, call_of};
 /// let messages: Vec<AgentMessage> = vec![
 ///     Message::Assistant(AssistantMessage::new([AssistantContent::ToolCall(ToolCall::new("c1", "ls", serde_json::json!({})))])).into(),
 ///     Message::ToolResult(ToolResultMessage::new("c1", "ls", ["a.rs"])).into(),
@@ -146,7 +150,8 @@ pub fn call_of<'a, M: Borrow<AgentMessage>>(
 /// the assistant message that made the call, so hold more than `n`).
 ///
 /// ```
-/// # use agentmsg_runtime::{last_messages, AgentMessage, AssistantContent, AssistantMessage, Message, ToolCall, ToolResultMessage};
+/// # use agentmsg_runtime::{AgentMessage, AssistantContent, AssistantMessage, Message, ToolCall, ToolResultMessage};
+/// # use agentmsg_runtime::transcript::last_messages;
 /// let messages: Vec<AgentMessage> = vec![
 ///     Message::user("list").into(),
 ///     Message::Assistant(AssistantMessage::new([AssistantContent::ToolCall(ToolCall::new("c1", "ls", serde_json::json!({})))])).into(),
@@ -179,7 +184,7 @@ pub fn last_messages<M: Borrow<AgentMessage>>(messages: &[M], n: usize) -> &[M] 
 /// Counts over some messages: by kind, tool calls by name, errors, stop
 /// reasons, reasoning blocks, usage and cost. `agentmsg stats` prints one.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Summary {
+pub struct MessageStats {
     /// Messages counted.
     pub messages: usize,
     /// Messages by kind.
@@ -207,7 +212,7 @@ pub struct Summary {
     /// The assistant messages' usage, summed.
     pub usage: Usage,
     /// Their cost, summed where known: the whole cost only when
-    /// [`unpriced`](Summary::unpriced) is 0 ([`Summary::total_cost`]).
+    /// [`unpriced`](MessageStats::unpriced) is 0 ([`MessageStats::total_cost`]).
     pub cost: Cost,
     /// Assistant messages that used tokens but carry no cost, or a zero one
     /// (their model's price was unknown): what they cost is unknown, not zero.
@@ -216,12 +221,13 @@ pub struct Summary {
     pub unpriced_models: BTreeSet<String>,
 }
 
-impl Summary {
+impl MessageStats {
     /// The total cost in dollars, or `None` when a message's cost is unknown
-    /// ([`Summary::unpriced`]): an unknown part makes the sum unknown.
+    /// ([`MessageStats::unpriced`]): an unknown part makes the sum unknown.
     ///
     /// ```
-    /// # use agentmsg_runtime::{AgentMessage, AssistantMessage, Message, MessageQuery, Usage};
+    /// # use agentmsg_runtime::{AgentMessage, AssistantMessage, Message, Usage};
+    /// # use agentmsg_runtime::transcript::MessageQuery;
     /// let reply = AssistantMessage { model: "my-local-model".into(), usage: Usage::new(100, 20), ..Default::default() };
     /// let messages: Vec<AgentMessage> = vec![Message::Assistant(reply).into()];
     /// let summary = messages.iter().summarize();
@@ -292,7 +298,7 @@ impl Summary {
 
 /// The summary as text: counts, tokens, and the cost, which says `unknown`
 /// (with the models) when a reply had no price.
-impl fmt::Display for Summary {
+impl fmt::Display for MessageStats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
@@ -312,8 +318,8 @@ impl fmt::Display for Summary {
     }
 }
 
-/// The cost line of a [`Summary`].
-struct CostText<'a>(&'a Summary);
+/// The cost line of a [`MessageStats`].
+struct CostText<'a>(&'a MessageStats);
 
 impl fmt::Display for CostText<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -24,8 +24,8 @@ use serde_json::{Map, Value};
 use super::codec::body::Body;
 use super::codec::envelope::{decode_known, scan_version, DecodeBody, Envelope};
 use super::codec::held::Held;
-use super::custom::{CustomEntry, CustomMessage, DynCustomMessage, MigrateError};
-use crate::UnknownReason;
+use super::custom::{AppMessage, CustomMessage, DynCustomMessage, MigrateError};
+use crate::transcript::UnknownReason;
 
 /// A type's one decoder: its `Deserialize` on a [`Body`], a line's or a held
 /// object's.
@@ -100,7 +100,7 @@ impl Registration {
 
     /// Decodes one whole line (a flat JSON object) straight into the type; the
     /// reason it was not decoded otherwise.
-    pub fn decode_line(&self, line: &str) -> Result<CustomEntry, UnknownReason> {
+    pub fn decode_line(&self, line: &str) -> Result<AppMessage, UnknownReason> {
         let accept = |role: &str| self.claims(role);
         match decode_known(line, &accept, self.decode, !self.timestamp_field) {
             Ok((message, envelope)) => {
@@ -145,7 +145,7 @@ impl Registration {
         &self,
         fields: &Held<'_>,
         envelope: Envelope,
-    ) -> Result<CustomEntry, UnknownReason> {
+    ) -> Result<AppMessage, UnknownReason> {
         let from = stored_version(envelope.v);
         if from > self.version {
             return Err(self.newer(from));
@@ -179,7 +179,7 @@ impl Registration {
         }
     }
 
-    fn migrate_line(&self, line: &str, from: u32) -> Result<CustomEntry, UnknownReason> {
+    fn migrate_line(&self, line: &str, from: u32) -> Result<AppMessage, UnknownReason> {
         let mut fields: Map<String, Value> =
             serde_json::from_str(line).map_err(|e| UnknownReason::Invalid {
                 error: e.to_string(),
@@ -200,7 +200,7 @@ impl Registration {
         fields: Map<String, Value>,
         envelope: Envelope,
         from: u32,
-    ) -> Result<CustomEntry, UnknownReason> {
+    ) -> Result<AppMessage, UnknownReason> {
         let migrated =
             (self.migrate)(from, Value::Object(fields)).map_err(|e| UnknownReason::Migration {
                 from,
@@ -243,8 +243,8 @@ fn decode<T: CustomMessage>(body: Body<'_, '_>) -> serde_json::Result<Box<dyn Dy
     Ok(Box::new(body.decode::<T>()?))
 }
 
-fn entry(message: Box<dyn DynCustomMessage>, envelope: Envelope) -> CustomEntry {
-    CustomEntry {
+fn entry(message: Box<dyn DynCustomMessage>, envelope: Envelope) -> AppMessage {
+    AppMessage {
         message,
         id: envelope.id,
         turn_id: envelope.turn_id,

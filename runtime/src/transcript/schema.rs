@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 /// call's `partialJson`): the reader ignores them, and they are not written back.
 ///
 /// ```
-/// let schema = agentmsg_runtime::transcript_line_schema();
+/// let schema = agentmsg_runtime::transcript::transcript_line_schema();
 /// assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
 /// assert_eq!(schema["required"][0], "role");
 /// ```

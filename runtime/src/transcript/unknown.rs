@@ -8,7 +8,8 @@ use serde::de::IgnoredAny;
 use serde::Serialize;
 
 use super::codec::envelope::{role_of, Envelope, KeptHead};
-use crate::{DecodeError, MessageId, ParentId, TurnId};
+use crate::transcript::DecodeError;
+use crate::{MessageId, ParentId, TurnId};
 
 /// Why a line was kept as [`AgentMessage::Unknown`](crate::AgentMessage::Unknown) (or, in strict mode, rejected).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,14 +81,14 @@ impl fmt::Display for UnknownReason {
 /// A line kept as it was, with its kind and why it was not decoded. Writing the
 /// transcript back emits [`raw`](Self::raw) unchanged.
 ///
-/// Lines read by the transcript reader ([`decode_line`](crate::decode_line),
+/// Lines read by the transcript reader ([`decode_line`](crate::transcript::decode_line),
 /// [`JsonlReader`](crate::JsonlReader)) keep their exact bytes. Keeping a line
 /// costs about a copy of it: a line that no decoder ran on (an unregistered or
 /// ambiguous kind, a newer version) is checked only for its `{`, its string
 /// `"role"` and its closing `}`, and the rest is parsed on first use by
 /// [`id`](Self::id), [`turn_id`](Self::turn_id) or [`validate`](Self::validate)
 /// (once; the answer is cached). A line whose decoder ran and failed was parsed
-/// already: a syntax error there makes [`decode_line`](crate::decode_line) fail with
+/// already: a syntax error there makes [`decode_line`](crate::transcript::decode_line) fail with
 /// [`DecodeError::NotJson`] instead. [`UnknownMessage::new`] validates at once.
 ///
 /// The generic `Deserialize` of [`AgentMessage`](crate::AgentMessage) (used by
@@ -242,12 +243,13 @@ impl UnknownMessage {
     }
 
     /// Keeps a line that is not a transcript line at all, byte for byte, with
-    /// why: what [`decode_line`](crate::decode_line) said of it (`error`), or that it is not UTF-8.
+    /// why: what [`decode_line`](crate::transcript::decode_line) said of it (`error`), or that it is not UTF-8.
     /// Its kind is its `"role"` when it has a string one, otherwise empty. It
     /// never reaches a model, and a transcript writer emits its bytes unchanged.
     ///
     /// ```
-    /// # use agentmsg_runtime::{decode_line, DecodeMode, Registry, UnknownMessage, UnknownReason};
+    /// # use agentmsg_runtime::custom::Registry;
+    /// # use agentmsg_runtime::transcript::{decode_line, DecodeMode, UnknownMessage, UnknownReason};
     /// let line = br#"{"content":"no role"}"#;
     /// let error = decode_line(std::str::from_utf8(line).unwrap(), &Registry::new(), DecodeMode::Lenient)
     ///     .unwrap_err();
@@ -256,7 +258,7 @@ impl UnknownMessage {
     /// assert!(matches!(kept.reason(), UnknownReason::Malformed(_)));
     ///
     /// let bytes = b"{\"role\":\"user\xff\"}".to_vec();
-    /// let kept = UnknownMessage::malformed(bytes, agentmsg_runtime::DecodeError::MissingRole);
+    /// let kept = UnknownMessage::malformed(bytes, agentmsg_runtime::transcript::DecodeError::MissingRole);
     /// assert_eq!(kept.reason(), &UnknownReason::NotUtf8 { valid_up_to: 13 });
     /// assert_eq!(kept.raw_bytes(), b"{\"role\":\"user\xff\"}");
     /// ```
@@ -354,7 +356,9 @@ impl UnknownMessage {
     /// decoder claims is kept without being parsed; this parses it (once).
     ///
     /// ```
-    /// # use agentmsg_runtime::{decode_line, AgentMessage, DecodeMode, Registry};
+    /// # use agentmsg_runtime::AgentMessage;
+    /// # use agentmsg_runtime::custom::Registry;
+    /// # use agentmsg_runtime::transcript::{decode_line, DecodeMode};
     /// let line = r#"{"role":"someday","x":[1,}"#;
     /// let kept = decode_line(line, &Registry::new(), DecodeMode::Lenient).unwrap();
     /// let kept = kept.as_unknown().unwrap();
@@ -420,7 +424,9 @@ impl Serialize for UnknownMessage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{decode_line, AgentMessage, DecodeMode, Registry};
+    use crate::custom::Registry;
+    use crate::transcript::{decode_line, DecodeMode};
+    use crate::AgentMessage;
 
     #[test]
     fn messages_cross_threads() {

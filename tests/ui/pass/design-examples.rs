@@ -70,6 +70,6 @@ fn main() {
 
 fn image_url(url: &str) -> agentmsg::ImageContent {
     agentmsg::ImageContent {
-        source: agentmsg::MediaSource::Url(url.to_owned()),
+        source: agentmsg::message::MediaSource::Url(url.to_owned()),
     }
 }

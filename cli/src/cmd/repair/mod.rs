@@ -143,7 +143,7 @@ impl<'p, W: Write> Copy<'p, W> {
     /// Starts the copy (with the byte-order mark the input had).
     fn new(plan: &'p Plan, mut out: W, bom: bool) -> Result<Self, CliError> {
         if bom {
-            out.write_all(agentmsg_runtime::BOM)?;
+            out.write_all(agentmsg_runtime::transcript::BOM)?;
         }
         Ok(Self {
             plan,
@@ -230,11 +230,13 @@ fn is_fragment(line: &Line) -> bool {
 /// accepts, never sent to a model): `{"role":"extension","kind":
 /// "agentmsg.fragment","data":"<the fragment>"}`.
 fn fragment_line(raw: &[u8]) -> Result<String, CliError> {
-    let message =
-        agentmsg_runtime::ExtensionMessage::new(FRAGMENT_KIND, &String::from_utf8_lossy(raw))?;
+    let message = agentmsg_runtime::custom::ExtensionMessage::new(
+        FRAGMENT_KIND,
+        &String::from_utf8_lossy(raw),
+    )?;
     // When the fragment was written is unknown, and a repair reads no clock
     // (the same file repairs to the same bytes).
-    let mut entry = agentmsg_runtime::CustomEntry::new(message);
+    let mut entry = agentmsg_runtime::custom::AppMessage::new(message);
     entry.timestamp = None;
     Ok(AgentMessage::Custom(entry).to_line()?)
 }
@@ -633,7 +635,7 @@ mod tests {
             assert!(ends_whole(&repaired.text));
             let mut appended = repaired.text.clone();
             appended.extend_from_slice(b"{\"role\":\"user\",\"content\":\"more\"}\n");
-            let read = agentmsg_runtime::read_transcript(&appended[..]).unwrap();
+            let read = agentmsg_runtime::transcript::read_transcript(&appended[..]).unwrap();
             assert_eq!(read.messages.len(), text.matches("role").count() + 1);
         }
     }
@@ -749,7 +751,7 @@ mod tests {
             let again = load_bytes(&repaired.text);
             let good_out = again.lines.iter().filter(|l| matches!(&l.body, Body::Message(m) if !m.is_unknown())).count();
             prop_assert!(good_out + dropped.len() >= good_in, "{good_out} + {} < {good_in}", dropped.len());
-            let read = agentmsg_runtime::read_transcript(&repaired.text[..]);
+            let read = agentmsg_runtime::transcript::read_transcript(&repaired.text[..]);
             prop_assert!(read.as_ref().is_ok_and(|r| r.torn.is_none()), "{:?}", read.err());
         }
 

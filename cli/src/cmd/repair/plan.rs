@@ -5,9 +5,9 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use agentmsg_runtime::project::{Problem, ProblemKind, Validator, NO_RESULT_TEXT};
 use agentmsg_runtime::{
-    AgentMessage, LlmMessage, Message, MessageId, Problem, ProblemKind, TextContent,
-    ToolResultMessage, TurnId, Validator, NO_RESULT_TEXT,
+    AgentMessage, LlmMessage, Message, MessageId, TextContent, ToolResultMessage, TurnId,
 };
 
 use crate::load::Line;

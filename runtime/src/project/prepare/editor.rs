@@ -1,9 +1,10 @@
 //! Editing a prompt without inventing ids or timestamps.
 
 use crate::message::{AssistantMessage, Message, MessageId, UserMessage};
-use crate::{AssistantContent, IntoAssistantContent, IntoUserContent, Role, UserContent};
+use crate::message::{IntoAssistantContent, IntoUserContent};
+use crate::{AssistantContent, Role, UserContent};
 
-use super::report::Origin;
+use super::report::Provenance;
 use super::Prepared;
 
 /// A user or assistant message for [`PromptEditor`], with nothing but its
@@ -181,7 +182,7 @@ struct Entry {
 /// messages came from. The editor keeps each message paired with the id of its
 /// line: [`from_prepared`](Self::from_prepared) takes the ids of the messages
 /// given to [`prepare`](crate::prepare), in the same order, and follows
-/// [`Prepared::origins`]; messages that prepare made (synthetic results, moved
+/// [`Prepared::provenance`]; messages that prepare made (synthetic results, moved
 /// images) and messages the editor adds have no id and cannot be anchors.
 ///
 /// **Turns stay whole.** An assistant turn with tool calls and the results
@@ -191,7 +192,8 @@ struct Entry {
 /// message, so no call is separated from its results.
 ///
 /// ```
-/// use agentmsg_runtime::{LastUser, Message, MessageId, PromptEditor, PromptMessage, TextContent};
+/// use agentmsg_runtime::{Message, MessageId, TextContent};
+/// use agentmsg_runtime::project::{LastUser, PromptEditor, PromptMessage};
 ///
 /// let mut editor = PromptEditor::with_ids([
 ///     (Some(MessageId::from("m1")), Message::user("Fix the build")),
@@ -203,13 +205,14 @@ struct Entry {
 /// assert!(editor.insert_after(&MessageId::from("nope"), PromptMessage::user(["x"])).is_err());
 /// let messages = editor.into_messages();
 /// assert_eq!(messages.len(), 4);
-/// # Ok::<(), agentmsg_runtime::EditError>(())
+/// # Ok::<(), agentmsg_runtime::project::EditError>(())
 /// ```
 ///
 /// The role rules hold: audio cannot be appended to an assistant message.
 ///
 /// ```compile_fail
-/// use agentmsg_runtime::{AudioContent, LastAssistant, PromptEditor};
+/// use agentmsg_runtime::AudioContent;
+/// use agentmsg_runtime::project::{LastAssistant, PromptEditor};
 /// let mut editor = PromptEditor::new(Vec::new());
 /// let clip = AudioContent { data: "SUQz".into(), mime_type: "audio/mpeg".into() };
 /// editor.append_to(LastAssistant, [clip]);
@@ -256,7 +259,7 @@ impl PromptEditor {
     /// message given to [`prepare`](crate::prepare); each prepared message
     /// that is an input message gets its id, messages prepare made get none.
     pub fn from_prepared(prepared: Prepared, ids: &[Option<MessageId>]) -> Self {
-        let mut origins = prepared.origins.into_iter();
+        let mut origins = prepared.provenance.into_iter();
         Self {
             entries: prepared
                 .messages
@@ -264,7 +267,7 @@ impl PromptEditor {
                 .map(|message| {
                     let origin = origins.next();
                     let (id, derived) = match origin {
-                        Some(Origin::Input(i)) => (ids.get(i).cloned().flatten(), false),
+                        Some(Provenance::Input(i)) => (ids.get(i).cloned().flatten(), false),
                         Some(_) => (None, true),
                         None => (None, false),
                     };

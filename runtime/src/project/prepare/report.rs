@@ -168,7 +168,7 @@ impl fmt::Display for Report {
     }
 }
 
-/// What kind of problem [`validate`](crate::validate) found.
+/// What kind of problem [`validate`](crate::project::validate) found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum ProblemKind {
@@ -223,7 +223,7 @@ impl fmt::Display for ProblemKind {
 }
 
 /// A problem in a transcript that [`prepare`](crate::prepare) would repair,
-/// found by [`validate`](crate::validate) without changing anything.
+/// found by [`validate`](crate::project::validate) without changing anything.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Problem {
     /// Index of the message in the input.
@@ -242,7 +242,7 @@ impl fmt::Display for Problem {
 
 /// Where a prepared message comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Origin {
+pub enum Provenance {
     /// Input message `.0`, possibly changed as the report says.
     Input(usize),
     /// A synthetic error result for a call of the assistant turn at input index `.0`.
@@ -252,7 +252,7 @@ pub enum Origin {
     MovedImages(usize),
 }
 
-impl Origin {
+impl Provenance {
     /// The input index this message is counted against in a [`Report`].
     pub const fn index(self) -> usize {
         match self {

@@ -12,7 +12,7 @@ use crate::message::{AssistantMessage, Message, StopReason, ToolResultMessage, U
 use crate::Role;
 
 use super::ids::{self, Assigned, IdFix, IdMap};
-use super::report::{Change, ChangeKind, Origin, Problem, ProblemKind};
+use super::report::{Change, ChangeKind, Problem, ProblemKind, Provenance};
 use super::target::{Target, ThinkingPolicy};
 
 /// The text of a synthetic result for a call that has none.
@@ -316,7 +316,7 @@ impl Finding {
 #[derive(Debug, Clone)]
 pub(super) struct Outcome {
     pub messages: Vec<Message>,
-    pub origins: Vec<Origin>,
+    pub provenance: Vec<Provenance>,
     pub ids: IdMap,
     findings: Vec<Finding>,
 }
@@ -443,12 +443,12 @@ pub(super) fn run<M: Borrow<Message>>(input: &[M], target: &Target) -> Outcome {
 
     // Pass 2: build the prepared messages.
     let mut out: Vec<Message> = Vec::with_capacity(messages.len());
-    let mut origins: Vec<Origin> = Vec::with_capacity(messages.len());
+    let mut origins: Vec<Provenance> = Vec::with_capacity(messages.len());
     for (i, message) in messages.iter().enumerate() {
         match message {
             Message::System(s) => {
                 out.push(Message::System(s.clone()));
-                origins.push(Origin::Input(i));
+                origins.push(Provenance::Input(i));
             }
             Message::User(u) => {
                 let user = run.user(i, u);
@@ -456,7 +456,7 @@ pub(super) fn run<M: Borrow<Message>>(input: &[M], target: &Target) -> Outcome {
                     run.found(i, Event::EmptyMessage { role: Role::User });
                 } else {
                     out.push(Message::User(user));
-                    origins.push(Origin::Input(i));
+                    origins.push(Provenance::Input(i));
                 }
             }
             Message::ToolResult(_) => {}
@@ -479,7 +479,7 @@ pub(super) fn run<M: Borrow<Message>>(input: &[M], target: &Target) -> Outcome {
                 }
                 let timestamp = assistant.timestamp;
                 out.push(Message::Assistant(assistant));
-                origins.push(Origin::Input(i));
+                origins.push(Provenance::Input(i));
                 run.results(i, timestamp, turn, ids, &messages, &mut out, &mut origins);
             }
         }
@@ -488,7 +488,7 @@ pub(super) fn run<M: Borrow<Message>>(input: &[M], target: &Target) -> Outcome {
     run.findings.sort_by_key(|f| f.index);
     Outcome {
         messages: out,
-        origins,
+        provenance: origins,
         ids: id_map,
         findings: run.findings,
     }
@@ -718,7 +718,7 @@ impl Run<'_> {
         ids: &[Assigned],
         messages: &[&Message],
         out: &mut Vec<Message>,
-        origins: &mut Vec<Origin>,
+        origins: &mut Vec<Provenance>,
     ) {
         let run_end = messages
             .iter()
@@ -787,7 +787,7 @@ impl Run<'_> {
                 }
             }
             out.push(Message::ToolResult(result));
-            origins.push(Origin::Input(r));
+            origins.push(Provenance::Input(r));
         }
         for (call, assigned) in turn.calls.iter().zip(ids) {
             if call.result.is_some() {
@@ -809,14 +809,14 @@ impl Run<'_> {
                 timestamp,
                 details: None,
             }));
-            origins.push(Origin::SyntheticResult(turn_index));
+            origins.push(Provenance::SyntheticResult(turn_index));
         }
         if let Some(from) = moved_from {
             out.push(Message::User(UserMessage {
                 content: moved,
                 timestamp: moved_timestamp,
             }));
-            origins.push(Origin::MovedImages(from));
+            origins.push(Provenance::MovedImages(from));
         }
     }
 

@@ -18,7 +18,7 @@ pub enum ThinkingPolicy {
 }
 
 /// Which tool-call ids a target accepts. Ids that do not fit are mapped by
-/// [`prepare`](crate::prepare) (see [`IdMap`](crate::IdMap)).
+/// [`prepare`](crate::prepare) (see [`IdMap`](crate::project::IdMap)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum IdRule {
     /// Anthropic Messages: `^[a-zA-Z0-9_-]{1,64}$` (the `tool_use.id` pattern;
@@ -58,7 +58,7 @@ impl IdRule {
     /// Whether the target accepts `id` as it is.
     ///
     /// ```
-    /// use agentmsg_runtime::IdRule;
+    /// use agentmsg_runtime::project::IdRule;
     /// assert!(IdRule::Anthropic.accepts("toolu_01A-b"));
     /// assert!(!IdRule::Anthropic.accepts("functions.write_todos:0"));
     /// assert!(!IdRule::OpenAiChat.accepts(&"x".repeat(41)));
@@ -93,7 +93,8 @@ impl IdRule {
 /// The model a request goes to, and what it can take.
 ///
 /// ```
-/// use agentmsg_runtime::{IdRule, Target, ThinkingPolicy};
+/// use agentmsg_runtime::Target;
+/// use agentmsg_runtime::project::{IdRule, ThinkingPolicy};
 /// let target = Target::new("openai", "openai-completions", "gpt-4o-mini")
 ///     .vision(false)
 ///     .thinking(ThinkingPolicy::AsText);
@@ -132,7 +133,7 @@ pub struct Target {
     /// past it is reported ([`ChangeKind::OverContextWindow`]). The encoders
     /// take it from the model catalog.
     ///
-    /// [`ChangeKind::OverContextWindow`]: crate::ChangeKind::OverContextWindow
+    /// [`ChangeKind::OverContextWindow`]: crate::project::ChangeKind::OverContextWindow
     pub context_window: Option<u64>,
 }
 
@@ -173,7 +174,8 @@ impl Target {
     /// The same target with a context window of `tokens`.
     ///
     /// ```
-    /// use agentmsg_runtime::{prepare, ChangeKind, Message, Target};
+    /// use agentmsg_runtime::{prepare, Message, Target};
+    /// use agentmsg_runtime::project::ChangeKind;
     /// let target = Target::new("openai", "openai-completions", "small").context_window(4);
     /// let prepared = prepare(&[Message::user("short"), Message::user("x".repeat(40))], &target);
     /// let change = prepared.report.iter().next().unwrap();

@@ -1,4 +1,4 @@
-//! [`Validator`]: what [`validate`](crate::validate) finds, one message at a
+//! [`Validator`]: what [`validate`](crate::project::validate) finds, one message at a
 //! time, for transcripts too large to hold.
 
 use std::collections::{HashMap, HashSet};
@@ -27,13 +27,14 @@ struct OpenCall {
 }
 
 /// Finds the problems of a transcript fed one message at a time: exactly what
-/// [`validate`](crate::validate) finds for the same messages, in the same
+/// [`validate`](crate::project::validate) finds for the same messages, in the same
 /// order, while holding only what a later message can still change: the calls
 /// not answered yet and the tool-call ids seen (to tell a second result or a
 /// reused id), never the messages.
 ///
 /// ```
-/// use agentmsg_runtime::{validate, Message, ProblemKind, Validator};
+/// use agentmsg_runtime::Message;
+/// use agentmsg_runtime::project::{validate, ProblemKind, Validator};
 ///
 /// let messages = vec![Message::user("hi"), Message::tool_result("call_1", "read", "stale")];
 /// let mut validator = Validator::new();
@@ -81,7 +82,7 @@ impl Validator {
     }
 
     /// Checks the next message; its index (in the problems) is the number of
-    /// messages pushed before it, as in [`validate`](crate::validate).
+    /// messages pushed before it, as in [`validate`](crate::project::validate).
     pub fn push(&mut self, message: &Message) {
         self.push_at(self.pushed, message);
     }
@@ -91,7 +92,8 @@ impl Validator {
     /// to it, so the problems stay in order; several messages may share one.
     ///
     /// ```
-    /// use agentmsg_runtime::{Message, Validator};
+    /// use agentmsg_runtime::Message;
+    /// use agentmsg_runtime::project::Validator;
     ///
     /// let mut validator = Validator::new();
     /// validator.push_at(7, &Message::user("hi"));
@@ -128,7 +130,7 @@ impl Validator {
     }
 
     /// The problems found, by message index (for one index, in the order
-    /// [`validate`](crate::validate) gives them): the calls still unanswered
+    /// [`validate`](crate::project::validate) gives them): the calls still unanswered
     /// are reported here.
     pub fn finish(mut self) -> Vec<Problem> {
         let mut missing: Vec<(usize, usize, usize, String, String)> = self

@@ -83,7 +83,7 @@
 //! [`Target::produced`](crate::Target::produced) and [`prepare`]), so a stored
 //! reply replays to the alias it was asked for; another model gets none.
 //!
-//! [`Report`]: crate::Report
+//! [`Report`]: crate::project::Report
 //! [`prepare`]: crate::prepare
 //! [`ProviderBlock`]: crate::ProviderBlock
 

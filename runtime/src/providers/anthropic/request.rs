@@ -2,15 +2,14 @@
 
 use super::options::write_options;
 use super::{API, DEFAULT_MAX_TOKENS, MAX_DOCUMENT_TITLE, PROVIDER};
+use crate::message::MediaSource;
+use crate::project::{ChangeKind, Report};
 use crate::providers::body::calls_of;
 use crate::providers::options::OptionReport;
 use crate::providers::shared::turns::{Side, Turns, OPENING};
 use crate::providers::{Body, EncodeError, Encoded, Request};
 use crate::Message;
-use crate::{
-    AssistantContent, DocumentContent, ImageContent, MediaSource, ToolResultContent, UserContent,
-};
-use crate::{ChangeKind, Report};
+use crate::{AssistantContent, DocumentContent, ImageContent, ToolResultContent, UserContent};
 use serde_json::{json, Map, Value};
 
 pub(super) const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
@@ -29,7 +28,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
         return Err(EncodeError::invalid("model", "the model id is empty"));
     }
     let prepared = request.prepared(PROVIDER, API)?;
-    let origins: Vec<usize> = prepared.origins.iter().map(|o| o.index()).collect();
+    let origins: Vec<usize> = prepared.provenance.iter().map(|o| o.index()).collect();
     let mut encoder = Encoder {
         report: prepared.report,
         turns: Turns::new("Anthropic", ["user", "assistant"]),

@@ -2,12 +2,13 @@
 
 use super::{API, PROVIDER};
 use crate::message::now_ms;
+use crate::message::RawJson;
 use crate::providers::catalog::priced;
 use crate::providers::ResponseError;
 use crate::Usage;
 use crate::{AssistantContent, RedactedThinkingContent, TextContent, ThinkingContent, ToolCall};
 use crate::{AssistantMessage, StopReason};
-use crate::{ProviderBlock, RawJson, ToolArguments};
+use crate::{ProviderBlock, ToolArguments};
 use serde::Deserialize;
 use serde_json::Value;
 

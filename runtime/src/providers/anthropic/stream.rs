@@ -5,14 +5,15 @@ use super::response::{
     apply_stop, apply_usage, base_message, citations, decode_block, provider_block, StopDetails,
     WireError, WireMessage, WireUsage,
 };
+use crate::message::RawJson;
 use crate::providers::catalog::priced;
 use crate::providers::events::{BlockView, Differ, Kind, Snapshot, StreamEvent};
 use crate::providers::shared::latch::Latch;
 use crate::providers::{ResponseError, StreamDecode};
+use crate::ToolArguments;
 use crate::Usage;
 use crate::{AssistantContent, RedactedThinkingContent, TextContent, ThinkingContent, ToolCall};
 use crate::{AssistantMessage, StopReason};
-use crate::{RawJson, ToolArguments};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;

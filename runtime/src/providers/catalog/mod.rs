@@ -16,7 +16,7 @@
 //!
 //! ```
 //! use agentmsg_runtime::providers::{Catalog, ModelInfo};
-//! use agentmsg_runtime::ModelPricing;
+//! use agentmsg_runtime::message::ModelPricing;
 //! let catalog = Catalog::builtin().clone().with_model(
 //!     ModelInfo::new("my-model", "acme", "openai-completions")
 //!         .with_limits(32_000, 4_096)
@@ -35,7 +35,8 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{AssistantMessage, Cost, ModelPricing};
+use crate::message::ModelPricing;
+use crate::{AssistantMessage, Cost};
 
 /// One model: its limits and abilities, and a price of its own when one was
 /// set by hand.

@@ -71,7 +71,7 @@
 //! that ends cleanly without a `finishReason` is a stop (see [`StreamDecoder`]).
 //!
 //! [`prepare`]: crate::prepare
-//! [`Report`]: crate::Report
+//! [`Report`]: crate::project::Report
 //! [`ProviderBlock`]: crate::ProviderBlock
 
 mod json_path;

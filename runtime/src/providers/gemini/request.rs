@@ -3,14 +3,13 @@
 use super::options::write_options;
 use super::response::CANDIDATE_METADATA;
 use super::{API, PROVIDER, SKIP_SIGNATURE};
+use crate::message::MediaSource;
+use crate::project::{ChangeKind, Report};
 use crate::providers::body::calls_of;
 use crate::providers::options::OptionReport;
 use crate::providers::shared::turns::{Side, Turns, OPENING};
 use crate::providers::{Body, EncodeError, Encoded, Request, ToolSpec};
-use crate::{
-    AssistantContent, DocumentContent, ImageContent, MediaSource, ToolResultContent, UserContent,
-};
-use crate::{ChangeKind, Report};
+use crate::{AssistantContent, DocumentContent, ImageContent, ToolResultContent, UserContent};
 use crate::{Message, ToolResultMessage};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -36,7 +35,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
         return Err(EncodeError::invalid("model", "the model id is empty"));
     }
     let prepared = request.prepared(PROVIDER, API)?;
-    let origins: Vec<usize> = prepared.origins.iter().map(|o| o.index()).collect();
+    let origins: Vec<usize> = prepared.provenance.iter().map(|o| o.index()).collect();
     let mut encoder = Encoder {
         report: prepared.report,
         turns: Turns::new("Gemini", ["user", "model"]),

@@ -18,7 +18,7 @@
 //! `guardRail`) and tool calls, in that order. Tool-call arguments that are not a
 //! JSON object are kept as `{"value": <the JSON, or the raw text when it is not
 //! JSON>}` and reported by [`decode_response_with_warnings`] and
-//! [`StreamDecoder::finish_with_warnings`]; a custom tool call becomes a tool
+//! [`finish_with_warnings`](super::StreamDecode::finish_with_warnings); a custom tool call becomes a tool
 //! call with arguments `{"input": …}` (also reported). `usage.input` excludes the cached prompt tokens,
 //! which are `usage.cacheRead`. The timestamp is the response's `created` (0 when
 //! absent).

@@ -1,15 +1,16 @@
 //! The response decoder.
 
 use super::{API, PROVIDER};
+use crate::message::RawJson;
 use crate::providers::catalog::priced;
 use crate::providers::shared::arguments::arguments_value;
 use crate::providers::shared::openai_error::null_as_empty;
 pub(super) use crate::providers::shared::openai_error::WireError;
 use crate::providers::ResponseError;
+use crate::ProviderBlock;
 use crate::Usage;
 use crate::{AssistantContent, TextContent, ThinkingContent, ToolCall};
 use crate::{AssistantMessage, StopReason};
-use crate::{ProviderBlock, RawJson};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -136,7 +137,7 @@ pub(super) struct WireFunction {
     #[serde(default)]
     pub(super) name: Option<String>,
     #[serde(default)]
-    pub(super) arguments: Option<crate::RawJson>,
+    pub(super) arguments: Option<crate::message::RawJson>,
 }
 
 /// Maps a `finish_reason` to a [`StopReason`].

@@ -79,7 +79,7 @@
 //! wrapper call is split into the calls it carries (ids `<call_id>_<n>`).
 //!
 //! [`prepare`]: crate::prepare
-//! [`Report`]: crate::Report
+//! [`Report`]: crate::project::Report
 //! [`ProviderBlock`]: crate::ProviderBlock
 //! [`ThinkingContent::signature`]: crate::ThinkingContent::signature
 //! [`RedactedThinkingContent::data`]: crate::RedactedThinkingContent::data

@@ -2,13 +2,14 @@
 
 use super::options::write_options;
 use super::{API, MIN_OUTPUT_TOKENS, PROVIDER};
+use crate::message::{MediaSource, RawJson};
+use crate::project::{ChangeKind, Report};
 use crate::providers::options::OptionReport;
 use crate::providers::shared::parts::{user_parts, DocumentPart, PartWriter};
 use crate::providers::shared::tools::tool_parameters;
 use crate::providers::{EncodeError, Encoded, Request};
-use crate::{AssistantContent, AudioContent, MediaSource, RawJson, ToolResultContent};
+use crate::{AssistantContent, AudioContent, ToolResultContent};
 use crate::{AssistantMessage, Message};
-use crate::{ChangeKind, Report};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};

@@ -2,15 +2,16 @@
 
 use super::request::{reasoning_replay, text_signature};
 use super::{API, PROVIDER};
+use crate::message::RawJson;
 use crate::providers::catalog::priced;
 use crate::providers::shared::arguments::arguments_value;
 pub(super) use crate::providers::shared::openai_error::WireError;
 use crate::providers::ResponseError;
+use crate::ProviderBlock;
 use crate::ToolArguments;
 use crate::Usage;
 use crate::{AssistantContent, RedactedThinkingContent, TextContent, ThinkingContent, ToolCall};
 use crate::{AssistantMessage, StopReason};
-use crate::{ProviderBlock, RawJson};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -129,7 +130,7 @@ pub(super) struct WireItem {
     #[serde(default)]
     pub(super) name: Option<String>,
     #[serde(default)]
-    pub(super) arguments: Option<crate::RawJson>,
+    pub(super) arguments: Option<crate::message::RawJson>,
     #[serde(default)]
     pub(super) input: Option<String>,
     #[serde(default)]

@@ -2,8 +2,9 @@
 
 use serde_json::Value;
 
+use crate::message::RawJson;
 use crate::providers::ResponseError;
-use crate::{RawJson, ToolArguments};
+use crate::ToolArguments;
 
 /// Parses tool-call arguments, keeping their keys in the order written.
 /// Anything but a JSON object (or nothing) is kept as `{"value": …}` (the raw

@@ -6,8 +6,9 @@
 use base64::Engine as _;
 use serde_json::Value;
 
-use crate::{AudioContent, MediaSource, UserContent};
-use crate::{ChangeKind, Report};
+use crate::message::MediaSource;
+use crate::project::{ChangeKind, Report};
+use crate::{AudioContent, UserContent};
 
 /// How one API writes each kind of user part.
 pub(crate) trait PartWriter {

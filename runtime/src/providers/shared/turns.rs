@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::{ChangeKind, Report};
+use crate::project::{ChangeKind, Report};
 
 /// The text of the user turn put before a conversation that opens with the
 /// model's turn (both APIs want a user turn first).

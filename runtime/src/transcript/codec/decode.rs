@@ -5,7 +5,9 @@ use std::borrow::Cow;
 use serde::de::IgnoredAny;
 
 use super::envelope::{self, llm_role_first, role_of, role_token, LineForm};
-use crate::{AgentMessage, Registry, Role, UnknownMessage, UnknownReason};
+use crate::custom::Registry;
+use crate::transcript::{UnknownMessage, UnknownReason};
+use crate::{AgentMessage, Role};
 
 /// How a reader treats a line it cannot decode into its type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -58,7 +60,7 @@ pub enum DecodeError {
 /// decoded with U+FFFD in its place; [`replace_lone_surrogates`] tells a
 /// reader that wants to say so.
 ///
-/// [`replace_lone_surrogates`]: crate::replace_lone_surrogates
+/// [`replace_lone_surrogates`]: crate::transcript::replace_lone_surrogates
 pub fn decode_line(
     line: &str,
     registry: &Registry,

@@ -1,7 +1,7 @@
 //! The generic serde impls of [`AgentMessage`], [`LlmMessage`] and [`Message`],
 //! for apps that embed messages in their own data
 //! (`serde_json::from_str::<Vec<AgentMessage>>`). The transcript reader does not
-//! use them: it decodes a line through [`decode_line`](crate::decode_line),
+//! use them: it decodes a line through [`decode_line`](crate::transcript::decode_line),
 //! which sees the line's bytes.
 
 use serde::de::{self, Deserializer, MapAccess};
@@ -12,10 +12,12 @@ use super::decode::unregistered_reason;
 use super::envelope::{deserialize_flat, write_line, Envelope, EnvelopeSlot, RoleDispatch};
 use super::flat_serializer::FlatMapSerializer;
 use super::held::Held;
+use crate::custom::Registry;
 use crate::message::unversioned;
+use crate::transcript::{UnknownMessage, UnknownReason};
 use crate::{
-    AgentMessage, AssistantMessage, LlmMessage, Message, Registry, Role, SystemMessage,
-    ToolResultMessage, UnknownMessage, UnknownReason, UserMessage,
+    AgentMessage, AssistantMessage, LlmMessage, Message, Role, SystemMessage, ToolResultMessage,
+    UserMessage,
 };
 
 impl Serialize for AgentMessage {

@@ -5,7 +5,7 @@
 //!   `turnId`, `v`), the LLM roles' line forms among them;
 //! - `body`: a custom body as its type's `Deserialize` reads it, from a line
 //!   or from held data;
-//! - `decode`: [`decode_line`](crate::decode_line), straight into a line's type;
+//! - `decode`: [`decode_line`](crate::transcript::decode_line), straight into a line's type;
 //! - `generic`: the serde impls for apps that embed messages in their own data;
 //! - `flat_serializer`: writes a type's fields into a map the envelope opened;
 //! - `held`: a value held back until a late role is known;
