@@ -3,6 +3,9 @@
 //!
 //! - `envelope`: the one reader and writer of the envelope keys (`role`, `id`,
 //!   `turnId`, `v`), the LLM roles' line forms among them;
+//! - `block`: a content block's reader, straight into its type when `"type"`
+//!   comes first;
+//! - `raw_json`: [`RawJson`](crate::message::RawJson), a value kept as its text;
 //! - `body`: a custom body as its type's `Deserialize` reads it, from a line
 //!   or from held data;
 //! - `decode`: [`decode_line`](crate::transcript::decode_line), straight into a line's type;
@@ -11,11 +14,13 @@
 //! - `held`: a value held back until a late role is known;
 //! - `scan`: finds a top-level key's value in a line's text without parsing it.
 
+mod block;
 pub(crate) mod body;
 pub(crate) mod decode;
 pub(crate) mod envelope;
 pub(crate) mod flat_serializer;
 mod generic;
 pub(crate) mod held;
+pub(crate) mod raw_json;
 mod scan;
 pub(crate) mod surrogates;
