@@ -994,7 +994,7 @@ fn what_pi_passes_on_is_read_as_pi_reads_it() {
             r#"{{"role":"toolResult","toolCallId":"{call}","toolName":"read","content":[{{"type":"text","text":"ok"}}],"isError":false,"timestamp":4}}"#
         )
     };
-    let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+    let png = common::PNG_1X1;
     let lines = [
         r#"{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#.to_owned(),
         r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":"2025-01-01T00:00:01.000Z"}}"#.to_owned(),

@@ -131,3 +131,31 @@ macro_rules! require_conformance {
     };
 }
 pub(crate) use require_conformance;
+
+/// The conformance schema `schemas/<name>`; panics when it cannot be read.
+pub fn conformance_schema(name: &str) -> serde_json::Value {
+    let path = conformance_dir().join("schemas").join(name);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read schema {}: {e}", path.display()));
+    serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("schema {} is not JSON: {e}", path.display()))
+}
+
+/// Every error of `instance` against `schema`, as `path: message`.
+pub fn errors_against(schema: &serde_json::Value, instance: &serde_json::Value) -> Vec<String> {
+    let validator = jsonschema::validator_for(schema).expect("the schema compiles");
+    validator
+        .iter_errors(instance)
+        .map(|e| format!("{}: {}", e.instance_path, e))
+        .collect()
+}
+
+/// Every error of `instance` against the conformance schema `schemas/<name>`
+/// (empty when it is valid). Without the data the check is skipped, loudly,
+/// and finds nothing.
+pub fn schema_errors(name: &str, instance: &serde_json::Value) -> Vec<String> {
+    match conformance_or_skip(Some("the schema check")) {
+        Some(_) => errors_against(&conformance_schema(name), instance),
+        None => Vec::new(),
+    }
+}

@@ -4,13 +4,19 @@
 #![allow(dead_code)]
 
 mod conformance;
+mod fixtures;
 pub mod openai;
 
 // Each test binary uses some of these.
 #[allow(unused_imports)]
 pub(crate) use conformance::require_conformance;
 #[allow(unused_imports)]
-pub use conformance::{conformance_dir, conformance_or_skip, conformance_path};
+pub use conformance::{
+    conformance_dir, conformance_or_skip, conformance_path, conformance_schema, errors_against,
+    schema_errors,
+};
+#[allow(unused_imports)]
+pub use fixtures::{write_lines, PNG_1X1};
 
 use std::path::{Path, PathBuf};
 
@@ -21,26 +27,6 @@ use serde_json::Value;
 
 /// The repository's directory, beside which `shared/conformance` is looked for.
 const REPO_ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-/// Validates `instance` against `schemas/<name>` of the conformance data and
-/// returns every error as `path: message` (empty when it is valid). Without the
-/// data the check is skipped, loudly, and finds nothing.
-pub fn schema_errors(name: &str, instance: &serde_json::Value) -> Vec<String> {
-    let Some(dir) = conformance_or_skip(Some("the schema check")) else {
-        return Vec::new();
-    };
-    let path = dir.join("schemas").join(name);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read schema {}: {e}", path.display()));
-    let schema: serde_json::Value = serde_json::from_str(&text)
-        .unwrap_or_else(|e| panic!("schema {} is not JSON: {e}", path.display()));
-    let validator = jsonschema::validator_for(&schema)
-        .unwrap_or_else(|e| panic!("schema {} does not compile: {e}", path.display()));
-    validator
-        .iter_errors(instance)
-        .map(|e| format!("{}: {}", e.instance_path, e))
-        .collect()
-}
 
 /// The messages of a test case written one JSON object per line (blank lines
 /// skipped); panics naming the line that does not decode.

@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 
 /// A 1x1 PNG, base64.
-pub const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+pub use super::PNG_1X1 as PNG;
 
 pub fn png() -> ImageContent {
     ImageContent {

@@ -11,7 +11,7 @@ use crate::common;
 use crate::scenarios::Api;
 
 /// A one-pixel PNG.
-pub(super) const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+pub(super) use crate::common::PNG_1X1 as PNG;
 /// The start of a PDF.
 pub(super) const PDF: &str =
     "JVBERi0xLjQKJcOkw7zDtsOfCjIgMCBvYmoKPDwvTGVuZ3RoIDMgMCBSPj4Kc3RyZWFtCg==";

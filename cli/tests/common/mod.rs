@@ -6,11 +6,18 @@ use std::process::Command;
 
 #[path = "../../../tests/common/conformance.rs"]
 mod conformance;
+#[path = "../../../tests/common/fixtures.rs"]
+mod fixtures;
 // Each test binary uses some of these.
 #[allow(unused_imports)]
 pub(crate) use conformance::require_conformance;
 #[allow(unused_imports)]
-pub use conformance::{conformance_dir, conformance_or_skip, conformance_path};
+pub use conformance::{
+    conformance_dir, conformance_or_skip, conformance_path, conformance_schema, errors_against,
+    schema_errors,
+};
+#[allow(unused_imports)]
+pub use fixtures::{write_lines, PNG_1X1};
 
 /// The repository's directory, beside which `shared/conformance` is looked for.
 const REPO_ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
@@ -89,33 +96,6 @@ pub fn agentmsg(args: &[&str]) -> Run {
 /// The pi session files of the conformance data.
 pub fn pi_session(name: &str) -> PathBuf {
     conformance_dir().join("transcripts/pi").join(name)
-}
-
-/// Every error of `instance` against `schema`, as `path: message`.
-pub fn errors_against(schema: &serde_json::Value, instance: &serde_json::Value) -> Vec<String> {
-    let validator = jsonschema::validator_for(schema).expect("the schema compiles");
-    validator
-        .iter_errors(instance)
-        .map(|e| format!("{}: {}", e.instance_path, e))
-        .collect()
-}
-
-/// The conformance schema `schemas/<name>`.
-pub fn conformance_schema(name: &str) -> serde_json::Value {
-    let path = conformance_dir().join("schemas").join(name);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read schema {}: {e}", path.display()));
-    serde_json::from_str(&text)
-        .unwrap_or_else(|e| panic!("schema {} is not JSON: {e}", path.display()))
-}
-
-/// Every error of `instance` against the conformance schema `schemas/<name>`.
-/// Without the data the check is skipped, loudly, and finds nothing.
-pub fn schema_errors(name: &str, instance: &serde_json::Value) -> Vec<String> {
-    match conformance_or_skip(Some("the schema check")) {
-        Some(_) => errors_against(&conformance_schema(name), instance),
-        None => Vec::new(),
-    }
 }
 
 /// The lines of a fixture.

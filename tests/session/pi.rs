@@ -6,7 +6,7 @@
 //! `buildSessionContext` over the same files (pi's v1 migration, then leaf to
 //! root, the last compaction's summary, its kept entries, what follows).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

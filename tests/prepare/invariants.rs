@@ -1,7 +1,7 @@
 //! The invariants of `prepare`, checked over random transcripts (proptest) and
 //! over the real pi sessions of the conformance data.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 

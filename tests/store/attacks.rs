@@ -4,8 +4,7 @@
 //! that once succeeded.
 #![cfg(unix)]
 
-#[macro_use]
-mod store_fixture;
+use crate::store_fixture;
 
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::Path;

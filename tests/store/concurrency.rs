@@ -8,7 +8,7 @@
 //! Each writer makes `AGENTMSG_STORE_APPENDS` appends (default 1,000: all six
 //! tests take about 17 s in a debug build on 2 cores).
 
-mod store_fixture;
+use crate::store_fixture;
 
 use std::collections::{BTreeMap, HashSet};
 

@@ -43,7 +43,7 @@ fn golden<T: Serialize + DeserializeOwned + PartialEq + Debug>(name: &str) -> T 
     value
 }
 
-const PNG_1X1: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+use crate::common::PNG_1X1;
 
 fn png_source() -> MediaSource {
     MediaSource::Base64 {

@@ -4,7 +4,7 @@
 //! `thinkingSignature` is written back as `signature`, string content as one text
 //! block, and the fields listed in [`UNMODELLED`] are not kept.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

@@ -1,6 +1,6 @@
 //! One transcript per rule of `prepare`, each modelled on a reported bug.
 
-mod common;
+use crate::common;
 
 use agentmsg::project::{validate, ChangeKind, IdRule, ProblemKind, Provenance, ThinkingPolicy};
 use agentmsg::{prepare, AssistantContent, Message, Target, ToolResultContent, UserContent};

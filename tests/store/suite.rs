@@ -2,8 +2,7 @@
 //! byte, branches, conflicts, listing and paging, and what cannot be read
 //! reported but never dropped.
 
-#[macro_use]
-mod store_fixture;
+use crate::store_fixture;
 
 use agentmsg::store::{
     AnyStore, Cursor, EntryProblem, Expect, LineProblem, PageRequest, SessionStore, StoreError,

@@ -320,7 +320,7 @@ mod renamed {
     }
 
     #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, am::AgentMessage)]
-    #[agent_message(kind = "renamedPath", crate = crate::renamed::shim, to_llm = user("{n}"))]
+    #[agent_message(kind = "renamedPath", crate = crate::basic::renamed::shim, to_llm = user("{n}"))]
     pub struct Renamed {
         pub n: u8,
     }

@@ -2,8 +2,7 @@
 //! the store before it returns, a reopened session gives the same context, and
 //! two writers of one session never fork it.
 
-#[macro_use]
-mod store_fixture;
+use crate::store_fixture;
 
 use agentmsg::custom::CompactionSummary;
 use agentmsg::store::{AnyStore, SessionStore, StoreError, StoredSession, StoredSessionError};

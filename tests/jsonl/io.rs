@@ -2,7 +2,7 @@
 //! torn last lines, the JSON-array form, appending with fsync, and real pi
 //! sessions read and written back.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 
