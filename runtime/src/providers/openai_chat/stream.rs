@@ -5,6 +5,7 @@ use super::stop_reason;
 use crate::providers::catalog::priced;
 use crate::providers::events::{BlockView, Differ, Kind, Snapshot, StreamEvent};
 use crate::providers::shared::arguments::parse_arguments;
+use crate::providers::shared::latch::FirstBad;
 use crate::providers::shared::openai_error::null_as_empty;
 use crate::providers::{ResponseError, StreamDecode};
 use crate::Usage;
@@ -122,7 +123,7 @@ pub struct StreamDecoder {
     refused: bool,
     usage: Option<Usage>,
     error: Option<String>,
-    bad_event: Option<(usize, String)>,
+    bad_event: FirstBad,
     warnings: Vec<ResponseError>,
     done: bool,
     differ: Differ,
@@ -383,21 +384,9 @@ impl StreamDecode for StreamDecoder {
             self.done = true;
             return Ok(self.events_now());
         }
-        match serde_json::from_str::<WireChunk>(event) {
-            Ok(chunk) => {
-                self.apply(chunk, index);
-                Ok(self.events_now())
-            }
-            Err(source) => {
-                if self.bad_event.is_none() {
-                    self.bad_event = Some((index, source.to_string()));
-                }
-                Err(ResponseError::Json {
-                    event: Some(index),
-                    source,
-                })
-            }
-        }
+        let chunk = self.bad_event.parse::<WireChunk>(index, event)?;
+        self.apply(chunk, index);
+        Ok(self.events_now())
     }
 
     /// [`finish`](StreamDecode::finish), also returning what was kept in a
@@ -406,13 +395,7 @@ impl StreamDecode for StreamDecoder {
     fn finish_with_warnings(
         mut self,
     ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
-        if let Some((event, message)) = self.bad_event.take() {
-            return Err(ResponseError::Invalid {
-                event: Some(event),
-                path: "chunk".into(),
-                message: format!("the stream had a malformed chunk: {message}"),
-            });
-        }
+        self.bad_event.check("chunk", "chunk")?;
         let mut message = base_message(self.id.take(), self.model.take(), self.created);
         if let Some(usage) = self.usage.take() {
             message.usage = usage;

@@ -7,6 +7,7 @@ use super::response::{
 use super::{API, PROVIDER};
 use crate::providers::catalog::priced;
 use crate::providers::events::{BlockView, Differ, Kind, Snapshot, StreamEvent};
+use crate::providers::shared::latch::FirstBad;
 use crate::providers::{ResponseError, StreamDecode};
 use crate::{AssistantMessage, StopReason};
 use serde::Deserialize;
@@ -61,7 +62,7 @@ pub struct StreamDecoder {
     started: Option<Value>,
     terminal: Option<(usize, Value)>,
     error: Option<String>,
-    bad_event: Option<(usize, String)>,
+    bad_event: FirstBad,
     warnings: Vec<ResponseError>,
     /// The output items whose `output_item.done` came.
     done_items: std::collections::BTreeSet<usize>,
@@ -389,38 +390,24 @@ impl StreamDecode for StreamDecoder {
         if event.trim() == "[DONE]" {
             return Ok(Vec::new());
         }
-        match serde_json::from_str::<WireEvent>(event) {
-            Ok(parsed) => {
-                if let Some((end, _)) = &self.terminal {
-                    let message = format!(
-                        "`{}` event after the end of the response at event {end}",
-                        parsed.kind
-                    );
-                    if self.bad_event.is_none() {
-                        self.bad_event = Some((index, message.clone()));
-                    }
-                    return Err(ResponseError::Invalid {
-                        event: Some(index),
-                        path: "type".into(),
-                        message,
-                    });
-                }
-                self.apply(parsed, index);
-                let mut differ = std::mem::take(&mut self.differ);
-                let events = differ.events(&self.snapshot());
-                self.differ = differ;
-                Ok(events)
-            }
-            Err(source) => {
-                if self.bad_event.is_none() {
-                    self.bad_event = Some((index, source.to_string()));
-                }
-                Err(ResponseError::Json {
-                    event: Some(index),
-                    source,
-                })
-            }
+        let parsed = self.bad_event.parse::<WireEvent>(index, event)?;
+        if let Some((end, _)) = &self.terminal {
+            let message = format!(
+                "`{}` event after the end of the response at event {end}",
+                parsed.kind
+            );
+            self.bad_event.note(index, message.clone());
+            return Err(ResponseError::Invalid {
+                event: Some(index),
+                path: "type".into(),
+                message,
+            });
         }
+        self.apply(parsed, index);
+        let mut differ = std::mem::take(&mut self.differ);
+        let events = differ.events(&self.snapshot());
+        self.differ = differ;
+        Ok(events)
     }
 
     /// [`finish`](StreamDecode::finish), also returning what was skipped or kept
@@ -430,13 +417,7 @@ impl StreamDecode for StreamDecoder {
     fn finish_with_warnings(
         mut self,
     ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
-        if let Some((event, message)) = self.bad_event.take() {
-            return Err(ResponseError::Invalid {
-                event: Some(event),
-                path: "event".into(),
-                message: format!("the stream had a malformed event: {message}"),
-            });
-        }
+        self.bad_event.check("event", "event")?;
         let (terminal_event, response_value) =
             match self.terminal.take() {
                 Some((event, value)) => (Some(event), value),

@@ -1,6 +1,8 @@
-//! The stream failure latch of the decoders that stop at the first bad event
-//! (Anthropic, Gemini): it counts the events, parses each one, and once one
-//! failed, every later event and `finish` fail, naming that first event.
+//! What a stream decoder remembers of a bad event. [`Latch`], for the
+//! decoders that stop at the first bad event (Anthropic, Gemini): it counts
+//! the events, parses each one, and once one failed, every later event and
+//! `finish` fail, naming that first event. [`FirstBad`], for those that read
+//! on past it (the OpenAI APIs): only `finish` fails, naming it.
 
 use serde::de::DeserializeOwned;
 
@@ -60,6 +62,49 @@ impl Latch {
                 event: Some(*event),
                 path: "stream".to_owned(),
                 message: why.clone(),
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The first bad event of a stream whose decoder reads on past it: each bad
+/// event is an error of its own `push`, and `finish` fails naming the first.
+#[derive(Debug, Default)]
+pub(crate) struct FirstBad(Option<(usize, String)>);
+
+impl FirstBad {
+    /// Notes that event `index` was bad, for `why`, unless one before it was.
+    pub(crate) fn note(&mut self, index: usize, why: String) {
+        if self.0.is_none() {
+            self.0 = Some((index, why));
+        }
+    }
+
+    /// Parses event `index` as `T`; one that is not JSON of that shape is
+    /// noted and returned as the error.
+    pub(crate) fn parse<T: DeserializeOwned>(
+        &mut self,
+        index: usize,
+        event: &str,
+    ) -> Result<T, ResponseError> {
+        serde_json::from_str(event).map_err(|source| {
+            self.note(index, source.to_string());
+            ResponseError::Json {
+                event: Some(index),
+                source,
+            }
+        })
+    }
+
+    /// For `finish`: the first bad event as an error at `path` ("the stream
+    /// had a malformed `what`: …"), if there was one.
+    pub(crate) fn check(&mut self, path: &str, what: &str) -> Result<(), ResponseError> {
+        match self.0.take() {
+            Some((event, why)) => Err(ResponseError::Invalid {
+                event: Some(event),
+                path: path.to_owned(),
+                message: format!("the stream had a malformed {what}: {why}"),
             }),
             None => Ok(()),
         }
