@@ -253,7 +253,7 @@ pub fn stream_reader<R: BufRead>(mut reader: R) -> std::io::Result<Option<LineRe
     // The first byte that is not a byte-order mark or whitespace.
     let head = reader.fill_buf()?;
     let head = head
-        .strip_prefix(agentmsg_runtime::transcript::BOM)
+        .strip_prefix(agentmsg_runtime::lines::BOM)
         .unwrap_or(head);
     match head.iter().find(|b| !b.is_ascii_whitespace()) {
         Some(b'[') | None => Ok(None),
@@ -263,7 +263,7 @@ pub fn stream_reader<R: BufRead>(mut reader: R) -> std::io::Result<Option<LineRe
 
 /// Reads a transcript from memory.
 pub fn load_bytes(bytes: &[u8]) -> Loaded {
-    let (bom, bytes) = match bytes.strip_prefix(agentmsg_runtime::transcript::BOM) {
+    let (bom, bytes) = match bytes.strip_prefix(agentmsg_runtime::lines::BOM) {
         Some(rest) => (true, rest),
         None => (false, bytes),
     };
@@ -374,7 +374,9 @@ fn load_array(bytes: &[u8]) -> Result<Loaded, Diagnostic> {
         loaded.lines.push(Line {
             number,
             gap: Vec::new(),
-            raw: compact(element.get()).into_bytes(),
+            // An element of a parsed array is one JSON value: on one line.
+            raw: agentmsg_runtime::message::RawJson::from_json(element.get())
+                .map_or_else(|_| element.get().into(), |raw| raw.get().into()),
             body,
             part: None,
         });
@@ -388,32 +390,6 @@ fn line_of(bytes: &[u8], offset: usize) -> usize {
         .get(..offset)
         .map_or(0, |b| b.iter().filter(|c| **c == b'\n').count())
         + 1
-}
-
-/// JSON text without the whitespace between tokens (strings untouched), so a
-/// pretty-printed element fits on one line with its bytes otherwise unchanged.
-pub fn compact(json: &str) -> String {
-    let mut out = String::with_capacity(json.len());
-    let mut in_string = false;
-    let mut escaped = false;
-    for c in json.chars() {
-        if in_string {
-            out.push(c);
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_string = false;
-            }
-        } else if c == '"' {
-            in_string = true;
-            out.push(c);
-        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
-            out.push(c);
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -498,14 +474,6 @@ mod tests {
         assert_eq!(
             loaded.lines[0].raw,
             b"{\"role\":\"user\",\"content\":\"hi\"}"
-        );
-    }
-
-    #[test]
-    fn compact_keeps_strings() {
-        assert_eq!(
-            compact("{ \"a\" : \"x \\\" y\" ,\n \"b\": [1, 2] }"),
-            "{\"a\":\"x \\\" y\",\"b\":[1,2]}"
         );
     }
 }

@@ -7,7 +7,7 @@
 //!   JSON whitespace, left to [`without_cr`] or to the JSON parser;
 //! - a blank line holds only JSON whitespace (space, tab, `\r`)
 //!   ([`is_blank`]); no reader reads it as an entry, and it keeps its number;
-//! - a UTF-8 byte-order mark ([`BOM`](crate::transcript::BOM)) at the start of the input
+//! - a UTF-8 byte-order mark ([`BOM`]) at the start of the input
 //!   starts no line;
 //! - a last line with no `\n` after it may be torn by a crash
 //!   ([`RawLine::terminated`], [`is_torn_line`](crate::transcript::is_torn_line));
@@ -26,6 +26,11 @@
 //! ```
 
 use std::io::{self, BufRead};
+
+/// The UTF-8 byte-order mark: an encoding mark, never JSON, skipped where a
+/// file (or, for [`JsonlReader`](crate::JsonlReader), a line) starts. The one
+/// spelling of it.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// One line of a text, as [`raw_lines`] reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,11 +65,7 @@ pub fn without_cr(line: &[u8]) -> &[u8] {
 
 /// The lines of `text`, a byte-order mark at its start skipped.
 pub fn raw_lines(text: &[u8]) -> RawLines<'_> {
-    let start = if text.starts_with(crate::transcript::BOM) {
-        crate::transcript::BOM.len()
-    } else {
-        0
-    };
+    let start = if text.starts_with(BOM) { BOM.len() } else { 0 };
     RawLines {
         text,
         at: start,
@@ -138,9 +139,9 @@ pub fn read_line<R: BufRead + ?Sized>(
 /// # Errors
 /// What `reader` fails with.
 pub fn skip_bom<R: BufRead + ?Sized>(reader: &mut R) -> io::Result<bool> {
-    let bom = reader.fill_buf()?.starts_with(crate::transcript::BOM);
+    let bom = reader.fill_buf()?.starts_with(BOM);
     if bom {
-        reader.consume(crate::transcript::BOM.len());
+        reader.consume(BOM.len());
     }
     Ok(bom)
 }

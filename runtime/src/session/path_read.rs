@@ -141,7 +141,7 @@ fn read_path(path: &Path, leaf: Option<&str>) -> Result<Result<Session, Whole>, 
     let mut buf = Vec::new();
     // A byte-order mark starts no line (`crate::lines`).
     let mut offset = if crate::lines::skip_bom(&mut reader)? {
-        crate::transcript::BOM.len() as u64
+        crate::lines::BOM.len() as u64
     } else {
         0
     };

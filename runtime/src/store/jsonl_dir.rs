@@ -25,7 +25,7 @@ pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
 const LISTING_SETTLED: Duration = Duration::from_secs(2);
 
 /// The UTF-8 byte-order mark, which an editor may put before a file's first line.
-use crate::transcript::BOM;
+use crate::lines::BOM;
 
 /// How many session files a [`JsonlDir`] keeps open between appends.
 const MAX_OPEN_FILES: usize = 64;

@@ -28,9 +28,7 @@ use crate::custom::Registry;
 use crate::transcript::{decode_line, DecodeError, DecodeMode, UnknownMessage};
 use crate::AgentMessage;
 
-/// The UTF-8 byte-order mark: an encoding mark, never JSON, skipped where a
-/// file (or, for [`JsonlReader`], a line) starts. The one spelling of it.
-pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+use crate::lines::BOM;
 
 /// A transcript could not be read.
 #[derive(Debug, thiserror::Error)]

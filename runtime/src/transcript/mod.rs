@@ -28,7 +28,7 @@ pub use dropped_fields::dropped_fields;
 pub use glued::split_glued_line;
 pub use jsonl::{
     is_torn_line, read_transcript, write_jsonl, AppendFile, JsonlReader, JsonlWriter, ReadError,
-    TornLine, Transcript, WriteError, BOM,
+    TornLine, Transcript, WriteError,
 };
 pub use llm_message::LlmMessage;
 pub use queries::{call_of, last_messages, result_of, MessageQuery, MessageStats};

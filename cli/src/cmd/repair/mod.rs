@@ -143,7 +143,7 @@ impl<'p, W: Write> Copy<'p, W> {
     /// Starts the copy (with the byte-order mark the input had).
     fn new(plan: &'p Plan, mut out: W, bom: bool) -> Result<Self, CliError> {
         if bom {
-            out.write_all(agentmsg_runtime::transcript::BOM)?;
+            out.write_all(agentmsg_runtime::lines::BOM)?;
         }
         Ok(Self {
             plan,
