@@ -2,7 +2,7 @@
 //! and on cut and garbled ones: it decodes what it can, exits 1 naming the
 //! event for what it cannot, and never panics.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

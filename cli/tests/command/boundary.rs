@@ -4,7 +4,7 @@
 //! `context` and `tree` would refuse.
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 

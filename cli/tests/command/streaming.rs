@@ -2,7 +2,7 @@
 //! standard input whole: both must say (and write) exactly the same of the same
 //! bytes.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -1,6 +1,6 @@
 //! `agentmsg` on small hand-made files: output and exit codes.
 
-mod common;
+use crate::common;
 
 use common::{agentmsg, agentmsg_in, fixture_lines, fixtures, schema_errors};
 use serde_json::Value;

@@ -1,6 +1,6 @@
 //! `agentmsg sessions` and store addresses where a command takes a file.
 
-mod common;
+use crate::common;
 
 use agentmsg_runtime::store::{Expect, JsonlDir, SessionStore, StoredEntry};
 use common::agentmsg_in;

@@ -2,7 +2,7 @@
 //! replayed through the command. Each keeps every good line and the safety
 //! properties (no link followed, the mode kept, no concurrent append lost).
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::path::Path;

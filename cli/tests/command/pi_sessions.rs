@@ -1,7 +1,7 @@
 //! `agentmsg import` on the real pi sessions of the conformance data, and the
 //! line schema against everything the command writes.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
