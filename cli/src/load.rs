@@ -6,13 +6,9 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use agentmsg_runtime::session::SessionFormat;
-use agentmsg_runtime::{
-    AgentMessage, AssistantMessage, Message, StopReason, TextContent, ToolCall, ToolResultMessage,
-};
+use agentmsg_runtime::{AgentMessage, Message};
 use serde::de::IgnoredAny;
-use serde::Deserialize as _;
 use serde_json::value::RawValue;
-use serde_json::Value;
 
 use crate::diag::Diagnostic;
 use crate::error::CliError;
@@ -73,51 +69,9 @@ impl Line {
     /// JSON as far as it goes: an assistant line's calls (ids and names), or the
     /// call a tool result answers. `None` when it says neither.
     pub fn stand_in(&self) -> Option<Message> {
-        let raw = match &self.body {
-            Body::Message(AgentMessage::Unknown(_)) | Body::Undecodable | Body::Torn => &self.raw,
-            Body::Message(_) => return None,
-        };
-        let Ok(Value::Object(object)) = serde_json::from_slice::<Value>(raw) else {
-            return None;
-        };
-        let text = |key: &str| object.get(key).and_then(Value::as_str);
-        match text("role")? {
-            "assistant" => {
-                let calls: Vec<ToolCall> = object
-                    .get("content")?
-                    .as_array()?
-                    .iter()
-                    .filter(|block| block.get("type").and_then(Value::as_str) == Some("toolCall"))
-                    .filter_map(|block| {
-                        let id = block.get("id")?.as_str()?;
-                        let name = block.get("name").and_then(Value::as_str).unwrap_or("");
-                        Some(ToolCall::new(id, name, Value::Null))
-                    })
-                    .collect();
-                if calls.is_empty() {
-                    return None;
-                }
-                let stop_reason = object
-                    .get("stopReason")
-                    .and_then(|v| StopReason::deserialize(v).ok())
-                    .unwrap_or(StopReason::ToolUse);
-                let timestamp = object.get("timestamp").and_then(Value::as_u64).unwrap_or(0);
-                Some(Message::Assistant(
-                    AssistantMessage::new(calls)
-                        .with_stop_reason(stop_reason)
-                        .with_timestamp(timestamp),
-                ))
-            }
-            "toolResult" => {
-                let id = text("toolCallId")?;
-                let name = text("toolName").unwrap_or("");
-                Some(Message::ToolResult(ToolResultMessage::new(
-                    id,
-                    name,
-                    [TextContent::new("")],
-                )))
-            }
-            _ => None,
+        match &self.body {
+            Body::Message(message) if !message.is_unknown() => None,
+            _ => agentmsg_runtime::transcript::kept_line_pairing(&self.raw),
         }
     }
 }

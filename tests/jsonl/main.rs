@@ -9,3 +9,4 @@ mod common;
 
 mod fuzz;
 mod io;
+mod repair;

@@ -17,6 +17,7 @@ pub(crate) mod llm_message;
 pub(crate) mod pi_kinds;
 pub(crate) mod queries;
 pub(crate) mod registry;
+pub(crate) mod repair;
 pub(crate) mod schema;
 pub(crate) mod unknown;
 
@@ -32,5 +33,6 @@ pub use jsonl::{
 };
 pub use llm_message::LlmMessage;
 pub use queries::{call_of, last_messages, result_of, MessageQuery, MessageStats};
+pub use repair::{kept_line_pairing, RepairPlan, RepairPlanner, SyntheticResult};
 pub use schema::transcript_line_schema;
 pub use unknown::{UnknownMessage, UnknownReason};

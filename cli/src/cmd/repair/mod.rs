@@ -1,44 +1,23 @@
 //! `agentmsg repair`: a copy of a transcript with its tool calls and results
 //! paired, changing nothing else.
 //!
-//! What a stored transcript is repaired for: to be read back and resumed by any
-//! tool, and to be sent (after the usual projection) without a provider refusing
-//! it. So repair fixes the pairing of calls and results, which is broken for
-//! every target alike, and nothing that depends on the target or that is history:
+//! What is paired, dropped and added is the runtime's
+//! ([`RepairPlan`](agentmsg_runtime::transcript::RepairPlan), documented
+//! there): a call with no result gets a synthetic error result, a result of no
+//! call and a second result are dropped, a session tree's pairing is left to
+//! each branch, and a line kept undecoded counts as far as its JSON can be
+//! read. The command adds what only a file has:
 //!
-//! - a tool call with no result gets a synthetic error result ("No result
-//!   provided", `isError` true, the turn's timestamp and `turnId`, and the id
-//!   `<turn id>/<call id>` when the turn has an id), written after
-//!   the results the turn already has;
-//! - a result that answers no earlier call, and a second result for a call, are
-//!   dropped;
 //! - a torn last line (a crash mid-write) is kept, ended with a newline, so that
 //!   the next append starts on a line of its own and no byte of it is lost;
 //! - a line that holds several entries because a write lost its newline (whole
 //!   objects back to back, or a fragment a crash cut off and then a whole line)
 //!   is split into one line each, every byte kept; the fragment goes in an
 //!   `extension` line of kind `agentmsg.fragment` (its text whole in `data`),
-//!   which `check` accepts and no model is sent.
-//!
-//! A session tree (lines that name their `parentId`) pairs its calls and
-//! results on each branch, not in file order: two branches may each answer a
-//! call, and a branch abandoned on an open call is history. Repair leaves its
-//! calls and results as they are (and says so); `check` reports their pairing
-//! branch by branch, and the projection pairs the context it sends.
-//!
-//! A line that is kept but not decoded (a kind this build does not know, a body
-//! that does not decode, not even JSON) still counts, as far as its JSON can be
-//! read: an assistant line's `toolCall` ids are calls, a `toolResult` line's
-//! `toolCallId` a result. A kept line is never dropped, and never the reason to
-//! drop another line.
-//!
-//! It does not drop or rewrite thinking, redacted thinking or signatures (they
-//! are replayed to the model that wrote them), does not map tool-call ids, does
-//! not skip failed turns or the results of their calls, does not move misplaced
-//! results, and does not touch images. Every line it keeps is written byte for
-//! byte, custom, unknown and even undecodable lines included, with the blank
-//! lines between them and a byte-order mark; only the synthetic results are new
-//! text. The output is the same on every run (no clock, no random ids).
+//!   which `check` accepts and no model is sent;
+//! - every line it keeps is written byte for byte, custom, unknown and even
+//!   undecodable lines included, with the blank lines between them and a
+//!   byte-order mark; only the synthetic results are new text.
 //!
 //! The copy is written to a new temporary file beside the output (created
 //! exclusively, with the output's mode, or the input's for a new file), synced,
@@ -48,8 +27,9 @@
 //! [`JsonlWriter::append`](agentmsg_runtime::JsonlWriter::append) takes for each
 //! write: an append waits, then goes to the new file, so none is lost.
 //!
-//! A JSON Lines file is read twice, one line at a time ([`plan`] decides what
-//! to drop and add, then `Copy` writes the copy), so memory holds a line and
+//! A JSON Lines file is read twice, one line at a time (the runtime's
+//! [`RepairPlanner`] decides what to drop and add, then `Copy` writes the
+//! copy), so memory holds a line and
 //! the plan, never the file; standard input, a JSON array and one
 //! pretty-printed message are read whole and go through the same plan.
 
@@ -65,9 +45,7 @@ use crate::lines::LineReader;
 use crate::load::{load_bytes, stream_reader, Body, Format, Line, Loaded, Sniff};
 use crate::Outcome;
 
-mod plan;
-
-use plan::{Plan, Planner};
+use agentmsg_runtime::transcript::{RepairPlan as Plan, RepairPlanner, SyntheticResult};
 
 /// The arguments of `agentmsg repair`.
 #[derive(Debug, clap::Args)]
@@ -106,9 +84,9 @@ pub struct Repaired {
 
 /// Repairs a loaded transcript (see the module documentation).
 pub fn repair(loaded: &Loaded) -> Result<Repaired, CliError> {
-    let mut planner = Planner::default();
+    let mut planner = RepairPlanner::new();
     for (position, line) in loaded.lines.iter().enumerate() {
-        planner.add(position, line);
+        planner.add(position, line.number, &line.raw, line.message());
     }
     let plan = planner.finish();
     let mut text = Vec::with_capacity(
@@ -194,7 +172,9 @@ impl<'p, W: Write> Copy<'p, W> {
             }
             self.out.write_all(b"\n")?;
         }
-        for (message, what) in self.plan.inserts.get(&position).into_iter().flatten() {
+        for SyntheticResult { message, what, .. } in
+            self.plan.inserts.get(&position).into_iter().flatten()
+        {
             let mut text = Vec::new();
             AgentMessage::Llm(message.clone()).write_line(&mut text)?;
             text.push(b'\n');
@@ -509,14 +489,14 @@ fn run_streamed(
     let Some(mut reader) = lines(&file).map_err(read_fail)? else {
         return Ok(None);
     };
-    let mut planner = Planner::default();
+    let mut planner = RepairPlanner::new();
     let mut sniff = Sniff::default();
     let mut read = Vec::new();
     let mut position = 0;
     while let Some(line) = reader.next_line(&mut read).map_err(read_fail)? {
         read.clear();
         sniff.add(&line);
-        planner.add(position, &line);
+        planner.add(position, line.number, &line.raw, line.message());
         position += 1;
     }
     if sniff.may_be_one_pretty_object() {
