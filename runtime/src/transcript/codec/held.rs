@@ -136,6 +136,20 @@ impl<'de, E: de::Error> IntoDeserializer<'de, E> for Held<'de> {
     }
 }
 
+/// `deserialize_newtype_struct` for a deserializer whose newtype is its
+/// value (the same in [`Replay`] and [`Lend`]).
+macro_rules! newtype_struct_is_its_value {
+    () => {
+        fn deserialize_newtype_struct<V: Visitor<'de>>(
+            self,
+            _name: &'static str,
+            visitor: V,
+        ) -> Result<V::Value, E> {
+            visitor.visit_newtype_struct(self)
+        }
+    };
+}
+
 impl<'de, E: de::Error> Deserializer<'de> for Replay<'de, E> {
     type Error = E;
 
@@ -167,13 +181,7 @@ impl<'de, E: de::Error> Deserializer<'de> for Replay<'de, E> {
         }
     }
 
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, E> {
-        visitor.visit_newtype_struct(self)
-    }
+    newtype_struct_is_its_value!();
 
     /// A string is a unit variant; a one-entry map an externally tagged one.
     fn deserialize_enum<V: Visitor<'de>>(
@@ -256,13 +264,7 @@ impl<'de, E: de::Error> Deserializer<'de> for Lend<'_, 'de, E> {
         }
     }
 
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, E> {
-        visitor.visit_newtype_struct(self)
-    }
+    newtype_struct_is_its_value!();
 
     /// A string is a unit variant; a one-entry map an externally tagged one.
     fn deserialize_enum<V: Visitor<'de>>(
