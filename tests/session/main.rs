@@ -7,6 +7,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+#[cfg(feature = "html")]
+mod export_file;
 mod import_logs;
 mod pi;
 mod pi_differential;

@@ -2,7 +2,11 @@
 //!
 //! [`html`] returns the page as a string, for an application that serves it
 //! from its own web UI; [`write_html`] streams it to a writer, holding one
-//! entry's markup at a time (the `agentmsg export --html` command).
+//! entry's markup at a time. [`FileExport`] writes the page of a session
+//! file without holding the session (the `agentmsg export --html` command):
+//! it reads the file twice, first for the tree and the totals, then for each
+//! entry as it is written, so its memory is a small skeleton per entry and
+//! the longest line, whatever the file's size.
 //!
 //! The page needs no network: its CSS and script are inline, allowed by the
 //! hashes of a strict Content-Security-Policy (`default-src 'none'`, images
@@ -36,9 +40,12 @@
 //! ```
 
 mod escape;
+mod file;
 mod numbers;
 mod page;
 mod render;
+
+pub use file::FileExport;
 
 use std::io::{self, Write};
 
@@ -85,7 +92,7 @@ impl HtmlOptions {
     }
 }
 
-/// Why [`write_html`] failed.
+/// Why [`write_html`] or [`FileExport::write_html`] failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ExportError {
@@ -95,6 +102,10 @@ pub enum ExportError {
     /// Writing the page failed.
     #[error("cannot write the page: {0}")]
     Io(#[from] io::Error),
+    /// The file read by [`FileExport`] no longer holds the entries its
+    /// first reading found (it was rewritten in between).
+    #[error("the session file changed while its page was written")]
+    Changed,
 }
 
 /// The page of `session` with `leaf` chosen (the session's leaf when
@@ -112,8 +123,9 @@ pub fn html(
     match write_html(session, leaf, options, &mut out) {
         Ok(()) => {}
         Err(ExportError::Session(e)) => return Err(e),
-        // Writing to a `Vec` does not fail.
-        Err(ExportError::Io(_)) => {}
+        // Writing to a `Vec` does not fail, and a session's entries do not
+        // change while they are written.
+        Err(ExportError::Io(_) | ExportError::Changed) => {}
     }
     // Everything written is built from `str`s and escapes.
     Ok(String::from_utf8(out)
@@ -134,5 +146,11 @@ pub fn write_html<W: Write>(
     options: &HtmlOptions,
     out: W,
 ) -> Result<(), ExportError> {
-    page::write(session, leaf, options, out)
+    let gathered = page::Gathered::of(session);
+    let outline = page::Outline {
+        tree: session,
+        format: session.format(),
+        gathered: &gathered,
+    };
+    page::write(&outline, &mut &*session, leaf, options, out)
 }

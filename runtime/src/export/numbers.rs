@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::escape::html_string;
-use crate::{AssistantMessage, Cost, Message, Session, Usage};
+use crate::session::Entry;
+use crate::{AssistantMessage, Cost, Message, Usage};
 
 /// What a reply cost.
 pub(super) enum ReplyCost {
@@ -71,48 +72,48 @@ pub(super) struct Totals {
 }
 
 impl Totals {
-    /// The totals of `session`.
-    pub fn of(session: &Session) -> Self {
-        let mut t = Self::default();
-        for entry in session.entries() {
-            if !entry.in_tree() {
-                continue;
-            }
-            *t.messages
-                .entry(entry.kind().name().to_owned())
-                .or_default() += 1;
-            let ts = entry.timestamp();
-            if ts > 0 {
-                t.first = if t.first == 0 { ts } else { t.first.min(ts) };
-                t.last = t.last.max(ts);
-            }
-            match entry.message().and_then(|m| m.as_llm()) {
-                Some(Message::Assistant(a)) => {
-                    t.replies += 1;
-                    t.usage = t.usage.combine(&a.usage);
-                    t.tool_calls += a.tool_calls().count();
-                    match reply_cost(a) {
-                        ReplyCost::Known(c) => t.cost += c,
-                        ReplyCost::Estimated(c) => {
-                            t.cost += c;
-                            t.estimated += 1;
-                        }
-                        ReplyCost::Unknown => t.unknown += 1,
-                    }
-                    let name = if a.model.is_empty() {
-                        "(unknown model)".to_owned()
-                    } else if a.provider.is_empty() {
-                        a.model.clone()
-                    } else {
-                        format!("{}/{}", a.provider, a.model)
-                    };
-                    *t.models.entry(name).or_default() += 1;
-                }
-                Some(Message::ToolResult(r)) if r.is_error => t.tool_errors += 1,
-                _ => {}
+    /// Counts `entry` in.
+    pub fn add(&mut self, entry: &Entry) {
+        let t = self;
+        if !entry.in_tree() {
+            return;
+        }
+        match t.messages.get_mut(entry.kind().name()) {
+            Some(n) => *n += 1,
+            None => {
+                t.messages.insert(entry.kind().name().to_owned(), 1);
             }
         }
-        t
+        let ts = entry.timestamp();
+        if ts > 0 {
+            t.first = if t.first == 0 { ts } else { t.first.min(ts) };
+            t.last = t.last.max(ts);
+        }
+        match entry.message().and_then(|m| m.as_llm()) {
+            Some(Message::Assistant(a)) => {
+                t.replies += 1;
+                t.usage = t.usage.combine(&a.usage);
+                t.tool_calls += a.tool_calls().count();
+                match reply_cost(a) {
+                    ReplyCost::Known(c) => t.cost += c,
+                    ReplyCost::Estimated(c) => {
+                        t.cost += c;
+                        t.estimated += 1;
+                    }
+                    ReplyCost::Unknown => t.unknown += 1,
+                }
+                let name = if a.model.is_empty() {
+                    "(unknown model)".to_owned()
+                } else if a.provider.is_empty() {
+                    a.model.clone()
+                } else {
+                    format!("{}/{}", a.provider, a.model)
+                };
+                *t.models.entry(name).or_default() += 1;
+            }
+            Some(Message::ToolResult(r)) if r.is_error => t.tool_errors += 1,
+            _ => {}
+        }
     }
 
     /// The totals as HTML (a definition list).

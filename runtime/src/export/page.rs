@@ -7,10 +7,12 @@ use std::io::Write;
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
+use std::collections::{BTreeMap, HashMap};
+
 use super::escape::{html, inert_json};
 use super::numbers::{reply_numbers, Totals, CHART, MAX_BARS};
 use super::{render, ExportError, HtmlOptions};
-use crate::session::EntryKind;
+use crate::session::{acts_as_compaction, entry_sends, Entry, EntryKind, SessionFormat};
 use crate::Session;
 
 const STYLE: &str = include_str!("page.css");
@@ -28,6 +30,108 @@ fn csp_hash(text: &str) -> String {
     )
 }
 
+/// What the page needs of a session before its entries are written: the
+/// tree, and what is gathered from every entry (title, totals, labels).
+pub(super) struct Outline<'s> {
+    /// The session, or its skeleton: each entry's id, parent, line number,
+    /// and a compaction's first kept entry (what the page's tree holds).
+    pub tree: &'s Session,
+    /// The session's format.
+    pub format: SessionFormat,
+    /// What was gathered from every entry.
+    pub gathered: &'s Gathered,
+}
+
+/// What is gathered from every entry, in file order, before the page is
+/// written.
+#[derive(Default)]
+pub(super) struct Gathered {
+    /// The name the last `session_info` entry gave.
+    title: Option<String>,
+    totals: Totals,
+    /// Every entry's label (the last one set for it), by the entry's id.
+    labels: HashMap<String, String>,
+}
+
+impl Gathered {
+    /// Gathers `entry`, the next in file order.
+    pub fn add(&mut self, entry: &Entry) {
+        self.totals.add(entry);
+        if let EntryKind::SessionInfo { name: Some(name) } = entry.kind() {
+            self.title = Some(name.clone());
+        }
+        if let Some((target, text)) = entry.label() {
+            match text {
+                Some(text) => self
+                    .labels
+                    .insert(target.as_str().to_owned(), text.to_owned()),
+                None => self.labels.remove(target.as_str()),
+            };
+        }
+    }
+
+    /// What `session`'s entries give.
+    pub fn of(session: &Session) -> Self {
+        let mut gathered = Self::default();
+        for entry in session.entries() {
+            gathered.add(entry);
+        }
+        gathered
+    }
+}
+
+/// The entries of a session, in file order, each with its line's bytes:
+/// the session's own, or a file's read again.
+pub(super) trait Entries {
+    /// Calls `each` with every entry and its line, in file order, until it
+    /// fails.
+    fn each(
+        &mut self,
+        each: &mut dyn FnMut(&Entry, &[u8]) -> Result<(), ExportError>,
+    ) -> Result<(), ExportError>;
+}
+
+impl Entries for &Session {
+    fn each(
+        &mut self,
+        each: &mut dyn FnMut(&Entry, &[u8]) -> Result<(), ExportError>,
+    ) -> Result<(), ExportError> {
+        for entry in self.entries() {
+            each(entry, self.line_bytes(entry))?;
+        }
+        Ok(())
+    }
+}
+
+/// What the page keeps of each entry as it is written, for the tree the
+/// script reads (written after the entries).
+struct Facts {
+    /// How many messages each entry gives a context it lies in.
+    s: Vec<u32>,
+    /// Flags ([`COMPACTION`], [`ERROR`], [`IN_TREE`]).
+    f: Vec<u8>,
+    /// Each entry's kind, as an index into `names`.
+    kinds: Vec<u32>,
+    names: Vec<String>,
+    named: HashMap<String, u32>,
+    /// A short text of each entry that has siblings, for the branch buttons.
+    heads: BTreeMap<usize, String>,
+    /// Each reply's tokens and cost, by entry index, for the chart.
+    u: BTreeMap<usize, (u64, u64, u64, u64, Option<f64>)>,
+}
+
+impl Facts {
+    fn kind(&mut self, name: &str) -> u32 {
+        if let Some(&k) = self.named.get(name) {
+            return k;
+        }
+        let k = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
+        self.names.push(name.to_owned());
+        self.named.insert(name.to_owned(), k);
+        k
+    }
+}
+
 /// The tree as the script reads it: one value per entry.
 #[derive(serde::Serialize)]
 struct Tree<'a> {
@@ -36,44 +140,53 @@ struct Tree<'a> {
     page: usize,
     chunk: usize,
     /// Parent indexes (-1 for a root).
-    p: Vec<i64>,
+    p: Seq<'a, i64>,
     /// How many messages each entry gives a context it lies in.
-    s: Vec<u32>,
+    s: &'a [u32],
     /// Flags ([`COMPACTION`], [`ERROR`], [`IN_TREE`]).
-    f: Vec<u8>,
+    f: &'a [u8],
     /// Ids (what a permalink names).
-    ids: Vec<String>,
+    ids: Seq<'a, String>,
     /// Kinds.
-    kinds: Vec<&'a str>,
+    kinds: Seq<'a, &'a str>,
     /// A compaction's first kept id, by entry index.
-    fk: std::collections::BTreeMap<usize, &'a str>,
+    fk: BTreeMap<usize, &'a str>,
     /// A short text of each entry that has siblings, for the branch buttons.
-    heads: std::collections::BTreeMap<usize, String>,
+    heads: &'a BTreeMap<usize, String>,
     /// Each reply's tokens and cost, by entry index, for the chart.
-    u: std::collections::BTreeMap<usize, (u64, u64, u64, u64, Option<f64>)>,
+    u: &'a BTreeMap<usize, (u64, u64, u64, u64, Option<f64>)>,
     /// At most this many bars in the chart.
     mb: usize,
 }
 
+/// A sequence written as it is made, one value per entry.
+struct Seq<'a, T> {
+    len: usize,
+    value: &'a dyn Fn(usize) -> T,
+}
+
+impl<T: serde::Serialize> serde::Serialize for Seq<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq((0..self.len).map(self.value))
+    }
+}
+
 pub(super) fn write<W: Write>(
-    session: &Session,
+    outline: &Outline<'_>,
+    entries: &mut dyn Entries,
     leaf: Option<&str>,
     options: &HtmlOptions,
     out: W,
 ) -> Result<(), ExportError> {
+    let session = outline.tree;
     let path = session.path_indexes(leaf)?;
     let mut out = out;
-    let entries = session.entries();
-    let labels = session.labels();
+    let tree_entries = session.entries();
+    let count = tree_entries.len();
     let title = options
         .title
         .clone()
-        .or_else(|| {
-            entries.iter().rev().find_map(|e| match e.kind() {
-                EntryKind::SessionInfo { name } => name.clone(),
-                _ => None,
-            })
-        })
+        .or_else(|| outline.gathered.title.clone())
         .unwrap_or_else(|| "agentmsg session".to_owned());
 
     let mut head = String::with_capacity(STYLE.len() + 4096);
@@ -92,7 +205,7 @@ pub(super) fn write<W: Write>(
     head.push_str("</style></head><body><div class=\"top\"><h1>");
     html(&mut head, &title);
     head.push_str("</h1>");
-    Totals::of(session).write_html(&mut head);
+    outline.gathered.totals.write_html(&mut head);
     head.push_str(CHART);
     head.push_str(
         "<nav class=\"controls\">\
@@ -109,28 +222,28 @@ pub(super) fn write<W: Write>(
     drop(head);
 
     let chunk = options.chunk_size.max(1);
-    let mut tree = Tree {
-        leaf: path.last().map_or(-1, |&l| l as i64),
-        page: options.page_size.max(1),
-        chunk,
-        p: Vec::with_capacity(entries.len()),
-        s: Vec::with_capacity(entries.len()),
-        f: Vec::with_capacity(entries.len()),
-        ids: Vec::with_capacity(entries.len()),
-        kinds: Vec::with_capacity(entries.len()),
-        fk: Default::default(),
-        heads: Default::default(),
-        u: Default::default(),
-        mb: MAX_BARS,
+    let mut facts = Facts {
+        s: Vec::with_capacity(count),
+        f: Vec::with_capacity(count),
+        kinds: Vec::with_capacity(count),
+        names: Vec::new(),
+        named: HashMap::new(),
+        heads: BTreeMap::new(),
+        u: BTreeMap::new(),
     };
-    let mut children = vec![0_u32; entries.len()];
-    for e in entries {
+    let mut children = vec![0_u32; count];
+    for e in tree_entries {
         if let Some(slot) = e.parent_index().and_then(|p| children.get_mut(p)) {
             *slot = slot.saturating_add(1);
         }
     }
     let mut buf = Vec::new();
-    for (i, entry) in entries.iter().enumerate() {
+    let mut i = 0;
+    let format = outline.format;
+    entries.each(&mut |entry, line| {
+        if i >= count {
+            return Err(ExportError::Changed);
+        }
         if i % chunk == 0 {
             if i > 0 {
                 out.write_all(b"]</script>\n")?;
@@ -139,22 +252,21 @@ pub(super) fn write<W: Write>(
         } else {
             out.write_all(b",")?;
         }
-        let label = entry.id().and_then(|id| labels.get(id.as_str()).copied());
-        let rendered = render::entry(session, i, label);
+        let label = entry
+            .id()
+            .and_then(|id| outline.gathered.labels.get(id.as_str()))
+            .map(String::as_str);
+        let rendered = render::entry(i, entry, line, label);
         buf.clear();
         let json = serde_json::to_string(&rendered.html).unwrap_or_default();
         inert_json(&json, &mut buf);
         out.write_all(&buf)?;
 
-        let sent = session
-            .entry_sends(i)
-            .map_or(0, |m| crate::to_llm(std::slice::from_ref(&m)).len());
+        let sent =
+            entry_sends(format, entry).map_or(0, |m| crate::to_llm(std::slice::from_ref(&m)).len());
         let mut flags = 0;
-        if session.acts_as_compaction(i) {
+        if acts_as_compaction(format, entry) {
             flags |= COMPACTION;
-            if let Some(first) = entry.as_compaction().and_then(|c| c.first_kept_id.as_ref()) {
-                tree.fk.insert(i, first.as_str());
-            }
         }
         if rendered.error {
             flags |= ERROR;
@@ -163,24 +275,58 @@ pub(super) fn write<W: Write>(
             flags |= IN_TREE;
         }
         if let Some(crate::Message::Assistant(a)) = entry.message().and_then(|m| m.as_llm()) {
-            tree.u.insert(i, reply_numbers(a));
+            facts.u.insert(i, reply_numbers(a));
         }
-        tree.p.push(entry.parent_index().map_or(-1, |p| p as i64));
-        tree.s.push(u32::try_from(sent).unwrap_or(u32::MAX));
-        tree.f.push(flags);
-        tree.ids.push(render::anchor(entry));
-        tree.kinds.push(entry.kind().name());
+        facts.s.push(u32::try_from(sent).unwrap_or(u32::MAX));
+        facts.f.push(flags);
+        let kind = facts.kind(entry.kind().name());
+        facts.kinds.push(kind);
         let sibling = entry
             .parent_index()
             .and_then(|p| children.get(p))
             .is_some_and(|&n| n > 1);
         if sibling {
-            tree.heads.insert(i, short_text(session, i));
+            facts.heads.insert(i, short_text(entry));
         }
+        i += 1;
+        Ok(())
+    })?;
+    if i != count {
+        return Err(ExportError::Changed);
     }
-    if !entries.is_empty() {
+    if count > 0 {
         out.write_all(b"]</script>\n")?;
     }
+    let fk = (0..count)
+        .filter(|&i| facts.f[i] & COMPACTION != 0)
+        .filter_map(|i| {
+            let first = tree_entries[i].as_compaction()?.first_kept_id.as_ref()?;
+            Some((i, first.as_str()))
+        })
+        .collect();
+    let tree = Tree {
+        leaf: path.last().map_or(-1, |&l| l as i64),
+        page: options.page_size.max(1),
+        chunk,
+        p: Seq {
+            len: count,
+            value: &|i| tree_entries[i].parent_index().map_or(-1, |p| p as i64),
+        },
+        s: &facts.s,
+        f: &facts.f,
+        ids: Seq {
+            len: count,
+            value: &|i| render::anchor(&tree_entries[i]),
+        },
+        kinds: Seq {
+            len: count,
+            value: &|i| facts.names[facts.kinds[i] as usize].as_str(),
+        },
+        fk,
+        heads: &facts.heads,
+        u: &facts.u,
+        mb: MAX_BARS,
+    };
     buf.clear();
     buf.extend_from_slice(b"<script type=\"application/json\" id=\"am-tree\">");
     let json = serde_json::to_string(&tree).unwrap_or_default();
@@ -194,8 +340,7 @@ pub(super) fn write<W: Write>(
 }
 
 /// The first words of an entry, for a branch button.
-fn short_text(session: &Session, i: usize) -> String {
-    let entry = &session.entries()[i];
+fn short_text(entry: &Entry) -> String {
     let text = match entry.kind() {
         EntryKind::Message(m) => match m.as_llm() {
             Some(crate::Message::User(u)) => u.text(),

@@ -13,7 +13,7 @@ use crate::message::{MediaFormat, MediaSource};
 use crate::session::{Entry, EntryKind};
 use crate::{
     AgentMessage, AssistantContent, AssistantMessage, ImageContent, Message, ProviderBlock,
-    Session, TextContent, ToolResultContent, UserContent,
+    TextContent, ToolResultContent, UserContent,
 };
 
 /// What the page's script needs to know of an entry besides its markup.
@@ -45,9 +45,8 @@ fn fragment(text: &str) -> String {
     out
 }
 
-/// Renders entry `i` of `session`.
-pub(super) fn entry(session: &Session, i: usize, label: Option<&str>) -> Rendered {
-    let entry = &session.entries()[i];
+/// Renders `entry`, the `i`th of its session, whose line is `line`.
+pub(super) fn entry(i: usize, entry: &Entry, line: &[u8], label: Option<&str>) -> Rendered {
     let id = anchor(entry);
     let mut body = String::new();
     let mut error = false;
@@ -109,7 +108,7 @@ pub(super) fn entry(session: &Session, i: usize, label: Option<&str>) -> Rendere
             },
             AgentMessage::Custom(_) => {
                 role = "custom";
-                custom(&mut body, session, entry, message);
+                custom(&mut body, line, entry, message);
             }
             AgentMessage::Unknown(u) => {
                 role = "custom";
@@ -118,7 +117,7 @@ pub(super) fn entry(session: &Session, i: usize, label: Option<&str>) -> Rendere
                     "<p class=\"note\">not decoded: {}</p>",
                     html_string(&u.reason().to_string())
                 );
-                raw_line(&mut body, session, entry);
+                raw_line(&mut body, line);
             }
         },
         EntryKind::Compaction(c) => {
@@ -137,7 +136,7 @@ pub(super) fn entry(session: &Session, i: usize, label: Option<&str>) -> Rendere
                 "<p class=\"note\">extension message <code>{}</code></p>",
                 html_string(&c.custom_type)
             );
-            raw_line(&mut body, session, entry);
+            raw_line(&mut body, line);
         }
         EntryKind::Label { target, label } => {
             let _ = write!(
@@ -173,7 +172,7 @@ pub(super) fn entry(session: &Session, i: usize, label: Option<&str>) -> Rendere
             );
         }
         EntryKind::Custom { .. } | EntryKind::Other { .. } | EntryKind::Header => {
-            raw_line(&mut body, session, entry);
+            raw_line(&mut body, line);
         }
     }
     if entry.as_compaction().is_some() && role != "compaction" {
@@ -418,7 +417,7 @@ fn compaction(out: &mut String, c: &crate::custom::CompactionSummary) {
     markdown(out, &c.summary);
 }
 
-fn custom(out: &mut String, session: &Session, entry: &Entry, message: &AgentMessage) {
+fn custom(out: &mut String, line: &[u8], entry: &Entry, message: &AgentMessage) {
     if let Some(c) = entry.as_compaction() {
         compaction(out, c);
         return;
@@ -450,12 +449,12 @@ fn custom(out: &mut String, session: &Session, entry: &Entry, message: &AgentMes
             }
         }
     }
-    raw_line(out, session, entry);
+    raw_line(out, line);
 }
 
 /// The entry's line, pretty-printed, folded.
-fn raw_line(out: &mut String, session: &Session, entry: &Entry) {
-    let line = session.line(entry);
+fn raw_line(out: &mut String, line: &[u8]) {
+    let line = String::from_utf8_lossy(line);
     match serde_json::from_str::<serde_json::Value>(&line) {
         Ok(value) => folded_json(out, "its line", &value),
         Err(_) => {

@@ -3,7 +3,7 @@
 use std::borrow::Borrow;
 use std::ops::Deref;
 
-use super::entry::EntryKind;
+use super::entry::{Entry, EntryKind};
 use super::error::SessionError;
 use super::{Session, SessionFormat};
 use crate::custom::{BranchSummary, CompactionSummary};
@@ -275,38 +275,49 @@ impl Session {
 
     /// Gives `each` what entry `i` sends to the model, if anything.
     fn send_entry(&self, i: usize, each: &mut impl FnMut(Item, usize)) {
-        let entry = &self.entries[i];
-        let item = match &entry.kind {
-            EntryKind::Message(m) if self.sends(m) => Item::Entry(i),
-            EntryKind::CustomMessage(c) => Item::Made(Box::new(AgentMessage::custom(c.clone()))),
-            EntryKind::BranchSummary(b) if !b.summary.is_empty() => {
-                Item::Made(Box::new(AgentMessage::custom(b.clone())))
-            }
-            _ => return,
-        };
-        each(item, i);
+        if let Some(item) = send_item(self.format, &self.entries[i], i) {
+            each(item, i);
+        }
+    }
+
+    fn is_pi(&self) -> bool {
+        self.format.is_pi()
     }
 }
 
-impl Session {
-    fn is_pi(&self) -> bool {
-        matches!(self.format, SessionFormat::Pi { .. })
+impl SessionFormat {
+    fn is_pi(self) -> bool {
+        matches!(self, SessionFormat::Pi { .. })
     }
+}
 
-    /// Whether a message entry on the path is sent. In a pi session, as pi's
-    /// `convertToLlm`: every message but a `system` one (a role it does not
-    /// send). In an agentmsg transcript: not an earlier compaction's summary
-    /// (not sent again), nor an empty branch summary (pi skips a
-    /// `branch_summary` entry without one, and this is what it imports as).
-    fn sends(&self, message: &AgentMessage) -> bool {
-        if self.is_pi() {
-            return !matches!(message.as_llm(), Some(crate::Message::System(_)));
+/// What `entry`, entry `i` of a session of `format`, sends to the model in
+/// place, if anything: its message when [`sends`] says so, a custom
+/// message or a branch summary with text as the message made of it.
+fn send_item(format: SessionFormat, entry: &Entry, i: usize) -> Option<Item> {
+    match &entry.kind {
+        EntryKind::Message(m) if sends(format, m) => Some(Item::Entry(i)),
+        EntryKind::CustomMessage(c) => Some(Item::Made(Box::new(AgentMessage::custom(c.clone())))),
+        EntryKind::BranchSummary(b) if !b.summary.is_empty() => {
+            Some(Item::Made(Box::new(AgentMessage::custom(b.clone()))))
         }
-        message.downcast_ref::<CompactionSummary>().is_none()
-            && !message
-                .downcast_ref::<BranchSummary>()
-                .is_some_and(|b| b.summary.is_empty())
+        _ => None,
     }
+}
+
+/// Whether a message entry on the path is sent. In a pi session, as pi's
+/// `convertToLlm`: every message but a `system` one (a role it does not
+/// send). In an agentmsg transcript: not an earlier compaction's summary
+/// (not sent again), nor an empty branch summary (pi skips a
+/// `branch_summary` entry without one, and this is what it imports as).
+fn sends(format: SessionFormat, message: &AgentMessage) -> bool {
+    if format.is_pi() {
+        return !matches!(message.as_llm(), Some(crate::Message::System(_)));
+    }
+    message.downcast_ref::<CompactionSummary>().is_none()
+        && !message
+            .downcast_ref::<BranchSummary>()
+            .is_some_and(|b| b.summary.is_empty())
 }
 
 /// A path (entry indexes, root first), the position on it of its last
@@ -379,40 +390,35 @@ impl<'s> SessionContext<'s> {
     }
 }
 
+/// Whether `entry`, of a session of `format`, acts as a compaction when it is
+/// the last one on a path (as [`Session::context`] reads it): a pi
+/// `compaction` entry, or an agentmsg `compactionSummary` line (in a pi
+/// session, a message of that role is sent as user text instead).
 #[cfg(feature = "html")]
-impl Session {
-    /// Whether entry `i` acts as a compaction when it is the last one on a
-    /// path (as [`context`](Self::context) reads it).
-    pub(crate) fn acts_as_compaction(&self, i: usize) -> bool {
-        match &self.entries[i].kind {
-            EntryKind::Compaction(_) => true,
-            EntryKind::Message(m) => {
-                m.downcast_ref::<CompactionSummary>().is_some() && !self.is_pi()
-            }
-            _ => false,
-        }
+pub(crate) fn acts_as_compaction(format: SessionFormat, entry: &Entry) -> bool {
+    match &entry.kind {
+        EntryKind::Compaction(_) => true,
+        EntryKind::Message(m) => m.downcast_ref::<CompactionSummary>().is_some() && !format.is_pi(),
+        _ => false,
     }
+}
 
-    /// What entry `i` gives a context it lies in (kept or after the last
-    /// compaction); for a compaction, its summary, which a context gives when
-    /// the compaction is the last on the path.
-    pub(crate) fn entry_sends(&self, i: usize) -> Option<ContextMessage<'_>> {
-        if self.acts_as_compaction(i) {
-            let summary = self.entries[i].as_compaction().cloned().unwrap_or_default();
-            return Some(ContextMessage::Made(Box::new(AgentMessage::custom(
-                summary,
-            ))));
-        }
-        let mut sent = None;
-        self.send_entry(i, &mut |item, _| {
-            sent = Some(match item {
-                Item::Entry(i) => match &self.entries[i].kind {
-                    EntryKind::Message(m) => ContextMessage::Entry(m),
-                    _ => return,
-                },
-                Item::Made(message) => ContextMessage::Made(message),
-            });
-        });
-        sent
+/// What `entry`, of a session of `format`, gives a context it lies in (kept
+/// or after the last compaction); for a compaction, its summary, which a
+/// context gives when the compaction is the last on the path.
+#[cfg(feature = "html")]
+pub(crate) fn entry_sends(format: SessionFormat, entry: &Entry) -> Option<ContextMessage<'_>> {
+    if acts_as_compaction(format, entry) {
+        let summary = entry.as_compaction().cloned().unwrap_or_default();
+        return Some(ContextMessage::Made(Box::new(AgentMessage::custom(
+            summary,
+        ))));
     }
+    Some(match send_item(format, entry, 0)? {
+        Item::Entry(_) => match &entry.kind {
+            EntryKind::Message(m) => ContextMessage::Entry(m),
+            _ => return None,
+        },
+        Item::Made(message) => ContextMessage::Made(message),
+    })
 }

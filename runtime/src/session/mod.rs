@@ -39,14 +39,18 @@ pub use compaction::{
     should_compact, summary_prompt, CompactionPlan, ContextTokens, DEFAULT_SUMMARY_PROMPT,
     SUMMARY_SYSTEM_PROMPT, TOOL_RESULT_MAX_CHARS, UPDATE_SUMMARY_PROMPT,
 };
+#[cfg(feature = "html")]
+pub(crate) use context::{acts_as_compaction, entry_sends};
 pub use context::{ContextMessage, ModelRef, SessionContext};
 pub use entry::{Entry, EntryKind};
 pub use error::{SessionError, SessionWarning, WarningKind};
 pub use pi::PI_SESSION_VERSION;
+#[cfg(feature = "html")]
+pub(crate) use read::EntryReader;
 
 use std::borrow::Cow;
 
-use entry::LineText;
+pub(crate) use entry::LineText;
 
 /// The format of a session's file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

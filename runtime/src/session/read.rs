@@ -120,117 +120,62 @@ impl Session {
     }
 
     fn load(&mut self, registry: &Registry) -> Result<(), SessionError> {
-        let lines = self.lines();
-        let first = lines
-            .first()
-            .and_then(|p| std::str::from_utf8(&self.text[p.start..p.end]).ok());
-        self.format = match first.and_then(pi::is_pi) {
-            Some(version) => SessionFormat::Pi { version },
-            None => SessionFormat::Agentmsg,
-        };
-        let mut first_kept_indexes = Vec::new();
-        self.entries.reserve(lines.len());
-        for line in lines {
-            let read = read_piece(self.format, &self.text, &line, registry, &mut self.warnings);
-            // A line that does not read may hold several entries, an append
-            // that lost its newline; looked for only then, as a valid line may
-            // hold `}{` in a string.
-            let split = match &read {
-                PieceRead::Entry(..) => Vec::new(),
-                _ => std::str::from_utf8(&self.text[line.start..line.end])
-                    .ok()
-                    .and_then(crate::transcript::split_glued_line)
-                    .unwrap_or_default(),
-            };
-            let reads = if split.len() > 1 {
-                self.warnings.push(SessionWarning {
-                    line: line.line_no,
-                    kind: WarningKind::JoinedObjects { count: split.len() },
-                });
-                split
-                    .into_iter()
-                    .map(|range| {
-                        let part = Piece {
-                            line_no: line.line_no,
-                            start: line.start + range.start,
-                            end: line.start + range.end,
-                        };
-                        read_piece(self.format, &self.text, &part, registry, &mut self.warnings)
-                    })
-                    .collect()
-            } else {
-                vec![read]
-            };
-            for read in reads {
-                let (entry, first_kept) = match read {
-                    PieceRead::Entry(entry, first_kept) => (entry, first_kept),
-                    PieceRead::Kept(entry) => (entry, None),
-                    PieceRead::NotAnEntry(warning) => {
-                        self.warnings.push(warning);
-                        continue;
-                    }
-                };
-                if let Some(index) = first_kept {
-                    first_kept_indexes.push((self.entries.len(), index));
-                }
-                if let Some(warning) = self.surrogate_warning(&entry) {
-                    self.warnings.push(warning);
-                }
-                self.entries.push(entry);
-            }
+        let text = std::mem::take(&mut self.text);
+        let mut reader = EntryReader::new(registry);
+        self.entries
+            .reserve(memchr::memchr_iter(b'\n', &text).count() + 1);
+        for line in crate::lines::raw_lines(&text) {
+            let entries = &mut self.entries;
+            reader.line(
+                line.number,
+                line.start,
+                line.bytes,
+                &mut self.warnings,
+                |entry| {
+                    entries.push(entry);
+                },
+            );
         }
+        self.text = text;
+        self.format = reader.format();
+        self.finish_reading(&reader)
+    }
+
+    /// A session of the `entries` `reader` gave, with the `warnings` it
+    /// said, linked as [`read`](Self::read) links them; `format` when it is
+    /// not the one the reader told (another agent's log, read as the
+    /// transcript it converts to). Its text is not kept: an entry's span
+    /// names where its line is in what was read.
+    #[cfg(feature = "html")]
+    pub(crate) fn from_read(
+        reader: &EntryReader<'_>,
+        format: Option<SessionFormat>,
+        entries: Vec<Entry>,
+        warnings: Vec<SessionWarning>,
+    ) -> Result<Self, SessionError> {
+        let mut session = Session::new();
+        session.format = reader.format();
+        session.entries = entries;
+        session.warnings = warnings;
+        session.finish_reading(reader)?;
+        if let Some(format) = format {
+            session.format = format;
+        }
+        Ok(session)
+    }
+
+    /// What every reading ends with, once the entries are read in file order
+    /// by an [`EntryReader`]: pi's version 1 migration, the parents linked
+    /// (and the checks), the leaf.
+    fn finish_reading(&mut self, reader: &EntryReader<'_>) -> Result<(), SessionError> {
         if let SessionFormat::Pi { version } = self.format {
             if version < 2 {
-                self.migrate_v1(&first_kept_indexes);
+                self.migrate_v1(&reader.first_kept);
             }
         }
         self.link()?;
         self.saved = self.entries.len();
         Ok(())
-    }
-
-    /// A warning when `entry` is a message read only with its lone UTF-16
-    /// surrogates as U+FFFD (its line keeps them).
-    fn surrogate_warning(&self, entry: &Entry) -> Option<SessionWarning> {
-        let EntryKind::Message(message) = &entry.kind else {
-            return None;
-        };
-        let LineText::Span(start, end) = entry.text else {
-            return None;
-        };
-        let line = std::str::from_utf8(self.text.get(start..end)?).ok()?;
-        if message.is_unknown() || !crate::transcript::codec::surrogates::may_have_surrogates(line)
-        {
-            return None;
-        }
-        crate::transcript::replace_lone_surrogates(line)?;
-        Some(SessionWarning {
-            line: entry.line_no,
-            kind: WarningKind::Lenient {
-                field: if matches!(self.format, SessionFormat::Pi { .. }) {
-                    "message".to_owned()
-                } else {
-                    "content".to_owned()
-                },
-                what: "a string holds a lone UTF-16 surrogate (half of a character cut in two); it is sent as U+FFFD, and the line keeps its bytes".to_owned(),
-            },
-        })
-    }
-
-    /// The non-blank lines of the text ([`crate::lines`]), trimmed.
-    fn lines(&self) -> Vec<Piece> {
-        crate::lines::raw_lines(&self.text)
-            .filter_map(|line| {
-                let bytes = line.bytes;
-                let start = line.start + (bytes.len() - bytes.trim_ascii_start().len());
-                let end = line.start + bytes.trim_ascii_end().len();
-                (start < end).then_some(Piece {
-                    line_no: line.number,
-                    start,
-                    end,
-                })
-            })
-            .collect()
     }
 
     /// pi's v1 → v2 migration, in memory: ids and parents in file order, and
@@ -399,10 +344,155 @@ enum PieceRead {
     NotAnEntry(SessionWarning),
 }
 
-/// Reads one piece of the text as an entry of a session in `format`.
+/// Reads a session's lines into entries, one line at a time, as
+/// [`Session::read`] does: the format told by the first non-blank line, each
+/// line trimmed and read as an entry of that format (a line that does not
+/// read split when it holds several objects), and what is worth saying kept
+/// as warnings. [`Session::finish_reading`] then links the entries read.
+///
+/// The session reader and the exporter's two passes over a file
+/// ([`crate::export`]) read through it, so both read the same entries.
+pub(crate) struct EntryReader<'r> {
+    registry: &'r Registry,
+    format: Option<SessionFormat>,
+    /// How many entries were given.
+    count: usize,
+    /// A pi version 1 compaction's `firstKeptEntryIndex`, by the index of
+    /// the compaction's entry.
+    first_kept: Vec<(usize, usize)>,
+}
+
+impl<'r> EntryReader<'r> {
+    /// A reader decoding through `registry`.
+    pub(crate) fn new(registry: &'r Registry) -> Self {
+        Self {
+            registry,
+            format: None,
+            count: 0,
+            first_kept: Vec::new(),
+        }
+    }
+
+    /// The format the first non-blank line told (an agentmsg transcript
+    /// before any).
+    pub(crate) fn format(&self) -> SessionFormat {
+        self.format.unwrap_or(SessionFormat::Agentmsg)
+    }
+
+    /// Reads line `number` (its `bytes` without the `\n`, starting at byte
+    /// `start` of the text), giving `each` the entries it holds, in order.
+    pub(crate) fn line(
+        &mut self,
+        number: usize,
+        start: usize,
+        bytes: &[u8],
+        warnings: &mut Vec<SessionWarning>,
+        mut each: impl FnMut(Entry),
+    ) {
+        let lead = bytes.len() - bytes.trim_ascii_start().len();
+        let trimmed = bytes.trim_ascii();
+        if trimmed.is_empty() {
+            return;
+        }
+        let line = Piece {
+            line_no: number,
+            start: start + lead,
+            end: start + lead + trimmed.len(),
+        };
+        let format = *self.format.get_or_insert_with(|| {
+            match std::str::from_utf8(trimmed).ok().and_then(pi::is_pi) {
+                Some(version) => SessionFormat::Pi { version },
+                None => SessionFormat::Agentmsg,
+            }
+        });
+        let read = read_piece(format, trimmed, &line, self.registry, warnings);
+        // A line that does not read may hold several entries, an append that
+        // lost its newline; looked for only then, as a valid line may hold
+        // `}{` in a string.
+        let split = match &read {
+            PieceRead::Entry(..) => Vec::new(),
+            _ => std::str::from_utf8(trimmed)
+                .ok()
+                .and_then(crate::transcript::split_glued_line)
+                .unwrap_or_default(),
+        };
+        let reads = if split.len() > 1 {
+            warnings.push(SessionWarning {
+                line: line.line_no,
+                kind: WarningKind::JoinedObjects { count: split.len() },
+            });
+            split
+                .into_iter()
+                .map(|range| {
+                    let part = Piece {
+                        line_no: line.line_no,
+                        start: line.start + range.start,
+                        end: line.start + range.end,
+                    };
+                    let bytes = trimmed.get(range).unwrap_or_default();
+                    read_piece(format, bytes, &part, self.registry, warnings)
+                })
+                .collect()
+        } else {
+            vec![read]
+        };
+        for read in reads {
+            let (entry, first_kept) = match read {
+                PieceRead::Entry(entry, first_kept) => (entry, first_kept),
+                PieceRead::Kept(entry) => (entry, None),
+                PieceRead::NotAnEntry(warning) => {
+                    warnings.push(warning);
+                    continue;
+                }
+            };
+            if let Some(index) = first_kept {
+                self.first_kept.push((self.count, index));
+            }
+            let piece = match entry.text {
+                LineText::Span(start, end) => {
+                    trimmed.get(start.saturating_sub(line.start)..end.saturating_sub(line.start))
+                }
+                _ => None,
+            };
+            if let Some(warning) = piece.and_then(|piece| surrogate_warning(format, &entry, piece))
+            {
+                warnings.push(warning);
+            }
+            self.count += 1;
+            each(entry);
+        }
+    }
+}
+
+/// A warning when `entry` is a message read only with its lone UTF-16
+/// surrogates as U+FFFD (its line, `bytes`, keeps them).
+fn surrogate_warning(format: SessionFormat, entry: &Entry, bytes: &[u8]) -> Option<SessionWarning> {
+    let EntryKind::Message(message) = &entry.kind else {
+        return None;
+    };
+    let line = std::str::from_utf8(bytes).ok()?;
+    if message.is_unknown() || !crate::transcript::codec::surrogates::may_have_surrogates(line) {
+        return None;
+    }
+    crate::transcript::replace_lone_surrogates(line)?;
+    Some(SessionWarning {
+        line: entry.line_no,
+        kind: WarningKind::Lenient {
+            field: if matches!(format, SessionFormat::Pi { .. }) {
+                "message".to_owned()
+            } else {
+                "content".to_owned()
+            },
+            what: "a string holds a lone UTF-16 surrogate (half of a character cut in two); it is sent as U+FFFD, and the line keeps its bytes".to_owned(),
+        },
+    })
+}
+
+/// Reads one piece of a session's text, its `bytes`, as an entry of a
+/// session in `format`.
 fn read_piece(
     format: SessionFormat,
-    text: &[u8],
+    bytes: &[u8],
     piece: &Piece,
     registry: &Registry,
     warnings: &mut Vec<SessionWarning>,
@@ -416,7 +506,6 @@ fn read_piece(
             },
         }));
     };
-    let bytes = &text[piece.start..piece.end];
     let entry = |kind, id, declared, timestamp| Entry {
         line_no: piece.line_no,
         text: LineText::Span(piece.start, piece.end),

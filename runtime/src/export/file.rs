@@ -1,0 +1,390 @@
+//! The page of a session file, written without holding the session: the
+//! file is read twice through the session reader's own line reader
+//! ([`EntryReader`]), first for the tree and the totals, then for each entry
+//! as it is written.
+
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+
+use super::page::{self, Entries, Gathered, Outline};
+use super::{ExportError, HtmlOptions};
+use crate::custom::{CompactionSummary, Registry};
+use crate::session::{Entry, EntryKind, EntryReader, LineText};
+use crate::session::{SessionError, SessionFormat, SessionWarning, WarningKind};
+use crate::Session;
+
+/// A session file opened for its page: what the page needs of every entry
+/// before it writes any (the tree, the totals, the title and the labels),
+/// read in one pass that keeps none of the entries' messages.
+/// [`write_html`](Self::write_html) reads the file again and writes each
+/// entry's markup as it reads it.
+///
+/// Memory holds the longest line and a skeleton of each entry (its id, its
+/// parent, its line number, a compaction's first kept id: about 300 bytes),
+/// never the file: a session of any size is exported in the memory of its
+/// tree. The page is the one [`html`](super::html) makes of
+/// [`Session::open`] of the same file, byte for byte: the entries are read
+/// by the reader `Session` reads with, and linked by the same rules.
+///
+/// An agentmsg transcript or a pi session file is read as it is. A Claude
+/// Code log or a Codex rollout is converted one line at a time
+/// ([`import_path`](crate::import::import_path)), once for each pass, and
+/// the transcript it converts to is read as it is written, never held.
+///
+/// ```
+/// # use agentmsg_runtime::{export, Message, Session};
+/// let mut session = Session::new();
+/// session.append(Message::user("What is 2+2?").into()).unwrap();
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("s.jsonl");
+/// session.save(&path).unwrap();
+///
+/// let file = export::FileExport::open(&path).unwrap();
+/// assert_eq!(file.entry_count(), 1);
+/// let mut page = Vec::new();
+/// file.write_html(None, &export::HtmlOptions::default(), &mut page).unwrap();
+/// let whole = export::html(&Session::open(&path).unwrap(), None, &export::HtmlOptions::default());
+/// assert_eq!(String::from_utf8(page).unwrap(), whole.unwrap());
+/// ```
+pub struct FileExport {
+    path: PathBuf,
+    source: Source,
+    /// The entries as a session whose messages are dropped: each entry's
+    /// id, parent, line number and span, and a compaction's first kept id.
+    skeleton: Session,
+    gathered: Gathered,
+}
+
+impl fmt::Debug for FileExport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FileExport")
+            .field("path", &self.path)
+            .field("format", &self.skeleton.format())
+            .field("entries", &self.skeleton.entries().len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// How the file's entries are read.
+#[derive(Debug, Clone, Copy)]
+enum Source {
+    /// Its lines, the first `len` bytes (what the first pass read: a line
+    /// appended since is left out).
+    Lines { len: u64 },
+    /// The transcript its importer writes.
+    Imported,
+}
+
+impl FileExport {
+    /// Reads the session file at `path` (a regular file, read again by
+    /// [`write_html`](Self::write_html)) for its page, decoding through the
+    /// global registry.
+    ///
+    /// # Errors
+    ///
+    /// What [`Session::open`] fails with on the same file: it cannot be
+    /// read, another agent's log cannot be converted, an id is taken twice,
+    /// a `parentId` cycle.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, SessionError> {
+        let path = path.as_ref();
+        let mut reader = EntryReader::new(Registry::global());
+        let mut warnings = Vec::new();
+        let mut entries = Vec::new();
+        let mut gathered = Gathered::default();
+        let mut each = |entry: Entry, _: &[u8]| {
+            gathered.add(&entry);
+            entries.push(skeleton_of(entry));
+            Ok(())
+        };
+        let first = |e: ExportError| match e {
+            ExportError::Session(e) => e,
+            other => SessionError::Io(other.to_string()),
+        };
+        let detected = SessionFormat::detect(&crate::import::file_head(path)?);
+        let (source, format) = match detected {
+            SessionFormat::ClaudeCode | SessionFormat::Codex => {
+                let imported =
+                    import_lines(path, &mut reader, &mut warnings, &mut each).map_err(first)?;
+                let said = imported.warnings.into_iter().map(|w| SessionWarning {
+                    line: w.line,
+                    kind: WarningKind::Imported(w),
+                });
+                warnings.splice(0..0, said);
+                (Source::Imported, Some(detected))
+            }
+            _ => {
+                let len = read_lines(File::open(path)?, &mut reader, &mut warnings, &mut each)
+                    .map_err(first)?;
+                (Source::Lines { len }, None)
+            }
+        };
+        let skeleton = Session::from_read(&reader, format, entries, warnings)?;
+        Ok(Self {
+            path: path.to_owned(),
+            source,
+            skeleton,
+            gathered,
+        })
+    }
+
+    /// The file's format.
+    pub fn format(&self) -> SessionFormat {
+        self.skeleton.format()
+    }
+
+    /// How many entries the file holds (as [`Session::entries`] counts
+    /// them).
+    pub fn entry_count(&self) -> usize {
+        self.skeleton.entries().len()
+    }
+
+    /// Whether an entry has the id `id`.
+    pub fn has_entry(&self, id: &str) -> bool {
+        self.skeleton.entry(id).is_some()
+    }
+
+    /// What was read but is worth telling the user, as
+    /// [`Session::warnings`] says it.
+    pub fn warnings(&self) -> &[SessionWarning] {
+        self.skeleton.warnings()
+    }
+
+    /// Writes the page with `leaf` chosen (the session's leaf when `None`)
+    /// to `out`, reading the file again and writing each entry as it is
+    /// read. Wrap a file in a [`BufWriter`](std::io::BufWriter).
+    ///
+    /// # Errors
+    ///
+    /// When `leaf` names no entry (before anything is written), when the
+    /// file cannot be read again or no longer holds the entries the first
+    /// reading found ([`ExportError::Changed`]), or when writing fails.
+    pub fn write_html<W: Write>(
+        &self,
+        leaf: Option<&str>,
+        options: &HtmlOptions,
+        out: W,
+    ) -> Result<(), ExportError> {
+        let outline = Outline {
+            tree: &self.skeleton,
+            format: self.skeleton.format(),
+            gathered: &self.gathered,
+        };
+        page::write(&outline, &mut Reread(self), leaf, options, out)
+    }
+}
+
+/// What the skeleton keeps of `entry`: its place in the tree, and whether
+/// it is pi's header or a compaction (and what it keeps from); its message
+/// is dropped.
+fn skeleton_of(entry: Entry) -> Entry {
+    let kind = match (&entry.kind, entry.as_compaction()) {
+        (EntryKind::Header, _) => EntryKind::Header,
+        (_, Some(c)) => EntryKind::Compaction(CompactionSummary {
+            first_kept_id: c.first_kept_id.clone(),
+            ..CompactionSummary::default()
+        }),
+        _ => EntryKind::Other {
+            kind: String::new(),
+        },
+    };
+    Entry {
+        kind,
+        timestamp: 0,
+        ..entry
+    }
+}
+
+/// The file's entries read again, each given what the first reading
+/// resolved (its id and parent, which a pi version 1 file has only as
+/// migrated, and a compaction's first kept id).
+struct Reread<'a>(&'a FileExport);
+
+impl Entries for Reread<'_> {
+    fn each(
+        &mut self,
+        each: &mut dyn FnMut(&Entry, &[u8]) -> Result<(), ExportError>,
+    ) -> Result<(), ExportError> {
+        let file = self.0;
+        let known = file.skeleton.entries();
+        let mut k = 0;
+        let mut resolved = |mut entry: Entry, line: &[u8]| {
+            let Some(skeleton) = known.get(k) else {
+                return Err(ExportError::Changed);
+            };
+            let same_id = entry.id.is_none() || entry.id == skeleton.id;
+            if entry.line_no != skeleton.line_no || !same_id {
+                return Err(ExportError::Changed);
+            }
+            entry.id.clone_from(&skeleton.id);
+            entry.declared.clone_from(&skeleton.declared);
+            entry.parent = skeleton.parent;
+            if let (EntryKind::Compaction(c), EntryKind::Compaction(s)) =
+                (&mut entry.kind, &skeleton.kind)
+            {
+                c.first_kept_id.clone_from(&s.first_kept_id);
+            }
+            k += 1;
+            each(&entry, line)
+        };
+        let mut reader = EntryReader::new(Registry::global());
+        // Said by the first reading.
+        let mut warnings = Vec::new();
+        match file.source {
+            Source::Lines { len } => {
+                let read = File::open(&file.path).map_err(SessionError::from)?;
+                read_lines(read.take(len), &mut reader, &mut warnings, &mut resolved)?;
+            }
+            Source::Imported => {
+                import_lines(&file.path, &mut reader, &mut warnings, &mut resolved)?;
+            }
+        }
+        if k != known.len() {
+            return Err(ExportError::Changed);
+        }
+        Ok(())
+    }
+}
+
+/// What reads an entry: `each` is given it with its line's bytes.
+type Each<'e> = dyn FnMut(Entry, &[u8]) -> Result<(), ExportError> + 'e;
+
+/// Reads line `number` (`bytes`, at byte `start` of the text) with
+/// `reader`, giving `each` every entry it holds with the bytes of its piece
+/// of the line, until `each` fails.
+fn read_line(
+    reader: &mut EntryReader<'_>,
+    number: usize,
+    start: usize,
+    bytes: &[u8],
+    warnings: &mut Vec<SessionWarning>,
+    each: &mut Each<'_>,
+) -> Result<(), ExportError> {
+    let mut failed = None;
+    reader.line(number, start, bytes, warnings, |entry| {
+        if failed.is_some() {
+            return;
+        }
+        let piece = match entry.text {
+            LineText::Span(from, to) => bytes
+                .get(from.saturating_sub(start)..to.saturating_sub(start))
+                .unwrap_or_default(),
+            _ => &[],
+        };
+        if let Err(e) = each(entry, piece) {
+            failed = Some(e);
+        }
+    });
+    failed.map_or(Ok(()), Err)
+}
+
+/// Reads the lines of `input` (a byte-order mark at its start skipped, as
+/// [`crate::lines`] says) into entries; the bytes read.
+fn read_lines(
+    input: impl Read,
+    reader: &mut EntryReader<'_>,
+    warnings: &mut Vec<SessionWarning>,
+    each: &mut Each<'_>,
+) -> Result<u64, ExportError> {
+    let mut input = BufReader::with_capacity(1 << 16, input);
+    let read_error = |e: io::Error| ExportError::Session(SessionError::from(e));
+    let mut at = if crate::lines::skip_bom(&mut input).map_err(read_error)? {
+        crate::lines::BOM.len()
+    } else {
+        0
+    };
+    let mut buf = Vec::new();
+    let mut number = 0;
+    while let Some(terminated) =
+        crate::lines::read_line(&mut input, &mut buf).map_err(read_error)?
+    {
+        number += 1;
+        read_line(reader, number, at, &buf, warnings, each)?;
+        at += buf.len() + usize::from(terminated);
+        // A line far longer than the others is not kept.
+        if buf.capacity() > 1 << 20 && buf.len() < 1 << 16 {
+            buf = Vec::new();
+        }
+    }
+    Ok(at as u64)
+}
+
+/// Converts the log at `path` ([`import_path`](crate::import::import_path))
+/// and reads the transcript it writes, a line at a time, into entries.
+fn import_lines(
+    path: &Path,
+    reader: &mut EntryReader<'_>,
+    warnings: &mut Vec<SessionWarning>,
+    each: &mut Each<'_>,
+) -> Result<crate::import::Imported, ExportError> {
+    let mut lines = LineWriter {
+        pending: Vec::new(),
+        number: 0,
+        at: 0,
+        failed: None,
+        line: &mut |number, start, bytes| read_line(reader, number, start, bytes, warnings, each),
+    };
+    let imported = crate::import::import_path(path, &mut lines);
+    let imported = match (imported, lines.failed.take()) {
+        (_, Some(e)) => return Err(e),
+        (Ok(imported), None) => imported,
+        (Err(e), None) => return Err(ExportError::Session(e.into())),
+    };
+    lines.finish()?;
+    Ok(imported)
+}
+
+/// A writer that splits what is written into lines as [`crate::lines`]
+/// does (numbered from 1, each without its `\n`), giving each to `line`.
+struct LineWriter<'l> {
+    pending: Vec<u8>,
+    number: usize,
+    /// Where `pending` starts in the text.
+    at: usize,
+    /// What `line` failed with (the writer then fails).
+    failed: Option<ExportError>,
+    #[allow(clippy::type_complexity)]
+    line: &'l mut dyn FnMut(usize, usize, &[u8]) -> Result<(), ExportError>,
+}
+
+impl LineWriter<'_> {
+    /// Gives `line` the last line, when no `\n` ended it.
+    fn finish(&mut self) -> Result<(), ExportError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        self.number += 1;
+        let pending = std::mem::take(&mut self.pending);
+        (self.line)(self.number, self.at, &pending)
+    }
+}
+
+impl Write for LineWriter<'_> {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        if self.failed.is_some() {
+            return Err(io::Error::other("the page could not be written"));
+        }
+        let scanned = self.pending.len();
+        self.pending.extend_from_slice(data);
+        let mut from = 0;
+        let mut search = scanned;
+        while let Some(end) = memchr::memchr(b'\n', &self.pending[search..]) {
+            let end = search + end;
+            self.number += 1;
+            if let Err(e) = (self.line)(self.number, self.at, &self.pending[from..end]) {
+                self.failed = Some(e);
+                return Err(io::Error::other("the page could not be written"));
+            }
+            self.at += end + 1 - from;
+            from = end + 1;
+            search = from;
+        }
+        self.pending.drain(..from);
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
