@@ -7,7 +7,7 @@ mod common;
 use std::path::Path;
 
 use browser::{chromium_or_skip, Browser};
-use common::agentmsg_in;
+use common::{agentmsg_in, agentmsg_stdin};
 
 /// Two branches from `a2`: the first goes on to `a3` (and a label on `u1`),
 /// the second, the session's leaf, is compacted keeping `a2` and has a
@@ -205,6 +205,48 @@ fn a_long_session_is_shown_a_page_at_a_time() {
     );
 }
 
+/// A file is read twice and never held; standard input is read whole: the
+/// page is the same, and so is what is said of the file.
+#[test]
+fn a_file_streamed_gives_the_page_of_the_session_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = BRANCHED.to_vec();
+    lines.push("not json");
+    write(dir.path(), "s.jsonl", &lines);
+    write(dir.path(), "claude.jsonl", CLAUDE_LOG);
+    write(dir.path(), "codex.jsonl", CODEX_ROLLOUT);
+    for (file, leaf) in [
+        ("s.jsonl", None),
+        ("s.jsonl", Some("l1")),
+        ("claude.jsonl", None),
+        ("codex.jsonl", None),
+    ] {
+        let mut args = vec!["export", file, "--html"];
+        args.extend(leaf.iter().flat_map(|l| ["--leaf", *l]));
+        let streamed = agentmsg_in(dir.path(), &args);
+        assert_eq!(streamed.code, 0, "{streamed:?}");
+        args[1] = "-";
+        let bytes = std::fs::read(dir.path().join(file)).unwrap();
+        let whole = agentmsg_stdin(dir.path(), &args, &bytes);
+        assert_eq!(whole.code, 0, "{whole:?}");
+        assert!(
+            streamed.stdout == whole.stdout,
+            "{file} at {leaf:?}: the pages differ"
+        );
+        assert_eq!(
+            streamed.stderr.replace(file, "-"),
+            whole.stderr.replace("<stdin>", "-"),
+            "{file}"
+        );
+    }
+    let run = agentmsg_in(
+        dir.path(),
+        &["export", "s.jsonl", "--html", "--leaf", "nobody"],
+    );
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("no entry has the id nobody"), "{run:?}");
+}
+
 /// Everything a transcript may hold to make a page run code or fetch.
 fn xss_corpus() -> Vec<String> {
     use base64::Engine as _;
@@ -374,4 +416,56 @@ fn screenshots_of_each_format() {
             std::fs::write(docs.join(format!("export-{name}.png")), png).unwrap();
         }
     }
+}
+
+/// How usable the page of a big session is: run by
+/// `benches/export_memory.sh --browser` on the page it exported
+/// (`AGENTMSG_BIG_PAGE`). Prints the time the page takes to load and run its
+/// script, the time of a page turn, of a search that reads every entry of
+/// the branch, of opening another branch by permalink, and the script's heap.
+#[test]
+#[ignore = "a measurement: benches/export_memory.sh --browser runs it on a big page"]
+fn a_big_page_stays_usable() {
+    let Some(page) = std::env::var_os("AGENTMSG_BIG_PAGE") else {
+        eprintln!("AGENTMSG_BIG_PAGE names no page: nothing measured");
+        return;
+    };
+    let Some(chromium) = chromium_or_skip("the big page's measurement") else {
+        return;
+    };
+    let page = Path::new(&page);
+    let mut b = Browser::start(&chromium, 1200, 900);
+    let start = std::time::Instant::now();
+    b.open(&format!("file://{}", page.display()));
+    let ready = start.elapsed();
+    let loaded = b.eval("Math.round(performance.getEntriesByType('navigation')[0].loadEventEnd)");
+    let timed = |b: &mut Browser, action: &str| -> f64 {
+        let ms = b.eval(&format!(
+            "(() => {{ const t = performance.now(); {action}; void document.body.offsetHeight; return performance.now() - t; }})()"
+        ));
+        ms.as_f64().unwrap()
+    };
+    let turn = timed(&mut b, "document.getElementById('am-next').click()");
+    let search = timed(
+        &mut b,
+        "document.getElementById('am-q').value = 'no entry holds this'; document.getElementById('am-find').click()",
+    );
+    let branch = timed(
+        &mut b,
+        "const onPath = new Set(); { const t = JSON.parse(document.getElementById('am-tree').textContent); \
+         let at = t.leaf; while (at >= 0) { onPath.add(at); at = t.p[at]; } \
+         const off = t.ids.findIndex((id, i) => !onPath.has(i)); \
+         if (off >= 0) { history.replaceState(null, '', '#' + encodeURIComponent(t.ids[off])); window.dispatchEvent(new HashChangeEvent('hashchange')); } }",
+    );
+    let shown = b.eval("document.querySelectorAll('article.entry').length");
+    let heap = b
+        .eval("Math.round((performance.memory ? performance.memory.usedJSHeapSize : 0) / 1048576)");
+    let size = std::fs::metadata(page).map_or(0, |m| m.len()) / 1_048_576;
+    println!(
+        "page {size} MB: usable in {:.1} s (load event at {loaded} ms); page turn {turn:.0} ms, \
+         search of the whole branch {search:.0} ms, another branch by permalink {branch:.0} ms; \
+         {shown} entries shown; script heap {heap} MB",
+        ready.as_secs_f64()
+    );
+    assert!(shown.as_u64().unwrap() > 0);
 }

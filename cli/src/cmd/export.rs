@@ -1,10 +1,13 @@
-//! `agentmsg export --html`: a session as one self-contained HTML page.
+//! `agentmsg export --html`: a session as one self-contained HTML page. A
+//! session file is read twice and never held ([`FileExport`]): the memory is
+//! a skeleton of its tree and the longest line, whatever its size.
 
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
-use agentmsg_runtime::export::{write_html, ExportError, HtmlOptions};
+use agentmsg_runtime::export::{write_html, ExportError, FileExport, HtmlOptions};
 
+use crate::diag::warning_diagnostic;
 use crate::error::CliError;
 use crate::Outcome;
 
@@ -29,6 +32,42 @@ pub struct ExportArgs {
     pub page_size: usize,
 }
 
+/// What the page is written from: a regular file, read twice and never
+/// held ([`FileExport`]), or a session read whole (standard input, a
+/// store's session).
+enum Source {
+    File(FileExport),
+    Whole(agentmsg_runtime::Session),
+}
+
+impl Source {
+    fn has_entry(&self, id: &str) -> bool {
+        match self {
+            Self::File(file) => file.has_entry(id),
+            Self::Whole(session) => session.entry(id).is_some(),
+        }
+    }
+
+    fn entry_count(&self) -> usize {
+        match self {
+            Self::File(file) => file.entry_count(),
+            Self::Whole(session) => session.entries().len(),
+        }
+    }
+
+    fn write(
+        &self,
+        leaf: Option<&str>,
+        options: &HtmlOptions,
+        out: &mut dyn Write,
+    ) -> Result<(), ExportError> {
+        match self {
+            Self::File(file) => file.write_html(leaf, options, out),
+            Self::Whole(session) => write_html(session, leaf, options, out),
+        }
+    }
+}
+
 /// Runs `agentmsg export`.
 pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
     if !args.html {
@@ -36,12 +75,25 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
             "export needs a format: --html (one self-contained page)".to_owned(),
         ));
     }
-    let opened = crate::input::open(&args.file)?;
     let file = crate::output::shown(&args.file);
-    opened.report(&file);
-    let session = &opened.session;
+    // A file is read twice, its entries written as they are read again;
+    // the rest is read whole.
+    let source = if crate::input::is_regular_file(&args.file)
+        && !crate::input::is_store_address(&args.file)
+    {
+        let opened =
+            FileExport::open(&args.file).map_err(|e| CliError::Session(format!("{file}: {e}")))?;
+        for w in opened.warnings() {
+            crate::output::note!("{}", warning_diagnostic(w).render(&file));
+        }
+        Source::File(opened)
+    } else {
+        let opened = crate::input::open(&args.file)?;
+        opened.report(&file);
+        Source::Whole(opened.session)
+    };
     if let Some(leaf) = &args.leaf {
-        if session.entry(leaf).is_none() {
+        if !source.has_entry(leaf) {
             return Err(CliError::Usage(format!(
                 "{file}: no entry has the id {}",
                 crate::output::escape_controls(leaf)
@@ -59,12 +111,13 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
             },
             None => CliError::Output(source),
         },
-        other => CliError::Usage(other.to_string()),
+        other => CliError::Session(format!("{file}: {other}")),
     };
     match &args.output {
         None => {
-            let out = crate::output::stdout();
-            write_html(session, leaf, &options, BufWriter::new(out))
+            let mut out = BufWriter::new(crate::output::stdout());
+            source
+                .write(leaf, &options, &mut out)
                 .map_err(|e| written(e, None))?;
         }
         Some(path) => {
@@ -80,7 +133,9 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
             };
             let temp = tempfile::NamedTempFile::new_in(&dir).map_err(write_error)?;
             let mut out = BufWriter::new(temp);
-            write_html(session, leaf, &options, &mut out).map_err(|e| written(e, Some(path)))?;
+            source
+                .write(leaf, &options, &mut out)
+                .map_err(|e| written(e, Some(path)))?;
             out.flush().map_err(write_error)?;
             let temp = out.into_inner().map_err(|e| write_error(e.into_error()))?;
             // The page holds the transcript, secrets included: it keeps the
@@ -93,7 +148,7 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
             temp.persist(path).map_err(|e| write_error(e.error))?;
             crate::output::note!(
                 "{file}: {} entries written to {}",
-                session.entries().len(),
+                source.entry_count(),
                 crate::output::shown(path)
             );
         }
