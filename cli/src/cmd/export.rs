@@ -36,7 +36,7 @@ pub struct ExportArgs {
 /// held ([`FileExport`]), or a session read whole (standard input, a
 /// store's session).
 enum Source {
-    File(FileExport),
+    File(Box<FileExport>),
     Whole(agentmsg_runtime::Session),
 }
 
@@ -86,7 +86,7 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
         for w in opened.warnings() {
             crate::output::note!("{}", warning_diagnostic(w).render(&file));
         }
-        Source::File(opened)
+        Source::File(Box::new(opened))
     } else {
         let opened = crate::input::open(&args.file)?;
         opened.report(&file);

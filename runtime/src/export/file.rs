@@ -8,12 +8,12 @@ use std::fs::File;
 use std::io::{self, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
-use super::page::{self, Entries, Gathered, Outline};
+use super::page::{self, EachEntry, Entries, Gathered, Outline};
 use super::{ExportError, HtmlOptions};
-use crate::custom::{CompactionSummary, Registry};
+use crate::custom::Registry;
+use crate::session::skeleton::{Bone, Skeleton};
 use crate::session::{Entry, EntryKind, EntryReader, LineText};
 use crate::session::{SessionError, SessionFormat, SessionWarning, WarningKind};
-use crate::Session;
 
 /// A session file opened for its page: what the page needs of every entry
 /// before it writes any (the tree, the totals, the title and the labels),
@@ -22,10 +22,10 @@ use crate::Session;
 /// entry's markup as it reads it.
 ///
 /// Memory holds the longest line and a skeleton of each entry (its id, its
-/// parent, its line number, a compaction's first kept id: about 300 bytes),
-/// never the file: a session of any size is exported in the memory of its
+/// parent, its line number, a compaction's first kept id, and what the
+/// page's tree holds of it: about 200 bytes), never the file: a session of any size is exported in the memory of its
 /// tree. The page is the one [`html`](super::html) makes of
-/// [`Session::open`] of the same file, byte for byte: the entries are read
+/// [`Session::open`](crate::Session::open) of the same file, byte for byte: the entries are read
 /// by the reader `Session` reads with, and linked by the same rules.
 ///
 /// An agentmsg transcript or a pi session file is read as it is. A Claude
@@ -51,9 +51,9 @@ use crate::Session;
 pub struct FileExport {
     path: PathBuf,
     source: Source,
-    /// The entries as a session whose messages are dropped: each entry's
-    /// id, parent, line number and span, and a compaction's first kept id.
-    skeleton: Session,
+    /// Each entry's id, parent and line number, and a compaction's first
+    /// kept id.
+    skeleton: Skeleton,
     gathered: Gathered,
 }
 
@@ -62,7 +62,7 @@ impl fmt::Debug for FileExport {
         f.debug_struct("FileExport")
             .field("path", &self.path)
             .field("format", &self.skeleton.format())
-            .field("entries", &self.skeleton.entries().len())
+            .field("entries", &self.skeleton.bones().len())
             .finish_non_exhaustive()
     }
 }
@@ -84,7 +84,7 @@ impl FileExport {
     ///
     /// # Errors
     ///
-    /// What [`Session::open`] fails with on the same file: it cannot be
+    /// What [`Session::open`](crate::Session::open) fails with on the same file: it cannot be
     /// read, another agent's log cannot be converted, an id is taken twice,
     /// a `parentId` cycle.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, SessionError> {
@@ -95,7 +95,7 @@ impl FileExport {
         let mut gathered = Gathered::default();
         let mut each = |entry: Entry, _: &[u8]| {
             gathered.add(&entry);
-            entries.push(skeleton_of(entry));
+            entries.push(Bone::of(&entry));
             Ok(())
         };
         let first = |e: ExportError| match e {
@@ -120,7 +120,7 @@ impl FileExport {
                 (Source::Lines { len }, None)
             }
         };
-        let skeleton = Session::from_read(&reader, format, entries, warnings)?;
+        let skeleton = Skeleton::from_read(&reader, format, entries, warnings)?;
         Ok(Self {
             path: path.to_owned(),
             source,
@@ -134,19 +134,19 @@ impl FileExport {
         self.skeleton.format()
     }
 
-    /// How many entries the file holds (as [`Session::entries`] counts
+    /// How many entries the file holds (as [`Session::entries`](crate::Session::entries) counts
     /// them).
     pub fn entry_count(&self) -> usize {
-        self.skeleton.entries().len()
+        self.skeleton.bones().len()
     }
 
     /// Whether an entry has the id `id`.
     pub fn has_entry(&self, id: &str) -> bool {
-        self.skeleton.entry(id).is_some()
+        self.skeleton.find(id).is_some()
     }
 
     /// What was read but is worth telling the user, as
-    /// [`Session::warnings`] says it.
+    /// [`Session::warnings`](crate::Session::warnings) says it.
     pub fn warnings(&self) -> &[SessionWarning] {
         self.skeleton.warnings()
     }
@@ -167,32 +167,12 @@ impl FileExport {
         out: W,
     ) -> Result<(), ExportError> {
         let outline = Outline {
-            tree: &self.skeleton,
+            path: self.skeleton.path_indexes(leaf)?,
+            nodes: self.skeleton.bones(),
             format: self.skeleton.format(),
             gathered: &self.gathered,
         };
-        page::write(&outline, &mut Reread(self), leaf, options, out)
-    }
-}
-
-/// What the skeleton keeps of `entry`: its place in the tree, and whether
-/// it is pi's header or a compaction (and what it keeps from); its message
-/// is dropped.
-fn skeleton_of(entry: Entry) -> Entry {
-    let kind = match (&entry.kind, entry.as_compaction()) {
-        (EntryKind::Header, _) => EntryKind::Header,
-        (_, Some(c)) => EntryKind::Compaction(CompactionSummary {
-            first_kept_id: c.first_kept_id.clone(),
-            ..CompactionSummary::default()
-        }),
-        _ => EntryKind::Other {
-            kind: String::new(),
-        },
-    };
-    Entry {
-        kind,
-        timestamp: 0,
-        ..entry
+        page::write(&outline, &mut Reread(self), options, out)
     }
 }
 
@@ -202,12 +182,9 @@ fn skeleton_of(entry: Entry) -> Entry {
 struct Reread<'a>(&'a FileExport);
 
 impl Entries for Reread<'_> {
-    fn each(
-        &mut self,
-        each: &mut dyn FnMut(&Entry, &[u8]) -> Result<(), ExportError>,
-    ) -> Result<(), ExportError> {
+    fn each(&mut self, each: &mut EachEntry<'_>) -> Result<(), ExportError> {
         let file = self.0;
-        let known = file.skeleton.entries();
+        let known = file.skeleton.bones();
         let mut k = 0;
         let mut resolved = |mut entry: Entry, line: &[u8]| {
             let Some(skeleton) = known.get(k) else {
@@ -220,10 +197,8 @@ impl Entries for Reread<'_> {
             entry.id.clone_from(&skeleton.id);
             entry.declared.clone_from(&skeleton.declared);
             entry.parent = skeleton.parent;
-            if let (EntryKind::Compaction(c), EntryKind::Compaction(s)) =
-                (&mut entry.kind, &skeleton.kind)
-            {
-                c.first_kept_id.clone_from(&s.first_kept_id);
+            if let EntryKind::Compaction(c) = &mut entry.kind {
+                c.first_kept_id = skeleton.first_kept.as_deref().cloned();
             }
             k += 1;
             each(&entry, line)

@@ -146,11 +146,11 @@ pub fn write_html<W: Write>(
     options: &HtmlOptions,
     out: W,
 ) -> Result<(), ExportError> {
-    let gathered = page::Gathered::of(session);
     let outline = page::Outline {
-        tree: session,
+        path: session.path_indexes(leaf)?,
+        nodes: session.entries(),
         format: session.format(),
-        gathered: &gathered,
+        gathered: &page::Gathered::of(session),
     };
-    page::write(&outline, &mut &*session, leaf, options, out)
+    page::write(&outline, &mut &*session, options, out)
 }

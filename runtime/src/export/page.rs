@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use super::escape::{html, inert_json};
 use super::numbers::{reply_numbers, Totals, CHART, MAX_BARS};
 use super::{render, ExportError, HtmlOptions};
-use crate::session::{acts_as_compaction, entry_sends, Entry, EntryKind, SessionFormat};
+use crate::session::{acts_as_compaction, entry_sends, Entry, EntryKind, Node, SessionFormat};
 use crate::Session;
 
 const STYLE: &str = include_str!("page.css");
@@ -32,10 +32,13 @@ fn csp_hash(text: &str) -> String {
 
 /// What the page needs of a session before its entries are written: the
 /// tree, and what is gathered from every entry (title, totals, labels).
-pub(super) struct Outline<'s> {
-    /// The session, or its skeleton: each entry's id, parent, line number,
-    /// and a compaction's first kept entry (what the page's tree holds).
-    pub tree: &'s Session,
+pub(super) struct Outline<'s, N> {
+    /// Each entry's place in the tree: the session's entries, or a
+    /// skeleton of them (id, parent, line number, a compaction's first kept
+    /// entry: what the page's tree holds).
+    pub nodes: &'s [N],
+    /// The path from the root to the chosen leaf.
+    pub path: Vec<usize>,
     /// The session's format.
     pub format: SessionFormat,
     /// What was gathered from every entry.
@@ -80,22 +83,19 @@ impl Gathered {
     }
 }
 
+/// What is given each entry and its line's bytes, in file order.
+pub(super) type EachEntry<'e> = dyn FnMut(&Entry, &[u8]) -> Result<(), ExportError> + 'e;
+
 /// The entries of a session, in file order, each with its line's bytes:
 /// the session's own, or a file's read again.
 pub(super) trait Entries {
     /// Calls `each` with every entry and its line, in file order, until it
     /// fails.
-    fn each(
-        &mut self,
-        each: &mut dyn FnMut(&Entry, &[u8]) -> Result<(), ExportError>,
-    ) -> Result<(), ExportError>;
+    fn each(&mut self, each: &mut EachEntry<'_>) -> Result<(), ExportError>;
 }
 
 impl Entries for &Session {
-    fn each(
-        &mut self,
-        each: &mut dyn FnMut(&Entry, &[u8]) -> Result<(), ExportError>,
-    ) -> Result<(), ExportError> {
+    fn each(&mut self, each: &mut EachEntry<'_>) -> Result<(), ExportError> {
         for entry in self.entries() {
             each(entry, self.line_bytes(entry))?;
         }
@@ -171,18 +171,16 @@ impl<T: serde::Serialize> serde::Serialize for Seq<'_, T> {
     }
 }
 
-pub(super) fn write<W: Write>(
-    outline: &Outline<'_>,
+pub(super) fn write<N: Node, W: Write>(
+    outline: &Outline<'_, N>,
     entries: &mut dyn Entries,
-    leaf: Option<&str>,
     options: &HtmlOptions,
     out: W,
 ) -> Result<(), ExportError> {
-    let session = outline.tree;
-    let path = session.path_indexes(leaf)?;
+    let path = &outline.path;
     let mut out = out;
-    let tree_entries = session.entries();
-    let count = tree_entries.len();
+    let nodes = outline.nodes;
+    let count = nodes.len();
     let title = options
         .title
         .clone()
@@ -232,8 +230,8 @@ pub(super) fn write<W: Write>(
         u: BTreeMap::new(),
     };
     let mut children = vec![0_u32; count];
-    for e in tree_entries {
-        if let Some(slot) = e.parent_index().and_then(|p| children.get_mut(p)) {
+    for e in nodes {
+        if let Some(slot) = e.parent().and_then(|p| children.get_mut(p)) {
             *slot = slot.saturating_add(1);
         }
     }
@@ -299,10 +297,7 @@ pub(super) fn write<W: Write>(
     }
     let fk = (0..count)
         .filter(|&i| facts.f[i] & COMPACTION != 0)
-        .filter_map(|i| {
-            let first = tree_entries[i].as_compaction()?.first_kept_id.as_ref()?;
-            Some((i, first.as_str()))
-        })
+        .filter_map(|i| Some((i, nodes[i].first_kept()?.as_str())))
         .collect();
     let tree = Tree {
         leaf: path.last().map_or(-1, |&l| l as i64),
@@ -310,13 +305,13 @@ pub(super) fn write<W: Write>(
         chunk,
         p: Seq {
             len: count,
-            value: &|i| tree_entries[i].parent_index().map_or(-1, |p| p as i64),
+            value: &|i| nodes[i].parent().map_or(-1, |p| p as i64),
         },
         s: &facts.s,
         f: &facts.f,
         ids: Seq {
             len: count,
-            value: &|i| render::anchor(&tree_entries[i]),
+            value: &|i| render::anchor(nodes[i].id(), nodes[i].line_no()),
         },
         kinds: Seq {
             len: count,

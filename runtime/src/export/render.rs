@@ -24,11 +24,10 @@ pub(super) struct Rendered {
     pub error: bool,
 }
 
-/// The id an entry is linked by: its own, or `line-N`.
-pub(super) fn anchor(entry: &Entry) -> String {
-    entry
-        .id()
-        .map_or_else(|| format!("line-{}", entry.line_no()), |id| id.to_string())
+/// The id an entry is linked by: its own (`id`), or `line-N` (its
+/// `line_no`).
+pub(super) fn anchor(id: Option<&crate::MessageId>, line_no: usize) -> String {
+    id.map_or_else(|| format!("line-{line_no}"), |id| id.to_string())
 }
 
 /// `text` percent-encoded for a URL fragment (what `encodeURIComponent`
@@ -47,7 +46,7 @@ fn fragment(text: &str) -> String {
 
 /// Renders `entry`, the `i`th of its session, whose line is `line`.
 pub(super) fn entry(i: usize, entry: &Entry, line: &[u8], label: Option<&str>) -> Rendered {
-    let id = anchor(entry);
+    let id = anchor(entry.id(), entry.line_no());
     let mut body = String::new();
     let mut error = false;
     let mut role = "meta";

@@ -8,7 +8,7 @@ use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
 
-use super::entry::Entry;
+use super::read::Node;
 
 /// Entry indexes, found by the id of their entry.
 #[derive(Clone, Default)]
@@ -25,13 +25,13 @@ impl std::fmt::Debug for IdIndex {
     }
 }
 
-fn id_of(entries: &[Entry], i: usize) -> Option<&str> {
-    entries.get(i)?.id.as_ref().map(|id| id.as_str())
+fn id_of<N: Node>(entries: &[N], i: usize) -> Option<&str> {
+    entries.get(i)?.id().map(|id| id.as_str())
 }
 
 impl IdIndex {
     /// Room for `additional` more entries.
-    pub(crate) fn reserve(&mut self, additional: usize, entries: &[Entry]) {
+    pub(crate) fn reserve<N: Node>(&mut self, additional: usize, entries: &[N]) {
         let hasher = &self.hasher;
         self.table.reserve(additional, |&i| {
             hasher.hash_one(id_of(entries, i).unwrap_or_default())
@@ -39,7 +39,7 @@ impl IdIndex {
     }
 
     /// The index of the entry whose id is `id`.
-    pub(crate) fn get(&self, entries: &[Entry], id: &str) -> Option<usize> {
+    pub(crate) fn get<N: Node>(&self, entries: &[N], id: &str) -> Option<usize> {
         let hash = self.hasher.hash_one(id);
         self.table
             .find(hash, |&i| id_of(entries, i) == Some(id))
@@ -47,14 +47,14 @@ impl IdIndex {
     }
 
     /// Whether an entry has the id `id`.
-    pub(crate) fn contains(&self, entries: &[Entry], id: &str) -> bool {
+    pub(crate) fn contains<N: Node>(&self, entries: &[N], id: &str) -> bool {
         self.get(entries, id).is_some()
     }
 
     /// Indexes entry `i` under its id (nothing when it has none), in one
     /// probe; when another entry already has that id, it stays indexed and
     /// its index is returned.
-    pub(crate) fn insert(&mut self, entries: &[Entry], i: usize) -> Option<usize> {
+    pub(crate) fn insert<N: Node>(&mut self, entries: &[N], i: usize) -> Option<usize> {
         let id = id_of(entries, i)?;
         let hasher = &self.hasher;
         let hash = hasher.hash_one(id);

@@ -32,6 +32,8 @@ mod migrate;
 mod path_read;
 mod pi;
 mod read;
+#[cfg(feature = "html")]
+pub(crate) mod skeleton;
 mod tree;
 
 pub use compaction::{
@@ -46,7 +48,7 @@ pub use entry::{Entry, EntryKind};
 pub use error::{SessionError, SessionWarning, WarningKind};
 pub use pi::PI_SESSION_VERSION;
 #[cfg(feature = "html")]
-pub(crate) use read::EntryReader;
+pub(crate) use read::{EntryReader, Node};
 
 use std::borrow::Cow;
 

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::entry::{Entry, EntryKind, LineText};
 use super::error::{SessionError, SessionWarning, WarningKind};
+use super::index::IdIndex;
 use super::pi::{self, PiLine};
 use super::{Session, SessionFormat};
 use crate::custom::Registry;
@@ -141,197 +142,274 @@ impl Session {
         self.finish_reading(&reader)
     }
 
-    /// A session of the `entries` `reader` gave, with the `warnings` it
-    /// said, linked as [`read`](Self::read) links them; `format` when it is
-    /// not the one the reader told (another agent's log, read as the
-    /// transcript it converts to). Its text is not kept: an entry's span
-    /// names where its line is in what was read.
-    #[cfg(feature = "html")]
-    pub(crate) fn from_read(
-        reader: &EntryReader<'_>,
-        format: Option<SessionFormat>,
-        entries: Vec<Entry>,
-        warnings: Vec<SessionWarning>,
-    ) -> Result<Self, SessionError> {
-        let mut session = Session::new();
-        session.format = reader.format();
-        session.entries = entries;
-        session.warnings = warnings;
-        session.finish_reading(reader)?;
-        if let Some(format) = format {
-            session.format = format;
-        }
-        Ok(session)
-    }
-
     /// What every reading ends with, once the entries are read in file order
     /// by an [`EntryReader`]: pi's version 1 migration, the parents linked
     /// (and the checks), the leaf.
     fn finish_reading(&mut self, reader: &EntryReader<'_>) -> Result<(), SessionError> {
-        if let SessionFormat::Pi { version } = self.format {
-            if version < 2 {
-                self.migrate_v1(&reader.first_kept);
-            }
-        }
-        self.link()?;
+        self.leaf = finish_reading(
+            self.format,
+            reader,
+            &mut self.entries,
+            &mut self.index,
+            &mut self.warnings,
+        )?;
         self.saved = self.entries.len();
         Ok(())
     }
+}
 
-    /// pi's v1 → v2 migration, in memory: ids and parents in file order, and
-    /// `firstKeptEntryIndex` (an index into the file's entries, the header
-    /// counted) as the id of that entry. pi draws random ids; these are the
-    /// entry's ordinal as 8 hex digits, the same on every read.
-    fn migrate_v1(&mut self, first_kept: &[(usize, usize)]) {
-        let mut previous: Option<MessageId> = None;
-        let mut ordinal = 0u32;
-        for entry in &mut self.entries {
-            if matches!(entry.kind, EntryKind::Header) {
-                continue;
-            }
-            ordinal += 1;
-            let id = MessageId::from(format!("{ordinal:08x}"));
-            entry.declared = match previous.take() {
-                Some(p) => ParentId::Id(p),
-                None => ParentId::Root,
-            };
-            entry.id = Some(id.clone());
-            previous = Some(id);
-        }
-        for &(at, index) in first_kept {
-            let target = self
-                .entries
-                .get(index)
-                .filter(|e| !matches!(e.kind, EntryKind::Header))
-                .and_then(|e| e.id.clone());
-            if let Some(EntryKind::Compaction(c)) = self.entries.get_mut(at).map(|e| &mut e.kind) {
-                if c.first_kept_id.is_none() {
-                    c.first_kept_id = target;
-                }
+/// An entry's place in a session's tree, what reading links: a session's
+/// [`Entry`], or the skeleton of one ([`super::skeleton`]).
+pub(crate) trait Node {
+    /// Its id.
+    fn id(&self) -> Option<&MessageId>;
+    /// Its parent as its line declares it.
+    fn declared(&self) -> &ParentId;
+    /// Its line's number.
+    fn line_no(&self) -> usize;
+    /// Whether it is a node of the tree (not pi's header).
+    fn in_tree(&self) -> bool;
+    /// Its parent's index, once linked.
+    fn parent(&self) -> Option<usize>;
+    /// Links it to its parent.
+    fn set_parent(&mut self, parent: Option<usize>);
+    /// The first entry a compaction keeps.
+    fn first_kept(&self) -> Option<&MessageId>;
+    /// pi's version 1 migration: its id and parent.
+    fn migrate(&mut self, id: MessageId, declared: ParentId);
+    /// pi's version 1 migration: a pi `compaction`'s first kept entry, when
+    /// it names none.
+    fn keep_from(&mut self, first_kept: Option<MessageId>);
+}
+
+impl Node for Entry {
+    fn id(&self) -> Option<&MessageId> {
+        self.id.as_ref()
+    }
+
+    fn declared(&self) -> &ParentId {
+        &self.declared
+    }
+
+    fn line_no(&self) -> usize {
+        self.line_no
+    }
+
+    fn in_tree(&self) -> bool {
+        Entry::in_tree(self)
+    }
+
+    fn parent(&self) -> Option<usize> {
+        self.parent
+    }
+
+    fn set_parent(&mut self, parent: Option<usize>) {
+        self.parent = parent;
+    }
+
+    fn first_kept(&self) -> Option<&MessageId> {
+        self.as_compaction()?.first_kept_id.as_ref()
+    }
+
+    fn migrate(&mut self, id: MessageId, declared: ParentId) {
+        self.id = Some(id);
+        self.declared = declared;
+    }
+
+    fn keep_from(&mut self, first_kept: Option<MessageId>) {
+        if let EntryKind::Compaction(c) = &mut self.kind {
+            if c.first_kept_id.is_none() {
+                c.first_kept_id = first_kept;
             }
         }
     }
+}
 
-    /// Indexes the ids (failing on a duplicate), resolves every entry's
-    /// parent, checks for cycles and sets the leaf: one pass over the entries,
-    /// and a second over those alone whose parent comes after them in the
-    /// file (a parent not found at all makes a root, with a warning).
-    fn link(&mut self) -> Result<(), SessionError> {
-        self.index.reserve(self.entries.len(), &self.entries);
-        let mut previous: Option<usize> = None;
-        let mut later = Vec::new();
-        // Whether every parent comes before its child, which no cycle can.
-        let mut ordered = true;
-        for i in 0..self.entries.len() {
-            let entry = &self.entries[i];
-            if !entry.in_tree() {
-                continue;
-            }
-            if let (Some(first), Some(id)) = (self.index.insert(&self.entries, i), &entry.id) {
-                return Err(SessionError::DuplicateId {
-                    id: id.clone(),
-                    first_line: self.entries[first].line_no,
-                    second_line: entry.line_no,
-                });
-            }
-            let parent = match &self.entries[i].declared {
-                ParentId::Previous => previous,
-                ParentId::Root => None,
-                ParentId::Id(p) => {
-                    let found = self.index.get(&self.entries, p.as_str());
-                    if found.is_none() {
-                        later.push(i);
-                    }
-                    found
-                }
-            };
-            ordered &= parent.is_none_or(|p| p < i);
-            self.entries[i].parent = parent;
-            previous = Some(i);
-        }
-        for i in later {
-            let ParentId::Id(p) = &self.entries[i].declared else {
-                continue;
-            };
-            match self.index.get(&self.entries, p.as_str()) {
-                Some(found) => {
-                    ordered = false;
-                    self.entries[i].parent = Some(found);
-                }
-                None => self.warnings.push(SessionWarning {
-                    line: self.entries[i].line_no,
-                    kind: WarningKind::MissingParent {
-                        id: self.entries[i].id.clone(),
-                        parent: p.clone(),
-                    },
-                }),
-            }
-        }
-        for (i, entry) in self.entries.iter().enumerate() {
-            let Some(first_kept) = entry.as_compaction().and_then(|c| c.first_kept_id.as_ref())
-            else {
-                continue;
-            };
-            if self.index.get(&self.entries, first_kept.as_str()).is_none() {
-                self.warnings.push(SessionWarning {
-                    line: self.entries[i].line_no,
-                    kind: WarningKind::FirstKeptMissing {
-                        compaction: entry.id.clone(),
-                        first_kept: first_kept.clone(),
-                    },
-                });
-            }
-        }
-        if !ordered {
-            self.check_cycles()?;
-        }
-        self.leaf = previous;
-        Ok(())
-    }
-
-    /// Fails on a `parentId` cycle, naming its ids. Linear in the entries:
-    /// each is walked up once.
-    fn check_cycles(&self) -> Result<(), SessionError> {
-        // 0: not seen; w + 1: seen on walk w.
-        let mut seen = vec![0usize; self.entries.len()];
-        let mut done = vec![false; self.entries.len()];
-        let mut trail = Vec::new();
-        for start in 0..self.entries.len() {
-            if done[start] {
-                continue;
-            }
-            let walk = start + 1;
-            let mut at = Some(start);
-            trail.clear();
-            while let Some(i) = at {
-                if done[i] {
-                    break;
-                }
-                if seen[i] == walk {
-                    let from = trail.iter().position(|&t| t == i).unwrap_or(0);
-                    let mut ids: Vec<String> =
-                        trail[from..].iter().map(|&t| self.describe(t)).collect();
-                    ids.push(self.describe(i));
-                    return Err(SessionError::Cycle { ids });
-                }
-                seen[i] = walk;
-                trail.push(i);
-                at = self.entries[i].parent;
-            }
-            for &t in &trail {
-                done[t] = true;
-            }
-        }
-        Ok(())
-    }
-
-    /// An entry's id, or `line N` when it has none.
-    pub(crate) fn describe(&self, i: usize) -> String {
-        match &self.entries[i].id {
-            Some(id) => id.to_string(),
-            None => format!("line {}", self.entries[i].line_no),
+/// [`Session::finish_reading`] over any nodes: migrates a pi version 1
+/// session, links the nodes; the leaf.
+pub(crate) fn finish_reading<N: Node>(
+    format: SessionFormat,
+    reader: &EntryReader<'_>,
+    nodes: &mut [N],
+    index: &mut IdIndex,
+    warnings: &mut Vec<SessionWarning>,
+) -> Result<Option<usize>, SessionError> {
+    if let SessionFormat::Pi { version } = format {
+        if version < 2 {
+            migrate_v1(nodes, &reader.first_kept);
         }
     }
+    link(nodes, index, warnings)
+}
+
+/// pi's v1 → v2 migration, in memory: ids and parents in file order, and
+/// `firstKeptEntryIndex` (an index into the file's entries, the header
+/// counted) as the id of that entry. pi draws random ids; these are the
+/// entry's ordinal as 8 hex digits, the same on every read.
+fn migrate_v1<N: Node>(nodes: &mut [N], first_kept: &[(usize, usize)]) {
+    let mut previous: Option<MessageId> = None;
+    let mut ordinal = 0u32;
+    for node in nodes.iter_mut() {
+        if !node.in_tree() {
+            continue;
+        }
+        ordinal += 1;
+        let id = MessageId::from(format!("{ordinal:08x}"));
+        let declared = match previous.take() {
+            Some(p) => ParentId::Id(p),
+            None => ParentId::Root,
+        };
+        node.migrate(id.clone(), declared);
+        previous = Some(id);
+    }
+    for &(at, index) in first_kept {
+        let target = nodes
+            .get(index)
+            .filter(|n| n.in_tree())
+            .and_then(|n| n.id().cloned());
+        if let Some(node) = nodes.get_mut(at) {
+            node.keep_from(target);
+        }
+    }
+}
+
+/// Indexes the ids (failing on a duplicate), resolves every node's parent,
+/// checks for cycles and gives the leaf: one pass over the nodes, and a
+/// second over those alone whose parent comes after them in the file (a
+/// parent not found at all makes a root, with a warning).
+fn link<N: Node>(
+    nodes: &mut [N],
+    index: &mut IdIndex,
+    warnings: &mut Vec<SessionWarning>,
+) -> Result<Option<usize>, SessionError> {
+    index.reserve(nodes.len(), nodes);
+    let mut previous: Option<usize> = None;
+    let mut later = Vec::new();
+    // Whether every parent comes before its child, which no cycle can.
+    let mut ordered = true;
+    for i in 0..nodes.len() {
+        let node = &nodes[i];
+        if !node.in_tree() {
+            continue;
+        }
+        if let (Some(first), Some(id)) = (index.insert(nodes, i), node.id()) {
+            return Err(SessionError::DuplicateId {
+                id: id.clone(),
+                first_line: nodes[first].line_no(),
+                second_line: node.line_no(),
+            });
+        }
+        let parent = match node.declared() {
+            ParentId::Previous => previous,
+            ParentId::Root => None,
+            ParentId::Id(p) => {
+                let found = index.get(nodes, p.as_str());
+                if found.is_none() {
+                    later.push(i);
+                }
+                found
+            }
+        };
+        ordered &= parent.is_none_or(|p| p < i);
+        nodes[i].set_parent(parent);
+        previous = Some(i);
+    }
+    for i in later {
+        let ParentId::Id(p) = nodes[i].declared() else {
+            continue;
+        };
+        match index.get(nodes, p.as_str()) {
+            Some(found) => {
+                ordered = false;
+                nodes[i].set_parent(Some(found));
+            }
+            None => warnings.push(SessionWarning {
+                line: nodes[i].line_no(),
+                kind: WarningKind::MissingParent {
+                    id: nodes[i].id().cloned(),
+                    parent: p.clone(),
+                },
+            }),
+        }
+    }
+    for node in nodes.iter() {
+        let Some(first_kept) = node.first_kept() else {
+            continue;
+        };
+        if index.get(nodes, first_kept.as_str()).is_none() {
+            warnings.push(SessionWarning {
+                line: node.line_no(),
+                kind: WarningKind::FirstKeptMissing {
+                    compaction: node.id().cloned(),
+                    first_kept: first_kept.clone(),
+                },
+            });
+        }
+    }
+    if !ordered {
+        check_cycles(nodes)?;
+    }
+    Ok(previous)
+}
+
+/// Fails on a `parentId` cycle, naming its ids. Linear in the nodes: each
+/// is walked up once.
+fn check_cycles<N: Node>(nodes: &[N]) -> Result<(), SessionError> {
+    // 0: not seen; w + 1: seen on walk w.
+    let mut seen = vec![0usize; nodes.len()];
+    let mut done = vec![false; nodes.len()];
+    let mut trail = Vec::new();
+    for start in 0..nodes.len() {
+        if done[start] {
+            continue;
+        }
+        let walk = start + 1;
+        let mut at = Some(start);
+        trail.clear();
+        while let Some(i) = at {
+            if done[i] {
+                break;
+            }
+            if seen[i] == walk {
+                let from = trail.iter().position(|&t| t == i).unwrap_or(0);
+                let mut ids: Vec<String> =
+                    trail[from..].iter().map(|&t| describe(&nodes[t])).collect();
+                ids.push(describe(&nodes[i]));
+                return Err(SessionError::Cycle { ids });
+            }
+            seen[i] = walk;
+            trail.push(i);
+            at = nodes[i].parent();
+        }
+        for &t in &trail {
+            done[t] = true;
+        }
+    }
+    Ok(())
+}
+
+/// A node's id, or `line N` when it has none.
+fn describe<N: Node>(node: &N) -> String {
+    match node.id() {
+        Some(id) => id.to_string(),
+        None => format!("line {}", node.line_no()),
+    }
+}
+
+/// The indexes from the root to node `start`.
+pub(crate) fn path_from<N: Node>(nodes: &[N], start: Option<usize>) -> Vec<usize> {
+    let mut path = Vec::new();
+    let mut at = start;
+    // Cycles were refused on reading, so this ends; the bound is a guard.
+    while let Some(i) = at {
+        if path.len() > nodes.len() {
+            break;
+        }
+        path.push(i);
+        at = nodes[i].parent();
+    }
+    path.reverse();
+    path
 }
 
 /// What a piece of the text reads as.

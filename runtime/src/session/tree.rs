@@ -43,18 +43,7 @@ impl Session {
 
     /// The indexes from the root to entry `start`.
     fn path_from(&self, start: Option<usize>) -> Vec<usize> {
-        let mut path = Vec::new();
-        let mut at = start;
-        // Cycles were refused on reading, so this ends; the bound is a guard.
-        while let Some(i) = at {
-            if path.len() > self.entries.len() {
-                break;
-            }
-            path.push(i);
-            at = self.entries[i].parent;
-        }
-        path.reverse();
-        path
+        super::read::path_from(&self.entries, start)
     }
 
     /// Every branch of the tree: the path from the root to each leaf (as
