@@ -65,7 +65,18 @@
 //!   attachments are `extension` lines.
 //! - `summary` entries (a title for the leaf they name) become label lines.
 //! - Every other entry becomes an `extension` line of kind `claude.<type>`
-//!   holding the entry, so nothing is lost.
+//!   holding the entry verbatim (its keys in the order written), so nothing
+//!   is lost.
+//!
+//! Each entry is read as typed fields: those every entry has (`type`,
+//! `uuid`, `parentUuid`, `isSidechain`, `timestamp`), then its type's own
+//! (one `#[derive(Deserialize)]` struct per entry type), each converted by
+//! the function of its type. A field of another JSON type than the one
+//! Claude Code writes is read as absent, never a reason to refuse the
+//! entry. The blocks of an assistant entry are read by the Anthropic
+//! decoder, so a `tool_use`'s `input` keeps the order the model wrote it in
+//! (at every depth); the lines are written by the runtime's writer, their
+//! `id` and `parentId` by the envelope codec.
 
 use std::collections::{HashMap, HashSet};
 

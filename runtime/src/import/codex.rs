@@ -15,8 +15,9 @@
 //!   which Codex sends back, and its id when written, go in its first text
 //!   block's signature as the Responses codec keeps them (`{"v":1,…}`); a
 //!   `refusal` part is text;
-//! - `function_call` and `custom_tool_call` become `toolCall` blocks (a custom
-//!   tool's free-form input as `{"input": …}`), their `*_output` items
+//! - `function_call` and `custom_tool_call` become `toolCall` blocks (a
+//!   function's arguments in the order the model wrote them, at every depth;
+//!   a custom tool's free-form input as `{"input": …}`), their `*_output` items
 //!   `toolResult` messages named after the call (an output's content items
 //!   as text and images);
 //! - a `reasoning` item becomes the block the OpenAI Responses codec makes of
@@ -43,7 +44,8 @@
 //!   next, said, as Codex fills it in when it next sends the history; an
 //!   output written after that is an `extension` line, said;
 //! - every other line (`session_meta`, `turn_context`, `event_msg`…) becomes an
-//!   `extension` line of kind `codex.<type>` holding it;
+//!   `extension` line of kind `codex.<type>` holding it verbatim (its keys in
+//!   the order written), as does a provider block its item;
 //! - the model an assistant message names is the last `turn_context`'s
 //!   `model`, its provider `session_meta`'s `model_provider` (`openai` when
 //!   absent); a `token_count` event's `last_token_usage` is the usage of the
@@ -53,6 +55,14 @@
 //!
 //! The older rollout layout (items without the `{"type":"response_item",
 //! "payload":…}` wrapper) reads the same.
+//!
+//! Each line is read as typed fields: those every line has (`timestamp`,
+//! `type`, `payload`), then its payload's (one `#[derive(Deserialize)]`
+//! struct per line type: `session_meta`, `turn_context`, `event_msg`,
+//! `compacted`, and the response item), each converted by the function of
+//! its type. A field of another JSON type than the one Codex writes is read
+//! as absent. The lines are written by the runtime's writer, their `id` and
+//! `parentId` by the envelope codec.
 
 use std::collections::{HashMap, HashSet};
 
@@ -232,12 +242,19 @@ impl Part {
         raw.is_object().then(|| loose::parse(raw.get())).flatten()
     }
 
-    /// A `data:` URL's media type and base64 data.
-    fn data_url(&self) -> Option<(&str, &str)> {
-        self.image_url
+    /// Its `image_url` as an image, when it is a base64 `data:` URL.
+    fn data_image(&self) -> Option<ImageContent> {
+        let (mime_type, data) = self
+            .image_url
             .as_deref()?
             .strip_prefix("data:")?
-            .split_once(";base64,")
+            .split_once(";base64,")?;
+        Some(ImageContent {
+            source: MediaSource::Base64 {
+                data: data.to_owned(),
+                mime_type: mime_type.to_owned(),
+            },
+        })
     }
 }
 
@@ -875,7 +892,10 @@ impl Rollout {
         self.close(imported)?;
         let call = at.item.call_id.clone().unwrap_or_default();
         self.unanswered.retain(|c| *c != call);
-        let (content, is_error) = output_of(at.item.output);
+        let ToolOutput {
+            content,
+            failed: is_error,
+        } = output_of(at.item.output);
         let result = ToolResultMessage {
             tool_name: self.names.get(&call).cloned().unwrap_or_default(),
             tool_call_id: call,
@@ -1169,53 +1189,68 @@ fn input_block(part: &RawJson) -> UserContent {
     if wire.kind.as_deref() != Some("input_image") {
         return UserContent::Text(text_part(part));
     }
-    match wire.data_url() {
-        Some((mime, data)) => UserContent::Image(ImageContent {
-            source: MediaSource::Base64 {
-                data: data.to_owned(),
-                mime_type: mime.to_owned(),
-            },
-        }),
+    match wire.data_image() {
+        Some(image) => UserContent::Image(image),
         None => UserContent::Text(TextContent::new(wire.image_url.unwrap_or_default())),
+    }
+}
+
+/// What a tool's output is for a `toolResult`.
+struct ToolOutput {
+    content: Vec<ToolResultContent>,
+    /// Whether the tool said it failed (`success: false`).
+    failed: bool,
+}
+
+impl ToolOutput {
+    fn of(content: Vec<ToolResultContent>) -> Self {
+        Self {
+            content,
+            failed: false,
+        }
     }
 }
 
 /// The content of a tool's output and whether it failed: Codex writes a
 /// string, sometimes a JSON object with `output` and `metadata.exit_code`,
 /// or content items.
-fn output_of(output: Option<&RawValue>) -> (Vec<ToolResultContent>, bool) {
+fn output_of(output: Option<&RawValue>) -> ToolOutput {
     let Some(raw) = output else {
-        return (Vec::new(), false);
+        return ToolOutput::of(Vec::new());
     };
     let text = raw.get();
     if text.starts_with('"') {
         let content = loose::parse::<String>(text)
             .map(|t| vec![ToolResultContent::Text(TextContent::new(t))])
             .unwrap_or_default();
-        return (content, false);
+        return ToolOutput::of(content);
     }
     if text.starts_with('[') {
         let blocks = elements(Some(raw)).unwrap_or_default();
-        return (blocks.iter().map(output_block).collect(), false);
+        return ToolOutput::of(blocks.iter().map(output_block).collect());
     }
-    if !text.starts_with('{') {
-        return (Vec::new(), false);
-    }
-    let Some(wire) = loose::parse::<WireOutput<'_>>(text) else {
-        return (Vec::new(), false);
+    let Some(wire) = text
+        .starts_with('{')
+        .then(|| loose::parse::<WireOutput<'_>>(text))
+        .flatten()
+    else {
+        return ToolOutput::of(Vec::new());
     };
     let failed = wire.success == Some(false);
     if let Some(items) = wire.content_items.filter(|i| i.get().starts_with('[')) {
-        return (output_of(Some(items)).0, failed);
+        return ToolOutput {
+            content: output_of(Some(items)).content,
+            failed,
+        };
     }
     let text = wire
         .content
         .or(wire.output)
         .unwrap_or_else(|| text.to_owned());
-    (
-        vec![ToolResultContent::Text(TextContent::new(text))],
+    ToolOutput {
+        content: vec![ToolResultContent::Text(TextContent::new(text))],
         failed,
-    )
+    }
 }
 
 /// A content item of a tool's output (`input_text`, `input_image` with a
@@ -1225,13 +1260,8 @@ fn output_block(block: &RawJson) -> ToolResultContent {
     let Some(part) = Part::of(block) else {
         return as_text();
     };
-    match (part.kind.as_deref(), &part.text, part.data_url()) {
-        (Some("input_image"), _, Some((mime, data))) => ToolResultContent::Image(ImageContent {
-            source: MediaSource::Base64 {
-                data: data.to_owned(),
-                mime_type: mime.to_owned(),
-            },
-        }),
+    match (part.kind.as_deref(), &part.text, part.data_image()) {
+        (Some("input_image"), _, Some(image)) => ToolResultContent::Image(image),
         (Some("input_text" | "output_text") | None, Some(text), _) => {
             ToolResultContent::Text(TextContent::new(text.clone()))
         }
