@@ -766,6 +766,36 @@ struct OpenResponse {
     sidechain: bool,
 }
 
+/// What a `user` entry says of all its messages.
+struct UserSaid {
+    /// Its `timestamp`, Unix milliseconds.
+    timestamp: u64,
+    /// Its `toolUseResult` (what Claude Code's tool returned), each result's
+    /// `details`.
+    details: Option<Value>,
+}
+
+/// The messages a `user` entry becomes, and the response whose calls they
+/// answer.
+struct UserLines {
+    messages: Vec<Message>,
+    results_of: Option<usize>,
+}
+
+/// What one `assistant` entry adds to a response.
+struct ResponsePart {
+    /// The entry's uuid.
+    uuid: String,
+    /// The Messages API's id of the response (`message.id`; empty when none).
+    response_id: String,
+    /// Its blocks.
+    blocks: Vec<AssistantContent>,
+    /// The response's usage so far, when the entry has it.
+    usage: Option<Usage>,
+    /// The response's stop reason, when the entry has one.
+    stop: Option<StopReason>,
+}
+
 /// A uuid converted: the line of the log it was on, and a hash of its entry.
 struct Seen {
     line: usize,
@@ -994,9 +1024,6 @@ impl Log {
         message: WireResponse<'_>,
         imported: &mut Imported,
     ) -> Result<(), ImportError> {
-        let uuid = entry.head.uuid.clone().unwrap_or_default();
-        let sidechain = entry.head.is_sidechain;
-        let response_id = message.id.clone().unwrap_or_default();
         let content = WireContent::of(message.content);
         unkept_call_fields(&content, self.at, imported);
         let blocks = assistant_blocks(content);
@@ -1005,76 +1032,80 @@ impl Log {
                 self.tool_names.insert(call.id.clone(), call.name.clone());
             }
         }
-        let stop = message.stop_reason.as_deref().map(anthropic::stop_reason);
-        if let Some(open) = &mut self.open {
-            let follows = entry
-                .head
-                .parent_uuid
-                .as_deref()
-                .is_some_and(|p| self.alias.get(p) == Some(open.id.as_str()));
-            if !response_id.is_empty()
-                && open.message_id == response_id
-                && follows
-                && open.sidechain == sidechain
-            {
-                let calls: Vec<AssistantContent> = blocks
-                    .iter()
-                    .filter(|b| matches!(b, AssistantContent::ToolCall(_)))
-                    .cloned()
-                    .collect();
-                open.message.content.extend(blocks);
-                let old = std::mem::replace(&mut open.id, uuid.clone());
-                self.alias.moved(&old, &uuid);
-                if let Some(usage) = &message.usage {
-                    open.message.usage = usage_of(usage);
-                }
-                if let Some(stop) = stop {
-                    open.message.stop_reason = stop;
-                }
-                self.calls(&uuid, &calls);
-                return Ok(());
-            }
-        }
+        let part = ResponsePart {
+            uuid: entry.head.uuid.clone().unwrap_or_default(),
+            response_id: message.id.unwrap_or_default(),
+            blocks,
+            usage: message.usage.as_ref().map(usage_of),
+            stop: message.stop_reason.as_deref().map(anthropic::stop_reason),
+        };
+        let Some(part) = self.continued(entry, part) else {
+            return Ok(());
+        };
         self.flush_open(imported)?;
         let mut reply = AssistantMessage {
-            content: blocks,
+            content: part.blocks,
             api: anthropic::API.to_owned(),
             provider: anthropic::PROVIDER.to_owned(),
             model: message.model.unwrap_or_default(),
-            response_id: Some(response_id.clone()).filter(|id| !id.is_empty()),
-            usage: message.usage.as_ref().map(usage_of).unwrap_or_default(),
-            stop_reason: stop.unwrap_or(StopReason::Stop),
+            response_id: Some(part.response_id.clone()).filter(|id| !id.is_empty()),
+            usage: part.usage.unwrap_or_default(),
+            stop_reason: part.stop.unwrap_or(StopReason::Stop),
             error_message: None,
             timestamp: entry.millis(),
         };
         if fields.is_api_error_message {
-            // Claude Code's stand-in for a failed request (model
-            // `<synthetic>`): a failed turn, which is not sent back.
-            let text = fields.error.clone().unwrap_or_else(|| {
-                reply
-                    .content
-                    .iter()
-                    .filter_map(|b| match b {
-                        AssistantContent::Text(t) => Some(t.text.as_str()),
-                        _ => None,
-                    })
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            });
-            reply.stop_reason = StopReason::Error;
-            reply.error_message = Some(text);
+            failed_turn(&mut reply, fields.error.clone());
         }
         let parent = self.placed(entry, None, false).parent;
-        self.alias.own(&uuid);
-        self.calls(&uuid, &reply.content);
+        self.alias.own(&part.uuid);
+        self.calls(&part.uuid, &reply.content);
         self.open = Some(OpenResponse {
-            message_id: response_id,
+            message_id: part.response_id,
             message: reply,
-            id: uuid,
+            id: part.uuid,
             parent,
-            sidechain,
+            sidechain: entry.head.is_sidechain,
         });
         Ok(())
+    }
+
+    /// Adds `part` to the open response when it continues it (the same
+    /// `message.id`, following the response's last entry, on the same side);
+    /// else gives it back.
+    fn continued(&mut self, entry: &Entry, part: ResponsePart) -> Option<ResponsePart> {
+        let Some(open) = &mut self.open else {
+            return Some(part);
+        };
+        let follows = entry
+            .head
+            .parent_uuid
+            .as_deref()
+            .is_some_and(|p| self.alias.get(p) == Some(open.id.as_str()));
+        if part.response_id.is_empty()
+            || open.message_id != part.response_id
+            || !follows
+            || open.sidechain != entry.head.is_sidechain
+        {
+            return Some(part);
+        }
+        let calls: Vec<AssistantContent> = part
+            .blocks
+            .iter()
+            .filter(|b| matches!(b, AssistantContent::ToolCall(_)))
+            .cloned()
+            .collect();
+        open.message.content.extend(part.blocks);
+        let old = std::mem::replace(&mut open.id, part.uuid.clone());
+        if let Some(usage) = part.usage {
+            open.message.usage = usage;
+        }
+        if let Some(stop) = part.stop {
+            open.message.stop_reason = stop;
+        }
+        self.alias.moved(&old, &part.uuid);
+        self.calls(&part.uuid, &calls);
+        None
     }
 
     /// Whether `entry` waits for the open response (then `None`: it is
@@ -1115,53 +1146,19 @@ impl Log {
         let Some(message) = Entry::object::<WireUser<'_>>(fields.message) else {
             return self.other(entry, imported);
         };
-        let uuid = entry.head.uuid.clone().unwrap_or_default();
-        let timestamp = entry.millis();
         let content = WireContent::of(message.content);
-        let mut messages: Vec<Message> = Vec::new();
-        let mut user_blocks = Vec::new();
-        let mut results_of = None;
-        match &content {
-            WireContent::Text(text) => user_blocks.push(UserContent::Text(TextContent::new(text))),
-            WireContent::Blocks(blocks) => {
-                for block in blocks {
-                    match BlockHead::of(block).as_deref() {
-                        Some("tool_result") => {
-                            let Some(result) = loose::parse::<ToolResultBlock<'_>>(block.get())
-                            else {
-                                user_blocks.push(text_or_image(block));
-                                continue;
-                            };
-                            let call = result.tool_use_id.unwrap_or_default();
-                            if results_of.is_none() {
-                                results_of = self.results.call.get(&call).copied();
-                            }
-                            result_as_text(result.content, &call, self.at, imported);
-                            messages.push(Message::ToolResult(ToolResultMessage {
-                                tool_name: self.tool_names.get(&call).cloned().unwrap_or_default(),
-                                tool_call_id: call,
-                                content: result_blocks(result.content),
-                                is_error: result.is_error,
-                                timestamp,
-                                details: fields.tool_use_result.clone(),
-                            }));
-                        }
-                        Some("document") => user_blocks.push(media_block(block, Media::Document)),
-                        _ => user_blocks.push(text_or_image(block)),
-                    }
-                }
-            }
-            WireContent::None => {}
-        }
-        if !user_blocks.is_empty() {
-            messages.push(Message::User(UserMessage {
-                content: user_blocks,
-                timestamp,
-            }));
-        }
+        let said = UserSaid {
+            timestamp: entry.millis(),
+            details: fields.tool_use_result,
+        };
+        let UserLines {
+            messages,
+            results_of,
+        } = self.user_messages(&content, said, imported);
         if messages.is_empty() {
             return self.other(entry, imported);
         }
+        let uuid = entry.head.uuid.clone().unwrap_or_default();
         let Placement {
             parent: mut previous,
             joins,
@@ -1183,6 +1180,62 @@ impl Log {
         }
         self.alias.own(&uuid);
         Ok(())
+    }
+
+    /// The messages of a `user` entry's content: a `toolResult` for each
+    /// `tool_result` block, then a user message of the other blocks; and
+    /// the response whose calls the first known result answers.
+    fn user_messages(
+        &mut self,
+        content: &WireContent,
+        said: UserSaid,
+        imported: &mut Imported,
+    ) -> UserLines {
+        let mut lines = UserLines {
+            messages: Vec::new(),
+            results_of: None,
+        };
+        let mut user_blocks = Vec::new();
+        match content {
+            WireContent::Text(text) => user_blocks.push(UserContent::Text(TextContent::new(text))),
+            WireContent::Blocks(blocks) => {
+                for block in blocks {
+                    let result = match BlockHead::of(block).as_deref() {
+                        Some("tool_result") => loose::parse::<ToolResultBlock<'_>>(block.get()),
+                        Some("document") => {
+                            user_blocks.push(media_block(block, Media::Document));
+                            continue;
+                        }
+                        _ => None,
+                    };
+                    let Some(result) = result else {
+                        user_blocks.push(text_or_image(block));
+                        continue;
+                    };
+                    let call = result.tool_use_id.unwrap_or_default();
+                    if lines.results_of.is_none() {
+                        lines.results_of = self.results.call.get(&call).copied();
+                    }
+                    result_as_text(result.content, &call, self.at, imported);
+                    lines.messages.push(Message::ToolResult(ToolResultMessage {
+                        tool_name: self.tool_names.get(&call).cloned().unwrap_or_default(),
+                        tool_call_id: call,
+                        content: result_blocks(result.content),
+                        is_error: result.is_error,
+                        timestamp: said.timestamp,
+                        details: said.details.clone(),
+                    }));
+                }
+            }
+            WireContent::None => {}
+        }
+        if !user_blocks.is_empty() {
+            lines.messages.push(Message::User(UserMessage {
+                content: user_blocks,
+                timestamp: said.timestamp,
+            }));
+        }
+        lines
     }
 
     /// An `attachment` entry: a prompt the user typed while Claude worked
@@ -1301,6 +1354,25 @@ impl Log {
 // ---------------------------------------------------------------------------
 // Blocks.
 // ---------------------------------------------------------------------------
+
+/// Claude Code's stand-in for a failed request (an entry with
+/// `isApiErrorMessage`, model `<synthetic>`): a failed turn, which is not
+/// sent back; its error is the entry's `error`, else its text.
+fn failed_turn(reply: &mut AssistantMessage, error: Option<String>) {
+    let text = error.unwrap_or_else(|| {
+        reply
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                AssistantContent::Text(t) => Some(t.text.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    });
+    reply.stop_reason = StopReason::Error;
+    reply.error_message = Some(text);
+}
 
 /// A Claude Code message's `usage` (the Messages API's) as agentmsg usage.
 fn usage_of(usage: &Value) -> Usage {
