@@ -273,12 +273,15 @@ fn a_document_and_an_image_url_keep_their_form() {
     let out = import(&[
         r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":[{"type":"text","text":"read these"},{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0="},"title":"spec.pdf"},{"type":"image","source":{"type":"url","url":"https://example.com/a.png"}}]},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
     ]);
-    assert!(
-        out.contains(r#"{"data":"JVBERi0=","mimeType":"application/pdf","title":"spec.pdf","type":"document"}"#),
+    let line: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(
+        line["content"][1],
+        serde_json::json!({"type":"document","data":"JVBERi0=","mimeType":"application/pdf","title":"spec.pdf"}),
         "{out}"
     );
-    assert!(
-        out.contains(r#"{"type":"image","url":"https://example.com/a.png"}"#),
+    assert_eq!(
+        line["content"][2],
+        serde_json::json!({"type":"image","url":"https://example.com/a.png"}),
         "{out}"
     );
 }
@@ -315,7 +318,7 @@ fn the_messages_a_compaction_keeps_follow_its_summary() {
         "{out}"
     );
     let summary = out.find("Summary: the user said one.").unwrap();
-    let head = out.find(r#""content":[{"text":"two""#).unwrap();
+    let head = out.find(r#""text":"two""#).unwrap();
     assert!(
         summary < head,
         "the kept messages follow the summary\n{out}"
@@ -428,8 +431,14 @@ fn a_prompt_queued_while_claude_works_is_a_user_message() {
         ["user", "assistant(t1)", "result(t1)", "user", "assistant()"],
         "{out}"
     );
-    assert!(
-        out.contains(r#"{"content":[{"text":"use the release profile","type":"text"}],"role":"user","timestamp":1767225603000,"id":"q1","parentId":"r1"}"#),
+    let queued = out
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|l| l["id"] == "q1")
+        .unwrap();
+    assert_eq!(
+        queued,
+        serde_json::json!({"role":"user","content":[{"type":"text","text":"use the release profile"}],"timestamp":1767225603000u64,"id":"q1","parentId":"r1"}),
         "{out}"
     );
     // Any other attachment is kept whole, in its place.
@@ -546,4 +555,42 @@ fn stop_reasons_are_mapped_as_decode_maps_them() {
             "{reason}: {out}"
         );
     }
+}
+
+/// A call's arguments keep the order the model wrote them in (sorted,
+/// `edits` would come first and `a` before `z`), at every depth: in the
+/// imported transcript and in the request body `project` builds from it.
+#[test]
+fn tool_call_arguments_keep_the_models_order() {
+    let args =
+        r#"{"path":"a.rs","old_string":"x","new_string":"y","edits":[{"z":1,"a":{"y":2,"b":3}}]}"#;
+    let call = format!(
+        r#"{{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{{"type":"tool_use","id":"t1","name":"Edit","input":{args}}}],"stop_reason":"tool_use","usage":{{"input_tokens":5,"output_tokens":9}}}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}}"#
+    );
+    let out = import(&[
+        PARALLEL[0],
+        &call,
+        r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"edited"}]},"uuid":"r1","timestamp":"2026-01-01T00:00:02.000Z"}"#,
+    ]);
+    assert!(out.contains(&format!(r#""arguments":{args}"#)), "{out}");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("out.jsonl"), &out).unwrap();
+    let run = agentmsg_in(
+        dir.path(),
+        &[
+            "project",
+            "--api",
+            "anthropic-messages",
+            "--model",
+            "claude-opus-4-5",
+            "--compact",
+            "out.jsonl",
+        ],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout.contains(&format!(r#""input":{args}"#)),
+        "{}",
+        run.stdout
+    );
 }

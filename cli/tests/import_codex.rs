@@ -196,13 +196,14 @@ fn a_web_search_is_no_unanswered_call_and_an_output_image_stays_an_image() {
     let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl", "-o", "out.jsonl"]);
     assert_eq!(run.code, 0, "{run:?}");
     let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    // The search item is kept as written, its keys in their order.
     assert!(
-        out.contains(r#"{"api":"openai-responses","block":{"action":{"query":"weather paris","type":"search"},"status":"completed","type":"web_search_call"},"type":"providerBlock"}"#),
+        out.contains(r#"{"type":"providerBlock","api":"openai-responses","block":{"type":"web_search_call","status":"completed","action":{"type":"search","query":"weather paris"}}}"#),
         "{out}"
     );
     assert!(out.contains("weather paris"), "{out}");
     assert!(
-        out.contains(r#"{"data":"iVBORw0KGgo=","mimeType":"image/png","type":"image"}"#),
+        out.contains(r#"{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}"#),
         "{out}"
     );
     let check = agentmsg_in(dir.path(), &["check", "out.jsonl"]);
@@ -460,4 +461,41 @@ fn a_tool_search_and_its_output_go_back_in_place() {
         "{body:#}"
     );
     assert!(!project.stderr.contains("dropped"), "{project:?}");
+}
+
+/// A `function_call`'s arguments keep the order the model wrote them in
+/// (sorted, `edits` would come first and `a` before `z`), at every depth:
+/// in the imported transcript and in the request body `project` builds.
+#[test]
+fn function_call_arguments_keep_the_models_order() {
+    let args = r#"{"path":"a.rs","old":"x","new":"y","edits":[{"z":1,"a":{"y":2,"b":3}}]}"#;
+    let call = format!(
+        r#"{{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{{"type":"function_call","name":"edit","arguments":{},"call_id":"call_1"}}}}"#,
+        serde_json::to_string(args).unwrap()
+    );
+    let dir = rollout(&[
+        r#"{"timestamp":"2026-01-01T00:00:00.500Z","type":"turn_context","payload":{"cwd":"/w","model":"gpt-5-codex"}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"edit"}]}}"#,
+        &call,
+        r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"done"}}"#,
+    ]);
+    let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    assert!(out.contains(&format!(r#""arguments":{args}"#)), "{out}");
+    let run = agentmsg_in(
+        dir.path(),
+        &[
+            "project",
+            "--api",
+            "openai-responses",
+            "--model",
+            "gpt-5-codex",
+            "--compact",
+            "out.jsonl",
+        ],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    let sent = format!(r#""arguments":{}"#, serde_json::to_string(args).unwrap());
+    assert!(run.stdout.contains(&sent), "{}", run.stdout);
 }

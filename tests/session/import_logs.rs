@@ -147,6 +147,42 @@ fn a_log_no_importer_reads_is_refused_naming_its_first_line() {
     }
 }
 
+/// The arguments a model wrote, in its order at every depth (sorted, `edits`
+/// would come first and `a` before `z`).
+const ORDERED_ARGS: &str =
+    r#"{"path":"a.rs","old":"x","new":"y","edits":[{"z":1,"a":{"y":2,"b":3}}]}"#;
+
+/// The arguments of the first tool call on the path of `session`.
+fn first_call_arguments(session: &Session) -> String {
+    let context = session.context(None).unwrap();
+    let first = context
+        .messages
+        .iter()
+        .filter_map(|m| m.as_llm()?.as_assistant())
+        .flat_map(|a| a.tool_calls())
+        .map(|c| c.arguments.as_str().to_owned())
+        .next();
+    first.unwrap()
+}
+
+#[test]
+fn a_claude_code_call_keeps_the_order_of_its_arguments() {
+    let log = CLAUDE.replace(r#"{"file_path":"a"}"#, ORDERED_ARGS);
+    let (_dir, path) = file(&log);
+    let session = Session::open(&path).unwrap();
+    assert_eq!(first_call_arguments(&session), ORDERED_ARGS);
+}
+
+#[test]
+fn a_codex_call_keeps_the_order_of_its_arguments() {
+    let quoted = serde_json::to_string(ORDERED_ARGS).unwrap();
+    let log = CODEX.replace(r#""{\"cmd\":\"ls\"}""#, &quoted);
+    assert_ne!(log, CODEX);
+    let (_dir, path) = file(&log);
+    let session = Session::open(&path).unwrap();
+    assert_eq!(first_call_arguments(&session), ORDERED_ARGS);
+}
+
 mod no_panic {
     use proptest::prelude::*;
 

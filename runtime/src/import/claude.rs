@@ -65,15 +65,348 @@
 //!   attachments are `extension` lines.
 //! - `summary` entries (a title for the leaf they name) become label lines.
 //! - Every other entry becomes an `extension` line of kind `claude.<type>`
-//!   holding the entry, so nothing is lost.
+//!   holding the entry verbatim (its keys in the order written), so nothing
+//!   is lost.
+//!
+//! Each entry is read as typed fields: those every entry has (`type`,
+//! `uuid`, `parentUuid`, `isSidechain`, `timestamp`), then its type's own
+//! (one `#[derive(Deserialize)]` struct per entry type), each converted by
+//! the function of its type. A field of another JSON type than the one
+//! Claude Code writes is read as absent, never a reason to refuse the
+//! entry. The blocks of an assistant entry are read by the Anthropic
+//! decoder, so a `tool_use`'s `input` keeps the order the model wrote it in
+//! (at every depth); the lines are written by the runtime's writer, their
+//! `id` and `parentId` by the envelope codec.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use serde_json::{json, Map, Value};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
 
+use super::detect::{LogLine, LogLines};
+use super::{extension_line, iso_millis, loose, message_line};
+use super::{ImportError, ImportWarning, Imported, WarningCode};
+use crate::message::MediaSource;
+use crate::message::RawJson;
 use crate::providers::anthropic;
+use crate::{AssistantContent, AssistantMessage, DocumentContent, ImageContent};
+use crate::{Message, MessageId, ParentId, StopReason, TextContent, ToolArguments, ToolCall};
+use crate::{ToolResultContent, ToolResultMessage, Usage, UserContent, UserMessage};
 
-use super::{iso_millis, provider_block, ImportError, ImportWarning, Imported, WarningCode};
+// ---------------------------------------------------------------------------
+// The entries, typed: the fields every entry is read by, then each type's own.
+// ---------------------------------------------------------------------------
+
+/// The fields every Claude Code entry is read by; the fields of its type are
+/// read from the same line by the function of that type.
+#[derive(Deserialize, Clone, Default)]
+#[serde(rename_all = "camelCase")]
+struct Head {
+    #[serde(rename = "type", default, deserialize_with = "loose::string")]
+    kind: Option<String>,
+    #[serde(default, deserialize_with = "loose::string")]
+    uuid: Option<String>,
+    #[serde(default, deserialize_with = "loose::string")]
+    parent_uuid: Option<String>,
+    #[serde(default, deserialize_with = "loose::flag")]
+    is_sidechain: bool,
+    #[serde(default, deserialize_with = "loose::string")]
+    timestamp: Option<String>,
+    #[serde(default, deserialize_with = "loose::string")]
+    subtype: Option<String>,
+}
+
+/// One entry of the log.
+struct Entry {
+    /// Its line in the log.
+    line: usize,
+    /// Its text, which an `extension` line keeps verbatim.
+    text: String,
+    /// Its common fields (`uuid` and `parentUuid` as the conversion reads
+    /// them: renamed when reused, relinked when a compaction kept it).
+    head: Head,
+}
+
+impl Entry {
+    /// The entry on `line`, unless it is none (its fields cannot be read).
+    fn of(mut line: LogLine) -> Option<Self> {
+        let head = line.head()?;
+        Some(Self {
+            line: line.number,
+            text: line.text,
+            head,
+        })
+    }
+
+    fn kind(&self) -> &str {
+        self.head.kind.as_deref().unwrap_or("")
+    }
+
+    /// The kind of the `extension` line that keeps it: `claude.<type>`.
+    fn extension_kind(&self) -> String {
+        match self.kind() {
+            "" => "claude.entry".to_owned(),
+            kind => format!("claude.{kind}"),
+        }
+    }
+
+    /// Its `timestamp` as Unix milliseconds (0 when it has none).
+    fn millis(&self) -> u64 {
+        self.head
+            .timestamp
+            .as_deref()
+            .and_then(iso_millis)
+            .unwrap_or(0)
+    }
+
+    /// A field of the entry (its `message`, say) read as a `T`, when it is
+    /// an object of that shape.
+    fn object<'a, T: Deserialize<'a>>(message: Option<&'a RawValue>) -> Option<T> {
+        message
+            .filter(|m| m.get().starts_with('{'))
+            .and_then(|m| loose::parse(m.get()))
+    }
+}
+
+/// An `assistant` entry's own fields.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AssistantEntry<'a> {
+    #[serde(default, borrow)]
+    message: Option<&'a RawValue>,
+    #[serde(default, deserialize_with = "loose::flag")]
+    is_api_error_message: bool,
+    #[serde(default, deserialize_with = "loose::string")]
+    error: Option<String>,
+}
+
+/// The Messages API response (or the part of it) an `assistant` entry holds.
+#[derive(Deserialize)]
+struct WireResponse<'a> {
+    #[serde(default, deserialize_with = "loose::string")]
+    id: Option<String>,
+    #[serde(default, deserialize_with = "loose::string")]
+    model: Option<String>,
+    #[serde(default, borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(default, deserialize_with = "loose::present")]
+    usage: Option<Value>,
+    #[serde(default, deserialize_with = "loose::string")]
+    stop_reason: Option<String>,
+}
+
+/// A `user` entry's own fields.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct UserEntry<'a> {
+    #[serde(default, borrow)]
+    message: Option<&'a RawValue>,
+    #[serde(default, deserialize_with = "loose::present")]
+    tool_use_result: Option<Value>,
+}
+
+/// The message a `user` entry holds.
+#[derive(Deserialize)]
+struct WireUser<'a> {
+    #[serde(default, borrow)]
+    content: Option<&'a RawValue>,
+}
+
+/// An `attachment` entry's own fields.
+#[derive(Deserialize)]
+struct AttachmentEntry<'a> {
+    #[serde(default, borrow)]
+    attachment: Option<&'a RawValue>,
+}
+
+/// An attachment: a `queued_command`'s prompt is read.
+#[derive(Deserialize)]
+struct Attachment<'a> {
+    #[serde(rename = "type", default, deserialize_with = "loose::string")]
+    kind: Option<String>,
+    #[serde(default, borrow)]
+    prompt: Option<&'a RawValue>,
+}
+
+/// A `summary` entry's own fields.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SummaryEntry<'a> {
+    #[serde(default, deserialize_with = "loose::string")]
+    leaf_uuid: Option<String>,
+    #[serde(default, borrow)]
+    summary: Option<&'a RawValue>,
+}
+
+/// A `system` entry's `compactMetadata`, the part a compaction that keeps
+/// the last messages writes ([`Preserved`]).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SystemEntry<'a> {
+    #[serde(default, borrow)]
+    compact_metadata: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CompactMetadata<'a> {
+    #[serde(default, borrow)]
+    preserved_segment: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    preserved_messages: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireSegment {
+    #[serde(default, deserialize_with = "loose::string")]
+    head_uuid: Option<String>,
+    #[serde(default, deserialize_with = "loose::string")]
+    anchor_uuid: Option<String>,
+    #[serde(default, deserialize_with = "loose::string")]
+    tail_uuid: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireKept {
+    #[serde(default, deserialize_with = "loose::string")]
+    anchor_uuid: Option<String>,
+    #[serde(default)]
+    uuids: Option<Value>,
+}
+
+/// A content block's `type`.
+#[derive(Deserialize)]
+struct BlockHead {
+    #[serde(rename = "type", default, deserialize_with = "loose::string")]
+    kind: Option<String>,
+}
+
+impl BlockHead {
+    fn of(block: &RawJson) -> Option<String> {
+        if !block.is_object() {
+            return None;
+        }
+        loose::parse::<BlockHead>(block.get()).and_then(|b| b.kind)
+    }
+}
+
+/// A `tool_result` block.
+#[derive(Deserialize)]
+struct ToolResultBlock<'a> {
+    #[serde(default, deserialize_with = "loose::string")]
+    tool_use_id: Option<String>,
+    #[serde(default, borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(default, deserialize_with = "loose::flag")]
+    is_error: bool,
+}
+
+/// An `image` or `document` block.
+#[derive(Deserialize)]
+struct MediaBlock<'a> {
+    #[serde(default, borrow)]
+    source: Option<&'a RawValue>,
+    #[serde(default, deserialize_with = "loose::string")]
+    title: Option<String>,
+}
+
+/// The `source` of an `image` or `document` block.
+#[derive(Deserialize)]
+struct WireSource {
+    #[serde(rename = "type", default, deserialize_with = "loose::string")]
+    kind: Option<String>,
+    #[serde(default, deserialize_with = "loose::string")]
+    data: Option<String>,
+    #[serde(default, deserialize_with = "loose::string")]
+    media_type: Option<String>,
+    #[serde(default, deserialize_with = "loose::string")]
+    url: Option<String>,
+}
+
+/// A `text` block of a user entry or a tool result.
+#[derive(Deserialize)]
+struct TextBlock {
+    #[serde(default, deserialize_with = "loose::string")]
+    text: Option<String>,
+}
+
+/// A `tool_use` block as far as the import reads it past the decoder: the
+/// fields a call written oddly (no id, an input that is no object) keeps.
+#[derive(Deserialize)]
+struct LooseToolUse<'a> {
+    #[serde(default, deserialize_with = "loose::string")]
+    id: Option<String>,
+    #[serde(default, deserialize_with = "loose::string")]
+    name: Option<String>,
+    #[serde(default, borrow)]
+    input: Option<&'a RawValue>,
+}
+
+/// The content of a message: a string, or blocks.
+enum WireContent {
+    Text(String),
+    Blocks(Vec<RawJson>),
+    None,
+}
+
+impl WireContent {
+    fn of(content: Option<&RawValue>) -> Self {
+        let Some(content) = content else {
+            return Self::None;
+        };
+        let text = content.get();
+        if text.starts_with('"') {
+            return loose::parse(text).map_or(Self::None, Self::Text);
+        }
+        if text.starts_with('[') {
+            return loose::parse(text).map_or(Self::None, Self::Blocks);
+        }
+        Self::None
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The lines written, in the order Claude Code reads the tree.
+// ---------------------------------------------------------------------------
+
+/// A line written: its text, and its id and parent (which the preserved
+/// segments' reordering reads).
+struct OutLine {
+    text: String,
+    id: Option<String>,
+    parent: ParentId,
+}
+
+impl OutLine {
+    fn message(message: Message, id: &str, parent: ParentId) -> Result<Self, ImportError> {
+        Ok(Self {
+            text: message_line(message, MessageId::from(id), parent.clone())?,
+            id: Some(id.to_owned()),
+            parent,
+        })
+    }
+
+    fn extension(
+        kind: &str,
+        data: &str,
+        id: Option<&str>,
+        parent: ParentId,
+    ) -> Result<Self, ImportError> {
+        let message_id = id.map(MessageId::from);
+        Ok(Self {
+            text: extension_line(kind, data, message_id.as_ref(), &parent)?,
+            id: id.map(str::to_owned),
+            parent,
+        })
+    }
+
+    fn parent_id(&self) -> Option<&str> {
+        self.parent.id().map(MessageId::as_str)
+    }
+}
 
 #[derive(Default)]
 struct Out {
@@ -81,7 +414,7 @@ struct Out {
     side: Vec<String>,
     /// The anchors of preserved segments not written yet: a main line naming
     /// one as parent (a relinked head) waits for it.
-    anchors: std::collections::HashSet<String>,
+    anchors: HashSet<String>,
     /// The anchor waited for and the main lines held back until it is
     /// written.
     held: Option<Held>,
@@ -92,79 +425,64 @@ struct Held {
     /// The anchor waited for.
     anchor: String,
     /// The lines held back, in order.
-    lines: Vec<HeldLine>,
-}
-
-/// One line held back: its value (for its id and parent) and its text.
-struct HeldLine {
-    line: Value,
-    text: String,
+    lines: Vec<OutLine>,
 }
 
 impl Out {
-    fn push(&mut self, sidechain: bool, line: Value) -> Result<(), ImportError> {
-        let text = super::line_text(&line)?;
+    fn push(&mut self, sidechain: bool, line: OutLine) {
         if sidechain {
-            self.side.push(text);
-            return Ok(());
+            self.side.push(line.text);
+            return;
         }
-        let id = line.get("id").and_then(Value::as_str);
         if let Some(Held {
             anchor,
             lines: held,
         }) = &mut self.held
         {
-            if id == Some(anchor.as_str()) {
+            if line.id.as_deref() == Some(anchor.as_str()) {
                 // What was written meanwhile and does not descend from the
                 // head (the boundary, a rewound branch) goes before the
                 // anchor; the head and what descends from it after.
-                let mut moved = std::collections::HashSet::from([anchor.clone()]);
+                let mut moved = HashSet::from([anchor.clone()]);
                 let (mut before, mut after) = (Vec::new(), Vec::new());
                 let mut last_moved = false;
-                for HeldLine {
-                    line: held_line,
-                    text: held_text,
-                } in held.drain(..)
-                {
-                    last_moved = match held_line.get("parentId") {
-                        Some(Value::String(parent)) => moved.contains(parent),
-                        Some(_) => false,
+                for held_line in held.drain(..) {
+                    last_moved = match &held_line.parent {
+                        ParentId::Id(parent) => moved.contains(parent.as_str()),
+                        ParentId::Root => false,
                         // A line without parentId follows the one before.
-                        None => last_moved,
+                        ParentId::Previous => last_moved,
                     };
                     if last_moved {
-                        if let Some(id) = held_line.get("id").and_then(Value::as_str) {
-                            moved.insert(id.to_owned());
+                        if let Some(id) = &held_line.id {
+                            moved.insert(id.clone());
                         }
-                        after.push(held_text);
+                        after.push(held_line.text);
                     } else {
-                        before.push(held_text);
+                        before.push(held_line.text);
                     }
                 }
                 self.anchors.remove(anchor.as_str());
                 self.main.append(&mut before);
-                self.main.push(text);
+                self.main.push(line.text);
                 self.main.append(&mut after);
                 self.held = None;
             } else {
-                held.push(HeldLine { line, text });
+                held.push(line);
             }
-            return Ok(());
+            return;
         }
-        if let Some(parent) = line.get("parentId").and_then(Value::as_str) {
-            if self.anchors.contains(parent) {
-                self.held = Some(Held {
-                    anchor: parent.to_owned(),
-                    lines: vec![HeldLine { line, text }],
-                });
-                return Ok(());
-            }
+        if let Some(parent) = line.parent_id().filter(|p| self.anchors.contains(*p)) {
+            self.held = Some(Held {
+                anchor: parent.to_owned(),
+                lines: vec![line],
+            });
+            return;
         }
-        if let Some(id) = id {
+        if let Some(id) = &line.id {
             self.anchors.remove(id);
         }
-        self.main.push(text);
-        Ok(())
+        self.main.push(line.text);
     }
 
     /// Writes the lines still held back (their anchor never came), which
@@ -186,6 +504,10 @@ impl Out {
         }
     }
 }
+
+// ---------------------------------------------------------------------------
+// Compactions that keep the last messages, read in a first pass.
+// ---------------------------------------------------------------------------
 
 /// Claude Code's compactions that keep the last messages. A
 /// `compact_boundary`'s `compactMetadata` names the entry the kept messages
@@ -233,57 +555,56 @@ struct Kept {
 #[derive(Default)]
 struct Relinks {
     parent: HashMap<String, String>,
-    anchors: std::collections::HashSet<String>,
+    anchors: HashSet<String>,
 }
 
 impl Preserved {
-    fn see(&mut self, entry: &Map<String, Value>) {
-        let Some(uuid) = text_of(entry.get("uuid")) else {
+    fn see(&mut self, entry: &Entry) {
+        let Some(uuid) = &entry.head.uuid else {
             return;
         };
-        let parent = text_of(entry.get("parentUuid"));
+        let parent = entry.head.parent_uuid.clone();
         match self.parent.get_mut(uuid) {
-            Some(known @ None) => *known = parent.map(str::to_owned),
+            Some(known @ None) => *known = parent,
             Some(Some(_)) => {}
             None => {
-                self.parent
-                    .insert(uuid.to_owned(), parent.map(str::to_owned));
+                self.parent.insert(uuid.clone(), parent);
             }
         }
-        if text_of(entry.get("subtype")) != Some("compact_boundary") {
+        if entry.head.subtype.as_deref() != Some("compact_boundary") {
             return;
         }
-        let metadata = entry.get("compactMetadata");
-        let segment = metadata.and_then(|m| m.get("preservedSegment"));
-        let field = |name| {
-            segment
-                .and_then(|s| text_of(s.get(name)))
-                .map(str::to_owned)
+        let Some(metadata) = loose::parse::<SystemEntry<'_>>(&entry.text)
+            .and_then(|e| Entry::object::<CompactMetadata<'_>>(e.compact_metadata))
+        else {
+            return;
         };
-        let segment = match (field("headUuid"), field("anchorUuid"), field("tailUuid")) {
-            (Some(head), Some(anchor), Some(tail)) => Some(Segment { head, anchor, tail }),
-            _ => None,
-        };
-        let messages = metadata
-            .and_then(|m| m.get("preservedMessages"))
-            .and_then(|m| {
-                let anchor = text_of(m.get("anchorUuid"))?.to_owned();
-                let uuids: Option<Vec<String>> = m
-                    .get("uuids")?
-                    .as_array()?
-                    .iter()
-                    .map(|u| u.as_str().map(str::to_owned))
-                    .collect();
-                Some(Kept {
-                    anchor,
-                    uuids: uuids?,
-                })
-            });
-        if segment.is_some() || messages.is_some() {
-            self.boundaries.push(Boundary {
-                segment,
-                kept: messages,
-            });
+        let segment = Entry::object::<WireSegment>(metadata.preserved_segment).and_then(|s| {
+            Some(Segment {
+                head: s.head_uuid?,
+                anchor: s.anchor_uuid?,
+                tail: s.tail_uuid?,
+            })
+        });
+        let kept = Entry::object::<WireKept>(metadata.preserved_messages).and_then(|m| {
+            let anchor = m.anchor_uuid?;
+            let uuids: Option<Vec<String>> = match m.uuids? {
+                Value::Array(uuids) => uuids
+                    .into_iter()
+                    .map(|u| match u {
+                        Value::String(u) => Some(u),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => None,
+            };
+            Some(Kept {
+                anchor,
+                uuids: uuids?,
+            })
+        });
+        if segment.is_some() || kept.is_some() {
+            self.boundaries.push(Boundary { segment, kept });
         }
     }
 
@@ -293,8 +614,8 @@ impl Preserved {
         let mut relinks = Relinks::default();
         // The anchor and its ancestors: a kept entry among them would make
         // the relinked tree a loop.
-        let ancestry = |anchor: &str| -> std::collections::HashSet<String> {
-            let mut seen = std::collections::HashSet::new();
+        let ancestry = |anchor: &str| -> HashSet<String> {
+            let mut seen = HashSet::new();
             let mut at = Some(anchor.to_owned());
             while let Some(uuid) = at.filter(|u| seen.insert(u.clone())) {
                 at = self.parent.get(&uuid).cloned().flatten();
@@ -346,44 +667,18 @@ impl Preserved {
     }
 }
 
-fn text_of(value: Option<&Value>) -> Option<&str> {
-    value.and_then(Value::as_str)
-}
+// ---------------------------------------------------------------------------
+// The conversion.
+// ---------------------------------------------------------------------------
 
-/// Converts the parsed entries of a Claude Code log.
-pub(crate) fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, ImportError> {
-    let mut imported = Imported::default();
-    let mut preserved = Preserved::default();
-    for (_, entry) in entries {
-        preserved.see(entry);
-    }
-    let mut log = Log::default();
-    log.relinked(preserved.relinks());
-    for (line, entry) in entries {
-        log.line(*line, entry, &mut imported)?;
-    }
-    log.end(&mut imported)?;
-    for line in log.out.side.iter().chain(&log.out.main) {
-        imported.text.extend_from_slice(line.as_bytes());
-        imported.text.push(b'\n');
-        imported.lines += 1;
-    }
-    imported.said_if_empty("Claude Code");
-    Ok(imported)
-}
-
-/// Converts a Claude Code log read one line at a time, writing the
-/// transcript to `out` as it goes, in two passes over the entries (`entries`
-/// gives them anew for each): the sidechains' lines first, then the main
-/// conversation's, as [`import`] orders them. The counts and diagnostics are
-/// returned.
-pub(crate) fn import_streamed<I>(
-    entries: impl Fn() -> Result<I, ImportError>,
+/// Converts a Claude Code log read one line at a time (`lines` gives its
+/// lines anew for each pass), writing the transcript to `out` as it goes, in
+/// two passes: the sidechains' lines first, then the main conversation's.
+/// The counts and diagnostics are returned.
+pub(super) fn import<'s>(
+    lines: &dyn Fn() -> Result<LogLines<'s>, ImportError>,
     out: &mut dyn std::io::Write,
-) -> Result<Imported, ImportError>
-where
-    I: Iterator<Item = Result<(usize, Map<String, Value>), ImportError>>,
-{
+) -> Result<Imported, ImportError> {
     // Both passes convert everything (so each line is what the whole read
     // makes of it); each writes its own lines, the second counts the rest.
     let mut imported = Imported::default();
@@ -411,12 +706,14 @@ where
             log.out.main.clear();
             Ok(())
         };
-        for entry in entries()? {
-            let (line, entry) = entry?;
+        for line in lines()? {
+            let Some(entry) = Entry::of(line?) else {
+                continue;
+            };
             if sidechains {
                 preserved.see(&entry);
             }
-            log.line(line, &entry, &mut imported)?;
+            log.line(entry, &mut imported)?;
             write(&mut log)?;
         }
         log.end(&mut imported)?;
@@ -435,8 +732,7 @@ struct Log {
     /// user entries).
     alias: Aliases,
     tool_names: HashMap<String, String>,
-    /// The open assistant response: its message id, its line, whether it is
-    /// a sidechain's.
+    /// The open assistant response.
     open: Option<OpenResponse>,
     /// The results of each response's calls, chained (see [`Results`]).
     results: Results,
@@ -445,7 +741,7 @@ struct Log {
     /// Entries (other than user and assistant ones) written between the
     /// entries of the open response, naming it as parent: written after it,
     /// as its kind of `extension` line, once it is whole.
-    pending: Vec<Pending>,
+    pending: Vec<Entry>,
     /// Each uuid converted: the line of the log it was on, and a hash of its
     /// entry (not the entry: memory holds ids, never the file).
     seen: HashMap<String, Seen>,
@@ -456,53 +752,48 @@ struct Log {
     at: usize,
 }
 
-/// The fields of a Claude Code entry every entry type is read by.
-struct ClaudeEntry<'a> {
-    /// The entry whole (an `extension` line keeps it).
-    map: &'a Map<String, Value>,
-    /// Its `type` (empty when it has none).
-    kind: &'a str,
-    /// Its `uuid`.
-    uuid: Option<String>,
-    /// Whether it is a subagent's (`isSidechain`).
-    sidechain: bool,
-    /// Its `timestamp` as Unix milliseconds (0 when it has none).
-    timestamp: u64,
-    /// Its `message` object.
-    message: Option<&'a Map<String, Value>>,
-}
-
-impl<'a> ClaudeEntry<'a> {
-    fn of(map: &'a Map<String, Value>) -> Self {
-        Self {
-            map,
-            kind: text_of(map.get("type")).unwrap_or(""),
-            uuid: text_of(map.get("uuid")).map(str::to_owned),
-            sidechain: map.get("isSidechain").and_then(Value::as_bool) == Some(true),
-            timestamp: text_of(map.get("timestamp"))
-                .and_then(iso_millis)
-                .unwrap_or(0),
-            message: map.get("message").and_then(Value::as_object),
-        }
-    }
-}
-
 /// The assistant response being merged from its entries.
 struct OpenResponse {
     /// The Messages API's id of the response (`message.id`).
     message_id: String,
-    /// Its line so far.
-    line: Map<String, Value>,
+    /// The message so far.
+    message: AssistantMessage,
+    /// The id of its line (the last entry's uuid).
+    id: String,
+    /// The parent of its line.
+    parent: ParentId,
     /// Whether it is a sidechain's.
     sidechain: bool,
 }
 
-/// An entry that waits for the open response to be whole.
-struct Pending {
-    entry: Map<String, Value>,
-    /// The kind of its `extension` line.
-    kind: String,
-    sidechain: bool,
+/// What a `user` entry says of all its messages.
+struct UserSaid {
+    /// Its `timestamp`, Unix milliseconds.
+    timestamp: u64,
+    /// Its `toolUseResult` (what Claude Code's tool returned), each result's
+    /// `details`.
+    details: Option<Value>,
+}
+
+/// The messages a `user` entry becomes, and the response whose calls they
+/// answer.
+struct UserLines {
+    messages: Vec<Message>,
+    results_of: Option<usize>,
+}
+
+/// What one `assistant` entry adds to a response.
+struct ResponsePart {
+    /// The entry's uuid.
+    uuid: String,
+    /// The Messages API's id of the response (`message.id`; empty when none).
+    response_id: String,
+    /// Its blocks.
+    blocks: Vec<AssistantContent>,
+    /// The response's usage so far, when the entry has it.
+    usage: Option<Usage>,
+    /// The response's stop reason, when the entry has one.
+    stop: Option<StopReason>,
 }
 
 /// A uuid converted: the line of the log it was on, and a hash of its entry.
@@ -527,37 +818,15 @@ struct Results {
     /// The response (alias group) of each line among its results.
     of: HashMap<String, usize>,
     /// The responses (alias groups) that hold calls.
-    with_calls: std::collections::HashSet<usize>,
+    with_calls: HashSet<usize>,
 }
 
-/// A hash of an entry's JSON, written straight into the hasher (no copy of
-/// the entry's text is made).
-fn entry_hash(entry: &Map<String, Value>) -> u64 {
-    use std::hash::Hasher;
-    /// Feeds what is written to a hasher.
-    struct Feed<H>(H);
-    impl<H: Hasher> std::io::Write for Feed<H> {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0.write(bytes);
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut feed = Feed(std::collections::hash_map::DefaultHasher::new());
-    // Writing to a hasher cannot fail; a value serde_json cannot write
-    // (none a parsed entry holds) only hashes what was written before it.
-    let _ = serde_json::to_writer(&mut feed, entry);
-    feed.0.finish()
-}
-
-/// The line id a `parentUuid` stands for.
-fn resolve(alias: &Aliases, parent: Option<&Value>) -> Value {
-    match parent.and_then(Value::as_str) {
-        Some(p) => Value::from(alias.get(p).unwrap_or(p)),
-        None => Value::Null,
-    }
+/// A hash of an entry's text.
+fn entry_hash(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// Which line each `uuid` stands for: the uuids of one merged response share
@@ -573,6 +842,14 @@ impl Aliases {
     /// The id of the line `uuid` stands for.
     fn get(&self, uuid: &str) -> Option<&str> {
         self.group.get(uuid).map(|&g| self.ids[g].as_str())
+    }
+
+    /// The line id a `parentUuid` stands for.
+    fn resolve(&self, parent: Option<&str>) -> ParentId {
+        match parent {
+            Some(p) => ParentId::Id(MessageId::from(self.get(p).unwrap_or(p))),
+            None => ParentId::Root,
+        }
     }
 
     /// `uuid` stands for its own line.
@@ -594,16 +871,18 @@ impl Aliases {
     }
 }
 
+/// Where an entry's first line goes: its parent, and the response among
+/// whose results its lines go (see [`Log::placed`]).
+struct Placement {
+    parent: ParentId,
+    joins: Option<usize>,
+}
+
 impl Log {
     /// The heads of preserved segments to relink to their anchors.
     fn relinked(&mut self, relinks: Relinks) {
         self.out.anchors = relinks.anchors;
         self.relink = relinks.parent;
-    }
-
-    /// The `parentId` of `entry`'s first line (see [`Log::placed`]).
-    fn parent(&self, entry: &Map<String, Value>) -> Value {
-        self.placed(entry, None, false).0
     }
 
     /// The `parentId` of `entry`'s first line: the line its `parentUuid`
@@ -612,24 +891,23 @@ impl Log {
     /// response among whose results the entry's lines go: an entry holding
     /// results of `results_of`, or an `extension` line (a progress or system
     /// entry between a call and its result).
-    fn placed(
-        &self,
-        entry: &Map<String, Value>,
-        results_of: Option<usize>,
-        extension: bool,
-    ) -> (Value, Option<usize>) {
-        let parent = resolve(&self.alias, entry.get("parentUuid"));
-        let Some(id) = parent.as_str() else {
-            return (parent, None);
+    fn placed(&self, entry: &Entry, results_of: Option<usize>, extension: bool) -> Placement {
+        let parent = self.alias.resolve(entry.head.parent_uuid.as_deref());
+        let unjoined = |parent| Placement {
+            parent,
+            joins: None,
         };
-        let anchor = self.anchor.get(id).map_or(id, String::as_str);
+        let Some(id) = parent.id().map(|id| id.as_str().to_owned()) else {
+            return unjoined(parent);
+        };
+        let anchor = self.anchor.get(&id).map_or(id.as_str(), String::as_str);
         let group = self.results.of.get(anchor).copied().or_else(|| {
             let &g = self.alias.group.get(anchor)?;
             let current = self.alias.ids.get(g).map(String::as_str) == Some(anchor);
             (current && self.results.with_calls.contains(&g)).then_some(g)
         });
         let Some(group) = group else {
-            return (parent, None);
+            return unjoined(parent);
         };
         let joins = (extension || results_of == Some(group)).then_some(group);
         let tail = self
@@ -638,11 +916,12 @@ impl Log {
             .get(&group)
             .or_else(|| self.alias.ids.get(group))
             .map_or(anchor, String::as_str);
-        if tail == anchor {
-            (parent, joins)
+        let parent = if tail == anchor {
+            parent
         } else {
-            (Value::from(tail), joins)
-        }
+            ParentId::Id(MessageId::from(tail))
+        };
+        Placement { parent, joins }
     }
 
     /// Lines `ids` go among the results of response `group`, the last last.
@@ -656,47 +935,39 @@ impl Log {
     }
 
     /// Records the calls among `blocks` as the response `uuid` stands for.
-    fn calls(&mut self, uuid: &str, blocks: &[Value]) {
+    fn calls(&mut self, uuid: &str, blocks: &[AssistantContent]) {
         let Some(&group) = self.alias.group.get(uuid) else {
             return;
         };
         for block in blocks {
-            if let Some(id) = text_of(block.get("id")) {
-                self.results.call.insert(id.to_owned(), group);
+            if let AssistantContent::ToolCall(call) = block {
+                self.results.call.insert(call.id.clone(), group);
                 self.results.with_calls.insert(group);
             }
         }
     }
 
-    /// Converts the entry on `line` of the log. An entry whose uuid an
+    /// Converts the entry on its line of the log. An entry whose uuid an
     /// earlier one has (Claude Code writes some entries twice) is left out
     /// when it is the same entry, and kept under the id `<uuid>~<line>`
     /// otherwise; either is said.
-    fn line(
-        &mut self,
-        line: usize,
-        entry: &Map<String, Value>,
-        imported: &mut Imported,
-    ) -> Result<(), ImportError> {
-        self.at = line;
-        let Some(uuid) = text_of(entry.get("uuid")).map(str::to_owned) else {
+    fn line(&mut self, mut entry: Entry, imported: &mut Imported) -> Result<(), ImportError> {
+        self.at = entry.line;
+        let line = entry.line;
+        let Some(uuid) = entry.head.uuid.clone() else {
             return self.entry(entry, imported);
         };
-        let hash = entry_hash(entry);
+        let hash = entry_hash(&entry.text);
         match self.seen.get(&uuid) {
             None => {
                 let relinked_to = self.relink.remove(&uuid);
                 self.seen.insert(uuid, Seen { line, hash });
-                match relinked_to {
-                    // A message a compaction kept follows the anchor or the
-                    // kept message before it, as Claude Code relinks it.
-                    Some(parent) => {
-                        let mut relinked = entry.clone();
-                        relinked.insert("parentUuid".into(), Value::from(parent));
-                        self.entry(&relinked, imported)
-                    }
-                    None => self.entry(entry, imported),
+                // A message a compaction kept follows the anchor or the kept
+                // message before it, as Claude Code relinks it.
+                if let Some(parent) = relinked_to {
+                    entry.head.parent_uuid = Some(parent);
                 }
+                self.entry(entry, imported)
             }
             Some(&Seen {
                 line: first,
@@ -716,35 +987,30 @@ impl Log {
                     WarningCode::DuplicateUuid,
                     format!("entry `{uuid}` has the uuid of line {first}, not its content; kept as `{id}`"),
                 ));
-                let mut renamed = entry.clone();
-                renamed.insert("uuid".into(), Value::from(id));
-                self.entry(&renamed, imported)
+                entry.head.uuid = Some(id);
+                self.entry(entry, imported)
             }
         }
     }
 
     /// Converts one entry, by its type.
-    fn entry(
-        &mut self,
-        map: &Map<String, Value>,
-        imported: &mut Imported,
-    ) -> Result<(), ImportError> {
-        let e = ClaudeEntry::of(map);
-        if let ("assistant", Some(message), Some(uuid)) = (e.kind, e.message, &e.uuid) {
-            return self.assistant(&e, message, uuid, imported);
+    fn entry(&mut self, entry: Entry, imported: &mut Imported) -> Result<(), ImportError> {
+        if entry.kind() == "assistant" && entry.head.uuid.is_some() {
+            if let Some(assistant) = loose::parse::<AssistantEntry<'_>>(&entry.text) {
+                if let Some(message) = Entry::object::<WireResponse<'_>>(assistant.message) {
+                    return self.assistant(&entry, &assistant, message, imported);
+                }
+            }
         }
-        if self.waits_for_open(&e) {
+        let Some(entry) = self.waits_for_open(entry) else {
             return Ok(());
-        }
+        };
         self.flush_open(imported)?;
-        match (e.kind, e.message, &e.uuid) {
-            ("user", Some(message), Some(uuid)) => self.user(&e, message, uuid, imported),
-            ("attachment", _, Some(uuid)) => match queued_prompt(map) {
-                Some(blocks) => self.queued(&e, blocks, uuid, imported),
-                None => self.other(&e, imported),
-            },
-            ("summary", _, _) => self.summary(&e, imported),
-            _ => self.other(&e, imported),
+        match (entry.kind(), entry.head.uuid.is_some()) {
+            ("user", true) => self.user(&entry, imported),
+            ("attachment", true) => self.attachment(&entry, imported),
+            ("summary", _) => self.summary(&entry, imported),
+            _ => self.other(&entry, imported),
         }
     }
 
@@ -753,249 +1019,238 @@ impl Log {
     /// `message.id`), else a new response, open until another entry ends it.
     fn assistant(
         &mut self,
-        e: &ClaudeEntry<'_>,
-        message: &Map<String, Value>,
-        uuid: &str,
+        entry: &Entry,
+        fields: &AssistantEntry<'_>,
+        message: WireResponse<'_>,
         imported: &mut Imported,
     ) -> Result<(), ImportError> {
-        let (entry, sidechain, timestamp) = (e.map, e.sidechain, e.timestamp);
-        let response_id = text_of(message.get("id")).unwrap_or("").to_owned();
-        unkept_call_fields(message.get("content"), self.at, imported);
-        let mut blocks = assistant_blocks(message.get("content"), &mut self.tool_names);
-        let calls: Vec<Value> = blocks
-            .iter()
-            .filter(|b| text_of(b.get("type")) == Some("toolCall"))
-            .cloned()
-            .collect();
-        let mut merged = false;
-        if let Some(OpenResponse {
-            message_id: open_id,
-            line,
-            sidechain: open_side,
-        }) = &mut self.open
-        {
-            let parent = text_of(entry.get("parentUuid"));
-            let follows =
-                parent.is_some_and(|p| self.alias.get(p) == line.get("id").and_then(Value::as_str));
-            if !response_id.is_empty()
-                && *open_id == response_id
-                && follows
-                && *open_side == sidechain
-            {
-                if let Some(Value::Array(content)) = line.get_mut("content") {
-                    content.append(&mut blocks);
-                }
-                let old = text_of(line.get("id")).unwrap_or("").to_owned();
-                line.insert("id".into(), Value::from(uuid));
-                self.alias.moved(&old, uuid);
-                if let Some(usage) = message.get("usage") {
-                    line.insert("usage".into(), usage_of(usage));
-                }
-                if let Some(stop) = stop_reason(message.get("stop_reason")) {
-                    line.insert("stopReason".into(), Value::from(stop));
-                }
-                merged = true;
+        let content = WireContent::of(message.content);
+        unkept_call_fields(&content, self.at, imported);
+        let blocks = assistant_blocks(content);
+        for block in &blocks {
+            if let AssistantContent::ToolCall(call) = block {
+                self.tool_names.insert(call.id.clone(), call.name.clone());
             }
         }
-        if merged {
-            self.calls(uuid, &calls);
+        let part = ResponsePart {
+            uuid: entry.head.uuid.clone().unwrap_or_default(),
+            response_id: message.id.unwrap_or_default(),
+            blocks,
+            usage: message.usage.as_ref().map(usage_of),
+            stop: message.stop_reason.as_deref().map(anthropic::stop_reason),
+        };
+        let Some(part) = self.continued(entry, part) else {
             return Ok(());
-        }
+        };
         self.flush_open(imported)?;
-        let mut line = Map::new();
-        line.insert("role".into(), Value::from("assistant"));
-        line.insert("content".into(), Value::Array(blocks));
-        line.insert("api".into(), Value::from("anthropic-messages"));
-        line.insert("provider".into(), Value::from("anthropic"));
-        line.insert(
-            "model".into(),
-            message.get("model").cloned().unwrap_or(Value::from("")),
-        );
-        if !response_id.is_empty() {
-            line.insert("responseId".into(), Value::from(response_id.clone()));
+        let mut reply = AssistantMessage {
+            content: part.blocks,
+            api: anthropic::API.to_owned(),
+            provider: anthropic::PROVIDER.to_owned(),
+            model: message.model.unwrap_or_default(),
+            response_id: Some(part.response_id.clone()).filter(|id| !id.is_empty()),
+            usage: part.usage.unwrap_or_default(),
+            stop_reason: part.stop.unwrap_or(StopReason::Stop),
+            error_message: None,
+            timestamp: entry.millis(),
+        };
+        if fields.is_api_error_message {
+            failed_turn(&mut reply, fields.error.clone());
         }
-        line.insert(
-            "usage".into(),
-            message.get("usage").map_or(
-                json!({"input":0,"output":0,"cacheRead":0,"cacheWrite":0}),
-                usage_of,
-            ),
-        );
-        line.insert(
-            "stopReason".into(),
-            Value::from(stop_reason(message.get("stop_reason")).unwrap_or("stop")),
-        );
-        if entry.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true) {
-            // Claude Code's stand-in for a failed request (model
-            // `<synthetic>`): a failed turn, which is not sent back.
-            let text = text_of(entry.get("error")).map_or_else(
-                || {
-                    line.get("content")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|b| text_of(b.get("text")))
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                },
-                str::to_owned,
-            );
-            line.insert("stopReason".into(), Value::from("error"));
-            line.insert("errorMessage".into(), Value::from(text));
-        }
-        line.insert("timestamp".into(), Value::from(timestamp));
-        line.insert("id".into(), Value::from(uuid));
-        line.insert("parentId".into(), self.parent(entry));
-        self.alias.own(uuid);
-        self.calls(uuid, &calls);
+        let parent = self.placed(entry, None, false).parent;
+        self.alias.own(&part.uuid);
+        self.calls(&part.uuid, &reply.content);
         self.open = Some(OpenResponse {
-            message_id: response_id,
-            line,
-            sidechain,
+            message_id: part.response_id,
+            message: reply,
+            id: part.uuid,
+            parent,
+            sidechain: entry.head.is_sidechain,
         });
         Ok(())
     }
 
-    /// Whether `e` waits for the open response: a progress or system entry
-    /// between the entries of one response (Claude Code writes hook progress
-    /// as a call starts, before the response's next block) does not end it;
-    /// what names it as parent names the response.
-    fn waits_for_open(&mut self, e: &ClaudeEntry<'_>) -> bool {
-        let (Some(uuid), Some(open)) = (&e.uuid, &self.open) else {
-            return false;
+    /// Adds `part` to the open response when it continues it (the same
+    /// `message.id`, following the response's last entry, on the same side);
+    /// else gives it back.
+    fn continued(&mut self, entry: &Entry, part: ResponsePart) -> Option<ResponsePart> {
+        let Some(open) = &mut self.open else {
+            return Some(part);
         };
-        let open_id = open.line.get("id").and_then(Value::as_str);
-        let parent = text_of(e.map.get("parentUuid")).and_then(|p| self.alias.get(p));
-        if matches!(e.kind, "user" | "assistant" | "summary")
-            || parent.is_none()
-            || parent != open_id
-            || open.sidechain != e.sidechain
+        let follows = entry
+            .head
+            .parent_uuid
+            .as_deref()
+            .is_some_and(|p| self.alias.get(p) == Some(open.id.as_str()));
+        if part.response_id.is_empty()
+            || open.message_id != part.response_id
+            || !follows
+            || open.sidechain != entry.head.is_sidechain
         {
-            return false;
+            return Some(part);
         }
-        let Some(&group) = open_id.and_then(|id| self.alias.group.get(id)) else {
-            return false;
+        let calls: Vec<AssistantContent> = part
+            .blocks
+            .iter()
+            .filter(|b| matches!(b, AssistantContent::ToolCall(_)))
+            .cloned()
+            .collect();
+        open.message.content.extend(part.blocks);
+        let old = std::mem::replace(&mut open.id, part.uuid.clone());
+        if let Some(usage) = part.usage {
+            open.message.usage = usage;
+        }
+        if let Some(stop) = part.stop {
+            open.message.stop_reason = stop;
+        }
+        self.alias.moved(&old, &part.uuid);
+        self.calls(&part.uuid, &calls);
+        None
+    }
+
+    /// Whether `entry` waits for the open response (then `None`: it is
+    /// held): a progress or system entry between the entries of one
+    /// response (Claude Code writes hook progress as a call starts, before
+    /// the response's next block) does not end it; what names it as parent
+    /// names the response.
+    fn waits_for_open(&mut self, entry: Entry) -> Option<Entry> {
+        let (Some(uuid), Some(open)) = (&entry.head.uuid, &self.open) else {
+            return Some(entry);
+        };
+        let parent = entry
+            .head
+            .parent_uuid
+            .as_deref()
+            .and_then(|p| self.alias.get(p));
+        if matches!(entry.kind(), "user" | "assistant" | "summary")
+            || parent != Some(open.id.as_str())
+            || open.sidechain != entry.head.is_sidechain
+        {
+            return Some(entry);
+        }
+        let Some(&group) = self.alias.group.get(&open.id) else {
+            return Some(entry);
         };
         self.alias.group.insert(uuid.clone(), group);
-        let kind = if e.kind.is_empty() { "entry" } else { e.kind };
-        self.pending.push(Pending {
-            entry: e.map.clone(),
-            kind: format!("claude.{kind}"),
-            sidechain: e.sidechain,
-        });
-        true
+        self.pending.push(entry);
+        None
     }
 
     /// A `user` entry: a `toolResult` message for each `tool_result` block,
     /// then a user message of its other blocks; an `extension` line when it
     /// has neither.
-    fn user(
-        &mut self,
-        e: &ClaudeEntry<'_>,
-        message: &Map<String, Value>,
-        uuid: &String,
-        imported: &mut Imported,
-    ) -> Result<(), ImportError> {
-        let (entry, sidechain, timestamp) = (e.map, e.sidechain, e.timestamp);
-        let results_of = match message.get("content") {
-            Some(Value::Array(blocks)) => blocks
-                .iter()
-                .filter(|b| text_of(b.get("type")) == Some("tool_result"))
-                .find_map(|b| self.results.call.get(text_of(b.get("tool_use_id"))?))
-                .copied(),
-            _ => None,
+    fn user(&mut self, entry: &Entry, imported: &mut Imported) -> Result<(), ImportError> {
+        let Some(fields) = loose::parse::<UserEntry<'_>>(&entry.text) else {
+            return self.other(entry, imported);
         };
-        let (parent, joins) = self.placed(entry, results_of, false);
-        let mut lines = Vec::new();
-        let mut user_blocks = Vec::new();
-        match message.get("content") {
-            Some(Value::String(text)) => user_blocks.push(json!({"type":"text","text":text})),
-            Some(Value::Array(blocks)) => {
-                for block in blocks {
-                    match text_of(block.get("type")) {
-                        Some("tool_result") => {
-                            let call = text_of(block.get("tool_use_id")).unwrap_or("");
-                            let mut result = Map::new();
-                            result.insert("role".into(), Value::from("toolResult"));
-                            result.insert("toolCallId".into(), Value::from(call));
-                            result.insert(
-                                "toolName".into(),
-                                Value::from(self.tool_names.get(call).cloned().unwrap_or_default()),
-                            );
-                            result_as_text(block.get("content"), call, self.at, imported);
-                            result.insert("content".into(), result_blocks(block.get("content")));
-                            result.insert(
-                                "isError".into(),
-                                Value::from(
-                                    block
-                                        .get("is_error")
-                                        .and_then(Value::as_bool)
-                                        .unwrap_or(false),
-                                ),
-                            );
-                            result.insert("timestamp".into(), Value::from(timestamp));
-                            if let Some(details) = entry.get("toolUseResult") {
-                                result.insert("details".into(), details.clone());
-                            }
-                            lines.push(result);
-                        }
-                        Some("document") => user_blocks.push(media_block(block, "document")),
-                        _ => user_blocks.push(text_or_image(block)),
-                    }
-                }
-            }
-            _ => {}
+        let Some(message) = Entry::object::<WireUser<'_>>(fields.message) else {
+            return self.other(entry, imported);
+        };
+        let content = WireContent::of(message.content);
+        let said = UserSaid {
+            timestamp: entry.millis(),
+            details: fields.tool_use_result,
+        };
+        let UserLines {
+            messages,
+            results_of,
+        } = self.user_messages(&content, said, imported);
+        if messages.is_empty() {
+            return self.other(entry, imported);
         }
-        if !user_blocks.is_empty() {
-            let mut user = Map::new();
-            user.insert("role".into(), Value::from("user"));
-            user.insert("content".into(), Value::Array(user_blocks));
-            user.insert("timestamp".into(), Value::from(timestamp));
-            lines.push(user);
-        }
-        let count = lines.len();
-        let mut previous = parent;
-        for (i, mut line) in lines.into_iter().enumerate() {
+        let uuid = entry.head.uuid.clone().unwrap_or_default();
+        let Placement {
+            parent: mut previous,
+            joins,
+        } = self.placed(entry, results_of, false);
+        let count = messages.len();
+        for (i, message) in messages.into_iter().enumerate() {
             let id = if i + 1 == count {
                 uuid.clone()
             } else {
                 format!("{uuid}/{i}")
             };
-            line.insert("id".into(), Value::from(id.clone()));
-            line.insert("parentId".into(), previous);
             if let Some(group) = joins {
                 self.joined(group, std::slice::from_ref(&id));
             }
-            previous = Value::from(id);
+            let line = OutLine::message(message, &id, previous)?;
+            previous = ParentId::Id(MessageId::from(id.as_str()));
             imported.messages += 1;
-            self.out.push(sidechain, Value::Object(line))?;
+            self.out.push(entry.head.is_sidechain, line);
         }
-        if count == 0 {
-            self.extension(imported, "claude.user", entry, Some(uuid), sidechain)?;
-        } else {
-            self.alias.own(uuid);
-        }
+        self.alias.own(&uuid);
         Ok(())
     }
 
-    /// A prompt the user typed while Claude worked (Claude Code 2.x records
-    /// it as a `queued_command` attachment, and sends it to the model as a
-    /// user message): the user's words, as a user message.
-    fn queued(
+    /// The messages of a `user` entry's content: a `toolResult` for each
+    /// `tool_result` block, then a user message of the other blocks; and
+    /// the response whose calls the first known result answers.
+    fn user_messages(
         &mut self,
-        e: &ClaudeEntry<'_>,
-        blocks: Vec<Value>,
-        uuid: &String,
+        content: &WireContent,
+        said: UserSaid,
         imported: &mut Imported,
-    ) -> Result<(), ImportError> {
-        let (entry, sidechain, timestamp) = (e.map, e.sidechain, e.timestamp);
-        let (parent, _) = self.placed(entry, None, false);
-        let line = json!({
-            "role": "user",
-            "content": blocks,
-            "timestamp": timestamp,
-            "id": uuid,
-            "parentId": parent,
+    ) -> UserLines {
+        let mut lines = UserLines {
+            messages: Vec::new(),
+            results_of: None,
+        };
+        let mut user_blocks = Vec::new();
+        match content {
+            WireContent::Text(text) => user_blocks.push(UserContent::Text(TextContent::new(text))),
+            WireContent::Blocks(blocks) => {
+                for block in blocks {
+                    let result = match BlockHead::of(block).as_deref() {
+                        Some("tool_result") => loose::parse::<ToolResultBlock<'_>>(block.get()),
+                        Some("document") => {
+                            user_blocks.push(media_block(block, Media::Document));
+                            continue;
+                        }
+                        _ => None,
+                    };
+                    let Some(result) = result else {
+                        user_blocks.push(text_or_image(block));
+                        continue;
+                    };
+                    let call = result.tool_use_id.unwrap_or_default();
+                    if lines.results_of.is_none() {
+                        lines.results_of = self.results.call.get(&call).copied();
+                    }
+                    result_as_text(result.content, &call, self.at, imported);
+                    lines.messages.push(Message::ToolResult(ToolResultMessage {
+                        tool_name: self.tool_names.get(&call).cloned().unwrap_or_default(),
+                        tool_call_id: call,
+                        content: result_blocks(result.content),
+                        is_error: result.is_error,
+                        timestamp: said.timestamp,
+                        details: said.details.clone(),
+                    }));
+                }
+            }
+            WireContent::None => {}
+        }
+        if !user_blocks.is_empty() {
+            lines.messages.push(Message::User(UserMessage {
+                content: user_blocks,
+                timestamp: said.timestamp,
+            }));
+        }
+        lines
+    }
+
+    /// An `attachment` entry: a prompt the user typed while Claude worked
+    /// (Claude Code 2.x records it as a `queued_command` attachment, and
+    /// sends it to the model as a user message) is a user message of the
+    /// user's words; any other attachment an `extension` line.
+    fn attachment(&mut self, entry: &Entry, imported: &mut Imported) -> Result<(), ImportError> {
+        let Some(blocks) = queued_prompt(entry) else {
+            return self.other(entry, imported);
+        };
+        let uuid = entry.head.uuid.clone().unwrap_or_default();
+        let parent = self.placed(entry, None, false).parent;
+        let message = Message::User(UserMessage {
+            content: blocks,
+            timestamp: entry.millis(),
         });
         imported.warnings.push(ImportWarning::warning(
             self.at,
@@ -1003,36 +1258,39 @@ impl Log {
             format!("the prompt queued in `{uuid}` is a user message of the user's words; the wrapper Claude Code sends around them (its text varies by version) is not reproduced"),
         ));
         imported.messages += 1;
-        self.out.push(sidechain, line)?;
-        self.alias.own(uuid);
+        let line = OutLine::message(message, &uuid, parent)?;
+        self.out.push(entry.head.is_sidechain, line);
+        self.alias.own(&uuid);
         Ok(())
     }
 
     /// A `summary` entry (a title for the leaf it names): a label line.
-    fn summary(&mut self, e: &ClaudeEntry<'_>, imported: &mut Imported) -> Result<(), ImportError> {
-        let entry = e.map;
-        let target = text_of(entry.get("leafUuid")).unwrap_or("");
-        let line = json!({
-            "role": "extension",
-            "kind": "label",
-            "data": {"targetId": target, "label": entry.get("summary").cloned().unwrap_or(Value::Null)},
-        });
-        self.out.push(false, line)?;
+    fn summary(&mut self, entry: &Entry, imported: &mut Imported) -> Result<(), ImportError> {
+        /// A `label` line's data.
+        #[derive(serde::Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Label<'a> {
+            target_id: &'a str,
+            label: Option<&'a RawValue>,
+        }
+        let fields = loose::parse::<SummaryEntry<'_>>(&entry.text);
+        let data = serde_json::to_string(&Label {
+            target_id: fields
+                .as_ref()
+                .and_then(|f| f.leaf_uuid.as_deref())
+                .unwrap_or(""),
+            label: fields.as_ref().and_then(|f| f.summary),
+        })?;
+        let line = OutLine::extension("label", &data, None, ParentId::Previous)?;
+        self.out.push(false, line);
         imported.extensions += 1;
         Ok(())
     }
 
     /// Any other entry: an `extension` line of kind `claude.<type>` holding
     /// it, in its place in the tree.
-    fn other(&mut self, e: &ClaudeEntry<'_>, imported: &mut Imported) -> Result<(), ImportError> {
-        let kind = if e.kind.is_empty() { "entry" } else { e.kind };
-        self.extension(
-            imported,
-            &format!("claude.{kind}"),
-            e.map,
-            e.uuid.as_ref(),
-            e.sidechain,
-        )
+    fn other(&mut self, entry: &Entry, imported: &mut Imported) -> Result<(), ImportError> {
+        self.extension(imported, &entry.extension_kind(), entry)
     }
 
     /// Ends the conversion: the response still open is written.
@@ -1044,222 +1302,237 @@ impl Log {
 
     /// Writes the open response, then the entries that waited for it.
     fn flush_open(&mut self, imported: &mut Imported) -> Result<(), ImportError> {
-        flush(&mut self.open, &mut self.out, imported)?;
-        for Pending {
-            entry,
-            kind: name,
+        if let Some(OpenResponse {
+            message,
+            id,
+            parent,
             sidechain,
-        } in std::mem::take(&mut self.pending)
+            ..
+        }) = self.open.take()
         {
-            let uuid = text_of(entry.get("uuid")).map(str::to_owned);
-            self.extension(imported, &name, &entry, uuid.as_ref(), sidechain)?;
+            let line = OutLine::message(Message::Assistant(message), &id, parent)?;
+            self.out.push(sidechain, line);
+            imported.messages += 1;
+        }
+        for entry in std::mem::take(&mut self.pending) {
+            self.extension(imported, &entry.extension_kind(), &entry)?;
         }
         Ok(())
     }
-}
 
-impl Log {
-    /// Writes `entry` whole as an `extension` line of `kind`; one with a
+    /// Writes `entry` verbatim as an `extension` line of `kind`; one with a
     /// `uuid` keeps its place in the tree, and what hangs from it hangs from
     /// the message line it hangs from as far as results are concerned.
     fn extension(
         &mut self,
         imported: &mut Imported,
         kind: &str,
-        entry: &Map<String, Value>,
-        uuid: Option<&String>,
-        sidechain: bool,
+        entry: &Entry,
     ) -> Result<(), ImportError> {
-        let mut line = Map::new();
-        line.insert("role".into(), Value::from("extension"));
-        line.insert("kind".into(), Value::from(kind));
-        line.insert("data".into(), Value::Object(entry.clone()));
-        if let Some(uuid) = uuid {
-            let (parent, joins) = self.placed(entry, None, true);
-            if let Some(parent) = parent.as_str() {
-                let anchor = self.anchor.get(parent).cloned();
-                self.anchor
-                    .insert(uuid.clone(), anchor.unwrap_or_else(|| parent.to_owned()));
+        let line = match &entry.head.uuid {
+            Some(uuid) => {
+                let Placement { parent, joins } = self.placed(entry, None, true);
+                if let Some(parent) = parent.id() {
+                    let parent = parent.as_str();
+                    let anchor = self.anchor.get(parent).cloned();
+                    self.anchor
+                        .insert(uuid.clone(), anchor.unwrap_or_else(|| parent.to_owned()));
+                }
+                if let Some(group) = joins {
+                    self.joined(group, std::slice::from_ref(uuid));
+                }
+                OutLine::extension(kind, &entry.text, Some(uuid), parent)?
             }
-            if let Some(group) = joins {
-                self.joined(group, std::slice::from_ref(uuid));
-            }
-            line.insert("id".into(), Value::from(uuid.clone()));
-            line.insert("parentId".into(), parent);
-        }
-        self.out.push(sidechain, Value::Object(line))?;
+            None => OutLine::extension(kind, &entry.text, None, ParentId::Previous)?,
+        };
+        self.out.push(entry.head.is_sidechain, line);
         imported.extensions += 1;
         Ok(())
     }
 }
 
-fn flush(
-    open: &mut Option<OpenResponse>,
-    out: &mut Out,
-    imported: &mut Imported,
-) -> Result<(), ImportError> {
-    if let Some(OpenResponse {
-        line, sidechain, ..
-    }) = open.take()
-    {
-        out.push(sidechain, Value::Object(line))?;
-        imported.messages += 1;
-    }
-    Ok(())
+// ---------------------------------------------------------------------------
+// Blocks.
+// ---------------------------------------------------------------------------
+
+/// Claude Code's stand-in for a failed request (an entry with
+/// `isApiErrorMessage`, model `<synthetic>`): a failed turn, which is not
+/// sent back; its error is the entry's `error`, else its text.
+fn failed_turn(reply: &mut AssistantMessage, error: Option<String>) {
+    let text = error.unwrap_or_else(|| {
+        reply
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                AssistantContent::Text(t) => Some(t.text.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    });
+    reply.stop_reason = StopReason::Error;
+    reply.error_message = Some(text);
 }
 
-/// A Claude Code message's `stop_reason` (the Messages API's) as `decode`
-/// reads it: the runtime's one mapping (`refusal` is `guardRail`,
-/// `pause_turn` is `paused`).
-fn stop_reason(value: Option<&Value>) -> Option<&'static str> {
-    let reason = value?.as_str()?;
-    Some(crate::providers::anthropic::stop_reason(reason).as_str())
-}
-
-fn usage_of(usage: &Value) -> Value {
+/// A Claude Code message's `usage` (the Messages API's) as agentmsg usage.
+fn usage_of(usage: &Value) -> Usage {
     let n = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
     let (input, output) = (n("input_tokens"), n("output_tokens"));
-    let (read, write) = (
+    let (cache_read, cache_write) = (
         n("cache_read_input_tokens"),
         n("cache_creation_input_tokens"),
     );
-    json!({
-        "input": input,
-        "output": output,
-        "cacheRead": read,
-        "cacheWrite": write,
-        "totalTokens": input + output + read + write,
-    })
+    Usage {
+        input,
+        output,
+        cache_read,
+        cache_write,
+        total_tokens: Some(
+            input
+                .saturating_add(output)
+                .saturating_add(cache_read)
+                .saturating_add(cache_write),
+        ),
+        ..Usage::default()
+    }
 }
 
 /// The blocks of a `queued_command` attachment's prompt (a string, or text
 /// and image blocks), when the entry is one.
-fn queued_prompt(entry: &Map<String, Value>) -> Option<Vec<Value>> {
-    let attachment = entry.get("attachment")?;
-    if text_of(attachment.get("type")) != Some("queued_command") {
+fn queued_prompt(entry: &Entry) -> Option<Vec<UserContent>> {
+    let fields = loose::parse::<AttachmentEntry<'_>>(&entry.text)?;
+    let attachment = Entry::object::<Attachment<'_>>(fields.attachment)?;
+    if attachment.kind.as_deref() != Some("queued_command") {
         return None;
     }
-    let blocks: Vec<Value> = match attachment.get("prompt")? {
-        Value::String(text) => vec![json!({"type":"text","text":text})],
-        Value::Array(parts) => parts.iter().map(text_or_image).collect(),
-        _ => return None,
+    let blocks: Vec<UserContent> = match WireContent::of(attachment.prompt) {
+        WireContent::Text(text) => vec![UserContent::Text(TextContent::new(text))],
+        WireContent::Blocks(parts) => parts.iter().map(text_or_image).collect(),
+        WireContent::None => return None,
     };
     (!blocks.is_empty()).then_some(blocks)
 }
 
-fn image_block(block: &Value) -> Value {
-    media_block(block, "image")
+/// Which agentmsg block a media block of the Messages API becomes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Media {
+    Image,
+    Document,
 }
 
-/// An Anthropic `image` or `document` block as agentmsg's block of `kind`:
-/// base64 data with its media type, or a URL; anything else (a file id, a
-/// text source) its JSON as text.
-fn media_block(block: &Value, kind: &str) -> Value {
-    let source = block.get("source");
-    let field = |key: &str| source.and_then(|s| s.get(key)).cloned();
-    let mut out = match source.and_then(|s| s.get("type")).and_then(Value::as_str) {
-        Some("base64") => json!({
-            "type": kind,
-            "data": field("data").unwrap_or(Value::from("")),
-            "mimeType": field("media_type").unwrap_or(Value::from(if kind == "image" { "image/png" } else { "application/pdf" })),
-        }),
-        Some("url") if field("url").is_some_and(|u| u.is_string()) => {
-            json!({"type": kind, "url": field("url")})
-        }
-        _ => return json!({"type": "text", "text": block.to_string()}),
+/// An Anthropic `image` or `document` block as agentmsg's block: base64 data
+/// with its media type, or a URL; anything else (a file id, a text source)
+/// its JSON as text.
+fn media_block(block: &RawJson, kind: Media) -> UserContent {
+    let as_text = || UserContent::Text(TextContent::new(block.get()));
+    let Some(media) = loose::parse::<MediaBlock<'_>>(block.get()) else {
+        return as_text();
     };
-    if let (Some(title), "document") = (block.get("title").filter(|t| t.is_string()), kind) {
-        out["title"] = title.clone();
+    let Some(source) = Entry::object::<WireSource>(media.source) else {
+        return as_text();
+    };
+    let source = match source.kind.as_deref() {
+        Some("base64") => MediaSource::Base64 {
+            data: source.data.unwrap_or_default(),
+            mime_type: source.media_type.unwrap_or_else(|| {
+                match kind {
+                    Media::Image => "image/png",
+                    Media::Document => "application/pdf",
+                }
+                .to_owned()
+            }),
+        },
+        Some("url") if source.url.is_some() => MediaSource::Url(source.url.unwrap_or_default()),
+        _ => return as_text(),
+    };
+    match kind {
+        Media::Image => UserContent::Image(ImageContent { source }),
+        Media::Document => UserContent::Document(DocumentContent {
+            source,
+            title: media.title,
+        }),
     }
-    out
 }
 
-fn assistant_blocks(
-    content: Option<&Value>,
-    tool_names: &mut HashMap<String, String>,
-) -> Vec<Value> {
-    let mut out = Vec::new();
+/// The blocks of an assistant entry, each read by the Anthropic decoder (so
+/// a call's arguments keep the order the model wrote them in); a block the
+/// decoder refuses (a call without an id, an input that is no object, a
+/// block that is no object) keeps what it holds in the nearest form.
+fn assistant_blocks(content: WireContent) -> Vec<AssistantContent> {
     match content {
-        Some(Value::String(text)) => out.push(json!({"type":"text","text":text})),
-        Some(Value::Array(blocks)) => {
-            for block in blocks {
-                match text_of(block.get("type")) {
-                    Some("text") => {
-                        let mut text = json!({"type":"text","text": block.get("text").cloned().unwrap_or(Value::from(""))});
-                        // A text citing what a server tool found (web
-                        // search) keeps its citations, as the Anthropic
-                        // decoder keeps them, to go back with it.
-                        if let Some(citations) = block.get("citations").filter(|c| c.as_array().is_some_and(|a| !a.is_empty())) {
-                            text["citations"] = citations.clone();
-                        }
-                        out.push(text);
-                    }
-                    Some("thinking") => {
-                        let mut thinking = json!({"type":"thinking","thinking": block.get("thinking").cloned().unwrap_or(Value::from(""))});
-                        if let Some(signature) = block.get("signature").filter(|s| s.as_str().is_some_and(|s| !s.is_empty())) {
-                            thinking["signature"] = signature.clone();
-                        }
-                        out.push(thinking);
-                    }
-                    Some("redacted_thinking") => out.push(json!({"type":"redactedThinking","data": block.get("data").cloned().unwrap_or(Value::from(""))})),
-                    // A `server_tool_use` (a tool the API ran itself, its
-                    // result a block of this same message) is no call the
-                    // client answers: it falls through to a provider block.
-                    Some("tool_use") => {
-                        let id = text_of(block.get("id")).unwrap_or("").to_owned();
-                        let name = text_of(block.get("name")).unwrap_or("").to_owned();
-                        tool_names.insert(id.clone(), name.clone());
-                        let arguments = match block.get("input") {
-                            Some(Value::Object(map)) => Value::Object(map.clone()),
-                            Some(other) => json!({"input": other}),
-                            None => json!({}),
-                        };
-                        out.push(json!({"type":"toolCall","id":id,"name":name,"arguments":arguments}));
-                    }
-                    // Any other block of the Messages API (server tools and
-                    // their results, MCP, `compaction`…) is kept as the
-                    // Anthropic decoder keeps it: replayed to Anthropic only.
-                    _ if block.is_object() => out.push(provider_block(anthropic::API, block)),
-                    _ => out.push(json!({"type":"text","text": block.to_string()})),
-                }
-            }
-        }
-        _ => {}
+        WireContent::Text(text) => vec![AssistantContent::Text(TextContent::new(text))],
+        WireContent::Blocks(blocks) => blocks
+            .into_iter()
+            .enumerate()
+            .map(|(i, block)| {
+                anthropic::decode_block(block.clone(), None, &format!("content[{i}]"))
+                    .unwrap_or_else(|_| odd_block(&block))
+            })
+            .collect(),
+        WireContent::None => Vec::new(),
     }
-    out
+}
+
+/// A block the decoder refuses: a `tool_use` still a call (its id and name
+/// empty when missing, an input that is no object kept as `{"input": …}`),
+/// anything else its JSON as text.
+fn odd_block(block: &RawJson) -> AssistantContent {
+    let as_text = || AssistantContent::Text(TextContent::new(block.get()));
+    if BlockHead::of(block).as_deref() != Some("tool_use") {
+        return as_text();
+    }
+    let Some(call) = loose::parse::<LooseToolUse<'_>>(block.get()) else {
+        return as_text();
+    };
+    let arguments = match call.input {
+        None => ToolArguments::new(),
+        Some(input) if input.get().starts_with('{') => {
+            ToolArguments::from_json(input.get()).unwrap_or_default()
+        }
+        Some(other) => {
+            ToolArguments::from_json(&format!("{{\"input\":{}}}", other.get())).unwrap_or_default()
+        }
+    };
+    AssistantContent::ToolCall(ToolCall::new(
+        call.id.unwrap_or_default(),
+        call.name.unwrap_or_default(),
+        arguments,
+    ))
 }
 
 /// The fields of a `tool_use` block a tool call has no place for (as the
 /// Anthropic decoder reads a call: id, name, input), said: a `caller` other
 /// than `direct` (a call a server tool's code made), anything newer.
-fn unkept_call_fields(content: Option<&Value>, line: usize, imported: &mut Imported) {
-    let Some(Value::Array(blocks)) = content else {
+fn unkept_call_fields(content: &WireContent, line: usize, imported: &mut Imported) {
+    let WireContent::Blocks(blocks) = content else {
         return;
     };
     for block in blocks {
-        let Some(map) = block.as_object() else {
-            continue;
-        };
-        if text_of(map.get("type")) != Some("tool_use") {
+        if BlockHead::of(block).as_deref() != Some("tool_use") {
             continue;
         }
-        let unkept: Vec<&str> = map
+        let fields = block.entries();
+        let unkept: Vec<&str> = fields
             .iter()
             .filter(|(key, value)| match key.as_str() {
                 "type" | "id" | "name" | "input" | "cache_control" => false,
-                "caller" => text_of(value.get("type")) != Some("direct"),
+                "caller" => BlockHead::of(value).as_deref() != Some("direct"),
                 _ => true,
             })
             .map(|(key, _)| key.as_str())
             .collect();
         if !unkept.is_empty() {
+            let id = fields
+                .iter()
+                .find(|(key, _)| key == "id")
+                .and_then(|(_, id)| loose::parse::<String>(id.get()))
+                .unwrap_or_default();
             imported.warnings.push(ImportWarning::warning(
                 line,
                 WarningCode::FieldNotKept,
                 format!(
-                    "`{}` of the tool_use `{}` not kept: a tool call has no place for it",
+                    "`{}` of the tool_use `{id}` not kept: a tool call has no place for it",
                     unkept.join("`, `"),
-                    text_of(map.get("id")).unwrap_or("")
                 ),
             ));
         }
@@ -1269,13 +1542,14 @@ fn unkept_call_fields(content: Option<&Value>, line: usize, imported: &mut Impor
 /// Says the blocks of a tool result that a `toolResult` holds only as their
 /// JSON in text (it holds text and images): a `tool_reference` (what Claude
 /// Code's ToolSearch returns, the tools it loads), a `document`…
-fn result_as_text(content: Option<&Value>, call: &str, line: usize, imported: &mut Imported) {
-    let Some(Value::Array(blocks)) = content else {
+fn result_as_text(content: Option<&RawValue>, call: &str, line: usize, imported: &mut Imported) {
+    let WireContent::Blocks(blocks) = WireContent::of(content) else {
         return;
     };
-    let mut kinds: Vec<&str> = blocks
+    let kinds: Vec<Option<String>> = blocks.iter().map(BlockHead::of).collect();
+    let mut kinds: Vec<&str> = kinds
         .iter()
-        .filter_map(|b| match text_of(b.get("type")) {
+        .filter_map(|kind| match kind.as_deref() {
             Some("text" | "image") => None,
             other => Some(other.unwrap_or("(no type)")),
         })
@@ -1295,21 +1569,34 @@ fn result_as_text(content: Option<&Value>, call: &str, line: usize, imported: &m
 
 /// An Anthropic content block as agentmsg's text or image block; any other
 /// its JSON as text.
-fn text_or_image(block: &Value) -> Value {
-    match text_of(block.get("type")) {
-        Some("text") => {
-            json!({"type":"text","text": block.get("text").cloned().unwrap_or(Value::from(""))})
-        }
-        Some("image") => image_block(block),
-        _ => json!({"type":"text","text": block.to_string()}),
+fn text_or_image(block: &RawJson) -> UserContent {
+    match BlockHead::of(block).as_deref() {
+        Some("text") => UserContent::Text(TextContent::new(
+            loose::parse::<TextBlock>(block.get())
+                .and_then(|t| t.text)
+                .unwrap_or_default(),
+        )),
+        Some("image") => media_block(block, Media::Image),
+        _ => UserContent::Text(TextContent::new(block.get())),
     }
 }
 
-fn result_blocks(content: Option<&Value>) -> Value {
-    match content {
-        Some(Value::String(text)) => json!([{"type":"text","text":text}]),
-        Some(Value::Array(blocks)) => Value::Array(blocks.iter().map(text_or_image).collect()),
-        None | Some(Value::Null) => json!([]),
-        Some(other) => json!([{"type":"text","text": other.to_string()}]),
+/// The content of a `tool_result` block: its text, or its text and image
+/// blocks (any other block its JSON as text).
+fn result_blocks(content: Option<&RawValue>) -> Vec<ToolResultContent> {
+    let Some(raw) = content else {
+        return Vec::new();
+    };
+    match WireContent::of(Some(raw)) {
+        WireContent::Text(text) => vec![ToolResultContent::Text(TextContent::new(text))],
+        WireContent::Blocks(blocks) => blocks
+            .iter()
+            .map(|block| match text_or_image(block) {
+                UserContent::Image(image) => ToolResultContent::Image(image),
+                UserContent::Text(text) => ToolResultContent::Text(text),
+                _ => ToolResultContent::Text(TextContent::new(block.get())),
+            })
+            .collect(),
+        WireContent::None => vec![ToolResultContent::Text(TextContent::new(raw.get()))],
     }
 }

@@ -15,8 +15,9 @@
 //!   which Codex sends back, and its id when written, go in its first text
 //!   block's signature as the Responses codec keeps them (`{"v":1,…}`); a
 //!   `refusal` part is text;
-//! - `function_call` and `custom_tool_call` become `toolCall` blocks (a custom
-//!   tool's free-form input as `{"input": …}`), their `*_output` items
+//! - `function_call` and `custom_tool_call` become `toolCall` blocks (a
+//!   function's arguments in the order the model wrote them, at every depth;
+//!   a custom tool's free-form input as `{"input": …}`), their `*_output` items
 //!   `toolResult` messages named after the call (an output's content items
 //!   as text and images);
 //! - a `reasoning` item becomes the block the OpenAI Responses codec makes of
@@ -43,7 +44,8 @@
 //!   next, said, as Codex fills it in when it next sends the history; an
 //!   output written after that is an `extension` line, said;
 //! - every other line (`session_meta`, `turn_context`, `event_msg`…) becomes an
-//!   `extension` line of kind `codex.<type>` holding it;
+//!   `extension` line of kind `codex.<type>` holding it verbatim (its keys in
+//!   the order written), as does a provider block its item;
 //! - the model an assistant message names is the last `turn_context`'s
 //!   `model`, its provider `session_meta`'s `model_provider` (`openai` when
 //!   absent); a `token_count` event's `last_token_usage` is the usage of the
@@ -53,15 +55,35 @@
 //!
 //! The older rollout layout (items without the `{"type":"response_item",
 //! "payload":…}` wrapper) reads the same.
+//!
+//! Each line is read as typed fields: those every line has (`timestamp`,
+//! `type`, `payload`), then its payload's (one `#[derive(Deserialize)]`
+//! struct per line type: `session_meta`, `turn_context`, `event_msg`,
+//! `compacted`, and the response item), each converted by the function of
+//! its type. A field of another JSON type than the one Codex writes is read
+//! as absent. The lines are written by the runtime's writer, their `id` and
+//! `parentId` by the envelope codec.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use serde_json::{json, Map, Value};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
 
+use super::detect::LogLines;
+use super::{extension_line, iso_millis, loose, message_line};
+use super::{ImportError, ImportWarning, Imported, WarningCode};
+use crate::custom::CompactionSummary;
+use crate::message::MediaSource;
+use crate::message::RawJson;
 use crate::providers::openai_responses;
+use crate::{AgentMessage, AssistantContent, AssistantMessage, ImageContent};
+use crate::{Message, MessageId, ParentId, ProviderBlock, StopReason, SystemMessage};
+use crate::{TextContent, ToolArguments, ToolCall, ToolResultContent, ToolResultMessage};
+use crate::{Usage, UserContent, UserMessage};
 
-use super::{iso_millis, provider_block, ImportError, ImportWarning, Imported, WarningCode};
-
+/// The item types of the older rollout layout, written without the
+/// `{"type":"response_item","payload":…}` wrapper.
 const ITEM_TYPES: &[&str] = &[
     "message",
     "reasoning",
@@ -75,35 +97,206 @@ const ITEM_TYPES: &[&str] = &[
     "tool_search_output",
 ];
 
-fn text_of(value: Option<&Value>) -> Option<&str> {
-    value.and_then(Value::as_str)
+/// The keys of a call item that its `toolCall` block holds (`id` as its
+/// signature, as the Responses decoder keeps it).
+const CALL_KEYS: &[&str] = &[
+    "type",
+    "id",
+    "call_id",
+    "name",
+    "arguments",
+    "input",
+    "action",
+    "status",
+];
+
+// ---------------------------------------------------------------------------
+// The lines, typed: the fields every line is read by, then each type's own.
+// ---------------------------------------------------------------------------
+
+/// The fields every rollout line is read by.
+#[derive(Deserialize)]
+struct Head {
+    #[serde(default, deserialize_with = "loose::string")]
+    timestamp: Option<String>,
+    #[serde(rename = "type", default, deserialize_with = "loose::string")]
+    kind: Option<String>,
+    #[serde(default)]
+    payload: Option<Box<RawValue>>,
 }
 
-/// Converts the parsed lines of a Codex rollout.
-pub(crate) fn import(entries: &[(usize, Map<String, Value>)]) -> Result<Imported, ImportError> {
-    let mut imported = Imported::default();
-    let mut rollout = Rollout::default();
-    for (line_no, entry) in entries {
-        rollout.entry(line_no, entry, &mut imported)?;
+/// A `session_meta` line's payload.
+#[derive(Deserialize)]
+struct SessionMeta {
+    #[serde(default, deserialize_with = "loose::string")]
+    model_provider: Option<String>,
+}
+
+/// A `turn_context` line's payload.
+#[derive(Deserialize)]
+struct TurnContext {
+    #[serde(default, deserialize_with = "loose::string")]
+    model: Option<String>,
+}
+
+/// An `event_msg` line's payload: the events read are `token_count`,
+/// `thread_rolled_back` and `turn_aborted`.
+#[derive(Deserialize)]
+struct EventMsg<'a> {
+    #[serde(rename = "type", default, deserialize_with = "loose::string")]
+    kind: Option<String>,
+    /// A `thread_rolled_back`'s turns dropped.
+    #[serde(default, deserialize_with = "loose::count")]
+    num_turns: Option<u64>,
+    /// A `token_count`'s counts.
+    #[serde(default, borrow)]
+    info: Option<&'a RawValue>,
+}
+
+/// A `token_count` event's `info`.
+#[derive(Deserialize)]
+struct TokenInfo {
+    #[serde(default)]
+    last_token_usage: Option<TokenUsage>,
+}
+
+/// Codex's token counts of one response.
+#[derive(Deserialize)]
+struct TokenUsage {
+    #[serde(default, deserialize_with = "loose::count")]
+    input_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "loose::count")]
+    cached_input_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "loose::count")]
+    output_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "loose::count")]
+    reasoning_output_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "loose::count")]
+    total_tokens: Option<u64>,
+}
+
+/// A `compacted` line's payload.
+#[derive(Deserialize)]
+struct Compacted<'a> {
+    #[serde(default, deserialize_with = "loose::string")]
+    message: Option<String>,
+    #[serde(default, borrow)]
+    replacement_history: Option<&'a RawValue>,
+}
+
+/// A response item (a `response_item` line's payload): the fields its type
+/// reads.
+#[derive(Deserialize)]
+struct Item<'a> {
+    #[serde(rename = "type", default, deserialize_with = "loose::string")]
+    kind: Option<String>,
+    #[serde(default, deserialize_with = "loose::string")]
+    role: Option<String>,
+    #[serde(default, deserialize_with = "loose::string")]
+    id: Option<String>,
+    #[serde(default, deserialize_with = "loose::string")]
+    call_id: Option<String>,
+    #[serde(default, deserialize_with = "loose::string")]
+    name: Option<String>,
+    /// A `function_call`'s arguments, a JSON text in a string.
+    #[serde(default, borrow)]
+    arguments: Option<&'a RawValue>,
+    /// A `custom_tool_call`'s free-form input.
+    #[serde(default, borrow)]
+    input: Option<&'a RawValue>,
+    /// A `local_shell_call`'s action.
+    #[serde(default, borrow)]
+    action: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    output: Option<&'a RawValue>,
+    #[serde(default, deserialize_with = "loose::string")]
+    phase: Option<String>,
+    #[serde(default, deserialize_with = "loose::string")]
+    execution: Option<String>,
+}
+
+impl Item<'_> {
+    fn kind(&self) -> &str {
+        self.kind.as_deref().unwrap_or("")
     }
-    rollout.end(&mut imported)?;
-    imported.said_if_empty("Codex");
-    Ok(imported)
 }
 
-/// Converts a Codex rollout read one line at a time (`entries`), writing
-/// the transcript to `out` as it goes: only the lines after the last
-/// assistant message still waiting for its usage are held back. The counts
-/// and diagnostics are returned.
-pub(crate) fn import_streamed(
-    entries: impl Iterator<Item = Result<(usize, Map<String, Value>), ImportError>>,
+/// A content part of a `message` item, or an output's content item.
+#[derive(Deserialize)]
+struct Part {
+    #[serde(rename = "type", default, deserialize_with = "loose::string")]
+    kind: Option<String>,
+    #[serde(default, deserialize_with = "loose::string")]
+    text: Option<String>,
+    #[serde(default, deserialize_with = "loose::string")]
+    refusal: Option<String>,
+    #[serde(default, deserialize_with = "loose::string")]
+    image_url: Option<String>,
+}
+
+impl Part {
+    /// The part of `raw`, when it is an object.
+    fn of(raw: &RawJson) -> Option<Self> {
+        raw.is_object().then(|| loose::parse(raw.get())).flatten()
+    }
+
+    /// Its `image_url` as an image, when it is a base64 `data:` URL.
+    fn data_image(&self) -> Option<ImageContent> {
+        let (mime_type, data) = self
+            .image_url
+            .as_deref()?
+            .strip_prefix("data:")?
+            .split_once(";base64,")?;
+        Some(ImageContent {
+            source: MediaSource::Base64 {
+                data: data.to_owned(),
+                mime_type: mime_type.to_owned(),
+            },
+        })
+    }
+}
+
+/// A tool's output written as an object.
+#[derive(Deserialize)]
+struct WireOutput<'a> {
+    #[serde(default, borrow)]
+    content_items: Option<&'a RawValue>,
+    #[serde(default, deserialize_with = "loose::string")]
+    content: Option<String>,
+    #[serde(default, deserialize_with = "loose::string")]
+    output: Option<String>,
+    #[serde(default, deserialize_with = "loose::boolean")]
+    success: Option<bool>,
+}
+
+/// The elements of a JSON array (none for anything else).
+fn elements(raw: Option<&RawValue>) -> Option<Vec<RawJson>> {
+    raw.filter(|r| r.get().starts_with('['))
+        .and_then(|r| loose::parse(r.get()))
+}
+
+// ---------------------------------------------------------------------------
+// The conversion.
+// ---------------------------------------------------------------------------
+
+/// Converts a Codex rollout read one line at a time (`lines`), writing the
+/// transcript to `out` as it goes: only the lines after the last assistant
+/// message still waiting for its usage are held back. The counts and
+/// diagnostics are returned.
+pub(super) fn import<'s>(
+    lines: &dyn Fn() -> Result<LogLines<'s>, ImportError>,
     out: &mut dyn std::io::Write,
 ) -> Result<Imported, ImportError> {
     let mut imported = Imported::default();
     let mut rollout = Rollout::default();
-    for entry in entries {
-        let (line_no, entry) = entry?;
-        rollout.entry(&line_no, &entry, &mut imported)?;
+    for line in lines()? {
+        let mut line = line?;
+        let Some(head) = line.head::<Head>() else {
+            continue;
+        };
+        rollout.entry(line.number, &line.text, head, &mut imported)?;
         let held = rollout
             .origin
             .awaiting_usage
@@ -122,13 +315,20 @@ pub(crate) fn import_streamed(
     Ok(imported)
 }
 
+/// The assistant message being built from one response's items.
+struct OpenAssistant {
+    message: AssistantMessage,
+    /// The id of its line: its first item's.
+    id: String,
+}
+
 /// The state of a rollout's conversion.
 #[derive(Default)]
 struct Rollout {
     /// Each call's tool name, by call id.
     names: HashMap<String, String>,
     /// The assistant message being built from one response's items.
-    open: Option<Map<String, Value>>,
+    open: Option<OpenAssistant>,
     last_ts: u64,
     origin: Origin,
     /// The id of the last line written that has one.
@@ -144,34 +344,19 @@ struct Rollout {
     /// next: their output (the tool ended after all), or anything else.
     cut: Vec<CutCall>,
     /// The calls given the output `aborted`.
-    aborted: std::collections::HashSet<String>,
+    aborted: HashSet<String>,
 }
-
-/// The keys of a call item that its `toolCall` block holds (`id` as its
-/// signature, as the Responses decoder keeps it).
-const CALL_KEYS: &[&str] = &[
-    "type",
-    "id",
-    "call_id",
-    "name",
-    "arguments",
-    "input",
-    "action",
-    "status",
-];
 
 /// A rollout line that is no response item: the parts every kind is read by.
 struct RolloutLine<'a> {
     /// The line whole (an `extension` line keeps it).
-    map: &'a Map<String, Value>,
+    text: &'a str,
     /// Its number in the rollout.
     number: usize,
     /// Its `type` (empty when it has none).
     kind: &'a str,
     /// Its `payload`.
-    payload: Option<&'a Value>,
-    /// Its payload's `type` (an event's kind).
-    event: Option<&'a str>,
+    payload: Option<&'a RawValue>,
     /// Its time, as Unix milliseconds (the line before's when it has none).
     ts: u64,
 }
@@ -181,47 +366,84 @@ impl RolloutLine<'_> {
     fn id(&self) -> String {
         format!("codex:{}", self.number)
     }
+
+    /// Its payload read as a `T`, when it is an object of that shape.
+    fn payload<'a, T: Deserialize<'a>>(&'a self) -> Option<T> {
+        self.payload
+            .filter(|p| p.get().starts_with('{'))
+            .and_then(|p| loose::parse(p.get()))
+    }
+
+    /// The event an `event_msg` line holds.
+    fn event(&self) -> Option<EventMsg<'_>> {
+        if self.kind != "event_msg" {
+            return None;
+        }
+        self.payload()
+    }
+}
+
+/// A response item to convert: its text, its fields, the id its lines take
+/// and what an `extension` line keeps of it.
+struct ItemAt<'a> {
+    /// The item's text.
+    text: &'a str,
+    /// Its fields.
+    item: Item<'a>,
+    /// The id of the lines it writes.
+    id: &'a str,
+    /// Its time, as Unix milliseconds.
+    ts: u64,
+    /// What an `extension` line keeps of it: the rollout line, or the item.
+    entry: &'a str,
 }
 
 impl Rollout {
-    /// Converts one entry: a response item, or a line of another kind.
+    /// Converts one line: a response item, or a line of another kind.
     fn entry(
         &mut self,
-        line_no: &usize,
-        entry: &Map<String, Value>,
+        number: usize,
+        text: &str,
+        head: Head,
         imported: &mut Imported,
     ) -> Result<(), ImportError> {
-        self.line = *line_no;
-        let ts = text_of(entry.get("timestamp"))
+        self.line = number;
+        let ts = head
+            .timestamp
+            .as_deref()
             .and_then(iso_millis)
             .unwrap_or(self.last_ts);
         self.last_ts = ts;
-        let kind = text_of(entry.get("type")).unwrap_or("");
-        let item = match (kind, entry.get("payload").and_then(Value::as_object)) {
-            ("response_item", Some(payload)) => Some(payload),
-            (k, _) if ITEM_TYPES.contains(&k) => Some(entry),
+        let kind = head.kind.as_deref().unwrap_or("");
+        let payload = head.payload.as_deref();
+        let item_text = match (kind, payload) {
+            ("response_item", Some(payload)) if payload.get().starts_with('{') => {
+                Some(payload.get())
+            }
+            (k, _) if ITEM_TYPES.contains(&k) => Some(text),
             _ => None,
         };
-        if let Some(item) = item {
-            return self.item(&format!("codex:{line_no}"), ts, item, entry, imported);
+        if let Some(item_text) = item_text {
+            let id = format!("codex:{number}");
+            return self.item_text(item_text, &id, ts, text, imported);
         }
-        let payload = entry.get("payload");
         let line = RolloutLine {
-            map: entry,
-            number: *line_no,
+            text,
+            number,
             kind,
             payload,
-            event: payload.and_then(|p| text_of(p.get("type"))),
             ts,
         };
         self.context(&line, imported)?;
-        let rollback = self.rollback(&line);
+        let event = line.event();
+        let event_kind = event.as_ref().and_then(|e| e.kind.as_deref());
+        let rollback = event.as_ref().and_then(|e| self.rollback(e));
         // Codex writes events between the items of one response: they do not
         // end its assistant message (their lines come before it).
         if kind != "event_msg" || rollback.is_some() {
-            close(&mut self.open, imported, &mut self.origin)?;
+            self.close(imported)?;
         }
-        if (kind, line.event) == ("event_msg", Some("turn_aborted")) {
+        if event_kind == Some("turn_aborted") {
             self.turn_aborted(&line, imported)?;
         }
         if kind == "compacted" {
@@ -241,25 +463,29 @@ impl Rollout {
         line: &RolloutLine<'_>,
         imported: &mut Imported,
     ) -> Result<(), ImportError> {
-        let payload = line.payload;
-        match (line.kind, line.event) {
-            ("session_meta", _) => {
-                if let Some(provider) = payload.and_then(|p| text_of(p.get("model_provider"))) {
-                    self.origin.provider = provider.to_owned();
+        match line.kind {
+            "session_meta" => {
+                if let Some(provider) = line.payload::<SessionMeta>().and_then(|m| m.model_provider)
+                {
+                    self.origin.provider = provider;
                 }
             }
-            ("turn_context", _) => {
-                if let Some(model) = payload.and_then(|p| text_of(p.get("model"))) {
-                    self.origin.model = model.to_owned();
+            "turn_context" => {
+                if let Some(model) = line.payload::<TurnContext>().and_then(|c| c.model) {
+                    self.origin.model = model;
                 }
             }
-            ("event_msg", Some("token_count")) => {
-                let usage = payload
-                    .and_then(|p| p.get("info"))
-                    .and_then(|i| i.get("last_token_usage"))
+            "event_msg" => {
+                let usage = line
+                    .event()
+                    .filter(|e| e.kind.as_deref() == Some("token_count"))
+                    .and_then(|e| e.info)
+                    .filter(|i| i.get().starts_with('{'))
+                    .and_then(|i| loose::parse::<TokenInfo>(i.get()))
+                    .and_then(|i| i.last_token_usage)
                     .and_then(usage_of);
                 if let Some(usage) = usage {
-                    self.origin.attach(usage, &mut self.open, imported)?;
+                    self.attach(usage, imported)?;
                 }
             }
             _ => {}
@@ -270,14 +496,12 @@ impl Rollout {
     /// A rollback (Codex's backtrack, a `thread_rolled_back` event) drops the
     /// last `num_turns` user turns: what follows branches off before the
     /// first one dropped. The parent the event's line takes.
-    fn rollback(&mut self, line: &RolloutLine<'_>) -> Option<Value> {
-        if (line.kind, line.event) != ("event_msg", Some("thread_rolled_back")) {
+    fn rollback(&mut self, event: &EventMsg<'_>) -> Option<ParentId> {
+        if event.kind.as_deref() != Some("thread_rolled_back") {
             return None;
         }
-        let n = line
-            .payload?
-            .get("num_turns")
-            .and_then(Value::as_u64)
+        let n = event
+            .num_turns
             .filter(|&n| n > 0 && !self.turns.is_empty())?;
         let keep = self
             .turns
@@ -285,7 +509,7 @@ impl Rollout {
             .saturating_sub(usize::try_from(n).unwrap_or(usize::MAX));
         let parent = self.turns[keep].clone();
         self.turns.truncate(keep);
-        Some(parent.map_or(Value::Null, Value::from))
+        Some(parent.map_or(ParentId::Root, |p| ParentId::Id(MessageId::from(p))))
     }
 
     /// An interrupted turn (a `turn_aborted` event) leaves its running calls
@@ -298,7 +522,7 @@ impl Rollout {
         if self.unanswered.is_empty() {
             return Ok(());
         }
-        close(&mut self.open, imported, &mut self.origin)?;
+        self.close(imported)?;
         let cut = std::mem::take(&mut self.unanswered);
         self.cut.extend(cut.into_iter().map(|call| CutCall {
             call,
@@ -322,38 +546,49 @@ impl Rollout {
         self.turns.clear();
         self.unanswered.clear();
         let id = line.id();
-        let replacement = line
-            .payload
-            .and_then(|p| p.get("replacement_history"))
-            .and_then(Value::as_array);
-        let Some(history) = replacement else {
-            let summary = line
-                .payload
-                .and_then(|p| p.get("message"))
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            let summary_line = json!({"role":"compactionSummary","summary":summary,"tokensBefore":0,"timestamp":line.ts,"id":id});
-            push(imported, &summary_line)?;
+        let compacted = line.payload::<Compacted<'_>>();
+        let history = compacted
+            .as_ref()
+            .and_then(|c| elements(c.replacement_history));
+        let Some(history) = history else {
+            let summary = compacted.and_then(|c| c.message).unwrap_or_default();
+            let mut summary = crate::custom::AppMessage::new(CompactionSummary {
+                summary,
+                tokens_before: 0,
+                first_kept_id: None,
+                timestamp: line.ts,
+            });
+            summary.id = Some(MessageId::from(id.as_str()));
+            push(imported, &AgentMessage::Custom(summary).to_line()?);
             imported.summaries += 1;
             self.last_id = Some(id);
             return Ok(());
         };
-        let root = json!({"role":"extension","kind":"codex.compacted","data":line.map,"id":id,"parentId":null});
-        push(imported, &root)?;
+        let root = extension_line(
+            "codex.compacted",
+            line.text,
+            Some(&MessageId::from(id.as_str())),
+            &ParentId::Root,
+        )?;
+        push(imported, &root);
         imported.extensions += 1;
         self.last_id = Some(id);
         for (i, item) in history.iter().enumerate() {
             let id = format!("codex:{}/{i}", line.number);
-            match item.as_object() {
-                Some(item) => self.item(&id, line.ts, item, item, imported)?,
-                None => {
-                    let kept = json!({"role":"extension","kind":"codex.entry","data":item,"id":id});
-                    push(imported, &kept)?;
-                    imported.extensions += 1;
-                }
+            if item.is_object() {
+                self.item_text(item.get(), &id, line.ts, item.get(), imported)?;
+            } else {
+                let kept = extension_line(
+                    "codex.entry",
+                    item.get(),
+                    Some(&MessageId::from(id.as_str())),
+                    &ParentId::Previous,
+                )?;
+                push(imported, &kept);
+                imported.extensions += 1;
             }
         }
-        close(&mut self.open, imported, &mut self.origin)?;
+        self.close(imported)?;
         // A `token_count` after it counts a new response, not these.
         self.origin.awaiting_usage = None;
         Ok(())
@@ -364,7 +599,7 @@ impl Rollout {
     fn other(
         &mut self,
         line: &RolloutLine<'_>,
-        rollback: Option<Value>,
+        rollback: Option<ParentId>,
         imported: &mut Imported,
     ) -> Result<(), ImportError> {
         let name = if line.kind.is_empty() {
@@ -372,14 +607,21 @@ impl Rollout {
         } else {
             format!("codex.{}", line.kind)
         };
-        let mut kept = json!({"role":"extension","kind":name,"data":line.map});
-        if let Some(parent) = rollback {
-            let id = line.id();
-            kept["id"] = Value::from(id.clone());
-            kept["parentId"] = parent;
-            self.last_id = Some(id);
-        }
-        push(imported, &kept)?;
+        let kept = match rollback {
+            Some(parent) => {
+                let id = line.id();
+                let kept = extension_line(
+                    &name,
+                    line.text,
+                    Some(&MessageId::from(id.as_str())),
+                    &parent,
+                )?;
+                self.last_id = Some(id);
+                kept
+            }
+            None => extension_line(&name, line.text, None, &ParentId::Previous)?,
+        };
+        push(imported, &kept);
         imported.extensions += 1;
         Ok(())
     }
@@ -391,19 +633,25 @@ impl Rollout {
         if self.cut.is_empty() {
             return Ok(());
         }
-        close(&mut self.open, imported, &mut self.origin)?;
+        self.close(imported)?;
         for (i, CutCall { call, line }) in std::mem::take(&mut self.cut).into_iter().enumerate() {
             let id = format!("codex:{line}/{i}");
-            let result = json!({
-                "role": "toolResult",
-                "toolCallId": call,
-                "toolName": self.names.get(&call).cloned().unwrap_or_default(),
-                "content": [{"type":"text","text":"aborted"}],
-                "isError": true,
-                "timestamp": ts,
-                "id": id,
-            });
-            push(imported, &result)?;
+            let result = ToolResultMessage {
+                tool_name: self.names.get(&call).cloned().unwrap_or_default(),
+                tool_call_id: call.clone(),
+                content: vec![ToolResultContent::Text(TextContent::new("aborted"))],
+                is_error: true,
+                timestamp: ts,
+                details: None,
+            };
+            push(
+                imported,
+                &message_line(
+                    Message::ToolResult(result),
+                    MessageId::from(id.as_str()),
+                    ParentId::Previous,
+                )?,
+            );
             imported.messages += 1;
             imported.warnings.push(ImportWarning::warning(
                 line,
@@ -416,225 +664,347 @@ impl Rollout {
         Ok(())
     }
 
-    /// Converts one response item (a `response_item` line's payload, or an
-    /// item of a compaction's `replacement_history`), whose lines get ids
-    /// from `id`; `entry` is what an `extension` line keeps of it.
-    fn item(
+    /// Converts the response item `text` (a `response_item` line's payload,
+    /// or an item of a compaction's `replacement_history`), whose lines get
+    /// ids from `id`; `entry` is what an `extension` line keeps of it.
+    fn item_text(
         &mut self,
+        text: &str,
         id: &str,
         ts: u64,
-        item: &Map<String, Value>,
-        entry: &Map<String, Value>,
+        entry: &str,
         imported: &mut Imported,
     ) -> Result<(), ImportError> {
-        let item_type = text_of(item.get("type")).unwrap_or("");
-        let role = text_of(item.get("role")).unwrap_or("");
+        // An item of the wrong shape (a key written twice) is read as a map
+        // reads it.
+        let normalized;
+        let text = match serde_json::from_str::<Item<'_>>(text) {
+            Ok(_) => text,
+            Err(_) => {
+                let map: serde_json::Map<String, Value> = serde_json::from_str(text)?;
+                normalized = serde_json::to_string(&map)?;
+                &normalized
+            }
+        };
+        let item: Item<'_> = serde_json::from_str(text)?;
+        self.item(
+            ItemAt {
+                text,
+                item,
+                id,
+                ts,
+                entry,
+            },
+            imported,
+        )
+    }
+
+    /// Converts one response item, by its type.
+    fn item(&mut self, at: ItemAt<'_>, imported: &mut Imported) -> Result<(), ImportError> {
+        let item = &at.item;
+        let is_output = matches!(
+            item.kind(),
+            "function_call_output" | "custom_tool_call_output"
+        );
         // What follows an aborted turn: a cut call's output is its result
         // (the tool ended after all); anything else first gives the calls
         // still cut the output `aborted`.
-        let output_of_cut = matches!(
-            item_type,
-            "function_call_output" | "custom_tool_call_output"
-        ) && text_of(item.get("call_id"))
-            .is_some_and(|c| self.cut.iter().any(|cut| cut.call == c));
-        if output_of_cut {
-            let call = text_of(item.get("call_id")).unwrap_or("");
-            self.cut.retain(|cut| cut.call != call);
+        let call = item.call_id.as_deref();
+        if is_output && call.is_some_and(|c| self.cut.iter().any(|cut| cut.call == c)) {
+            self.cut.retain(|cut| Some(cut.call.as_str()) != call);
         } else {
-            self.fill_cut(ts, imported)?;
+            self.fill_cut(at.ts, imported)?;
         }
-        match item_type {
-            "message" if role == "assistant" => {
-                let blocks = item
-                    .get("content")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default();
-                let open = self
-                    .open
-                    .get_or_insert_with(|| self.origin.assistant(ts, id));
-                // The item's phase (and id, when written) go in its first
-                // text block's signature, as the Responses codec keeps them.
-                let mut signature = message_signature(item);
-                for block in blocks {
-                    let text = text_of(block.get("text"))
-                        .or_else(|| text_of(block.get("refusal")))
-                        .map_or_else(|| block.to_string(), str::to_owned);
-                    let mut text = json!({"type":"text","text":text});
-                    if let Some(signature) = signature.take() {
-                        text["signature"] = Value::from(signature);
-                    }
-                    if let Some(Value::Array(content)) = open.get_mut("content") {
-                        content.push(text);
-                    }
-                }
-            }
-            "reasoning" => {
-                let open = self
-                    .open
-                    .get_or_insert_with(|| self.origin.assistant(ts, id));
-                let block = reasoning_block(item);
-                if let Some(Value::Array(content)) = open.get_mut("content") {
-                    content.push(block);
-                }
-            }
+        match (item.kind(), item.role.as_deref()) {
+            ("message", Some("assistant")) => self.assistant_message(&at),
+            ("reasoning", _) => self.reasoning(&at)?,
             // A search the provider ran itself (no call the client answers,
             // no result item), or a compaction's encrypted history (from a
             // remote compaction's `replacement_history`, which only the
             // Responses API reads): kept whole in a response, as the
             // Responses decoder keeps it, a provider block that a replay to
             // that API sends back in place.
-            "web_search_call" | "tool_search_call" | "compaction" | "compaction_summary" => {
-                let open = self
-                    .open
-                    .get_or_insert_with(|| self.origin.assistant(ts, id));
-                let block = provider_block(openai_responses::API, item);
-                if let Some(Value::Array(content)) = open.get_mut("content") {
-                    content.push(block);
-                }
+            ("web_search_call" | "tool_search_call" | "compaction" | "compaction_summary", _) => {
+                let block = provider_block(at.text)?;
+                self.open_message(&at).content.push(block);
             }
-            // The tools a tool search found: the answer to its call, which
-            // the Responses API takes back only with that call, so a
-            // provider block of the same message, after it. A search the
-            // client ran ends the response (what follows is the next one).
-            "tool_search_output" if self.open.is_some() => {
-                if let Some(Value::Array(content)) =
-                    self.open.as_mut().and_then(|open| open.get_mut("content"))
-                {
-                    content.push(provider_block(openai_responses::API, item));
-                }
-                if text_of(item.get("execution")) != Some("server") {
-                    close(&mut self.open, imported, &mut self.origin)?;
-                }
+            ("tool_search_output", _) if self.open.is_some() => {
+                self.tool_search_output(&at, imported)?;
             }
-            "function_call" | "custom_tool_call" | "local_shell_call" => {
-                let open = self
-                    .open
-                    .get_or_insert_with(|| self.origin.assistant(ts, id));
-                let id = text_of(item.get("call_id"))
-                    .or_else(|| text_of(item.get("id")))
-                    .unwrap_or("")
-                    .to_owned();
-                let name = match item_type {
-                    "local_shell_call" => "local_shell".to_owned(),
-                    _ => text_of(item.get("name")).unwrap_or("").to_owned(),
-                };
-                let arguments = match item_type {
-                    "function_call" => {
-                        match text_of(item.get("arguments")).map(serde_json::from_str::<Value>) {
-                            Some(Ok(Value::Object(map))) => Value::Object(map),
-                            Some(Ok(other)) => json!({"input": other}),
-                            Some(Err(_)) => {
-                                json!({"input": item.get("arguments").cloned().unwrap_or(Value::Null)})
-                            }
-                            None => json!({}),
-                        }
-                    }
-                    "custom_tool_call" => {
-                        json!({"input": item.get("input").cloned().unwrap_or(Value::from(""))})
-                    }
-                    _ => json!({"action": item.get("action").cloned().unwrap_or(Value::Null)}),
-                };
-                self.names.insert(id.clone(), name.clone());
-                self.unanswered.push(id.clone());
-                let mut call = json!({"type":"toolCall","id":id,"name":name,"arguments":arguments});
-                // The item's own id (`fc_…`, when the rollout has it) goes
-                // back with the call, as the Responses decoder keeps it.
-                if let Some(item_id) = text_of(item.get("id")).filter(|i| !i.is_empty() && *i != id)
-                {
-                    call["signature"] = Value::from(item_id);
-                }
-                if let Some(Value::Array(content)) = open.get_mut("content") {
-                    content.push(call);
-                }
-                open.insert("stopReason".into(), Value::from("toolUse"));
-                let unkept: Vec<&str> = item
-                    .keys()
-                    .map(String::as_str)
-                    .filter(|k| !CALL_KEYS.contains(k))
-                    .collect();
-                if !unkept.is_empty() {
-                    imported.warnings.push(ImportWarning::warning(
-                        self.line,
-                        WarningCode::FieldNotKept,
-                        format!(
-                            "`{}` of the {item_type} `{id}` not kept: a tool call has no place for it",
-                            unkept.join("`, `")
-                        ),
-                    ));
-                }
+            ("function_call" | "custom_tool_call" | "local_shell_call", _) => {
+                self.call(&at, imported);
             }
-            "function_call_output" | "custom_tool_call_output"
-                if text_of(item.get("call_id")).is_some_and(|c| self.aborted.contains(c)) =>
-            {
-                // The output of a call its aborted turn already answered
-                // (`aborted`): a second result would answer it twice.
-                close(&mut self.open, imported, &mut self.origin)?;
-                imported.warnings.push(ImportWarning::warning(
-                    self.line,
-                    WarningCode::LateOutput,
-                    format!(
-                        "the output of `{}` comes after its turn was aborted (answered `aborted`); kept as an extension line",
-                        text_of(item.get("call_id")).unwrap_or("")
-                    ),
-                ));
-                let line =
-                    json!({"role":"extension","kind":format!("codex.{item_type}"),"data":entry});
-                push(imported, &line)?;
-                imported.extensions += 1;
+            _ if is_output && call.is_some_and(|c| self.aborted.contains(c)) => {
+                self.late_output(&at, imported)?;
             }
-            "function_call_output" | "custom_tool_call_output" => {
-                close(&mut self.open, imported, &mut self.origin)?;
-                let call = text_of(item.get("call_id")).unwrap_or("").to_owned();
-                self.unanswered.retain(|c| *c != call);
-                let (content, is_error) = output_of(item.get("output"));
-                let line = json!({
-                    "role": "toolResult",
-                    "toolCallId": call,
-                    "toolName": self.names.get(&call).cloned().unwrap_or_default(),
-                    "content": content,
-                    "isError": is_error,
-                    "timestamp": ts,
-                    "id": id,
-                });
-                push(imported, &line)?;
-                imported.messages += 1;
-                self.last_id = Some(id.to_owned());
-            }
-            "message" => {
-                close(&mut self.open, imported, &mut self.origin)?;
-                let role = match role {
-                    "developer" | "system" => "system",
-                    _ => "user",
-                };
-                let blocks: Vec<Value> = item
-                    .get("content")
-                    .and_then(Value::as_array)
-                    .map(|blocks| blocks.iter().map(|b| input_block(b, role)).collect())
-                    .unwrap_or_default();
-                let mut line = json!({"role": role, "content": blocks, "id": id});
-                if role == "user" {
-                    line["timestamp"] = Value::from(ts);
-                    if is_user_turn(item) {
-                        self.turns.push(self.last_id.clone());
-                    }
-                }
-                push(imported, &line)?;
-                imported.messages += 1;
-                self.last_id = Some(id.to_owned());
-            }
+            _ if is_output => self.output(&at, imported)?,
+            ("message", _) => self.message(&at, imported)?,
             _ => {
-                close(&mut self.open, imported, &mut self.origin)?;
-                let line =
-                    json!({"role":"extension","kind":format!("codex.{item_type}"),"data":entry});
-                push(imported, &line)?;
+                self.close(imported)?;
+                let kind = format!("codex.{}", item.kind());
+                push(
+                    imported,
+                    &extension_line(&kind, at.entry, None, &ParentId::Previous)?,
+                );
                 imported.extensions += 1;
             }
         }
         // The response being built is the last line with an id (it is
         // written before any line that has one).
         if let Some(open) = &self.open {
-            self.last_id = open.get("id").and_then(Value::as_str).map(str::to_owned);
+            self.last_id = Some(open.id.clone());
+        }
+        Ok(())
+    }
+
+    /// The assistant message the model's items go into: the open one, else
+    /// a new one whose line takes the item's id.
+    fn open_message(&mut self, at: &ItemAt<'_>) -> &mut AssistantMessage {
+        let origin = &mut self.origin;
+        &mut self
+            .open
+            .get_or_insert_with(|| OpenAssistant {
+                message: origin.assistant(at.ts),
+                id: at.id.to_owned(),
+            })
+            .message
+    }
+
+    /// An assistant `message` item: its text and refusals, as text blocks.
+    /// The item's phase (and id, when written) go in its first text block's
+    /// signature, as the Responses codec keeps them.
+    fn assistant_message(&mut self, at: &ItemAt<'_>) {
+        let parts = elements(at.item.content).unwrap_or_default();
+        let mut signature = message_signature(&at.item);
+        let open = self.open_message(at);
+        for part in parts {
+            let text = Part::of(&part)
+                .and_then(|p| p.text.or(p.refusal))
+                .unwrap_or_else(|| part.get().to_owned());
+            let mut text = TextContent::new(text);
+            if let Some(signature) = signature.take() {
+                text = text.with_signature(signature);
+            }
+            open.content.push(AssistantContent::Text(text));
+        }
+    }
+
+    /// A `reasoning` item: the block the Responses codec makes of it.
+    fn reasoning(&mut self, at: &ItemAt<'_>) -> Result<(), ImportError> {
+        let item: Value = serde_json::from_str(at.text)?;
+        let block = openai_responses::reasoning_block(&item);
+        self.open_message(at).content.push(block);
+        Ok(())
+    }
+
+    /// The tools a tool search found: the answer to its call, which the
+    /// Responses API takes back only with that call, so a provider block of
+    /// the same message, after it. A search the client ran ends the response
+    /// (what follows is the next one).
+    fn tool_search_output(
+        &mut self,
+        at: &ItemAt<'_>,
+        imported: &mut Imported,
+    ) -> Result<(), ImportError> {
+        let block = provider_block(at.text)?;
+        if let Some(open) = &mut self.open {
+            open.message.content.push(block);
+        }
+        if at.item.execution.as_deref() != Some("server") {
+            self.close(imported)?;
+        }
+        Ok(())
+    }
+
+    /// A `function_call`, `custom_tool_call` or `local_shell_call` item: a
+    /// `toolCall` block whose arguments keep the order the model wrote them
+    /// in (a custom tool's free-form input as `{"input": …}`, a shell call's
+    /// action as `{"action": …}`).
+    fn call(&mut self, at: &ItemAt<'_>, imported: &mut Imported) {
+        let item = &at.item;
+        let id = item
+            .call_id
+            .clone()
+            .or_else(|| item.id.clone())
+            .unwrap_or_default();
+        let name = match item.kind() {
+            "local_shell_call" => "local_shell".to_owned(),
+            _ => item.name.clone().unwrap_or_default(),
+        };
+        let arguments = match item.kind() {
+            "function_call" => function_arguments(item.arguments),
+            "custom_tool_call" => wrapped("input", item.input.map_or("\"\"", RawValue::get)),
+            _ => wrapped("action", item.action.map_or("null", RawValue::get)),
+        };
+        self.names.insert(id.clone(), name.clone());
+        self.unanswered.push(id.clone());
+        // The item's own id (`fc_…`, when the rollout has it) goes back with
+        // the call, as the Responses decoder keeps it.
+        let signature = item.id.clone().filter(|i| !i.is_empty() && *i != id);
+        let call = ToolCall {
+            signature,
+            ..ToolCall::new(id.clone(), name, arguments)
+        };
+        let open = self.open_message(at);
+        open.content.push(AssistantContent::ToolCall(call));
+        open.stop_reason = StopReason::ToolUse;
+        let unkept: Vec<String> = loose::keys(at.text)
+            .into_iter()
+            .filter(|k| !CALL_KEYS.contains(&k.as_str()))
+            .collect();
+        if !unkept.is_empty() {
+            imported.warnings.push(ImportWarning::warning(
+                self.line,
+                WarningCode::FieldNotKept,
+                format!(
+                    "`{}` of the {} `{id}` not kept: a tool call has no place for it",
+                    unkept.join("`, `"),
+                    item.kind()
+                ),
+            ));
+        }
+    }
+
+    /// The output of a call its aborted turn already answered (`aborted`): a
+    /// second result would answer it twice, so it is an `extension` line.
+    fn late_output(&mut self, at: &ItemAt<'_>, imported: &mut Imported) -> Result<(), ImportError> {
+        self.close(imported)?;
+        imported.warnings.push(ImportWarning::warning(
+            self.line,
+            WarningCode::LateOutput,
+            format!(
+                "the output of `{}` comes after its turn was aborted (answered `aborted`); kept as an extension line",
+                at.item.call_id.as_deref().unwrap_or("")
+            ),
+        ));
+        let kind = format!("codex.{}", at.item.kind());
+        push(
+            imported,
+            &extension_line(&kind, at.entry, None, &ParentId::Previous)?,
+        );
+        imported.extensions += 1;
+        Ok(())
+    }
+
+    /// A `function_call_output` or `custom_tool_call_output` item: a
+    /// `toolResult` named after its call.
+    fn output(&mut self, at: &ItemAt<'_>, imported: &mut Imported) -> Result<(), ImportError> {
+        self.close(imported)?;
+        let call = at.item.call_id.clone().unwrap_or_default();
+        self.unanswered.retain(|c| *c != call);
+        let ToolOutput {
+            content,
+            failed: is_error,
+        } = output_of(at.item.output);
+        let result = ToolResultMessage {
+            tool_name: self.names.get(&call).cloned().unwrap_or_default(),
+            tool_call_id: call,
+            content,
+            is_error,
+            timestamp: at.ts,
+            details: None,
+        };
+        push(
+            imported,
+            &message_line(
+                Message::ToolResult(result),
+                MessageId::from(at.id),
+                ParentId::Previous,
+            )?,
+        );
+        imported.messages += 1;
+        self.last_id = Some(at.id.to_owned());
+        Ok(())
+    }
+
+    /// A user, `developer` or `system` `message` item: a user message, or a
+    /// system message for the two others.
+    fn message(&mut self, at: &ItemAt<'_>, imported: &mut Imported) -> Result<(), ImportError> {
+        self.close(imported)?;
+        let parts = elements(at.item.content).unwrap_or_default();
+        let message = match at.item.role.as_deref() {
+            Some("developer" | "system") => Message::System(SystemMessage {
+                content: parts.iter().map(text_part).collect(),
+                timestamp: 0,
+            }),
+            _ => {
+                if is_user_turn(&parts) {
+                    self.turns.push(self.last_id.clone());
+                }
+                Message::User(UserMessage {
+                    content: parts.iter().map(input_block).collect(),
+                    timestamp: at.ts,
+                })
+            }
+        };
+        push(
+            imported,
+            &message_line(message, MessageId::from(at.id), ParentId::Previous)?,
+        );
+        imported.messages += 1;
+        self.last_id = Some(at.id.to_owned());
+        Ok(())
+    }
+
+    /// Writes the assistant message being built, if there is one.
+    fn close(&mut self, imported: &mut Imported) -> Result<(), ImportError> {
+        let Some(OpenAssistant { message, id }) = self.open.take() else {
+            return Ok(());
+        };
+        let start = imported.text.len();
+        if self.origin.open_has_usage {
+            push(
+                imported,
+                &message_line(
+                    Message::Assistant(message),
+                    MessageId::from(id),
+                    ParentId::Previous,
+                )?,
+            );
+            self.origin.awaiting_usage = None;
+        } else {
+            push(
+                imported,
+                &message_line(
+                    Message::Assistant(message.clone()),
+                    MessageId::from(id.as_str()),
+                    ParentId::Previous,
+                )?,
+            );
+            self.origin.awaiting_usage = Some(AwaitingUsage {
+                message,
+                id,
+                range: start..imported.text.len(),
+            });
+        }
+        imported.messages += 1;
+        Ok(())
+    }
+
+    /// Gives `usage` to the assistant message of the response it counts: the
+    /// open one, else the last one written (its line is rewritten), unless
+    /// that one has its usage already.
+    fn attach(&mut self, usage: Usage, imported: &mut Imported) -> Result<(), ImportError> {
+        if let Some(open) = &mut self.open {
+            if !self.origin.open_has_usage {
+                open.message.usage = usage;
+                self.origin.open_has_usage = true;
+            }
+        } else if let Some(AwaitingUsage {
+            mut message,
+            id,
+            range,
+        }) = self.origin.awaiting_usage.take()
+        {
+            message.usage = usage;
+            let mut text = message_line(
+                Message::Assistant(message),
+                MessageId::from(id),
+                ParentId::Previous,
+            )?
+            .into_bytes();
+            text.push(b'\n');
+            imported.text.splice(range, text);
         }
         Ok(())
     }
@@ -642,25 +1012,26 @@ impl Rollout {
     /// Ends the conversion: the message still open is written.
     fn end(&mut self, imported: &mut Imported) -> Result<(), ImportError> {
         self.fill_cut(self.last_ts, imported)?;
-        close(&mut self.open, imported, &mut self.origin)
+        self.close(imported)
     }
 }
 
-/// The model and provider the rollout last named, and the assistant message
-/// still waiting for the usage of its response.
 /// A call an aborted turn cut, with the line of the `turn_aborted`.
 struct CutCall {
     call: String,
     line: usize,
 }
 
-/// An assistant message written before its usage is known: its line, and
-/// where it is in the text written so far.
+/// An assistant message written before its usage is known: the message,
+/// its line's id, and where the line is in the text written so far.
 struct AwaitingUsage {
-    line: Map<String, Value>,
+    message: AssistantMessage,
+    id: String,
     range: std::ops::Range<usize>,
 }
 
+/// The model and provider the rollout last named, and the assistant message
+/// still waiting for the usage of its response.
 struct Origin {
     model: String,
     provider: String,
@@ -683,112 +1054,92 @@ impl Default for Origin {
 }
 
 impl Origin {
-    fn assistant(&mut self, ts: u64, id: &str) -> Map<String, Value> {
+    /// A new assistant message of the model and provider named last.
+    fn assistant(&mut self, ts: u64) -> AssistantMessage {
         self.open_has_usage = false;
-        let value = json!({
-            "role": "assistant",
-            "content": [],
-            "api": "openai-responses",
-            "provider": self.provider,
-            "model": self.model,
-            "usage": {"input":0,"output":0,"cacheRead":0,"cacheWrite":0},
-            "stopReason": "stop",
-            "timestamp": ts,
-            "id": id,
-        });
-        match value {
-            Value::Object(map) => map,
-            _ => Map::new(),
+        AssistantMessage {
+            content: Vec::new(),
+            api: openai_responses::API.to_owned(),
+            provider: self.provider.clone(),
+            model: self.model.clone(),
+            response_id: None,
+            usage: Usage::default(),
+            stop_reason: StopReason::Stop,
+            error_message: None,
+            timestamp: ts,
         }
     }
+}
 
-    /// Gives `usage` to the assistant message of the response it counts: the
-    /// open one, else the last one written (its line is rewritten), unless
-    /// that one has its usage already.
-    fn attach(
-        &mut self,
-        usage: Value,
-        open: &mut Option<Map<String, Value>>,
-        imported: &mut Imported,
-    ) -> Result<(), ImportError> {
-        if let Some(open) = open.as_mut() {
-            if !self.open_has_usage {
-                open.insert("usage".into(), usage);
-                self.open_has_usage = true;
-            }
-        } else if let Some(AwaitingUsage { mut line, range }) = self.awaiting_usage.take() {
-            line.insert("usage".into(), usage);
-            let mut text = super::line_text(&Value::Object(line))?.into_bytes();
-            text.push(b'\n');
-            imported.text.splice(range, text);
-        }
-        Ok(())
+// ---------------------------------------------------------------------------
+// Items and blocks.
+// ---------------------------------------------------------------------------
+
+/// Writes one line.
+fn push(imported: &mut Imported, line: &str) {
+    imported.text.extend_from_slice(line.as_bytes());
+    imported.text.push(b'\n');
+    imported.lines += 1;
+}
+
+/// An item agentmsg does not model, kept whole as the Responses decoder
+/// keeps it: a `providerBlock` of the Responses API, in the order written.
+fn provider_block(item: &str) -> Result<AssistantContent, ImportError> {
+    Ok(AssistantContent::ProviderBlock(ProviderBlock::new(
+        openai_responses::API,
+        RawJson::from_json(item)?,
+    )))
+}
+
+/// `{"<key>": <json>}`, `json` being one JSON value.
+fn wrapped(key: &str, json: &str) -> ToolArguments {
+    ToolArguments::from_json(&format!("{{\"{key}\":{json}}}")).unwrap_or_default()
+}
+
+/// A `function_call`'s arguments, the JSON text of an object in a string:
+/// kept as written (keys in the model's order); any other JSON value as
+/// `{"input": …}`, a text that is no JSON as `{"input": "<text>"}`; none as
+/// `{}`.
+fn function_arguments(arguments: Option<&RawValue>) -> ToolArguments {
+    let Some(arguments) = arguments else {
+        return ToolArguments::new();
+    };
+    if arguments.get().starts_with('{') {
+        return ToolArguments::from_json(arguments.get()).unwrap_or_default();
+    }
+    let Some(text) = loose::parse::<String>(arguments.get()) else {
+        return ToolArguments::new();
+    };
+    match RawJson::from_json(&text) {
+        Ok(json) if json.is_object() => ToolArguments::from_json(json.get()).unwrap_or_default(),
+        Ok(other) => wrapped("input", other.get()),
+        Err(_) => wrapped("input", arguments.get()),
     }
 }
 
 /// Codex's token counts of one response as agentmsg usage: `input` without
 /// the cached part, reasoning counted within `output` as OpenAI counts it.
-fn usage_of(counts: &Value) -> Option<Value> {
-    let n = |key: &str| counts.get(key).and_then(Value::as_u64);
-    let input = n("input_tokens")?;
-    let cached = n("cached_input_tokens").unwrap_or(0);
-    let output = n("output_tokens").unwrap_or(0);
-    let mut usage = json!({
-        "input": input.saturating_sub(cached),
-        "output": output,
-        "cacheRead": cached,
-        "cacheWrite": 0,
-    });
-    if let Some(reasoning) = n("reasoning_output_tokens").filter(|&r| r > 0) {
-        usage["reasoning"] = Value::from(reasoning);
-    }
-    if let Some(total) = n("total_tokens") {
-        usage["totalTokens"] = Value::from(total);
-    }
-    Some(usage)
+fn usage_of(counts: TokenUsage) -> Option<Usage> {
+    let input = counts.input_tokens?;
+    let cached = counts.cached_input_tokens.unwrap_or(0);
+    Some(Usage {
+        input: input.saturating_sub(cached),
+        output: counts.output_tokens.unwrap_or(0),
+        reasoning: counts.reasoning_output_tokens.unwrap_or(0),
+        cache_read: cached,
+        cache_write: 0,
+        total_tokens: counts.total_tokens,
+        cost: None,
+    })
 }
 
-fn close(
-    open: &mut Option<Map<String, Value>>,
-    imported: &mut Imported,
-    origin: &mut Origin,
-) -> Result<(), ImportError> {
-    if let Some(line) = open.take() {
-        let start = imported.text.len();
-        if origin.open_has_usage {
-            push(imported, &Value::Object(line))?;
-            origin.awaiting_usage = None;
-        } else {
-            push(imported, &Value::Object(line.clone()))?;
-            origin.awaiting_usage = Some(AwaitingUsage {
-                line,
-                range: start..imported.text.len(),
-            });
-        }
-        imported.messages += 1;
-    }
-    Ok(())
-}
-
-fn push(imported: &mut Imported, line: &Value) -> Result<(), ImportError> {
-    imported
-        .text
-        .extend_from_slice(super::line_text(line)?.as_bytes());
-    imported.text.push(b'\n');
-    imported.lines += 1;
-    Ok(())
-}
-
-/// Whether a user `message` item starts a turn as Codex counts turns for a
-/// rollback: not the context Codex writes as user messages (AGENTS.md
-/// instructions, `<environment_context>` and other tagged blocks).
-fn is_user_turn(item: &Map<String, Value>) -> bool {
-    let text = item
-        .get("content")
-        .and_then(Value::as_array)
-        .and_then(|blocks| blocks.iter().find_map(|b| text_of(b.get("text"))))
-        .unwrap_or("")
-        .trim_start();
+/// Whether a user `message` item (its content `parts`) starts a turn as
+/// Codex counts turns for a rollback: not the context Codex writes as user
+/// messages (AGENTS.md instructions, `<environment_context>` and other
+/// tagged blocks).
+fn is_user_turn(parts: &[RawJson]) -> bool {
+    let first = parts.iter().find_map(|p| Part::of(p).and_then(|p| p.text));
+    let text = first.as_deref().unwrap_or("").trim_start();
     let tagged = text.strip_prefix('<').is_some_and(|rest| {
         let name: String = rest
             .chars()
@@ -803,9 +1154,9 @@ fn is_user_turn(item: &Map<String, Value>) -> bool {
 /// Responses codec (pi's `{"v":1,"id":…,"phase":…}`): its `phase`
 /// (`commentary` or `final_answer`, which Codex sends back) and its id when
 /// the rollout has one; `None` when it has neither.
-fn message_signature(item: &Map<String, Value>) -> Option<String> {
-    let id = text_of(item.get("id")).filter(|id| !id.is_empty());
-    let phase = text_of(item.get("phase")).filter(|phase| !phase.is_empty());
+fn message_signature(item: &Item<'_>) -> Option<String> {
+    let id = item.id.as_deref().filter(|id| !id.is_empty());
+    let phase = item.phase.as_deref().filter(|phase| !phase.is_empty());
     if id.is_none() && phase.is_none() {
         return None;
     }
@@ -820,73 +1171,100 @@ fn message_signature(item: &Map<String, Value>) -> Option<String> {
     Some(signature)
 }
 
-/// The block the Responses codec makes of a `reasoning` item.
-fn reasoning_block(item: &Map<String, Value>) -> Value {
-    let block = openai_responses::reasoning_block(&Value::Object(item.clone()));
-    serde_json::to_value(block).unwrap_or(Value::Null)
+/// A content part as text: its `text`, else its JSON.
+fn text_part(part: &RawJson) -> TextContent {
+    TextContent::new(
+        Part::of(part)
+            .and_then(|p| p.text)
+            .unwrap_or_else(|| part.get().to_owned()),
+    )
 }
 
-fn input_block(block: &Value, role: &str) -> Value {
-    match text_of(block.get("type")) {
-        Some("input_image") if role == "user" => {
-            let url = text_of(block.get("image_url")).unwrap_or("");
-            match url
-                .strip_prefix("data:")
-                .and_then(|rest| rest.split_once(";base64,"))
-            {
-                Some((mime, data)) => json!({"type":"image","data":data,"mimeType":mime}),
-                None => json!({"type":"text","text":url}),
-            }
-        }
-        _ => {
-            json!({"type":"text","text": text_of(block.get("text")).map_or_else(|| block.to_string(), str::to_owned)})
+/// A user `message` item's content part: an `input_image` with a `data:`
+/// URL an image (any other URL its text), anything else its text.
+fn input_block(part: &RawJson) -> UserContent {
+    let Some(wire) = Part::of(part) else {
+        return UserContent::Text(text_part(part));
+    };
+    if wire.kind.as_deref() != Some("input_image") {
+        return UserContent::Text(text_part(part));
+    }
+    match wire.data_image() {
+        Some(image) => UserContent::Image(image),
+        None => UserContent::Text(TextContent::new(wire.image_url.unwrap_or_default())),
+    }
+}
+
+/// What a tool's output is for a `toolResult`.
+struct ToolOutput {
+    content: Vec<ToolResultContent>,
+    /// Whether the tool said it failed (`success: false`).
+    failed: bool,
+}
+
+impl ToolOutput {
+    fn of(content: Vec<ToolResultContent>) -> Self {
+        Self {
+            content,
+            failed: false,
         }
     }
 }
 
 /// The content of a tool's output and whether it failed: Codex writes a
-/// string, sometimes a JSON object with `output` and `metadata.exit_code`.
-fn output_of(output: Option<&Value>) -> (Value, bool) {
-    match output {
-        Some(Value::String(text)) => (json!([{"type":"text","text":text}]), false),
-        Some(Value::Object(map)) if map.get("content_items").is_some_and(Value::is_array) => {
-            let failed = map.get("success").and_then(Value::as_bool) == Some(false);
-            (output_of(map.get("content_items")).0, failed)
-        }
-        Some(Value::Object(map)) => {
-            let text = map
-                .get("content")
-                .or_else(|| map.get("output"))
-                .and_then(Value::as_str)
-                .map_or_else(|| Value::Object(map.clone()).to_string(), str::to_owned);
-            let failed = map.get("success").and_then(Value::as_bool) == Some(false);
-            (json!([{"type":"text","text":text}]), failed)
-        }
-        Some(Value::Array(blocks)) => (
-            Value::Array(blocks.iter().map(output_block).collect()),
-            false,
-        ),
-        _ => (json!([]), false),
+/// string, sometimes a JSON object with `output` and `metadata.exit_code`,
+/// or content items.
+fn output_of(output: Option<&RawValue>) -> ToolOutput {
+    let Some(raw) = output else {
+        return ToolOutput::of(Vec::new());
+    };
+    let text = raw.get();
+    if text.starts_with('"') {
+        let content = loose::parse::<String>(text)
+            .map(|t| vec![ToolResultContent::Text(TextContent::new(t))])
+            .unwrap_or_default();
+        return ToolOutput::of(content);
+    }
+    if text.starts_with('[') {
+        let blocks = elements(Some(raw)).unwrap_or_default();
+        return ToolOutput::of(blocks.iter().map(output_block).collect());
+    }
+    let Some(wire) = text
+        .starts_with('{')
+        .then(|| loose::parse::<WireOutput<'_>>(text))
+        .flatten()
+    else {
+        return ToolOutput::of(Vec::new());
+    };
+    let failed = wire.success == Some(false);
+    if let Some(items) = wire.content_items.filter(|i| i.get().starts_with('[')) {
+        return ToolOutput {
+            content: output_of(Some(items)).content,
+            failed,
+        };
+    }
+    let text = wire
+        .content
+        .or(wire.output)
+        .unwrap_or_else(|| text.to_owned());
+    ToolOutput {
+        content: vec![ToolResultContent::Text(TextContent::new(text))],
+        failed,
     }
 }
 
 /// A content item of a tool's output (`input_text`, `input_image` with a
 /// `data:` URL): text or an image; anything else its JSON as text.
-fn output_block(block: &Value) -> Value {
-    let data_url = text_of(block.get("image_url"))
-        .and_then(|url| url.strip_prefix("data:"))
-        .and_then(|rest| rest.split_once(";base64,"));
-    match (
-        text_of(block.get("type")),
-        text_of(block.get("text")),
-        data_url,
-    ) {
-        (Some("input_image"), _, Some((mime, data))) => {
-            json!({"type":"image","data":data,"mimeType":mime})
-        }
+fn output_block(block: &RawJson) -> ToolResultContent {
+    let as_text = || ToolResultContent::Text(TextContent::new(block.get()));
+    let Some(part) = Part::of(block) else {
+        return as_text();
+    };
+    match (part.kind.as_deref(), &part.text, part.data_image()) {
+        (Some("input_image"), _, Some(image)) => ToolResultContent::Image(image),
         (Some("input_text" | "output_text") | None, Some(text), _) => {
-            json!({"type":"text","text":text})
+            ToolResultContent::Text(TextContent::new(text.clone()))
         }
-        _ => json!({"type":"text","text":block.to_string()}),
+        _ => as_text(),
     }
 }

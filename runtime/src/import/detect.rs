@@ -162,52 +162,6 @@ pub(crate) fn file_head(path: &Path) -> io::Result<Vec<u8>> {
     Ok(head)
 }
 
-/// The lines of a Claude Code log or Codex rollout, each parsed once.
-#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
-#[derive(Default)]
-pub(super) struct Entries {
-    /// Each line that is a JSON object, with its number.
-    pub entries: Vec<(usize, Map<String, Value>)>,
-    /// What is said of each line that is none (it is left out).
-    pub left_out: Vec<ImportWarning>,
-}
-
-/// The entries of a Claude Code log or Codex rollout: each line that is a
-/// JSON object, with its number.
-#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
-pub(super) fn entries(text: &str) -> Entries {
-    let mut entries = Entries::default();
-    for (number, raw) in text_of_lines(text) {
-        match entry_of(raw) {
-            Some(Ok(map)) => entries.entries.push((number, map)),
-            Some(Err(())) => entries.left_out.push(left_out(number)),
-            None => {}
-        }
-    }
-    entries
-}
-
-#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
-/// A non-blank line as an entry of a Claude Code or Codex log: `Err` when it
-/// is no JSON object (it is left out), `None` when it is blank.
-pub(super) fn entry_of(raw: &str) -> Option<Result<Map<String, Value>, ()>> {
-    let raw = raw.trim();
-    if raw.is_empty() {
-        return None;
-    }
-    Some(serde_json::from_str::<Map<String, Value>>(raw).map_err(|_| ()))
-}
-
-#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
-/// What is said of a line of a Claude Code or Codex log that is no entry.
-pub(super) fn left_out(line: usize) -> ImportWarning {
-    ImportWarning::warning(
-        line,
-        WarningCode::NotAnEntry,
-        "not a JSON object; left out of the transcript",
-    )
-}
-
 /// The lines of `text` ([`crate::lines`]), numbered, as text.
 pub(super) fn text_of_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     crate::lines::raw_lines(text.as_bytes()).filter_map(|line| {
@@ -255,22 +209,83 @@ pub(super) fn text_lines<R: BufRead>(
     })
 }
 
+/// A line of a Claude Code log or Codex rollout that is a JSON object: its
+/// number and its text.
 #[cfg(any(feature = "anthropic", feature = "openai-responses"))]
-/// The entries of the log at `path`, read anew by each call of the function
-/// `convert` is given, one line at a time.
-pub(super) type EntryIter =
-    Box<dyn Iterator<Item = Result<(usize, Map<String, Value>), ImportError>>>;
+pub(super) struct LogLine {
+    /// The line's number in the log, from 1.
+    pub number: usize,
+    /// Its text, without the whitespace around it.
+    pub text: String,
+}
 
-/// Converts the Claude Code or Codex log at `path` with `convert`, which
-/// reads its entries one line at a time (as often as it needs), writing to
-/// `out`. Lines that are no JSON object are left out, and said (once,
-/// whatever the passes).
 #[cfg(any(feature = "anthropic", feature = "openai-responses"))]
-pub(super) fn import_entries(
-    path: &Path,
+impl LogLine {
+    /// The fields of type `H` every entry is read by: from the line as it
+    /// is, else (a key written twice, which a typed read refuses) from the
+    /// object as a map reads it (the last of a repeated key wins), which
+    /// then stands for the line.
+    pub(super) fn head<H: serde::de::DeserializeOwned>(&mut self) -> Option<H> {
+        if let Ok(head) = serde_json::from_str(&self.text) {
+            return Some(head);
+        }
+        let map: Map<String, Value> = serde_json::from_str(&self.text).ok()?;
+        self.text = serde_json::to_string(&map).ok()?;
+        serde_json::from_str(&self.text).ok()
+    }
+}
+
+/// The lines of a log that are JSON objects, read anew by each call of the
+/// function an importer is given.
+#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
+pub(super) type LogLines<'a> = Box<dyn Iterator<Item = Result<LogLine, ImportError>> + 'a>;
+
+/// Where a Claude Code log or Codex rollout is read from.
+#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
+#[derive(Clone, Copy)]
+pub(super) enum LogSource<'a> {
+    /// A log held in memory.
+    Text(&'a str),
+    /// A file, read one line at a time.
+    File(&'a Path),
+}
+
+/// A non-blank line as an entry of a Claude Code or Codex log: `Err` when it
+/// is no JSON object (or holds a string that is no Unicode text, half of a
+/// UTF-16 character, which no typed read takes), `None` when it is blank.
+#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
+fn object_line(raw: &str) -> Option<Result<&str, ()>> {
+    use crate::transcript::codec::surrogates::{may_have_surrogates, replace_lone_surrogates};
+    let raw = raw.trim();
+    if raw.is_empty() {
+        return None;
+    }
+    let object = raw.starts_with('{')
+        && serde_json::from_str::<&serde_json::value::RawValue>(raw).is_ok()
+        && !(may_have_surrogates(raw) && replace_lone_surrogates(raw).is_some());
+    Some(if object { Ok(raw) } else { Err(()) })
+}
+
+#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
+/// What is said of a line of a Claude Code or Codex log that is no entry.
+pub(super) fn left_out(line: usize) -> ImportWarning {
+    ImportWarning::warning(
+        line,
+        WarningCode::NotAnEntry,
+        "not a JSON object; left out of the transcript",
+    )
+}
+
+/// Converts the Claude Code or Codex log of `source` with `convert`, which
+/// reads its lines one at a time (as often as it needs), writing to `out`.
+/// Lines that are no JSON object are left out, and said (once, whatever the
+/// passes).
+#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
+pub(super) fn convert_log<'s>(
+    source: LogSource<'s>,
     out: &mut dyn std::io::Write,
     convert: impl FnOnce(
-        &dyn Fn() -> Result<EntryIter, ImportError>,
+        &dyn Fn() -> Result<LogLines<'s>, ImportError>,
         &mut dyn std::io::Write,
     ) -> Result<Imported, ImportError>,
 ) -> Result<Imported, ImportError> {
@@ -279,28 +294,42 @@ pub(super) fn import_entries(
     use std::rc::Rc;
     let left_out_lines = Rc::new(RefCell::new(BTreeSet::new()));
     let lossy = Rc::new(Cell::new(false));
-    let entries = || -> Result<EntryIter, ImportError> {
-        let file = std::fs::File::open(path).map_err(ImportError::Read)?;
-        let lines = text_lines(io::BufReader::with_capacity(1 << 16, file));
-        let (left, lossy) = (Rc::clone(&left_out_lines), Rc::clone(&lossy));
-        Ok(Box::new(lines.filter_map(move |line| match line {
-            Err(e) => Some(Err(ImportError::Read(e))),
-            Ok((number, raw, replaced)) => {
-                lossy.set(lossy.get() | replaced);
-                match entry_of(&raw) {
-                    Some(Ok(map)) => Some(Ok((number, map))),
-                    Some(Err(())) => {
-                        left.borrow_mut().insert(number);
-                        None
-                    }
-                    None => None,
-                }
-            }
-        })))
+    let keep = |left: &RefCell<BTreeSet<usize>>, number: usize, raw: &str| match object_line(raw) {
+        Some(Ok(text)) => Some(LogLine {
+            number,
+            text: text.to_owned(),
+        }),
+        Some(Err(())) => {
+            left.borrow_mut().insert(number);
+            None
+        }
+        None => None,
     };
-    let mut imported = convert(&entries, out)?;
+    let lines = || -> Result<LogLines<'s>, ImportError> {
+        let (left, lossy) = (Rc::clone(&left_out_lines), Rc::clone(&lossy));
+        match source {
+            LogSource::Text(text) => Ok(Box::new(
+                text_of_lines(text)
+                    .filter_map(move |(number, raw)| keep(&left, number, raw).map(Ok)),
+            )),
+            LogSource::File(path) => {
+                let file = std::fs::File::open(path).map_err(ImportError::Read)?;
+                let lines = text_lines(io::BufReader::with_capacity(1 << 16, file));
+                Ok(Box::new(lines.filter_map(move |line| match line {
+                    Err(e) => Some(Err(ImportError::Read(e))),
+                    Ok((number, raw, replaced)) => {
+                        lossy.set(lossy.get() | replaced);
+                        keep(&left, number, &raw).map(Ok)
+                    }
+                })))
+            }
+        }
+    };
+    let mut imported = convert(&lines, out)?;
     let left = std::mem::take(&mut *left_out_lines.borrow_mut());
     imported.warnings.extend(left.into_iter().map(left_out));
-    imported.lossy = lossy.get();
+    if let LogSource::File(_) = source {
+        imported.lossy = lossy.get();
+    }
     Ok(imported)
 }

@@ -31,6 +31,8 @@ pub mod claude;
 #[cfg(feature = "openai-responses")]
 pub mod codex;
 mod detect;
+#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
+mod loose;
 pub mod pi;
 
 pub(crate) use detect::file_head;
@@ -280,10 +282,7 @@ pub(crate) fn import_as(format: SessionFormat, bytes: &[u8]) -> Result<Imported,
 
 #[cfg(feature = "anthropic")]
 fn import_claude(text: &str) -> Result<Imported, ImportError> {
-    let entries = detect::entries(text);
-    let mut imported = claude::import(&entries.entries)?;
-    imported.warnings.extend(entries.left_out);
-    Ok(imported)
+    in_memory(detect::LogSource::Text(text), claude::import)
 }
 
 #[cfg(not(feature = "anthropic"))]
@@ -293,9 +292,22 @@ fn import_claude(_: &str) -> Result<Imported, ImportError> {
 
 #[cfg(feature = "openai-responses")]
 fn import_codex(text: &str) -> Result<Imported, ImportError> {
-    let entries = detect::entries(text);
-    let mut imported = codex::import(&entries.entries)?;
-    imported.warnings.extend(entries.left_out);
+    in_memory(detect::LogSource::Text(text), codex::import)
+}
+
+/// Converts a Claude Code or Codex log with `convert`, the transcript kept
+/// in [`Imported::text`].
+#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
+fn in_memory<'s>(
+    source: detect::LogSource<'s>,
+    convert: impl FnOnce(
+        &dyn Fn() -> Result<detect::LogLines<'s>, ImportError>,
+        &mut dyn Write,
+    ) -> Result<Imported, ImportError>,
+) -> Result<Imported, ImportError> {
+    let mut text = Vec::new();
+    let mut imported = detect::convert_log(source, &mut text, convert)?;
+    imported.text = text;
     Ok(imported)
 }
 
@@ -313,13 +325,13 @@ pub fn import_path(path: &Path, out: &mut dyn Write) -> Result<Imported, ImportE
     match SessionFormat::detect(&head) {
         SessionFormat::Pi { .. } => pi::import_file(path, out),
         #[cfg(feature = "anthropic")]
-        SessionFormat::ClaudeCode => detect::import_entries(path, out, |entries, out| {
-            claude::import_streamed(entries, out)
-        }),
+        SessionFormat::ClaudeCode => {
+            detect::convert_log(detect::LogSource::File(path), out, claude::import)
+        }
         #[cfg(feature = "openai-responses")]
-        SessionFormat::Codex => detect::import_entries(path, out, |entries, out| {
-            codex::import_streamed(entries()?, out)
-        }),
+        SessionFormat::Codex => {
+            detect::convert_log(detect::LogSource::File(path), out, codex::import)
+        }
         #[cfg(not(feature = "anthropic"))]
         SessionFormat::ClaudeCode => Err(ImportError::NotBuilt("Claude Code")),
         #[cfg(not(feature = "openai-responses"))]
@@ -336,47 +348,50 @@ pub fn import_path(path: &Path, out: &mut dyn Write) -> Result<Imported, ImportE
     }
 }
 
-/// A `providerBlock` of `api` holding `block` whole, as the provider
-/// decoders keep a block agentmsg does not model.
+/// The text of a message line of a Claude Code or Codex import: the
+/// message written by the runtime's writer, then its envelope (`id`,
+/// `parentId`) by the envelope codec.
 #[cfg(any(feature = "anthropic", feature = "openai-responses"))]
-pub(crate) fn provider_block(api: &str, block: &impl serde::Serialize) -> serde_json::Value {
-    serde_json::json!({"type": "providerBlock", "api": api, "block": block})
+pub(crate) fn message_line(
+    message: crate::Message,
+    id: crate::MessageId,
+    parent_id: crate::ParentId,
+) -> Result<String, ImportError> {
+    let line = crate::LlmMessage {
+        message,
+        id: Some(id),
+        turn_id: None,
+        parent_id,
+    };
+    Ok(serde_json::to_string(&line)?)
 }
 
-/// The text of a line built as a JSON object (a Claude Code or Codex line):
-/// its own keys, then the envelope keys it holds (`id`, `parentId`) written by
-/// the envelope's one writer ([`Envelope::append_to_object`]).
-///
-/// [`Envelope::append_to_object`]: crate::transcript::codec::envelope::Envelope::append_to_object
+/// The text of an `extension` line of `kind` holding the JSON text `data`
+/// verbatim (an entry of the log, in the order it was written), with its
+/// envelope written by the envelope codec.
 #[cfg(any(feature = "anthropic", feature = "openai-responses"))]
-pub(crate) fn line_text(line: &serde_json::Value) -> Result<String, ImportError> {
-    use crate::transcript::codec::envelope::Envelope;
-    use crate::{MessageId, ParentId};
-    use serde::ser::{SerializeMap, Serializer};
-    let serde_json::Value::Object(map) = line else {
-        return Ok(serde_json::to_string(line)?);
-    };
-    let is_envelope = |key: &str| matches!(key, "id" | "parentId");
-    let mut body = Vec::with_capacity(256);
-    let mut ser = serde_json::Serializer::new(&mut body);
-    let mut fields = ser.serialize_map(None)?;
-    for (key, value) in map.iter().filter(|(k, _)| !is_envelope(k)) {
-        fields.serialize_entry(key, value)?;
+pub(crate) fn extension_line(
+    kind: &str,
+    data: &str,
+    id: Option<&crate::MessageId>,
+    parent_id: &crate::ParentId,
+) -> Result<String, ImportError> {
+    /// An `extension` line's own fields.
+    #[derive(serde::Serialize)]
+    struct Fields<'a> {
+        kind: &'a str,
+        data: &'a serde_json::value::RawValue,
     }
-    fields.end()?;
-    let id = map
-        .get("id")
-        .and_then(serde_json::Value::as_str)
-        .map(MessageId::from);
-    let parent = match map.get("parentId") {
-        Some(serde_json::Value::String(p)) => ParentId::Id(MessageId::from(p.as_str())),
-        Some(serde_json::Value::Null) => ParentId::Root,
-        _ => ParentId::Previous,
-    };
-    let body =
-        String::from_utf8(body).map_err(|e| ImportError::Json(serde::ser::Error::custom(e)))?;
-    let mut out = Vec::with_capacity(body.len() + 64);
-    Envelope::append_to_object(&mut out, &body, id.as_ref(), &parent)?;
+    let data: &serde_json::value::RawValue = serde_json::from_str(data)?;
+    let mut out = Vec::with_capacity(data.get().len() + kind.len() + 64);
+    crate::transcript::codec::envelope::write_line(
+        &mut serde_json::Serializer::new(&mut out),
+        "extension",
+        &Fields { kind, data },
+        (id, None, parent_id),
+        1,
+        None,
+    )?;
     String::from_utf8(out).map_err(|e| ImportError::Json(serde::ser::Error::custom(e)))
 }
 

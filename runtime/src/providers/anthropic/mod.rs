@@ -93,6 +93,7 @@ mod response;
 mod stream;
 
 pub use request::encode_request;
+pub(crate) use response::decode_block;
 pub use response::{decode_response, decode_response_with_warnings, stop_reason};
 pub use stream::StreamDecoder;
 

@@ -196,7 +196,7 @@ const MODELLED: [&str; 4] = ["text", "thinking", "redacted_thinking", "tool_use"
 /// One content block (at `path`, of stream event `event`): a block agentmsg
 /// models as that block, any other (server-side tool blocks, `compaction`,
 /// `fallback`…) as a [`ProviderBlock`], never a client tool call.
-pub(super) fn decode_block(
+pub(crate) fn decode_block(
     block: RawJson,
     event: Option<usize>,
     path: &str,
