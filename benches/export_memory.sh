@@ -129,7 +129,7 @@ done
 if ((browser)); then
     for name in pi big; do
         AGENTMSG_BIG_PAGE="$work/$name.html" cargo test --quiet -p agentmsg-cli --all-features \
-            --test export_html -- --ignored --nocapture a_big_page_stays_usable 2>&1 | grep -E "^page|panicked|FAILED" || true
+            --test command -- --ignored --nocapture a_big_page_stays_usable 2>&1 | grep -E "^page|panicked|FAILED" || true
     done
 fi
 exit "$failed"

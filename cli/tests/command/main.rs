@@ -1,5 +1,6 @@
 //! The `agentmsg` command, run as a process: each module holds one side of
-//! it (checking, decoding, sessions and stores, pi's sessions, streaming
+//! it (checking, decoding, importing other agents' logs, exporting a page and
+//! testing it in Chromium, sessions and stores, pi's sessions, streaming
 //! input, what no input may lose, and the boundary a store holds).
 //!
 //! One test binary for the area (as ripgrep keeps `tests/tests.rs`): one
@@ -8,9 +9,15 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod browser;
+
 mod boundary;
 mod commands;
 mod decode;
+mod export_html;
+mod import_claude;
+mod import_codex;
+mod import_logs;
 mod no_loss;
 mod pi_sessions;
 mod sessions;

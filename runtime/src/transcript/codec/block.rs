@@ -46,7 +46,7 @@ const BLOCK_TYPES: &[&str] = &[
 /// (kept for the other blocks) first buffers every value of the block, then
 /// reads the buffer (see `benches/README.md` for what that costs). Reading in
 /// place gives the same blocks and fails on the same input (the property test `blocks_read_in_place_agree_with_serde` in
-/// `tests/core_roundtrip.rs` checks both).
+/// `tests/core/roundtrip.rs` checks both).
 impl<'de> Deserialize<'de> for Content {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_map(BlockVisitor)

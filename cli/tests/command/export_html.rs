@@ -1,8 +1,8 @@
 //! `agentmsg export --html` in a real browser: headless Chromium, asserting
 //! on the DOM. Without chromium the tests skip loudly; under `CI` they fail.
 
-mod browser;
-mod common;
+use crate::browser;
+use crate::common;
 
 use std::path::Path;
 
@@ -25,10 +25,6 @@ const BRANCHED: &[&str] = &[
     r#"{"role":"notice","text":"a note for people","id":"n1","parentId":"k1"}"#,
     r#"{"role":"assistant","content":[{"type":"text","text":"Given up."}],"api":"anthropic-messages","provider":"anthropic","model":"claude-opus-4-5","usage":{"input":10,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":12},"stopReason":"stop","timestamp":1765233674000,"id":"a4","parentId":"n1"}"#,
 ];
-
-fn write(dir: &Path, name: &str, lines: &[&str]) {
-    std::fs::write(dir.join(name), lines.join("\n") + "\n").unwrap();
-}
 
 /// Exports `file` in `dir` to `page.html` with `extra` arguments; its URL.
 fn export(dir: &Path, file: &str, extra: &[&str]) -> String {
@@ -72,7 +68,7 @@ fn the_page_shows_what_the_model_saw_and_switches_branches() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "s.jsonl", BRANCHED);
+    common::write_lines(dir.path(), "s.jsonl", BRANCHED);
     let url = export(dir.path(), "s.jsonl", &[]);
     let mut b = Browser::start(&chromium, 1000, 900);
     b.open(&url);
@@ -184,7 +180,7 @@ fn a_long_session_is_shown_a_page_at_a_time() {
         })
         .collect();
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-    write(dir.path(), "long.jsonl", &lines);
+    common::write_lines(dir.path(), "long.jsonl", &lines);
     let url = export(dir.path(), "long.jsonl", &[]);
     let mut b = Browser::start(&chromium, 1000, 900);
     b.open(&url);
@@ -212,9 +208,9 @@ fn a_file_streamed_gives_the_page_of_the_session_read_whole() {
     let dir = tempfile::tempdir().unwrap();
     let mut lines = BRANCHED.to_vec();
     lines.push("not json");
-    write(dir.path(), "s.jsonl", &lines);
-    write(dir.path(), "claude.jsonl", CLAUDE_LOG);
-    write(dir.path(), "codex.jsonl", CODEX_ROLLOUT);
+    common::write_lines(dir.path(), "s.jsonl", &lines);
+    common::write_lines(dir.path(), "claude.jsonl", CLAUDE_LOG);
+    common::write_lines(dir.path(), "codex.jsonl", CODEX_ROLLOUT);
     for (file, leaf) in [
         ("s.jsonl", None),
         ("s.jsonl", Some("l1")),
@@ -310,7 +306,7 @@ fn nothing_in_a_transcript_runs_or_fetches_in_the_page() {
     let dir = tempfile::tempdir().unwrap();
     let lines = xss_corpus();
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-    write(dir.path(), "xss.jsonl", &lines);
+    common::write_lines(dir.path(), "xss.jsonl", &lines);
     let url = export(dir.path(), "xss.jsonl", &[]);
     let mut b = Browser::start(&chromium, 1000, 900);
     b.open(&url);
@@ -378,8 +374,8 @@ fn screenshots_of_each_format() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "claude.jsonl", CLAUDE_LOG);
-    write(dir.path(), "codex.jsonl", CODEX_ROLLOUT);
+    common::write_lines(dir.path(), "claude.jsonl", CLAUDE_LOG);
+    common::write_lines(dir.path(), "codex.jsonl", CODEX_ROLLOUT);
     let mut files = vec![
         ("claude-code", dir.path().join("claude.jsonl")),
         ("codex", dir.path().join("codex.jsonl")),

@@ -2,14 +2,10 @@
 //! the documented layout does not show (each test a few hand-written lines
 //! shaped like the real ones).
 
-mod common;
+use crate::common;
 
 use agentmsg_runtime::{to_llm, Session};
 use common::{agentmsg_in, project_in};
-
-fn write(dir: &std::path::Path, name: &str, lines: &[&str]) {
-    std::fs::write(dir.join(name), lines.join("\n") + "\n").unwrap();
-}
 
 /// A directory holding `rollout.jsonl`: an OpenAI session's `session_meta`
 /// line, then `lines`.
@@ -17,7 +13,7 @@ fn rollout(lines: &[&str]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let meta = r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#;
     let all: Vec<&str> = std::iter::once(meta).chain(lines.iter().copied()).collect();
-    write(dir.path(), "rollout.jsonl", &all);
+    common::write_lines(dir.path(), "rollout.jsonl", &all);
     dir
 }
 
@@ -164,7 +160,7 @@ fn an_assistant_message_keeps_its_phase_and_a_refusal_its_text() {
 #[test]
 fn a_result_line_has_its_own_id() {
     let dir = tempfile::tempdir().unwrap();
-    write(
+    common::write_lines(
         dir.path(),
         "rollout.jsonl",
         &[
@@ -218,7 +214,7 @@ fn a_web_search_is_no_unanswered_call_and_an_output_image_stays_an_image() {
 #[test]
 fn a_rollback_branches_off_before_the_dropped_turns() {
     let dir = tempfile::tempdir().unwrap();
-    write(
+    common::write_lines(
         dir.path(),
         "rollout.jsonl",
         &[

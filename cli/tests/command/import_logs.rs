@@ -2,16 +2,12 @@
 //! rollouts (written in the layouts those tools write; no real logs of theirs
 //! are in the conformance data yet), and on input that is neither.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 
 use agentmsg_runtime::{to_llm, AgentMessage, Message, Session};
 use common::{agentmsg_in, agentmsg_stdin};
-
-fn write(dir: &std::path::Path, name: &str, lines: &[&str]) {
-    std::fs::write(dir.join(name), lines.join("\n") + "\n").unwrap();
-}
 
 /// The ids of the tool calls and of the results of a transcript.
 fn calls_and_results(text: &str) -> (BTreeSet<String>, BTreeSet<String>) {
@@ -43,7 +39,7 @@ const CLAUDE: &[&str] = &[
 #[test]
 fn a_claude_code_log_imports_as_a_tree_with_every_call_and_result() {
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "claude.jsonl", CLAUDE);
+    common::write_lines(dir.path(), "claude.jsonl", CLAUDE);
     let run = agentmsg_in(dir.path(), &["import", "claude.jsonl"]);
     assert_eq!(run.code, 0, "{run:?}");
     let (calls, results) = calls_and_results(&run.stdout);
@@ -104,7 +100,7 @@ const CODEX: &[&str] = &[
 #[test]
 fn a_codex_rollout_imports_with_every_call_result_and_reasoning() {
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "rollout-2025-09-01.jsonl", CODEX);
+    common::write_lines(dir.path(), "rollout-2025-09-01.jsonl", CODEX);
     let run = agentmsg_in(dir.path(), &["import", "rollout-2025-09-01.jsonl"]);
     assert_eq!(run.code, 0, "{run:?}");
     let (calls, results) = calls_and_results(&run.stdout);
@@ -167,7 +163,7 @@ fn a_codex_rollout_imports_with_every_call_result_and_reasoning() {
 #[test]
 fn input_that_is_no_known_log_exits_one_naming_its_first_line() {
     let dir = tempfile::tempdir().unwrap();
-    write(
+    common::write_lines(
         dir.path(),
         "other.jsonl",
         &["", r#"{"event":"start","at":1}"#, r#"{"event":"stop"}"#],

@@ -2,14 +2,10 @@
 //! documented layout does not show (each test a few hand-written lines shaped
 //! like the real ones).
 
-mod common;
+use crate::common;
 
 use agentmsg_runtime::{to_llm, Message, Session};
 use common::{agentmsg_in, project_in};
-
-fn write(dir: &std::path::Path, name: &str, lines: &[&str]) {
-    std::fs::write(dir.join(name), lines.join("\n") + "\n").unwrap();
-}
 
 /// What the model sees at the transcript's leaf, one word a message: `user`,
 /// `assistant(call ids)` or `result(call id)`.
@@ -32,7 +28,7 @@ fn sent(transcript: &str) -> Vec<String> {
 /// Imports `lines` and checks the transcript, which must have no problem.
 fn import(lines: &[&str]) -> String {
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "session.jsonl", lines);
+    common::write_lines(dir.path(), "session.jsonl", lines);
     let run = agentmsg_in(dir.path(), &["import", "session.jsonl", "-o", "out.jsonl"]);
     assert_eq!(run.code, 0, "{run:?}");
     let check = agentmsg_in(dir.path(), &["check", "out.jsonl"]);
@@ -118,7 +114,7 @@ fn a_rewind_after_parallel_results_is_still_a_branch() {
 #[test]
 fn a_log_without_messages_is_converted_and_said_to_have_none() {
     let dir = tempfile::tempdir().unwrap();
-    write(
+    common::write_lines(
         dir.path(),
         "session.jsonl",
         &[
@@ -206,7 +202,7 @@ fn a_server_tool_use_is_kept_and_not_an_unanswered_call() {
 fn an_entry_written_twice_is_read_once() {
     let dir = tempfile::tempdir().unwrap();
     let reply = r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"m1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"hello"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#;
-    write(
+    common::write_lines(
         dir.path(),
         "session.jsonl",
         &[
@@ -372,7 +368,7 @@ fn a_cited_text_keeps_its_citations() {
 #[test]
 fn a_call_field_that_cannot_be_kept_is_said() {
     let dir = tempfile::tempdir().unwrap();
-    write(
+    common::write_lines(
         dir.path(),
         "session.jsonl",
         &[
@@ -404,7 +400,7 @@ fn a_call_field_that_cannot_be_kept_is_said() {
 #[test]
 fn a_prompt_queued_while_claude_works_is_a_user_message() {
     let dir = tempfile::tempdir().unwrap();
-    write(
+    common::write_lines(
         dir.path(),
         "session.jsonl",
         &[
@@ -451,7 +447,7 @@ fn a_prompt_queued_while_claude_works_is_a_user_message() {
 #[test]
 fn a_tool_reference_result_is_kept_as_text_and_said() {
     let dir = tempfile::tempdir().unwrap();
-    write(
+    common::write_lines(
         dir.path(),
         "session.jsonl",
         &[
