@@ -108,32 +108,7 @@ const PI_V3: &str = concat!(
     "\n",
 );
 
-const CLAUDE: &str = concat!(
-    r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"write a"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
-    "\n",
-    r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"tool_use","id":"t1","name":"Write","input":{"file_path":"a"}}],"stop_reason":"tool_use","usage":{"input_tokens":5,"output_tokens":9}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
-    "\n",
-    "not an entry\n",
-    r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"wrote a"}]},"uuid":"r1","timestamp":"2026-01-01T00:00:02.000Z"}"#,
-    "\n",
-    r#"{"parentUuid":"r1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"Done."}],"stop_reason":"refusal","usage":{"input_tokens":9,"output_tokens":3}},"uuid":"a2","timestamp":"2026-01-01T00:00:03.000Z"}"#,
-    "\n",
-);
-
-const CODEX: &str = concat!(
-    r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#,
-    "\n",
-    r#"{"timestamp":"2026-01-01T00:00:00.500Z","type":"turn_context","payload":{"cwd":"/w","model":"gpt-5.3-codex"}}"#,
-    "\n",
-    r#"{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"list it"}]}}"#,
-    "\n",
-    r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"cmd\":\"ls\"}","call_id":"c1"}}"#,
-    "\n",
-    r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"a.rs"}}"#,
-    "\n",
-    r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"One file."}]}}"#,
-    "\n",
-);
+use crate::import_logs::{CLAUDE, CODEX};
 
 #[test]
 fn a_file_s_page_is_the_page_of_the_session_read_whole() {

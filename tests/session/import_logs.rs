@@ -7,7 +7,9 @@ use agentmsg::import::{self, Severity, WarningCode};
 use agentmsg::session::{SessionFormat, WarningKind};
 use agentmsg::Session;
 
-const CLAUDE: &str = concat!(
+/// A small Claude Code log: a call, a line that is no entry, its result, a
+/// refusal. (`export_file` shows it too.)
+pub(crate) const CLAUDE: &str = concat!(
     r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"write a"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
     "\n",
     r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"tool_use","id":"t1","name":"Write","input":{"file_path":"a"}}],"stop_reason":"tool_use","usage":{"input_tokens":5,"output_tokens":9}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
@@ -19,7 +21,8 @@ const CLAUDE: &str = concat!(
     "\n",
 );
 
-const CODEX: &str = concat!(
+/// A small Codex rollout: a prompt, a call, its output, the answer.
+pub(crate) const CODEX: &str = concat!(
     r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#,
     "\n",
     r#"{"timestamp":"2026-01-01T00:00:00.500Z","type":"turn_context","payload":{"cwd":"/w","model":"gpt-5.3-codex"}}"#,
