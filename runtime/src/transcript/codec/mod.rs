@@ -9,6 +9,8 @@
 //! - `generic`: the serde impls for apps that embed messages in their own data;
 //! - `flat_serializer`: writes a type's fields into a map the envelope opened;
 //! - `held`: a value held back until a late role is known;
+//! - `value`: one value of a custom body, handed to its type through
+//!   object-safe calls;
 //! - `scan`: finds a top-level key's value in a line's text without parsing it.
 
 pub(crate) mod body;
@@ -19,3 +21,4 @@ mod generic;
 pub(crate) mod held;
 mod scan;
 pub(crate) mod surrogates;
+pub(crate) mod value;
