@@ -5,7 +5,7 @@
 //! is known, and a migration's result).
 //!
 //! The keys are given to the type as strings and each value through
-//! [`value`](super::value)'s object-safe calls. So what is compiled for a type
+//! [`value`]'s object-safe calls. So what is compiled for a type
 //! is its own visitor, once, over [`Body`]'s map; the decoding of a value is
 //! compiled once per field type, and for the common field types once for all
 //! crates, here ([`SHARED`]). No deserializer is inlined into a type's code.
