@@ -4,26 +4,30 @@
 //! generic `Deserialize for AgentMessage`, which holds a body until its version
 //! is known, and a migration's result).
 //!
-//! The keys are given to the type as strings and each value through an erased
-//! deserializer. So what is compiled for a type is its own visitor, once, over
-//! [`Body`]'s map; the decoding of a value is compiled once per field type,
-//! shared by every kind with a field of that type, and no deserializer is
-//! inlined into a type's code. (Instantiating a type's visitor for two
-//! deserializers costs twice, however simple the second; erasing the visitor
-//! itself, as typetag does, costs more: a vtable of every `visit_` method for
-//! the type's visitor and its field visitor.)
+//! The keys are given to the type as strings and each value through
+//! [`value`]'s object-safe calls. So what is compiled for a type
+//! is its own visitor, once, over [`Body`]'s map; the decoding of a value is
+//! compiled once per field type, and for the common field types once for all
+//! crates, here ([`SHARED`]). No deserializer is inlined into a type's code.
+//! (Instantiating a type's visitor for two deserializers costs twice, however
+//! simple the second; erasing the visitor itself, as typetag does, costs more:
+//! a vtable of every `visit_` method for the type's visitor and its field
+//! visitor.)
 
+use std::marker::PhantomData;
 use std::slice;
 
 use serde::de::value::StrDeserializer;
-use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde::de::{
+    self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor,
+};
 
 use super::held::Held;
+use super::value::{self, Give, Live, Read};
 use crate::message::key::Key;
 
-/// Reads one value through an erased deserializer.
-pub(crate) type ReadValue<'r, 'de> =
-    &'r mut dyn FnMut(&mut dyn erased_serde::Deserializer<'de>) -> Result<(), erased_serde::Error>;
+/// Reads one value from a [`Source`](super::value::Source).
+pub(crate) type ReadValue<'r, 'de> = Read<'r, 'de>;
 
 /// The entries of a line's map as a [`Body`] reads them (the line reader's
 /// map, less its role and envelope keys).
@@ -96,67 +100,77 @@ impl<'de> Deserializer<'de> for Body<'_, 'de> {
     }
 }
 
-// Not inlined: a type's visitor calls these (the key's per type, the value's
-// per field type, shared), and keeps only the calls.
+/// The work of [`Entries`]' map access, in functions that are not generic: a
+/// type's visitor (compiled in the type's crate, and in each crate again when
+/// optimized, as generic code is not shared then) keeps only the calls.
+impl<'de> Entries<'_, 'de> {
+    /// The next key of the type's own, or `None` at the map's end.
+    #[inline(never)]
+    fn next_key(&mut self) -> serde_json::Result<Option<Key<'_>>> {
+        match self {
+            Entries::Line(fields) => fields.next_key(),
+            Entries::Held { entries, value } => {
+                let Some((key, held)) = entries.next() else {
+                    return Ok(None);
+                };
+                *value = Some(held);
+                Ok(Some(match key {
+                    Held::Str(key) => Key::Borrowed(key),
+                    Held::String(key) => Key::Borrowed(key.as_str()),
+                    other => Key::Owned(key_text(other)?),
+                }))
+            }
+        }
+    }
+
+    /// Gives the value of the last key to `read`.
+    #[inline(never)]
+    fn next_value(&mut self, read: ReadValue<'_, 'de>) -> serde_json::Result<()> {
+        match self {
+            Entries::Line(fields) => fields.next_value(read),
+            Entries::Held { value, .. } => {
+                let Some(held) = value.take() else {
+                    return Err(de::Error::custom("a value was read before its key"));
+                };
+                read(&mut Give(Some(held.lend::<serde_json::Error>())))
+            }
+        }
+    }
+}
+
 impl<'de> MapAccess<'de> for Entries<'_, 'de> {
     type Error = serde_json::Error;
 
-    #[inline(never)]
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
     ) -> serde_json::Result<Option<K::Value>> {
         // One key deserializer for every type: registered types are
         // `DeserializeOwned`, so none borrows a key.
-        match self {
-            Entries::Line(fields) => match fields.next_key()? {
-                Some(key) => seed
-                    .deserialize(StrDeserializer::new(key.as_str()))
-                    .map(Some),
-                None => Ok(None),
-            },
-            Entries::Held { entries, value } => {
-                let Some((key, held)) = entries.next() else {
-                    return Ok(None);
-                };
-                *value = Some(held);
-                let key = match key {
-                    Held::Str(key) => std::borrow::Cow::Borrowed(*key),
-                    Held::String(key) => std::borrow::Cow::Borrowed(key.as_str()),
-                    other => std::borrow::Cow::Owned(key_text(other)?),
-                };
-                seed.deserialize(StrDeserializer::new(&key)).map(Some)
-            }
+        match self.next_key()? {
+            Some(key) => seed
+                .deserialize(StrDeserializer::new(key.as_str()))
+                .map(Some),
+            None => Ok(None),
         }
     }
 
+    // Not inlined, so that the instances compiled here (`SHARED`) are used by
+    // every crate, optimized or not, instead of compiled there again.
     #[inline(never)]
     fn next_value_seed<V: DeserializeSeed<'de>>(
         &mut self,
         seed: V,
     ) -> serde_json::Result<V::Value> {
-        match self {
-            Entries::Line(fields) => {
-                let mut seed = Some(seed);
-                let mut out = None;
-                fields.next_value(&mut |value| {
-                    if let Some(seed) = seed.take() {
-                        out = Some(seed.deserialize(value)?);
-                    }
-                    Ok(())
-                })?;
-                out.ok_or_else(|| de::Error::custom("a value was not read"))
+        let mut seed = Some(seed);
+        let mut out = None;
+        self.next_value(&mut |source| {
+            if let Some(seed) = seed.take() {
+                out = Some(seed.deserialize(Live(source))?);
             }
-            Entries::Held { value, .. } => {
-                let Some(held) = value.take() else {
-                    return Err(de::Error::custom("a value was read before its key"));
-                };
-                let mut erased =
-                    <dyn erased_serde::Deserializer>::erase(held.lend::<serde_json::Error>());
-                seed.deserialize(&mut erased as &mut dyn erased_serde::Deserializer<'de>)
-                    .map_err(de::Error::custom)
-            }
-        }
+            Ok(())
+        })?;
+        out.ok_or_else(|| de::Error::custom("a value was not read"))
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -165,6 +179,37 @@ impl<'de> MapAccess<'de> for Entries<'_, 'de> {
             Entries::Held { entries, .. } => Some(entries.len()),
         }
     }
+}
+
+/// A field type's reader, compiled here (see [`SHARED`]).
+struct Shared(#[allow(dead_code)] *const ());
+
+// Only addresses of functions, never called through.
+unsafe impl Sync for Shared {}
+
+macro_rules! shared {
+    ($($ty:ty,)*) => {
+        /// The readers of the field types most kinds have, compiled here once.
+        /// A generic function that is never inlined is compiled once for all
+        /// crates when an upstream crate has compiled it for the same types
+        /// (rustc shares such instances even in optimized builds), so a kind
+        /// with fields of these types compiles none of their decoding: only
+        /// its own visitor, which calls these.
+        #[used]
+        static SHARED: &[Shared] = &[$(
+            Shared(<Entries<'static, 'static> as MapAccess<'static>>::next_value_seed::<PhantomData<$ty>> as *const ()),
+            Shared(<value::LiveItems<'static, 'static> as MapAccess<'static>>::next_value_seed::<PhantomData<$ty>> as *const ()),
+            Shared(<value::LiveItems<'static, 'static> as SeqAccess<'static>>::next_element_seed::<PhantomData<$ty>> as *const ()),
+        )*];
+    };
+}
+
+shared! {
+    String, bool, u64, i64, u32, i32, u16, u8, usize, f64, f32,
+    Option<String>, Option<bool>, Option<u64>, Option<i64>, Option<u32>, Option<f64>,
+    Vec<String>, Vec<u64>, Option<Vec<String>>,
+    serde_json::Value, Option<serde_json::Value>, Vec<serde_json::Value>,
+    serde_json::Map<String, serde_json::Value>,
 }
 
 /// A key that is not a string, as serde_json writes such keys: a number, a

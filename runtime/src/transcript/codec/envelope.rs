@@ -30,6 +30,7 @@ use super::body::{Body, LineFields, ReadValue};
 use super::flat_serializer::FlatMapSerializer;
 use super::held::Held;
 use super::scan::{top_level_value, unquote};
+use super::value::Seed;
 use crate::message::key::Key;
 use crate::message::{
     present_value, text_blocks, tool_result_blocks, user_blocks, AssistantMessage, Message,
@@ -504,8 +505,8 @@ pub(crate) fn decode_known<R>(
 }
 
 /// The error the line raised under a decoder, by its text. serde_json's error
-/// says where it happened, but the decoder reads values through an erased
-/// deserializer, so it comes back as text, without its position, and
+/// says where it happened, but the decoder reads values through object-safe
+/// calls (`value`), so it comes back as text, without its position, and
 /// serde_json would then set that to the object's end. When the decoder fails
 /// with it, its text is the error.
 #[derive(Default)]
@@ -638,20 +639,8 @@ impl<'de, A: MapAccess<'de>> LineFields<'de> for SkipRole<'_, A> {
 
     fn next_value(&mut self, read: ReadValue<'_, 'de>) -> serde_json::Result<()> {
         self.inner
-            .next_value_seed(Erased(read))
+            .next_value_seed(Seed(read))
             .map_err(|e| self.raise(e))
-    }
-}
-
-/// A value given to a decoder's reader through an erased deserializer.
-struct Erased<'a, 'de>(ReadValue<'a, 'de>);
-
-impl<'de> DeserializeSeed<'de> for Erased<'_, 'de> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        let mut erased = <dyn erased_serde::Deserializer>::erase(deserializer);
-        (self.0)(&mut erased).map_err(de::Error::custom)
     }
 }
 

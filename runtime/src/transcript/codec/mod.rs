@@ -12,6 +12,8 @@
 //! - `generic`: the serde impls for apps that embed messages in their own data;
 //! - `flat_serializer`: writes a type's fields into a map the envelope opened;
 //! - `held`: a value held back until a late role is known;
+//! - `value`: one value of a custom body, handed to its type through
+//!   object-safe calls;
 //! - `scan`: finds a top-level key's value in a line's text without parsing it.
 
 mod block;
@@ -24,3 +26,4 @@ pub(crate) mod held;
 pub(crate) mod raw_json;
 mod scan;
 pub(crate) mod surrogates;
+pub(crate) mod value;

@@ -1,0 +1,625 @@
+//! One value of a custom body, handed from the input to the type's
+//! `Deserialize` through object-safe calls, so that neither side is compiled
+//! for the other.
+//!
+//! A registered type's code is compiled in the crate that declares it, and
+//! when optimized, in every such crate again: generic code is shared between
+//! crates only in unoptimized builds. So what a type's `Deserialize` calls for
+//! each value should cost as little code per field type as it can, and the
+//! input's parser should be compiled once, here.
+//!
+//! The reading side ([`Live`], generic, compiled per visitor) names what the
+//! type asked for as a [`Hint`] (the `deserialize_*` method called) and gets
+//! back one [`Event`] (the `visit_*` call the input made). The input side
+//! ([`Give`], compiled here once per input) calls the input's own
+//! `deserialize_*` method for the hint. Per visitor that is one match over the
+//! events (`dispatch`), where `erased_serde` compiles a vtable of some thirty
+//! methods, each boxing its result. Sequences, maps and enums are read as the
+//! input reads them, one element at a time, so an error inside them is raised
+//! (and placed) where the input raises it.
+
+use std::fmt;
+
+use serde::de::{
+    self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor,
+};
+
+/// The error of both sides: the input's, carried as its text.
+type Error = serde_json::Error;
+
+/// Reads one value from a source (a closure of the reading side).
+pub(crate) type Read<'r, 'de> = &'r mut dyn FnMut(&mut dyn Source<'de>) -> Result<(), Error>;
+
+/// What a type's `Deserialize` asked for: the `deserialize_*` method it called.
+#[derive(Clone, Copy)]
+pub(crate) enum Hint {
+    Any,
+    Bool,
+    I8,
+    I16,
+    I32,
+    I64,
+    I128,
+    U8,
+    U16,
+    U32,
+    U64,
+    U128,
+    F32,
+    F64,
+    Char,
+    Str,
+    String,
+    Bytes,
+    ByteBuf,
+    Option,
+    Unit,
+    UnitStruct(&'static str),
+    NewtypeStruct(&'static str),
+    Seq,
+    Tuple(usize),
+    TupleStruct(&'static str, usize),
+    Map,
+    Struct(&'static str, &'static [&'static str]),
+    Enum(&'static str, &'static [&'static str]),
+    Identifier,
+    IgnoredAny,
+}
+
+/// What the input gave: one `visit_*` call. (A visitor's narrower numbers,
+/// `visit_i8` and the like, are `visit_i64` and `visit_u64` unless it says
+/// otherwise, as here.)
+pub(crate) enum Event<'a, 'de> {
+    Bool(bool),
+    I64(i64),
+    U64(u64),
+    I128(i128),
+    U128(u128),
+    F64(f64),
+    Char(char),
+    Str(&'a str),
+    BorrowedStr(&'de str),
+    String(String),
+    Bytes(&'a [u8]),
+    BorrowedBytes(&'de [u8]),
+    ByteBuf(Vec<u8>),
+    None,
+    Unit,
+    Some(&'a mut dyn Source<'de>),
+    Newtype(&'a mut dyn Source<'de>),
+    Seq(&'a mut dyn Items<'de>),
+    Map(&'a mut dyn Items<'de>),
+    Enum(&'a mut dyn Variant<'de>),
+}
+
+/// The reading side of one value: the visitor waiting for its event.
+pub(crate) trait Sink<'de> {
+    /// What the visitor expects, for the input's "invalid type" errors.
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+    /// The input's one call.
+    fn visit(&mut self, event: Event<'_, 'de>) -> Result<(), Error>;
+}
+
+/// The input side of one value.
+pub(crate) trait Source<'de> {
+    /// Reads the value as `hint` asks and gives `sink` what was found.
+    fn give(&mut self, hint: Hint, sink: &mut dyn Sink<'de>) -> Result<(), Error>;
+}
+
+/// The elements of a sequence, or the keys and values of a map.
+pub(crate) trait Items<'de> {
+    /// Gives the next element (or key) to `read`; `false` at the end.
+    fn next(&mut self, read: Read<'_, 'de>) -> Result<bool, Error>;
+    /// Gives the value of the last key to `read`.
+    fn value(&mut self, read: Read<'_, 'de>) -> Result<(), Error>;
+    /// How many are left, if known.
+    fn size_hint(&self) -> Option<usize>;
+}
+
+/// An enum's variant: its key first, then its content as the type asks.
+pub(crate) trait Variant<'de> {
+    /// Gives the variant's key to `read`.
+    fn key(&mut self, read: Read<'_, 'de>) -> Result<(), Error>;
+    /// A variant without content.
+    fn unit(&mut self) -> Result<(), Error>;
+    /// A newtype variant's value, given to `read`.
+    fn newtype(&mut self, read: Read<'_, 'de>) -> Result<(), Error>;
+    /// A tuple variant's content.
+    fn tuple(&mut self, len: usize, sink: &mut dyn Sink<'de>) -> Result<(), Error>;
+    /// A struct variant's content.
+    fn structure(
+        &mut self,
+        fields: &'static [&'static str],
+        sink: &mut dyn Sink<'de>,
+    ) -> Result<(), Error>;
+}
+
+fn text<E: de::Error>(error: impl fmt::Display) -> E {
+    E::custom(error)
+}
+
+// The input side: compiled here, once per input deserializer.
+
+/// A deserializer as a [`Source`]; it reads one value.
+pub(crate) struct Give<D>(pub(crate) Option<D>);
+
+impl<'de, D: Deserializer<'de>> Source<'de> for Give<D> {
+    fn give(&mut self, hint: Hint, sink: &mut dyn Sink<'de>) -> Result<(), Error> {
+        let Some(d) = self.0.take() else {
+            return Err(de::Error::custom("a value was read twice"));
+        };
+        let v = Forward(sink);
+        match hint {
+            Hint::Any => d.deserialize_any(v),
+            Hint::Bool => d.deserialize_bool(v),
+            Hint::I8 => d.deserialize_i8(v),
+            Hint::I16 => d.deserialize_i16(v),
+            Hint::I32 => d.deserialize_i32(v),
+            Hint::I64 => d.deserialize_i64(v),
+            Hint::I128 => d.deserialize_i128(v),
+            Hint::U8 => d.deserialize_u8(v),
+            Hint::U16 => d.deserialize_u16(v),
+            Hint::U32 => d.deserialize_u32(v),
+            Hint::U64 => d.deserialize_u64(v),
+            Hint::U128 => d.deserialize_u128(v),
+            Hint::F32 => d.deserialize_f32(v),
+            Hint::F64 => d.deserialize_f64(v),
+            Hint::Char => d.deserialize_char(v),
+            Hint::Str => d.deserialize_str(v),
+            Hint::String => d.deserialize_string(v),
+            Hint::Bytes => d.deserialize_bytes(v),
+            Hint::ByteBuf => d.deserialize_byte_buf(v),
+            Hint::Option => d.deserialize_option(v),
+            Hint::Unit => d.deserialize_unit(v),
+            Hint::UnitStruct(name) => d.deserialize_unit_struct(name, v),
+            Hint::NewtypeStruct(name) => d.deserialize_newtype_struct(name, v),
+            Hint::Seq => d.deserialize_seq(v),
+            Hint::Tuple(len) => d.deserialize_tuple(len, v),
+            Hint::TupleStruct(name, len) => d.deserialize_tuple_struct(name, len, v),
+            Hint::Map => d.deserialize_map(v),
+            Hint::Struct(name, fields) => d.deserialize_struct(name, fields, v),
+            Hint::Enum(name, variants) => d.deserialize_enum(name, variants, v),
+            Hint::Identifier => d.deserialize_identifier(v),
+            Hint::IgnoredAny => d.deserialize_ignored_any(v),
+        }
+        .map_err(text)
+    }
+}
+
+/// Gives a value of the input to a [`Read`].
+pub(crate) struct Seed<'r, 'de>(pub(crate) Read<'r, 'de>);
+
+impl<'de> DeserializeSeed<'de> for Seed<'_, 'de> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        (self.0)(&mut Give(Some(deserializer))).map_err(text)
+    }
+}
+
+/// The input's visitor: forwards each call to the sink.
+struct Forward<'s, 'de>(&'s mut dyn Sink<'de>);
+
+macro_rules! forward {
+    ($($method:ident($ty:ty) => $event:ident,)*) => {$(
+        fn $method<E: de::Error>(self, v: $ty) -> Result<(), E> {
+            self.0.visit(Event::$event(v)).map_err(text)
+        }
+    )*};
+}
+
+impl<'de> Visitor<'de> for Forward<'_, 'de> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.expecting(f)
+    }
+
+    forward! {
+        visit_bool(bool) => Bool,
+        visit_i64(i64) => I64,
+        visit_u64(u64) => U64,
+        visit_i128(i128) => I128,
+        visit_u128(u128) => U128,
+        visit_f64(f64) => F64,
+        visit_char(char) => Char,
+        visit_str(&str) => Str,
+        visit_borrowed_str(&'de str) => BorrowedStr,
+        visit_string(String) => String,
+        visit_bytes(&[u8]) => Bytes,
+        visit_borrowed_bytes(&'de [u8]) => BorrowedBytes,
+        visit_byte_buf(Vec<u8>) => ByteBuf,
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        self.0.visit(Event::None).map_err(text)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.0.visit(Event::Unit).map_err(text)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        self.0.visit(Event::Some(&mut Give(Some(d)))).map_err(text)
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        self.0
+            .visit(Event::Newtype(&mut Give(Some(d))))
+            .map_err(text)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
+        self.0.visit(Event::Seq(&mut SeqItems(seq))).map_err(text)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
+        self.0.visit(Event::Map(&mut MapItems(map))).map_err(text)
+    }
+
+    fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<(), A::Error> {
+        self.0
+            .visit(Event::Enum(&mut EnumState::Access(data)))
+            .map_err(text)
+    }
+}
+
+struct SeqItems<A>(A);
+
+impl<'de, A: SeqAccess<'de>> Items<'de> for SeqItems<A> {
+    fn next(&mut self, read: Read<'_, 'de>) -> Result<bool, Error> {
+        match self.0.next_element_seed(Seed(read)) {
+            Ok(found) => Ok(found.is_some()),
+            Err(error) => Err(text(error)),
+        }
+    }
+
+    fn value(&mut self, _read: Read<'_, 'de>) -> Result<(), Error> {
+        Err(de::Error::custom("a sequence has no values"))
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.0.size_hint()
+    }
+}
+
+struct MapItems<A>(A);
+
+impl<'de, A: MapAccess<'de>> Items<'de> for MapItems<A> {
+    fn next(&mut self, read: Read<'_, 'de>) -> Result<bool, Error> {
+        match self.0.next_key_seed(Seed(read)) {
+            Ok(found) => Ok(found.is_some()),
+            Err(error) => Err(text(error)),
+        }
+    }
+
+    fn value(&mut self, read: Read<'_, 'de>) -> Result<(), Error> {
+        self.0.next_value_seed(Seed(read)).map_err(text)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.0.size_hint()
+    }
+}
+
+enum EnumState<'de, A: EnumAccess<'de>> {
+    Access(A),
+    Variant(A::Variant),
+    Used,
+}
+
+impl<'de, A: EnumAccess<'de>> EnumState<'de, A> {
+    fn variant(&mut self) -> Result<A::Variant, Error> {
+        match std::mem::replace(self, EnumState::Used) {
+            EnumState::Variant(variant) => Ok(variant),
+            _ => Err(de::Error::custom(
+                "a variant's content was read before its key",
+            )),
+        }
+    }
+}
+
+impl<'de, A: EnumAccess<'de>> Variant<'de> for EnumState<'de, A> {
+    fn key(&mut self, read: Read<'_, 'de>) -> Result<(), Error> {
+        let EnumState::Access(data) = std::mem::replace(self, EnumState::Used) else {
+            return Err(de::Error::custom("a variant's key was read twice"));
+        };
+        let ((), variant) = data.variant_seed(Seed(read)).map_err(text)?;
+        *self = EnumState::Variant(variant);
+        Ok(())
+    }
+
+    fn unit(&mut self) -> Result<(), Error> {
+        self.variant()?.unit_variant().map_err(text)
+    }
+
+    fn newtype(&mut self, read: Read<'_, 'de>) -> Result<(), Error> {
+        self.variant()?
+            .newtype_variant_seed(Seed(read))
+            .map_err(text)
+    }
+
+    fn tuple(&mut self, len: usize, sink: &mut dyn Sink<'de>) -> Result<(), Error> {
+        self.variant()?
+            .tuple_variant(len, Forward(sink))
+            .map_err(text)
+    }
+
+    fn structure(
+        &mut self,
+        fields: &'static [&'static str],
+        sink: &mut dyn Sink<'de>,
+    ) -> Result<(), Error> {
+        self.variant()?
+            .struct_variant(fields, Forward(sink))
+            .map_err(text)
+    }
+}
+
+// The reading side: generic, compiled in the crate of the type that reads.
+
+/// A [`Source`] as a deserializer, for a type's `Deserialize`.
+pub(crate) struct Live<'s, 'de>(pub(crate) &'s mut dyn Source<'de>);
+
+/// Reads one value of `source` with `visitor`: the one function compiled per
+/// visitor, whatever the hint (not inlined, so a crate uses the instances
+/// compiled here, as with `body`'s shared readers).
+#[inline(never)]
+fn drive<'de, V: Visitor<'de>>(
+    source: &mut dyn Source<'de>,
+    hint: Hint,
+    visitor: V,
+) -> Result<V::Value, Error> {
+    let mut slot = Waiting {
+        visitor: Some(visitor),
+        value: None,
+    };
+    source.give(hint, &mut slot)?;
+    slot.value
+        .ok_or_else(|| de::Error::custom("the input gave no value"))
+}
+
+/// A visitor waiting for its event, and then its value.
+struct Waiting<'de, V: Visitor<'de>> {
+    visitor: Option<V>,
+    value: Option<V::Value>,
+}
+
+impl<'de, V: Visitor<'de>> Sink<'de> for Waiting<'de, V> {
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.visitor {
+            Some(visitor) => visitor.expecting(f),
+            None => f.write_str("a value"),
+        }
+    }
+
+    fn visit(&mut self, event: Event<'_, 'de>) -> Result<(), Error> {
+        let Some(visitor) = self.visitor.take() else {
+            return Err(de::Error::custom("the input gave two values"));
+        };
+        self.value = Some(dispatch(visitor, event)?);
+        Ok(())
+    }
+}
+
+fn dispatch<'de, V: Visitor<'de>>(visitor: V, event: Event<'_, 'de>) -> Result<V::Value, Error> {
+    match event {
+        Event::Bool(v) => visitor.visit_bool(v),
+        Event::I64(v) => visitor.visit_i64(v),
+        Event::U64(v) => visitor.visit_u64(v),
+        Event::I128(v) => visitor.visit_i128(v),
+        Event::U128(v) => visitor.visit_u128(v),
+        Event::F64(v) => visitor.visit_f64(v),
+        Event::Char(v) => visitor.visit_char(v),
+        Event::Str(v) => visitor.visit_str(v),
+        Event::BorrowedStr(v) => visitor.visit_borrowed_str(v),
+        Event::String(v) => visitor.visit_string(v),
+        Event::Bytes(v) => visitor.visit_bytes(v),
+        Event::BorrowedBytes(v) => visitor.visit_borrowed_bytes(v),
+        Event::ByteBuf(v) => visitor.visit_byte_buf(v),
+        Event::None => visitor.visit_none(),
+        Event::Unit => visitor.visit_unit(),
+        Event::Some(source) => visitor.visit_some(Live(source)),
+        Event::Newtype(source) => visitor.visit_newtype_struct(Live(source)),
+        Event::Seq(items) => visitor.visit_seq(LiveItems(items)),
+        Event::Map(items) => visitor.visit_map(LiveItems(items)),
+        Event::Enum(variant) => visitor.visit_enum(LiveVariant(variant)),
+    }
+}
+
+/// Reads one value of `next` into `seed`.
+#[inline(always)]
+fn read_into<'de, S: DeserializeSeed<'de>>(
+    seed: S,
+    next: impl FnOnce(Read<'_, 'de>) -> Result<bool, Error>,
+) -> Result<Option<S::Value>, Error> {
+    let mut seed = Some(seed);
+    let mut out = None;
+    let more = next(&mut |source| {
+        if let Some(seed) = seed.take() {
+            out = Some(seed.deserialize(Live(source))?);
+        }
+        Ok(())
+    })?;
+    match (more, out) {
+        (false, _) => Ok(None),
+        (true, Some(value)) => Ok(Some(value)),
+        (true, None) => Err(de::Error::custom("the input gave no value")),
+    }
+}
+
+macro_rules! hinted {
+    ($($method:ident => $hint:ident,)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+            drive(self.0, Hint::$hint, visitor)
+        }
+    )*};
+}
+
+impl<'de> Deserializer<'de> for Live<'_, 'de> {
+    type Error = Error;
+
+    hinted! {
+        deserialize_any => Any,
+        deserialize_bool => Bool,
+        deserialize_i8 => I8,
+        deserialize_i16 => I16,
+        deserialize_i32 => I32,
+        deserialize_i64 => I64,
+        deserialize_i128 => I128,
+        deserialize_u8 => U8,
+        deserialize_u16 => U16,
+        deserialize_u32 => U32,
+        deserialize_u64 => U64,
+        deserialize_u128 => U128,
+        deserialize_f32 => F32,
+        deserialize_f64 => F64,
+        deserialize_char => Char,
+        deserialize_str => Str,
+        deserialize_string => String,
+        deserialize_bytes => Bytes,
+        deserialize_byte_buf => ByteBuf,
+        deserialize_option => Option,
+        deserialize_unit => Unit,
+        deserialize_seq => Seq,
+        deserialize_map => Map,
+        deserialize_identifier => Identifier,
+        deserialize_ignored_any => IgnoredAny,
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        drive(self.0, Hint::UnitStruct(name), visitor)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        drive(self.0, Hint::NewtypeStruct(name), visitor)
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Error> {
+        drive(self.0, Hint::Tuple(len), visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        drive(self.0, Hint::TupleStruct(name, len), visitor)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        drive(self.0, Hint::Struct(name, fields), visitor)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        drive(self.0, Hint::Enum(name, variants), visitor)
+    }
+}
+
+pub(crate) struct LiveItems<'s, 'de>(&'s mut dyn Items<'de>);
+
+impl<'de> SeqAccess<'de> for LiveItems<'_, 'de> {
+    type Error = Error;
+
+    #[inline(never)]
+    fn next_element_seed<S: DeserializeSeed<'de>>(
+        &mut self,
+        seed: S,
+    ) -> Result<Option<S::Value>, Error> {
+        read_into(seed, |read| self.0.next(read))
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.0.size_hint()
+    }
+}
+
+impl<'de> MapAccess<'de> for LiveItems<'_, 'de> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Error> {
+        read_into(seed, |read| self.0.next(read))
+    }
+
+    #[inline(never)]
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, Error> {
+        read_into(seed, |read| self.0.value(read).map(|()| true))?
+            .ok_or_else(|| de::Error::custom("the input gave no value"))
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.0.size_hint()
+    }
+}
+
+struct LiveVariant<'s, 'de>(&'s mut dyn Variant<'de>);
+
+impl<'s, 'de> EnumAccess<'de> for LiveVariant<'s, 'de> {
+    type Error = Error;
+    type Variant = Self;
+
+    fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Self), Error> {
+        let key = read_into(seed, |read| self.0.key(read).map(|()| true))?
+            .ok_or_else(|| de::Error::custom("the input gave no variant"))?;
+        Ok((key, self))
+    }
+}
+
+impl<'de> VariantAccess<'de> for LiveVariant<'_, 'de> {
+    type Error = Error;
+
+    fn unit_variant(self) -> Result<(), Error> {
+        self.0.unit()
+    }
+
+    fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<S::Value, Error> {
+        read_into(seed, |read| self.0.newtype(read).map(|()| true))?
+            .ok_or_else(|| de::Error::custom("the input gave no value"))
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Error> {
+        let mut slot = Waiting {
+            visitor: Some(visitor),
+            value: None,
+        };
+        self.0.tuple(len, &mut slot)?;
+        slot.value
+            .ok_or_else(|| de::Error::custom("the input gave no value"))
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        let mut slot = Waiting {
+            visitor: Some(visitor),
+            value: None,
+        };
+        self.0.structure(fields, &mut slot)?;
+        slot.value
+            .ok_or_else(|| de::Error::custom("the input gave no value"))
+    }
+}
