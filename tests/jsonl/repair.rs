@@ -73,14 +73,20 @@ fn a_line_kept_undecoded_still_pairs_and_is_never_dropped() {
     let plan = RepairPlan::of(&messages);
     assert!(plan.is_empty(), "{plan:?}");
 
-    // Fed by hand, as a file reader does: an undecodable result that answers
-    // no call is kept (it may be the reason of nothing).
+    // Fed by hand, as a file reader does: a result that does not decode (its
+    // content is a number) and answers no call is kept, where a decoded one
+    // would be dropped.
     let mut planner = RepairPlanner::new();
-    planner.add(
-        0,
-        1,
-        br#"{"role":"toolResult","toolCallId":"zz","toolName":"ls""#,
-        None,
-    );
+    let kept = br#"{"role":"toolResult","toolCallId":"zz","toolName":"ls","content":5}"#;
+    planner.add(0, 1, kept, None);
     assert!(planner.finish().is_empty());
+    let mut planner = RepairPlanner::new();
+    let decoded = read(
+        r#"{"role":"toolResult","toolCallId":"zz","toolName":"ls","content":"x","isError":false,"timestamp":1}"#,
+    );
+    planner.add(0, 1, b"", decoded.first());
+    assert_eq!(
+        planner.finish().drop.keys().copied().collect::<Vec<_>>(),
+        [0]
+    );
 }

@@ -74,12 +74,12 @@ pub trait Codec {
     }
 }
 
-/// Implements [`Codec`] for `$codec` with the functions of the module it is
-/// declared in.
+/// Implements [`Codec`] for `$codec` (named as its [`Api`] variant) with the
+/// functions of the module it is declared in.
 macro_rules! impl_codec {
-    ($codec:ident, $api:ident) => {
+    ($codec:ident) => {
         impl $crate::providers::Codec for $codec {
-            const API: $crate::providers::Api = $crate::providers::Api::$api;
+            const API: $crate::providers::Api = $crate::providers::Api::$codec;
             const PROVIDER: &'static str = PROVIDER;
             type StreamDecoder = StreamDecoder;
 

@@ -79,16 +79,14 @@ pub struct SyntheticResult {
 
 impl RepairPlan {
     /// The plan for a transcript read whole (with
-    /// [`JsonlReader`](crate::JsonlReader)); an entry's position is its index.
+    /// [`JsonlReader`](crate::JsonlReader)); an entry's position is its index,
+    /// and the line a [`SyntheticResult`] names counts the messages from 1.
     pub fn of(messages: &[AgentMessage]) -> Self {
         let mut planner = RepairPlanner::new();
         for (position, message) in messages.iter().enumerate() {
-            let named_parent = !message.parent_id().is_previous();
-            let raw: &[u8] = match message.as_unknown() {
-                Some(unknown) => unknown.raw_bytes(),
-                None if named_parent => b"\"parentId\"",
-                None => b"",
-            };
+            // A decoded message's bytes are not kept: what the planner reads
+            // of them (its parent) the message says itself.
+            let raw = message.as_unknown().map_or(&[][..], |u| u.raw_bytes());
             planner.add(position, position + 1, raw, Some(message));
         }
         planner.finish()
@@ -219,9 +217,13 @@ impl RepairPlanner {
     /// entries, blank lines not counted), read from line `line`: its bytes
     /// and, when it decoded, its message. An entry kept undecoded (`None`, or
     /// an [`AgentMessage::Unknown`]) counts as far as its JSON can be read
-    /// ([`kept_line_pairing`]).
+    /// ([`kept_line_pairing`]). An entry names a parent when its message does
+    /// or its bytes hold a `"parentId"` key (a line that does not decode).
     pub fn add(&mut self, position: usize, line: usize, raw: &[u8], entry: Option<&AgentMessage>) {
-        if !self.tree && memchr::memmem::find(raw, b"\"parentId\"").is_some() {
+        if !self.tree
+            && (entry.is_some_and(|m| !m.parent_id().is_previous())
+                || memchr::memmem::find(raw, b"\"parentId\"").is_some())
+        {
             self.tree = true;
         }
         let stand_in;

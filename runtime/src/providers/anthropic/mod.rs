@@ -101,7 +101,7 @@ pub use stream::StreamDecoder;
 /// generic over the API.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Anthropic;
-super::codec::impl_codec!(Anthropic, Anthropic);
+super::codec::impl_codec!(Anthropic);
 
 /// The longest document `title` Anthropic takes, in characters (its request
 /// schema's `maxLength`); a longer one is cut.

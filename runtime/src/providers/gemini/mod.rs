@@ -88,7 +88,7 @@ pub use stream::StreamDecoder;
 /// generic over the API.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Gemini;
-super::codec::impl_codec!(Gemini, Gemini);
+super::codec::impl_codec!(Gemini);
 
 /// The provider name written into decoded messages and used for the target.
 pub const PROVIDER: &str = "google";

@@ -38,7 +38,7 @@ pub use stream::StreamDecoder;
 /// generic over the API.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct OpenaiChat;
-super::codec::impl_codec!(OpenaiChat, OpenaiChat);
+super::codec::impl_codec!(OpenaiChat);
 
 /// The api id of Chat Completions.
 pub const API: &str = "openai-completions";

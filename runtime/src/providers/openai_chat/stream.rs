@@ -395,7 +395,7 @@ impl StreamDecode for StreamDecoder {
     fn finish_with_warnings(
         mut self,
     ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
-        self.bad_event.check("chunk", "chunk")?;
+        self.bad_event.check("chunk")?;
         let mut message = base_message(self.id.take(), self.model.take(), self.created);
         if let Some(usage) = self.usage.take() {
             message.usage = usage;

@@ -100,7 +100,7 @@ pub use stream::StreamDecoder;
 /// generic over the API.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct OpenaiResponses;
-super::codec::impl_codec!(OpenaiResponses, OpenaiResponses);
+super::codec::impl_codec!(OpenaiResponses);
 
 /// The api id of the Responses API.
 pub const API: &str = "openai-responses";

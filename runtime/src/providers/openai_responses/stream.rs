@@ -417,7 +417,7 @@ impl StreamDecode for StreamDecoder {
     fn finish_with_warnings(
         mut self,
     ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
-        self.bad_event.check("event", "event")?;
+        self.bad_event.check("event")?;
         let (terminal_event, response_value) =
             match self.terminal.take() {
                 Some((event, value)) => (Some(event), value),

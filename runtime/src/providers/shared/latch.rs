@@ -97,13 +97,14 @@ impl FirstBad {
         })
     }
 
-    /// For `finish`: the first bad event as an error at `path` ("the stream
-    /// had a malformed `what`: …"), if there was one.
-    pub(crate) fn check(&mut self, path: &str, what: &str) -> Result<(), ResponseError> {
+    /// For `finish`: the first bad event as an error at `what` (the API's
+    /// name for an event: "the stream had a malformed `what`: …"), if there
+    /// was one.
+    pub(crate) fn check(&mut self, what: &str) -> Result<(), ResponseError> {
         match self.0.take() {
             Some((event, why)) => Err(ResponseError::Invalid {
                 event: Some(event),
-                path: path.to_owned(),
+                path: what.to_owned(),
                 message: format!("the stream had a malformed {what}: {why}"),
             }),
             None => Ok(()),
