@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::io::Write;
 
 use base64::Engine as _;
-use sha2::{Digest, Sha256};
+use hmac_sha256::Hash as Sha256;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -26,7 +26,7 @@ const IN_TREE: u8 = 4;
 fn csp_hash(text: &str) -> String {
     format!(
         "'sha256-{}'",
-        base64::engine::general_purpose::STANDARD.encode(Sha256::digest(text.as_bytes()))
+        base64::engine::general_purpose::STANDARD.encode(Sha256::hash(text.as_bytes()))
     )
 }
 

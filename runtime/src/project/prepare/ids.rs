@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use sha2::{Digest, Sha256};
+use hmac_sha256::Hash as Sha256;
 
 use super::target::IdRule;
 

@@ -13,9 +13,9 @@ use crate::Usage;
 use crate::{AssistantContent, TextContent, ThinkingContent, ToolCall};
 use crate::{AssistantMessage, StopReason};
 use crate::{ImageContent, ProviderBlock};
+use hmac_sha256::Hash as Sha256;
 use serde::Deserialize;
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
 /// A `generateContent` response, or one stream chunk.
 #[derive(Deserialize)]

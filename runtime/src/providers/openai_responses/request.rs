@@ -10,9 +10,9 @@ use crate::providers::shared::tools::tool_parameters;
 use crate::providers::{EncodeError, Encoded, Request};
 use crate::{AssistantContent, AudioContent, ToolResultContent};
 use crate::{AssistantMessage, Message};
+use hmac_sha256::Hash as Sha256;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
-use sha2::{Digest, Sha256};
 use std::borrow::Cow;
 use std::collections::HashSet;
 

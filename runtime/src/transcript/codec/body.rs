@@ -199,8 +199,14 @@ macro_rules! shared {
         static SHARED: &[Shared] = &[$(
             Shared(<Entries<'static, 'static> as MapAccess<'static>>::next_value_seed::<PhantomData<$ty>> as *const ()),
             Shared(<value::LiveItems<'static, 'static> as MapAccess<'static>>::next_value_seed::<PhantomData<$ty>> as *const ()),
+            Shared(<value::LiveFields<'static, 'static> as MapAccess<'static>>::next_value_seed::<PhantomData<$ty>> as *const ()),
+            Shared(<&$ty as erased_serde::Serialize>::erased_serialize as *const ()),
             Shared(<value::LiveItems<'static, 'static> as SeqAccess<'static>>::next_element_seed::<PhantomData<$ty>> as *const ()),
-        )*];
+        )*
+            // What a struct's visitor reads an unknown field's value as.
+            Shared(<Entries<'static, 'static> as MapAccess<'static>>::next_value_seed::<PhantomData<de::IgnoredAny>> as *const ()),
+            Shared(<value::LiveFields<'static, 'static> as MapAccess<'static>>::next_value_seed::<PhantomData<de::IgnoredAny>> as *const ()),
+        ];
     };
 }
 
@@ -281,6 +287,89 @@ mod tests {
             "invalid type: integer `5`, expected a string"
         );
         assert_eq!(read(r#"{"name":"a","name":"b"}"#), "duplicate field `name`");
+    }
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    struct Outer {
+        inner: Inner,
+        #[serde(default)]
+        pair: Option<(u8, String)>,
+        #[serde(default)]
+        choice: Option<Choice>,
+        #[serde(default)]
+        unit: Option<()>,
+        #[serde(default)]
+        wrapped: Option<Wrapped>,
+        #[serde(default)]
+        letter: Option<char>,
+        #[serde(default)]
+        wide: Option<i128>,
+        #[serde(default)]
+        map: std::collections::BTreeMap<String, bool>,
+    }
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    struct Inner {
+        id: String,
+        #[serde(default)]
+        size: u64,
+        #[serde(default)]
+        tags: Vec<String>,
+    }
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    enum Choice {
+        Plain,
+        Tuple(u8, u8),
+        Named { x: i32 },
+    }
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    struct Wrapped(f64);
+
+    /// What each hint's visitor is given (only the events serde_json gives
+    /// for it) decodes a held object as serde_json decodes the text, and fails
+    /// with the same words where serde_json fails.
+    #[test]
+    fn a_held_body_reads_as_serde_json_reads() {
+        let cases = [
+            r#"{"inner":{"id":"a","size":3,"tags":["x","y"],"extra":[1,{"k":null}]}}"#,
+            r#"{"inner":["b",4,["z"]]}"#,
+            r#"{"inner":{"id":"c"},"pair":[7,"seven"],"choice":"Plain","unit":null}"#,
+            r#"{"inner":{"id":"d"},"choice":{"Tuple":[1,2]},"wrapped":2.5,"letter":"q"}"#,
+            r#"{"inner":{"id":"e"},"choice":{"Named":{"x":-4}},"wide":-9223372036854775808}"#,
+            r#"{"inner":{"id":"f"},"map":{"b":true,"a":false}}"#,
+            // Each of these fails, and must fail alike.
+            r#"{"inner":"not a struct"}"#,
+            r#"{"inner":7}"#,
+            r#"{"inner":{"id":5}}"#,
+            r#"{"inner":{"id":"g","size":-1}}"#,
+            r#"{"inner":{"id":"h","tags":"x"}}"#,
+            r#"{"inner":{"id":"i"},"pair":{"a":1}}"#,
+            r#"{"inner":{"id":"k"},"choice":{"Nope":1}}"#,
+            r#"{"inner":{"id":"l"},"unit":false}"#,
+            r#"{"inner":{"id":"m"},"wrapped":"w"}"#,
+            r#"{"inner":{"id":"n"},"letter":"two"}"#,
+            r#"{"inner":{"id":"o"},"map":{"x":1}}"#,
+            r#"{"inner":{"id":"p"},"map":[]}"#,
+            r#"{"inner":{"size":1}}"#,
+        ];
+        for text in cases {
+            let direct = serde_json::from_str::<Outer>(text).map_err(|e| {
+                let text = e.to_string();
+                text.split(" at line ")
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned()
+            });
+            let Held::Map(fields) = serde_json::from_str::<Held>(text).unwrap() else {
+                panic!("an object")
+            };
+            let held = Body::held(&fields)
+                .decode::<Outer>()
+                .map_err(|e| e.to_string());
+            assert_eq!(held, direct, "{text}");
+        }
     }
 
     #[test]

@@ -13,16 +13,24 @@
 //! back one [`Event`] (the `visit_*` call the input made). The input side
 //! ([`Give`], compiled here once per input) calls the input's own
 //! `deserialize_*` method for the hint. Per visitor that is one match over the
-//! events (`dispatch`), where `erased_serde` compiles a vtable of some thirty
+//! events the hint can be answered with ([`Answers`]: for a struct's visitor,
+//! a map or a sequence), where `erased_serde` compiles a vtable of some thirty
 //! methods, each boxing its result. Sequences, maps and enums are read as the
 //! input reads them, one element at a time, so an error inside them is raised
-//! (and placed) where the input raises it.
+//! (and placed) where the input raises it. A struct's keys are read here as
+//! text ([`LiveFields`]), so its field visitor is compiled for `visit_str`
+//! alone.
 
 use std::fmt;
+use std::marker::PhantomData;
 
+use serde::de::value::StrDeserializer;
 use serde::de::{
-    self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor,
+    self, DeserializeSeed, Deserializer, EnumAccess, Expected, MapAccess, SeqAccess, Unexpected,
+    VariantAccess, Visitor,
 };
+
+use crate::message::key::Key;
 
 /// The error of both sides: the input's, carried as its text.
 type Error = serde_json::Error;
@@ -363,29 +371,42 @@ pub(crate) struct Live<'s, 'de>(pub(crate) &'s mut dyn Source<'de>);
 
 /// Reads one value of `source` with `visitor`: the one function compiled per
 /// visitor, whatever the hint (not inlined, so a crate uses the instances
-/// compiled here, as with `body`'s shared readers).
+/// compiled here, as with `body`'s shared readers). `C` is what the hint can
+/// be answered with.
 #[inline(never)]
-fn drive<'de, V: Visitor<'de>>(
+fn drive<'de, V: Visitor<'de>, C: Answers>(
     source: &mut dyn Source<'de>,
     hint: Hint,
     visitor: V,
 ) -> Result<V::Value, Error> {
-    let mut slot = Waiting {
-        visitor: Some(visitor),
-        value: None,
-    };
+    let mut slot = Waiting::<V, C>::new(visitor);
     source.give(hint, &mut slot)?;
-    slot.value
-        .ok_or_else(|| de::Error::custom("the input gave no value"))
+    slot.value()
 }
 
 /// A visitor waiting for its event, and then its value.
-struct Waiting<'de, V: Visitor<'de>> {
+struct Waiting<'de, V: Visitor<'de>, C> {
     visitor: Option<V>,
     value: Option<V::Value>,
+    answers: PhantomData<C>,
 }
 
-impl<'de, V: Visitor<'de>> Sink<'de> for Waiting<'de, V> {
+impl<'de, V: Visitor<'de>, C: Answers> Waiting<'de, V, C> {
+    fn new(visitor: V) -> Self {
+        Self {
+            visitor: Some(visitor),
+            value: None,
+            answers: PhantomData,
+        }
+    }
+
+    fn value(self) -> Result<V::Value, Error> {
+        self.value
+            .ok_or_else(|| de::Error::custom("the input gave no value"))
+    }
+}
+
+impl<'de, V: Visitor<'de>, C: Answers> Sink<'de> for Waiting<'de, V, C> {
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.visitor {
             Some(visitor) => visitor.expecting(f),
@@ -397,33 +418,177 @@ impl<'de, V: Visitor<'de>> Sink<'de> for Waiting<'de, V> {
         let Some(visitor) = self.visitor.take() else {
             return Err(de::Error::custom("the input gave two values"));
         };
-        self.value = Some(dispatch(visitor, event)?);
+        self.value = Some(C::dispatch(visitor, event)?);
         Ok(())
     }
 }
 
-fn dispatch<'de, V: Visitor<'de>>(visitor: V, event: Event<'_, 'de>) -> Result<V::Value, Error> {
+/// The `visit_*` calls that answer one kind of hint: the calls serde_json
+/// makes for the `deserialize_*` method asked. A visitor is compiled only
+/// with those (a struct's visitor with `visit_map` and `visit_seq`, not the
+/// thirty others); any other event is the "invalid type" error that serde's
+/// default `visit_*` methods give, and serde_json itself gives for such
+/// input. So a line and a held value (which can hold any event) read alike.
+trait Answers {
+    /// Gives `event` to `visitor`.
+    fn dispatch<'de, V: Visitor<'de>>(visitor: V, event: Event<'_, 'de>)
+        -> Result<V::Value, Error>;
+}
+
+/// The value the input had, for an "invalid type" error.
+fn unexpected<'a>(event: &'a Event<'_, '_>) -> Unexpected<'a> {
     match event {
-        Event::Bool(v) => visitor.visit_bool(v),
-        Event::I64(v) => visitor.visit_i64(v),
-        Event::U64(v) => visitor.visit_u64(v),
-        Event::I128(v) => visitor.visit_i128(v),
-        Event::U128(v) => visitor.visit_u128(v),
-        Event::F64(v) => visitor.visit_f64(v),
-        Event::Char(v) => visitor.visit_char(v),
-        Event::Str(v) => visitor.visit_str(v),
-        Event::BorrowedStr(v) => visitor.visit_borrowed_str(v),
-        Event::String(v) => visitor.visit_string(v),
-        Event::Bytes(v) => visitor.visit_bytes(v),
-        Event::BorrowedBytes(v) => visitor.visit_borrowed_bytes(v),
-        Event::ByteBuf(v) => visitor.visit_byte_buf(v),
-        Event::None => visitor.visit_none(),
-        Event::Unit => visitor.visit_unit(),
-        Event::Some(source) => visitor.visit_some(Live(source)),
-        Event::Newtype(source) => visitor.visit_newtype_struct(Live(source)),
-        Event::Seq(items) => visitor.visit_seq(LiveItems(items)),
-        Event::Map(items) => visitor.visit_map(LiveItems(items)),
-        Event::Enum(variant) => visitor.visit_enum(LiveVariant(variant)),
+        Event::Bool(v) => Unexpected::Bool(*v),
+        Event::I64(v) => Unexpected::Signed(*v),
+        Event::U64(v) => Unexpected::Unsigned(*v),
+        Event::I128(_) | Event::U128(_) => Unexpected::Other("a 128-bit integer"),
+        Event::F64(v) => Unexpected::Float(*v),
+        Event::Char(v) => Unexpected::Char(*v),
+        Event::Str(v) => Unexpected::Str(v),
+        Event::BorrowedStr(v) => Unexpected::Str(v),
+        Event::String(v) => Unexpected::Str(v),
+        Event::Bytes(v) => Unexpected::Bytes(v),
+        Event::BorrowedBytes(v) => Unexpected::Bytes(v),
+        Event::ByteBuf(v) => Unexpected::Bytes(v),
+        Event::None | Event::Some(_) => Unexpected::Option,
+        Event::Unit => Unexpected::Unit,
+        Event::Newtype(_) => Unexpected::NewtypeStruct,
+        Event::Seq(_) => Unexpected::Seq,
+        Event::Map(_) => Unexpected::Map,
+        Event::Enum(_) => Unexpected::Enum,
+    }
+}
+
+/// An event no visitor of the hint is given: not generic in the event.
+#[inline(never)]
+fn refuse(event: &Event<'_, '_>, expected: &dyn Expected) -> Error {
+    de::Error::invalid_type(unexpected(event), expected)
+}
+
+macro_rules! answers {
+    ($($(#[$doc:meta])* $name:ident { $($event:ident $(($v:ident))? => $visit:ident $(($arg:expr))?,)* })*) => {$(
+        $(#[$doc])*
+        enum $name {}
+
+        impl Answers for $name {
+            #[allow(unused_parens)]
+            fn dispatch<'de, V: Visitor<'de>>(
+                visitor: V,
+                event: Event<'_, 'de>,
+            ) -> Result<V::Value, Error> {
+                match event {
+                    $(Event::$event $(($v))? => visitor.$visit($($arg)?),)*
+                    #[allow(unreachable_patterns)]
+                    other => Err(refuse(&other, &visitor)),
+                }
+            }
+        }
+    )*};
+}
+
+answers! {
+    /// `deserialize_any` and `deserialize_ignored_any`: every event.
+    AnyEvent {
+        Bool(v) => visit_bool(v),
+        I64(v) => visit_i64(v),
+        U64(v) => visit_u64(v),
+        I128(v) => visit_i128(v),
+        U128(v) => visit_u128(v),
+        F64(v) => visit_f64(v),
+        Char(v) => visit_char(v),
+        Str(v) => visit_str(v),
+        BorrowedStr(v) => visit_borrowed_str(v),
+        String(v) => visit_string(v),
+        Bytes(v) => visit_bytes(v),
+        BorrowedBytes(v) => visit_borrowed_bytes(v),
+        ByteBuf(v) => visit_byte_buf(v),
+        None => visit_none,
+        Unit => visit_unit,
+        Some(v) => visit_some(Live(v)),
+        Newtype(v) => visit_newtype_struct(Live(v)),
+        Seq(v) => visit_seq(LiveItems(v)),
+        Map(v) => visit_map(LiveItems(v)),
+        Enum(v) => visit_enum(LiveVariant(v)),
+    }
+    /// `deserialize_bool`.
+    BoolEvent {
+        Bool(v) => visit_bool(v),
+    }
+    /// The numbers up to 64 bits: serde_json gives any number as it reads.
+    NumberEvent {
+        I64(v) => visit_i64(v),
+        U64(v) => visit_u64(v),
+        F64(v) => visit_f64(v),
+    }
+    /// `deserialize_i128` and `deserialize_u128`.
+    WideNumberEvent {
+        I64(v) => visit_i64(v),
+        U64(v) => visit_u64(v),
+        F64(v) => visit_f64(v),
+        I128(v) => visit_i128(v),
+        U128(v) => visit_u128(v),
+    }
+    /// `deserialize_char`, `deserialize_str` and `deserialize_string`.
+    TextEvent {
+        Char(v) => visit_char(v),
+        Str(v) => visit_str(v),
+        BorrowedStr(v) => visit_borrowed_str(v),
+        String(v) => visit_string(v),
+    }
+    /// `deserialize_bytes` and `deserialize_byte_buf`: a string's bytes, or
+    /// an array.
+    BytesEvent {
+        Str(v) => visit_str(v),
+        BorrowedStr(v) => visit_borrowed_str(v),
+        String(v) => visit_string(v),
+        Bytes(v) => visit_bytes(v),
+        BorrowedBytes(v) => visit_borrowed_bytes(v),
+        ByteBuf(v) => visit_byte_buf(v),
+        Seq(v) => visit_seq(LiveItems(v)),
+    }
+    /// `deserialize_identifier`: a key (a map's keys may be numbers when
+    /// held from another format).
+    IdentifierEvent {
+        U64(v) => visit_u64(v),
+        Char(v) => visit_char(v),
+        Str(v) => visit_str(v),
+        BorrowedStr(v) => visit_borrowed_str(v),
+        String(v) => visit_string(v),
+        Bytes(v) => visit_bytes(v),
+        BorrowedBytes(v) => visit_borrowed_bytes(v),
+        ByteBuf(v) => visit_byte_buf(v),
+    }
+    /// `deserialize_option`.
+    OptionEvent {
+        None => visit_none,
+        Some(v) => visit_some(Live(v)),
+    }
+    /// `deserialize_unit` and `deserialize_unit_struct`.
+    UnitEvent {
+        Unit => visit_unit,
+    }
+    /// `deserialize_newtype_struct`.
+    NewtypeEvent {
+        Newtype(v) => visit_newtype_struct(Live(v)),
+    }
+    /// `deserialize_seq`, `deserialize_tuple`, `deserialize_tuple_struct`
+    /// and a tuple variant.
+    SeqEvent {
+        Seq(v) => visit_seq(LiveItems(v)),
+    }
+    /// `deserialize_map`.
+    MapEvent {
+        Map(v) => visit_map(LiveItems(v)),
+    }
+    /// `deserialize_struct` and a struct variant: an object, or an array of
+    /// the fields in order.
+    StructEvent {
+        Map(v) => visit_map(LiveFields(v)),
+        Seq(v) => visit_seq(LiveItems(v)),
+    }
+    /// `deserialize_enum`.
+    EnumEvent {
+        Enum(v) => visit_enum(LiveVariant(v)),
     }
 }
 
@@ -449,9 +614,9 @@ fn read_into<'de, S: DeserializeSeed<'de>>(
 }
 
 macro_rules! hinted {
-    ($($method:ident => $hint:ident,)*) => {$(
+    ($($method:ident => $hint:ident, $answers:ident,)*) => {$(
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-            drive(self.0, Hint::$hint, visitor)
+            drive::<V, $answers>(self.0, Hint::$hint, visitor)
         }
     )*};
 }
@@ -460,31 +625,31 @@ impl<'de> Deserializer<'de> for Live<'_, 'de> {
     type Error = Error;
 
     hinted! {
-        deserialize_any => Any,
-        deserialize_bool => Bool,
-        deserialize_i8 => I8,
-        deserialize_i16 => I16,
-        deserialize_i32 => I32,
-        deserialize_i64 => I64,
-        deserialize_i128 => I128,
-        deserialize_u8 => U8,
-        deserialize_u16 => U16,
-        deserialize_u32 => U32,
-        deserialize_u64 => U64,
-        deserialize_u128 => U128,
-        deserialize_f32 => F32,
-        deserialize_f64 => F64,
-        deserialize_char => Char,
-        deserialize_str => Str,
-        deserialize_string => String,
-        deserialize_bytes => Bytes,
-        deserialize_byte_buf => ByteBuf,
-        deserialize_option => Option,
-        deserialize_unit => Unit,
-        deserialize_seq => Seq,
-        deserialize_map => Map,
-        deserialize_identifier => Identifier,
-        deserialize_ignored_any => IgnoredAny,
+        deserialize_any => Any, AnyEvent,
+        deserialize_bool => Bool, BoolEvent,
+        deserialize_i8 => I8, NumberEvent,
+        deserialize_i16 => I16, NumberEvent,
+        deserialize_i32 => I32, NumberEvent,
+        deserialize_i64 => I64, NumberEvent,
+        deserialize_i128 => I128, WideNumberEvent,
+        deserialize_u8 => U8, NumberEvent,
+        deserialize_u16 => U16, NumberEvent,
+        deserialize_u32 => U32, NumberEvent,
+        deserialize_u64 => U64, NumberEvent,
+        deserialize_u128 => U128, WideNumberEvent,
+        deserialize_f32 => F32, NumberEvent,
+        deserialize_f64 => F64, NumberEvent,
+        deserialize_char => Char, TextEvent,
+        deserialize_str => Str, TextEvent,
+        deserialize_string => String, TextEvent,
+        deserialize_bytes => Bytes, BytesEvent,
+        deserialize_byte_buf => ByteBuf, BytesEvent,
+        deserialize_option => Option, OptionEvent,
+        deserialize_unit => Unit, UnitEvent,
+        deserialize_seq => Seq, SeqEvent,
+        deserialize_map => Map, MapEvent,
+        deserialize_identifier => Identifier, IdentifierEvent,
+        deserialize_ignored_any => IgnoredAny, AnyEvent,
     }
 
     fn deserialize_unit_struct<V: Visitor<'de>>(
@@ -492,7 +657,7 @@ impl<'de> Deserializer<'de> for Live<'_, 'de> {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value, Error> {
-        drive(self.0, Hint::UnitStruct(name), visitor)
+        drive::<V, UnitEvent>(self.0, Hint::UnitStruct(name), visitor)
     }
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
@@ -500,11 +665,11 @@ impl<'de> Deserializer<'de> for Live<'_, 'de> {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value, Error> {
-        drive(self.0, Hint::NewtypeStruct(name), visitor)
+        drive::<V, NewtypeEvent>(self.0, Hint::NewtypeStruct(name), visitor)
     }
 
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Error> {
-        drive(self.0, Hint::Tuple(len), visitor)
+        drive::<V, SeqEvent>(self.0, Hint::Tuple(len), visitor)
     }
 
     fn deserialize_tuple_struct<V: Visitor<'de>>(
@@ -513,7 +678,7 @@ impl<'de> Deserializer<'de> for Live<'_, 'de> {
         len: usize,
         visitor: V,
     ) -> Result<V::Value, Error> {
-        drive(self.0, Hint::TupleStruct(name, len), visitor)
+        drive::<V, SeqEvent>(self.0, Hint::TupleStruct(name, len), visitor)
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
@@ -522,7 +687,7 @@ impl<'de> Deserializer<'de> for Live<'_, 'de> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        drive(self.0, Hint::Struct(name, fields), visitor)
+        drive::<V, StructEvent>(self.0, Hint::Struct(name, fields), visitor)
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -531,7 +696,7 @@ impl<'de> Deserializer<'de> for Live<'_, 'de> {
         variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        drive(self.0, Hint::Enum(name, variants), visitor)
+        drive::<V, EnumEvent>(self.0, Hint::Enum(name, variants), visitor)
     }
 }
 
@@ -574,6 +739,83 @@ impl<'de> MapAccess<'de> for LiveItems<'_, 'de> {
     }
 }
 
+/// A struct's entries: its keys read here as text and given to the type as
+/// strings, as [`Body`](super::body::Body) gives a body's, so a struct's field
+/// visitor is compiled for `visit_str` alone (a key that is not text, which
+/// only a value held from another format can have, is its text, as
+/// serde_json writes such keys).
+pub(crate) struct LiveFields<'s, 'de>(&'s mut dyn Items<'de>);
+
+impl<'de> MapAccess<'de> for LiveFields<'_, 'de> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Error> {
+        match field_key(self.0)? {
+            Some(key) => seed
+                .deserialize(StrDeserializer::new(key.as_str()))
+                .map(Some),
+            None => Ok(None),
+        }
+    }
+
+    // Not inlined, and compiled here for the common field types (`SHARED`).
+    #[inline(never)]
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, Error> {
+        read_into(seed, |read| self.0.value(read).map(|()| true))?
+            .ok_or_else(|| de::Error::custom("the input gave no value"))
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.0.size_hint()
+    }
+}
+
+/// The next key of a struct's entries, as text; `None` at the end.
+fn field_key<'de>(items: &mut dyn Items<'de>) -> Result<Option<Key<'de>>, Error> {
+    let mut key = KeyText(None);
+    let more = items.next(&mut |source| source.give(Hint::Identifier, &mut key))?;
+    match (more, key.0) {
+        (false, _) => Ok(None),
+        (true, Some(key)) => Ok(Some(key)),
+        (true, None) => Err(de::Error::custom("the input gave no key")),
+    }
+}
+
+/// A struct's key as the input gives it.
+struct KeyText<'de>(Option<Key<'de>>);
+
+impl<'de> Sink<'de> for KeyText<'de> {
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a field name")
+    }
+
+    fn visit(&mut self, event: Event<'_, 'de>) -> Result<(), Error> {
+        self.0 = Some(match event {
+            Event::BorrowedStr(v) => Key::Borrowed(v),
+            Event::Str(v) => Key::Owned(v.to_owned()),
+            Event::String(v) => Key::Owned(v),
+            Event::U64(v) => Key::Owned(v.to_string()),
+            Event::I64(v) => Key::Owned(v.to_string()),
+            Event::Bool(v) => Key::Owned(v.to_string()),
+            Event::Char(v) => Key::Owned(v.to_string()),
+            Event::BorrowedBytes(v) => Key::Borrowed(bytes_key(v)?),
+            Event::Bytes(v) => Key::Owned(bytes_key(v)?.to_owned()),
+            Event::ByteBuf(v) => Key::Owned(bytes_key(&v)?.to_owned()),
+            other => return Err(refuse(&other, &"a field name")),
+        });
+        Ok(())
+    }
+}
+
+/// A key given as bytes, which a field name must be the UTF-8 of.
+fn bytes_key(bytes: &[u8]) -> Result<&str, Error> {
+    std::str::from_utf8(bytes)
+        .map_err(|_| de::Error::invalid_value(Unexpected::Bytes(bytes), &"a field name"))
+}
+
 struct LiveVariant<'s, 'de>(&'s mut dyn Variant<'de>);
 
 impl<'s, 'de> EnumAccess<'de> for LiveVariant<'s, 'de> {
@@ -600,13 +842,9 @@ impl<'de> VariantAccess<'de> for LiveVariant<'_, 'de> {
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Error> {
-        let mut slot = Waiting {
-            visitor: Some(visitor),
-            value: None,
-        };
+        let mut slot = Waiting::<V, SeqEvent>::new(visitor);
         self.0.tuple(len, &mut slot)?;
-        slot.value
-            .ok_or_else(|| de::Error::custom("the input gave no value"))
+        slot.value()
     }
 
     fn struct_variant<V: Visitor<'de>>(
@@ -614,12 +852,8 @@ impl<'de> VariantAccess<'de> for LiveVariant<'_, 'de> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        let mut slot = Waiting {
-            visitor: Some(visitor),
-            value: None,
-        };
+        let mut slot = Waiting::<V, StructEvent>::new(visitor);
         self.0.structure(fields, &mut slot)?;
-        slot.value
-            .ok_or_else(|| de::Error::custom("the input gave no value"))
+        slot.value()
     }
 }
