@@ -372,6 +372,46 @@ mod tests {
         }
     }
 
+    /// A value held from a format other than JSON can hold what JSON cannot
+    /// (bytes, a char, a number as a key); each still reads where a string's
+    /// visitor would take it.
+    #[test]
+    fn values_only_another_format_holds_still_read() {
+        let inner = Held::Map(vec![
+            (Held::Str("id"), Held::Bytes(b"from bytes")),
+            (Held::Str("size"), Held::U64(3)),
+            (
+                Held::Str("tags"),
+                Held::Seq(vec![Held::Char('c'), Held::ByteBuf(b"buf".to_vec())]),
+            ),
+            (Held::U64(9), Held::Unit),
+        ]);
+        let fields = vec![
+            (Held::Str("inner"), inner),
+            (Held::Str("letter"), Held::Some(Box::new(Held::Char('z')))),
+            (Held::Str("unit"), Held::None),
+        ];
+        let outer = Body::held(&fields).decode::<Outer>().unwrap();
+        assert_eq!(
+            outer.inner,
+            Inner {
+                id: "from bytes".to_owned(),
+                size: 3,
+                tags: vec!["c".to_owned(), "buf".to_owned()],
+            }
+        );
+        assert_eq!(outer.letter, Some('z'));
+        assert_eq!(outer.unit, None);
+        let bad = vec![(
+            Held::Str("inner"),
+            Held::Map(vec![(Held::Str("id"), Held::Bytes(&[0xff, 0xfe]))]),
+        )];
+        assert_eq!(
+            Body::held(&bad).decode::<Outer>().unwrap_err().to_string(),
+            "invalid value: byte array, expected a string"
+        );
+    }
+
     #[test]
     fn an_enum_body_is_one_tagged_entry() {
         #[derive(Debug, PartialEq, serde::Deserialize)]

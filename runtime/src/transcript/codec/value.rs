@@ -528,12 +528,17 @@ answers! {
         I128(v) => visit_i128(v),
         U128(v) => visit_u128(v),
     }
-    /// `deserialize_char`, `deserialize_str` and `deserialize_string`.
+    /// `deserialize_char`, `deserialize_str` and `deserialize_string` (bytes
+    /// too, which only a value held from another format gives, and a
+    /// string's visitor takes when they are UTF-8).
     TextEvent {
         Char(v) => visit_char(v),
         Str(v) => visit_str(v),
         BorrowedStr(v) => visit_borrowed_str(v),
         String(v) => visit_string(v),
+        Bytes(v) => visit_bytes(v),
+        BorrowedBytes(v) => visit_borrowed_bytes(v),
+        ByteBuf(v) => visit_byte_buf(v),
     }
     /// `deserialize_bytes` and `deserialize_byte_buf`: a string's bytes, or
     /// an array.
