@@ -477,78 +477,89 @@ impl<'r> EntryReader<'r> {
             start: start + lead,
             end: start + lead + trimmed.len(),
         };
-        let format = *self.format.get_or_insert_with(|| {
-            match std::str::from_utf8(trimmed).ok().and_then(pi::is_pi) {
+        // Valid UTF-8 is checked once here, for every reader of the line.
+        let text = std::str::from_utf8(trimmed).ok();
+        let format = *self
+            .format
+            .get_or_insert_with(|| match text.and_then(pi::is_pi) {
                 Some(version) => SessionFormat::Pi { version },
                 None => SessionFormat::Agentmsg,
-            }
-        });
-        let read = read_piece(format, trimmed, &line, self.registry, warnings);
+            });
+        let read = read_piece(format, trimmed, text, &line, self.registry, warnings);
+        if let PieceRead::Entry(..) = read {
+            self.give(format, read, text, line.start, warnings, &mut each);
+            return;
+        }
         // A line that does not read may hold several entries, an append that
         // lost its newline; looked for only then, as a valid line may hold
         // `}{` in a string.
-        let split = match &read {
-            PieceRead::Entry(..) => Vec::new(),
-            _ => std::str::from_utf8(trimmed)
-                .ok()
-                .and_then(crate::transcript::split_glued_line)
-                .unwrap_or_default(),
+        let split = text
+            .and_then(crate::transcript::split_glued_line)
+            .filter(|split| split.len() > 1);
+        let Some(split) = split else {
+            self.give(format, read, text, line.start, warnings, &mut each);
+            return;
         };
-        let reads = if split.len() > 1 {
-            warnings.push(SessionWarning {
-                line: line.line_no,
-                kind: WarningKind::JoinedObjects { count: split.len() },
-            });
-            split
-                .into_iter()
-                .map(|range| {
-                    let part = Piece {
-                        line_no: line.line_no,
-                        start: line.start + range.start,
-                        end: line.start + range.end,
-                    };
-                    let bytes = trimmed.get(range).unwrap_or_default();
-                    read_piece(format, bytes, &part, self.registry, warnings)
-                })
-                .collect()
-        } else {
-            vec![read]
-        };
-        for read in reads {
-            let (entry, first_kept) = match read {
-                PieceRead::Entry(entry, first_kept) => (entry, first_kept),
-                PieceRead::Kept(entry) => (entry, None),
-                PieceRead::NotAnEntry(warning) => {
-                    warnings.push(warning);
-                    continue;
-                }
+        warnings.push(SessionWarning {
+            line: line.line_no,
+            kind: WarningKind::JoinedObjects { count: split.len() },
+        });
+        for range in split {
+            let part = Piece {
+                line_no: line.line_no,
+                start: line.start + range.start,
+                end: line.start + range.end,
             };
-            if let Some(index) = first_kept {
-                self.first_kept.push((self.count, index));
-            }
-            let piece = match entry.text {
-                LineText::Span(start, end) => {
-                    trimmed.get(start.saturating_sub(line.start)..end.saturating_sub(line.start))
-                }
-                _ => None,
-            };
-            if let Some(warning) = piece.and_then(|piece| surrogate_warning(format, &entry, piece))
-            {
-                warnings.push(warning);
-            }
-            self.count += 1;
-            each(entry);
+            let part_text = text.and_then(|t| t.get(range.clone()));
+            let bytes = trimmed.get(range).unwrap_or_default();
+            let read = read_piece(format, bytes, part_text, &part, self.registry, warnings);
+            self.give(format, read, text, line.start, warnings, &mut each);
         }
+    }
+
+    /// Gives `each` what a piece of a line read as (`text`, the trimmed
+    /// line, starting at byte `start` of the session's text), or keeps its
+    /// warning.
+    fn give(
+        &mut self,
+        format: SessionFormat,
+        read: PieceRead,
+        text: Option<&str>,
+        start: usize,
+        warnings: &mut Vec<SessionWarning>,
+        each: &mut impl FnMut(Entry),
+    ) {
+        let (entry, first_kept) = match read {
+            PieceRead::Entry(entry, first_kept) => (entry, first_kept),
+            PieceRead::Kept(entry) => (entry, None),
+            PieceRead::NotAnEntry(warning) => {
+                warnings.push(warning);
+                return;
+            }
+        };
+        if let Some(index) = first_kept {
+            self.first_kept.push((self.count, index));
+        }
+        let piece = match entry.text {
+            LineText::Span(from, to) => {
+                text.and_then(|t| t.get(from.saturating_sub(start)..to.saturating_sub(start)))
+            }
+            _ => None,
+        };
+        if let Some(warning) = piece.and_then(|piece| surrogate_warning(format, &entry, piece)) {
+            warnings.push(warning);
+        }
+        self.count += 1;
+        each(entry);
     }
 }
 
 /// A warning when `entry` is a message read only with its lone UTF-16
-/// surrogates as U+FFFD (its line, `bytes`, keeps them).
-fn surrogate_warning(format: SessionFormat, entry: &Entry, bytes: &[u8]) -> Option<SessionWarning> {
+/// surrogates as U+FFFD (its line, `line`, keeps them).
+fn surrogate_warning(format: SessionFormat, entry: &Entry, line: &str) -> Option<SessionWarning> {
     let EntryKind::Message(message) = &entry.kind else {
         return None;
     };
-    let line = std::str::from_utf8(bytes).ok()?;
     if message.is_unknown() || !crate::transcript::codec::surrogates::may_have_surrogates(line) {
         return None;
     }
@@ -566,11 +577,12 @@ fn surrogate_warning(format: SessionFormat, entry: &Entry, bytes: &[u8]) -> Opti
     })
 }
 
-/// Reads one piece of a session's text, its `bytes`, as an entry of a
-/// session in `format`.
+/// Reads one piece of a session's text, its `bytes` (`text` when they are
+/// UTF-8), as an entry of a session in `format`.
 fn read_piece(
     format: SessionFormat,
     bytes: &[u8],
+    text: Option<&str>,
     piece: &Piece,
     registry: &Registry,
     warnings: &mut Vec<SessionWarning>,
@@ -595,9 +607,9 @@ fn read_piece(
     };
     match format {
         SessionFormat::Agentmsg | SessionFormat::ClaudeCode | SessionFormat::Codex => {
-            let decoded = match std::str::from_utf8(bytes) {
-                Ok(line) => decode_line(line, registry, DecodeMode::Lenient),
-                Err(_) => Err(crate::transcript::DecodeError::MissingRole),
+            let decoded = match text {
+                Some(line) => decode_line(line, registry, DecodeMode::Lenient),
+                None => Err(crate::transcript::DecodeError::MissingRole),
             };
             let (mut message, mut read) = match decoded {
                 Ok(message) => (message, true),
@@ -609,9 +621,7 @@ fn read_piece(
             // A message that does not decode, read as pi reads it where it
             // can be (the line keeps its bytes).
             if pi::is_malformed(&message) || !read {
-                let lenient = std::str::from_utf8(bytes)
-                    .ok()
-                    .and_then(|line| super::lenient::read_as_pi(line, registry));
+                let lenient = text.and_then(|line| super::lenient::read_as_pi(line, registry));
                 if let Some((lenient, found)) = lenient {
                     warn(found);
                     message = lenient;
@@ -629,15 +639,17 @@ fn read_piece(
             }
         }
         SessionFormat::Pi { version } => {
-            let parsed = std::str::from_utf8(bytes)
-                .map_err(|e| e.to_string())
-                .and_then(|line| {
-                    if line.trim_start().starts_with('{') {
-                        serde_json::from_str::<PiLine<'_>>(line).map_err(|e| e.to_string())
-                    } else {
-                        Err("not a JSON object".to_owned())
-                    }
-                });
+            let parsed = match text {
+                Some(line) => Ok(line),
+                None => std::str::from_utf8(bytes).map_err(|e| e.to_string()),
+            }
+            .and_then(|line| {
+                if line.trim_start().starts_with('{') {
+                    serde_json::from_str::<PiLine<'_>>(line).map_err(|e| e.to_string())
+                } else {
+                    Err("not a JSON object".to_owned())
+                }
+            });
             match parsed {
                 Ok(head) => {
                     let mut read = pi::read_entry(head, registry, version);
