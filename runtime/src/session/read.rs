@@ -41,7 +41,7 @@ impl Session {
 
     /// [`read`](Self::read) through `registry`.
     pub fn read_with(bytes: &[u8], registry: &Registry) -> Result<Self, SessionError> {
-        Self::read_owned_with(bytes.to_vec(), registry)
+        Self::read_owned_with(super::memory::copy(bytes), registry)
     }
 
     /// [`read`](Self::read), keeping `bytes` as the session's text instead of
@@ -79,7 +79,7 @@ impl Session {
 
     /// Reads the session file at `path`.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, SessionError> {
-        Self::read_owned(std::fs::read(path)?)
+        Self::read_owned(super::memory::read_file(path.as_ref())?)
     }
 
     /// Reads a session from lines of a store: `(line number, text)` in order.
@@ -123,8 +123,14 @@ impl Session {
     fn load(&mut self, registry: &Registry) -> Result<(), SessionError> {
         let text = std::mem::take(&mut self.text);
         let mut reader = EntryReader::new(registry);
-        self.entries
-            .reserve(memchr::memchr_iter(b'\n', &text).count() + 1);
+        // A hint: too few, and the vector grows.
+        if self
+            .entries
+            .try_reserve_exact(estimate_lines(&text))
+            .is_ok()
+        {
+            super::memory::advise_huge(&mut self.entries);
+        }
         for line in crate::lines::raw_lines(&text) {
             let entries = &mut self.entries;
             reader.line(
@@ -156,6 +162,19 @@ impl Session {
         self.saved = self.entries.len();
         Ok(())
     }
+}
+
+/// About how many lines `text` holds, for room for its entries: the lines of
+/// its first MiB, scaled to its length (counting them all would be a pass
+/// over the text of its own).
+fn estimate_lines(text: &[u8]) -> usize {
+    const SAMPLE: usize = 1 << 20;
+    let head = text.get(..SAMPLE).unwrap_or(text);
+    let lines = memchr::memchr_iter(b'\n', head).count() + 1;
+    // Rounded up: one line too many costs less than one too few.
+    let scaled = lines.saturating_mul(text.len().div_ceil(SAMPLE).max(1));
+    // No more than a line of two bytes could give.
+    scaled.min(text.len() / 2 + 1)
 }
 
 /// An entry's place in a session's tree, what reading links: a session's
@@ -664,5 +683,23 @@ fn read_piece(
                 }),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::estimate_lines;
+
+    #[test]
+    fn lines_are_counted_in_a_small_text_and_estimated_in_a_big_one() {
+        assert_eq!(estimate_lines(b""), 1);
+        assert_eq!(estimate_lines(b"{}\n{}\n{}"), 3);
+        // 3 MiB of 64-byte lines: the first MiB's count, times three.
+        let text = [[b'x'; 63].as_slice(), b"\n"].concat().repeat(3 << 14);
+        assert_eq!(estimate_lines(&text), 3 * ((1 << 14) + 1));
+        // Never more than a line per two bytes, whatever the first MiB says.
+        let mut text = vec![b'\n'; 1 << 20];
+        text.extend(std::iter::repeat_n(b'x', 3 << 20));
+        assert_eq!(estimate_lines(&text), text.len() / 2 + 1);
     }
 }
