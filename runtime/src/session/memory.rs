@@ -8,7 +8,15 @@
 //! takes (`benches/session.rs`, profiled). Backed by 2 MiB pages, the same
 //! memory takes a few dozen faults. The advice changes how pages are backed,
 //! never what they hold; where huge pages are off (`never`) or unknown, it is
-//! refused and nothing changes.
+//! refused and nothing changes. (Where the kernel's `defrag` setting is
+//! `madvise`, its default, a fault in advised memory may compact memory to
+//! find a huge page; when none is found it takes small pages, as without
+//! the advice.)
+//!
+//! Mapping the file instead would spare the copy too, but a map reads
+//! whatever the file holds later: a file truncated by another process would
+//! kill this one (`SIGBUS`), and [`Session::save`](super::Session::save)
+//! rewrites the very file the spans point into.
 
 use std::io::Read;
 use std::path::Path;

@@ -105,7 +105,9 @@ impl Session {
             text.push(b'\n');
             numbers.push(line_no);
         }
-        let mut session = Self::read(&text)?;
+        // The joined text is the session's own: no copy of it.
+        text.shrink_to_fit();
+        let mut session = Self::read_owned(text)?;
         // Number entries by the store's lines, not the joined text's.
         for entry in &mut session.entries {
             if let Some(&n) = entry.line_no.checked_sub(1).and_then(|i| numbers.get(i)) {
