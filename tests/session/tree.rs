@@ -134,6 +134,50 @@ fn a_line_holding_two_objects_gives_both_entries() {
     assert_eq!(session.to_bytes(), text.as_bytes(), "kept byte for byte");
 }
 
+/// A file of over 8 MiB (its text and entries allocated at their size, and
+/// backed by huge pages where the system has them) whose first MiB holds a
+/// few long lines and the rest many short ones, so the room made for its
+/// entries from its first MiB is too little: every entry is read, at its
+/// line, with the warnings of the lines that are not entries, the same
+/// through `open` and `read`, and written back byte for byte.
+#[test]
+fn a_big_file_whose_first_mib_misleads_is_read_whole() {
+    let mut text = String::new();
+    let long = "x".repeat(300_000);
+    for i in 0..4 {
+        text.push_str(&user(&long, &format!("long{i}"), ParentId::Previous));
+        text.push('\n');
+    }
+    let short = "y".repeat(8000);
+    let mut n = 4;
+    while text.len() < 9 << 20 {
+        text.push_str(&user(&short, &format!("s{n}"), ParentId::Previous));
+        text.push('\n');
+        n += 1;
+    }
+    // Near the end: a line that is no JSON (kept) and two entries glued.
+    text.push_str("not json\n");
+    text.push_str(&user("a", "glued1", ParentId::Previous));
+    text.push_str(&user("b", "glued2", ParentId::Previous));
+    text.push('\n');
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.jsonl");
+    std::fs::write(&path, &text).unwrap();
+    let opened = Session::open(&path).unwrap();
+    let read = Session::read(text.as_bytes()).unwrap();
+    for session in [&opened, &read] {
+        assert_eq!(session.entries().len(), n + 3);
+        assert_eq!(session.entries()[n - 1].line_no(), n);
+        assert_eq!(session.entries()[n].line_no(), n + 1);
+        assert!(session.entries()[n].message().unwrap().is_unknown());
+        assert_eq!(session.entry("glued2").unwrap().line_no(), n + 2);
+        assert_eq!(session.warnings().len(), 1, "{:?}", session.warnings());
+        assert_eq!(session.warnings()[0].line, n + 2);
+        assert_eq!(session.context(None).unwrap().messages.len(), n + 3);
+        assert_eq!(session.to_bytes(), text.as_bytes(), "kept byte for byte");
+    }
+}
+
 /// A fragment a crash cut off, then a whole line with no newline between
 /// (issue 23): the session reads the whole line's entry, as `check` does (it
 /// said no entry had that id, and the context dropped it); the fragment is

@@ -28,6 +28,7 @@ mod entry;
 mod error;
 mod index;
 pub(crate) mod lenient;
+mod memory;
 mod migrate;
 mod path_read;
 mod pi;

@@ -41,7 +41,7 @@ impl Session {
 
     /// [`read`](Self::read) through `registry`.
     pub fn read_with(bytes: &[u8], registry: &Registry) -> Result<Self, SessionError> {
-        Self::read_owned_with(bytes.to_vec(), registry)
+        Self::read_owned_with(super::memory::copy(bytes), registry)
     }
 
     /// [`read`](Self::read), keeping `bytes` as the session's text instead of
@@ -79,7 +79,7 @@ impl Session {
 
     /// Reads the session file at `path`.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, SessionError> {
-        Self::read_owned(std::fs::read(path)?)
+        Self::read_owned(super::memory::read_file(path.as_ref())?)
     }
 
     /// Reads a session from lines of a store: `(line number, text)` in order.
@@ -105,7 +105,9 @@ impl Session {
             text.push(b'\n');
             numbers.push(line_no);
         }
-        let mut session = Self::read(&text)?;
+        // The joined text is the session's own: no copy of it.
+        text.shrink_to_fit();
+        let mut session = Self::read_owned(text)?;
         // Number entries by the store's lines, not the joined text's.
         for entry in &mut session.entries {
             if let Some(&n) = entry.line_no.checked_sub(1).and_then(|i| numbers.get(i)) {
@@ -123,8 +125,14 @@ impl Session {
     fn load(&mut self, registry: &Registry) -> Result<(), SessionError> {
         let text = std::mem::take(&mut self.text);
         let mut reader = EntryReader::new(registry);
-        self.entries
-            .reserve(memchr::memchr_iter(b'\n', &text).count() + 1);
+        // A hint: too few, and the vector grows.
+        if self
+            .entries
+            .try_reserve_exact(estimate_lines(&text))
+            .is_ok()
+        {
+            super::memory::advise_huge(&mut self.entries);
+        }
         for line in crate::lines::raw_lines(&text) {
             let entries = &mut self.entries;
             reader.line(
@@ -156,6 +164,19 @@ impl Session {
         self.saved = self.entries.len();
         Ok(())
     }
+}
+
+/// About how many lines `text` holds, for room for its entries: the lines of
+/// its first MiB, scaled to its length (counting them all would be a pass
+/// over the text of its own).
+fn estimate_lines(text: &[u8]) -> usize {
+    const SAMPLE: usize = 1 << 20;
+    let head = text.get(..SAMPLE).unwrap_or(text);
+    let lines = memchr::memchr_iter(b'\n', head).count() + 1;
+    // Rounded up: one line too many costs less than one too few.
+    let scaled = lines.saturating_mul(text.len().div_ceil(SAMPLE).max(1));
+    // No more than a line of two bytes could give.
+    scaled.min(text.len() / 2 + 1)
 }
 
 /// An entry's place in a session's tree, what reading links: a session's
@@ -477,78 +498,89 @@ impl<'r> EntryReader<'r> {
             start: start + lead,
             end: start + lead + trimmed.len(),
         };
-        let format = *self.format.get_or_insert_with(|| {
-            match std::str::from_utf8(trimmed).ok().and_then(pi::is_pi) {
+        // Valid UTF-8 is checked once here, for every reader of the line.
+        let text = std::str::from_utf8(trimmed).ok();
+        let format = *self
+            .format
+            .get_or_insert_with(|| match text.and_then(pi::is_pi) {
                 Some(version) => SessionFormat::Pi { version },
                 None => SessionFormat::Agentmsg,
-            }
-        });
-        let read = read_piece(format, trimmed, &line, self.registry, warnings);
+            });
+        let read = read_piece(format, trimmed, text, &line, self.registry, warnings);
+        if let PieceRead::Entry(..) = read {
+            self.give(format, read, text, line.start, warnings, &mut each);
+            return;
+        }
         // A line that does not read may hold several entries, an append that
         // lost its newline; looked for only then, as a valid line may hold
         // `}{` in a string.
-        let split = match &read {
-            PieceRead::Entry(..) => Vec::new(),
-            _ => std::str::from_utf8(trimmed)
-                .ok()
-                .and_then(crate::transcript::split_glued_line)
-                .unwrap_or_default(),
+        let split = text
+            .and_then(crate::transcript::split_glued_line)
+            .filter(|split| split.len() > 1);
+        let Some(split) = split else {
+            self.give(format, read, text, line.start, warnings, &mut each);
+            return;
         };
-        let reads = if split.len() > 1 {
-            warnings.push(SessionWarning {
-                line: line.line_no,
-                kind: WarningKind::JoinedObjects { count: split.len() },
-            });
-            split
-                .into_iter()
-                .map(|range| {
-                    let part = Piece {
-                        line_no: line.line_no,
-                        start: line.start + range.start,
-                        end: line.start + range.end,
-                    };
-                    let bytes = trimmed.get(range).unwrap_or_default();
-                    read_piece(format, bytes, &part, self.registry, warnings)
-                })
-                .collect()
-        } else {
-            vec![read]
-        };
-        for read in reads {
-            let (entry, first_kept) = match read {
-                PieceRead::Entry(entry, first_kept) => (entry, first_kept),
-                PieceRead::Kept(entry) => (entry, None),
-                PieceRead::NotAnEntry(warning) => {
-                    warnings.push(warning);
-                    continue;
-                }
+        warnings.push(SessionWarning {
+            line: line.line_no,
+            kind: WarningKind::JoinedObjects { count: split.len() },
+        });
+        for range in split {
+            let part = Piece {
+                line_no: line.line_no,
+                start: line.start + range.start,
+                end: line.start + range.end,
             };
-            if let Some(index) = first_kept {
-                self.first_kept.push((self.count, index));
-            }
-            let piece = match entry.text {
-                LineText::Span(start, end) => {
-                    trimmed.get(start.saturating_sub(line.start)..end.saturating_sub(line.start))
-                }
-                _ => None,
-            };
-            if let Some(warning) = piece.and_then(|piece| surrogate_warning(format, &entry, piece))
-            {
-                warnings.push(warning);
-            }
-            self.count += 1;
-            each(entry);
+            let part_text = text.and_then(|t| t.get(range.clone()));
+            let bytes = trimmed.get(range).unwrap_or_default();
+            let read = read_piece(format, bytes, part_text, &part, self.registry, warnings);
+            self.give(format, read, text, line.start, warnings, &mut each);
         }
+    }
+
+    /// Gives `each` what a piece of a line read as (`text`, the trimmed
+    /// line, starting at byte `start` of the session's text), or keeps its
+    /// warning.
+    fn give(
+        &mut self,
+        format: SessionFormat,
+        read: PieceRead,
+        text: Option<&str>,
+        start: usize,
+        warnings: &mut Vec<SessionWarning>,
+        each: &mut impl FnMut(Entry),
+    ) {
+        let (entry, first_kept) = match read {
+            PieceRead::Entry(entry, first_kept) => (entry, first_kept),
+            PieceRead::Kept(entry) => (entry, None),
+            PieceRead::NotAnEntry(warning) => {
+                warnings.push(warning);
+                return;
+            }
+        };
+        if let Some(index) = first_kept {
+            self.first_kept.push((self.count, index));
+        }
+        let piece = match entry.text {
+            LineText::Span(from, to) => {
+                text.and_then(|t| t.get(from.saturating_sub(start)..to.saturating_sub(start)))
+            }
+            _ => None,
+        };
+        if let Some(warning) = piece.and_then(|piece| surrogate_warning(format, &entry, piece)) {
+            warnings.push(warning);
+        }
+        self.count += 1;
+        each(entry);
     }
 }
 
 /// A warning when `entry` is a message read only with its lone UTF-16
-/// surrogates as U+FFFD (its line, `bytes`, keeps them).
-fn surrogate_warning(format: SessionFormat, entry: &Entry, bytes: &[u8]) -> Option<SessionWarning> {
+/// surrogates as U+FFFD (its line, `line`, keeps them).
+fn surrogate_warning(format: SessionFormat, entry: &Entry, line: &str) -> Option<SessionWarning> {
     let EntryKind::Message(message) = &entry.kind else {
         return None;
     };
-    let line = std::str::from_utf8(bytes).ok()?;
     if message.is_unknown() || !crate::transcript::codec::surrogates::may_have_surrogates(line) {
         return None;
     }
@@ -566,11 +598,12 @@ fn surrogate_warning(format: SessionFormat, entry: &Entry, bytes: &[u8]) -> Opti
     })
 }
 
-/// Reads one piece of a session's text, its `bytes`, as an entry of a
-/// session in `format`.
+/// Reads one piece of a session's text, its `bytes` (`text` when they are
+/// UTF-8), as an entry of a session in `format`.
 fn read_piece(
     format: SessionFormat,
     bytes: &[u8],
+    text: Option<&str>,
     piece: &Piece,
     registry: &Registry,
     warnings: &mut Vec<SessionWarning>,
@@ -595,9 +628,9 @@ fn read_piece(
     };
     match format {
         SessionFormat::Agentmsg | SessionFormat::ClaudeCode | SessionFormat::Codex => {
-            let decoded = match std::str::from_utf8(bytes) {
-                Ok(line) => decode_line(line, registry, DecodeMode::Lenient),
-                Err(_) => Err(crate::transcript::DecodeError::MissingRole),
+            let decoded = match text {
+                Some(line) => decode_line(line, registry, DecodeMode::Lenient),
+                None => Err(crate::transcript::DecodeError::MissingRole),
             };
             let (mut message, mut read) = match decoded {
                 Ok(message) => (message, true),
@@ -609,9 +642,7 @@ fn read_piece(
             // A message that does not decode, read as pi reads it where it
             // can be (the line keeps its bytes).
             if pi::is_malformed(&message) || !read {
-                let lenient = std::str::from_utf8(bytes)
-                    .ok()
-                    .and_then(|line| super::lenient::read_as_pi(line, registry));
+                let lenient = text.and_then(|line| super::lenient::read_as_pi(line, registry));
                 if let Some((lenient, found)) = lenient {
                     warn(found);
                     message = lenient;
@@ -629,15 +660,17 @@ fn read_piece(
             }
         }
         SessionFormat::Pi { version } => {
-            let parsed = std::str::from_utf8(bytes)
-                .map_err(|e| e.to_string())
-                .and_then(|line| {
-                    if line.trim_start().starts_with('{') {
-                        serde_json::from_str::<PiLine<'_>>(line).map_err(|e| e.to_string())
-                    } else {
-                        Err("not a JSON object".to_owned())
-                    }
-                });
+            let parsed = match text {
+                Some(line) => Ok(line),
+                None => std::str::from_utf8(bytes).map_err(|e| e.to_string()),
+            }
+            .and_then(|line| {
+                if line.trim_start().starts_with('{') {
+                    serde_json::from_str::<PiLine<'_>>(line).map_err(|e| e.to_string())
+                } else {
+                    Err("not a JSON object".to_owned())
+                }
+            });
             match parsed {
                 Ok(head) => {
                     let mut read = pi::read_entry(head, registry, version);
@@ -652,5 +685,23 @@ fn read_piece(
                 }),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::estimate_lines;
+
+    #[test]
+    fn lines_are_counted_in_a_small_text_and_estimated_in_a_big_one() {
+        assert_eq!(estimate_lines(b""), 1);
+        assert_eq!(estimate_lines(b"{}\n{}\n{}"), 3);
+        // 3 MiB of 64-byte lines: the first MiB's count, times three.
+        let text = [[b'x'; 63].as_slice(), b"\n"].concat().repeat(3 << 14);
+        assert_eq!(estimate_lines(&text), 3 * ((1 << 14) + 1));
+        // Never more than a line per two bytes, whatever the first MiB says.
+        let mut text = vec![b'\n'; 1 << 20];
+        text.extend(std::iter::repeat_n(b'x', 3 << 20));
+        assert_eq!(estimate_lines(&text), text.len() / 2 + 1);
     }
 }

@@ -9,11 +9,13 @@
 
 /// Whether `json` may hold a surrogate escape (`\uD800` to `\uDFFF`): a fast
 /// test before [`replace_lone_surrogates`].
+///
+/// Every `\u` starts with a backslash, so this looks for backslashes (one
+/// `memchr` pass, no searcher built per call: readers test every line).
 pub(crate) fn may_have_surrogates(json: &str) -> bool {
-    memchr::memmem::find_iter(json.as_bytes(), b"\\u").any(|at| {
-        json.as_bytes()
-            .get(at + 2)
-            .is_some_and(|b| matches!(b, b'd' | b'D'))
+    let bytes = json.as_bytes();
+    memchr::memchr_iter(b'\\', bytes).any(|at| {
+        bytes.get(at + 1) == Some(&b'u') && matches!(bytes.get(at + 2), Some(b'd' | b'D'))
     })
 }
 
@@ -96,5 +98,10 @@ mod tests {
         }
         assert!(may_have_surrogates(r#""\uD83D""#));
         assert!(!may_have_surrogates(r#""\u00e9""#));
+        // An escaped backslash before `ud83d` may be one (the test is quick,
+        // not exact); a backslash at the end is none.
+        assert!(may_have_surrogates(r#""\\ud83d""#));
+        assert!(!may_have_surrogates(r#""a\\""#));
+        assert!(!may_have_surrogates("\\u"));
     }
 }
