@@ -6,30 +6,35 @@
 //! another link keeps the old one) or renamed away is never written to, and
 //! the path is opened again. The same call gives the file's length, which says
 //! whether other writers appended since this one last looked. So an append
-//! makes four system calls: `flock`, `statx`, `writev`, `flock` (unlock).
+//! makes four system calls: `flock`, `statx`, `write`, `flock` (unlock). None
+//! can go: the lock makes the read-check-write atomic across processes, and
+//! this check is the only one that sees a rename.
 //!
 //! What the check costs decides whether an append beats `open`, `write`,
 //! `close` (pi's `appendFileSync`), and two things make it cheap on Linux:
 //!
-//! - The name is looked up in its directory, opened once with the file
-//!   (`O_PATH`), not along the whole path: a lookup of the whole path costs
-//!   almost what an `open` does (each component is looked up and checked).
-//!   So a store directory that is moved (or whose link is pointed elsewhere)
-//!   while a session file is open is not noticed: the session's appends go on
-//!   in the directory it was opened in until its name there changes. Every
-//!   change to the name itself is seen.
 //! - `statx` asks for the type, inode and size only, never the timestamps:
 //!   since Linux 6.13 (multigrain timestamps: ext4, XFS, btrfs, tmpfs), a
 //!   `stat` that reports the change time makes the next write to the file
 //!   take a fine-grained time and dirty the inode (a journal transaction on
 //!   ext4), where a write in the same clock tick as the one before changes no
-//!   metadata.
+//!   metadata. Measured (ext4, Linux 6.18, 0.5 kB lines, one process): lock,
+//!   `lstat` of the path, write, unlock 1.86 µs; the same with `fstat` 1.55
+//!   µs, with the narrow `statx` of the path 1.42 µs, of the descriptor 1.19
+//!   µs; `open`, write, `close` 1.50 µs.
+//! - The name is looked up in its directory, opened once with the file
+//!   (`O_PATH`), not along the whole path: a lookup of each component costs
+//!   almost what an `open` does. So a store directory that is moved (or whose
+//!   link is pointed elsewhere) while a session file is open is not noticed:
+//!   the session's appends go on in the directory it was opened in until its
+//!   name there changes. Every change to the name itself is seen.
 //!
-//! `fstat` of the descriptor would cost the same and sees a deletion or a
-//! replacement (no link left), but not a rename away nor a replacement while
-//! another link keeps the file; timestamps would tell, at the cost above.
-//! Holding the lock from one append to the next would need no check at all,
-//! but would keep other writers waiting while this one does nothing.
+//! `statx` of the descriptor (no name to copy and look up) costs a little
+//! less and sees a deletion or a replacement (no link left), but not a rename
+//! away nor a replacement while another link keeps the file; timestamps would
+//! tell, at the cost above. Holding the lock from one append to the next would
+//! need no check at all, but would hold back other writers (and readers) while
+//! this one does nothing, and starve them while it appends often.
 //!
 //! Elsewhere (other systems, or where `statx` is refused) the check is an
 //! `lstat` of the whole path.
@@ -169,7 +174,7 @@ fn statx_narrow(
     path: &std::ffi::CStr,
 ) -> Option<io::Result<Option<(Identity, u64)>>> {
     let wanted = libc::STATX_TYPE | libc::STATX_INO | libc::STATX_SIZE;
-    let mut buf = std::mem::MaybeUninit::<libc::statx>::zeroed();
+    let mut buf = std::mem::MaybeUninit::<libc::statx>::uninit();
     // SAFETY: `dir` is `AT_FDCWD` or a descriptor the caller holds open;
     // `path` is NUL-terminated and outlives the call; `buf` is a
     // `statx` buffer the call writes into, read only when the call succeeded.
@@ -190,7 +195,8 @@ fn statx_narrow(
             _ => Some(Err(e)),
         };
     }
-    // SAFETY: the call succeeded, so it filled `buf` (and it was zeroed before).
+    // SAFETY: the call succeeded, and a successful `statx` writes the whole
+    // struct (fields it could not fill are zero, and `stx_mask` says which).
     let named = unsafe { buf.assume_init() };
     if named.stx_mask & wanted != wanted {
         // A file system that could not say: ask `lstat`.

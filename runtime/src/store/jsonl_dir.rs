@@ -44,7 +44,7 @@ const MAX_OPEN_FILES: usize = 64;
 /// it holds open (a deleted, replaced or renamed session is not written to),
 /// reads what other writers appended since its last look to know the leaf,
 /// checks the leaf the append expects, writes all of the append's lines in one
-/// `writev`, and unlocks: four system calls when nobody else appended. Loads
+/// `write`, and unlocks: four system calls when nobody else appended. Loads
 /// take the lock shared. So writers in any number of processes never
 /// interleave or tear each other's lines, and a reader never sees half an
 /// append. Within one process, appends to one session through one `JsonlDir`
