@@ -147,10 +147,17 @@ struct SessionFile {
     /// The ids of its entries, and the ids its entries name as parents (so an
     /// append that would repeat an id or close a cycle is refused).
     tree: TreeIndex,
+    /// Where an append of up to [`SMALL_APPEND`] bytes puts its lines (the
+    /// common append, one entry, takes no lock for it); larger ones use the
+    /// store's buffer, so that a session's memory stays small.
+    buf: Vec<u8>,
 }
 
-/// The largest buffer a session file keeps from one append to the next.
+/// The largest buffer a store keeps from one append to the next.
 const KEPT_BUFFER: usize = 64 * 1024;
+
+/// The largest append written from a session file's own buffer.
+const SMALL_APPEND: usize = 4 * 1024;
 
 impl JsonlDir {
     /// The store in `dir`, created if needed.
@@ -617,6 +624,7 @@ impl SessionFile {
             entries: 0,
             leaf: None,
             tree: TreeIndex::default(),
+            buf: Vec::new(),
         }
     }
 
@@ -667,7 +675,10 @@ impl SessionFile {
         expected.check(session, self.leaf.as_deref())?;
         // Checked and recorded in one pass; undone if the write fails.
         self.tree.admit(session, entries)?;
-        let written = {
+        let bytes: usize = entries.iter().map(|e| e.line().len() + 1).sum();
+        let written = if bytes <= SMALL_APPEND {
+            write_lines(&self.file, entries, &mut self.buf)
+        } else {
             let mut kept = settings.buf.try_lock().ok();
             let mut fresh = Vec::new();
             write_lines(
