@@ -28,14 +28,37 @@ const ID: u8 = 1;
 /// An entry names the key as its parent.
 const PARENT: u8 = 2;
 
-/// A key: its hash (kept, so that growing the table hashes nothing), where
-/// it is in [`TreeIndex::text`], and what entries make of it.
+/// A key: where it is in [`TreeIndex::text`] (its start, with what entries
+/// make of it, the flags, in the two highest bits) and its length. 16 bytes, so
+/// that a session's table stays small (its memory is most of what a batch of
+/// appends pays beyond the write; growing it hashes the keys again, which
+/// costs less).
 #[derive(Debug, Clone, Copy)]
 struct Key {
-    hash: u64,
-    start: usize,
-    len: usize,
-    flags: u8,
+    at: u64,
+    len: u64,
+}
+
+/// Where the flags are in [`Key::at`] (a string is never 2^62 bytes long).
+const FLAGS_SHIFT: u32 = 62;
+const START: u64 = (1 << FLAGS_SHIFT) - 1;
+
+impl Key {
+    fn new(start: usize, len: usize, flags: u8) -> Key {
+        // usize is at most 64 bits wide: the casts lose nothing.
+        Key {
+            at: (start as u64 & START) | (u64::from(flags) << FLAGS_SHIFT),
+            len: len as u64,
+        }
+    }
+
+    fn flags(&self) -> u8 {
+        (self.at >> FLAGS_SHIFT) as u8
+    }
+
+    fn set_flags(&mut self, flags: u8) {
+        self.at = (self.at & START) | (u64::from(flags) << FLAGS_SHIFT);
+    }
 }
 
 /// What [`TreeIndex::admit`] changed, to be undone when the append is not
@@ -73,8 +96,10 @@ impl std::fmt::Debug for TreeIndex {
 }
 
 fn key_of<'a>(text: &'a str, key: &Key) -> &'a [u8] {
+    // Both were usizes (`Key::new`).
+    let start = (key.at & START) as usize;
     text.as_bytes()
-        .get(key.start..key.start + key.len)
+        .get(start..start.saturating_add(key.len as usize))
         .unwrap_or_default()
 }
 
@@ -111,22 +136,21 @@ impl TreeIndex {
     fn flag(&mut self, key: &str, flag: u8, only_new: bool) -> (u64, Option<u8>) {
         let hash = self.hasher.hash_one(key.as_bytes());
         let text = &self.text;
-        let same = |k: &Key| k.hash == hash && key_of(text, k) == key.as_bytes();
-        match self.table.entry(hash, same, |k| k.hash) {
+        let hasher = &self.hasher;
+        match self.table.entry(
+            hash,
+            |k| key_of(text, k) == key.as_bytes(),
+            |k| hasher.hash_one(key_of(text, k)),
+        ) {
             Entry::Occupied(mut at) => {
-                let before = at.get().flags;
+                let before = at.get().flags();
                 if !only_new {
-                    at.get_mut().flags |= flag;
+                    at.get_mut().set_flags(before | flag);
                 }
                 (hash, Some(before))
             }
             Entry::Vacant(at) => {
-                at.insert(Key {
-                    hash,
-                    start: self.text.len(),
-                    len: key.len(),
-                    flags: flag,
-                });
+                at.insert(Key::new(self.text.len(), key.len(), flag));
                 self.text.push_str(key);
                 (hash, None)
             }
@@ -137,7 +161,7 @@ impl TreeIndex {
         let hash = self.hasher.hash_one(key.as_bytes());
         self.table
             .find(hash, |k| key_of(&self.text, k) == key.as_bytes())
-            .is_some_and(|k| k.flags & flag != 0)
+            .is_some_and(|k| k.flags() & flag != 0)
     }
 
     /// Checks that `entries`, appended to the session, keep it a tree (as
@@ -167,7 +191,9 @@ impl TreeIndex {
     fn record(&mut self, entries: &[StoredEntry], strict: bool) -> bool {
         self.changes.clear();
         self.mark = self.text.len();
-        self.table.reserve(entries.len(), |k| k.hash);
+        let (text, hasher) = (&self.text, &self.hasher);
+        self.table
+            .reserve(entries.len(), |k| hasher.hash_one(key_of(text, k)));
         // The id just added when the next entry names it as its parent (a
         // chain, the common append): it was added with both flags, and the
         // next entry's parent needs no probe of its own.
@@ -248,7 +274,8 @@ impl TreeIndex {
                 at.remove();
             } else {
                 let flag = if change.parent { PARENT } else { ID };
-                at.into_mut().flags &= !flag;
+                let key = at.into_mut();
+                key.set_flags(key.flags() & !flag);
             }
         }
         self.text.truncate(self.mark);
@@ -275,7 +302,7 @@ mod tests {
         let mut keys: Vec<_> = index
             .table
             .iter()
-            .map(|k| (key_of(&index.text, k).to_vec(), k.flags))
+            .map(|k| (key_of(&index.text, k).to_vec(), k.flags()))
             .collect();
         keys.sort();
         keys
