@@ -9,6 +9,7 @@
 mod store_fixture;
 
 mod attacks;
+mod between_appends;
 mod concurrency;
 mod session;
 mod suite;

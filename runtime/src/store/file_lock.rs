@@ -36,19 +36,25 @@ pub(crate) fn acquire(
     shared: bool,
     timeout: Duration,
 ) -> Result<(), StoreError> {
-    let start = Instant::now();
-    let mut pause = Duration::from_micros(200);
-    loop {
-        let attempt = if shared {
+    let attempt = || {
+        let tried = if shared {
             file.try_lock_shared()
         } else {
             file.try_lock()
         };
-        match attempt {
-            Ok(()) => return Ok(()),
-            Err(std::fs::TryLockError::WouldBlock) => {}
-            Err(std::fs::TryLockError::Error(e)) => return Err(StoreError::io(path)(e)),
+        match tried {
+            Ok(()) => Ok(true),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(false),
+            Err(std::fs::TryLockError::Error(e)) => Err(StoreError::io(path)(e)),
         }
+    };
+    // The clock is read only once the lock was found taken.
+    if attempt()? {
+        return Ok(());
+    }
+    let start = Instant::now();
+    let mut pause = Duration::from_micros(200);
+    loop {
         let waited = start.elapsed();
         if waited >= timeout {
             return Err(StoreError::LockTimeout {
@@ -59,6 +65,9 @@ pub(crate) fn acquire(
         }
         std::thread::sleep(pause.min(timeout - waited));
         pause = (pause * 2).min(Duration::from_millis(50));
+        if attempt()? {
+            return Ok(());
+        }
     }
 }
 

@@ -61,6 +61,7 @@ mod copy;
 mod entry;
 mod error;
 mod file_lock;
+mod identity;
 mod jsonl_dir;
 #[cfg(feature = "postgres")]
 mod postgres;
@@ -71,6 +72,7 @@ mod sql;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 mod stored_session;
+mod tree_index;
 
 pub use address::{AnyStore, Backend, StoreAddress};
 pub use copy::{copy_session, CopiedSession};

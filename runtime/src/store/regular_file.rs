@@ -34,6 +34,14 @@ pub(crate) enum Access {
 /// [`Access::CreateNew`], and a [`StoreError::NotRegularFile`] for what is no
 /// regular file.
 pub(crate) fn open(path: &Path, access: Access) -> Result<File, OpenError> {
+    open_with_metadata(path, access).map(|(file, _)| file)
+}
+
+/// [`open`], with what `fstat` said of the file opened.
+pub(crate) fn open_with_metadata(
+    path: &Path,
+    access: Access,
+) -> Result<(File, std::fs::Metadata), OpenError> {
     let mut options = OpenOptions::new();
     match access {
         Access::Read => {
@@ -73,7 +81,7 @@ pub(crate) fn open(path: &Path, access: Access) -> Result<File, OpenError> {
     }
     #[cfg(unix)]
     clear_nonblocking(&file).map_err(|e| OpenError::Io(io_error(path, e)))?;
-    Ok(file)
+    Ok((file, metadata))
 }
 
 /// Why [`open`] failed.
