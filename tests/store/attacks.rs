@@ -4,6 +4,7 @@
 //! that once succeeded.
 #![cfg(unix)]
 
+use crate::now;
 use crate::store_fixture;
 
 use std::os::unix::fs::{symlink, PermissionsExt};
@@ -25,16 +26,6 @@ fn finishes<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'stati
     });
     rx.recv_timeout(Duration::from_secs(20))
         .unwrap_or_else(|_| panic!("{what} hung"))
-}
-
-/// Polls a future that never waits on anything (JsonlDir's) to its end.
-fn now<F: std::future::Future>(f: F) -> F::Output {
-    let mut f = std::pin::pin!(f);
-    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    match f.as_mut().poll(&mut cx) {
-        std::task::Poll::Ready(v) => v,
-        std::task::Poll::Pending => panic!("a JsonlDir future waited"),
-    }
 }
 
 fn mode(path: &Path) -> u32 {

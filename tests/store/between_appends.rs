@@ -5,22 +5,13 @@
 //! writes to a file its path no longer names.
 #![cfg(unix)]
 
+use crate::now;
 use crate::store_fixture;
 
 use std::path::Path;
 
 use agentmsg::store::{Cursor, Expect, JsonlDir, SessionStore, StoreError};
 use store_fixture::message;
-
-/// Polls a future that never waits on anything (JsonlDir's) to its end.
-fn now<F: std::future::Future>(f: F) -> F::Output {
-    let mut f = std::pin::pin!(f);
-    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    match f.as_mut().poll(&mut cx) {
-        std::task::Poll::Ready(v) => v,
-        std::task::Poll::Pending => panic!("a JsonlDir future waited"),
-    }
-}
 
 /// A store with session `s` holding one entry, `a`, appended through it (so
 /// it keeps the file open).

@@ -13,3 +13,13 @@ mod between_appends;
 mod concurrency;
 mod session;
 mod suite;
+
+/// Polls a future that never waits on anything (JsonlDir's) to its end.
+pub(crate) fn now<F: std::future::Future>(f: F) -> F::Output {
+    let mut f = std::pin::pin!(f);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match f.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(v) => v,
+        std::task::Poll::Pending => panic!("a JsonlDir future waited"),
+    }
+}
