@@ -40,6 +40,39 @@ pub struct StoredEntry {
     timestamp_ms: Option<i64>,
     name: Option<String>,
     line: String,
+    /// The first key a store keeps in a column of its own that holds U+0000,
+    /// found when the keys were read (while they are in the cache), so that
+    /// an append does not read each key again to check it.
+    nul_key: Option<NulKey>,
+}
+
+/// A key a store keeps in a column of its own. PostgreSQL's text columns
+/// cannot hold U+0000 (written `\u0000` in the line), so no store takes an
+/// entry with one in such a key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NulKey {
+    /// `id`.
+    Id,
+    /// `parentId`.
+    Parent,
+    /// The kind (`role`, or `type`).
+    Kind,
+    /// The session name of a `session_info` line.
+    SessionName,
+}
+
+impl NulKey {
+    /// Why an entry with U+0000 in this key is refused.
+    pub(crate) fn reason(self) -> &'static str {
+        match self {
+            NulKey::Id => "its id holds U+0000 (NUL), which no store keeps in a key",
+            NulKey::Parent => "its parentId holds U+0000 (NUL), which no store keeps in a key",
+            NulKey::Kind => "its kind holds U+0000 (NUL), which no store keeps in a key",
+            NulKey::SessionName => {
+                "its session name holds U+0000 (NUL), which no store keeps in a key"
+            }
+        }
+    }
 }
 
 /// Why a line's keys could not all be read. The line is kept all the same.
@@ -71,14 +104,25 @@ impl StoredEntry {
     pub fn from_line(line: impl Into<String>) -> (StoredEntry, Option<LineProblem>) {
         let line = line.into();
         let (keys, problem) = read_keys(&line);
-        let entry = StoredEntry {
+        let mut entry = StoredEntry {
             id: keys.id,
             parent: keys.parent,
             kind: keys.kind,
             timestamp_ms: keys.timestamp_ms,
             name: keys.name,
             line,
+            nul_key: None,
         };
+        let nul_key = [
+            (NulKey::Id, entry.id()),
+            (NulKey::Parent, entry.parent().id().map(MessageId::as_str)),
+            (NulKey::Kind, Some(entry.kind())),
+            (NulKey::SessionName, entry.session_name()),
+        ]
+        .into_iter()
+        .find(|(_, value)| value.is_some_and(|v| v.contains('\0')))
+        .map(|(key, _)| key);
+        entry.nul_key = nul_key;
         (entry, problem)
     }
 
@@ -131,6 +175,12 @@ impl StoredEntry {
     /// The exact line text.
     pub fn line(&self) -> &str {
         &self.line
+    }
+
+    /// The first key a store keeps in a column of its own that holds
+    /// U+0000, if any.
+    pub(crate) fn nul_key(&self) -> Option<NulKey> {
+        self.nul_key
     }
 
     /// The line text, taken out.
@@ -279,6 +329,40 @@ fn timestamp_ms(raw: &RawValue) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_nul_in_a_stored_key_is_refused_with_the_key_named() {
+        let refused = |line: &str| {
+            let (entry, _) = StoredEntry::from_line(line);
+            match crate::store::validate_entries(&[entry]) {
+                Err(crate::store::StoreError::InvalidEntry { reason, .. }) => Some(reason),
+                _ => None,
+            }
+        };
+        assert_eq!(refused(r#"{"role":"user","id":"a","parentId":"b"}"#), None);
+        let id = refused(r#"{"role":"user","id":"a\u0000","parentId":"b\u0000"}"#);
+        assert!(
+            id.is_some_and(|r| r.starts_with("its id holds U+0000")),
+            "{id:?}"
+        );
+        let parent = refused(r#"{"role":"user","id":"a","parentId":"b\u0000"}"#);
+        assert!(
+            parent.is_some_and(|r| r.starts_with("its parentId holds")),
+            "{parent:?}"
+        );
+        let kind = refused(r#"{"role":"us\u0000er","id":"a"}"#);
+        assert!(
+            kind.is_some_and(|r| r.starts_with("its kind holds")),
+            "{kind:?}"
+        );
+        let name = refused(r#"{"type":"session_info","name":"n\u0000"}"#);
+        assert!(
+            name.is_some_and(|r| r.starts_with("its session name holds")),
+            "{name:?}"
+        );
+        // Only a session_info line's name is a session name.
+        assert_eq!(refused(r#"{"role":"user","name":"n\u0000"}"#), None);
+    }
 
     #[test]
     fn keys_are_read_tolerantly() {

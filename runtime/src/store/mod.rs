@@ -406,31 +406,13 @@ pub fn validate_session_id(session: &str) -> Result<(), StoreError> {
 /// session copies from any store to any other).
 pub(crate) fn validate_entries(entries: &[StoredEntry]) -> Result<(), StoreError> {
     for (index, entry) in entries.iter().enumerate() {
-        // A key the stores keep in a column of their own: PostgreSQL's text
-        // columns cannot hold U+0000 (written `\u0000` in the line), so no
-        // store takes it.
-        let nul = [
-            (
-                entry.id(),
-                "its id holds U+0000 (NUL), which no store keeps in a key",
-            ),
-            (
-                entry.parent().id().map(crate::MessageId::as_str),
-                "its parentId holds U+0000 (NUL), which no store keeps in a key",
-            ),
-            (
-                Some(entry.kind()),
-                "its kind holds U+0000 (NUL), which no store keeps in a key",
-            ),
-            (
-                entry.session_name(),
-                "its session name holds U+0000 (NUL), which no store keeps in a key",
-            ),
-        ]
-        .into_iter()
-        .find(|(value, _)| value.is_some_and(|v| v.contains('\0')));
-        if let Some((_, reason)) = nul {
-            return Err(StoreError::InvalidEntry { index, reason });
+        // A key the stores keep in a column of their own (checked when the
+        // entry was read).
+        if let Some(key) = entry.nul_key() {
+            return Err(StoreError::InvalidEntry {
+                index,
+                reason: key.reason(),
+            });
         }
         let line = entry.line();
         // One pass for both (a line is read once per append).
