@@ -111,9 +111,6 @@ pub struct JsonlDir {
     lock_timeout: Duration,
     files: Mutex<HashMap<String, Arc<Mutex<SessionFile>>, foldhash::fast::RandomState>>,
     listing: Mutex<Option<Arc<Listing>>>,
-    /// Where an append puts its lines to write them at once, kept from one
-    /// append to the next (up to [`KEPT_BUFFER`]), whatever the session.
-    buf: Mutex<Vec<u8>>,
 }
 
 /// The session ids of the directory, sorted, as read at one time.
@@ -147,17 +144,14 @@ struct SessionFile {
     /// The ids of its entries, and the ids its entries name as parents (so an
     /// append that would repeat an id or close a cycle is refused).
     tree: TreeIndex,
-    /// Where an append of up to [`SMALL_APPEND`] bytes puts its lines (the
-    /// common append, one entry, takes no lock for it); larger ones use the
-    /// store's buffer, so that a session's memory stays small.
+    /// Where an append puts its lines to write them at once: kept from one
+    /// append to the next up to [`KEPT_BUFFER`] bytes (a few entries), so the
+    /// common append allocates nothing and a session's memory stays small.
     buf: Vec<u8>,
 }
 
-/// The largest buffer a store keeps from one append to the next.
-const KEPT_BUFFER: usize = 64 * 1024;
-
-/// The largest append written from a session file's own buffer.
-const SMALL_APPEND: usize = 4 * 1024;
+/// The largest buffer a session file keeps from one append to the next.
+const KEPT_BUFFER: usize = 4 * 1024;
 
 impl JsonlDir {
     /// The store in `dir`, created if needed.
@@ -198,7 +192,6 @@ impl JsonlDir {
             lock_timeout: DEFAULT_LOCK_TIMEOUT,
             files: Mutex::default(),
             listing: Mutex::default(),
-            buf: Mutex::default(),
         }
     }
 
@@ -286,7 +279,6 @@ impl JsonlDir {
                 durability: self.durability,
                 lock_timeout: self.lock_timeout,
                 dir: &self.dir,
-                buf: &self.buf,
             },
         );
         if let Err(StoreError::NotFound { .. }) = appended {
@@ -607,8 +599,6 @@ struct Settings<'a> {
     lock_timeout: Duration,
     /// The store's directory (where a torn line would be put aside).
     dir: &'a Path,
-    /// The store's buffer (a fresh one when another append holds it).
-    buf: &'a Mutex<Vec<u8>>,
 }
 
 impl SessionFile {
@@ -675,19 +665,7 @@ impl SessionFile {
         expected.check(session, self.leaf.as_deref())?;
         // Checked and recorded in one pass; undone if the write fails.
         self.tree.admit(session, entries)?;
-        let bytes: usize = entries.iter().map(|e| e.line().len() + 1).sum();
-        let written = if bytes <= SMALL_APPEND {
-            write_lines(&self.file, entries, &mut self.buf)
-        } else {
-            let mut kept = settings.buf.try_lock().ok();
-            let mut fresh = Vec::new();
-            write_lines(
-                &self.file,
-                entries,
-                kept.as_deref_mut().unwrap_or(&mut fresh),
-            )
-        };
-        let written = written.and_then(|written| {
+        let written = write_lines(&self.file, entries, &mut self.buf).and_then(|written| {
             if settings.durability == Durability::Disk {
                 self.file.sync_data()?;
             }
