@@ -217,6 +217,18 @@ def bar_generate(root, variant, agentmsg, n):
     return crates
 
 
+def print_ratio_rows(table, modes, rows):
+    """One line per `(name, numerator, denominator)` of `rows`: the median of
+    the rounds' ratios in each mode, with their spread."""
+    print(f"{'':14}" + "".join(f"{mode:>24}" for mode in modes))
+    for name, num, den in rows:
+        cells = []
+        for mode in modes:
+            ratios = [t / p for t, p in zip(table[(mode, num)], table[(mode, den)])]
+            cells.append(f"{statistics.median(ratios):.2f}x ({min(ratios):.2f}..{max(ratios):.2f})")
+        print(f"{name:14}" + "".join(f"{c:>24}" for c in cells))
+
+
 def write_if_changed(path, text):
     if not path.exists() or path.read_text() != text:
         path.write_text(text)
@@ -339,13 +351,7 @@ def run_crates(args, modes, work, agentmsg):
             f"{title}: median of the rounds' ratios of the sums over {args.crates} crates"
             f" ({args.rounds} interleaved rounds; min..max of the rounds)"
         )
-        print(f"{'':14}" + "".join(f"{mode:>24}" for mode in modes))
-        for name, num, den in rows:
-            cells = []
-            for mode in modes:
-                ratios = [t / p for t, p in zip(table[(mode, num)], table[(mode, den)])]
-                cells.append(f"{statistics.median(ratios):.2f}x ({min(ratios):.2f}..{max(ratios):.2f})")
-            print(f"{name:14}" + "".join(f"{c:>24}" for c in cells))
+        print_ratio_rows(table, modes, rows)
         print(
             "plain per crate: "
             + ", ".join(
@@ -558,16 +564,10 @@ def main():
             f"{title}: median ratio to plain serde over {args.rounds} interleaved rounds"
             " (min..max of the rounds' ratios)"
         )
-        print(f"{'':14}" + "".join(f"{mode:>24}" for mode in modes))
         rows = [(v, v, "plain") for v in variants[1:]] + [("derive/bounds", "derive", "bounds")]
         if "before" in variants:
             rows.append(("derive/before", "derive", "before"))
-        for name, num, den in rows:
-            cells = []
-            for mode in modes:
-                ratios = [t / p for t, p in zip(table[(mode, num)], table[(mode, den)])]
-                cells.append(f"{statistics.median(ratios):.2f}x ({min(ratios):.2f}..{max(ratios):.2f})")
-            print(f"{name:14}" + "".join(f"{c:>24}" for c in cells))
+        print_ratio_rows(table, modes, rows)
         print(
             "plain median: "
             + ", ".join(f"{mode} {statistics.median(table[(mode, 'plain')]):.2f}s" for mode in modes)
