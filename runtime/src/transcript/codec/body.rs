@@ -114,10 +114,12 @@ impl<'de> Entries<'_, 'de> {
                     return Ok(None);
                 };
                 *value = Some(held);
+                // A held key that is not text (another format's) reads as a
+                // struct's key does: one rule, `value::key_text`.
                 Ok(Some(match key {
                     Held::Str(key) => Key::Borrowed(key),
                     Held::String(key) => Key::Borrowed(key.as_str()),
-                    other => Key::Owned(key_text(other)?),
+                    other => value::key_text(&mut Give(Some(other.lend::<serde_json::Error>())))?,
                 }))
             }
         }
@@ -216,19 +218,6 @@ shared! {
     Vec<String>, Vec<u64>, Option<Vec<String>>,
     serde_json::Value, Option<serde_json::Value>, Vec<serde_json::Value>,
     serde_json::Map<String, serde_json::Value>,
-}
-
-/// A key that is not a string, as serde_json writes such keys: a number, a
-/// bool or a char as its text.
-#[cold]
-fn key_text(key: &Held<'_>) -> serde_json::Result<String> {
-    match key {
-        Held::U64(n) => Ok(n.to_string()),
-        Held::I64(n) => Ok(n.to_string()),
-        Held::Bool(b) => Ok(b.to_string()),
-        Held::Char(c) => Ok(c.to_string()),
-        _ => Err(de::Error::custom("key must be a string")),
-    }
 }
 
 #[cfg(test)]
@@ -388,7 +377,13 @@ mod tests {
         ]);
         let fields = vec![
             (Held::Str("inner"), inner),
-            (Held::Str("letter"), Held::Some(Box::new(Held::Char('z')))),
+            // A body's keys read as a nested struct's: bytes as their text,
+            // a number as its digits (an unknown field here).
+            (
+                Held::Bytes(b"letter"),
+                Held::Some(Box::new(Held::Char('z'))),
+            ),
+            (Held::U64(7), Held::Unit),
             (Held::Str("unit"), Held::None),
         ];
         let outer = Body::held(&fields).decode::<Outer>().unwrap();

@@ -780,13 +780,26 @@ impl<'de> MapAccess<'de> for LiveFields<'_, 'de> {
 
 /// The next key of a struct's entries, as text; `None` at the end.
 fn field_key<'de>(items: &mut dyn Items<'de>) -> Result<Option<Key<'de>>, Error> {
-    let mut key = KeyText(None);
-    let more = items.next(&mut |source| source.give(Hint::Identifier, &mut key))?;
-    match (more, key.0) {
+    let mut key = None;
+    let more = items.next(&mut |source| {
+        key = Some(key_text(source)?);
+        Ok(())
+    })?;
+    match (more, key) {
         (false, _) => Ok(None),
         (true, Some(key)) => Ok(Some(key)),
         (true, None) => Err(de::Error::custom("the input gave no key")),
     }
+}
+
+/// A struct's key as text, whatever the input gave: a string, borrowed when
+/// it was; a number, a bool or a char as its text (as serde_json writes such
+/// keys); bytes that are UTF-8.
+pub(crate) fn key_text<'de>(source: &mut dyn Source<'de>) -> Result<Key<'de>, Error> {
+    let mut key = KeyText(None);
+    source.give(Hint::Identifier, &mut key)?;
+    key.0
+        .ok_or_else(|| de::Error::custom("the input gave no key"))
 }
 
 /// A struct's key as the input gives it.
