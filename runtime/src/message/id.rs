@@ -35,10 +35,9 @@ macro_rules! id_type {
             /// A fresh UUIDv7 (kept inline).
             #[allow(clippy::new_without_default)]
             pub fn new() -> Self {
-                let mut buf = uuid::Uuid::encode_buffer();
-                Self(IdText::from_str(
-                    uuid::Uuid::now_v7().hyphenated().encode_lower(&mut buf),
-                ))
+                let text = super::uuid_v7::new_text();
+                // Hexadecimal digits and hyphens: ASCII.
+                Self(IdText::from_str(std::str::from_utf8(&text).unwrap_or_default()))
             }
 
             /// The id as a string.

@@ -15,6 +15,7 @@ pub(crate) mod media;
 pub(crate) mod overflow;
 mod role;
 pub(crate) mod usage;
+mod uuid_v7;
 
 pub use content::{
     AssistantContent, AudioContent, BlockKind, Content, DocumentContent, ImageContent,
