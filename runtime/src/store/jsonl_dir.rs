@@ -829,19 +829,59 @@ fn times_ms(metadata: &std::fs::Metadata) -> (i64, i64) {
 /// its newline would spare the copy, but the kernel's copy of many small
 /// slices costs more than that (measured: 100 entries of 0.5 kB per append
 /// took 1.37x a buffered file with `writev`). The number of bytes written.
-fn write_lines(mut file: &File, entries: &[StoredEntry], buf: &mut Vec<u8>) -> io::Result<u64> {
+fn write_lines(file: &File, entries: &[StoredEntry], buf: &mut Vec<u8>) -> io::Result<u64> {
     buf.clear();
     buf.reserve(entries.iter().map(|e| e.line().len() + 1).sum());
     for entry in entries {
         buf.extend_from_slice(entry.line().as_bytes());
         buf.push(b'\n');
     }
-    file.write_all(buf)?;
+    write_all(file, buf)?;
     let written = buf.len() as u64;
     if buf.capacity() > KEPT_BUFFER {
         *buf = Vec::new();
     }
     Ok(written)
+}
+
+/// Writes all of `bytes` at the end of `file` (opened to append), by the
+/// `write` system call itself: the C library's `write` is a thread
+/// cancellation point, which costs two atomic operations around each call
+/// (about 35 ns, an eighth of what an append spends outside the kernel),
+/// and Rust never cancels a thread.
+#[cfg(all(target_os = "linux", any(target_env = "gnu", target_env = "musl")))]
+fn write_all(file: &File, mut bytes: &[u8]) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    while !bytes.is_empty() {
+        // SAFETY: `file` holds the descriptor open for the call, and `bytes`
+        // is valid for reads of `bytes.len()` bytes, all `write` reads.
+        let written = unsafe {
+            libc::syscall(
+                libc::SYS_write,
+                file.as_raw_fd(),
+                bytes.as_ptr(),
+                bytes.len(),
+            )
+        };
+        if written < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        match usize::try_from(written).ok().and_then(|n| bytes.get(n..)) {
+            Some(rest) if written > 0 => bytes = rest,
+            _ => return Err(io::ErrorKind::WriteZero.into()),
+        }
+    }
+    Ok(())
+}
+
+/// Writes all of `bytes` at the end of `file` (opened to append).
+#[cfg(not(all(target_os = "linux", any(target_env = "gnu", target_env = "musl"))))]
+fn write_all(mut file: &File, bytes: &[u8]) -> io::Result<()> {
+    file.write_all(bytes)
 }
 
 /// Keeps `file` open as `session`'s, in place of any kept before.
