@@ -437,6 +437,8 @@ mod tests {
             assert!(index.admit("s", &[line(taken, None)]).is_err());
         }
         // A key that is a prefix of one kept is another key.
-        index.admit("s", &[line(&long('c', 19_999), Some(&c))]).unwrap();
+        index
+            .admit("s", &[line(&long('c', 19_999), Some(&c))])
+            .unwrap();
     }
 }
