@@ -69,6 +69,10 @@ impl Key {
     }
 }
 
+/// Below this many keys a table grows fourfold (see [`TreeIndex::grow_for`]):
+/// at most 16,384 keys' room (256 kB) spent ahead.
+const GROW_FOURFOLD_BELOW: usize = 4096;
+
 /// What [`TreeIndex::admit`] changed, to be undone when the append is not
 /// written after all.
 #[derive(Debug, Clone, Copy)]
@@ -243,13 +247,33 @@ impl TreeIndex {
         Ok(())
     }
 
+    /// Makes room for `more` keys (an append's ids: a chain's parents are
+    /// ids already there, and a table full of other parents grows itself).
+    /// A small table grows fourfold, not twofold: a new session's table
+    /// grows while its first entries come, and each growth moves every key
+    /// (at random, into the new table), which cost a batch of appends more
+    /// than the keys' memory. From [`GROW_FOURFOLD_BELOW`] keys on, it
+    /// doubles.
+    fn grow_for(&mut self, more: usize) {
+        let len = self.table.len();
+        if self.table.capacity() - len >= more {
+            return;
+        }
+        let grow = if len < GROW_FOURFOLD_BELOW {
+            len * 3
+        } else {
+            len
+        };
+        self.table.reserve(more.max(grow), |k| k.hash);
+    }
+
     /// Records `entries`; when `strict`, stops at the first id the table has
     /// (or a parent that names its own entry) and says `false`.
     fn record(&mut self, entries: &[StoredEntry], strict: bool) -> bool {
         self.changes.clear();
         self.mark = self.text.len();
         self.last_before = self.last;
-        self.table.reserve(entries.len(), |k| k.hash);
+        self.grow_for(entries.len());
         for (index, entry) in entries.iter().enumerate() {
             let parent = parent_of(entry);
             if let Some(id) = id_of(entry) {
