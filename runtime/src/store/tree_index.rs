@@ -276,10 +276,12 @@ impl TreeIndex {
         self.grow_for(entries.len());
         for (index, entry) in entries.iter().enumerate() {
             let parent = parent_of(entry);
+            // A chain (each entry the child of the one before, the first of
+            // the leaf) records only its ids: each parent is the last id
+            // recorded before it.
+            let chained = parent.is_some_and(|p| self.is_last(p));
+            let mut own = None;
             if let Some(id) = id_of(entry) {
-                if strict && parent == Some(id) {
-                    return false;
-                }
                 let (hash, at, before) = self.flag(id, ID, strict);
                 match before {
                     None => self.changes.push(Change {
@@ -300,11 +302,10 @@ impl TreeIndex {
                     Some(_) => {}
                 }
                 self.last = Some(at);
+                own = Some(at);
             }
-            // A chain (each entry the child of the one before, the first of
-            // the leaf) records only its ids.
-            if let Some(parent) = parent.filter(|p| !self.is_last(p)) {
-                let (hash, _, before) = self.flag(parent, PARENT, false);
+            if let Some(parent) = parent.filter(|_| !chained) {
+                let (hash, at, before) = self.flag(parent, PARENT, false);
                 let added = before.is_none();
                 if added || before.is_some_and(|flags| flags & PARENT == 0) {
                     self.changes.push(Change {
@@ -313,6 +314,10 @@ impl TreeIndex {
                         parent: true,
                         added,
                     });
+                }
+                // The key the entry's id has just added: it names itself.
+                if strict && own == Some(at) {
+                    return false;
                 }
             }
         }
