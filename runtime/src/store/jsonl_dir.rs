@@ -51,8 +51,7 @@ const MAX_OPEN_FILES: usize = 64;
 /// are also serialized by a mutex. The common append (the file's lock free,
 /// nothing appended by others since, [`Durability::Os`]) is made under the
 /// mutex of the store's open files, which spares the session's own mutex
-/// and its reference count (four atomic operations of the six an append
-/// made): so appends to different sessions of one `JsonlDir` take turns for
+/// and its reference count (three atomic operations, not six): so appends to different sessions of one `JsonlDir` take turns for
 /// the time of their four system calls (about a microsecond and a half);
 /// one that has to wait for the lock, read what others appended or sync
 /// lets the others go meanwhile. A `JsonlDir` keeps the files of up to 64
