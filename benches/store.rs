@@ -21,6 +21,14 @@
 //! runs, which side goes first alternating), e.g. `ratio append/jsonl-dir vs
 //! file-buffered: 3.10x`.
 //!
+//! `AGENTMSG_BENCH_ONLY=append` (or `load`, `list`; several joined by
+//! commas) sets up and measures only those groups, criterion's and the
+//! ratios, and a backend named there (`jsonl-dir`, `sqlite`, `postgres`)
+//! leaves out the others: with `AGENTMSG_BENCH_ONLY=append,jsonl-dir` and a
+//! filter that matches no criterion bench (`--bench zzz`) the run is the
+//! `JsonlDir` append ratios alone, a second or two, for `perf` or `strace`. `AGENTMSG_BENCH_RUNS=N` runs each ratio's
+//! sides N times each (7 by default).
+//!
 //! Run: `cargo bench --bench store --all-features` (see benches/README.md).
 
 use std::fs::OpenOptions;
@@ -38,6 +46,34 @@ const RATIO_RUNS: usize = 7;
 
 fn bench_mode() -> bool {
     std::env::args().any(|a| a == "--bench")
+}
+
+/// The names `AGENTMSG_BENCH_ONLY` lists (none when it is unset).
+fn only() -> Vec<String> {
+    std::env::var("AGENTMSG_BENCH_ONLY")
+        .map(|only| only.split(',').map(|n| n.trim().to_owned()).collect())
+        .unwrap_or_default()
+}
+
+/// Whether `name` (a group, or a backend) is measured: when
+/// `AGENTMSG_BENCH_ONLY` names none of `kind` (the groups, or the backends),
+/// all of them are.
+fn measured(name: &str, kind: &[&str]) -> bool {
+    let only = only();
+    !only.iter().any(|n| kind.contains(&n.as_str())) || only.iter().any(|n| n == name)
+}
+
+const GROUPS: &[&str] = &["append", "load", "list"];
+const BACKENDS: &[&str] = &["jsonl-dir", "sqlite", "postgres"];
+
+/// How many runs of each side a ratio takes (`AGENTMSG_BENCH_RUNS`, odd
+/// numbers keep the median a run's).
+fn ratio_runs() -> usize {
+    std::env::var("AGENTMSG_BENCH_RUNS")
+        .ok()
+        .and_then(|runs| runs.parse().ok())
+        .filter(|&runs| runs > 0)
+        .unwrap_or(RATIO_RUNS)
 }
 
 /// Transcript lines: a user prompt, an assistant turn with a tool call, its
@@ -106,6 +142,7 @@ fn backends() -> Backends {
     } else {
         eprintln!("store bench: AGENTMSG_PG_URL is not set: PostgreSQL is not measured");
     }
+    stores.retain(|(name, _)| measured(name, BACKENDS));
     Backends {
         runtime,
         stores,
@@ -190,6 +227,11 @@ fn append_store(
 fn main() {
     let appends = if bench_mode() { APPENDS } else { 50 };
     let load_entries = if bench_mode() { LOAD_ENTRIES } else { 300 };
+    let (do_append, do_load, do_list) = (
+        measured("append", GROUPS),
+        measured("load", GROUPS),
+        measured("list", GROUPS),
+    );
     let b = backends();
     let append_lines = lines(appends);
     let load_lines = lines(load_entries);
@@ -201,14 +243,16 @@ fn main() {
     };
 
     // The 10,000-entry session in every store, and in a plain file.
-    for (_, store) in &b.stores {
-        append_store(&b, store, "load", &[], 1);
-        b.runtime
-            .block_on(store.append("load", &load_lines, Expect::Any))
-            .unwrap();
-    }
     let load_file = files.path().join("load.jsonl");
-    append_file(&load_file, &load_lines, FileWrite::Buffered);
+    if do_load {
+        for (_, store) in &b.stores {
+            append_store(&b, store, "load", &[], 1);
+            b.runtime
+                .block_on(store.append("load", &load_lines, Expect::Any))
+                .unwrap();
+        }
+        append_file(&load_file, &load_lines, FileWrite::Buffered);
+    }
     let mut read_file = || {
         let file = std::fs::File::open(&load_file).unwrap();
         let read = agentmsg::transcript::read_transcript(BufReader::new(file)).unwrap();
@@ -225,7 +269,7 @@ fn main() {
     };
 
     let mut c = Criterion::default().configure_from_args();
-    {
+    if do_append {
         let mut group = c.benchmark_group("append");
         group.throughput(Throughput::Elements(appends as u64));
         group.sample_size(10);
@@ -263,7 +307,7 @@ fn main() {
         }
         group.finish();
     }
-    {
+    if do_load {
         let mut group = c.benchmark_group("load");
         group.throughput(Throughput::Elements(load_entries as u64));
         group.sample_size(10);
@@ -277,16 +321,19 @@ fn main() {
     // directory and in an SQLite database.
     let sessions = if bench_mode() { 100_000 } else { 2_000 };
     let list_dir = files.path().join("many");
-    std::fs::create_dir(&list_dir).unwrap();
-    for i in 0..sessions {
-        std::fs::File::create(list_dir.join(format!("s{i:06}.jsonl"))).unwrap();
+    let mut listers: Vec<(&str, AnyStore)> = Vec::new();
+    if do_list && measured("jsonl-dir", BACKENDS) {
+        std::fs::create_dir(&list_dir).unwrap();
+        for i in 0..sessions {
+            std::fs::File::create(list_dir.join(format!("s{i:06}.jsonl"))).unwrap();
+        }
+        listers.push((
+            "jsonl-dir",
+            AnyStore::JsonlDir(JsonlDir::open(&list_dir).unwrap()),
+        ));
     }
-    let mut listers: Vec<(&str, AnyStore)> = vec![(
-        "jsonl-dir",
-        AnyStore::JsonlDir(JsonlDir::open(&list_dir).unwrap()),
-    )];
     #[cfg(feature = "sqlite")]
-    {
+    if do_list && measured("sqlite", BACKENDS) {
         let many_db = files.path().join("many.db");
         let sqlite = b
             .runtime
@@ -308,7 +355,9 @@ fn main() {
         listers.push(("sqlite", AnyStore::Sqlite(sqlite)));
     }
     // A directory's listing is kept once it has not changed for 2 s.
-    std::thread::sleep(Duration::from_millis(2_100));
+    if do_list {
+        std::thread::sleep(Duration::from_millis(2_100));
+    }
     let last_after = format!("s{:06}", sessions - 501);
     let list_page = |store: &AnyStore, after: Option<&str>| {
         let page = b
@@ -321,7 +370,7 @@ fn main() {
         assert_eq!(page.sessions.len(), 500);
         black_box(page);
     };
-    {
+    if do_list {
         let mut group = c.benchmark_group("list");
         group.throughput(Throughput::Elements(500));
         group.sample_size(20);
@@ -346,7 +395,8 @@ fn main() {
     let ratio = |name: String, f: &mut dyn FnMut(), baseline: &mut dyn FnMut()| {
         // Which side goes first alternates, so neither always meets a warm
         // or a cold machine.
-        let mut ratios: Vec<f64> = (0..RATIO_RUNS)
+        let runs = ratio_runs();
+        let mut ratios: Vec<f64> = (0..runs)
             .map(|run| {
                 if run % 2 == 0 {
                     let t = time(f);
@@ -358,9 +408,9 @@ fn main() {
             })
             .collect();
         ratios.sort_by(f64::total_cmp);
-        println!("ratio {name}: {:.2}x", ratios[RATIO_RUNS / 2]);
+        println!("ratio {name}: {:.2}x", ratios[runs / 2]);
     };
-    for (name, store) in &b.stores {
+    for (name, store) in b.stores.iter().filter(|_| do_append) {
         for (variant, per_call, baseline, how) in [
             ("", 1, "file-buffered", FileWrite::Buffered),
             ("", 1, "file-write-each", FileWrite::WriteEach),
@@ -392,7 +442,7 @@ fn main() {
             &mut || list_page(store, None),
         );
     }
-    for (name, store) in &b.stores {
+    for (name, store) in b.stores.iter().filter(|_| do_load) {
         ratio(
             format!("load/{name} vs jsonl-reader"),
             &mut || load_store(store),

@@ -44,6 +44,11 @@ pub struct StoredEntry {
     /// found when the keys were read (while they are in the cache), so that
     /// an append does not read each key again to check it.
     nul_key: Option<NulKey>,
+    /// Why no store can keep the line as one line (a newline or a NUL in it,
+    /// or nothing but blanks), found when the keys were read: the line is
+    /// never changed after, so an append (which may send it many times, to
+    /// several stores) does not read it again to check it.
+    unstorable: Option<&'static str>,
 }
 
 /// A key a store keeps in a column of its own. PostgreSQL's text columns
@@ -110,6 +115,7 @@ impl StoredEntry {
             kind: keys.kind,
             timestamp_ms: keys.timestamp_ms,
             name: keys.name,
+            unstorable: unstorable(&line),
             line,
             nul_key: None,
         };
@@ -183,6 +189,12 @@ impl StoredEntry {
         self.nul_key
     }
 
+    /// Why the line cannot be stored as one line (it holds a newline or a
+    /// NUL, or it is blank), if it cannot.
+    pub(crate) fn unstorable(&self) -> Option<&'static str> {
+        self.unstorable
+    }
+
     /// The line text, taken out.
     pub fn into_line(self) -> String {
         self.line
@@ -193,6 +205,22 @@ impl fmt::Display for StoredEntry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.line)
     }
+}
+
+/// Why `line` cannot be stored as one line of a transcript, if it cannot.
+fn unstorable(line: &str) -> Option<&'static str> {
+    // One pass for both.
+    if let Some(at) = memchr::memchr2(b'\n', b'\0', line.as_bytes()) {
+        return Some(if line.as_bytes()[at] == b'\n' {
+            "its line holds a newline"
+        } else {
+            "its line holds a NUL character (JSON text never does)"
+        });
+    }
+    if line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
+        return Some("its line is blank");
+    }
+    None
 }
 
 /// The kind of a line that names the session.

@@ -48,7 +48,13 @@ const MAX_OPEN_FILES: usize = 64;
 /// take the lock shared. So writers in any number of processes never
 /// interleave or tear each other's lines, and a reader never sees half an
 /// append. Within one process, appends to one session through one `JsonlDir`
-/// are also serialized by a mutex. A `JsonlDir` keeps the files of up to 64
+/// are also serialized by a mutex. The common append (the file's lock free,
+/// nothing appended by others since, [`Durability::Os`]) is made under the
+/// mutex of the store's open files, which spares the session's own mutex
+/// and its reference count (three atomic operations, not six): so appends to different sessions of one `JsonlDir` take turns for
+/// the time of their four system calls (about a microsecond and a half);
+/// one that has to wait for the lock, read what others appended or sync
+/// lets the others go meanwhile. A `JsonlDir` keeps the files of up to 64
 /// sessions open between appends (and what it read of them, so an append reads
 /// only what others appended since), each with its directory: the name is
 /// looked up there, so a store directory moved while a session is open keeps
@@ -269,18 +275,25 @@ impl JsonlDir {
     ) -> Result<Appended, StoreError> {
         validate_session_id(session)?;
         validate_entries(entries)?;
+        let settings = Settings {
+            durability: self.durability,
+            lock_timeout: self.lock_timeout,
+            dir: &self.dir,
+        };
+        if self.durability == Durability::Os {
+            let mut files = self.files.lock().unwrap_or_else(PoisonError::into_inner);
+            // Unique: no other append holds the session (they clone the
+            // handle), and none can take it while the map is locked.
+            if let Some(file) = files.get_mut(session).and_then(Arc::get_mut) {
+                let file = file.get_mut().unwrap_or_else(PoisonError::into_inner);
+                if let Some(appended) = file.append_at_once(session, entries, expected, &settings) {
+                    return appended;
+                }
+            }
+        }
         let handle = self.handle(session)?;
         let mut file = handle.lock().unwrap_or_else(PoisonError::into_inner);
-        let appended = file.append(
-            session,
-            entries,
-            expected,
-            Settings {
-                durability: self.durability,
-                lock_timeout: self.lock_timeout,
-                dir: &self.dir,
-            },
-        );
+        let appended = file.append(session, entries, expected, settings);
         if let Err(StoreError::NotFound { .. }) = appended {
             drop(file);
             self.forget(session);
@@ -645,6 +658,33 @@ impl SessionFile {
         }
     }
 
+    /// [`append`](Self::append) when it needs no wait and no read: the
+    /// file's lock is free, its name still names it, and nobody appended
+    /// since the last look. `None` (and nothing done) otherwise.
+    fn append_at_once(
+        &mut self,
+        session: &str,
+        entries: &[StoredEntry],
+        expected: Expect<'_>,
+        settings: &Settings<'_>,
+    ) -> Option<Result<Appended, StoreError>> {
+        match self.file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => return None,
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Some(Err(StoreError::io(&self.path)(e)));
+            }
+        }
+        let appended = match self.identity.len_at(&self.path, &self.stat_path) {
+            Ok(Some(len)) if len == self.scanned => {
+                Some(self.append_locked(len, session, entries, expected, settings))
+            }
+            _ => None,
+        };
+        let _ = self.file.unlock();
+        appended
+    }
+
     /// Forgets what was read of the file (it is read again from the start).
     fn forget_scan(&mut self) {
         self.scanned = 0;
@@ -829,19 +869,59 @@ fn times_ms(metadata: &std::fs::Metadata) -> (i64, i64) {
 /// its newline would spare the copy, but the kernel's copy of many small
 /// slices costs more than that (measured: 100 entries of 0.5 kB per append
 /// took 1.37x a buffered file with `writev`). The number of bytes written.
-fn write_lines(mut file: &File, entries: &[StoredEntry], buf: &mut Vec<u8>) -> io::Result<u64> {
+fn write_lines(file: &File, entries: &[StoredEntry], buf: &mut Vec<u8>) -> io::Result<u64> {
     buf.clear();
     buf.reserve(entries.iter().map(|e| e.line().len() + 1).sum());
     for entry in entries {
         buf.extend_from_slice(entry.line().as_bytes());
         buf.push(b'\n');
     }
-    file.write_all(buf)?;
+    write_all(file, buf)?;
     let written = buf.len() as u64;
     if buf.capacity() > KEPT_BUFFER {
         *buf = Vec::new();
     }
     Ok(written)
+}
+
+/// Writes all of `bytes` at the end of `file` (opened to append), by the
+/// `write` system call itself: the C library's `write` is a thread
+/// cancellation point, which costs two atomic operations around each call
+/// (about 35 ns, an eighth of what an append spends outside the kernel),
+/// and Rust never cancels a thread.
+#[cfg(all(target_os = "linux", any(target_env = "gnu", target_env = "musl")))]
+fn write_all(file: &File, mut bytes: &[u8]) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    while !bytes.is_empty() {
+        // SAFETY: `file` holds the descriptor open for the call, and `bytes`
+        // is valid for reads of `bytes.len()` bytes, all `write` reads.
+        let written = unsafe {
+            libc::syscall(
+                libc::SYS_write,
+                file.as_raw_fd(),
+                bytes.as_ptr(),
+                bytes.len(),
+            )
+        };
+        if written < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        match usize::try_from(written).ok().and_then(|n| bytes.get(n..)) {
+            Some(rest) if written > 0 => bytes = rest,
+            _ => return Err(io::ErrorKind::WriteZero.into()),
+        }
+    }
+    Ok(())
+}
+
+/// Writes all of `bytes` at the end of `file` (opened to append).
+#[cfg(not(all(target_os = "linux", any(target_env = "gnu", target_env = "musl"))))]
+fn write_all(mut file: &File, bytes: &[u8]) -> io::Result<()> {
+    file.write_all(bytes)
 }
 
 /// Keeps `file` open as `session`'s, in place of any kept before.

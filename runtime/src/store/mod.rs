@@ -414,23 +414,10 @@ pub(crate) fn validate_entries(entries: &[StoredEntry]) -> Result<(), StoreError
                 reason: key.reason(),
             });
         }
-        let line = entry.line();
-        // One pass for both (a line is read once per append).
-        if let Some(at) = memchr::memchr2(b'\n', b'\0', line.as_bytes()) {
-            return Err(StoreError::InvalidEntry {
-                index,
-                reason: if line.as_bytes()[at] == b'\n' {
-                    "its line holds a newline"
-                } else {
-                    "its line holds a NUL character (JSON text never does)"
-                },
-            });
-        }
-        if line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
-            return Err(StoreError::InvalidEntry {
-                index,
-                reason: "its line is blank",
-            });
+        // Checked when the entry was made (`StoredEntry::from_line`), so
+        // that an append does not read each line once more.
+        if let Some(reason) = entry.unstorable() {
+            return Err(StoreError::InvalidEntry { index, reason });
         }
     }
     Ok(())

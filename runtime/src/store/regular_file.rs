@@ -6,7 +6,8 @@
 //!
 //! On Unix the file is opened with `O_NOFOLLOW` (a link in the last component
 //! fails the open itself, so there is no window between a check and the open)
-//! and `O_NONBLOCK` (opening a FIFO does not wait for a writer), then checked
+//! and `O_NONBLOCK` (opening a FIFO does not wait for a writer; not needed to
+//! create a file, `O_EXCL`, which opens nothing that is there), then checked
 //! with `fstat` on the descriptor that was opened. Elsewhere the path is
 //! checked with `symlink_metadata` before it is opened.
 
@@ -57,11 +58,18 @@ pub(crate) fn open_with_metadata(
             options.read(true).append(true).create_new(true);
         }
     }
+    // `O_CREAT | O_EXCL` fails when anything at all is at the path (a FIFO,
+    // a link, dangling or not), so what it opens is the regular file it has
+    // just created, which no read or write blocks on: `O_NONBLOCK`, and the
+    // two `fcntl` calls that clear it again, are left out.
+    #[cfg(unix)]
+    let nonblocking = access != Access::CreateNew;
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
         options.mode(0o600);
-        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC);
+        let nonblock = if nonblocking { libc::O_NONBLOCK } else { 0 };
+        options.custom_flags(libc::O_NOFOLLOW | nonblock | libc::O_CLOEXEC);
     }
     #[cfg(not(unix))]
     if let Ok(metadata) = std::fs::symlink_metadata(path) {
@@ -80,7 +88,9 @@ pub(crate) fn open_with_metadata(
         return Err(OpenError::Refused(refused(path, &metadata)));
     }
     #[cfg(unix)]
-    clear_nonblocking(&file).map_err(|e| OpenError::Io(io_error(path, e)))?;
+    if nonblocking {
+        clear_nonblocking(&file).map_err(|e| OpenError::Io(io_error(path, e)))?;
+    }
     Ok((file, metadata))
 }
 

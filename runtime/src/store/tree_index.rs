@@ -2,10 +2,12 @@
 //! append keeps it a tree: the ids of its entries and the ids they name as
 //! parents, in one table.
 //!
-//! An append is checked and recorded in one pass, one probe per id and one per
-//! parent: an entry's id must be new to the table (neither an id nor a parent
-//! named by an entry stored or earlier in the append), and its parent must not
-//! be itself. The keys are kept one after another in one string, so recording
+//! An append is checked and recorded in one pass, one probe per id and at most
+//! one per parent: an entry's id must be new to the table (neither an id nor a
+//! parent named by an entry stored or earlier in the append), and its parent
+//! must not be itself. A parent that is the last id recorded (the entry
+//! before it in the append, or the session's leaf: the common append) needs
+//! no probe. The keys are kept one after another in one buffer, so recording
 //! an entry allocates nothing (amortized). When the pass finds a conflict, what
 //! it recorded is undone and the shared [`check_tree`] (which the SQL stores
 //! use too) says which rule the append breaks, so every backend refuses the
@@ -25,31 +27,37 @@ use super::{check_tree, StoreError, StoredEntry};
 
 /// An entry has the key as its id.
 const ID: u8 = 1;
-/// An entry names the key as its parent.
+/// An entry names the key as its parent. Only asked of a key without [`ID`]
+/// (an id is taken whether or not it is named as a parent too, so
+/// [`check_tree`] never asks), so a key with `ID` may lack it.
 const PARENT: u8 = 2;
 
 /// A key: where it is in [`TreeIndex::text`] (its start, with what entries
-/// make of it, the flags, in the two highest bits) and its length. 16 bytes, so
+/// make of it, the flags, in the two highest bits) and its hash. 16 bytes, so
 /// that a session's table stays small (its memory is most of what a batch of
-/// appends pays beyond the write; growing it hashes the keys again, which
-/// costs less).
+/// appends pays beyond the write), and growing the table moves the keys
+/// without reading their text to hash them again.
 #[derive(Debug, Clone, Copy)]
 struct Key {
     at: u64,
-    len: u64,
+    hash: u64,
 }
 
-/// Where the flags are in [`Key::at`] (a string is never 2^62 bytes long).
+/// Where the flags are in [`Key::at`] (a buffer is never 2^62 bytes long).
 const FLAGS_SHIFT: u32 = 62;
 const START: u64 = (1 << FLAGS_SHIFT) - 1;
 
 impl Key {
-    fn new(start: usize, len: usize, flags: u8) -> Key {
-        // usize is at most 64 bits wide: the casts lose nothing.
+    fn new(start: usize, hash: u64, flags: u8) -> Key {
+        // usize is at most 64 bits wide: the cast loses nothing.
         Key {
             at: (start as u64 & START) | (u64::from(flags) << FLAGS_SHIFT),
-            len: len as u64,
+            hash,
         }
+    }
+
+    fn start(&self) -> u64 {
+        self.at & START
     }
 
     fn flags(&self) -> u8 {
@@ -61,6 +69,10 @@ impl Key {
     }
 }
 
+/// Below this many keys a table grows fourfold (see [`TreeIndex::grow_for`]):
+/// at most 16,384 keys' room (256 kB) spent ahead.
+const GROW_FOURFOLD_BELOW: usize = 4096;
+
 /// What [`TreeIndex::admit`] changed, to be undone when the append is not
 /// written after all.
 #[derive(Debug, Clone, Copy)]
@@ -70,21 +82,26 @@ struct Change {
     index: usize,
     /// The key is the entry's parent (else its id).
     parent: bool,
-    /// The key was added (else only its `PARENT` flag).
+    /// The key was added (else only its flag).
     added: bool,
 }
 
 /// The ids of a session's entries and the ids they name as parents.
 #[derive(Default)]
 pub(super) struct TreeIndex {
-    /// Every key, one after another.
-    text: String,
+    /// Every key, one after another, each after its length (LEB128: one
+    /// byte for a key shorter than 128 bytes).
+    text: Vec<u8>,
     table: HashTable<Key>,
     hasher: foldhash::fast::RandomState,
-    /// What the last [`admit`](Self::admit) changed, and where `text` ended
-    /// before it.
+    /// Where the last id recorded starts in `text`: a key with the [`ID`]
+    /// flag, so a parent that names it needs no probe.
+    last: Option<u64>,
+    /// What the last [`admit`](Self::admit) changed, where `text` ended and
+    /// what `last` was before it.
     changes: Vec<Change>,
     mark: usize,
+    last_before: Option<u64>,
 }
 
 impl std::fmt::Debug for TreeIndex {
@@ -95,12 +112,43 @@ impl std::fmt::Debug for TreeIndex {
     }
 }
 
-fn key_of<'a>(text: &'a str, key: &Key) -> &'a [u8] {
-    // Both were usizes (`Key::new`).
-    let start = (key.at & START) as usize;
-    text.as_bytes()
-        .get(start..start.saturating_add(key.len as usize))
-        .unwrap_or_default()
+/// The key that starts at `start` in `text` (empty if none does, which
+/// cannot happen: every start was recorded with its key).
+fn key_at(text: &[u8], start: u64) -> &[u8] {
+    let rest = usize::try_from(start)
+        .ok()
+        .and_then(|start| text.get(start..))
+        .unwrap_or_default();
+    // The length, LEB128 (seven bits a byte, the last byte's high bit clear).
+    let mut len = 0usize;
+    for (i, &byte) in rest.iter().enumerate() {
+        let Some(bits) = usize::from(byte & 0x7f).checked_shl(7 * i as u32) else {
+            break;
+        };
+        len |= bits;
+        if byte & 0x80 == 0 {
+            return rest
+                .get(i + 1..)
+                .and_then(|key| key.get(..len))
+                .unwrap_or_default();
+        }
+    }
+    &[]
+}
+
+fn key_of<'a>(text: &'a [u8], key: &Key) -> &'a [u8] {
+    key_at(text, key.start())
+}
+
+/// Appends `key` to `text`, after its length (see [`key_at`]).
+fn push_key(text: &mut Vec<u8>, key: &[u8]) {
+    let mut len = key.len();
+    while len >= 0x80 {
+        text.push((len & 0x7f) as u8 | 0x80);
+        len >>= 7;
+    }
+    text.push(len as u8);
+    text.extend_from_slice(key);
 }
 
 fn id_of(entry: &StoredEntry) -> Option<&str> {
@@ -118,41 +166,52 @@ impl TreeIndex {
         self.table.clear();
         self.changes.clear();
         self.mark = 0;
+        self.last = None;
+        self.last_before = None;
     }
 
     /// Notes a stored entry (one read from the file: never refused).
     pub(super) fn note(&mut self, entry: &StoredEntry) {
         if let Some(id) = id_of(entry) {
-            self.flag(id, ID, false);
+            let (_, at, _) = self.flag(id, ID, false);
+            self.last = Some(at);
         }
-        if let Some(parent) = parent_of(entry) {
+        if let Some(parent) = parent_of(entry).filter(|p| !self.is_last(p)) {
             self.flag(parent, PARENT, false);
         }
     }
 
+    /// Whether `key` is the last id recorded.
+    fn is_last(&self, key: &str) -> bool {
+        self.last
+            .is_some_and(|at| key_at(&self.text, at) == key.as_bytes())
+    }
+
     /// Sets `flag` on `key`, added when missing (`None`), or leaves a key
-    /// found as it is when `only_new`; with the key's hash and its flags as
-    /// they were.
-    fn flag(&mut self, key: &str, flag: u8, only_new: bool) -> (u64, Option<u8>) {
+    /// found as it is when `only_new`; with the key's hash, where it starts,
+    /// and its flags as they were.
+    fn flag(&mut self, key: &str, flag: u8, only_new: bool) -> (u64, u64, Option<u8>) {
         let hash = self.hasher.hash_one(key.as_bytes());
         let text = &self.text;
-        let hasher = &self.hasher;
+        // The whole hash is compared first: the text of a key is read only
+        // when it is almost surely the one looked for.
         match self.table.entry(
             hash,
-            |k| key_of(text, k) == key.as_bytes(),
-            |k| hasher.hash_one(key_of(text, k)),
+            |k| k.hash == hash && key_of(text, k) == key.as_bytes(),
+            |k| k.hash,
         ) {
             Entry::Occupied(mut at) => {
                 let before = at.get().flags();
                 if !only_new {
                     at.get_mut().set_flags(before | flag);
                 }
-                (hash, Some(before))
+                (hash, at.get().start(), Some(before))
             }
             Entry::Vacant(at) => {
-                at.insert(Key::new(self.text.len(), key.len(), flag));
-                self.text.push_str(key);
-                (hash, None)
+                let start = self.text.len();
+                at.insert(Key::new(start, hash, flag));
+                push_key(&mut self.text, key.as_bytes());
+                (hash, start as u64, None)
             }
         }
     }
@@ -160,7 +219,9 @@ impl TreeIndex {
     fn has(&self, key: &str, flag: u8) -> bool {
         let hash = self.hasher.hash_one(key.as_bytes());
         self.table
-            .find(hash, |k| key_of(&self.text, k) == key.as_bytes())
+            .find(hash, |k| {
+                k.hash == hash && key_of(&self.text, k) == key.as_bytes()
+            })
             .is_some_and(|k| k.flags() & flag != 0)
     }
 
@@ -186,57 +247,65 @@ impl TreeIndex {
         Ok(())
     }
 
+    /// Makes room for `more` keys (an append's ids: a chain's parents are
+    /// ids already there, and a table full of other parents grows itself).
+    /// A small table grows fourfold, not twofold: a new session's table
+    /// grows while its first entries come, and each growth moves every key
+    /// (at random, into the new table), which cost a batch of appends more
+    /// than the keys' memory. From [`GROW_FOURFOLD_BELOW`] keys on, it
+    /// doubles.
+    fn grow_for(&mut self, more: usize) {
+        let len = self.table.len();
+        if self.table.capacity() - len >= more {
+            return;
+        }
+        let grow = if len < GROW_FOURFOLD_BELOW {
+            len * 3
+        } else {
+            len
+        };
+        self.table.reserve(more.max(grow), |k| k.hash);
+    }
+
     /// Records `entries`; when `strict`, stops at the first id the table has
     /// (or a parent that names its own entry) and says `false`.
     fn record(&mut self, entries: &[StoredEntry], strict: bool) -> bool {
         self.changes.clear();
         self.mark = self.text.len();
-        let (text, hasher) = (&self.text, &self.hasher);
-        self.table
-            .reserve(entries.len(), |k| hasher.hash_one(key_of(text, k)));
-        // The id just added when the next entry names it as its parent (a
-        // chain, the common append): it was added with both flags, and the
-        // next entry's parent needs no probe of its own.
-        let mut named_by_next: Option<&str> = None;
+        self.last_before = self.last;
+        self.grow_for(entries.len());
         for (index, entry) in entries.iter().enumerate() {
             let parent = parent_of(entry);
-            let flagged = named_by_next.take();
+            // A chain (each entry the child of the one before, the first of
+            // the leaf) records only its ids: each parent is the last id
+            // recorded before it.
+            let chained = parent.is_some_and(|p| self.is_last(p));
+            let mut own = None;
             if let Some(id) = id_of(entry) {
-                if strict && parent == Some(id) {
-                    return false;
-                }
-                let next = entries.get(index + 1).and_then(parent_of);
-                let flags = if next == Some(id) { ID | PARENT } else { ID };
-                let (hash, before) = self.flag(id, flags, strict);
+                let (hash, at, before) = self.flag(id, ID, strict);
                 match before {
-                    None => {
-                        named_by_next = (flags & PARENT != 0).then_some(id);
-                        self.changes.push(Change {
-                            hash,
-                            index,
-                            parent: false,
-                            added: true,
-                        });
-                    }
+                    None => self.changes.push(Change {
+                        hash,
+                        index,
+                        parent: false,
+                        added: true,
+                    }),
                     Some(_) if strict => return false,
                     // Not strict: `check_tree` let it through; what to undo
-                    // is a flag (an entry's id was a parent only).
-                    Some(before) => {
-                        for (flag, parent) in [(ID, false), (PARENT, true)] {
-                            if flags & flag != 0 && before & flag == 0 {
-                                self.changes.push(Change {
-                                    hash,
-                                    index: index + usize::from(parent),
-                                    parent,
-                                    added: false,
-                                });
-                            }
-                        }
-                    }
+                    // is a flag (the key was a parent only).
+                    Some(before) if before & ID == 0 => self.changes.push(Change {
+                        hash,
+                        index,
+                        parent: false,
+                        added: false,
+                    }),
+                    Some(_) => {}
                 }
+                self.last = Some(at);
+                own = Some(at);
             }
-            if let Some(parent) = parent.filter(|&p| flagged != Some(p)) {
-                let (hash, before) = self.flag(parent, PARENT, false);
+            if let Some(parent) = parent.filter(|_| !chained) {
+                let (hash, at, before) = self.flag(parent, PARENT, false);
                 let added = before.is_none();
                 if added || before.is_some_and(|flags| flags & PARENT == 0) {
                     self.changes.push(Change {
@@ -245,6 +314,10 @@ impl TreeIndex {
                         parent: true,
                         added,
                     });
+                }
+                // The key the entry's id has just added: it names itself.
+                if strict && own == Some(at) {
+                    return false;
                 }
             }
         }
@@ -264,10 +337,9 @@ impl TreeIndex {
             };
             let Some(key) = key else { continue };
             let text = &self.text;
-            let Ok(at) = self
-                .table
-                .find_entry(change.hash, |k| key_of(text, k) == key.as_bytes())
-            else {
+            let Ok(at) = self.table.find_entry(change.hash, |k| {
+                k.hash == change.hash && key_of(text, k) == key.as_bytes()
+            }) else {
                 continue;
             };
             if change.added {
@@ -279,6 +351,7 @@ impl TreeIndex {
             }
         }
         self.text.truncate(self.mark);
+        self.last = self.last_before;
     }
 }
 
@@ -297,12 +370,16 @@ mod tests {
         .0
     }
 
-    /// The keys and their flags, sorted.
+    /// The keys and their flags, sorted (a key with `ID` as `ID`: whether
+    /// it is a parent too is never asked).
     fn keys(index: &TreeIndex) -> Vec<(Vec<u8>, u8)> {
         let mut keys: Vec<_> = index
             .table
             .iter()
-            .map(|k| (key_of(&index.text, k).to_vec(), k.flags()))
+            .map(|k| {
+                let flags = if k.flags() & ID != 0 { ID } else { k.flags() };
+                (key_of(&index.text, k).to_vec(), flags)
+            })
             .collect();
         keys.sort();
         keys
@@ -365,5 +442,32 @@ mod tests {
             "{e}"
         );
         index.admit("s", &[entry(Some(6), Some(5))]).unwrap();
+    }
+
+    /// Keys of 128 bytes and more keep their length in more than one byte.
+    #[test]
+    fn long_keys_are_kept_whole() {
+        let long = |c: char, n: usize| c.to_string().repeat(n);
+        let line = |id: &str, parent: Option<&str>| {
+            let parent = parent.map_or("null".to_owned(), |p| format!("\"{p}\""));
+            StoredEntry::from_line(format!(
+                r#"{{"role":"notice","text":"t","id":"{id}","parentId":{parent}}}"#
+            ))
+            .0
+        };
+        let (a, b, c) = (long('a', 127), long('b', 128), long('c', 20_000));
+        let mut index = TreeIndex::default();
+        let chain = [line(&a, None), line(&b, Some(&a)), line(&c, Some(&b))];
+        index.admit("s", &chain).unwrap();
+        let keys: Vec<Vec<u8>> = keys(&index).into_iter().map(|(k, _)| k).collect();
+        let expected: Vec<Vec<u8>> = [&a, &b, &c].map(|k| k.as_bytes().to_vec()).into();
+        assert_eq!(keys, expected);
+        for taken in [&a, &b, &c] {
+            assert!(index.admit("s", &[line(taken, None)]).is_err());
+        }
+        // A key that is a prefix of one kept is another key.
+        index
+            .admit("s", &[line(&long('c', 19_999), Some(&c))])
+            .unwrap();
     }
 }
