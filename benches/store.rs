@@ -26,8 +26,9 @@
 //! ratios, and a backend named there (`jsonl-dir`, `sqlite`, `postgres`)
 //! leaves out the others: with `AGENTMSG_BENCH_ONLY=append,jsonl-dir` and a
 //! filter that matches no criterion bench (`--bench zzz`) the run is the
-//! `JsonlDir` append ratios alone, a second or two, for `perf` or `strace`. `AGENTMSG_BENCH_RUNS=N` runs each ratio's
-//! sides N times each (7 by default).
+//! `JsonlDir` append ratios alone, a second or two, for `perf` or `strace`.
+//! `AGENTMSG_BENCH_RUNS=N` runs each ratio's sides N times each (7 by
+//! default). `benches/pi_append.sh` sets pi's own appends beside these.
 //!
 //! Run: `cargo bench --bench store --all-features` (see benches/README.md).
 

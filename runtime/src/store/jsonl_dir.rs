@@ -48,13 +48,8 @@ const MAX_OPEN_FILES: usize = 64;
 /// take the lock shared. So writers in any number of processes never
 /// interleave or tear each other's lines, and a reader never sees half an
 /// append. Within one process, appends to one session through one `JsonlDir`
-/// are also serialized by a mutex. The common append (the file's lock free,
-/// nothing appended by others since, [`Durability::Os`]) is made under the
-/// mutex of the store's open files, which spares the session's own mutex
-/// and its reference count (three atomic operations, not six): so appends to different sessions of one `JsonlDir` take turns for
-/// the time of their four system calls (about a microsecond and a half);
-/// one that has to wait for the lock, read what others appended or sync
-/// lets the others go meanwhile. A `JsonlDir` keeps the files of up to 64
+/// are also serialized by a mutex; appends to different sessions do not wait
+/// for each other. A `JsonlDir` keeps the files of up to 64
 /// sessions open between appends (and what it read of them, so an append reads
 /// only what others appended since), each with its directory: the name is
 /// looked up there, so a store directory moved while a session is open keeps
@@ -280,17 +275,6 @@ impl JsonlDir {
             lock_timeout: self.lock_timeout,
             dir: &self.dir,
         };
-        if self.durability == Durability::Os {
-            let mut files = self.files.lock().unwrap_or_else(PoisonError::into_inner);
-            // Unique: no other append holds the session (they clone the
-            // handle), and none can take it while the map is locked.
-            if let Some(file) = files.get_mut(session).and_then(Arc::get_mut) {
-                let file = file.get_mut().unwrap_or_else(PoisonError::into_inner);
-                if let Some(appended) = file.append_at_once(session, entries, expected, &settings) {
-                    return appended;
-                }
-            }
-        }
         let handle = self.handle(session)?;
         let mut file = handle.lock().unwrap_or_else(PoisonError::into_inner);
         let appended = file.append(session, entries, expected, settings);
@@ -656,33 +640,6 @@ impl SessionFile {
             self.file = file;
             self.forget_scan();
         }
-    }
-
-    /// [`append`](Self::append) when it needs no wait and no read: the
-    /// file's lock is free, its name still names it, and nobody appended
-    /// since the last look. `None` (and nothing done) otherwise.
-    fn append_at_once(
-        &mut self,
-        session: &str,
-        entries: &[StoredEntry],
-        expected: Expect<'_>,
-        settings: &Settings<'_>,
-    ) -> Option<Result<Appended, StoreError>> {
-        match self.file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => return None,
-            Err(std::fs::TryLockError::Error(e)) => {
-                return Some(Err(StoreError::io(&self.path)(e)));
-            }
-        }
-        let appended = match self.identity.len_at(&self.path, &self.stat_path) {
-            Ok(Some(len)) if len == self.scanned => {
-                Some(self.append_locked(len, session, entries, expected, settings))
-            }
-            _ => None,
-        };
-        let _ = self.file.unlock();
-        appended
     }
 
     /// Forgets what was read of the file (it is read again from the start).
