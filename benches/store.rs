@@ -210,6 +210,46 @@ fn append_file(path: &Path, lines: &[StoredEntry], how: FileWrite) {
     out.flush().unwrap();
 }
 
+/// The system calls a one-entry `JsonlDir` append makes, for each line, on a
+/// file opened once: lock, look up the name in the directory (type, inode,
+/// size), write the line and its newline, unlock.
+#[cfg(target_os = "linux")]
+fn append_floor(path: &Path, lines: &[StoredEntry]) {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = std::fs::File::open(path.parent().unwrap()).unwrap();
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)
+        .unwrap();
+    let name = std::ffi::CString::new(path.file_name().unwrap().as_encoded_bytes()).unwrap();
+    let mut line = Vec::new();
+    for entry in lines {
+        line.clear();
+        line.extend_from_slice(entry.line().as_bytes());
+        line.push(b'\n');
+        // SAFETY: the descriptors are open for the calls, `name` is a C
+        // string, `stat` is a `statx` to fill, and `line` is valid for reads
+        // of its length.
+        unsafe {
+            assert_eq!(libc::flock(file.as_raw_fd(), libc::LOCK_EX), 0);
+            let mut stat: libc::statx = std::mem::zeroed();
+            let mask = libc::STATX_TYPE | libc::STATX_INO | libc::STATX_SIZE;
+            let flags = libc::AT_SYMLINK_NOFOLLOW;
+            assert_eq!(
+                libc::statx(dir.as_raw_fd(), name.as_ptr(), flags, mask, &mut stat),
+                0
+            );
+            let written =
+                libc::syscall(libc::SYS_write, file.as_raw_fd(), line.as_ptr(), line.len());
+            assert_eq!(written, line.len() as libc::c_long);
+            assert_eq!(libc::flock(file.as_raw_fd(), libc::LOCK_UN), 0);
+        }
+    }
+}
+
 fn append_store(
     b: &Backends,
     store: &AnyStore,
@@ -435,6 +475,26 @@ fn main() {
                 },
             );
         }
+    }
+    // The floor of a one-entry `JsonlDir` append: its four system calls on a
+    // file kept open (`flock`, `statx` of the name in its directory, `write`,
+    // unlock), and none of the store's own work.
+    #[cfg(target_os = "linux")]
+    if do_append && measured("jsonl-dir", BACKENDS) {
+        let scratch_files = std::cell::RefCell::new(Vec::new());
+        ratio(
+            "append/floor (flock, statx, write, unlock: no store) vs file-open-each".to_owned(),
+            &mut || {
+                let file = Scratch(files.path().join(format!("{}.jsonl", next())));
+                append_floor(&file.0, &append_lines);
+                scratch_files.borrow_mut().push(file);
+            },
+            &mut || {
+                let file = Scratch(files.path().join(format!("{}.jsonl", next())));
+                append_file(&file.0, &append_lines, FileWrite::OpenEach);
+                scratch_files.borrow_mut().push(file);
+            },
+        );
     }
     for (name, store) in &listers {
         ratio(
