@@ -18,13 +18,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 rounds="${1:-3}"
-target_dir="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
-pi_node="${AGENTMSG_PI_NODE:-$target_dir/pi-node}"
-if [[ ! -f "$pi_node/node_modules/@mariozechner/pi-coding-agent/package.json" ]]; then
-    mkdir -p "$pi_node"
-    npm install --prefix "$pi_node" --no-audit --no-fund --loglevel=error --ignore-scripts \
-        @mariozechner/pi-coding-agent@0.73.1
-fi
+source benches/pi_node.sh
 bench="$(cargo bench --bench store --all-features --no-run --message-format=json 2>/dev/null |
     python3 -c 'import json,sys
 for line in sys.stdin:
