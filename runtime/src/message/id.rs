@@ -35,9 +35,11 @@ macro_rules! id_type {
             /// A fresh UUIDv7 (kept inline).
             #[allow(clippy::new_without_default)]
             pub fn new() -> Self {
-                let text = super::uuid_v7::new_text();
-                // Hexadecimal digits and hyphens: ASCII.
-                Self(IdText::from_str(std::str::from_utf8(&text).unwrap_or_default()))
+                use std::fmt::Write as _;
+                let mut text = IdText::new();
+                // 36 bytes, kept inline: writing to it cannot fail.
+                let _ = write!(text, "{}", super::uuid_v7::new());
+                Self(text)
             }
 
             /// The id as a string.

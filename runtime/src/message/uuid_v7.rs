@@ -16,15 +16,36 @@
 //! [`MessageId::new`]: super::MessageId::new
 //! [`TurnId::new`]: super::TurnId::new
 
+use std::fmt;
 use std::sync::{Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The 74 bits that are random in a fresh id and count within a millisecond.
 const COUNTING_BITS: u32 = 74;
 
-/// A fresh UUIDv7 as 36 characters, e.g. `019ab5c2-7e31-7d4a-9f3e-2c5b8e1a0d47`.
-pub(crate) fn new_text() -> [u8; 36] {
-    hyphenated(next(&LAST, now_ms(), random_bits()))
+/// A UUID, written (`Display`) as 36 characters in groups of 8-4-4-4-12
+/// lowercase hexadecimal digits, e.g. `019ab5c2-7e31-7d4a-9f3e-2c5b8e1a0d47`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Uuid(u128);
+
+impl fmt::Display for Uuid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let id = self.0;
+        write!(
+            f,
+            "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+            id >> 96,
+            (id >> 80) & 0xFFFF,
+            (id >> 64) & 0xFFFF,
+            (id >> 48) & 0xFFFF,
+            id & 0xFFFF_FFFF_FFFF
+        )
+    }
+}
+
+/// A fresh UUIDv7.
+pub(crate) fn new() -> Uuid {
+    Uuid(next(&LAST, now_ms(), random_bits()))
 }
 
 /// The last id made in this process, which the next one must sort after.
@@ -83,27 +104,12 @@ fn random_bits() -> u128 {
     u128::from_le_bytes(bytes) & ((1 << COUNTING_BITS) - 1)
 }
 
-/// `id` as lowercase hexadecimal in groups of 8-4-4-4-12.
-fn hyphenated(id: u128) -> [u8; 36] {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut out = [b'-'; 36];
-    let mut digit = 0;
-    for (i, slot) in out.iter_mut().enumerate() {
-        if matches!(i, 8 | 13 | 18 | 23) {
-            continue;
-        }
-        *slot = HEX[(id >> (124 - 4 * digit)) as usize & 0xF];
-        digit += 1;
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn text(id: u128) -> String {
-        String::from_utf8(hyphenated(id).to_vec()).unwrap()
+        Uuid(id).to_string()
     }
 
     #[test]
@@ -115,8 +121,7 @@ mod tests {
 
     #[test]
     fn a_fresh_id_reads_back_as_a_version_7_uuid() {
-        let id = new_text();
-        let id = std::str::from_utf8(&id).unwrap();
+        let id = new().to_string();
         let groups: Vec<&str> = id.split('-').collect();
         assert_eq!(
             groups.iter().map(|g| g.len()).collect::<Vec<_>>(),
@@ -168,9 +173,9 @@ mod tests {
 
     #[test]
     fn many_ids_from_many_threads_are_distinct() {
-        let ids: Vec<[u8; 36]> = std::thread::scope(|s| {
+        let ids: Vec<Uuid> = std::thread::scope(|s| {
             let workers: Vec<_> = (0..4)
-                .map(|_| s.spawn(|| (0..2_000).map(|_| new_text()).collect::<Vec<_>>()))
+                .map(|_| s.spawn(|| (0..2_000).map(|_| new()).collect::<Vec<_>>()))
                 .collect();
             workers
                 .into_iter()
