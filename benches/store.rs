@@ -9,7 +9,9 @@
 //!   append that is on its way to the disk when it returns can cost), and
 //!   `file-open-each` (open the file for appending, write the line, close it:
 //!   what pi does for every entry with `appendFileSync`); 100 entries per
-//!   call (`-batch100`) too, against `file-buffered`;
+//!   call (`-batch100`) too, against `file-buffered`; and, for the ratios,
+//!   the same `JsonlDir` appends by a store that keeps no lock between them
+//!   (`jsonl-dir-unkept`, `keep_lock(Duration::ZERO)`);
 //! - `load`: a 10,000-entry session loaded whole, per backend, against
 //!   `JsonlReader` reading (and decoding) the same lines from a file;
 //! - `list`: a page of 500 sessions of a `JsonlDir` and an SQLite store
@@ -451,7 +453,14 @@ fn main() {
         ratios.sort_by(f64::total_cmp);
         println!("ratio {name}: {:.2}x", ratios[runs / 2]);
     };
-    for (name, store) in b.stores.iter().filter(|_| do_append) {
+    // What keeping a session file's lock through a burst is worth: the same
+    // appends by a `JsonlDir` that unlocks at the end of each.
+    let unkept = (do_append && measured("jsonl-dir", BACKENDS)).then(|| {
+        let store = JsonlDir::open(files.path().join("unkept")).unwrap();
+        ("jsonl-dir-unkept", AnyStore::JsonlDir(store.keep_lock(Duration::ZERO)))
+    });
+    let appended = b.stores.iter().chain(&unkept).filter(|_| do_append);
+    for (name, store) in appended {
         for (variant, per_call, baseline, how) in [
             ("", 1, "file-buffered", FileWrite::Buffered),
             ("", 1, "file-write-each", FileWrite::WriteEach),

@@ -11,6 +11,7 @@ mod store_fixture;
 mod attacks;
 mod between_appends;
 mod concurrency;
+mod kept_lock;
 mod session;
 mod suite;
 

@@ -6,9 +6,10 @@
 //! another link keeps the old one) or renamed away is never written to, and
 //! the path is opened again. The same call gives the file's length, which says
 //! whether other writers appended since this one last looked. So an append
-//! makes four system calls: `flock`, `statx`, `write`, `flock` (unlock). None
-//! can go: the lock makes the read-check-write atomic across processes, and
-//! this check is the only one that sees a rename.
+//! makes four system calls: `flock`, `statx`, `write`, `flock` (unlock), and
+//! two (`statx`, `write`) when the lock was kept from the last append of a
+//! burst (see `lock_hold`). The check never goes: it is the only one that sees
+//! a rename, and a program that appends without the lock.
 //!
 //! What the check costs decides whether an append beats `open`, `write`,
 //! `close` (pi's `appendFileSync`), and two things make it cheap on Linux:
@@ -32,9 +33,10 @@
 //! `statx` of the descriptor (no name to copy and look up) costs a little
 //! less and sees a deletion or a replacement (no link left), but not a rename
 //! away nor a replacement while another link keeps the file; timestamps would
-//! tell, at the cost above. Holding the lock from one append to the next would
-//! need no check at all, but would hold back other writers (and readers) while
-//! this one does nothing, and starve them while it appends often.
+//! tell, at the cost above. Holding the lock from one append to the next
+//! saves the lock and unlock but not this check (a rename takes no lock); it
+//! is kept only for a bounded time (`lock_hold`), so other writers and readers
+//! are held back at most a few milliseconds.
 //!
 //! Elsewhere (other systems, or where `statx` is refused) the check is an
 //! `lstat` of the whole path.

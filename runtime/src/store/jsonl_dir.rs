@@ -4,11 +4,12 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, SystemTime};
 
 use super::file_lock::{self, Locked};
 use super::identity::{Identity, StatPath};
+use super::lock_hold::{self, Kept, KeptLock};
 use super::regular_file::{self, Access, OpenError};
 use super::tree_index::TreeIndex;
 use super::{
@@ -29,6 +30,10 @@ const LISTING_SETTLED: Duration = Duration::from_secs(2);
 /// The UTF-8 byte-order mark, which an editor may put before a file's first line.
 use crate::lines::BOM;
 
+/// How long a [`JsonlDir`] keeps a session file's lock after an append, by
+/// default, for the next append of a burst.
+pub const DEFAULT_KEEP_LOCK: Duration = Duration::from_micros(500);
+
 /// How many session files a [`JsonlDir`] keeps open between appends.
 const MAX_OPEN_FILES: usize = 64;
 
@@ -43,9 +48,15 @@ const MAX_OPEN_FILES: usize = 64;
 /// no lock crate is needed), checks that the file's name still names the file
 /// it holds open (a deleted, replaced or renamed session is not written to),
 /// reads what other writers appended since its last look to know the leaf,
-/// checks the leaf the append expects, writes all of the append's lines in one
-/// `write`, and unlocks: four system calls when nobody else appended. Loads
-/// take the lock shared. So writers in any number of processes never
+/// checks the leaf the append expects, and writes all of the append's lines in
+/// one `write`. It then keeps the lock for the next append, which only checks
+/// the name and length and writes: two system calls while appends come in a
+/// burst. The lock is given back when no append came for about half a
+/// millisecond ([`keep_lock`](Self::keep_lock)), and in turns while appends
+/// go on (kept at most four times that in a row, then not kept for as long), by a thread
+/// the store starts with the first lock it keeps; this store's own loads,
+/// listings and deletes give it back first, so only other stores and
+/// processes wait for it. Loads take the lock shared. So writers in any number of processes never
 /// interleave or tear each other's lines, and a reader never sees half an
 /// append. Within one process, appends to one session through one `JsonlDir`
 /// are also serialized by a mutex; appends to different sessions do not wait
@@ -94,7 +105,8 @@ const MAX_OPEN_FILES: usize = 64;
 /// # Blocking
 ///
 /// The futures do their file I/O when polled, without yielding: local-file
-/// reads and writes of a few lines, under a lock held only for one write. A
+/// reads and writes of a few lines, under a lock held for one write or a
+/// burst of them (see above). A
 /// session's file is read whole by `load` and `open`, and by `list` for the
 /// sessions of the page. A lock another process holds is waited for up to
 /// [`lock_timeout`](Self::lock_timeout) (10 s by default), then the call fails
@@ -110,6 +122,7 @@ pub struct JsonlDir {
     dir: PathBuf,
     durability: Durability,
     lock_timeout: Duration,
+    keep_lock: Duration,
     files: Mutex<HashMap<String, Arc<Mutex<SessionFile>>, foldhash::fast::RandomState>>,
     listing: Mutex<Option<Arc<Listing>>>,
 }
@@ -149,6 +162,18 @@ struct SessionFile {
     /// append to the next up to [`KEPT_BUFFER`] bytes (a few entries), so the
     /// common append allocates nothing and a session's memory stays small.
     buf: Vec<u8>,
+    /// The lock kept from the last append, if it was (see `lock_hold`).
+    kept: Kept,
+}
+
+impl KeptLock for SessionFile {
+    fn kept(&mut self) -> &mut Kept {
+        &mut self.kept
+    }
+
+    fn unlock(&mut self) {
+        SessionFile::unlock(self);
+    }
 }
 
 /// The largest buffer a session file keeps from one append to the next.
@@ -191,6 +216,7 @@ impl JsonlDir {
             dir,
             durability: Durability::Os,
             lock_timeout: DEFAULT_LOCK_TIMEOUT,
+            keep_lock: DEFAULT_KEEP_LOCK,
             files: Mutex::default(),
             listing: Mutex::default(),
         }
@@ -201,6 +227,16 @@ impl JsonlDir {
     #[must_use]
     pub fn lock_timeout(mut self, timeout: Duration) -> JsonlDir {
         self.lock_timeout = timeout;
+        self
+    }
+
+    /// The same store, keeping a session file's lock after an append for the
+    /// next append of a burst until no append came for about `idle` (500 µs
+    /// by default; see "Concurrent writers" in the type's docs). With
+    /// [`Duration::ZERO`] every append unlocks the file before it returns.
+    #[must_use]
+    pub fn keep_lock(mut self, idle: Duration) -> JsonlDir {
+        self.keep_lock = idle;
         self
     }
 
@@ -273,20 +309,50 @@ impl JsonlDir {
         let settings = Settings {
             durability: self.durability,
             lock_timeout: self.lock_timeout,
+            keep_lock: !self.keep_lock.is_zero(),
             dir: &self.dir,
         };
         let handle = self.handle(session)?;
         let mut file = handle.lock().unwrap_or_else(PoisonError::into_inner);
         let appended = file.append(session, entries, expected, settings);
-        if let Err(StoreError::NotFound { .. }) = appended {
-            drop(file);
-            self.forget(session);
+        drop(file);
+        match appended {
+            Ok((appended, watch)) => {
+                if let Some(appends) = watch {
+                    let handle: Weak<Mutex<SessionFile>> = Arc::downgrade(&handle);
+                    lock_hold::watch(handle, appends, self.keep_lock);
+                }
+                Ok(appended)
+            }
+            Err(e) => {
+                if let StoreError::NotFound { .. } = e {
+                    self.forget(session);
+                }
+                Err(e)
+            }
         }
-        appended
+    }
+
+    /// Unlocks the session's file if its last append kept the lock, so this
+    /// store's own reads and deletes of the session do not wait for it.
+    fn let_go(&self, session: &str) {
+        let handle = self
+            .files
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(session)
+            .cloned();
+        if let Some(handle) = handle {
+            let mut file = handle.lock().unwrap_or_else(PoisonError::into_inner);
+            if file.kept.held() {
+                file.unlock();
+            }
+        }
     }
 
     fn info_now(&self, session: &str) -> Result<SessionInfo, StoreError> {
         validate_session_id(session)?;
+        self.let_go(session);
         let path = self.file_of(session);
         let (bytes, metadata) = read_shared(&path, session, self.lock_timeout)?;
         let mut info = SessionInfo {
@@ -315,6 +381,7 @@ impl JsonlDir {
 
     fn load_now(&self, session: &str, from: Cursor) -> Result<Loaded, StoreError> {
         validate_session_id(session)?;
+        self.let_go(session);
         let path = self.file_of(session);
         let (bytes, _) = read_shared(&path, session, self.lock_timeout)?;
         let bytes = bytes.strip_prefix(BOM).unwrap_or(&bytes);
@@ -554,6 +621,7 @@ impl JsonlDir {
 
     fn delete_now(&self, session: &str) -> Result<(), StoreError> {
         validate_session_id(session)?;
+        self.let_go(session);
         let path = self.file_of(session);
         loop {
             let (file, metadata) = open_existing(&path, session)?;
@@ -594,6 +662,8 @@ impl JsonlDir {
 struct Settings<'a> {
     durability: Durability,
     lock_timeout: Duration,
+    /// Whether an append keeps the lock for the next one (see `lock_hold`).
+    keep_lock: bool,
     /// The store's directory (where a torn line would be put aside).
     dir: &'a Path,
 }
@@ -612,27 +682,44 @@ impl SessionFile {
             leaf: None,
             tree: TreeIndex::default(),
             buf: Vec::new(),
+            kept: Kept::default(),
         }
     }
 
+    /// Unlocks the file (kept from an append, or taken by this one).
+    fn unlock(&mut self) {
+        let _ = self.file.unlock();
+        self.kept.released();
+    }
+
+    /// Appends under the lock; with the append count the lock-releasing
+    /// thread is to watch from when the lock was just kept (see `lock_hold`).
     fn append(
         &mut self,
         session: &str,
         entries: &[StoredEntry],
         expected: Expect<'_>,
         settings: Settings<'_>,
-    ) -> Result<Appended, StoreError> {
+    ) -> Result<(Appended, Option<u64>), StoreError> {
         // Lock the file the path names now (reopening when the one held open
-        // was deleted or replaced).
+        // was deleted or replaced). A lock kept from the last append is held:
+        // the name and length are checked all the same.
         loop {
-            file_lock::acquire(&self.file, &self.path, false, settings.lock_timeout)?;
+            if !self.kept.held() {
+                file_lock::acquire(&self.file, &self.path, false, settings.lock_timeout)?;
+            }
             let current = self.identity.len_at(&self.path, &self.stat_path);
             if let Ok(Some(len)) = current {
                 let appended = self.append_locked(len, session, entries, expected, &settings);
-                let _ = self.file.unlock();
-                return appended;
+                let (kept, watch) = self
+                    .kept
+                    .after_append(settings.keep_lock && appended.is_ok());
+                if !kept {
+                    let _ = self.file.unlock();
+                }
+                return appended.map(|appended| (appended, watch));
             }
-            let _ = self.file.unlock();
+            self.unlock();
             current?;
             let (file, metadata) = open_existing(&self.path, session)?;
             self.identity = Identity::of_metadata(&metadata);

@@ -63,6 +63,7 @@ mod error;
 mod file_lock;
 mod identity;
 mod jsonl_dir;
+mod lock_hold;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod redact;
