@@ -457,7 +457,10 @@ fn main() {
     // appends by a `JsonlDir` that unlocks at the end of each.
     let unkept = (do_append && measured("jsonl-dir", BACKENDS)).then(|| {
         let store = JsonlDir::open(files.path().join("unkept")).unwrap();
-        ("jsonl-dir-unkept", AnyStore::JsonlDir(store.keep_lock(Duration::ZERO)))
+        (
+            "jsonl-dir-unkept",
+            AnyStore::JsonlDir(store.keep_lock(Duration::ZERO)),
+        )
     });
     let appended = b.stores.iter().chain(&unkept).filter(|_| do_append);
     for (name, store) in appended {

@@ -120,7 +120,10 @@ fn the_store_never_waits_for_its_own_kept_lock() {
         .lock_timeout(Duration::ZERO);
     now(store.create("s")).unwrap();
     now(store.append("s", &[message("a", None, "one")], Expect::Empty)).unwrap();
-    assert_eq!(now(store.load("s", Cursor::START)).unwrap().entries.len(), 1);
+    assert_eq!(
+        now(store.load("s", Cursor::START)).unwrap().entries.len(),
+        1
+    );
     now(store.append("s", &[message("b", Some("a"), "two")], Expect::Any)).unwrap();
     assert_eq!(now(store.open("s")).unwrap().entries, 2);
     now(store.append("s", &[message("c", Some("b"), "three")], Expect::Any)).unwrap();
@@ -147,8 +150,7 @@ fn a_writer_that_never_pauses_lets_another_in() {
             let mut n = 0u32;
             while !done.load(Ordering::Relaxed) && start.elapsed() < Duration::from_secs(30) {
                 let id = format!("busy{n}");
-                now(busy.append("s", &[message(&id, Some(&parent), "busy")], Expect::Any))
-                    .unwrap();
+                now(busy.append("s", &[message(&id, Some(&parent), "busy")], Expect::Any)).unwrap();
                 parent = id;
                 n += 1;
             }

@@ -137,7 +137,10 @@ pub(super) fn watch(handle: Weak<Mutex<dyn KeptLock>>, appends: u64, idle: Durat
         return;
     }
     let at = Instant::now() + idle;
-    let mut state = RELEASER.state.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut state = RELEASER
+        .state
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
     state.watched.push(Watched {
         at,
         handle,
@@ -170,7 +173,10 @@ fn release_now(handle: &Weak<Mutex<dyn KeptLock>>) {
 
 /// The thread: looks at each watched lock when its time comes.
 fn run() {
-    let mut state = RELEASER.state.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut state = RELEASER
+        .state
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
     let mut due = Vec::new();
     loop {
         let now = Instant::now();
@@ -206,7 +212,10 @@ fn run() {
         // keeps a lock adds to the list with its handle unlocked.
         drop(state);
         due.retain_mut(|w| look(w, now));
-        state = RELEASER.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state = RELEASER
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         state.watched.append(&mut due);
     }
 }
