@@ -103,6 +103,19 @@ fn a_lock_is_given_back_when_appends_stop() {
 }
 
 #[test]
+fn a_lock_kept_as_long_as_can_be_said_is_kept_and_given_back_by_the_store() {
+    let (_root, dir, store) = one_entry(Duration::MAX);
+    now(store.append("s", &[message("b", Some("a"), "two")], Expect::Any)).unwrap();
+    assert!(!lock_is_free(&dir.join("s.jsonl")));
+    assert_eq!(
+        now(store.load("s", Cursor::START)).unwrap().entries.len(),
+        2
+    );
+    drop(store);
+    assert!(lock_is_free(&dir.join("s.jsonl")));
+}
+
+#[test]
 fn a_failed_append_gives_the_lock_back() {
     let (_root, dir, store) = one_entry(FOREVER);
     let e = now(store.append("s", &[message("b", Some("a"), "two")], Expect::Empty)).unwrap_err();

@@ -53,11 +53,12 @@ const MAX_OPEN_FILES: usize = 64;
 /// the name and length and writes: two system calls while appends come in a
 /// burst. The lock is given back when no append came for about half a
 /// millisecond ([`keep_lock`](Self::keep_lock)), and in turns while appends
-/// go on (kept at most four times that in a row, then not kept for as long), by a thread
-/// the store starts with the first lock it keeps; this store's own loads,
-/// listings and deletes give it back first, so only other stores and
-/// processes wait for it. Loads take the lock shared. So writers in any number of processes never
-/// interleave or tear each other's lines, and a reader never sees half an
+/// go on (kept at most four times that in a row, then not kept for as long),
+/// by a thread the store starts with the first lock it keeps; this store's
+/// own loads, listings and deletes give it back first, so only other stores
+/// and processes wait for it. Loads take the lock shared. So writers in any
+/// number of processes never interleave or tear each other's lines, and a
+/// reader never sees half an
 /// append. Within one process, appends to one session through one `JsonlDir`
 /// are also serialized by a mutex; appends to different sessions do not wait
 /// for each other. A `JsonlDir` keeps the files of up to 64
@@ -106,9 +107,9 @@ const MAX_OPEN_FILES: usize = 64;
 ///
 /// The futures do their file I/O when polled, without yielding: local-file
 /// reads and writes of a few lines, under a lock held for one write or a
-/// burst of them (see above). A
-/// session's file is read whole by `load` and `open`, and by `list` for the
-/// sessions of the page. A lock another process holds is waited for up to
+/// burst of them (see above). A session's file is read whole by `load` and
+/// `open`, and by `list` for the sessions of the page. A lock another process
+/// holds is waited for up to
 /// [`lock_timeout`](Self::lock_timeout) (10 s by default), then the call fails
 /// with [`StoreError::LockTimeout`].
 ///

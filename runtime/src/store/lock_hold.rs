@@ -25,6 +25,7 @@
 //! Other calls of the same store on the session (a load, a listing, a
 //! delete) release the session's kept lock first, so they never wait for it.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, Once, PoisonError, TryLockError, Weak};
 use std::time::{Duration, Instant};
 
@@ -120,23 +121,36 @@ static RELEASER: Releaser = Releaser {
 
 static STARTED: Once = Once::new();
 
+/// The thread was started (when it could not be, kept locks are released at
+/// once: nothing else would release them).
+static RUNNING: AtomicBool = AtomicBool::new(false);
+
+/// `by` after `now`, or a year after it for a `by` that far (never a panic).
+fn after(now: Instant, by: Duration) -> Instant {
+    now.checked_add(by)
+        .or_else(|| now.checked_add(Duration::from_secs(365 * 24 * 3600)))
+        .unwrap_or(now)
+}
+
 /// Has the thread look at `handle`'s lock, just kept with `appends` made,
 /// every `idle` until it is released.
 pub(super) fn watch(handle: Weak<Mutex<dyn KeptLock>>, appends: u64, idle: Duration) {
-    let mut spawned = Ok(());
     STARTED.call_once(|| {
-        spawned = std::thread::Builder::new()
+        match std::thread::Builder::new()
             .name("agentmsg-lock-release".to_owned())
             .spawn(run)
-            .map(drop);
+        {
+            Ok(_) => RUNNING.store(true, Ordering::Release),
+            Err(e) => log::warn!(
+                "agentmsg store: cannot start the thread that releases kept locks, so none is kept: {e}"
+            ),
+        }
     });
-    if let Err(e) = spawned {
-        // No thread, so nothing would release it: unlock now.
-        log::warn!("agentmsg store: cannot start the thread that releases kept locks: {e}");
+    if !RUNNING.load(Ordering::Acquire) {
         release_now(&handle);
         return;
     }
-    let at = Instant::now() + idle;
+    let at = after(Instant::now(), idle);
     let mut state = RELEASER
         .state
         .lock()
@@ -232,7 +246,7 @@ fn look(w: &mut Watched, now: Instant) -> bool {
         Ok(file) => file,
         Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
         Err(TryLockError::WouldBlock) => {
-            w.at = now + w.idle;
+            w.at = after(now, w.idle);
             return true;
         }
     };
@@ -256,11 +270,11 @@ fn look(w: &mut Watched, now: Instant) -> bool {
             return false;
         }
         w.resting = true;
-        w.at = now + w.idle * MAX_HOLD;
+        w.at = after(now, w.idle.saturating_mul(MAX_HOLD));
         return true;
     }
     w.seen = kept.appends;
-    w.at = now + w.idle;
+    w.at = after(now, w.idle);
     true
 }
 
