@@ -232,9 +232,10 @@ impl JsonlDir {
     }
 
     /// The same store, keeping a session file's lock after an append for the
-    /// next append of a burst until no append came for about `idle` (500 µs
-    /// by default; see "Concurrent writers" in the type's docs). With
-    /// [`Duration::ZERO`] every append unlocks the file before it returns.
+    /// next append of a burst until no append came for about `idle`
+    /// ([`DEFAULT_KEEP_LOCK`], 500 µs, by default; see "Concurrent writers" in
+    /// the type's docs). With [`Duration::ZERO`] every append unlocks the file
+    /// before it returns.
     #[must_use]
     pub fn keep_lock(mut self, idle: Duration) -> JsonlDir {
         self.keep_lock = idle;
