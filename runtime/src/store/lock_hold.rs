@@ -45,8 +45,8 @@ pub(super) trait KeptLock: Send {
 pub(super) struct Kept {
     /// The lock is held since an append, which did not unlock it.
     held: bool,
-    /// Appends made since the lock was first kept (the thread's sign of
-    /// activity).
+    /// Appends made with the lock kept, counted from the first (the thread
+    /// compares it from one look to the next: its sign of activity).
     appends: u64,
     /// The lock was kept [`MAX_HOLD`] `idle`s in a row: appends unlock it
     /// until the thread says otherwise.
