@@ -301,6 +301,31 @@ async fn a_stalled_server_hits_the_idle_timeout() {
     assert!(error.partial().is_some());
 }
 
+/// A timeout too long to add to the clock is no timeout, never a panic
+/// (the idle timer is reset at each chunk).
+#[tokio::test]
+async fn timeouts_as_long_as_can_be_said_are_waited_for_without_a_panic() {
+    let bytes = anthropic_sse("Hi");
+    let (first, second) = bytes.split_at(bytes.len() / 2);
+    let server = Server::start(vec![Canned::sse(vec![
+        Bytes::copy_from_slice(first),
+        Bytes::copy_from_slice(second),
+    ])])
+    .await;
+    let client = Client::builder(
+        Endpoint::anthropic()
+            .with_base_url(&server.url())
+            .with_key(ApiKey::new("k")),
+    )
+    .idle_timeout(Some(Duration::MAX))
+    .connect_timeout(Some(Duration::MAX))
+    .pool_idle_timeout(Some(Duration::MAX))
+    .build()
+    .unwrap();
+    let (_, result) = drain(&client, &request(Api::Anthropic)).await;
+    assert_eq!(result.unwrap().message.text_content(), "Hi");
+}
+
 #[tokio::test]
 async fn malformed_sse_is_a_decode_error_naming_the_event() {
     let mut bytes = anthropic_sse("Hi");
