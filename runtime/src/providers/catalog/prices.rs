@@ -22,8 +22,11 @@ pub(super) fn cost(message: &AssistantMessage) -> Option<Cost> {
         return None;
     }
     let usage = &message.usage;
-    let when =
-        (message.timestamp != 0).then(|| UNIX_EPOCH + Duration::from_millis(message.timestamp));
+    // A time past what the system's clock type holds (a bad timestamp, on a
+    // system whose `SystemTime` is narrower than Linux's) prices as of now.
+    let when = (message.timestamp != 0)
+        .then(|| UNIX_EPOCH.checked_add(Duration::from_millis(message.timestamp)))
+        .flatten();
     let provider = provider_id(&message.provider);
     // Input tokens as the database counts them: every token read, cached or not.
     let input = usage
