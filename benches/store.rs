@@ -455,7 +455,8 @@ fn main() {
     };
     // What keeping a session file's lock through a burst is worth: the same
     // appends by a `JsonlDir` that unlocks at the end of each.
-    let unkept = (do_append && measured("jsonl-dir", BACKENDS)).then(|| {
+    let jsonl_appends = do_append && measured("jsonl-dir", BACKENDS);
+    let unkept = jsonl_appends.then(|| {
         let store = JsonlDir::open(files.path().join("unkept")).unwrap();
         (
             "jsonl-dir-unkept",
@@ -492,7 +493,7 @@ fn main() {
     // file kept open (`flock`, `statx` of the name in its directory, `write`,
     // unlock), and none of the store's own work.
     #[cfg(target_os = "linux")]
-    if do_append && measured("jsonl-dir", BACKENDS) {
+    if jsonl_appends {
         let scratch_files = std::cell::RefCell::new(Vec::new());
         ratio(
             "append/floor (flock, statx, write, unlock: no store) vs file-open-each".to_owned(),

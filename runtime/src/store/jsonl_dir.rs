@@ -345,10 +345,7 @@ impl JsonlDir {
             .get(session)
             .cloned();
         if let Some(handle) = handle {
-            let mut file = handle.lock().unwrap_or_else(PoisonError::into_inner);
-            if file.kept.held() {
-                file.unlock();
-            }
+            lock_hold::let_go(&mut *handle.lock().unwrap_or_else(PoisonError::into_inner));
         }
     }
 
@@ -713,11 +710,11 @@ impl SessionFile {
             let current = self.identity.len_at(&self.path, &self.stat_path);
             if let Ok(Some(len)) = current {
                 let appended = self.append_locked(len, session, entries, expected, &settings);
-                let (kept, watch) = self
+                let watch = self
                     .kept
                     .after_append(settings.keep_lock && appended.is_ok());
-                if !kept {
-                    let _ = self.file.unlock();
+                if !self.kept.held() {
+                    self.unlock();
                 }
                 return appended.map(|appended| (appended, watch));
             }

@@ -36,8 +36,15 @@ pub(super) const MAX_HOLD: u32 = 4;
 pub(super) trait KeptLock: Send {
     /// Its state.
     fn kept(&mut self) -> &mut Kept;
-    /// Unlocks the file.
+    /// Unlocks the file, and marks the lock released ([`Kept::released`]).
     fn unlock(&mut self);
+}
+
+/// Unlocks `file` if its last append kept the lock.
+pub(super) fn let_go(file: &mut dyn KeptLock) {
+    if file.kept().held {
+        file.unlock();
+    }
 }
 
 /// A handle's kept lock.
@@ -61,20 +68,20 @@ impl Kept {
     }
 
     /// After an append under the lock: keeps it when `keep` and the lock is
-    /// not resting, else leaves it to the caller to unlock (`false`). `Some`
-    /// when the lock was just kept: the append count the thread is to watch
-    /// from (see [`watch`]).
-    pub(super) fn after_append(&mut self, keep: bool) -> (bool, Option<u64>) {
+    /// not resting, else leaves it to the caller to unlock (then not
+    /// [`held`](Self::held)). `Some` when the lock was just kept: the append
+    /// count the thread is to watch from (see [`watch`]).
+    pub(super) fn after_append(&mut self, keep: bool) -> Option<u64> {
         if !keep || self.resting {
             self.held = false;
-            return (false, None);
+            return None;
         }
         self.appends = self.appends.wrapping_add(1);
         if self.held {
-            return (true, None);
+            return None;
         }
         self.held = true;
-        (true, Some(self.appends))
+        Some(self.appends)
     }
 
     /// The lock is no longer held (unlocked, or its file closed).
@@ -177,11 +184,7 @@ pub(super) fn watch(handle: Weak<Mutex<dyn KeptLock>>, appends: u64, idle: Durat
 /// Unlocks `handle`'s kept lock at once.
 fn release_now(handle: &Weak<Mutex<dyn KeptLock>>) {
     if let Some(handle) = handle.upgrade() {
-        let mut file = handle.lock().unwrap_or_else(PoisonError::into_inner);
-        if file.kept().held {
-            file.unlock();
-            file.kept().held = false;
-        }
+        let_go(&mut *handle.lock().unwrap_or_else(PoisonError::into_inner));
     }
 }
 
@@ -260,22 +263,18 @@ fn look(w: &mut Watched, now: Instant) -> bool {
     }
     w.looks += 1;
     let idle = kept.appends == w.seen;
-    if idle || w.looks >= MAX_HOLD {
-        kept.held = false;
-        if !idle {
-            kept.resting = true;
-        }
-        file.unlock();
-        if idle {
-            return false;
-        }
-        w.resting = true;
-        w.at = after(now, w.idle.saturating_mul(MAX_HOLD));
+    if !idle && w.looks < MAX_HOLD {
+        w.seen = kept.appends;
+        w.at = after(now, w.idle);
         return true;
     }
-    w.seen = kept.appends;
-    w.at = after(now, w.idle);
-    true
+    // No append since the last look, or kept MAX_HOLD looks in a row: then
+    // not kept for as long.
+    kept.resting = !idle;
+    file.unlock();
+    w.resting = !idle;
+    w.at = after(now, w.idle.saturating_mul(MAX_HOLD));
+    w.resting
 }
 
 #[cfg(test)]
@@ -286,20 +285,22 @@ mod tests {
     fn an_append_keeps_the_lock_unless_told_not_to_or_resting() {
         let mut kept = Kept::default();
         // The first append that keeps it asks for the thread's watch.
-        assert_eq!(kept.after_append(true), (true, Some(1)));
+        assert_eq!(kept.after_append(true), Some(1));
         assert!(kept.held());
         // The next ones only count.
-        assert_eq!(kept.after_append(true), (true, None));
+        assert_eq!(kept.after_append(true), None);
+        assert!(kept.held());
         assert_eq!(kept.appends, 2);
         // A failed append (or a store that keeps no lock) unlocks.
-        assert_eq!(kept.after_append(false), (false, None));
+        assert_eq!(kept.after_append(false), None);
         assert!(!kept.held());
         // Kept again: a new watch, from the count so far.
-        assert_eq!(kept.after_append(true), (true, Some(3)));
+        assert_eq!(kept.after_append(true), Some(3));
+        assert!(kept.held());
         // Resting after a long hold: appends unlock.
         kept.released();
         kept.resting = true;
-        assert_eq!(kept.after_append(true), (false, None));
+        assert_eq!(kept.after_append(true), None);
         assert!(!kept.held());
     }
 }

@@ -140,6 +140,13 @@ fn key_of<'a>(text: &'a [u8], key: &Key) -> &'a [u8] {
     key_at(text, key.start())
 }
 
+/// Whether a key of the table is `key`, whose hash is `hash`. The whole hash
+/// is compared first: the text of a key is read only when it is almost surely
+/// the one looked for.
+fn is<'a>(text: &'a [u8], hash: u64, key: &'a [u8]) -> impl Fn(&Key) -> bool + 'a {
+    move |k| k.hash == hash && key_of(text, k) == key
+}
+
 /// Appends `key` to `text`, after its length (see [`key_at`]).
 fn push_key(text: &mut Vec<u8>, key: &[u8]) {
     let mut len = key.len();
@@ -192,14 +199,10 @@ impl TreeIndex {
     /// and its flags as they were.
     fn flag(&mut self, key: &str, flag: u8, only_new: bool) -> (u64, u64, Option<u8>) {
         let hash = self.hasher.hash_one(key.as_bytes());
-        let text = &self.text;
-        // The whole hash is compared first: the text of a key is read only
-        // when it is almost surely the one looked for.
-        match self.table.entry(
-            hash,
-            |k| k.hash == hash && key_of(text, k) == key.as_bytes(),
-            |k| k.hash,
-        ) {
+        match self
+            .table
+            .entry(hash, is(&self.text, hash, key.as_bytes()), |k| k.hash)
+        {
             Entry::Occupied(mut at) => {
                 let before = at.get().flags();
                 if !only_new {
@@ -219,9 +222,7 @@ impl TreeIndex {
     fn has(&self, key: &str, flag: u8) -> bool {
         let hash = self.hasher.hash_one(key.as_bytes());
         self.table
-            .find(hash, |k| {
-                k.hash == hash && key_of(&self.text, k) == key.as_bytes()
-            })
+            .find(hash, is(&self.text, hash, key.as_bytes()))
             .is_some_and(|k| k.flags() & flag != 0)
     }
 
@@ -336,10 +337,8 @@ impl TreeIndex {
                 id_of(entry)
             };
             let Some(key) = key else { continue };
-            let text = &self.text;
-            let Ok(at) = self.table.find_entry(change.hash, |k| {
-                k.hash == change.hash && key_of(text, k) == key.as_bytes()
-            }) else {
+            let found = is(&self.text, change.hash, key.as_bytes());
+            let Ok(at) = self.table.find_entry(change.hash, found) else {
                 continue;
             };
             if change.added {
