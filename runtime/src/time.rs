@@ -1,7 +1,8 @@
 //! ISO 8601 times as agents write them (`2025-12-08T22:41:05.306Z`, as
 //! JavaScript's `Date.toISOString` writes them; an offset such as `+02:00`
 //! too), to and from Unix milliseconds: pi's entry timestamps, Claude Code's
-//! and Codex's, and the times the stores keep.
+//! and Codex's, and the times the stores keep. Also the crate's clock: now in
+//! Unix milliseconds, and a deadline that never overflows.
 //!
 //! ```
 //! use agentmsg_runtime::time;
@@ -126,11 +127,21 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     (year, month, day)
 }
 
-/// Now, in Unix milliseconds.
+/// Now, in Unix milliseconds (0 for a clock set before 1970).
 pub(crate) fn now_millis() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// `by` after `now`; for a `by` too long to add to the clock (a timeout of
+/// `Duration::MAX`), thirty years after it, as `tokio::time::sleep` takes
+/// it: never a panic.
+pub(crate) fn deadline(now: std::time::Instant, by: std::time::Duration) -> std::time::Instant {
+    const FAR: std::time::Duration = std::time::Duration::from_secs(30 * 365 * 24 * 3600);
+    now.checked_add(by)
+        .or_else(|| now.checked_add(FAR))
+        .unwrap_or(now)
 }
 
 #[cfg(test)]

@@ -179,14 +179,6 @@ impl ReplyStream {
     }
 }
 
-/// `timeout` from now; for a timeout too long to add to the clock, thirty
-/// years from now (as `tokio::time::sleep` takes it), not a panic.
-fn deadline(timeout: Duration) -> tokio::time::Instant {
-    let now = tokio::time::Instant::now();
-    now.checked_add(timeout)
-        .unwrap_or_else(|| now + Duration::from_secs(30 * 365 * 24 * 3600))
-}
-
 impl Stream for ReplyStream {
     type Item = Result<StreamItem, ClientError>;
 
@@ -202,7 +194,9 @@ impl Stream for ReplyStream {
             match body.as_mut().poll_next(cx) {
                 Poll::Ready(Some(Ok(bytes))) => {
                     if let (Some(idle), Some(timeout)) = (this.idle.as_mut(), this.idle_timeout) {
-                        idle.as_mut().reset(deadline(timeout));
+                        let now = tokio::time::Instant::now().into_std();
+                        let at = crate::time::deadline(now, timeout);
+                        idle.as_mut().reset(tokio::time::Instant::from_std(at));
                     }
                     this.read(&bytes);
                 }

@@ -2,7 +2,6 @@
 //! roles, content blocks, ids, media and usage.
 
 use std::fmt;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
@@ -34,11 +33,7 @@ pub use usage::{Cost, ModelPricing, Usage};
 // changes there.
 
 /// The current time in Unix milliseconds, as the constructors stamp it.
-pub(crate) fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
+pub(crate) use crate::time::now_millis as now_ms;
 
 fn is_zero(value: &u64) -> bool {
     *value == 0

@@ -18,7 +18,8 @@
 
 use std::fmt;
 use std::sync::{Mutex, PoisonError};
-use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::now_ms;
 
 /// The 74 bits that are random in a fresh id and count within a millisecond.
 const COUNTING_BITS: u32 = 74;
@@ -83,13 +84,6 @@ fn successor(id: u128) -> u128 {
     } else {
         compose(ms + 1, 0)
     }
-}
-
-/// Milliseconds since the Unix epoch (0 for a clock set before it).
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// 74 bits from the operating system's random source.

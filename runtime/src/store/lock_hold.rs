@@ -29,6 +29,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, Once, PoisonError, TryLockError, Weak};
 use std::time::{Duration, Instant};
 
+use crate::time::deadline;
+
 /// How many `idle`s a lock is kept at most in a row, and then not kept.
 pub(super) const MAX_HOLD: u32 = 4;
 
@@ -132,13 +134,6 @@ static STARTED: Once = Once::new();
 /// once: nothing else would release them).
 static RUNNING: AtomicBool = AtomicBool::new(false);
 
-/// `by` after `now`, or a year after it for a `by` that far (never a panic).
-fn after(now: Instant, by: Duration) -> Instant {
-    now.checked_add(by)
-        .or_else(|| now.checked_add(Duration::from_secs(365 * 24 * 3600)))
-        .unwrap_or(now)
-}
-
 /// Has the thread look at `handle`'s lock, just kept with `appends` made,
 /// every `idle` until it is released.
 pub(super) fn watch(handle: Weak<Mutex<dyn KeptLock>>, appends: u64, idle: Duration) {
@@ -157,7 +152,7 @@ pub(super) fn watch(handle: Weak<Mutex<dyn KeptLock>>, appends: u64, idle: Durat
         release_now(&handle);
         return;
     }
-    let at = after(Instant::now(), idle);
+    let at = deadline(Instant::now(), idle);
     let mut state = RELEASER
         .state
         .lock()
@@ -249,7 +244,7 @@ fn look(w: &mut Watched, now: Instant) -> bool {
         Ok(file) => file,
         Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
         Err(TryLockError::WouldBlock) => {
-            w.at = after(now, w.idle);
+            w.at = deadline(now, w.idle);
             return true;
         }
     };
@@ -265,7 +260,7 @@ fn look(w: &mut Watched, now: Instant) -> bool {
     let idle = kept.appends == w.seen;
     if !idle && w.looks < MAX_HOLD {
         w.seen = kept.appends;
-        w.at = after(now, w.idle);
+        w.at = deadline(now, w.idle);
         return true;
     }
     // No append since the last look, or kept MAX_HOLD looks in a row: then
@@ -273,7 +268,7 @@ fn look(w: &mut Watched, now: Instant) -> bool {
     kept.resting = !idle;
     file.unlock();
     w.resting = !idle;
-    w.at = after(now, w.idle.saturating_mul(MAX_HOLD));
+    w.at = deadline(now, w.idle.saturating_mul(MAX_HOLD));
     w.resting
 }
 

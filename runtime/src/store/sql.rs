@@ -175,7 +175,5 @@ pub(crate) fn name_after<'a>(name: Option<&'a str>, entries: &'a [StoredEntry]) 
 
 /// Milliseconds since the Unix epoch, now.
 pub(crate) fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+    i64::try_from(crate::time::now_millis()).unwrap_or(i64::MAX)
 }
