@@ -536,6 +536,7 @@ fn generate(rng: &mut Lcg, lines: usize) -> Vec<(Concrete, MessageId, TurnId)> {
                     tokens_before: rng.range(60_000, 180_000),
                     first_kept_id: Some(MessageId::from(rng.uuid(ms))),
                     timestamp: ms,
+                    details: None,
                 }),
             };
             push(rng, value, &mut ms);

@@ -75,6 +75,7 @@ fn builtin_summaries_project_in_pis_words() {
         tokens_before: 48213,
         first_kept_id: Some(MessageId::from("m7")),
         timestamp: 1765238302057,
+        details: None,
     };
     let line = AgentMessage::from(compaction.clone()).to_line().unwrap();
     assert_eq!(

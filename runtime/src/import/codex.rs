@@ -557,6 +557,7 @@ impl Rollout {
                 tokens_before: 0,
                 first_kept_id: None,
                 timestamp: line.ts,
+                details: None,
             });
             summary.id = Some(MessageId::from(id.as_str()));
             push(imported, &AgentMessage::Custom(summary).to_line()?);

@@ -620,6 +620,7 @@ impl PiImport {
                 .get("timestamp")
                 .and_then(Value::as_u64)
                 .unwrap_or(0),
+            details: None,
         };
         let text = summary
             .render()

@@ -518,7 +518,9 @@ impl Message {
     /// An estimate of the tokens the message costs a model: its characters
     /// over four (pi's heuristic), an image, audio clip or document counted as
     /// 1,200 tokens, redacted thinking as a quarter of its data, a provider's
-    /// own block as its JSON text.
+    /// own block as its JSON text. Characters are UTF-16 units, the unit pi's
+    /// JavaScript counts the same heuristic in (text, tool names and the
+    /// JSON of tool arguments alike), so the two estimates of one text agree.
     ///
     /// ```
     /// # use agentmsg_runtime::Message;
@@ -526,13 +528,16 @@ impl Message {
     /// ```
     pub fn estimated_tokens(&self) -> u64 {
         const MEDIA: u64 = 1200;
+        fn utf16(text: &str) -> usize {
+            text.chars().map(char::len_utf16).sum()
+        }
         let mut chars = 0usize;
         let mut media = 0u64;
         match self {
             Self::User(u) => {
                 for block in &u.content {
                     match block {
-                        UserContent::Text(t) => chars += t.text.chars().count(),
+                        UserContent::Text(t) => chars += utf16(&t.text),
                         _ => media += 1,
                     }
                 }
@@ -540,22 +545,21 @@ impl Message {
             Self::Assistant(a) => {
                 for block in &a.content {
                     match block {
-                        AssistantContent::Text(t) => chars += t.text.chars().count(),
-                        AssistantContent::Thinking(t) => chars += t.thinking.chars().count(),
-                        AssistantContent::RedactedThinking(r) => chars += r.data.len() / 4,
+                        AssistantContent::Text(t) => chars += utf16(&t.text),
+                        AssistantContent::Thinking(t) => chars += utf16(&t.thinking),
+                        AssistantContent::RedactedThinking(r) => chars += utf16(&r.data) / 4,
                         AssistantContent::ToolCall(c) => {
-                            chars += c.name.chars().count()
-                                + serde_json::to_string(&c.arguments).map_or(0, |s| s.len())
+                            chars += utf16(&c.name) + utf16(c.arguments.as_str())
                         }
                         AssistantContent::Image(_) => media += 1,
-                        AssistantContent::ProviderBlock(p) => chars += p.block.get().len(),
+                        AssistantContent::ProviderBlock(p) => chars += utf16(p.block.get()),
                     }
                 }
             }
             Self::ToolResult(r) => {
                 for block in &r.content {
                     match block {
-                        ToolResultContent::Text(t) => chars += t.text.chars().count(),
+                        ToolResultContent::Text(t) => chars += utf16(&t.text),
                         ToolResultContent::Image(_) => media += 1,
                     }
                 }
@@ -564,7 +568,7 @@ impl Message {
                 chars += s
                     .content
                     .iter()
-                    .map(|t| t.text.chars().count())
+                    .map(|t| utf16(&t.text))
                     .sum::<usize>()
             }
         }

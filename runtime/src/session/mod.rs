@@ -39,7 +39,9 @@ mod tree;
 
 pub use compaction::{
     estimate_context_tokens, estimate_tokens, plan_compaction, serialize_conversation,
-    should_compact, summary_prompt, CompactionPlan, ContextTokens, DEFAULT_SUMMARY_PROMPT,
+    should_compact, summary_prompt, CompactionPlan, CompactionPolicy, ContextTokens, FileLists,
+    SummaryPart, DEFAULT_SUMMARY_PROMPT, NO_PRIOR_HISTORY, PI_SUMMARY_PROMPT,
+    PI_SUMMARY_SYSTEM_PROMPT, PI_TURN_PREFIX_PROMPT, PI_UPDATE_SUMMARY_PROMPT,
     SUMMARY_SYSTEM_PROMPT, TOOL_RESULT_MAX_CHARS, UPDATE_SUMMARY_PROMPT,
 };
 #[cfg(feature = "html")]

@@ -53,6 +53,8 @@ pub(crate) struct PiLine<'a> {
     #[serde(borrow, default)]
     pub details: Option<&'a RawValue>,
     #[serde(default)]
+    pub from_hook: Option<Value>,
+    #[serde(default)]
     pub target_id: Option<String>,
     #[serde(default)]
     pub label: Option<String>,
@@ -64,6 +66,17 @@ pub(crate) struct PiLine<'a> {
     pub model_id: Option<String>,
     #[serde(default)]
     pub thinking_level: Option<String>,
+}
+
+/// Whether JavaScript reads `value` as true (`if (value)`).
+fn js_truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0 && !f.is_nan()),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(_) | Value::Object(_) => true,
+    }
 }
 
 fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
@@ -159,6 +172,14 @@ pub(crate) fn read_entry(head: PiLine<'_>, registry: &Registry, version: u32) ->
             tokens_before: tokens_before(head.tokens_before, &mut lenient),
             first_kept_id: head.first_kept_entry_id.map(MessageId::from),
             timestamp,
+            // pi reads no file lists from a compaction an extension made
+            // (`fromHook`): its details are the extension's own.
+            details: match head.from_hook {
+                Some(v) if js_truthy(&v) => None,
+                _ => head
+                    .details
+                    .and_then(|raw| serde_json::from_str(raw.get()).ok()),
+            },
         }),
         "branch_summary" => EntryKind::BranchSummary(BranchSummary {
             summary: head.summary.unwrap_or_default(),

@@ -194,46 +194,49 @@ impl Session {
         first_kept: &str,
         tokens_before: u64,
     ) -> Result<MessageId, SessionError> {
-        let summary = summary.into();
+        self.append_compaction(summary.into(), first_kept, tokens_before, None)
+    }
+
+    /// [`compact`](Self::compact) with pi's `details` (the file lists a
+    /// compaction carries): a JSON text, written after `tokensBefore` as it
+    /// is, in pi's key order.
+    pub(super) fn append_compaction(
+        &mut self,
+        summary: String,
+        first_kept: &str,
+        tokens_before: u64,
+        details: Option<String>,
+    ) -> Result<MessageId, SessionError> {
         let first_kept = self.ensure_id(self.find(first_kept)?)?;
         let compaction = CompactionSummary {
             summary: summary.clone(),
             tokens_before,
             first_kept_id: Some(first_kept.clone()),
             timestamp: now_millis(),
+            details: match &details {
+                Some(text) => Some(serde_json::from_str(text)?),
+                None => None,
+            },
         };
         match self.format {
             SessionFormat::Agentmsg | SessionFormat::ClaudeCode | SessionFormat::Codex => {
                 self.append_agentmsg(AgentMessage::custom(compaction))
             }
-            SessionFormat::Pi { .. } => self.append_pi(
-                "compaction",
-                &[
+            SessionFormat::Pi { .. } => {
+                let mut fields = vec![
                     ("summary", Field::Json(Value::from(summary))),
                     (
                         "firstKeptEntryId",
                         Field::Json(Value::from(first_kept.as_str())),
                     ),
                     ("tokensBefore", Field::Json(Value::from(tokens_before))),
-                ],
-                EntryKind::Compaction(compaction),
-            ),
+                ];
+                if let Some(details) = details {
+                    fields.push(("details", Field::Raw(details)));
+                }
+                self.append_pi("compaction", &fields, EntryKind::Compaction(compaction))
+            }
         }
-    }
-
-    /// Applies a [`CompactionPlan`](super::CompactionPlan) with the summary a
-    /// model wrote for it: [`Session::compact`] from the plan's first kept
-    /// entry, with its tokens before. Returns the compaction's id.
-    ///
-    /// # Errors
-    /// [`SessionError`] when the plan's first kept entry is not in this
-    /// session (a plan made from another one).
-    pub fn apply_compaction(
-        &mut self,
-        plan: &super::CompactionPlan,
-        summary: impl Into<String>,
-    ) -> Result<MessageId, SessionError> {
-        self.compact(summary, plan.first_kept.as_str(), plan.tokens_before)
     }
 
     /// Labels the entry `target` (`None` clears its label); the label entry is

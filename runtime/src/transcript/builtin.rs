@@ -53,6 +53,13 @@ pub struct CompactionSummary {
     #[agent_message(timestamp)]
     #[serde(default, skip_serializing_if = "is_zero")]
     pub timestamp: u64,
+    /// What the compaction carries for the next one, as pi writes it:
+    /// `{"readFiles": […], "modifiedFiles": […]}`, the paths the summarised
+    /// span read and changed (see
+    /// [`FileLists`](crate::session::FileLists)). A compaction an extension
+    /// made may hold anything here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<serde_json::Value>,
 }
 
 impl CompactionSummary {
@@ -63,6 +70,7 @@ impl CompactionSummary {
             tokens_before,
             first_kept_id: None,
             timestamp: crate::message::now_ms(),
+            details: None,
         }
     }
 
