@@ -10,7 +10,7 @@
 // is an array of {"file", "leaf", "keep"} (leaf null: the last entry). Prints
 // one JSON object per job: the job, and "plan": null or {"firstKeptEntryId",
 // "splitTurn", "tokensBefore", "summarise", "turnPrefix" (entry ids),
-// "prompt", "turnPrefixPrompt", "systemPrompts", "readFiles",
+// "at" (where those entries are in the file), "prompt", "turnPrefixPrompt", "systemPrompts", "readFiles",
 // "modifiedFiles", "summary", "details", "sent" (how many of the summarised
 // messages pi's convertToLlm sends)}.
 import { readFileSync } from "node:fs";
@@ -87,6 +87,11 @@ for (const job of jobs) {
   faux.setResponses([answer, answer]);
   const result = await compact(preparation, model, "key");
   const summarised = [...preparation.messagesToSummarize, ...preparation.turnPrefixMessages];
+  // Where each entry is in the file (the header first): a version 1 file's
+  // ids are made up, at random, by pi's migration.
+  const line = new Map(entries.map((e, i) => [e.id, i]));
+  const summarise = idsOf(preparation.messagesToSummarize, path);
+  const turnPrefix = idsOf(preparation.turnPrefixMessages, path);
   process.stdout.write(
     JSON.stringify({
       ...job,
@@ -94,8 +99,13 @@ for (const job of jobs) {
         firstKeptEntryId: preparation.firstKeptEntryId,
         splitTurn: preparation.isSplitTurn,
         tokensBefore: preparation.tokensBefore,
-        summarise: idsOf(preparation.messagesToSummarize, path),
-        turnPrefix: idsOf(preparation.turnPrefixMessages, path),
+        summarise,
+        turnPrefix,
+        at: {
+          firstKeptEntryId: line.get(preparation.firstKeptEntryId),
+          summarise: summarise.map((id) => line.get(id)),
+          turnPrefix: turnPrefix.map((id) => line.get(id)),
+        },
         prompt: wellFormed(asked.history),
         turnPrefixPrompt: wellFormed(asked.prefix),
         systemPrompts: asked.systemPrompts,

@@ -676,8 +676,13 @@ fn compaction_to_the_end() {
         "[User]: Read a.rs and b.rs\n\n[Assistant tool calls]: read(limit=10, path=\"a.rs\")\n\n[Tool result]: xxx"
     ));
     assert!(conversation.contains("\n\n[... 500 more characters truncated]\n\n[User]: step 0"));
-    assert!(!plan.prompt().contains("<previous-summary>"));
-    let request = plan.request("claude-haiku-4-5");
+    assert!(!plan.prompt().unwrap().contains("<previous-summary>"));
+    assert_eq!(plan.files.read_files, ["a.rs"]);
+    let requests = plan.requests("claude-haiku-4-5", 16_384);
+    assert_eq!(requests.len(), 1);
+    let (part, request) = &requests[0];
+    assert_eq!(*part, agentmsg::session::SummaryPart::History);
+    assert_eq!(request.max_tokens, Some(13_107));
     assert_eq!(request.messages.len(), 1);
     assert!(request
         .system
@@ -696,7 +701,9 @@ fn compaction_to_the_end() {
     let plan = plan_compaction(&context, 250).unwrap();
     assert_eq!(plan.previous_summary.as_deref(), Some("First summary."));
     assert!(plan.conversation.starts_with("[User]: step 1"));
-    let prompt = plan.prompt();
+    // The file lists the first compaction carried.
+    assert_eq!(plan.files.read_files, ["a.rs"]);
+    let prompt = plan.prompt().unwrap();
     assert!(prompt.contains("<previous-summary>\nFirst summary.\n</previous-summary>\n\n"));
     assert!(prompt.ends_with(UPDATE_SUMMARY_PROMPT));
     assert!(!agentmsg::session::DEFAULT_SUMMARY_PROMPT.contains("coding"));

@@ -564,13 +564,7 @@ impl Message {
                     }
                 }
             }
-            Self::System(s) => {
-                chars += s
-                    .content
-                    .iter()
-                    .map(|t| utf16(&t.text))
-                    .sum::<usize>()
-            }
+            Self::System(s) => chars += s.content.iter().map(|t| utf16(&t.text)).sum::<usize>(),
         }
         (chars as u64).div_ceil(4) + media * MEDIA
     }

@@ -3,7 +3,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::tokens::{estimate_context_tokens, estimate_tokens, pi_context_tokens, pi_estimate_tokens};
+use super::tokens::{
+    estimate_context_tokens, estimate_tokens, pi_context_tokens, pi_estimate_tokens,
+};
 use crate::custom::{CompactionSummary, ExtensionMessage};
 use crate::session::context::SessionContext;
 use crate::session::entry::{Entry, EntryKind};
@@ -113,16 +115,11 @@ pub(super) fn pi(
     keep_recent_tokens: u64,
 ) -> Result<Option<Cut>, SessionError> {
     let path = session.path(leaf)?;
-    let nodes: Vec<Node<'_>> = path
-        .iter()
-        .map(|e| Node::of(session.format(), e))
-        .collect();
+    let nodes: Vec<Node<'_>> = path.iter().map(|e| Node::of(session.format(), e)).collect();
     if matches!(nodes.last(), Some(Node::Compaction(_))) {
         return Ok(None);
     }
-    let previous_at = nodes
-        .iter()
-        .rposition(|n| matches!(n, Node::Compaction(_)));
+    let previous_at = nodes.iter().rposition(|n| matches!(n, Node::Compaction(_)));
     let (previous, start) = match previous_at {
         Some(at) => {
             let Node::Compaction(c) = &nodes[at] else {

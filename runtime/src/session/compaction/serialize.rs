@@ -229,8 +229,9 @@ impl<'de> Visitor<'de> for JsVisitor {
                 None => entries.push((key, value)),
             }
         }
-        let (mut index, named): (Vec<_>, Vec<_>) =
-            entries.into_iter().partition(|(k, _)| array_index(k).is_some());
+        let (mut index, named): (Vec<_>, Vec<_>) = entries
+            .into_iter()
+            .partition(|(k, _)| array_index(k).is_some());
         index.sort_by_key(|(k, _)| array_index(k));
         index.extend(named);
         Ok(Js::Object(index))

@@ -19,8 +19,8 @@
 use std::borrow::Borrow;
 
 use super::serialize::{js_stringify, utf16_len};
-use crate::custom::{BashExecution, BranchSummary, CompactionSummary, InjectedContent};
 use crate::custom::InjectedMessage;
+use crate::custom::{BashExecution, BranchSummary, CompactionSummary, InjectedContent};
 use crate::{AgentMessage, AssistantContent, Message, ToolResultContent, UserContent};
 
 /// How many tokens a context holds, as pi's `estimateContextTokens` counts
@@ -75,8 +75,11 @@ fn context_tokens<M: Borrow<AgentMessage>>(
     zero_counts: bool,
     estimate: fn(&AgentMessage) -> u64,
 ) -> ContextTokens {
-    let last = messages.iter().enumerate().rev().find_map(|(i, m)| {
-        match m.borrow().as_llm() {
+    let last = messages
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(i, m)| match m.borrow().as_llm() {
             Some(Message::Assistant(a)) if !a.stop_reason.is_failure() => {
                 let u = &a.usage;
                 let tokens = u
@@ -86,16 +89,12 @@ fn context_tokens<M: Borrow<AgentMessage>>(
                 (zero_counts || tokens > 0).then_some((i, tokens))
             }
             _ => None,
-        }
-    });
+        });
     let (start, usage_tokens, last_usage_index) = match last {
         Some((i, tokens)) => (i + 1, tokens, Some(i)),
         None => (0, 0, None),
     };
-    let trailing_tokens = messages[start..]
-        .iter()
-        .map(|m| estimate(m.borrow()))
-        .sum();
+    let trailing_tokens = messages[start..].iter().map(|m| estimate(m.borrow())).sum();
     ContextTokens {
         tokens: usage_tokens + trailing_tokens,
         usage_tokens,
