@@ -30,7 +30,9 @@ mod lines;
 mod load;
 mod output;
 
-use cmd::{check, context, decode, export, import, project, repair, sessions, stats, tree};
+use cmd::{
+    check, compact, context, decode, export, import, project, repair, sessions, stats, tree,
+};
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -117,6 +119,21 @@ enum Command {
     /// them), before any target's preparation.
     #[command(after_help = EXIT_CODES)]
     Context(context::ContextArgs),
+    /// Plan a compaction of a session (--plan), or write the session with one
+    /// applied from a given summary (--summary TEXT -o OUT).
+    ///
+    /// The plan keeps about --keep-tokens of the most recent messages and
+    /// summarises the rest, by pi 0.73.1's rule (--policy pi: the cut moves
+    /// forward to a turn boundary; a split turn's start is summarised by a
+    /// second request) or agentmsg's (--policy agentmsg: the cut moves back
+    /// to whole tool calls). --plan --json prints it as one object
+    /// (firstKeptEntryId, splitTurn, tokensBefore, summarise, turnPrefix,
+    /// prompt, turnPrefixPrompt, readFiles, modifiedFiles), or null. Written,
+    /// the compaction carries pi's details (the files read and modified) and
+    /// lists them after the summary, as pi does. Exits 1 when there is
+    /// nothing to compact.
+    #[command(after_help = EXIT_CODES)]
+    Compact(compact::CompactArgs),
     /// Print the tree of a session: branch points, labels, the leaf, and
     /// compactions with what they kept.
     #[command(after_help = EXIT_CODES)]
@@ -168,6 +185,7 @@ fn dispatch(cli: &Cli) -> Result<Outcome, error::CliError> {
         Command::Import(args) => import::run(args),
         Command::Context(args) => context::run(args),
         Command::Tree(args) => tree::run(args),
+        Command::Compact(args) => compact::run(args),
         Command::Export(args) => export::run(args),
         Command::Sessions(args) => sessions::run(args),
         Command::Decode(args) => decode::run(args),

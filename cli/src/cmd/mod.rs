@@ -3,6 +3,7 @@
 //! through [`crate::output`]; no command imports another.
 
 pub(crate) mod check;
+pub(crate) mod compact;
 pub(crate) mod context;
 pub(crate) mod decode;
 pub(crate) mod export;

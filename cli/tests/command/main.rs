@@ -13,6 +13,7 @@ mod browser;
 
 mod boundary;
 mod commands;
+mod compact;
 mod decode;
 mod export_html;
 mod import_claude;
