@@ -596,6 +596,7 @@ fn policy_pi_plans_and_records_what_pi_does() {
     let mut failures = Vec::new();
     // Applied plans: the compacted file, its compaction, the plan.
     let mut applied = Vec::new();
+    let mut agentmsg_plans = 0;
     for (k, (job, theirs)) in jobs.iter().zip(&theirs).enumerate() {
         let session = sessions
             .entry(job.file.clone())
@@ -604,6 +605,26 @@ fn policy_pi_plans_and_records_what_pi_does() {
         if !problems.is_empty() {
             failures.extend(problems);
             continue;
+        }
+        // agentmsg's own policy on the same cases: never a summary of
+        // nothing the model is sent.
+        if let Some(plan) = CompactionPolicy::Agentmsg
+            .plan(session, job.leaf.as_deref(), job.keep)
+            .unwrap()
+        {
+            let context = session.context(job.leaf.as_deref()).unwrap();
+            let sent = context
+                .messages
+                .iter()
+                .zip(&context.entry_ids)
+                .filter(|(_, id)| id.as_ref().is_some_and(|id| plan.summarise.contains(id)))
+                .any(|(m, _)| !to_llm(std::slice::from_ref(m)).is_empty());
+            assert!(
+                sent,
+                "{}: agentmsg's plan sends nothing it summarises",
+                job.file.display()
+            );
+            agentmsg_plans += 1;
         }
         // pi writes no entry to a version 1 file before migrating it.
         if session.format() == (agentmsg::session::SessionFormat::Pi { version: 1 }) {
@@ -618,7 +639,7 @@ fn policy_pi_plans_and_records_what_pi_does() {
             applied.push((out, id, plan));
         }
     }
-    eprintln!("compaction_differential: {tally:?}");
+    eprintln!("compaction_differential: {tally:?}; {agentmsg_plans} plans by agentmsg's policy");
     assert!(
         failures.is_empty(),
         "{} of {} cases differ from pi (AGENTMSG_PI_SEED={seed}):\n{}",

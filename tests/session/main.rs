@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod compaction;
 mod compaction_differential;
 #[cfg(feature = "html")]
 mod export_file;
