@@ -28,6 +28,16 @@ mod cut;
 mod files;
 mod prompts;
 mod serialize;
+#[cfg(all(
+    feature = "http",
+    any(
+        feature = "openai-chat",
+        feature = "openai-responses",
+        feature = "anthropic",
+        feature = "gemini"
+    )
+))]
+mod summarise;
 mod tokens;
 
 pub use files::FileLists;
@@ -36,6 +46,16 @@ pub use prompts::{
     PI_UPDATE_SUMMARY_PROMPT, SUMMARY_SYSTEM_PROMPT, UPDATE_SUMMARY_PROMPT,
 };
 pub use serialize::{serialize_conversation, summary_prompt, TOOL_RESULT_MAX_CHARS};
+#[cfg(all(
+    feature = "http",
+    any(
+        feature = "openai-chat",
+        feature = "openai-responses",
+        feature = "anthropic",
+        feature = "gemini"
+    )
+))]
+pub use summarise::{CompactError, CompactOptions, Compacted};
 pub use tokens::{estimate_context_tokens, estimate_tokens, ContextTokens};
 
 use std::borrow::Borrow;
@@ -434,12 +454,24 @@ impl Session {
         plan: &CompactionPlan,
         summary: impl Into<String>,
     ) -> Result<MessageId, SessionError> {
+        self.apply_with_details(plan, summary.into(), None)
+    }
+
+    /// [`apply_compaction`](Self::apply_compaction), recording the
+    /// summariser's calls in the details too.
+    fn apply_with_details(
+        &mut self,
+        plan: &CompactionPlan,
+        summary: String,
+        summarizer: Option<Vec<Value>>,
+    ) -> Result<MessageId, SessionError> {
         let details = serde_json::to_string(&DetailsOut {
             read_files: &plan.files.read_files,
             modified_files: &plan.files.modified_files,
+            summarizer,
         })?;
         self.append_compaction(
-            summary.into(),
+            summary,
             plan.first_kept.as_str(),
             plan.tokens_before,
             Some(details),
@@ -453,4 +485,7 @@ impl Session {
 struct DetailsOut<'a> {
     read_files: &'a [String],
     modified_files: &'a [String],
+    /// What the summariser's calls cost, when a model was asked here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summarizer: Option<Vec<Value>>,
 }
