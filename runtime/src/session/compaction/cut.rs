@@ -35,7 +35,7 @@ enum Node<'a> {
     Message(&'a AgentMessage),
     /// A `custom_message` or `branch_summary` entry: a user-role message pi
     /// makes of it, a turn's start, not counted in the budget.
-    Made(AgentMessage),
+    Made(Box<AgentMessage>),
     /// Anything else: a setting, a label, an extension's state, a line kept
     /// undecoded.
     Other,
@@ -45,8 +45,8 @@ impl Node<'_> {
     fn of(format: SessionFormat, entry: &Entry) -> Node<'_> {
         match &entry.kind {
             EntryKind::Compaction(c) => Node::Compaction(c),
-            EntryKind::BranchSummary(b) => Node::Made(AgentMessage::custom(b.clone())),
-            EntryKind::CustomMessage(c) => Node::Made(AgentMessage::custom(c.clone())),
+            EntryKind::BranchSummary(b) => Node::Made(Box::new(AgentMessage::custom(b.clone()))),
+            EntryKind::CustomMessage(c) => Node::Made(Box::new(AgentMessage::custom(c.clone()))),
             EntryKind::Message(m) if matches!(format, SessionFormat::Pi { .. }) => Node::Message(m),
             EntryKind::Message(m) => {
                 if let Some(c) = m.downcast_ref::<CompactionSummary>() {
@@ -95,7 +95,7 @@ impl Node<'_> {
     fn message(&self) -> Option<AgentMessage> {
         match self {
             Node::Message(m) => Some((*m).clone()),
-            Node::Made(m) => Some(m.clone()),
+            Node::Made(m) => Some((**m).clone()),
             _ => None,
         }
     }

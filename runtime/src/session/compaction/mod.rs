@@ -71,11 +71,27 @@ use crate::{AgentMessage, MessageId};
 pub const NO_PRIOR_HISTORY: &str = "No prior history.";
 
 /// How a compaction decides what to summarise and what to keep.
+///
+/// - [`Pi`](Self::Pi) (the default) is pi 0.73.1's rule, to the character:
+///   its budget walk, its cut moving forward to a turn boundary, the start
+///   of a turn it cuts in two summarised by a second request, its prompts
+///   and its token estimate. It is checked against pi's own code
+///   (`tests/session/compaction_differential.rs`).
+/// - [`Agentmsg`](Self::Agentmsg) cuts back instead, to a message that does
+///   not part a tool call from its result, so it keeps more and never needs
+///   the second request; its prompts name no kind of work.
+///
+/// Both collect the files the summarised span read and changed, carry the
+/// previous compaction's lists, and write them as pi does (see
+/// [`FileLists`]); neither plans a summary of nothing the model is sent.
+///
+/// `Pi` is the default because the files this library reads and writes are
+/// pi's: a session compacted here and continued in pi (or the other way
+/// round) then holds what pi itself would have written, cut for cut.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum CompactionPolicy {
-    /// pi 0.73.1's rule (`prepareCompaction`, `compact`): see the
-    /// [module](self).
+    /// pi 0.73.1's rule (`prepareCompaction`, `compact`).
     #[default]
     Pi,
     /// agentmsg's own rule: the cut moves back, keeping whole tool calls and
