@@ -109,6 +109,20 @@ fn the_plan_is_the_librarys_as_json() {
     assert!(prefix.contains("[Assistant tool calls]: write(path=\"c.rs\")"));
     assert!(prefix.contains("This is the PREFIX of a turn that was too large to keep."));
 
+    // Without --json, a few lines for a person.
+    let run = agentmsg_in(
+        dir.path(),
+        &["compact", "s.jsonl", "--plan", "--keep-tokens", "700"],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.starts_with("keep from e11 ("), "{run:?}");
+    assert!(
+        run.stdout
+            .contains("split turn: its first 3 entries summarised on their own"),
+        "{run:?}"
+    );
+    assert!(run.stdout.contains("modified files: a.rs, c.rs"), "{run:?}");
+
     // agentmsg's policy cuts back to whole turns: no split.
     let run = agentmsg_in(
         dir.path(),

@@ -149,6 +149,29 @@ impl CompactionPolicy {
         }
     }
 
+    /// Whether a context should be compacted in a window of `window`
+    /// tokens keeping `reserve` free for the answer: [`should_compact`] of
+    /// its [`context_tokens`](Self::context_tokens), the rule an agent loop
+    /// checks after each reply (pi: `shouldCompact`, with its default
+    /// reserve of 16,384 tokens).
+    ///
+    /// ```
+    /// # use agentmsg_runtime::{AgentMessage, AssistantMessage, Message, TextContent, Usage};
+    /// # use agentmsg_runtime::session::CompactionPolicy;
+    /// let reply = AssistantMessage::new([TextContent::new("ok")]).with_usage(Usage::new(190_000, 10));
+    /// let messages: Vec<AgentMessage> = vec![Message::user("hi").into(), Message::Assistant(reply).into()];
+    /// assert!(CompactionPolicy::Pi.should_compact(&messages, 200_000, 16_384));
+    /// assert!(!CompactionPolicy::Pi.should_compact(&messages, 400_000, 16_384));
+    /// ```
+    pub fn should_compact<M: Borrow<AgentMessage>>(
+        self,
+        messages: &[M],
+        window: u64,
+        reserve: u64,
+    ) -> bool {
+        should_compact(self.context_tokens(messages).tokens, window, reserve)
+    }
+
     /// Plans a compaction of `session` at `leaf` (its leaf when `None`)
     /// that keeps about `keep_recent_tokens` of the most recent messages.
     /// `None` when there is nothing to compact: the leaf is a compaction,
