@@ -11,7 +11,8 @@
 //! is sent (its `convertToLlm` of the summarised messages is empty), agentmsg
 //! plans nothing. Those cases are counted and must be exactly the ones.
 //!
-//! Then agentmsg applies each plan (with pi's answers as the summaries): pi
+//! Then agentmsg applies each plan, by either policy (with pi's answers as
+//! the summaries): pi
 //! reads the file and rebuilds, at the compaction, the context agentmsg
 //! rebuilds; and after more work is appended, pi's next compaction of that
 //! file keeps every file list agentmsg's carried, and still equals
@@ -596,7 +597,7 @@ fn policy_pi_plans_and_records_what_pi_does() {
     let mut failures = Vec::new();
     // Applied plans: the compacted file, its compaction, the plan.
     let mut applied = Vec::new();
-    let mut agentmsg_plans = 0;
+    let (mut agentmsg_plans, mut other_cut) = (0, 0);
     for (k, (job, theirs)) in jobs.iter().zip(&theirs).enumerate() {
         let session = sessions
             .entry(job.file.clone())
@@ -625,6 +626,15 @@ fn policy_pi_plans_and_records_what_pi_does() {
                 job.file.display()
             );
             agentmsg_plans += 1;
+            other_cut += usize::from(
+                theirs["plan"]["firstKeptEntryId"].as_str() != Some(plan.first_kept.as_str()),
+            );
+            // Applied too (below: pi reads it back and keeps its lists).
+            if session.format() != (agentmsg::session::SessionFormat::Pi { version: 1 }) {
+                let out = dir.path().join(format!("agentmsg{k}.jsonl"));
+                let id = apply(session, &plan, job.leaf.as_deref(), &out);
+                applied.push((out, id, plan));
+            }
         }
         // pi writes no entry to a version 1 file before migrating it.
         if session.format() == (agentmsg::session::SessionFormat::Pi { version: 1 }) {
@@ -639,7 +649,7 @@ fn policy_pi_plans_and_records_what_pi_does() {
             applied.push((out, id, plan));
         }
     }
-    eprintln!("compaction_differential: {tally:?}; {agentmsg_plans} plans by agentmsg's policy");
+    eprintln!("compaction_differential: {tally:?}; {agentmsg_plans} plans by agentmsg's policy, {other_cut} cut elsewhere than pi");
     assert!(
         failures.is_empty(),
         "{} of {} cases differ from pi (AGENTMSG_PI_SEED={seed}):\n{}",
