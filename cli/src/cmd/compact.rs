@@ -123,7 +123,7 @@ pub fn run(args: &CompactArgs) -> Result<Outcome, CliError> {
         return Ok(Outcome::Problems);
     };
     let (Some(summary), Some(output)) = (&args.summary, &args.output) else {
-        unreachable!("checked above: --summary comes with -o");
+        return Err(CliError::Usage("-o OUT needs --summary TEXT".into()));
     };
     // Without a model the given texts are the answers: the history's to the
     // history request; when only a split turn's start is summarised, the

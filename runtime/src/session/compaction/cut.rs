@@ -119,17 +119,17 @@ pub(super) fn pi(
     if matches!(nodes.last(), Some(Node::Compaction(_))) {
         return Ok(None);
     }
-    let previous_at = nodes.iter().rposition(|n| matches!(n, Node::Compaction(_)));
-    let (previous, start) = match previous_at {
-        Some(at) => {
-            let Node::Compaction(c) = &nodes[at] else {
-                unreachable!("found as a compaction")
-            };
+    let previous = nodes.iter().enumerate().rev().find_map(|(at, n)| match n {
+        Node::Compaction(c) => Some((at, *c)),
+        _ => None,
+    });
+    let (previous, start) = match previous {
+        Some((at, c)) => {
             let kept = c
                 .first_kept_id
                 .as_ref()
                 .and_then(|id| path.iter().position(|e| e.id() == Some(id)));
-            (Some((*c).clone()), kept.unwrap_or(at + 1))
+            (Some(c.clone()), kept.unwrap_or(at + 1))
         }
         None => (None, 0),
     };

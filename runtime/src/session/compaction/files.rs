@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+use super::serialize::Js;
 use crate::custom::CompactionSummary;
 use crate::{AgentMessage, Message};
 
@@ -70,12 +71,17 @@ impl FileOps {
             return;
         };
         for call in a.tool_calls() {
-            let Some(Value::String(path)) = call.arguments.get("path") else {
+            // As JavaScript reads `args.path`: a repeated key's last value.
+            let path = match Js::parse(call.arguments.as_str()) {
+                Some(Js::Object(entries)) => entries.into_iter().find_map(|(k, v)| match v {
+                    Js::String(path) if k == "path" => Some(path),
+                    _ => None,
+                }),
+                _ => None,
+            };
+            let Some(path) = path.filter(|p| !p.is_empty()) else {
                 continue;
             };
-            if path.is_empty() {
-                continue;
-            }
             match call.name.as_str() {
                 "read" => {
                     self.read.insert(path);
