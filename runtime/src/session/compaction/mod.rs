@@ -84,6 +84,9 @@ pub const NO_PRIOR_HISTORY: &str = "No prior history.";
 /// Both collect the files the summarised span read and changed, carry the
 /// previous compaction's lists, and write them as pi does (see
 /// [`FileLists`]); neither plans a summary of nothing the model is sent.
+/// That is `Pi`'s one departure from pi, which then asks the summariser
+/// about an empty conversation (when the budget keeps every message, say)
+/// and records a summary the model reads beside everything it already had.
 ///
 /// `Pi` is the default because the files this library reads and writes are
 /// pi's: a session compacted here and continued in pi (or the other way
