@@ -219,6 +219,37 @@ fn the_written_session_carries_pis_details_and_pi_reads_it_back() {
         json!({"readFiles": ["b.rs"], "modifiedFiles": ["a.rs", "c.rs"]})
     );
 
+    // At another leaf: its first turn cut in two, nothing before its start.
+    let run = agentmsg_in(
+        dir.path(),
+        &[
+            "compact",
+            "s.jsonl",
+            "--leaf",
+            "e7",
+            "--keep-tokens",
+            "100",
+            "--summary",
+            "Start.",
+            "-o",
+            "leaf.jsonl",
+        ],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    let text = std::fs::read_to_string(dir.path().join("leaf.jsonl")).unwrap();
+    let at_leaf: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(
+        (
+            at_leaf["parentId"].clone(),
+            at_leaf["firstKeptEntryId"].clone()
+        ),
+        (json!("e7"), json!("e7"))
+    );
+    assert_eq!(
+        at_leaf["summary"],
+        "No prior history.\n\n---\n\n**Turn Context (split turn):**\n\nStart.\n\n<read-files>\nb.rs\n</read-files>\n\n<modified-files>\na.rs\n</modified-files>"
+    );
+
     let run = agentmsg_in(dir.path(), &["context", "out.jsonl"]);
     assert_eq!(run.code, 0, "{run:?}");
     let ours: Vec<Value> = run
