@@ -371,6 +371,8 @@ pub use agentmsg_runtime::{
 };
 
 // The modules, one concept each.
+#[cfg(feature = "agent")]
+pub use agentmsg_runtime::agent;
 #[cfg(feature = "html")]
 pub use agentmsg_runtime::export;
 #[cfg(feature = "http")]
