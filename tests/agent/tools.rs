@@ -43,3 +43,117 @@ fn arguments_that_do_not_fit_name_the_field() {
         "invalid arguments for `add` at `a`: invalid type: sequence, expected f64"
     );
 }
+
+mod structured {
+    use agentmsg::agent::output::{self, OutputError};
+    use agentmsg::agent::{Agent, ScriptedModel};
+    use agentmsg::providers::{Api, Request};
+    use agentmsg::{AssistantMessage, Message, Session};
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+    use serde_json::json;
+
+    /// A verdict on a pull request.
+    #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+    struct Verdict {
+        /// Whether to merge.
+        merge: bool,
+        /// The reasons, most important first.
+        reasons: Vec<Reason>,
+        /// Who should look next.
+        reviewer: Option<String>,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+    struct Reason {
+        text: String,
+        weight: u8,
+    }
+
+    #[test]
+    fn each_api_is_asked_for_the_type() {
+        let format = output::response_format::<Verdict>();
+        assert_eq!(format.name, "Verdict");
+        assert_eq!(
+            format.description.as_deref(),
+            Some("A verdict on a pull request.")
+        );
+        let schema = &format.schema;
+        assert_eq!(schema["required"], json!(["merge", "reasons", "reviewer"]));
+        assert_eq!(schema["additionalProperties"], false);
+        let reason = &schema["properties"]["reasons"]["items"];
+        assert_eq!(reason["additionalProperties"], false);
+        assert_eq!(reason["required"], json!(["text", "weight"]));
+        assert!(reason["properties"]["weight"].get("format").is_none());
+        let request = Request::new("gpt-4.1", vec![Message::user("Review")])
+            .with_response_format(format.clone());
+        let chat = Api::OpenaiChat.encode(&request).unwrap().body;
+        assert_eq!(chat["response_format"]["json_schema"]["schema"], *schema);
+        assert_eq!(chat["response_format"]["json_schema"]["strict"], true);
+        let request = request.for_model("claude-sonnet-4-5");
+        let anthropic = Api::Anthropic.encode(&request).unwrap().body;
+        assert_eq!(anthropic["output_config"]["format"]["schema"], *schema);
+    }
+
+    #[tokio::test]
+    async fn the_reply_decodes_into_the_type() {
+        let model = ScriptedModel::new([AssistantMessage::new([
+            r#"{"merge": true, "reasons": [{"text": "tests pass", "weight": 3}], "reviewer": null}"#,
+        ])]);
+        let agent = Agent::new(model.clone(), crate::MODEL).output::<Verdict>();
+        let outcome = agent
+            .prompt(&mut Session::new(), Message::user("Review #42"), |_| {})
+            .await
+            .unwrap();
+        let verdict: Verdict = outcome.output().unwrap();
+        assert_eq!(
+            verdict,
+            Verdict {
+                merge: true,
+                reasons: vec![Reason {
+                    text: "tests pass".into(),
+                    weight: 3
+                }],
+                reviewer: None
+            }
+        );
+        assert_eq!(
+            model.requests()[0]["output_config"]["format"]["type"],
+            "json_schema"
+        );
+    }
+
+    #[test]
+    fn a_reply_that_does_not_fit_is_a_typed_error() {
+        let reply = AssistantMessage::new([
+            r#"{"merge": true, "reasons": [{"text": "ok", "weight": 300}], "reviewer": null}"#,
+        ]);
+        match output::decode::<Verdict>(&reply).unwrap_err() {
+            OutputError::DoesNotFit { path, message, .. } => {
+                assert_eq!(path, "reasons[0].weight");
+                assert!(message.contains("300"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let fenced = AssistantMessage::new([
+            "```json\n{\"merge\": false, \"reasons\": [], \"reviewer\": \"ana\"}\n```",
+        ]);
+        assert_eq!(
+            output::decode::<Verdict>(&fenced)
+                .unwrap()
+                .reviewer
+                .as_deref(),
+            Some("ana")
+        );
+        let prose = AssistantMessage::new(["I think we should merge."]);
+        assert!(matches!(
+            output::decode::<Verdict>(&prose),
+            Err(OutputError::NotJson { .. })
+        ));
+        let empty = AssistantMessage::new(Vec::<String>::new());
+        assert!(matches!(
+            output::decode::<Verdict>(&empty),
+            Err(OutputError::NoText { .. })
+        ));
+    }
+}

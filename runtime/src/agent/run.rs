@@ -116,6 +116,22 @@ pub struct RunOutcome {
     pub reply: Option<AssistantMessage>,
 }
 
+impl RunOutcome {
+    /// The last reply decoded as `T` (see [`Agent::output`]).
+    ///
+    /// # Errors
+    /// [`OutputError`](super::output::OutputError): no reply or no text, not
+    /// JSON, or JSON that does not fit `T` (with the field path).
+    pub fn output<T: serde::de::DeserializeOwned>(&self) -> Result<T, super::output::OutputError> {
+        match &self.reply {
+            Some(reply) => super::output::decode(reply),
+            None => Err(super::output::OutputError::NoText {
+                stop_reason: self.stop_reason,
+            }),
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 struct Queues {
     steering: VecDeque<AgentMessage>,
@@ -307,6 +323,14 @@ impl<M: Model> Agent<M> {
     pub fn response_format(mut self, format: ResponseFormat) -> Self {
         self.request.response_format = Some(format);
         self
+    }
+
+    /// The same agent asking every reply for JSON of type `T`
+    /// ([`output::response_format`](super::output::response_format)); read it
+    /// with [`RunOutcome::output`].
+    #[must_use]
+    pub fn output<T: schemars::JsonSchema + ?Sized>(self) -> Self {
+        self.response_format(super::output::response_format::<T>())
     }
 
     /// The same agent, sending at most `turns` requests a run.
