@@ -317,6 +317,41 @@ impl<M: Model> Agent<M> {
         self
     }
 
+    /// The same agent with one more tool, made of a name and an async
+    /// function of its arguments (the description is the doc comment of
+    /// `A`).
+    ///
+    /// ```
+    /// use agentmsg_runtime::agent::{Agent, ScriptedModel, ToolError, ToolOutput};
+    ///
+    /// /// Counts the words of a text.
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Words { text: String }
+    ///
+    /// let agent = Agent::new(ScriptedModel::new([]), "claude-sonnet-4-5")
+    ///     .tool_fn("word_count", |w: Words| async move {
+    ///         Ok(w.text.split_whitespace().count().to_string())
+    ///     })
+    ///     .tool_fn("shout", |w: Words| async move {
+    ///         if w.text.is_empty() {
+    ///             return Err(ToolError::new("nothing to shout"));
+    ///         }
+    ///         Ok(ToolOutput::text(w.text.to_uppercase()))
+    ///     });
+    /// ```
+    #[must_use]
+    pub fn tool_fn<A, F, Fut, O>(mut self, name: impl Into<String>, function: F) -> Self
+    where
+        A: serde::de::DeserializeOwned + schemars::JsonSchema + Send + 'static,
+        F: Fn(A) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<O, super::tool::ToolError>> + Send + 'static,
+        O: Into<ToolOutput> + 'static,
+    {
+        self.tools
+            .add_dyn(Arc::new(super::tool::FnTool::new(name, function)));
+        self
+    }
+
     /// The same agent asking every reply for JSON matching `format` (see
     /// [`output`](super::output)).
     #[must_use]

@@ -200,6 +200,19 @@ impl From<&str> for ToolOutput {
     }
 }
 
+macro_rules! from_number {
+    ($($t:ty),*) => {$(
+        impl From<$t> for ToolOutput {
+            /// The number as text.
+            fn from(value: $t) -> Self {
+                Self::text(value.to_string())
+            }
+        }
+    )*};
+}
+
+from_number!(i64, u64, usize, f64, bool);
+
 /// A tool's failure, which the model reads as an error result.
 ///
 /// Any error converts into it with `?`.
@@ -303,6 +316,56 @@ impl<T: Tool> DynTool for Typed<T> {
     }
 }
 
+/// A tool made of a name and an async function of its arguments
+/// ([`Agent::tool_fn`](super::Agent::tool_fn)), the Vercel AI SDK's
+/// `tool({parameters, execute})`: the description is the doc comment of `A`.
+pub(crate) struct FnTool<A, F, O> {
+    name: String,
+    function: F,
+    args: std::marker::PhantomData<fn(A) -> O>,
+}
+
+impl<A, F, O> FnTool<A, F, O> {
+    pub(crate) fn new(name: impl Into<String>, function: F) -> Self {
+        Self {
+            name: name.into(),
+            function,
+            args: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<A, F, Fut, O> DynTool for FnTool<A, F, O>
+where
+    A: DeserializeOwned + JsonSchema + Send + 'static,
+    F: Fn(A) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
+    O: Into<ToolOutput> + 'static,
+{
+    fn spec(&self) -> ToolSpec {
+        let mut parameters = schema_for::<A>();
+        let description = parameters
+            .as_object_mut()
+            .and_then(|o| o.remove("description"))
+            .and_then(|d| d.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        ToolSpec::new(self.name.clone(), description, parameters)
+    }
+
+    fn call(self: Arc<Self>, arguments: &ToolArguments) -> CallFuture {
+        match decode_arguments::<A>(&self.name, arguments) {
+            Ok(args) => {
+                let future = (self.function)(args);
+                Box::pin(async move { future.await.map(Into::into) })
+            }
+            Err(e) => {
+                let error = ToolError::new(e.to_string());
+                Box::pin(async move { Err(error) })
+            }
+        }
+    }
+}
+
 /// The tools of an agent, by name.
 #[derive(Clone, Default)]
 pub(crate) struct Toolset {
@@ -312,7 +375,10 @@ pub(crate) struct Toolset {
 
 impl Toolset {
     pub(crate) fn add<T: Tool>(&mut self, tool: T) {
-        let tool: Arc<dyn DynTool> = Arc::new(Typed(tool));
+        self.add_dyn(Arc::new(Typed(tool)));
+    }
+
+    pub(crate) fn add_dyn(&mut self, tool: Arc<dyn DynTool>) {
         let spec = tool.spec();
         self.specs.retain(|s| s.name != spec.name);
         self.tools.insert(spec.name.clone(), tool);
