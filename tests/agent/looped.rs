@@ -196,13 +196,10 @@ async fn failing_panicking_slow_and_misfed_tools_become_error_results() {
     // The model read them all as errors.
     let sent = &model.requests()[1]["messages"][2]["content"];
     assert_eq!(sent[1]["is_error"], true);
-    assert_eq!(
-        sent[5]
-            .get("is_error")
-            .and_then(|v| v.as_bool())
-            .unwrap_or(false),
-        false
-    );
+    assert!(!sent[5]
+        .get("is_error")
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false));
 }
 
 #[tokio::test]
