@@ -188,3 +188,99 @@ async fn an_error_status_ends_the_run_with_an_error() {
         })
     ));
 }
+
+#[tokio::test]
+async fn steering_approval_and_a_panicking_tool_over_http() {
+    let server = Server::start(vec![
+        streamed(&calls(vec![
+            call("toolu_1", "add", json!({"a": 1, "b": 1})),
+            call("toolu_2", "act", json!({"what": "panic"})),
+            call("toolu_3", "act", json!({"what": "wave"})),
+        ])),
+        streamed(&calls(vec![call(
+            "toolu_4",
+            "act",
+            json!({"what": "stop"}),
+        )])),
+        streamed(&text("never asked for")),
+    ])
+    .await;
+    let agent = Agent::new(client(&server), MODEL)
+        .tool(Add::default())
+        .tool(Act)
+        .approve(|call| {
+            let deny = call.id == "toolu_3";
+            async move {
+                if deny {
+                    agentmsg::agent::Approval::Deny("no waving".into())
+                } else {
+                    agentmsg::agent::Approval::Allow
+                }
+            }
+        });
+    let handle = agent.handle();
+    let mut session = Session::new();
+    let mut steered = false;
+    let outcome = agent
+        .prompt(&mut session, Message::user("go"), |e| {
+            if matches!(e, AgentEvent::ToolExecutionStart { .. }) && !steered {
+                steered = true;
+                handle.steer(Message::user("steer: hurry"));
+            }
+        })
+        .await
+        .unwrap();
+    // The second turn's only result asked to stop: no third request.
+    assert!(outcome.terminated);
+    assert_eq!(outcome.turns, 2);
+    let received = server.received();
+    assert_eq!(received.len(), 2);
+    let second = &received[1].body["messages"];
+    let results = &second[2]["content"];
+    assert_eq!(results[0]["content"][0]["text"], "2");
+    assert_eq!(
+        results[1]["content"][0]["text"],
+        "the tool panicked: the tool broke"
+    );
+    assert_eq!(
+        results[2]["content"][0]["text"],
+        "the call was denied: no waving"
+    );
+    // The steering message follows the results, in the same user turn.
+    assert!(second.to_string().contains("steer: hurry"));
+    assert_eq!(
+        transcript(&session)
+            .iter()
+            .map(|(kind, _)| kind.as_str())
+            .collect::<Vec<_>>(),
+        [
+            "user",
+            "assistant",
+            "toolResult",
+            "toolResult",
+            "toolResult",
+            "user",
+            "assistant",
+            "toolResult"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn the_turn_limit_over_http() {
+    let server = Server::start(vec![streamed(&calls(vec![call(
+        "toolu_1",
+        "add",
+        json!({"a": 1, "b": 1}),
+    )]))])
+    .await;
+    let agent = Agent::new(client(&server), MODEL)
+        .tool(Add::default())
+        .max_turns(2);
+    let outcome = agent
+        .prompt(&mut Session::new(), Message::user("go"), |_| {})
+        .await
+        .unwrap();
+    assert_eq!(outcome.stop_reason, StopReason::MaxTurns);
+    assert_eq!(server.received().len(), 2);
+}

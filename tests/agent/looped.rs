@@ -504,3 +504,35 @@ async fn a_stored_session_keeps_every_message() {
         })
     );
 }
+
+#[tokio::test]
+async fn a_run_can_be_spawned_on_another_task() {
+    let model = ScriptedModel::new([text("from a task")]);
+    let agent = Arc::new(Agent::new(model, MODEL));
+    let dir = tempfile::tempdir().unwrap();
+    let store = agentmsg::store::JsonlDir::open(dir.path()).unwrap();
+    let mut session = agentmsg::store::StoredSession::create(store, "spawned")
+        .await
+        .unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let task = tokio::spawn({
+        let agent = agent.clone();
+        async move {
+            let outcome = agent
+                .prompt(&mut session, Message::user("hi"), move |e| {
+                    let _ = tx.send(e);
+                })
+                .await;
+            (outcome.map(|o| o.stop_reason), session)
+        }
+    });
+    let mut kinds = Vec::new();
+    while let Some(event) = rx.recv().await {
+        kinds.push(outline(&[event]).remove(0));
+    }
+    let (stop, session) = task.await.unwrap();
+    assert_eq!(stop.unwrap(), StopReason::Stop);
+    assert_eq!(kinds.first().map(String::as_str), Some("agent_start"));
+    assert_eq!(kinds.last().map(String::as_str), Some("agent_end Stop"));
+    assert_eq!(transcript(session.session())[1].1, "from a task");
+}

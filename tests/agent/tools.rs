@@ -157,3 +157,45 @@ mod structured {
         ));
     }
 }
+
+mod media {
+    use agentmsg::agent::{Agent, ScriptedModel, Tool, ToolError, ToolOutput};
+    use agentmsg::{ImageContent, Message, Session, TextContent};
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+    use serde_json::json;
+
+    /// Takes a screenshot.
+    #[derive(Deserialize, JsonSchema)]
+    struct Shot {}
+
+    struct Screenshot;
+
+    impl Tool for Screenshot {
+        const NAME: &'static str = "screenshot";
+        type Args = Shot;
+        async fn call(&self, _: Shot) -> Result<ToolOutput, ToolError> {
+            let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+            Ok(ToolOutput::image(ImageContent::from_bytes(png)?)
+                .with(TextContent::new("the login page")))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_tool_result_carries_an_image() {
+        let model = ScriptedModel::new([
+            crate::calls(vec![crate::call("c1", "screenshot", json!({}))]),
+            crate::text("I see the login page."),
+        ]);
+        let agent = Agent::new(model.clone(), crate::MODEL).tool(Screenshot);
+        agent
+            .prompt(&mut Session::new(), Message::user("look"), |_| {})
+            .await
+            .unwrap();
+        let result = &model.requests()[1]["messages"][2]["content"][0];
+        assert_eq!(result["type"], "tool_result");
+        assert_eq!(result["content"][0]["type"], "image");
+        assert_eq!(result["content"][0]["source"]["media_type"], "image/png");
+        assert_eq!(result["content"][1]["text"], "the login page");
+    }
+}
