@@ -536,3 +536,99 @@ async fn a_run_can_be_spawned_on_another_task() {
     assert_eq!(kinds.last().map(String::as_str), Some("agent_end Stop"));
     assert_eq!(transcript(session.session())[1].1, "from a task");
 }
+
+/// Compacts once the session holds `after` entries or more, keeping from the
+/// last user message, with a summary the agent's own model writes.
+struct KeepLastUser {
+    after: usize,
+}
+
+impl agentmsg::agent::Compactor for KeepLastUser {
+    fn compact<'a>(
+        &'a self,
+        session: &'a Session,
+        model: &'a dyn agentmsg::agent::Model,
+    ) -> agentmsg::agent::CompactFuture<'a> {
+        Box::pin(async move {
+            let entries = session.entries();
+            let compacted = entries
+                .iter()
+                .any(|e| e.message().is_some_and(|m| m.kind() == "compactionSummary"));
+            if compacted || entries.len() < self.after {
+                return Ok(None);
+            }
+            let first_kept = entries
+                .iter()
+                .rev()
+                .find(|e| e.message().is_some_and(|m| m.kind() == "user"))
+                .and_then(|e| e.id().cloned())
+                .unwrap();
+            let request = agentmsg::providers::Request::new(
+                MODEL,
+                vec![Message::user("Summarize the conversation.")],
+            );
+            let mut stream = model.stream(&request).await?;
+            let mut reply = None;
+            while let Some(item) = futures_util::StreamExt::next(&mut stream).await {
+                if let agentmsg::http::StreamItem::Reply(whole) = item? {
+                    reply = Some(whole.message);
+                }
+            }
+            let reply = reply.unwrap();
+            Ok(Some(agentmsg::agent::Compacted::new(
+                reply.text_content(),
+                first_kept,
+                1234,
+                reply.usage,
+            )))
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_compactor_compacts_at_the_turn_boundary_and_its_usage_counts() {
+    let model = ScriptedModel::new([
+        text("first answer").with_usage(Usage::new(100, 10)),
+        text("Earlier: the user said hello.").with_usage(Usage::new(40, 8)),
+        text("second answer").with_usage(Usage::new(60, 6)),
+    ]);
+    let agent = Agent::new(model.clone(), MODEL).compactor(KeepLastUser { after: 3 });
+    let mut session = Session::new();
+    agent
+        .prompt(&mut session, Message::user("hello"), |_| {})
+        .await
+        .unwrap();
+    let mut events = Vec::new();
+    let outcome = agent
+        .prompt(&mut session, Message::user("and now?"), |e| events.push(e))
+        .await
+        .unwrap();
+    // The summariser's call and the reply, both counted.
+    assert_eq!((outcome.usage.input, outcome.usage.output), (100, 14));
+    let lines = outline(&events);
+    assert_eq!(
+        &lines[..5],
+        [
+            "agent_start",
+            "message_start user",
+            "message_end user",
+            "message_start compactionSummary",
+            "message_end compactionSummary",
+        ]
+    );
+    assert_eq!(lines[6], "turn_start 1");
+    assert!(matches!(
+        events[5],
+        AgentEvent::Compacted {
+            tokens_before: 1234,
+            ..
+        }
+    ));
+    // The next request starts with the summary, then the kept user message.
+    let sent = &model.requests()[2]["messages"];
+    assert!(sent[0]
+        .to_string()
+        .contains("Earlier: the user said hello."));
+    assert!(!sent.to_string().contains("first answer"));
+    assert!(sent.to_string().contains("and now?"));
+}

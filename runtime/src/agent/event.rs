@@ -65,6 +65,16 @@ pub enum AgentEvent {
         /// The turn's usage (its reply's).
         usage: Usage,
     },
+    /// The session was compacted before a request (the summary entry has
+    /// its own `MessageStart` and `MessageEnd` too).
+    Compacted {
+        /// The summary entry's id.
+        id: MessageId,
+        /// The tokens of the context before.
+        tokens_before: u64,
+        /// What the summariser's call cost (part of the run's usage).
+        usage: Usage,
+    },
     /// The run ended.
     AgentEnd {
         /// Why: the last reply's stop reason, `maxTurns` at the turn limit,

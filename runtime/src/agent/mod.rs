@@ -7,9 +7,11 @@
 //!   `schemars` ([`tool_spec`]); [`ToolOutput`]: text, images and JSON.
 //! - [`output`]: a reply asked for as a Rust type ([`Agent::output`]) and
 //!   decoded into it ([`RunOutcome::output`]), with a typed error.
+//! - [`Compactor`]: the hook that compacts the session at a turn boundary.
 //! - [`Model`]: what answers a request, an [`http::Client`](crate::http::Client)
 //!   or a [`ScriptedModel`] for tests.
 
+mod compact;
 mod event;
 mod model;
 pub mod output;
@@ -18,6 +20,7 @@ mod run;
 mod scripted;
 mod tool;
 
+pub use compact::{CompactFuture, Compacted, Compactor};
 pub use event::AgentEvent;
 pub use model::{BoxModelStream, Model, ModelStream, StreamFuture};
 pub use run::{Agent, AgentError, AgentHandle, AgentSession, Approval, RunOutcome};

@@ -14,6 +14,7 @@ use futures_util::stream::FuturesUnordered;
 use futures_util::{FutureExt, StreamExt};
 use tokio::sync::watch;
 
+use super::compact::{Compacted, Compactor};
 use super::event::AgentEvent;
 use super::model::Model;
 use super::tool::{Tool, ToolOutput, Toolset};
@@ -39,6 +40,12 @@ pub trait AgentSession: Send {
         &mut self,
         message: AgentMessage,
     ) -> impl Future<Output = Result<MessageId, AgentError>> + Send;
+
+    /// Appends a compaction ([`Session::compact`]).
+    fn compact(
+        &mut self,
+        compacted: &Compacted,
+    ) -> impl Future<Output = Result<MessageId, AgentError>> + Send;
 }
 
 impl AgentSession for Session {
@@ -48,6 +55,16 @@ impl AgentSession for Session {
 
     async fn append(&mut self, message: AgentMessage) -> Result<MessageId, AgentError> {
         Session::append(self, message).map_err(|e| AgentError::Session(Box::new(e)))
+    }
+
+    async fn compact(&mut self, c: &Compacted) -> Result<MessageId, AgentError> {
+        Session::compact(
+            self,
+            c.summary.clone(),
+            c.first_kept.as_str(),
+            c.tokens_before,
+        )
+        .map_err(|e| AgentError::Session(Box::new(e)))
     }
 }
 
@@ -60,6 +77,17 @@ impl<S: SessionStore> AgentSession for StoredSession<S> {
         StoredSession::append(self, message)
             .await
             .map_err(|e| AgentError::Session(Box::new(e)))
+    }
+
+    async fn compact(&mut self, c: &Compacted) -> Result<MessageId, AgentError> {
+        let summary = c.summary.clone();
+        let first_kept = c.first_kept.clone();
+        let tokens_before = c.tokens_before;
+        StoredSession::apply(self, move |session| {
+            session.compact(summary, first_kept.as_str(), tokens_before)
+        })
+        .await
+        .map_err(|e| AgentError::Session(Box::new(e)))
     }
 }
 
@@ -220,9 +248,9 @@ async fn cancelled(cancel: &mut watch::Receiver<bool>) {
 /// [`terminate`](ToolOutput::terminate), at [`max_turns`](Self::max_turns)
 /// (`maxTurns`), or when cancelled (`aborted`).
 ///
-/// Compaction belongs at the turn boundary: an application that compacts
-/// does so between runs, or from a [`transform_context`](Self::transform_context)
-/// that shortens what is sent.
+/// Before each request a [`Compactor`] (see [`compactor`](Self::compactor)),
+/// when there is one, may compact the session; the summariser's usage counts
+/// in the run's.
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -252,6 +280,7 @@ pub struct Agent<M> {
     transform: Option<Box<TransformFn>>,
     edit: Option<Box<EditFn>>,
     approve: Option<Box<ApproveFn>>,
+    compactor: Option<Box<dyn Compactor>>,
     handle: AgentHandle,
 }
 
@@ -287,6 +316,7 @@ impl<M: Model> Agent<M> {
             transform: None,
             edit: None,
             approve: None,
+            compactor: None,
             handle: AgentHandle::new(),
         }
     }
@@ -421,6 +451,14 @@ impl<M: Model> Agent<M> {
         self
     }
 
+    /// The same agent, asking `compactor` before each request whether to
+    /// compact the session.
+    #[must_use]
+    pub fn compactor(mut self, compactor: impl Compactor + 'static) -> Self {
+        self.compactor = Some(Box::new(compactor));
+        self
+    }
+
     /// A handle to steer, follow up and cancel its runs from elsewhere.
     pub fn handle(&self) -> AgentHandle {
         self.handle.clone()
@@ -497,6 +535,31 @@ impl<M: Model> Agent<M> {
             if outcome.turns >= self.max_turns {
                 outcome.stop_reason = StopReason::MaxTurns;
                 return Ok(());
+            }
+            if let Some(compactor) = &self.compactor {
+                let decided = compactor.compact(session.session(), &self.model).await?;
+                if let Some(compacted) = decided {
+                    let id = session.compact(&compacted).await?;
+                    if let Some(message) = session
+                        .session()
+                        .entry(id.as_str())
+                        .and_then(|e| e.message())
+                    {
+                        emit(AgentEvent::MessageStart {
+                            message: message.clone(),
+                        });
+                        emit(AgentEvent::MessageEnd {
+                            id: id.clone(),
+                            message: message.clone(),
+                        });
+                    }
+                    outcome.usage += &compacted.usage;
+                    emit(AgentEvent::Compacted {
+                        id,
+                        tokens_before: compacted.tokens_before,
+                        usage: compacted.usage,
+                    });
+                }
             }
             outcome.turns += 1;
             let turn = outcome.turns;
