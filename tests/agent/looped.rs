@@ -632,3 +632,92 @@ async fn a_compactor_compacts_at_the_turn_boundary_and_its_usage_counts() {
     assert!(!sent.to_string().contains("first answer"));
     assert!(sent.to_string().contains("and now?"));
 }
+
+#[tokio::test]
+async fn steering_during_the_last_reply_goes_before_any_follow_up() {
+    let model = ScriptedModel::from_fn(|request| {
+        let last = &request.messages[request.messages.len() - 1];
+        text(&format!(
+            "re: {}",
+            last.as_user().map(|u| u.text()).unwrap_or_default()
+        ))
+    });
+    let agent = Agent::new(model, MODEL);
+    let handle = agent.handle();
+    let mut session = Session::new();
+    let mut once = true;
+    let outcome = agent
+        .prompt(&mut session, Message::user("first"), |e| {
+            if matches!(e, AgentEvent::MessageUpdate { .. }) && once {
+                once = false;
+                handle.follow_up(Message::user("later"));
+                handle.steer(Message::user("now"));
+            }
+        })
+        .await
+        .unwrap();
+    assert_eq!(outcome.turns, 3);
+    let texts: Vec<String> = transcript(&session).into_iter().map(|(_, t)| t).collect();
+    assert_eq!(
+        texts,
+        ["first", "re: first", "now", "re: now", "later", "re: later"]
+    );
+}
+
+#[tokio::test]
+async fn cancelling_while_a_call_awaits_approval() {
+    let model = ScriptedModel::new([
+        calls(vec![
+            call("c1", "add", json!({"a": 1, "b": 1})),
+            call("c2", "add", json!({"a": 2, "b": 2})),
+        ]),
+        text("never"),
+    ]);
+    let agent = Agent::new(model, MODEL)
+        .tool(Add::default())
+        // An approval that never comes (a user who walked away).
+        .approve(|_| std::future::pending::<Approval>());
+    let handle = agent.handle();
+    let mut session = Session::new();
+    let run = agent.prompt(&mut session, Message::user("go"), |_| {});
+    let cancel = async {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        handle.cancel();
+    };
+    let (outcome, ()) = tokio::join!(run, cancel);
+    assert_eq!(outcome.unwrap().stop_reason, StopReason::Aborted);
+    let results: Vec<String> = transcript(&session)
+        .into_iter()
+        .filter(|(kind, _)| kind == "toolResult")
+        .map(|(_, t)| t)
+        .collect();
+    assert_eq!(results, ["the run was cancelled", "the run was cancelled"]);
+}
+
+#[tokio::test]
+async fn events_serialize_with_pi_names() {
+    let model = ScriptedModel::new([
+        calls(vec![call("c1", "add", json!({"a": 1, "b": 2}))]),
+        text("3"),
+    ]);
+    let agent = Agent::new(model, MODEL).tool(Add::default());
+    let mut lines = Vec::new();
+    agent
+        .prompt(&mut Session::new(), Message::user("1+2"), |e| {
+            lines.push(serde_json::to_value(&e).unwrap())
+        })
+        .await
+        .unwrap();
+    let types: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    assert_eq!(types[0], "agent_start");
+    assert!(types.contains(&"message_update"));
+    assert_eq!(types.last(), Some(&"agent_end"));
+    let end = lines
+        .iter()
+        .find(|l| l["type"] == "tool_execution_end")
+        .unwrap();
+    assert_eq!(end["result"]["toolCallId"], "c1");
+    assert_eq!(end["result"]["content"][0]["text"], "3");
+    assert!(end["elapsedMs"].is_u64());
+    assert_eq!(lines.last().unwrap()["stopReason"], "stop");
+}

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use serde::{Serialize, Serializer};
+
 use crate::providers::StreamEvent;
 use crate::{AgentMessage, MessageId, StopReason, ToolCall, ToolResultMessage, Usage};
 
@@ -15,7 +17,15 @@ use crate::{AgentMessage, MessageId, StopReason, ToolCall, ToolResultMessage, Us
 /// turn's usage; last `AgentEnd` with the run's. Every message appended gets
 /// its start and end, the application's own included (a UI-only kind that
 /// never reaches the model still reaches the UI).
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Serialized, an event is one JSON object tagged by pi's event names, for a
+/// UI in another process: `{"type":"tool_execution_end","call":{…},"result":{…},"elapsedMs":12}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
 #[non_exhaustive]
 pub enum AgentEvent {
     /// The run began.
@@ -56,6 +66,7 @@ pub enum AgentEvent {
         /// Its result, as it will be appended.
         result: ToolResultMessage,
         /// How long it ran.
+        #[serde(rename = "elapsedMs", serialize_with = "millis")]
         elapsed: Duration,
     },
     /// A turn ended.
@@ -83,4 +94,8 @@ pub enum AgentEvent {
         /// The usage of every turn, summed.
         usage: Usage,
     },
+}
+
+fn millis<S: Serializer>(elapsed: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_u64(u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX))
 }

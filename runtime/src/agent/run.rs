@@ -587,6 +587,12 @@ impl<M: Model> Agent<M> {
             }
             if calls.is_empty() {
                 emit(AgentEvent::TurnEnd { turn, usage });
+                // Steering that came during the last reply goes first (it is
+                // appended at the top of the loop); follow-ups only when
+                // there is none.
+                if !self.handle.queues().steering.is_empty() {
+                    continue;
+                }
                 let follow_up = self.handle.take_follow_up();
                 if follow_up.is_empty() {
                     return Ok(());
@@ -760,9 +766,20 @@ impl<M: Model> Agent<M> {
     ) -> (Vec<(ToolResultMessage, ToolOutput)>, bool) {
         let mut results: Vec<Option<(ToolResultMessage, ToolOutput)>> = vec![None; calls.len()];
         let mut queue = VecDeque::new();
+        let mut was_cancelled = false;
         for (index, mut call) in calls.into_iter().enumerate() {
             let decision = match &self.approve {
-                Some(approve) => approve(&call).await,
+                // A call not yet approved when the run is cancelled is
+                // queued; nothing queued starts once cancelled.
+                Some(_) if was_cancelled => Approval::Allow,
+                Some(approve) => tokio::select! {
+                    biased;
+                    () = cancelled(cancel) => {
+                        was_cancelled = true;
+                        Approval::Allow
+                    }
+                    decision = approve(&call) => decision,
+                },
                 None => Approval::Allow,
             };
             match decision {
@@ -786,7 +803,6 @@ impl<M: Model> Agent<M> {
         let timeout = self.tool_timeout;
         let mut running = FuturesUnordered::new();
         let mut calls_running = vec![None; results.len()];
-        let mut was_cancelled = false;
         loop {
             while running.len() < self.parallel && !was_cancelled {
                 let Some((index, call)) = queue.pop_front() else {
