@@ -64,9 +64,9 @@ async fn the_loop_runs_tools_over_http() {
         outline(&events),
         [
             "agent_start",
+            "turn_start 1",
             "message_start user",
             "message_end user",
-            "turn_start 1",
             "message_start assistant",
             "update",
             "message_end assistant",

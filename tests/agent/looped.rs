@@ -35,9 +35,9 @@ async fn events_come_in_order_and_usage_is_summed() {
         outline(&events),
         [
             "agent_start",
+            "turn_start 1",
             "message_start user",
             "message_end user",
-            "turn_start 1",
             "message_start assistant",
             "update",
             "message_end assistant",
@@ -607,18 +607,18 @@ async fn a_compactor_compacts_at_the_turn_boundary_and_its_usage_counts() {
     assert_eq!((outcome.usage.input, outcome.usage.output), (100, 14));
     let lines = outline(&events);
     assert_eq!(
-        &lines[..5],
+        &lines[..6],
         [
             "agent_start",
+            "turn_start 1",
             "message_start user",
             "message_end user",
             "message_start compactionSummary",
             "message_end compactionSummary",
         ]
     );
-    assert_eq!(lines[6], "turn_start 1");
     assert!(matches!(
-        events[5],
+        events[6],
         AgentEvent::Compacted {
             tokens_before: 1234,
             ..

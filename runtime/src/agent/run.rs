@@ -507,8 +507,9 @@ impl<M: Model> Agent<M> {
             terminated: false,
             reply: None,
         };
-        append_all(session, prompts, emit).await?;
-        let result = self.turns(session, &mut cancel, emit, &mut outcome).await;
+        let result = self
+            .turns(session, prompts, &mut cancel, emit, &mut outcome)
+            .await;
         if result.is_err() {
             outcome.stop_reason = StopReason::Error;
         }
@@ -522,20 +523,30 @@ impl<M: Model> Agent<M> {
     async fn turns<S: AgentSession>(
         &self,
         session: &mut S,
+        prompts: Vec<AgentMessage>,
         cancel: &mut watch::Receiver<bool>,
         emit: &mut (dyn FnMut(AgentEvent) + Send),
         outcome: &mut RunOutcome,
     ) -> Result<(), AgentError> {
+        // What is appended at the top of the next turn (after its
+        // `TurnStart`, as pi does): the prompts, then steering and follow-ups.
+        let mut pending = prompts;
         loop {
-            append_all(session, self.handle.take_steering(), emit).await?;
             if *cancel.borrow() {
+                append_all(session, pending, emit).await?;
                 outcome.stop_reason = StopReason::Aborted;
                 return Ok(());
             }
             if outcome.turns >= self.max_turns {
+                append_all(session, pending, emit).await?;
                 outcome.stop_reason = StopReason::MaxTurns;
                 return Ok(());
             }
+            outcome.turns += 1;
+            let turn = outcome.turns;
+            emit(AgentEvent::TurnStart { turn });
+            pending.extend(self.handle.take_steering());
+            append_all(session, std::mem::take(&mut pending), emit).await?;
             if let Some(compactor) = &self.compactor {
                 let decided = compactor.compact(session.session(), &self.model).await?;
                 if let Some(compacted) = decided {
@@ -561,10 +572,6 @@ impl<M: Model> Agent<M> {
                     });
                 }
             }
-            outcome.turns += 1;
-            let turn = outcome.turns;
-            emit(AgentEvent::TurnStart { turn });
-
             let (reply, error) = self.reply(session.session(), cancel, emit).await?;
             let usage = reply.usage.clone();
             outcome.usage += &usage;
@@ -593,11 +600,14 @@ impl<M: Model> Agent<M> {
                 if !self.handle.queues().steering.is_empty() {
                     continue;
                 }
-                let follow_up = self.handle.take_follow_up();
-                if follow_up.is_empty() {
+                // Follow-ups wait in the queue when no turn is left for them.
+                if outcome.turns >= self.max_turns {
                     return Ok(());
                 }
-                append_all(session, follow_up, emit).await?;
+                pending = self.handle.take_follow_up();
+                if pending.is_empty() {
+                    return Ok(());
+                }
                 continue;
             }
             let (results, cancelled) = self.run_tools(calls, cancel, emit).await;
