@@ -284,3 +284,59 @@ async fn the_turn_limit_over_http() {
     assert_eq!(outcome.stop_reason, StopReason::MaxTurns);
     assert_eq!(server.received().len(), 2);
 }
+
+#[tokio::test]
+async fn the_loop_on_openai_chat_scripted_and_over_http() {
+    use agentmsg::providers::Api;
+    let replies = [
+        calls(vec![call("call_1", "add", json!({"a": 20, "b": 22}))]).with_usage(Usage::new(50, 7)),
+        text("It is 42.").with_usage(Usage::new(80, 4)),
+    ];
+    // Scripted, through the Chat encoder and stream decoder.
+    let model = ScriptedModel::new(replies.clone()).with_api(Api::OpenaiChat);
+    let agent = Agent::new(model.clone(), "gpt-4.1").tool(Add::default());
+    let mut session = Session::new();
+    let outcome = agent
+        .prompt(&mut session, Message::user("20+22?"), |_| {})
+        .await
+        .unwrap();
+    assert_eq!((outcome.usage.input, outcome.usage.output), (130, 11));
+    assert_eq!(transcript(&session)[2].1, "42");
+    assert_eq!(transcript(&session)[3].1, "It is 42.");
+    let second = &model.requests()[1];
+    assert_eq!(second["tools"][0]["function"]["name"], "add");
+    assert_eq!(second["messages"][2]["role"], "tool");
+    assert_eq!(second["messages"][2]["tool_call_id"], "call_1");
+
+    // The same chunks served on loopback to a real Chat client.
+    let server = Server::start(
+        replies
+            .iter()
+            .map(|reply| {
+                let sse = ScriptedModel::sse_for(Api::OpenaiChat, reply, "gpt-4.1").unwrap();
+                Canned::sse(
+                    sse.as_bytes()
+                        .chunks(5)
+                        .map(Bytes::copy_from_slice)
+                        .collect(),
+                )
+            })
+            .collect(),
+    )
+    .await;
+    let client = Client::builder(
+        Endpoint::openai_compatible(&server.url()).with_key(ApiKey::new("sk-loopback")),
+    )
+    .retry(Retry::none())
+    .build()
+    .unwrap();
+    let agent = Agent::new(client, "gpt-4.1").tool(Add::default());
+    let mut over_http = Session::new();
+    let outcome = agent
+        .prompt(&mut over_http, Message::user("20+22?"), |_| {})
+        .await
+        .unwrap();
+    assert_eq!((outcome.usage.input, outcome.usage.output), (130, 11));
+    assert_eq!(transcript(&over_http), transcript(&session));
+    assert_eq!(server.received()[1].body["messages"], second["messages"]);
+}

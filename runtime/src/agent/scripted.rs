@@ -29,10 +29,11 @@ enum Script {
 /// run offline in milliseconds.
 ///
 /// It is a stand-in for a real provider, not a shortcut around one: each
-/// request is encoded by the Anthropic Messages encoder (so a tool schema or
+/// request is encoded by the API's encoder (Anthropic Messages by default,
+/// OpenAI Chat Completions with [`with_api`](Self::with_api); a tool schema or
 /// an option the API refuses fails here as it would there), and the reply is
-/// written as Anthropic's server-sent events ([`ScriptedModel::sse`]) and read
-/// back, in small chunks, by the same [`StreamReader`] an
+/// written as the API's server-sent events ([`ScriptedModel::sse_for`]) and
+/// read back, in small chunks, by the same [`StreamReader`] an
 /// [`http::Client`](crate::http::Client) uses. The loop sees the same
 /// [`StreamItem`]s, partial messages and usage as from a real reply. A reply
 /// given without usage is charged an estimate (pi's characters over four).
@@ -68,6 +69,7 @@ pub struct ScriptedModel {
     requests: Arc<Mutex<Vec<Value>>>,
     chunk: usize,
     delay: Option<Duration>,
+    api: Api,
 }
 
 impl fmt::Debug for ScriptedModel {
@@ -98,6 +100,33 @@ impl ScriptedModel {
             requests: Arc::default(),
             chunk: 16,
             delay: None,
+            api: Api::Anthropic,
+        }
+    }
+
+    /// The same model speaking `api`: Anthropic Messages (the default) or,
+    /// with the `openai-chat` feature, OpenAI Chat Completions.
+    ///
+    /// # Panics
+    /// For another API, which it cannot write a stream of.
+    #[must_use]
+    pub fn with_api(mut self, api: Api) -> Self {
+        assert!(
+            Self::speaks(api),
+            "the scripted model speaks anthropic-messages and openai-completions, not {api}"
+        );
+        self.api = api;
+        self
+    }
+
+    fn speaks(api: Api) -> bool {
+        // With Anthropic the only API built, the last arm is unreachable.
+        #[allow(unreachable_patterns)]
+        match api {
+            Api::Anthropic => true,
+            #[cfg(feature = "openai-chat")]
+            Api::OpenaiChat => true,
+            _ => false,
         }
     }
 
@@ -117,7 +146,7 @@ impl ScriptedModel {
         self
     }
 
-    /// The request bodies it was sent, as the Anthropic encoder wrote them.
+    /// The request bodies it was sent, as the API's encoder wrote them.
     pub fn requests(&self) -> Vec<Value> {
         self.requests
             .lock()
@@ -230,6 +259,27 @@ impl ScriptedModel {
         Ok(out)
     }
 
+    /// `reply` as the stream `api` sends for `model`: [`sse`](Self::sse) for
+    /// Anthropic, `chat.completion.chunk` events ending in `[DONE]` for
+    /// OpenAI Chat Completions (usage in the last chunk, as
+    /// `stream_options.include_usage` asks).
+    ///
+    /// # Errors
+    /// [`ClientError::Endpoint`] naming the block or the API, for what the
+    /// API does not stream.
+    pub fn sse_for(api: Api, reply: &AssistantMessage, model: &str) -> Result<String, ClientError> {
+        // With Anthropic the only API built, the last arm is unreachable.
+        #[allow(unreachable_patterns)]
+        match api {
+            Api::Anthropic => Self::sse(reply, model),
+            #[cfg(feature = "openai-chat")]
+            Api::OpenaiChat => openai_chat_sse(reply, model),
+            other => Err(ClientError::Endpoint(format!(
+                "the scripted model cannot stream {other}"
+            ))),
+        }
+    }
+
     fn next_reply(
         &self,
         request: &Request<'_>,
@@ -245,6 +295,83 @@ impl ScriptedModel {
             Script::Function(reply) => Ok(reply(request)),
         }
     }
+}
+
+/// `reply` as OpenAI Chat Completions chunks.
+#[cfg(feature = "openai-chat")]
+fn openai_chat_sse(reply: &AssistantMessage, model: &str) -> Result<String, ClientError> {
+    let id = reply
+        .response_id
+        .clone()
+        .unwrap_or_else(|| "chatcmpl-scripted".to_owned());
+    let chunk = |delta: Value, finish: Value| {
+        json!({
+            "id": id, "object": "chat.completion.chunk", "created": 0, "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        })
+    };
+    let mut out = String::new();
+    let mut data = |value: &Value| {
+        out.push_str("data: ");
+        out.push_str(&value.to_string());
+        out.push_str("\n\n");
+    };
+    data(&chunk(
+        json!({"role": "assistant", "content": ""}),
+        Value::Null,
+    ));
+    let mut calls = 0;
+    for (index, block) in reply.content.iter().enumerate() {
+        match block {
+            AssistantContent::Text(text) => {
+                for piece in pieces(&text.text) {
+                    data(&chunk(json!({"content": piece}), Value::Null));
+                }
+            }
+            AssistantContent::ToolCall(call) => {
+                let start = json!({"tool_calls": [{"index": calls, "id": call.id, "type": "function",
+                    "function": {"name": call.name, "arguments": ""}}]});
+                data(&chunk(start, Value::Null));
+                let arguments = call.arguments.as_str();
+                let cut = (0..=arguments.len() / 2)
+                    .rev()
+                    .find(|&i| arguments.is_char_boundary(i))
+                    .unwrap_or(0);
+                for piece in [&arguments[..cut], &arguments[cut..]] {
+                    if !piece.is_empty() {
+                        let delta = json!({"tool_calls": [{"index": calls, "function": {"arguments": piece}}]});
+                        data(&chunk(delta, Value::Null));
+                    }
+                }
+                calls += 1;
+            }
+            other => {
+                return Err(ClientError::Endpoint(format!(
+                    "the scripted model cannot stream content[{index}] (a `{}` block) as openai-completions",
+                    other.kind()
+                )))
+            }
+        }
+    }
+    let finish = match reply.stop_reason {
+        StopReason::ToolUse => "tool_calls",
+        StopReason::Length => "length",
+        StopReason::GuardRail => "content_filter",
+        _ => "stop",
+    };
+    data(&chunk(json!({}), json!(finish)));
+    let usage = &reply.usage;
+    data(&json!({
+        "id": id, "object": "chat.completion.chunk", "created": 0, "model": model, "choices": [],
+        "usage": {
+            "prompt_tokens": usage.input + usage.cache_read,
+            "completion_tokens": usage.output,
+            "total_tokens": usage.input + usage.cache_read + usage.output,
+            "prompt_tokens_details": {"cached_tokens": usage.cache_read},
+        },
+    }));
+    out.push_str("data: [DONE]\n\n");
+    Ok(out)
 }
 
 /// Splits `text` after each third space, so a block streams in several deltas.
@@ -274,13 +401,13 @@ fn event(out: &mut String, name: &str, data: &Value) {
 
 impl Model for ScriptedModel {
     fn api(&self) -> Api {
-        Api::Anthropic
+        self.api
     }
 
     fn stream<'a>(&'a self, request: &'a Request<'a>) -> StreamFuture<'a> {
         Box::pin(async move {
             let streamed = request.reborrow().with_stream(true);
-            let encoded = Api::Anthropic.encode(&streamed)?;
+            let encoded = self.api.encode(&streamed)?;
             let number = {
                 let mut requests = self.requests.lock().unwrap_or_else(PoisonError::into_inner);
                 requests.push(encoded.body.value().clone());
@@ -291,14 +418,14 @@ impl Model for ScriptedModel {
                 reply.usage.input = (encoded.body.value().to_string().len() / 4) as u64;
                 reply.usage.output = Message::Assistant(reply.clone()).estimated_tokens().max(1);
             }
-            let bytes = Self::sse(&reply, &request.model)?.into_bytes();
+            let bytes = Self::sse_for(self.api, &reply, &request.model)?.into_bytes();
             let stream = ScriptedStream {
                 bytes,
                 at: 0,
                 chunk: self.chunk,
                 delay: self.delay,
                 sleep: None,
-                reader: Some(StreamReader::new(Api::Anthropic)),
+                reader: Some(StreamReader::new(self.api)),
                 ready: VecDeque::new(),
                 report: encoded.report,
                 options: encoded.options,
