@@ -179,6 +179,10 @@ async fn an_error_status_ends_the_run_with_an_error() {
         .and_then(|m| m.as_llm()?.as_assistant().cloned())
         .unwrap();
     assert_eq!(reply.stop_reason, StopReason::Error);
+    assert_eq!(
+        (reply.api.as_str(), reply.model.as_str()),
+        ("anthropic-messages", MODEL)
+    );
     assert!(reply.error_message.unwrap().contains("bad tool"));
     assert!(matches!(
         events.last(),

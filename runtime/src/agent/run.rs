@@ -685,6 +685,16 @@ impl<M: Model> Agent<M> {
     ) -> Result<(AssistantMessage, Option<ClientError>), AgentError> {
         let request = self.request(session)?;
         let input_estimate: u64 = request.messages.iter().map(|m| m.estimated_tokens()).sum();
+        // A reply with nothing read yet, named after the request.
+        let api = self.model.api().to_string();
+        let provider = request.provider.clone().unwrap_or_default();
+        let empty = || {
+            AssistantMessage::new(Vec::<String>::new()).with_origin(
+                api.clone(),
+                provider.clone(),
+                request.model.clone(),
+            )
+        };
         let started = tokio::select! {
             biased;
             () = cancelled(cancel) => None,
@@ -692,15 +702,14 @@ impl<M: Model> Agent<M> {
         };
         let mut stream = match started {
             None => {
-                let reply = aborted(AssistantMessage::new(Vec::<String>::new()), input_estimate);
+                let reply = aborted(empty(), input_estimate);
                 emit(AgentEvent::MessageStart {
                     message: Message::Assistant(reply.clone()).into(),
                 });
                 return Ok((reply, None));
             }
             Some(Err(error)) => {
-                let mut reply =
-                    AssistantMessage::new(Vec::<String>::new()).with_stop_reason(StopReason::Error);
+                let mut reply = empty().with_stop_reason(StopReason::Error);
                 reply.error_message = Some(error.to_string());
                 emit(AgentEvent::MessageStart {
                     message: Message::Assistant(reply.clone()).into(),
@@ -725,7 +734,7 @@ impl<M: Model> Agent<M> {
             let item = tokio::select! {
                 biased;
                 () = cancelled(cancel) => {
-                    let partial = stream.partial().unwrap_or_else(|| AssistantMessage::new(Vec::<String>::new()));
+                    let partial = stream.partial().unwrap_or_else(empty);
                     start(emit, None);
                     return Ok((aborted(partial, input_estimate), None));
                 }
@@ -745,7 +754,7 @@ impl<M: Model> Agent<M> {
                     let mut partial = match &error {
                         ClientError::Transport { partial, .. }
                         | ClientError::Decode { partial, .. } => (**partial).clone(),
-                        _ => AssistantMessage::new(Vec::<String>::new()),
+                        _ => empty(),
                     };
                     partial.stop_reason = StopReason::Error;
                     partial.error_message = Some(error.to_string());
@@ -753,9 +762,7 @@ impl<M: Model> Agent<M> {
                 }
                 None => {
                     start(emit, None);
-                    let mut partial = stream
-                        .partial()
-                        .unwrap_or_else(|| AssistantMessage::new(Vec::<String>::new()));
+                    let mut partial = stream.partial().unwrap_or_else(empty);
                     partial.stop_reason = StopReason::Error;
                     let message = "the reply stream ended without its reply".to_owned();
                     partial.error_message = Some(message.clone());
