@@ -199,3 +199,30 @@ mod media {
         assert_eq!(result["content"][1]["text"], "the login page");
     }
 }
+
+/// A tool whose crate depends on agentmsg alone: the derive through the
+/// re-exported schemars.
+mod reexported {
+    use agentmsg::agent::schemars;
+
+    /// Greets someone.
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[schemars(crate = "agentmsg::agent::schemars")]
+    struct Greet {
+        /// Who to greet.
+        name: String,
+    }
+
+    #[test]
+    fn the_reexported_derive_makes_the_schema() {
+        let schema = agentmsg::agent::schema_for::<Greet>();
+        assert_eq!(schema["description"], "Greets someone.");
+        assert_eq!(schema["properties"]["name"]["description"], "Who to greet.");
+        let greet: Greet = agentmsg::agent::decode_arguments(
+            "greet",
+            &agentmsg::ToolArguments::from(serde_json::json!({"name": "Ada"})),
+        )
+        .unwrap();
+        assert_eq!(greet.name, "Ada");
+    }
+}
