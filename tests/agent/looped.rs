@@ -721,3 +721,35 @@ async fn events_serialize_with_pi_names() {
     assert!(end["elapsedMs"].is_u64());
     assert_eq!(lines.last().unwrap()["stopReason"], "stop");
 }
+
+#[tokio::test]
+async fn the_threshold_compactor_summarises_near_the_window() {
+    let model = ScriptedModel::new([
+        text("noted").with_usage(Usage::new(3000, 5)),
+        text("The user pasted a long log.").with_usage(Usage::new(900, 20)),
+        text("ok").with_usage(Usage::new(200, 2)),
+    ]);
+    let agent = Agent::new(model.clone(), MODEL)
+        .compactor(agentmsg::agent::ThresholdCompactor::new(MODEL, 4000).with_limits(1000, 1));
+    let mut session = Session::new();
+    agent
+        .prompt(&mut session, Message::user("x ".repeat(6000)), |_| {})
+        .await
+        .unwrap();
+    // 3,005 tokens reported plus the new prompt pass 4,000 - 1,000; the
+    // last message (the new prompt) is kept.
+    let outcome = agent
+        .prompt(&mut session, Message::user("and now?"), |_| {})
+        .await
+        .unwrap();
+    let requests = model.requests();
+    assert_eq!((outcome.usage.input, outcome.usage.output), (1100, 22));
+    assert_eq!(requests.len(), 3);
+    // The summariser's request: the conversation to summarise, pi's prompt.
+    assert!(requests[1].to_string().contains("[User]: x x x"));
+    // The next request starts from the summary and keeps the last prompt.
+    let sent = requests[2]["messages"].to_string();
+    assert!(sent.contains("The user pasted a long log."));
+    assert!(sent.contains("and now?"));
+    assert!(!sent.contains("x x x"));
+}

@@ -7,7 +7,8 @@
 //!   `schemars` ([`tool_spec`]); [`ToolOutput`]: text, images and JSON.
 //! - [`output`]: a reply asked for as a Rust type ([`Agent::output`]) and
 //!   decoded into it ([`RunOutcome::output`]), with a typed error.
-//! - [`Compactor`]: the hook that compacts the session at a turn boundary.
+//! - [`Compactor`]: the hook that compacts the session at a turn boundary;
+//!   [`ThresholdCompactor`] compacts near the model's window.
 //! - [`Model`]: what answers a request, an [`http::Client`](crate::http::Client)
 //!   or a [`ScriptedModel`] for tests.
 
@@ -18,6 +19,7 @@ pub mod output;
 mod run;
 #[cfg(feature = "anthropic")]
 mod scripted;
+mod threshold;
 mod tool;
 
 pub use compact::{CompactFuture, Compacted, Compactor};
@@ -26,6 +28,7 @@ pub use model::{BoxModelStream, Model, ModelStream, StreamFuture};
 pub use run::{Agent, AgentError, AgentHandle, AgentSession, Approval, RunOutcome};
 #[cfg(feature = "anthropic")]
 pub use scripted::ScriptedModel;
+pub use threshold::ThresholdCompactor;
 pub use tool::{
     decode_arguments, schema_for, tool_spec, ArgumentsError, Tool, ToolError, ToolOutput,
 };
