@@ -35,6 +35,17 @@ pub mod providers;
 ))]
 pub mod http;
 
+#[cfg(all(
+    feature = "agent",
+    any(
+        feature = "openai-chat",
+        feature = "openai-responses",
+        feature = "anthropic",
+        feature = "gemini"
+    )
+))]
+pub mod agent;
+
 pub mod store;
 
 #[cfg(feature = "html")]
