@@ -752,4 +752,12 @@ async fn the_threshold_compactor_summarises_near_the_window() {
     assert!(sent.contains("The user pasted a long log."));
     assert!(sent.contains("and now?"));
     assert!(!sent.contains("x x x"));
+    // Recorded from the plan: pi's details with the (empty) file lists.
+    let context = session.context(None).unwrap();
+    let compaction = context.messages[0]
+        .downcast_ref::<agentmsg::custom::CompactionSummary>()
+        .expect("the context starts with the compaction");
+    let details = compaction.details.as_ref().expect("pi's details");
+    assert_eq!(details["readFiles"], serde_json::json!([]));
+    assert_eq!(details["modifiedFiles"], serde_json::json!([]));
 }

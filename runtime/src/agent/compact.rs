@@ -6,11 +6,16 @@ use std::pin::Pin;
 
 use super::model::Model;
 use super::run::AgentError;
+use crate::session::CompactionPlan;
 use crate::{MessageId, Session, Usage};
 
-/// A compaction a [`Compactor`] decided on: the loop records it with
-/// [`Session::compact`] (the model then sees `summary`, then the entries
-/// from `first_kept` on) and adds `usage` (the summariser's) to the run's.
+/// A compaction a [`Compactor`] decided on: the loop records it (the model
+/// then sees `summary`, then the entries from `first_kept` on) and adds
+/// `usage` (the summariser's) to the run's. Made from a plan
+/// ([`from_plan`](Self::from_plan)) it is recorded with
+/// [`Session::apply_compaction`], so the plan's file lists are carried in
+/// pi's `details`; made by hand ([`new`](Self::new)), with
+/// [`Session::compact`].
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Compacted {
@@ -22,6 +27,8 @@ pub struct Compacted {
     pub tokens_before: u64,
     /// What the summariser's call cost.
     pub usage: Usage,
+    /// The plan the summary was asked for, when there was one.
+    pub plan: Option<Box<CompactionPlan>>,
 }
 
 impl Compacted {
@@ -37,6 +44,19 @@ impl Compacted {
             first_kept,
             tokens_before,
             usage,
+            plan: None,
+        }
+    }
+
+    /// The compaction `plan` asked for, with `summary` as the summariser's
+    /// answer merged by [`CompactionPlan::summary_text`].
+    pub fn from_plan(plan: CompactionPlan, summary: impl Into<String>, usage: Usage) -> Self {
+        Self {
+            summary: summary.into(),
+            first_kept: plan.first_kept.clone(),
+            tokens_before: plan.tokens_before,
+            usage,
+            plan: Some(Box::new(plan)),
         }
     }
 }
@@ -50,9 +70,14 @@ pub type CompactFuture<'a> =
 /// is, or the summary to record. It may call `model` (the agent's own) for
 /// the summary.
 ///
-/// The session module's helpers make one: `estimate_context_tokens` and
-/// `should_compact` decide, `plan_compaction` says what to summarise and
-/// gives the summariser's request, the reply is the summary.
+/// The session module's helpers make one: [`CompactionPolicy::should_compact`]
+/// decides, [`CompactionPolicy::plan`] says what to summarise and gives the
+/// summariser's requests, and [`CompactionPlan::summary_text`] merges the
+/// replies into the summary ([`ThresholdCompactor`](super::ThresholdCompactor)
+/// is that, ready-made).
+///
+/// [`CompactionPolicy::should_compact`]: crate::session::CompactionPolicy::should_compact
+/// [`CompactionPolicy::plan`]: crate::session::CompactionPolicy::plan
 pub trait Compactor: Send + Sync {
     /// Decides on the session as it stands at a turn boundary.
     fn compact<'a>(&'a self, session: &'a Session, model: &'a dyn Model) -> CompactFuture<'a>;

@@ -58,13 +58,7 @@ impl AgentSession for Session {
     }
 
     async fn compact(&mut self, c: &Compacted) -> Result<MessageId, AgentError> {
-        Session::compact(
-            self,
-            c.summary.clone(),
-            c.first_kept.as_str(),
-            c.tokens_before,
-        )
-        .map_err(|e| AgentError::Session(Box::new(e)))
+        record_compaction(self, c).map_err(|e| AgentError::Session(Box::new(e)))
     }
 }
 
@@ -80,14 +74,22 @@ impl<S: SessionStore> AgentSession for StoredSession<S> {
     }
 
     async fn compact(&mut self, c: &Compacted) -> Result<MessageId, AgentError> {
-        let summary = c.summary.clone();
-        let first_kept = c.first_kept.clone();
-        let tokens_before = c.tokens_before;
-        StoredSession::apply(self, move |session| {
-            session.compact(summary, first_kept.as_str(), tokens_before)
-        })
-        .await
-        .map_err(|e| AgentError::Session(Box::new(e)))
+        let c = c.clone();
+        StoredSession::apply(self, move |session| record_compaction(session, &c))
+            .await
+            .map_err(|e| AgentError::Session(Box::new(e)))
+    }
+}
+
+/// Records `c` in `session`: with its plan's file lists (pi's `details`)
+/// when it was planned.
+fn record_compaction(
+    session: &mut Session,
+    c: &Compacted,
+) -> Result<MessageId, crate::session::SessionError> {
+    match &c.plan {
+        Some(plan) => session.apply_compaction(plan, c.summary.clone()),
+        None => session.compact(c.summary.clone(), c.first_kept.as_str(), c.tokens_before),
     }
 }
 
