@@ -148,19 +148,19 @@ fn the_page_shows_what_the_model_saw_and_switches_branches() {
     // Search finds a known string; the next tool error is r1.
     b.eval("document.getElementById('am-q').value = 'NEEDLE-42'; document.getElementById('am-find').click()");
     assert_eq!(
-        b.eval("document.querySelector('article.hit').getAttribute('data-id')"),
+        b.eval("document.querySelector('article.hit').getAttribute('data-entry-id')"),
         "u1"
     );
     b.eval("document.getElementById('am-err').click()");
     assert_eq!(
-        b.eval("document.querySelector('article.hit').getAttribute('data-id')"),
+        b.eval("document.querySelector('article.hit').getAttribute('data-entry-id')"),
         "r1"
     );
 
     // A permalink to an entry of the other branch opens that branch.
     b.open(&format!("{url}#k1"));
     assert_eq!(
-        b.eval("document.querySelector('article.hit').getAttribute('data-id')"),
+        b.eval("document.querySelector('article.hit').getAttribute('data-entry-id')"),
         "k1"
     );
     assert_eq!(rendered_context(&mut b).2, "a4");
@@ -192,7 +192,7 @@ fn a_long_session_is_shown_a_page_at_a_time() {
     assert_eq!((counted, leaf.as_str()), (2500, "e2499"));
     b.eval("document.getElementById('am-q').value = 'message number 2222'; document.getElementById('am-find').click()");
     assert_eq!(
-        b.eval("document.querySelector('article.hit').getAttribute('data-id')"),
+        b.eval("document.querySelector('article.hit').getAttribute('data-entry-id')"),
         "e2222"
     );
     assert_eq!(

@@ -44,6 +44,7 @@ mod file;
 mod numbers;
 mod page;
 mod render;
+mod tool;
 
 pub use file::FileExport;
 

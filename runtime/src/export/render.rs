@@ -7,8 +7,11 @@ use std::fmt::Write as _;
 use base64::Engine as _;
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 
-use super::escape::{html, html_string, safe_link};
+use std::collections::HashMap;
+
+use super::escape::{html, html_string, safe_link, text};
 use super::numbers::{reply_cost, ReplyCost};
+use super::tool::{self, Called, ToolKind};
 use crate::message::{MediaFormat, MediaSource};
 use crate::session::{Entry, EntryKind};
 use crate::{
@@ -44,20 +47,36 @@ fn fragment(text: &str) -> String {
     out
 }
 
-/// Renders `entry`, the `i`th of its session, whose line is `line`.
-pub(super) fn entry(i: usize, entry: &Entry, line: &[u8], label: Option<&str>) -> Rendered {
+/// The calls made so far whose results have not been drawn, by call id:
+/// what a result needs of its call.
+pub(super) type Calls = HashMap<String, Called>;
+
+/// Past this many calls without a result, the oldest are forgotten (their
+/// results are drawn as plain text).
+const MAX_OPEN_CALLS: usize = 10_000;
+
+/// Renders `entry`, whose line is `line`.
+pub(super) fn entry(
+    entry: &Entry,
+    line: &[u8],
+    label: Option<&str>,
+    calls: &mut Calls,
+) -> Rendered {
     let id = anchor(entry.id(), entry.line_no());
     let mut body = String::new();
     let mut error = false;
     let mut role = "meta";
     let mut who = String::new();
     let mut result_of: Option<&str> = None;
-    let kind = entry.kind().name();
+    let mut kind = entry.kind().name();
+    let mut quiet = false;
+    let mut gist = String::new();
     match entry.kind() {
         EntryKind::Message(message) => match message {
             AgentMessage::Llm(m) => match &m.message {
                 Message::User(u) => {
                     role = "user";
+                    kind = "user";
                     user_blocks(&mut body, &u.content);
                 }
                 Message::System(s) => {
@@ -73,50 +92,42 @@ pub(super) fn entry(i: usize, entry: &Entry, line: &[u8], label: Option<&str>) -
                         crate::StopReason::Error | crate::StopReason::Aborted
                     );
                     who = model_name(a);
-                    assistant(&mut body, a);
+                    if calls.len() > MAX_OPEN_CALLS {
+                        calls.clear();
+                    }
+                    assistant(&mut body, a, calls);
                 }
                 Message::ToolResult(r) => {
                     role = "tool";
                     error = r.is_error;
                     result_of = Some(&r.tool_call_id);
-                    let _ = write!(
-                        body,
-                        "<div class=\"resulthead\">result of <b>{}</b> <code>{}</code>{}</div>",
-                        html_string(&r.tool_name),
-                        html_string(&r.tool_call_id),
-                        if r.is_error {
-                            " <span class=\"errmark\">error</span>"
-                        } else {
-                            ""
-                        }
-                    );
-                    for block in &r.content {
-                        match block {
-                            ToolResultContent::Text(t) => {
-                                body.push_str("<pre class=\"out\">");
-                                html(&mut body, &t.text);
-                                body.push_str("</pre>");
-                            }
-                            ToolResultContent::Image(img) => image(&mut body, img),
-                        }
-                    }
-                    if let Some(details) = &r.details {
-                        folded_json(&mut body, "details (never sent)", details);
-                    }
+                    tool_result(&mut body, r, calls.remove(&r.tool_call_id).as_ref());
                 }
             },
             AgentMessage::Custom(_) => {
                 role = "custom";
-                custom(&mut body, line, entry, message);
+                if let Some(ext) = message.downcast_ref::<crate::custom::ExtensionMessage>() {
+                    kind = &ext.kind;
+                    quiet = true;
+                    gist = gist_of(&ext.data);
+                } else if entry.as_compaction().is_none()
+                    && message
+                        .downcast_ref::<crate::custom::BranchSummary>()
+                        .is_none()
+                    && crate::to_llm(std::slice::from_ref(message)).is_empty()
+                {
+                    quiet = true;
+                    gist = serde_json::from_slice::<serde_json::Value>(line)
+                        .map(|v| gist_of(&v))
+                        .unwrap_or_default();
+                } else {
+                    custom(&mut body, line, entry, message);
+                }
             }
             AgentMessage::Unknown(u) => {
                 role = "custom";
-                let _ = write!(
-                    body,
-                    "<p class=\"note\">not decoded: {}</p>",
-                    html_string(&u.reason().to_string())
-                );
-                raw_line(&mut body, line);
+                quiet = true;
+                gist = format!("not decoded: {}", u.reason());
             }
         },
         EntryKind::Compaction(c) => {
@@ -125,6 +136,7 @@ pub(super) fn entry(i: usize, entry: &Entry, line: &[u8], label: Option<&str>) -
         }
         EntryKind::BranchSummary(b) => {
             role = "summary";
+            kind = "branchSummary";
             body.push_str("<p class=\"note\">summary of an abandoned branch</p>");
             markdown(&mut body, &b.summary);
         }
@@ -138,9 +150,9 @@ pub(super) fn entry(i: usize, entry: &Entry, line: &[u8], label: Option<&str>) -
             raw_line(&mut body, line);
         }
         EntryKind::Label { target, label } => {
-            let _ = write!(
-                body,
-                "<p class=\"note\">label on <a href=\"#{}\">{}</a>: {}</p>",
+            quiet = true;
+            gist = format!(
+                "on <a href=\"#{}\">{}</a>: {}",
                 html_string(&fragment(target.as_str())),
                 html_string(target.as_str()),
                 label
@@ -149,47 +161,58 @@ pub(super) fn entry(i: usize, entry: &Entry, line: &[u8], label: Option<&str>) -
             );
         }
         EntryKind::SessionInfo { name } => {
-            let _ = write!(
-                body,
-                "<p class=\"note\">session name: {}</p>",
+            quiet = true;
+            gist = format!(
+                "session name: {}",
                 html_string(name.as_deref().unwrap_or("(none)"))
             );
         }
         EntryKind::ModelChange { provider, model_id } => {
-            let _ = write!(
-                body,
-                "<p class=\"note\">model: {}/{}</p>",
-                html_string(provider),
-                html_string(model_id)
-            );
+            quiet = true;
+            gist = format!("{}/{}", html_string(provider), html_string(model_id));
         }
         EntryKind::ThinkingLevelChange { level } => {
-            let _ = write!(
-                body,
-                "<p class=\"note\">thinking level: {}</p>",
-                html_string(level)
-            );
+            quiet = true;
+            gist = html_string(level);
         }
         EntryKind::Custom { .. } | EntryKind::Other { .. } | EntryKind::Header => {
-            raw_line(&mut body, line);
+            quiet = true;
+            gist = serde_json::from_slice::<serde_json::Value>(line)
+                .map(|v| gist_of(&v))
+                .unwrap_or_default();
         }
     }
     if entry.as_compaction().is_some() && role != "compaction" {
         role = "compaction";
+        quiet = false;
     }
-    let mut out = String::with_capacity(body.len() + 256);
+    if role == "compaction" {
+        kind = "compaction";
+    }
+    let mut out = String::with_capacity(body.len() + line.len() + 256);
     let _ = write!(
         out,
-        "<article class=\"entry r-{role}{}\" data-i=\"{i}\" data-id=\"{}\"",
+        "<article class=\"entry r-{role}{}{}\" data-entry-id=\"{}\" data-kind=\"{}\"",
         if error { " error" } else { "" },
-        html_string(&id)
+        if quiet { " quiet" } else { "" },
+        html_string(&id),
+        html_string(kind),
     );
     if let Some(call) = result_of {
         let _ = write!(out, " data-result-of=\"{}\"", html_string(call));
     }
-    out.push_str("><header><span class=\"kind\">");
+    out.push('>');
+    if quiet {
+        out.push_str("<details class=\"line\"><summary>");
+    } else {
+        out.push_str("<header>");
+    }
+    out.push_str("<span class=\"kind\">");
     html(&mut out, kind);
     out.push_str("</span>");
+    if !gist.is_empty() {
+        let _ = write!(out, " <span class=\"gist\">{gist}</span>");
+    }
     if !who.is_empty() {
         let _ = write!(out, " <span class=\"who\">{}</span>", html_string(&who));
     }
@@ -201,12 +224,15 @@ pub(super) fn entry(i: usize, entry: &Entry, line: &[u8], label: Option<&str>) -
     if let Some(label) = label {
         let _ = write!(out, " <span class=\"label\">{}</span>", html_string(label));
     }
-    let _ = write!(
-        out,
-        " <a class=\"perma\" href=\"#{}\" title=\"permalink\">#{}</a></header>",
-        html_string(&fragment(&id)),
-        html_string(&id)
-    );
+    // The page adds the permalink (`#ID`) and the entry's index.
+    if quiet {
+        // The line as written: what the page shows of it is a gist.
+        out.push_str("</summary><pre class=\"raw\"><code>");
+        text(&mut out, &String::from_utf8_lossy(line));
+        out.push_str("</code></pre></details>");
+    } else {
+        out.push_str("</header>");
+    }
     out.push_str(&body);
     out.push_str("</article>");
     Rendered { html: out, error }
@@ -251,7 +277,7 @@ fn user_blocks(out: &mut String, blocks: &[UserContent]) {
     }
 }
 
-fn assistant(out: &mut String, a: &AssistantMessage) {
+fn assistant(out: &mut String, a: &AssistantMessage, calls: &mut Calls) {
     for block in &a.content {
         match block {
             AssistantContent::Text(t) => text_block(out, t),
@@ -273,15 +299,17 @@ fn assistant(out: &mut String, a: &AssistantMessage) {
                 );
             }
             AssistantContent::ToolCall(call) => {
-                let args = serde_json::to_string_pretty(&call.arguments).unwrap_or_default();
                 let _ = write!(
                     out,
-                    "<div class=\"call\" data-call=\"{}\"><div class=\"callhead\">call <b>{}</b> <code>{}</code></div><pre class=\"args\">{}</pre><div class=\"slot\"></div></div>",
+                    "<div class=\"call\" data-call=\"{}\" data-tool=\"{}\"><div class=\"callhead\"><b>{}</b> <code>{}</code></div>",
                     html_string(&call.id),
                     html_string(&call.name),
+                    html_string(&call.name),
                     html_string(&call.id),
-                    html_string(&args)
                 );
+                let called = tool::call(out, &call.name, &call.arguments.to_value(), a.timestamp);
+                calls.insert(call.id.clone(), called);
+                out.push_str("<div class=\"slot\"></div></div>");
             }
             AssistantContent::ProviderBlock(p) => provider_block(out, p),
         }
@@ -435,7 +463,7 @@ fn custom(out: &mut String, line: &[u8], entry: &Entry, message: &AgentMessage) 
             match m.as_ref() {
                 Message::User(u) => user_blocks(out, &u.content),
                 Message::System(s) => s.content.iter().for_each(|t| text_block(out, t)),
-                Message::Assistant(a) => assistant(out, a),
+                Message::Assistant(a) => assistant(out, a, &mut Calls::new()),
                 Message::ToolResult(r) => {
                     for block in &r.content {
                         if let ToolResultContent::Text(t) = block {
@@ -448,31 +476,106 @@ fn custom(out: &mut String, line: &[u8], entry: &Entry, message: &AgentMessage) 
             }
         }
     }
-    raw_line(out, line);
-}
-
-/// The entry's line, pretty-printed, folded.
-fn raw_line(out: &mut String, line: &[u8]) {
-    let line = String::from_utf8_lossy(line);
-    match serde_json::from_str::<serde_json::Value>(&line) {
-        Ok(value) => folded_json(out, "its line", &value),
-        Err(_) => {
-            out.push_str("<details><summary>its line</summary><pre class=\"args\">");
-            html(out, &line);
-            out.push_str("</pre></details>");
-        }
+    if sent.is_empty() {
+        raw_line(out, line);
     }
 }
 
-fn folded_json(out: &mut String, title: &str, value: &serde_json::Value) {
-    let pretty = serde_json::to_string_pretty(value).unwrap_or_default();
+/// A tool's result, drawn for its call (when it was made earlier in the
+/// file): a shell's exit and time, a read's file highlighted, a search's
+/// results; its details (which no model sees) folded.
+fn tool_result(out: &mut String, r: &crate::ToolResultMessage, called: Option<&Called>) {
     let _ = write!(
         out,
-        "<details><summary>{}</summary><pre class=\"args\">",
-        html_string(title)
+        "<div class=\"resulthead\">result of <b>{}</b>{}",
+        html_string(&r.tool_name),
+        if r.is_error {
+            " <span class=\"errmark\">error</span>"
+        } else {
+            ""
+        }
     );
-    html(out, &pretty);
-    out.push_str("</pre></details>");
+    if let Some(c) = called.filter(|c| c.kind == ToolKind::Shell) {
+        let text: String = r
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                ToolResultContent::Text(t) => Some(t.text.as_str()),
+                ToolResultContent::Image(_) => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let outcome = tool::shell_outcome(c, &text, r.timestamp, r.is_error);
+        if !outcome.is_empty() {
+            let _ = write!(
+                out,
+                " <span class=\"outcome\">{}</span>",
+                html_string(&outcome)
+            );
+        }
+    }
+    out.push_str("</div>");
+    for block in &r.content {
+        match block {
+            ToolResultContent::Text(t) => tool::result_text(out, called, &t.text),
+            ToolResultContent::Image(img) => image(out, img),
+        }
+    }
+    if let Some(details) = &r.details {
+        tool::details(out, details);
+    }
+}
+
+/// A line's gist: the first short texts of its usual keys (`type`,
+/// `subtype`, `hookEvent`, `content`…), at most 160 characters.
+fn gist_of(value: &serde_json::Value) -> String {
+    const KEYS: &[&str] = &[
+        "type",
+        "subtype",
+        "hookEvent",
+        "hookName",
+        "level",
+        "name",
+        "status",
+        "content",
+        "text",
+        "message",
+        "command",
+        "summary",
+    ];
+    let mut parts: Vec<String> = Vec::new();
+    let mut look = |v: &serde_json::Value| {
+        for key in KEYS {
+            if let Some(text) = v.get(*key).and_then(serde_json::Value::as_str) {
+                let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                if !one.is_empty() && !parts.contains(&one) {
+                    parts.push(one);
+                }
+            }
+        }
+    };
+    look(value);
+    for inner in ["data", "payload", "message", "toolUseResult"] {
+        if let Some(v) = value.get(inner).filter(|v| v.is_object()) {
+            look(v);
+            if let Some(v) = v.get("data").filter(|v| v.is_object()) {
+                look(v);
+            }
+        }
+    }
+    let joined = parts.join(" · ");
+    let mut short: String = joined.chars().take(160).collect();
+    if joined.chars().count() > 160 {
+        short.push('…');
+    }
+    html_string(&short)
+}
+
+/// The entry's line as written, folded.
+fn raw_line(out: &mut String, line: &[u8]) {
+    out.push_str("<details><summary>its line</summary><pre class=\"raw\"><code>");
+    text(out, &String::from_utf8_lossy(line));
+    out.push_str("</code></pre></details>");
 }
 
 /// An image: inline when its bytes are an image format the runtime knows
