@@ -164,6 +164,60 @@ fn the_page_shows_what_the_model_saw_and_switches_branches() {
         "k1"
     );
     assert_eq!(rendered_context(&mut b).2, "a4");
+    // Search covers every branch: a reply on the branch left behind is
+    // listed, marked as elsewhere, and opened on its branch.
+    b.eval("document.getElementById('am-q').value = 'second way'; document.getElementById('am-find').click()");
+    assert_eq!(
+        b.eval("Array.from(document.querySelectorAll('#am-hits li.offpath a')).map(a => a.textContent)"),
+        serde_json::json!(["assistant #a3"])
+    );
+    assert_eq!(
+        b.eval("document.querySelector('article.hit').getAttribute('data-entry-id')"),
+        "a3"
+    );
+    assert_eq!(rendered_context(&mut b).2, "l1");
+    // Filters: only the user messages, then only what failed.
+    b.eval("(() => { const f = document.getElementById('am-filter'); f.value = 'user'; f.dispatchEvent(new Event('change')); })()");
+    let shown = "Array.from(document.querySelectorAll('#am-main article.entry')).filter(a => a.getClientRects().length).map(a => a.getAttribute('data-entry-id'))";
+    assert_eq!(b.eval(shown), serde_json::json!(["u1", "u2"]));
+    b.eval("(() => { const f = document.getElementById('am-filter'); f.value = 'errors'; f.dispatchEvent(new Event('change')); })()");
+    assert_eq!(
+        b.eval(shown),
+        serde_json::json!(["a1", "r1"]),
+        "r1 failed, inside a1's call"
+    );
+    b.eval("(() => { const f = document.getElementById('am-filter'); f.value = ''; f.dispatchEvent(new Event('change')); })()");
+    // Collapse all leaves each entry's header; expand all opens every fold.
+    b.eval("document.getElementById('am-collapse').click()");
+    assert_eq!(
+        b.eval("getComputedStyle(document.querySelector('article.entry[data-entry-id=u1] .md')).display"),
+        "none"
+    );
+    b.eval("document.getElementById('am-expand').click()");
+    assert_eq!(
+        b.eval("document.querySelector('details.thinking').open"),
+        true
+    );
+    // Keys: j marks the next entry.
+    b.eval("document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'j', bubbles: true})); document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'j', bubbles: true}))");
+    assert_eq!(
+        b.eval("document.querySelector('article.cursor').getAttribute('data-entry-id')"),
+        "a1"
+    );
+    // The outline lists the branches by their first message, the label and
+    // the compaction, each a link.
+    b.eval("document.getElementById('am-outline').open = true; document.getElementById('am-outline').dispatchEvent(new Event('toggle'))");
+    let outline = b.eval("Array.from(document.querySelectorAll('#am-outline li a')).map(a => a.textContent + ' ' + a.getAttribute('href'))");
+    let outline = outline.to_string();
+    for item in [
+        "start: Find the needle-42 please #u1",
+        "branch 1 of 2: Try another way #u2",
+        "branch 2 of 2: Give up instead #u3",
+        "compaction: We looked for a needle. #k1",
+        "label: the start #u1",
+    ] {
+        assert!(outline.contains(item), "{item} not in {outline}");
+    }
     assert!(b.requests_beyond_the_file().is_empty());
 }
 
@@ -449,7 +503,7 @@ fn a_big_page_stays_usable() {
     let branch = timed(
         &mut b,
         "const onPath = new Set(); { const t = JSON.parse(document.getElementById('am-tree').textContent); \
-         let at = t.leaf; while (at >= 0) { onPath.add(at); at = t.p[at]; } \
+         let at = t.leaf; while (at >= 0) { onPath.add(at); at = t.pd[at] === 0 ? -1 : at - t.pd[at]; } \
          const off = t.ids.findIndex((id, i) => !onPath.has(i)); \
          if (off >= 0) { history.replaceState(null, '', '#' + encodeURIComponent(t.ids[off])); window.dispatchEvent(new HashChangeEvent('hashchange')); } }",
     );

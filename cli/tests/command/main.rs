@@ -15,6 +15,7 @@ mod boundary;
 mod commands;
 mod decode;
 mod export_html;
+mod export_page;
 mod import_claude;
 mod import_codex;
 mod import_logs;

@@ -6,7 +6,18 @@
   ["am-main", "am-ctx", "am-ctxcount", "am-q", "am-find", "am-err", "am-prev", "am-next", "am-pageno", "am-status", "am-leafinfo", "am-hits", "am-outline", "am-filter", "am-collapse", "am-expand"].forEach(function (id) {
     el[id] = document.getElementById(id);
   });
-  var n = tree.p.length;
+  // The tree as written is short: parents as distances back, kinds as
+  // indexes into their names, times as seconds since the time before.
+  var n = tree.pd.length;
+  tree.p = tree.pd.map(function (d, i) { return d === 0 ? -1 : i - d; });
+  tree.kinds = tree.k.map(function (k) { return tree.kn[k]; });
+  var times = new Array(n);
+  var clock = 0;
+  for (var t = 0; t < n; t++) {
+    if (tree.t[t] === null) { times[t] = null; continue; }
+    clock += tree.t[t];
+    times[t] = clock;
+  }
   var children = new Array(n);
   var i, p;
   for (i = 0; i < n; i++) children[i] = [];
@@ -229,8 +240,8 @@
 
   // What an entry is about, in a line: its first text, past its header.
   function gist(i) {
-    var markup = html(i).replace(/<header>[\s\S]*?<\/header>/, "").replace(/<summary>[\s\S]*?<\/summary>/g, "");
-    var t = textOf(markup).replace(/\s+/g, " ").trim();
+    var markup = html(i).replace(/<header>[\s\S]*?<\/header>/, "").replace(/<summary>[\s\S]*?<\/summary>/g, "").replace(/<p class="note">[\s\S]*?<\/p>/g, "");
+    var t = plain(markup).replace(/\s+/g, " ").trim();
     return t.length > 70 ? t.slice(0, 70) + "…" : t;
   }
   function quietKind(i) { return html(i).indexOf(" quiet\"") > 0; }
@@ -247,7 +258,10 @@
       at = next;
       steps++;
     }
-    return tree.heads[c] || tree.kinds[c];
+    // No message on it: its first line's kind and gist.
+    var m = /data-kind="([^"]*)"/.exec(html(c));
+    var g = /<span class="gist">([\s\S]*?)<\/span>/.exec(html(c));
+    return (m ? plain(m[1]) : tree.kinds[c]) + (g ? ": " + plain(g[1]).slice(0, 60) : "");
   }
 
   // A run of app-only lines (two or more in a row) folds into one row.
@@ -276,6 +290,67 @@
     close();
   }
 
+  // What the markup leaves to the page, written once in the tree: the
+  // entry's id and index, its kind's name, its permalink, and each tool
+  // call's head.
+  function dress(art, i) {
+    art.setAttribute("data-i", String(i));
+    art.setAttribute("data-entry-id", tree.ids[i]);
+    var head = art.querySelector("header, summary");
+    if (head) {
+      var kind = document.createElement("span");
+      kind.className = "kind";
+      kind.textContent = art.getAttribute("data-kind");
+      head.insertBefore(kind, head.firstChild);
+      if (times[i] !== null) {
+        var time = document.createElement("time");
+        var iso = new Date(times[i] * 1000);
+        time.textContent = isNaN(iso.getTime()) ? String(times[i]) : iso.toISOString().slice(0, 19) + "Z";
+        var before = head.querySelector(".label");
+        head.insertBefore(time, before);
+      }
+      var perma = document.createElement("a");
+      perma.className = "perma";
+      perma.href = "#" + encodeURIComponent(tree.ids[i]);
+      perma.textContent = "#" + tree.ids[i];
+      head.appendChild(perma);
+    }
+    var usage = art.querySelector("p.usage[data-stop]");
+    var u = tree.u[i];
+    if (usage && u) {
+      usage.textContent = u[0] + " in, " + u[1] + " out, " + u[2] + " cache read, " + u[3] + " cache write; ";
+      if (u[4] === null) {
+        var unknown = document.createElement("span");
+        unknown.className = "unknown";
+        unknown.textContent = "cost unknown";
+        usage.appendChild(unknown);
+      } else {
+        usage.appendChild(document.createTextNode("$" + u[4].toFixed(4) + (usage.hasAttribute("data-priced") ? " (priced from the price database)" : "")));
+      }
+      usage.appendChild(document.createTextNode("; stop: " + usage.getAttribute("data-stop")));
+    }
+    var rh = art.querySelector(".resulthead");
+    if (rh && art.hasAttribute("data-tool")) {
+      var of = document.createElement("b");
+      of.textContent = art.getAttribute("data-tool");
+      rh.insertBefore(of, rh.firstChild);
+      rh.insertBefore(document.createTextNode("result of "), of);
+      rh.insertBefore(document.createTextNode(" "), of.nextSibling);
+    }
+    art.querySelectorAll(".call[data-tool]").forEach(function (call) {
+      var h = document.createElement("div");
+      h.className = "callhead";
+      var b = document.createElement("b");
+      b.textContent = call.getAttribute("data-tool");
+      var c = document.createElement("code");
+      c.textContent = call.getAttribute("data-call");
+      h.appendChild(b);
+      h.appendChild(document.createTextNode(" "));
+      h.appendChild(c);
+      call.insertBefore(h, call.firstChild);
+    });
+  }
+
   function render() {
     var main = el["am-main"];
     main.textContent = "";
@@ -286,13 +361,7 @@
       var i = state.path[k];
       main.insertAdjacentHTML("beforeend", html(i));
       var art = main.lastElementChild;
-      art.setAttribute("data-i", String(i));
-      var perma = document.createElement("a");
-      perma.className = "perma";
-      perma.href = "#" + encodeURIComponent(tree.ids[i]);
-      perma.textContent = "#" + tree.ids[i];
-      var head = art.querySelector("header, summary");
-      if (head) head.appendChild(perma);
+      dress(art, i);
       art.classList.add(state.ctx.has(i) ? "ctx" : "out");
       art.setAttribute("data-s", String(state.ctx.has(i) ? tree.s[i] : 0));
       if (i === state.leaf) art.classList.add("leaf");
@@ -361,9 +430,10 @@
     return show(i);
   }
 
-  function textOf(markup) {
-    return markup.replace(/<[^>]*>/g, " ").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, "\"").replace(/&#39;/g, "'").replace(/&amp;/g, "&").toLowerCase();
+  function plain(markup) {
+    return markup.replace(/<[^>]*>/g, " ").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, "\"").replace(/&#39;/g, "'").replace(/&amp;/g, "&");
   }
+  function textOf(markup) { return plain(markup).toLowerCase(); }
 
   function findFrom(test, what) {
     var from = state.hit >= 0 && state.onPath.has(state.hit) ? state.onPath.get(state.hit) + 1 : state.page * tree.page;
@@ -405,7 +475,7 @@
     box.hidden = false;
     var head = document.createElement("p");
     head.className = "note";
-    head.textContent = found.total + " entries hold \u201c" + found.q + "\u201d" + (found.total > found.hits.length ? " (the first " + found.hits.length + " listed)" : "") + ", on every branch";
+    head.textContent = found.total + (found.total === 1 ? " entry holds \u201c" : " entries hold \u201c") + found.q + "\u201d" + (found.total > found.hits.length ? " (the first " + found.hits.length + " listed)" : "") + ", on every branch";
     box.appendChild(head);
     var ol = document.createElement("ol");
     found.hits.forEach(function (i) {
@@ -415,11 +485,13 @@
       a.setAttribute("data-i", String(i));
       a.textContent = tree.kinds[i] + " #" + tree.ids[i];
       li.appendChild(a);
-      var t = textOf(html(i));
+      var raw = plain(html(i));
+      var t = raw.toLowerCase();
+      if (t.length !== raw.length) raw = t;
       var at = t.indexOf(found.q);
       var snip = document.createElement("span");
       snip.className = "snip";
-      snip.textContent = " " + (at > 30 ? "…" : "") + t.slice(Math.max(0, at - 30), at + found.q.length + 50).replace(/\s+/g, " ");
+      snip.textContent = " " + (at > 30 ? "…" : "") + raw.slice(Math.max(0, at - 30), at + found.q.length + 50).replace(/\s+/g, " ");
       li.appendChild(snip);
       if (!state.onPath.has(i)) li.classList.add("offpath");
       ol.appendChild(li);

@@ -120,6 +120,11 @@ struct Facts {
     u: BTreeMap<usize, (u64, u64, u64, u64, Option<f64>)>,
     /// Each labelled entry's label, by entry index, for the outline.
     lb: BTreeMap<usize, String>,
+    /// Each entry's time in whole seconds since the entry before's (the
+    /// first's since 1970), `None` when unknown.
+    t: Vec<Option<i64>>,
+    /// The last known time, in seconds.
+    last_t: i64,
 }
 
 impl Facts {
@@ -141,16 +146,16 @@ struct Tree<'a> {
     leaf: i64,
     page: usize,
     chunk: usize,
-    /// Parent indexes (-1 for a root).
-    p: Seq<'a, i64>,
     /// How many messages each entry gives a context it lies in.
     s: &'a [u32],
     /// Flags ([`COMPACTION`], [`ERROR`], [`IN_TREE`]).
     f: &'a [u8],
     /// Ids (what a permalink names).
     ids: Seq<'a, String>,
-    /// Kinds.
-    kinds: Seq<'a, &'a str>,
+    /// Each entry's kind, as an index into `kn`.
+    k: &'a [u32],
+    /// The kinds' names.
+    kn: &'a [String],
     /// A compaction's first kept id, by entry index.
     fk: BTreeMap<usize, &'a str>,
     /// A short text of each entry that has siblings, for the branch buttons.
@@ -161,6 +166,12 @@ struct Tree<'a> {
     mb: usize,
     /// Each labelled entry's label, by entry index, for the outline.
     lb: &'a BTreeMap<usize, String>,
+    /// Each entry's time: seconds since the last known time before it (the
+    /// first since 1970), null when unknown.
+    t: &'a [Option<i64>],
+    /// Parents as the distance back to them (`i - parent`; 0 for a root):
+    /// mostly 1, so short (negative for a parent written after its child).
+    pd: Seq<'a, i64>,
 }
 
 /// A sequence written as it is made, one value per entry.
@@ -238,6 +249,8 @@ pub(super) fn write<N: Node, W: Write>(
         heads: BTreeMap::new(),
         u: BTreeMap::new(),
         lb: BTreeMap::new(),
+        t: Vec::with_capacity(count),
+        last_t: 0,
     };
     let mut children = vec![0_u32; count];
     for e in nodes {
@@ -284,6 +297,14 @@ pub(super) fn write<N: Node, W: Write>(
         if let Some(crate::Message::Assistant(a)) = entry.message().and_then(|m| m.as_llm()) {
             facts.u.insert(i, reply_numbers(a));
         }
+        let ts = entry.timestamp();
+        if ts > 0 {
+            let secs = i64::try_from(ts / 1000).unwrap_or(i64::MAX);
+            facts.t.push(Some(secs.saturating_sub(facts.last_t)));
+            facts.last_t = secs;
+        } else {
+            facts.t.push(None);
+        }
         facts.s.push(u32::try_from(sent).unwrap_or(u32::MAX));
         facts.f.push(flags);
         let kind = facts.kind(entry.kind().name());
@@ -312,25 +333,24 @@ pub(super) fn write<N: Node, W: Write>(
         leaf: path.last().map_or(-1, |&l| l as i64),
         page: options.page_size.max(1),
         chunk,
-        p: Seq {
-            len: count,
-            value: &|i| nodes[i].parent().map_or(-1, |p| p as i64),
-        },
         s: &facts.s,
         f: &facts.f,
         ids: Seq {
             len: count,
             value: &|i| render::anchor(nodes[i].id(), nodes[i].line_no()),
         },
-        kinds: Seq {
-            len: count,
-            value: &|i| facts.names[facts.kinds[i] as usize].as_str(),
-        },
+        k: &facts.kinds,
+        kn: &facts.names,
         fk,
         heads: &facts.heads,
         u: &facts.u,
         mb: MAX_BARS,
         lb: &facts.lb,
+        t: &facts.t,
+        pd: Seq {
+            len: count,
+            value: &|i| nodes[i].parent().map_or(0, |p| i as i64 - p as i64),
+        },
     };
     buf.clear();
     buf.extend_from_slice(b"<script type=\"application/json\" id=\"am-tree\">");

@@ -62,12 +62,11 @@ pub(super) fn entry(
     label: Option<&str>,
     calls: &mut Calls,
 ) -> Rendered {
-    let id = anchor(entry.id(), entry.line_no());
     let mut body = String::new();
     let mut error = false;
     let mut role = "meta";
     let mut who = String::new();
-    let mut result_of: Option<&str> = None;
+    let mut result_of: Option<(&str, &str)> = None;
     let mut kind = entry.kind().name();
     let mut quiet = false;
     let mut gist = String::new();
@@ -95,12 +94,12 @@ pub(super) fn entry(
                     if calls.len() > MAX_OPEN_CALLS {
                         calls.clear();
                     }
-                    assistant(&mut body, a, calls);
+                    assistant(&mut body, a, calls, true);
                 }
                 Message::ToolResult(r) => {
                     role = "tool";
                     error = r.is_error;
-                    result_of = Some(&r.tool_call_id);
+                    result_of = Some((&r.tool_call_id, &r.tool_name));
                     tool_result(&mut body, r, calls.remove(&r.tool_call_id).as_ref());
                 }
             },
@@ -138,7 +137,7 @@ pub(super) fn entry(
             role = "summary";
             kind = "branchSummary";
             body.push_str("<p class=\"note\">summary of an abandoned branch</p>");
-            markdown(&mut body, &b.summary);
+            summary(&mut body, &b.summary);
         }
         EntryKind::CustomMessage(c) => {
             role = "custom";
@@ -192,14 +191,18 @@ pub(super) fn entry(
     let mut out = String::with_capacity(body.len() + line.len() + 256);
     let _ = write!(
         out,
-        "<article class=\"entry r-{role}{}{}\" data-entry-id=\"{}\" data-kind=\"{}\"",
+        "<article class=\"entry r-{role}{}{}\" data-kind=\"{}\"",
         if error { " error" } else { "" },
         if quiet { " quiet" } else { "" },
-        html_string(&id),
         html_string(kind),
     );
-    if let Some(call) = result_of {
-        let _ = write!(out, " data-result-of=\"{}\"", html_string(call));
+    if let Some((call, tool)) = result_of {
+        let _ = write!(
+            out,
+            " data-result-of=\"{}\" data-tool=\"{}\"",
+            html_string(call),
+            html_string(tool)
+        );
     }
     out.push('>');
     if quiet {
@@ -207,20 +210,15 @@ pub(super) fn entry(
     } else {
         out.push_str("<header>");
     }
-    out.push_str("<span class=\"kind\">");
-    html(&mut out, kind);
-    out.push_str("</span>");
+    // The page writes the entry's id (`data-entry-id`), its kind's name
+    // and its permalink from the tree: each is written once.
     if !gist.is_empty() {
         let _ = write!(out, " <span class=\"gist\">{gist}</span>");
     }
     if !who.is_empty() {
         let _ = write!(out, " <span class=\"who\">{}</span>", html_string(&who));
     }
-    let ts = entry.timestamp();
-    if ts > 0 {
-        let iso = crate::time::format_iso8601_seconds(i64::try_from(ts).unwrap_or(i64::MAX));
-        let _ = write!(out, " <time>{}</time>", html_string(&iso));
-    }
+    // The page writes the entry's time from the tree.
     if let Some(label) = label {
         let _ = write!(out, " <span class=\"label\">{}</span>", html_string(label));
     }
@@ -277,7 +275,10 @@ fn user_blocks(out: &mut String, blocks: &[UserContent]) {
     }
 }
 
-fn assistant(out: &mut String, a: &AssistantMessage, calls: &mut Calls) {
+/// A reply: its blocks, then its tokens, cost and stop reason; those
+/// numbers are written by the page from the tree when `numbers_in_tree`
+/// (the reply is an entry's message), here otherwise.
+fn assistant(out: &mut String, a: &AssistantMessage, calls: &mut Calls, numbers_in_tree: bool) {
     for block in &a.content {
         match block {
             AssistantContent::Text(t) => text_block(out, t),
@@ -301,11 +302,11 @@ fn assistant(out: &mut String, a: &AssistantMessage, calls: &mut Calls) {
             AssistantContent::ToolCall(call) => {
                 let _ = write!(
                     out,
-                    "<div class=\"call\" data-call=\"{}\" data-tool=\"{}\"><div class=\"callhead\"><b>{}</b> <code>{}</code></div>",
+                    // The page writes the call's head (its tool's name and
+                    // id) from these.
+                    "<div class=\"call\" data-call=\"{}\" data-tool=\"{}\">",
                     html_string(&call.id),
                     html_string(&call.name),
-                    html_string(&call.name),
-                    html_string(&call.id),
                 );
                 let called = tool::call(out, &call.name, &call.arguments.to_value(), a.timestamp);
                 calls.insert(call.id.clone(), called);
@@ -323,6 +324,16 @@ fn assistant(out: &mut String, a: &AssistantMessage, calls: &mut Calls) {
         );
     }
     let u = &a.usage;
+    let stop = html_string(&format!("{:?}", a.stop_reason));
+    if numbers_in_tree {
+        let priced = matches!(reply_cost(a), ReplyCost::Estimated(_));
+        let _ = write!(
+            out,
+            "<p class=\"usage\" data-stop=\"{stop}\"{}></p>",
+            if priced { " data-priced" } else { "" }
+        );
+        return;
+    }
     let cost = match reply_cost(a) {
         ReplyCost::Known(c) => format!("${c:.4}"),
         ReplyCost::Estimated(c) => format!("${c:.4} (priced from the price database)"),
@@ -330,12 +341,8 @@ fn assistant(out: &mut String, a: &AssistantMessage, calls: &mut Calls) {
     };
     let _ = write!(
         out,
-        "<p class=\"usage\">{} in, {} out, {} cache read, {} cache write; {cost}; stop: {}</p>",
-        u.input,
-        u.output,
-        u.cache_read,
-        u.cache_write,
-        html_string(&format!("{:?}", a.stop_reason))
+        "<p class=\"usage\">{} in, {} out, {} cache read, {} cache write; {cost}; stop: {stop}</p>",
+        u.input, u.output, u.cache_read, u.cache_write,
     );
 }
 
@@ -441,7 +448,22 @@ fn compaction(out: &mut String, c: &crate::custom::CompactionSummary) {
             )
         )
     );
-    markdown(out, &c.summary);
+    summary(out, &c.summary);
+}
+
+/// A summary as Markdown, folded past 800 bytes.
+fn summary(out: &mut String, text: &str) {
+    if text.len() <= 800 {
+        markdown(out, text);
+        return;
+    }
+    let _ = write!(
+        out,
+        "<details class=\"summary\"><summary>summary ({} characters)</summary>",
+        text.chars().count()
+    );
+    markdown(out, text);
+    out.push_str("</details>");
 }
 
 fn custom(out: &mut String, line: &[u8], entry: &Entry, message: &AgentMessage) {
@@ -463,7 +485,7 @@ fn custom(out: &mut String, line: &[u8], entry: &Entry, message: &AgentMessage) 
             match m.as_ref() {
                 Message::User(u) => user_blocks(out, &u.content),
                 Message::System(s) => s.content.iter().for_each(|t| text_block(out, t)),
-                Message::Assistant(a) => assistant(out, a, &mut Calls::new()),
+                Message::Assistant(a) => assistant(out, a, &mut Calls::new(), false),
                 Message::ToolResult(r) => {
                     for block in &r.content {
                         if let ToolResultContent::Text(t) = block {
@@ -485,16 +507,11 @@ fn custom(out: &mut String, line: &[u8], entry: &Entry, message: &AgentMessage) 
 /// file): a shell's exit and time, a read's file highlighted, a search's
 /// results; its details (which no model sees) folded.
 fn tool_result(out: &mut String, r: &crate::ToolResultMessage, called: Option<&Called>) {
-    let _ = write!(
-        out,
-        "<div class=\"resulthead\">result of <b>{}</b>{}",
-        html_string(&r.tool_name),
-        if r.is_error {
-            " <span class=\"errmark\">error</span>"
-        } else {
-            ""
-        }
-    );
+    // The page writes "result of TOOL" (`data-tool` on the entry).
+    let mut head = String::new();
+    if r.is_error {
+        head.push_str("<span class=\"errmark\">error</span>");
+    }
     if let Some(c) = called.filter(|c| c.kind == ToolKind::Shell) {
         let text: String = r
             .content
@@ -508,13 +525,13 @@ fn tool_result(out: &mut String, r: &crate::ToolResultMessage, called: Option<&C
         let outcome = tool::shell_outcome(c, &text, r.timestamp, r.is_error);
         if !outcome.is_empty() {
             let _ = write!(
-                out,
+                head,
                 " <span class=\"outcome\">{}</span>",
                 html_string(&outcome)
             );
         }
     }
-    out.push_str("</div>");
+    let _ = write!(out, "<div class=\"resulthead\">{head}</div>");
     for block in &r.content {
         match block {
             ToolResultContent::Text(t) => tool::result_text(out, called, &t.text),

@@ -245,6 +245,24 @@ pub(super) fn call(out: &mut String, name: &str, args: &Value, at: u64) -> Calle
             .collect(),
         _ => Vec::new(),
     };
+    // A known tool's other numbers and flags (a read's offset and limit, a
+    // command's timeout) in one line.
+    let (scalars, rest): (Vec<_>, Vec<_>) = rest.into_iter().partition(|(_, v)| {
+        kind != ToolKind::Other && matches!(v, Value::Number(_) | Value::Bool(_) | Value::Null)
+    });
+    if !scalars.is_empty() {
+        out.push_str("<p class=\"note\">");
+        for (n, (k, v)) in scalars.into_iter().enumerate() {
+            let _ = write!(
+                out,
+                "{}{} <code>{}</code>",
+                if n > 0 { ", " } else { "" },
+                html_string(k),
+                html_string(&v.to_string())
+            );
+        }
+        out.push_str("</p>");
+    }
     if !rest.is_empty() {
         out.push_str("<dl class=\"kv\">");
         for (k, v) in rest {
