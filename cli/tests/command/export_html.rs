@@ -417,11 +417,16 @@ const CODEX_ROLLOUT: &[&str] = &[
     r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Listing them."}],"phase":"commentary"}}"#,
     r#"{"timestamp":"2026-01-01T00:00:02.100Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"ls\"}","call_id":"call_1"}}"#,
     r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"Cargo.toml\nREADME.md\nsrc"}}"#,
-    r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Three entries: `Cargo.toml`, `README.md` and the `src` folder."}],"phase":"final_answer"}}"#,
+    r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Three entries: `Cargo.toml`, `README.md` and the `src` folder. I will add a line to the README."}],"phase":"commentary"}}"#,
+    r#"{"timestamp":"2026-01-01T00:00:04.500Z","type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","input":"*** Begin Patch\n*** Update File: README.md\n@@\n # demo\n-A demo.\n+A demo of the export.\n+\n+Run `cargo run`.\n*** End Patch","call_id":"call_2"}}"#,
+    r#"{"timestamp":"2026-01-01T00:00:05.000Z","type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"call_2","output":"Success. Updated the following files:\nM README.md"}}"#,
+    r#"{"timestamp":"2026-01-01T00:00:06.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Done: the README says how to run it."}],"phase":"final_answer"}}"#,
 ];
 
-/// Takes a screenshot of a real pi session, a Claude Code log and a Codex
-/// rollout; with `AGENTMSG_UPDATE_SCREENSHOTS=1` writes them to `docs/`.
+/// Takes screenshots of a real pi session and Claude Code log (a Codex
+/// rollout made here: those of the conformance data are cut down to
+/// placeholders), at 900 px and at 400 px; with
+/// `AGENTMSG_UPDATE_SCREENSHOTS=1` writes them to `docs/`.
 #[test]
 fn screenshots_of_each_format() {
     let Some(chromium) = chromium_or_skip("export --html screenshots") else {
@@ -434,36 +439,46 @@ fn screenshots_of_each_format() {
         ("claude-code", dir.path().join("claude.jsonl")),
         ("codex", dir.path().join("codex.jsonl")),
     ];
-    if let Some(conformance) = common::conformance_or_skip(Some("transcripts/pi")) {
-        files.push((
-            "pi",
-            conformance.join("transcripts/pi/before-compaction.jsonl"),
-        ));
-    }
-    let mut b = Browser::start(&chromium, 900, 1000);
-    for (name, file) in files {
-        let page = dir.path().join(format!("{name}.html"));
-        let run = agentmsg_in(
-            dir.path(),
-            &[
-                "export",
-                file.to_str().unwrap(),
-                "--html",
-                "-o",
-                page.to_str().unwrap(),
-            ],
+    if let Some(conformance) = common::conformance_or_skip(Some("transcripts")) {
+        let real = |path: &str, name: &str| {
+            let copy = dir.path().join(name);
+            std::fs::copy(conformance.join("transcripts").join(path), &copy).unwrap();
+            copy
+        };
+        files[0].1 = real(
+            "claude-code/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl",
+            "claude-real.jsonl",
         );
-        assert_eq!(run.code, 0, "{run:?}");
-        b.open(&format!("file://{}", page.display()));
-        let messages = b.eval("document.querySelectorAll('article.entry').length");
-        assert!(messages.as_u64().unwrap() >= 5, "{name}: {messages}");
-        assert!(b.requests_beyond_the_file().is_empty(), "{name}");
-        let png = b.screenshot();
-        assert!(png.starts_with(b"\x89PNG"), "{name}");
-        if std::env::var_os("AGENTMSG_UPDATE_SCREENSHOTS").is_some() {
-            let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs");
-            std::fs::create_dir_all(&docs).unwrap();
-            std::fs::write(docs.join(format!("export-{name}.png")), png).unwrap();
+        files.push(("pi", real("pi/before-compaction.jsonl", "pi.jsonl")));
+    }
+    for (width, suffix) in [(900, ""), (400, "-400")] {
+        let mut b = Browser::start(&chromium, width, 1000);
+        for (name, file) in &files {
+            let page = dir.path().join(format!("{name}.html"));
+            let run = agentmsg_in(
+                dir.path(),
+                &[
+                    "export",
+                    file.to_str().unwrap(),
+                    "--html",
+                    "-o",
+                    page.to_str().unwrap(),
+                ],
+            );
+            assert_eq!(run.code, 0, "{run:?}");
+            b.open(&format!("file://{}", page.display()));
+            let messages = b.eval("document.querySelectorAll('article.entry').length");
+            assert!(messages.as_u64().unwrap() >= 5, "{name}: {messages}");
+            assert!(b.requests_beyond_the_file().is_empty(), "{name}");
+            // Past the totals and the chart, to the first tool call.
+            b.eval("(() => { const c = document.querySelector('.call'); if (c) c.closest('article').scrollIntoView(); })()");
+            let png = b.screenshot();
+            assert!(png.starts_with(b"\x89PNG"), "{name}");
+            if std::env::var_os("AGENTMSG_UPDATE_SCREENSHOTS").is_some() {
+                let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs");
+                std::fs::create_dir_all(&docs).unwrap();
+                std::fs::write(docs.join(format!("export-{name}{suffix}.png")), png).unwrap();
+            }
         }
     }
 }
