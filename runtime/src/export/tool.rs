@@ -418,15 +418,14 @@ pub(super) fn diff(out: &mut String, old: &str, new: &str) {
 pub(super) fn patch_block(out: &mut String, patch: &str) {
     out.push_str(PATCH_OPEN);
     for line in patch.lines() {
-        let mark = if line.starts_with("***") || line.starts_with("@@") {
-            '@'
-        } else if line.starts_with("+++") || line.starts_with("---") || line.starts_with("diff ") {
-            '@'
-        } else {
-            match line.chars().next() {
-                Some(c @ ('+' | '-')) => c,
-                _ => ' ',
-            }
+        let header = ["***", "@@", "+++", "---", "diff "]
+            .iter()
+            .any(|p| line.starts_with(p));
+        let mark = match line.as_bytes().first() {
+            _ if header => '@',
+            Some(b'+') => '+',
+            Some(b'-') => '-',
+            _ => ' ',
         };
         let body = if matches!(mark, '+' | '-') || (mark == ' ' && line.starts_with(' ')) {
             &line[1..]
