@@ -148,22 +148,76 @@ fn the_page_shows_what_the_model_saw_and_switches_branches() {
     // Search finds a known string; the next tool error is r1.
     b.eval("document.getElementById('am-q').value = 'NEEDLE-42'; document.getElementById('am-find').click()");
     assert_eq!(
-        b.eval("document.querySelector('article.hit').getAttribute('data-id')"),
+        b.eval("document.querySelector('article.hit').getAttribute('data-entry-id')"),
         "u1"
     );
     b.eval("document.getElementById('am-err').click()");
     assert_eq!(
-        b.eval("document.querySelector('article.hit').getAttribute('data-id')"),
+        b.eval("document.querySelector('article.hit').getAttribute('data-entry-id')"),
         "r1"
     );
 
     // A permalink to an entry of the other branch opens that branch.
     b.open(&format!("{url}#k1"));
     assert_eq!(
-        b.eval("document.querySelector('article.hit').getAttribute('data-id')"),
+        b.eval("document.querySelector('article.hit').getAttribute('data-entry-id')"),
         "k1"
     );
     assert_eq!(rendered_context(&mut b).2, "a4");
+    // Search covers every branch: a reply on the branch left behind is
+    // listed, marked as elsewhere, and opened on its branch.
+    b.eval("document.getElementById('am-q').value = 'second way'; document.getElementById('am-find').click()");
+    assert_eq!(
+        b.eval("Array.from(document.querySelectorAll('#am-hits li.offpath a')).map(a => a.textContent)"),
+        serde_json::json!(["assistant #a3"])
+    );
+    assert_eq!(
+        b.eval("document.querySelector('article.hit').getAttribute('data-entry-id')"),
+        "a3"
+    );
+    assert_eq!(rendered_context(&mut b).2, "l1");
+    // Filters: only the user messages, then only what failed.
+    b.eval("(() => { const f = document.getElementById('am-filter'); f.value = 'user'; f.dispatchEvent(new Event('change')); })()");
+    let shown = "Array.from(document.querySelectorAll('#am-main article.entry')).filter(a => a.getClientRects().length).map(a => a.getAttribute('data-entry-id'))";
+    assert_eq!(b.eval(shown), serde_json::json!(["u1", "u2"]));
+    b.eval("(() => { const f = document.getElementById('am-filter'); f.value = 'errors'; f.dispatchEvent(new Event('change')); })()");
+    assert_eq!(
+        b.eval(shown),
+        serde_json::json!(["a1", "r1"]),
+        "r1 failed, inside a1's call"
+    );
+    b.eval("(() => { const f = document.getElementById('am-filter'); f.value = ''; f.dispatchEvent(new Event('change')); })()");
+    // Collapse all leaves each entry's header; expand all opens every fold.
+    b.eval("document.getElementById('am-collapse').click()");
+    assert_eq!(
+        b.eval("getComputedStyle(document.querySelector('article.entry[data-entry-id=u1] .md')).display"),
+        "none"
+    );
+    b.eval("document.getElementById('am-expand').click()");
+    assert_eq!(
+        b.eval("document.querySelector('details.thinking').open"),
+        true
+    );
+    // Keys: j marks the next entry.
+    b.eval("document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'j', bubbles: true})); document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'j', bubbles: true}))");
+    assert_eq!(
+        b.eval("document.querySelector('article.cursor').getAttribute('data-entry-id')"),
+        "a1"
+    );
+    // The outline lists the branches by their first message, the label and
+    // the compaction, each a link.
+    b.eval("document.getElementById('am-outline').open = true; document.getElementById('am-outline').dispatchEvent(new Event('toggle'))");
+    let outline = b.eval("Array.from(document.querySelectorAll('#am-outline li a')).map(a => a.textContent + ' ' + a.getAttribute('href'))");
+    let outline = outline.to_string();
+    for item in [
+        "start: Find the needle-42 please #u1",
+        "branch 1 of 2: Try another way #u2",
+        "branch 2 of 2: Give up instead #u3",
+        "compaction: We looked for a needle. #k1",
+        "label: the start #u1",
+    ] {
+        assert!(outline.contains(item), "{item} not in {outline}");
+    }
     assert!(b.requests_beyond_the_file().is_empty());
 }
 
@@ -192,7 +246,7 @@ fn a_long_session_is_shown_a_page_at_a_time() {
     assert_eq!((counted, leaf.as_str()), (2500, "e2499"));
     b.eval("document.getElementById('am-q').value = 'message number 2222'; document.getElementById('am-find').click()");
     assert_eq!(
-        b.eval("document.querySelector('article.hit').getAttribute('data-id')"),
+        b.eval("document.querySelector('article.hit').getAttribute('data-entry-id')"),
         "e2222"
     );
     assert_eq!(
@@ -363,11 +417,16 @@ const CODEX_ROLLOUT: &[&str] = &[
     r#"{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Listing them."}],"phase":"commentary"}}"#,
     r#"{"timestamp":"2026-01-01T00:00:02.100Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"ls\"}","call_id":"call_1"}}"#,
     r#"{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"Cargo.toml\nREADME.md\nsrc"}}"#,
-    r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Three entries: `Cargo.toml`, `README.md` and the `src` folder."}],"phase":"final_answer"}}"#,
+    r#"{"timestamp":"2026-01-01T00:00:04.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Three entries: `Cargo.toml`, `README.md` and the `src` folder. I will add a line to the README."}],"phase":"commentary"}}"#,
+    r#"{"timestamp":"2026-01-01T00:00:04.500Z","type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","input":"*** Begin Patch\n*** Update File: README.md\n@@\n # demo\n-A demo.\n+A demo of the export.\n+\n+Run `cargo run`.\n*** End Patch","call_id":"call_2"}}"#,
+    r#"{"timestamp":"2026-01-01T00:00:05.000Z","type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"call_2","output":"Success. Updated the following files:\nM README.md"}}"#,
+    r#"{"timestamp":"2026-01-01T00:00:06.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Done: the README says how to run it."}],"phase":"final_answer"}}"#,
 ];
 
-/// Takes a screenshot of a real pi session, a Claude Code log and a Codex
-/// rollout; with `AGENTMSG_UPDATE_SCREENSHOTS=1` writes them to `docs/`.
+/// Takes screenshots of a real pi session and Claude Code log (a Codex
+/// rollout made here: those of the conformance data are cut down to
+/// placeholders), at 900 px and at 400 px; with
+/// `AGENTMSG_UPDATE_SCREENSHOTS=1` writes them to `docs/`.
 #[test]
 fn screenshots_of_each_format() {
     let Some(chromium) = chromium_or_skip("export --html screenshots") else {
@@ -380,36 +439,46 @@ fn screenshots_of_each_format() {
         ("claude-code", dir.path().join("claude.jsonl")),
         ("codex", dir.path().join("codex.jsonl")),
     ];
-    if let Some(conformance) = common::conformance_or_skip(Some("transcripts/pi")) {
-        files.push((
-            "pi",
-            conformance.join("transcripts/pi/before-compaction.jsonl"),
-        ));
-    }
-    let mut b = Browser::start(&chromium, 900, 1000);
-    for (name, file) in files {
-        let page = dir.path().join(format!("{name}.html"));
-        let run = agentmsg_in(
-            dir.path(),
-            &[
-                "export",
-                file.to_str().unwrap(),
-                "--html",
-                "-o",
-                page.to_str().unwrap(),
-            ],
+    if let Some(conformance) = common::conformance_or_skip(Some("transcripts")) {
+        let real = |path: &str, name: &str| {
+            let copy = dir.path().join(name);
+            std::fs::copy(conformance.join("transcripts").join(path), &copy).unwrap();
+            copy
+        };
+        files[0].1 = real(
+            "claude-code/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl",
+            "claude-real.jsonl",
         );
-        assert_eq!(run.code, 0, "{run:?}");
-        b.open(&format!("file://{}", page.display()));
-        let messages = b.eval("document.querySelectorAll('article.entry').length");
-        assert!(messages.as_u64().unwrap() >= 5, "{name}: {messages}");
-        assert!(b.requests_beyond_the_file().is_empty(), "{name}");
-        let png = b.screenshot();
-        assert!(png.starts_with(b"\x89PNG"), "{name}");
-        if std::env::var_os("AGENTMSG_UPDATE_SCREENSHOTS").is_some() {
-            let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs");
-            std::fs::create_dir_all(&docs).unwrap();
-            std::fs::write(docs.join(format!("export-{name}.png")), png).unwrap();
+        files.push(("pi", real("pi/before-compaction.jsonl", "pi.jsonl")));
+    }
+    for (width, suffix) in [(900, ""), (400, "-400")] {
+        let mut b = Browser::start(&chromium, width, 1000);
+        for (name, file) in &files {
+            let page = dir.path().join(format!("{name}.html"));
+            let run = agentmsg_in(
+                dir.path(),
+                &[
+                    "export",
+                    file.to_str().unwrap(),
+                    "--html",
+                    "-o",
+                    page.to_str().unwrap(),
+                ],
+            );
+            assert_eq!(run.code, 0, "{run:?}");
+            b.open(&format!("file://{}", page.display()));
+            let messages = b.eval("document.querySelectorAll('article.entry').length");
+            assert!(messages.as_u64().unwrap() >= 5, "{name}: {messages}");
+            assert!(b.requests_beyond_the_file().is_empty(), "{name}");
+            // Past the totals and the chart, to the first tool call.
+            b.eval("(() => { const c = document.querySelector('.call'); if (c) c.closest('article').scrollIntoView(); })()");
+            let png = b.screenshot();
+            assert!(png.starts_with(b"\x89PNG"), "{name}");
+            if std::env::var_os("AGENTMSG_UPDATE_SCREENSHOTS").is_some() {
+                let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs");
+                std::fs::create_dir_all(&docs).unwrap();
+                std::fs::write(docs.join(format!("export-{name}{suffix}.png")), png).unwrap();
+            }
         }
     }
 }
@@ -449,7 +518,7 @@ fn a_big_page_stays_usable() {
     let branch = timed(
         &mut b,
         "const onPath = new Set(); { const t = JSON.parse(document.getElementById('am-tree').textContent); \
-         let at = t.leaf; while (at >= 0) { onPath.add(at); at = t.p[at]; } \
+         let at = t.leaf; while (at >= 0) { onPath.add(at); at = t.pd[at] === 0 ? -1 : at - t.pd[at]; } \
          const off = t.ids.findIndex((id, i) => !onPath.has(i)); \
          if (off >= 0) { history.replaceState(null, '', '#' + encodeURIComponent(t.ids[off])); window.dispatchEvent(new HashChangeEvent('hashchange')); } }",
     );

@@ -16,6 +16,7 @@ mod commands;
 mod compact;
 mod decode;
 mod export_html;
+mod export_page;
 mod import_claude;
 mod import_codex;
 mod import_logs;

@@ -15,19 +15,41 @@
 //! kept only for `http:`, `https:` and `mailto:`, and images inlined only
 //! when their bytes are an image format (the `mimeType` a transcript
 //! declares is never written into the page). The rendered entries travel as
-//! inert JSON (`<script type="application/json">`, with `<`, `>`, `&`,
-//! U+2028 and U+2029 escaped) in chunks, and the script shows one page of
-//! the chosen branch at a time, so a session of 100,000 entries stays
-//! usable.
+//! the text of `<script type="text/x-agentmsg-entries">` elements, which a
+//! browser never runs and nothing in them can close (every `<` of the
+//! transcript is escaped), in chunks; what is the same for every entry (its
+//! id, kind name, time, permalink, a reply's numbers) is written once, in
+//! the tree the script reads, so the page is smaller than the session it
+//! shows. The script shows one page of the chosen branch at a time, so a
+//! session of 100,000 entries stays usable.
 //!
 //! What the page shows: the messages of the path to a leaf (thinking folded,
 //! each tool call with its result beside it, errors marked, custom messages
 //! with their kind), the branch points with the other branches one click
-//! away, labels, compactions with their summary and what they kept, a toggle
-//! dimming whatever the model did not see at the leaf (the messages of
-//! [`Session::context`]), the tokens and cost of each reply as a chart,
-//! totals, models and time spent, search, a jump to the next tool error, and
-//! a permalink (`#ID`) for every entry.
+//! away (named by their first message), labels, compactions with their
+//! summary and what they kept, a toggle dimming whatever the model did not
+//! see at the leaf (the messages of [`Session::context`]), the tokens and
+//! cost of each reply as a chart, totals, models and time spent, search over
+//! every branch with a list of hits, an outline (starts, branches,
+//! compactions, labels), filters (user messages, tools, errors), collapse
+//! and expand all, keys (j/k, [ ], /, e, o), a jump to the next tool error,
+//! and a permalink (`#ID`) for every entry, whatever branch it is on. Tools
+//! are drawn as what they are: a shell command with its output, exit code
+//! and time; a read as its path and content highlighted by the file's
+//! extension (by a small tokenizer in the page); a write as the file; an
+//! edit (pi's `edit`, Claude Code's `Edit` and `MultiEdit`, Codex's
+//! `apply_patch`) as a diff; a search as its query; any other tool's
+//! arguments as keys and values. App-only lines (Claude Code's progress and
+//! hook lines, Codex's events, any `extension` line) are one quiet line each,
+//! and a run of them folds into one row. Dark mode follows
+//! `prefers-color-scheme`, and the page fits a 400 px screen.
+//!
+//! The DOM is a contract for styling, scripts and tests: each entry is an
+//! `article.entry` with `data-entry-id` and `data-kind` (`user`,
+//! `assistant`, `toolResult`, `system`, `compaction`, `branchSummary`, or
+//! the app's kind), each tool call a `.call` with `data-tool` and
+//! `data-call`. `docs/export.md` sets the page beside pi's export,
+//! claude-code-transcripts and claude-code-log.
 //!
 //! ```
 //! # use agentmsg_runtime::{export, Message, Session};
@@ -44,6 +66,7 @@ mod file;
 mod numbers;
 mod page;
 mod render;
+mod tool;
 
 pub use file::FileExport;
 

@@ -3,10 +3,21 @@
   var tree = JSON.parse(document.getElementById("am-tree").textContent);
   var chunks = Array.prototype.slice.call(document.querySelectorAll("script.am-chunk"));
   var el = {};
-  ["am-main", "am-ctx", "am-ctxcount", "am-q", "am-find", "am-err", "am-prev", "am-next", "am-pageno", "am-status", "am-leafinfo"].forEach(function (id) {
+  ["am-main", "am-ctx", "am-ctxcount", "am-q", "am-find", "am-err", "am-prev", "am-next", "am-pageno", "am-status", "am-leafinfo", "am-hits", "am-outline", "am-filter", "am-collapse", "am-expand"].forEach(function (id) {
     el[id] = document.getElementById(id);
   });
-  var n = tree.p.length;
+  // The tree as written is short: parents as distances back, kinds as
+  // indexes into their names, times as seconds since the time before.
+  var n = tree.pd.length;
+  tree.p = tree.pd.map(function (d, i) { return d === 0 ? -1 : i - d; });
+  tree.kinds = tree.k.map(function (k) { return tree.kn[k]; });
+  var times = new Array(n);
+  var clock = 0;
+  for (var t = 0; t < n; t++) {
+    if (tree.t[t] === null) { times[t] = null; continue; }
+    clock += tree.t[t];
+    times[t] = clock;
+  }
   var children = new Array(n);
   var i, p;
   for (i = 0; i < n; i++) children[i] = [];
@@ -26,11 +37,15 @@
   var byId = new Map();
   for (i = 0; i < n; i++) if (!byId.has(tree.ids[i])) byId.set(tree.ids[i], i);
 
+  // A chunk is the markup of its entries one after the other, each an
+  // <article> (nothing else in an entry's markup opens one).
   var cache = new Map();
   function chunk(k) {
     var got = cache.get(k);
     if (!got) {
-      got = JSON.parse(chunks[k].textContent);
+      got = chunks[k].textContent.split("<article ");
+      got.shift();
+      for (var a = 0; a < got.length; a++) got[a] = "<article " + got[a];
       if (cache.size > 8) cache.delete(cache.keys().next().value);
       cache.set(k, got);
     }
@@ -153,6 +168,189 @@
 
   function pages() { return Math.max(1, Math.ceil(state.path.length / tree.page)); }
 
+  // Syntax highlighting: a small tokenizer per family of languages (comments,
+  // strings, numbers, keywords), building text nodes and spans, never markup.
+  var FAMILY = {};
+  function family(exts, kw, comment) {
+    var words = new Set(kw.split(" "));
+    var re = new RegExp("(" + comment + ")|(\"(?:[^\"\\\\\\n]|\\\\.)*\"|'(?:[^'\\\\\\n]|\\\\.)*'|`(?:[^`\\\\]|\\\\.)*`)|(\\b\\d[\\d_.xXa-fA-F]*\\b)|([A-Za-z_$][\\w$]*)", "g");
+    exts.split(" ").forEach(function (e) { FAMILY[e] = { words: words, re: re }; });
+  }
+  family("rs", "as async await break const continue crate dyn else enum extern false fn for if impl in let loop match mod move mut pub ref return self Self static struct super trait true type unsafe use where while Some None Ok Err", "//[^\\n]*|/\\*[\\s\\S]*?\\*/");
+  family("js mjs cjs jsx ts tsx mts cts json jsonl", "async await break case catch class const continue default delete do else export extends false finally for from function if import in instanceof interface let new null of return static super switch this throw true try type typeof undefined var void while yield", "//[^\\n]*|/\\*[\\s\\S]*?\\*/");
+  family("c h cc cpp cxx hpp hh java kt kts cs go swift scala dart php m mm zig", "auto break case catch char class const continue default defer do double else enum extends false final float fn for func go if import int interface let long namespace new nil null package private protected public return static string struct switch this throw true try type typedef unsigned val var void while", "//[^\\n]*|/\\*[\\s\\S]*?\\*/");
+  family("py pyi rb sh bash zsh fish yaml yml toml ini cfg conf makefile dockerfile pl r nix tf", "and as assert async await break case class continue def del do done elif else end esac except export false fi finally for from function if import in is lambda local nil none None not or pass raise return self then true True False try until while with yield", "#[^\\n]*");
+  family("sql lua hs", "and as by create delete desc do else end false for from function group having if in insert into is join left limit local nil not null on or order return select set table then true update values where", "--[^\\n]*");
+  family("css scss less", "important", "/\\*[\\s\\S]*?\\*/");
+  var ALIAS = { rust: "rs", javascript: "js", typescript: "ts", python: "py", shell: "sh", console: "sh", golang: "go", "c++": "cpp", ruby: "rb", yml: "yaml", kotlin: "kt", csharp: "cs" };
+  function langOf(code) {
+    var lang = code.getAttribute("data-lang");
+    if (!lang) {
+      var m = /(?:^|\s)language-(\S+)/.exec(code.className);
+      if (m) lang = m[1].toLowerCase();
+    }
+    if (!lang) return null;
+    return FAMILY[ALIAS[lang] || lang] || null;
+  }
+  // A diff's lines, marked by their first character (a patch's headers too).
+  function markDiff(code, patch) {
+    var lines = code.textContent.split("\n");
+    if (lines.length && lines[lines.length - 1] === "") lines.pop();
+    var frag = document.createDocumentFragment();
+    lines.forEach(function (line) {
+      var c = line.charAt(0);
+      var cls = "ctx";
+      if (patch && /^(\*\*\*|@@|\+\+\+ |--- |diff )/.test(line)) cls = "hunk";
+      else if (c === "+") cls = "add";
+      else if (c === "-") cls = "del";
+      var span = document.createElement("span");
+      span.className = cls;
+      span.textContent = line;
+      frag.appendChild(span);
+      frag.appendChild(document.createTextNode("\n"));
+    });
+    code.textContent = "";
+    code.appendChild(frag);
+  }
+  function highlight(code) {
+    var lang = code.getAttribute("data-lang");
+    if (lang === "diff" || lang === "patch") { if (!code.querySelector("span")) markDiff(code, lang === "patch"); return; }
+    var f = langOf(code);
+    var text = code.textContent;
+    if (!f || text.length > 200000 || code.querySelector("span")) return;
+    var frag = document.createDocumentFragment();
+    var last = 0, m, cls;
+    f.re.lastIndex = 0;
+    while ((m = f.re.exec(text)) !== null) {
+      cls = m[1] ? "cm" : m[2] ? "st" : m[3] ? "nu" : f.words.has(m[4]) ? "kw" : null;
+      if (!cls) continue;
+      if (m.index > last) frag.appendChild(document.createTextNode(text.slice(last, m.index)));
+      var span = document.createElement("span");
+      span.className = "hl-" + cls;
+      span.textContent = m[0];
+      frag.appendChild(span);
+      last = m.index + m[0].length;
+    }
+    if (last === 0) return;
+    if (last < text.length) frag.appendChild(document.createTextNode(text.slice(last)));
+    code.textContent = "";
+    code.appendChild(frag);
+    code.classList.add("hl");
+  }
+
+  // What an entry is about, in a line: its first text, past its header.
+  function gist(i) {
+    var markup = html(i).replace(/<header>[\s\S]*?<\/header>/, "").replace(/<summary>[\s\S]*?<\/summary>/g, "").replace(/<p class="note">[\s\S]*?<\/p>/g, "");
+    var t = plain(markup).replace(/\s+/g, " ").trim();
+    return t.length > 70 ? t.slice(0, 70) + "…" : t;
+  }
+  function quietKind(i) { return html(i).indexOf(" quiet\"") > 0; }
+  // A branch's name: the first message on it (past app lines).
+  function branchName(c) {
+    var at = c, steps = 0;
+    while (at >= 0 && steps < 200) {
+      if (!quietKind(at)) {
+        var g = gist(at);
+        if (g) return tree.kinds[at] + ": " + g;
+      }
+      var next = -1;
+      for (var q = 0; q < children[at].length; q++) if (last[children[at][q]] === last[at]) { next = children[at][q]; break; }
+      at = next;
+      steps++;
+    }
+    // No message on it: its first line's kind and gist.
+    var m = /data-kind="([^"]*)"/.exec(html(c));
+    var g = /<span class="gist">([\s\S]*?)<\/span>/.exec(html(c));
+    return (m ? plain(m[1]) : tree.kinds[c]) + (g ? ": " + plain(g[1]).slice(0, 60) : "");
+  }
+
+  // A run of app-only lines (two or more in a row) folds into one row.
+  function foldRuns(main) {
+    var kids = Array.prototype.slice.call(main.children);
+    var run = [];
+    function close() {
+      if (run.length >= 2) {
+        var d = document.createElement("details");
+        d.className = "run";
+        var s = document.createElement("summary");
+        var kinds = new Map();
+        run.forEach(function (a) { var k = a.getAttribute("data-kind"); kinds.set(k, (kinds.get(k) || 0) + 1); });
+        var names = [];
+        kinds.forEach(function (count, k) { names.push(count + " " + k); });
+        s.textContent = run.length + " app lines: " + names.join(", ");
+        d.appendChild(s);
+        run[0].parentNode.insertBefore(d, run[0]);
+        run.forEach(function (a) { d.appendChild(a); });
+      }
+      run = [];
+    }
+    kids.forEach(function (k) {
+      if (k.classList && k.classList.contains("quiet")) run.push(k); else close();
+    });
+    close();
+  }
+
+  // What the markup leaves to the page, written once in the tree: the
+  // entry's id and index, its kind's name, its permalink, and each tool
+  // call's head.
+  function dress(art, i) {
+    art.setAttribute("data-i", String(i));
+    art.setAttribute("data-entry-id", tree.ids[i]);
+    var head = art.querySelector("header, summary");
+    if (head) {
+      var kind = document.createElement("span");
+      kind.className = "kind";
+      kind.textContent = art.getAttribute("data-kind");
+      head.insertBefore(kind, head.firstChild);
+      if (times[i] !== null) {
+        var time = document.createElement("time");
+        var iso = new Date(times[i] * 1000);
+        time.textContent = isNaN(iso.getTime()) ? String(times[i]) : iso.toISOString().slice(0, 19) + "Z";
+        var before = head.querySelector(".label");
+        head.insertBefore(time, before);
+      }
+      var perma = document.createElement("a");
+      perma.className = "perma";
+      perma.href = "#" + encodeURIComponent(tree.ids[i]);
+      perma.textContent = "#" + tree.ids[i];
+      head.appendChild(perma);
+    }
+    var usage = art.querySelector("p.usage[data-stop]");
+    var u = tree.u[i];
+    if (usage && u) {
+      usage.textContent = u[0] + " in, " + u[1] + " out, " + u[2] + " cache read, " + u[3] + " cache write; ";
+      if (u[4] === null) {
+        var unknown = document.createElement("span");
+        unknown.className = "unknown";
+        unknown.textContent = "cost unknown";
+        usage.appendChild(unknown);
+      } else {
+        usage.appendChild(document.createTextNode("$" + u[4].toFixed(4) + (usage.hasAttribute("data-priced") ? " (priced from the price database)" : "")));
+      }
+      usage.appendChild(document.createTextNode("; stop: " + usage.getAttribute("data-stop")));
+    }
+    var rh = art.querySelector(".resulthead");
+    if (rh && art.hasAttribute("data-tool")) {
+      var of = document.createElement("b");
+      of.textContent = art.getAttribute("data-tool");
+      rh.insertBefore(of, rh.firstChild);
+      rh.insertBefore(document.createTextNode("result of "), of);
+      rh.insertBefore(document.createTextNode(" "), of.nextSibling);
+    }
+    art.querySelectorAll(".call[data-tool]").forEach(function (call) {
+      var h = document.createElement("div");
+      h.className = "callhead";
+      var b = document.createElement("b");
+      b.textContent = call.getAttribute("data-tool");
+      var c = document.createElement("code");
+      c.textContent = call.getAttribute("data-call");
+      h.appendChild(b);
+      h.appendChild(document.createTextNode(" "));
+      h.appendChild(c);
+      call.insertBefore(h, call.firstChild);
+    });
+  }
+
   function render() {
     var main = el["am-main"];
     main.textContent = "";
@@ -163,6 +361,7 @@
       var i = state.path[k];
       main.insertAdjacentHTML("beforeend", html(i));
       var art = main.lastElementChild;
+      dress(art, i);
       art.classList.add(state.ctx.has(i) ? "ctx" : "out");
       art.setAttribute("data-s", String(state.ctx.has(i) ? tree.s[i] : 0));
       if (i === state.leaf) art.classList.add("leaf");
@@ -173,7 +372,11 @@
       if (of !== null && calls.has(of)) calls.get(of).querySelector(".slot").appendChild(art);
       if (i >= 0 && children[i].length > 1) main.appendChild(branchNav(i, k + 1 < state.path.length ? state.path[k + 1] : -1));
     }
+    foldRuns(main);
+    main.querySelectorAll("pre code").forEach(highlight);
+    if (state.collapsed) main.querySelectorAll("article.entry:not(.quiet)").forEach(function (a) { a.classList.add("collapsed"); });
     el["am-pageno"].textContent = "page " + (state.page + 1) + " of " + pages();
+    state.cursor = -1;
   }
 
   function branchNav(at, taken) {
@@ -187,7 +390,7 @@
       b.type = "button";
       b.className = "branch" + (c === taken ? " on" : "");
       b.setAttribute("data-to", tree.ids[c]);
-      b.textContent = (k + 1) + ". " + (tree.heads[c] || tree.kinds[c]);
+      b.textContent = (k + 1) + ". " + branchName(c);
       b.addEventListener("click", function () {
         setLeaf(last[c]);
         var k2 = state.onPath.get(c);
@@ -201,11 +404,7 @@
   }
 
   function article(i) {
-    var found = null;
-    el["am-main"].querySelectorAll("article.entry").forEach(function (a) {
-      if (a.getAttribute("data-i") === String(i)) found = a;
-    });
-    return found;
+    return el["am-main"].querySelector("article.entry[data-i=\"" + i + "\"]");
   }
 
   function show(i) {
@@ -216,15 +415,25 @@
     var a = article(i);
     if (!a) return false;
     if (state.hit >= 0) { var old = article(state.hit); if (old) old.classList.remove("hit"); }
+    for (var up = a.parentElement; up; up = up.parentElement) if (up.tagName === "DETAILS") up.open = true;
+    a.classList.remove("collapsed");
     a.classList.add("hit");
     state.hit = i;
     a.scrollIntoView({ block: "center" });
     return true;
   }
 
-  function textOf(markup) {
-    return markup.replace(/<[^>]*>/g, " ").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, "\"").replace(/&#39;/g, "'").replace(/&amp;/g, "&").toLowerCase();
+  // Opens entry i: on its branch (the path to the last entry under it),
+  // whatever branch or compaction it sits behind.
+  function open(i) {
+    if (!state.onPath.has(i)) { setLeaf(last[i]); state.page = 0; render(); }
+    return show(i);
   }
+
+  function plain(markup) {
+    return markup.replace(/<[^>]*>/g, " ").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, "\"").replace(/&#39;/g, "'").replace(/&amp;/g, "&");
+  }
+  function textOf(markup) { return plain(markup).toLowerCase(); }
 
   function findFrom(test, what) {
     var from = state.hit >= 0 && state.onPath.has(state.hit) ? state.onPath.get(state.hit) + 1 : state.page * tree.page;
@@ -239,10 +448,74 @@
     el["am-status"].textContent = "no " + what;
   }
 
+  // Search over every entry of the session, every branch: the entries whose
+  // text holds the query, as a list of links; "find next" steps through them.
+  var MAX_HITS = 500;
+  function escapeText(q) { return q.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"); }
+  function search(q) {
+    var hits = [];
+    var variants = [escapeText(q), escapeText(q).replace(/"/g, "&quot;").replace(/'/g, "&#39;")];
+    var total = 0;
+    for (var k = 0; k < chunks.length; k++) {
+      var raw = chunks[k].textContent.toLowerCase();
+      if (raw.indexOf(variants[0]) < 0 && raw.indexOf(variants[1]) < 0 && !/[&<>"']/.test(q)) continue;
+      var entries = chunk(k);
+      for (var e = 0; e < entries.length; e++) {
+        if (textOf(entries[e]).indexOf(q) >= 0) {
+          total++;
+          if (hits.length < MAX_HITS) hits.push(k * tree.chunk + e);
+        }
+      }
+    }
+    return { q: q, hits: hits, total: total };
+  }
+  function showHits(found) {
+    var box = el["am-hits"];
+    box.textContent = "";
+    box.hidden = false;
+    var head = document.createElement("p");
+    head.className = "note";
+    head.textContent = found.total + (found.total === 1 ? " entry holds \u201c" : " entries hold \u201c") + found.q + "\u201d" + (found.total > found.hits.length ? " (the first " + found.hits.length + " listed)" : "") + ", on every branch";
+    box.appendChild(head);
+    var ol = document.createElement("ol");
+    found.hits.forEach(function (i) {
+      var li = document.createElement("li");
+      var a = document.createElement("a");
+      a.href = "#" + encodeURIComponent(tree.ids[i]);
+      a.setAttribute("data-i", String(i));
+      a.textContent = tree.kinds[i] + " #" + tree.ids[i];
+      li.appendChild(a);
+      var raw = plain(html(i));
+      var t = raw.toLowerCase();
+      if (t.length !== raw.length) raw = t;
+      var at = t.indexOf(found.q);
+      var snip = document.createElement("span");
+      snip.className = "snip";
+      snip.textContent = " " + (at > 30 ? "…" : "") + raw.slice(Math.max(0, at - 30), at + found.q.length + 50).replace(/\s+/g, " ");
+      li.appendChild(snip);
+      if (!state.onPath.has(i)) li.classList.add("offpath");
+      ol.appendChild(li);
+    });
+    box.appendChild(ol);
+  }
+  var found = null;
   el["am-find"].addEventListener("click", function () {
     var q = el["am-q"].value.toLowerCase();
     if (!q) return;
-    findFrom(function (i) { return textOf(html(i)).indexOf(q) >= 0; }, "match");
+    if (!found || found.q !== q) { found = search(q); showHits(found); }
+    if (!found.hits.length) { el["am-status"].textContent = "no match"; return; }
+    // The next hit after the one shown, in file order.
+    var next = found.hits[0];
+    for (var h = 0; h < found.hits.length; h++) if (found.hits[h] > state.hit) { next = found.hits[h]; break; }
+    if (state.hit < 0 || !state.onPath.has(state.hit)) {
+      // From the page shown: the first hit on the path at or after it, else the first.
+      var first = state.page * tree.page;
+      var best = -1;
+      found.hits.forEach(function (i) { var k = state.onPath.get(i); if (k !== undefined && k >= first && (best < 0 || k < state.onPath.get(best))) best = i; });
+      if (best >= 0) next = best;
+    }
+    open(next);
+    el["am-status"].textContent = "match found";
   });
   el["am-q"].addEventListener("keydown", function (e) { if (e.key === "Enter") el["am-find"].click(); });
   el["am-err"].addEventListener("click", function () {
@@ -253,14 +526,101 @@
   el["am-ctx"].addEventListener("change", function () {
     document.body.classList.toggle("ctxmode", el["am-ctx"].checked);
   });
+  el["am-filter"].addEventListener("change", function () {
+    document.body.setAttribute("data-filter", el["am-filter"].value);
+  });
+  el["am-collapse"].addEventListener("click", function () {
+    state.collapsed = true;
+    var main = el["am-main"];
+    main.querySelectorAll("article.entry:not(.quiet)").forEach(function (a) { a.classList.add("collapsed"); });
+    main.querySelectorAll("details[open]").forEach(function (d) { d.open = false; });
+  });
+  el["am-expand"].addEventListener("click", function () {
+    state.collapsed = false;
+    var main = el["am-main"];
+    main.querySelectorAll("article.entry.collapsed").forEach(function (a) { a.classList.remove("collapsed"); });
+    main.querySelectorAll("details:not(.line)").forEach(function (d) { d.open = true; });
+  });
+  // A collapsed entry opens (and closes again) by its header.
+  el["am-main"].addEventListener("click", function (e) {
+    var h = e.target.closest ? e.target.closest("article.entry > header") : null;
+    if (!h || e.target.closest("a")) return;
+    var a = h.parentElement;
+    if (a.classList.contains("collapsed")) a.classList.remove("collapsed");
+    else if (state.collapsed) a.classList.add("collapsed");
+  });
+
+  // The outline: where the session starts (each root), where it branches
+  // (each branch by its first message), its compactions, summaries and
+  // labels, each a link to the entry.
+  var MAX_OUTLINE = 2000;
+  function outline() {
+    var ol = el["am-outline"].querySelector("ol");
+    var items = 0;
+    function item(i, what, depth) {
+      if (items++ >= MAX_OUTLINE) return;
+      var li = document.createElement("li");
+      li.className = "o-" + what.split(" ")[0];
+      li.style.marginLeft = Math.min(depth, 12) + "em";
+      var a = document.createElement("a");
+      a.href = "#" + encodeURIComponent(tree.ids[i]);
+      a.textContent = what + ": " + (tree.lb[i] && what === "label" ? tree.lb[i] : (gist(i) || tree.kinds[i]));
+      li.appendChild(a);
+      ol.appendChild(li);
+    }
+    var depth = new Array(n);
+    var roots = 0;
+    for (var i = 0; i < n; i++) {
+      var p = tree.p[i];
+      depth[i] = p >= 0 ? (depth[p] || 0) + (children[p].length > 1 ? 1 : 0) : 0;
+      if (p < 0 && !quietKind(i)) { roots++; item(i, "start", 0); }
+      if (p >= 0 && children[p].length > 1) item(i, "branch " + (children[p].indexOf(i) + 1) + " of " + children[p].length, depth[i]);
+      if (tree.f[i] & 1) item(i, "compaction", depth[i]);
+      else if (tree.kinds[i] === "branchSummary" || tree.kinds[i] === "branch_summary") item(i, "branch summary", depth[i]);
+      if (tree.lb[i] !== undefined) item(i, "label", depth[i]);
+    }
+    if (items > MAX_OUTLINE) {
+      var more = document.createElement("li");
+      more.textContent = "… " + (items - MAX_OUTLINE) + " more";
+      ol.appendChild(more);
+    }
+    el["am-outline"].setAttribute("data-items", String(items));
+  }
+  el["am-outline"].addEventListener("toggle", function () {
+    if (el["am-outline"].open && !el["am-outline"].querySelector("li")) outline();
+  });
+
+  // Keys: j/k the next and previous entry, [ ] the page, / search, e the
+  // next error, o the outline.
+  state.cursor = -1;
+  function entriesShown() {
+    return Array.prototype.filter.call(el["am-main"].querySelectorAll("article.entry"), function (a) { return a.offsetParent !== null; });
+  }
+  document.addEventListener("keydown", function (e) {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    var t = e.target;
+    if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
+    if (e.key === "j" || e.key === "k") {
+      var list = entriesShown();
+      if (!list.length) return;
+      state.cursor = Math.max(0, Math.min(list.length - 1, state.cursor + (e.key === "j" ? 1 : -1)));
+      var a = list[state.cursor];
+      el["am-main"].querySelectorAll("article.cursor").forEach(function (c) { c.classList.remove("cursor"); });
+      a.classList.add("cursor");
+      a.scrollIntoView({ block: "nearest" });
+    } else if (e.key === "]") el["am-next"].click();
+    else if (e.key === "[") el["am-prev"].click();
+    else if (e.key === "e") el["am-err"].click();
+    else if (e.key === "/") { e.preventDefault(); el["am-q"].focus(); }
+    else if (e.key === "o") { el["am-outline"].open = !el["am-outline"].open; }
+    else return;
+  });
 
   function follow() {
     var id;
     try { id = decodeURIComponent(location.hash.slice(1)); } catch (e) { id = location.hash.slice(1); }
     if (!id || !byId.has(id)) return;
-    var i = byId.get(id);
-    if (!state.onPath.has(i)) { setLeaf(last[i]); state.page = 0; render(); }
-    show(i);
+    open(byId.get(id));
   }
   window.addEventListener("hashchange", follow);
 

@@ -118,6 +118,13 @@ struct Facts {
     heads: BTreeMap<usize, String>,
     /// Each reply's tokens and cost, by entry index, for the chart.
     u: BTreeMap<usize, (u64, u64, u64, u64, Option<f64>)>,
+    /// Each labelled entry's label, by entry index, for the outline.
+    lb: BTreeMap<usize, String>,
+    /// Each entry's time in whole seconds since the entry before's (the
+    /// first's since 1970), `None` when unknown.
+    t: Vec<Option<i64>>,
+    /// The last known time, in seconds.
+    last_t: i64,
 }
 
 impl Facts {
@@ -139,16 +146,16 @@ struct Tree<'a> {
     leaf: i64,
     page: usize,
     chunk: usize,
-    /// Parent indexes (-1 for a root).
-    p: Seq<'a, i64>,
     /// How many messages each entry gives a context it lies in.
     s: &'a [u32],
     /// Flags ([`COMPACTION`], [`ERROR`], [`IN_TREE`]).
     f: &'a [u8],
     /// Ids (what a permalink names).
     ids: Seq<'a, String>,
-    /// Kinds.
-    kinds: Seq<'a, &'a str>,
+    /// Each entry's kind, as an index into `kn`.
+    k: &'a [u32],
+    /// The kinds' names.
+    kn: &'a [String],
     /// A compaction's first kept id, by entry index.
     fk: BTreeMap<usize, &'a str>,
     /// A short text of each entry that has siblings, for the branch buttons.
@@ -157,6 +164,14 @@ struct Tree<'a> {
     u: &'a BTreeMap<usize, (u64, u64, u64, u64, Option<f64>)>,
     /// At most this many bars in the chart.
     mb: usize,
+    /// Each labelled entry's label, by entry index, for the outline.
+    lb: &'a BTreeMap<usize, String>,
+    /// Each entry's time: seconds since the last known time before it (the
+    /// first since 1970), null when unknown.
+    t: &'a [Option<i64>],
+    /// Parents as the distance back to them (`i - parent`; 0 for a root):
+    /// mostly 1, so short (negative for a parent written after its child).
+    pd: Seq<'a, i64>,
 }
 
 /// A sequence written as it is made, one value per entry.
@@ -209,11 +224,16 @@ pub(super) fn write<N: Node, W: Write>(
         "<nav class=\"controls\">\
 <label><input type=\"checkbox\" id=\"am-ctx\"> what the model saw at the leaf</label> \
 <span id=\"am-ctxcount\"></span> \
-<input type=\"search\" id=\"am-q\" placeholder=\"search this branch\"> <button id=\"am-find\">find next</button> \
-<button id=\"am-err\">next tool error</button> \
-<button id=\"am-prev\">◀</button> <span id=\"am-pageno\"></span> <button id=\"am-next\">▶</button> \
+<input type=\"search\" id=\"am-q\" placeholder=\"search every branch\" aria-label=\"search every branch\"> <button id=\"am-find\" title=\"next hit (Enter)\">find next</button> \
+<button id=\"am-err\" title=\"e\">next tool error</button> \
+<select id=\"am-filter\" aria-label=\"show\"><option value=\"\">all entries</option><option value=\"user\">user messages</option><option value=\"tools\">tools</option><option value=\"errors\">errors</option></select> \
+<button id=\"am-collapse\">collapse all</button> <button id=\"am-expand\">expand all</button> \
+<button id=\"am-prev\" title=\"[\">◀</button> <span id=\"am-pageno\"></span> <button id=\"am-next\" title=\"]\">▶</button> \
 <span id=\"am-status\" role=\"status\"></span></nav>\
-<p id=\"am-leafinfo\" class=\"note\"></p></div>\
+<div id=\"am-hits\" hidden></div>\
+<details id=\"am-outline\"><summary>outline: starts, branches, compactions, labels</summary><ol></ol></details>\
+<p id=\"am-leafinfo\" class=\"note\"></p>\
+<p class=\"note keys\">keys: j/k next/previous entry, [ ] page, / search, e next error, o outline</p></div>\
 <main id=\"am-main\"><noscript>This page shows the session with its script, which your browser does not run.</noscript></main>\n",
     );
     out.write_all(head.as_bytes())?;
@@ -228,6 +248,9 @@ pub(super) fn write<N: Node, W: Write>(
         named: HashMap::new(),
         heads: BTreeMap::new(),
         u: BTreeMap::new(),
+        lb: BTreeMap::new(),
+        t: Vec::with_capacity(count),
+        last_t: 0,
     };
     let mut children = vec![0_u32; count];
     for e in nodes {
@@ -236,6 +259,7 @@ pub(super) fn write<N: Node, W: Write>(
         }
     }
     let mut buf = Vec::new();
+    let mut calls = render::Calls::new();
     let mut i = 0;
     let format = outline.format;
     entries.each(&mut |entry, line| {
@@ -244,21 +268,19 @@ pub(super) fn write<N: Node, W: Write>(
         }
         if i % chunk == 0 {
             if i > 0 {
-                out.write_all(b"]</script>\n")?;
+                out.write_all(b"</script>\n")?;
             }
-            out.write_all(b"<script type=\"application/json\" class=\"am-chunk\">[")?;
-        } else {
-            out.write_all(b",")?;
+            out.write_all(b"<script type=\"text/x-agentmsg-entries\" class=\"am-chunk\">")?;
         }
         let label = entry
             .id()
             .and_then(|id| outline.gathered.labels.get(id.as_str()))
             .map(String::as_str);
-        let rendered = render::entry(i, entry, line, label);
-        buf.clear();
-        let json = serde_json::to_string(&rendered.html).unwrap_or_default();
-        inert_json(&json, &mut buf);
-        out.write_all(&buf)?;
+        if let Some(label) = label {
+            facts.lb.insert(i, label.to_owned());
+        }
+        let rendered = render::entry(entry, line, label, &mut calls);
+        out.write_all(inert_markup(&rendered.html).as_bytes())?;
 
         let sent =
             entry_sends(format, entry).map_or(0, |m| crate::to_llm(std::slice::from_ref(&m)).len());
@@ -274,6 +296,14 @@ pub(super) fn write<N: Node, W: Write>(
         }
         if let Some(crate::Message::Assistant(a)) = entry.message().and_then(|m| m.as_llm()) {
             facts.u.insert(i, reply_numbers(a));
+        }
+        let ts = entry.timestamp();
+        if ts > 0 {
+            let secs = i64::try_from(ts / 1000).unwrap_or(i64::MAX);
+            facts.t.push(Some(secs.saturating_sub(facts.last_t)));
+            facts.last_t = secs;
+        } else {
+            facts.t.push(None);
         }
         facts.s.push(u32::try_from(sent).unwrap_or(u32::MAX));
         facts.f.push(flags);
@@ -293,7 +323,7 @@ pub(super) fn write<N: Node, W: Write>(
         return Err(ExportError::Changed);
     }
     if count > 0 {
-        out.write_all(b"]</script>\n")?;
+        out.write_all(b"</script>\n")?;
     }
     let fk = (0..count)
         .filter(|&i| facts.f[i] & COMPACTION != 0)
@@ -303,24 +333,24 @@ pub(super) fn write<N: Node, W: Write>(
         leaf: path.last().map_or(-1, |&l| l as i64),
         page: options.page_size.max(1),
         chunk,
-        p: Seq {
-            len: count,
-            value: &|i| nodes[i].parent().map_or(-1, |p| p as i64),
-        },
         s: &facts.s,
         f: &facts.f,
         ids: Seq {
             len: count,
             value: &|i| render::anchor(nodes[i].id(), nodes[i].line_no()),
         },
-        kinds: Seq {
-            len: count,
-            value: &|i| facts.names[facts.kinds[i] as usize].as_str(),
-        },
+        k: &facts.kinds,
+        kn: &facts.names,
         fk,
         heads: &facts.heads,
         u: &facts.u,
         mb: MAX_BARS,
+        lb: &facts.lb,
+        t: &facts.t,
+        pd: Seq {
+            len: count,
+            value: &|i| nodes[i].parent().map_or(0, |p| i as i64 - p as i64),
+        },
     };
     buf.clear();
     buf.extend_from_slice(b"<script type=\"application/json\" id=\"am-tree\">");
@@ -332,6 +362,38 @@ pub(super) fn write<N: Node, W: Write>(
     out.write_all(&buf)?;
     out.flush()?;
     Ok(())
+}
+
+/// An entry's markup as the text of a `<script>` element that is never run
+/// (the page's script parses it when it shows the entry): nothing in it can
+/// end the element, since every `<` of the transcript is escaped and the
+/// markup opens no comment and no script. Should one appear all the same,
+/// its `<` is written as `<\` (then shown as text, never closing the
+/// element).
+fn inert_markup(markup: &str) -> std::borrow::Cow<'_, str> {
+    let opens = |tail: &[u8]| {
+        let starts = |p: &[u8]| tail.len() >= p.len() && tail[..p.len()].eq_ignore_ascii_case(p);
+        starts(b"</script") || starts(b"<!--") || starts(b"<script")
+    };
+    let bytes = markup.as_bytes();
+    if !bytes
+        .iter()
+        .enumerate()
+        .any(|(at, &b)| b == b'<' && opens(&bytes[at..]))
+    {
+        return std::borrow::Cow::Borrowed(markup);
+    }
+    let mut out = String::with_capacity(markup.len() + 16);
+    let mut last = 0;
+    for (at, _) in markup.match_indices('<') {
+        if opens(&bytes[at..]) {
+            out.push_str(&markup[last..at]);
+            out.push_str("<\\");
+            last = at + 1;
+        }
+    }
+    out.push_str(&markup[last..]);
+    std::borrow::Cow::Owned(out)
 }
 
 /// The first words of an entry, for a branch button.

@@ -7,8 +7,11 @@ use std::fmt::Write as _;
 use base64::Engine as _;
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 
-use super::escape::{html, html_string, safe_link};
+use std::collections::HashMap;
+
+use super::escape::{html, html_string, safe_link, text};
 use super::numbers::{reply_cost, ReplyCost};
+use super::tool::{self, Called, ToolKind};
 use crate::message::{MediaFormat, MediaSource};
 use crate::session::{Entry, EntryKind};
 use crate::{
@@ -44,20 +47,35 @@ fn fragment(text: &str) -> String {
     out
 }
 
-/// Renders `entry`, the `i`th of its session, whose line is `line`.
-pub(super) fn entry(i: usize, entry: &Entry, line: &[u8], label: Option<&str>) -> Rendered {
-    let id = anchor(entry.id(), entry.line_no());
+/// The calls made so far whose results have not been drawn, by call id:
+/// what a result needs of its call.
+pub(super) type Calls = HashMap<String, Called>;
+
+/// Past this many calls without a result, the oldest are forgotten (their
+/// results are drawn as plain text).
+const MAX_OPEN_CALLS: usize = 10_000;
+
+/// Renders `entry`, whose line is `line`.
+pub(super) fn entry(
+    entry: &Entry,
+    line: &[u8],
+    label: Option<&str>,
+    calls: &mut Calls,
+) -> Rendered {
     let mut body = String::new();
     let mut error = false;
     let mut role = "meta";
     let mut who = String::new();
-    let mut result_of: Option<&str> = None;
-    let kind = entry.kind().name();
+    let mut result_of: Option<(&str, &str)> = None;
+    let mut kind = entry.kind().name();
+    let mut quiet = false;
+    let mut gist = String::new();
     match entry.kind() {
         EntryKind::Message(message) => match message {
             AgentMessage::Llm(m) => match &m.message {
                 Message::User(u) => {
                     role = "user";
+                    kind = "user";
                     user_blocks(&mut body, &u.content);
                 }
                 Message::System(s) => {
@@ -73,50 +91,42 @@ pub(super) fn entry(i: usize, entry: &Entry, line: &[u8], label: Option<&str>) -
                         crate::StopReason::Error | crate::StopReason::Aborted
                     );
                     who = model_name(a);
-                    assistant(&mut body, a);
+                    if calls.len() > MAX_OPEN_CALLS {
+                        calls.clear();
+                    }
+                    assistant(&mut body, a, calls, true);
                 }
                 Message::ToolResult(r) => {
                     role = "tool";
                     error = r.is_error;
-                    result_of = Some(&r.tool_call_id);
-                    let _ = write!(
-                        body,
-                        "<div class=\"resulthead\">result of <b>{}</b> <code>{}</code>{}</div>",
-                        html_string(&r.tool_name),
-                        html_string(&r.tool_call_id),
-                        if r.is_error {
-                            " <span class=\"errmark\">error</span>"
-                        } else {
-                            ""
-                        }
-                    );
-                    for block in &r.content {
-                        match block {
-                            ToolResultContent::Text(t) => {
-                                body.push_str("<pre class=\"out\">");
-                                html(&mut body, &t.text);
-                                body.push_str("</pre>");
-                            }
-                            ToolResultContent::Image(img) => image(&mut body, img),
-                        }
-                    }
-                    if let Some(details) = &r.details {
-                        folded_json(&mut body, "details (never sent)", details);
-                    }
+                    result_of = Some((&r.tool_call_id, &r.tool_name));
+                    tool_result(&mut body, r, calls.remove(&r.tool_call_id).as_ref());
                 }
             },
             AgentMessage::Custom(_) => {
                 role = "custom";
-                custom(&mut body, line, entry, message);
+                if let Some(ext) = message.downcast_ref::<crate::custom::ExtensionMessage>() {
+                    kind = &ext.kind;
+                    quiet = true;
+                    gist = gist_of(&ext.data);
+                } else if entry.as_compaction().is_none()
+                    && message
+                        .downcast_ref::<crate::custom::BranchSummary>()
+                        .is_none()
+                    && crate::to_llm(std::slice::from_ref(message)).is_empty()
+                {
+                    quiet = true;
+                    gist = serde_json::from_slice::<serde_json::Value>(line)
+                        .map(|v| gist_of(&v))
+                        .unwrap_or_default();
+                } else {
+                    custom(&mut body, line, entry, message);
+                }
             }
             AgentMessage::Unknown(u) => {
                 role = "custom";
-                let _ = write!(
-                    body,
-                    "<p class=\"note\">not decoded: {}</p>",
-                    html_string(&u.reason().to_string())
-                );
-                raw_line(&mut body, line);
+                quiet = true;
+                gist = format!("not decoded: {}", u.reason());
             }
         },
         EntryKind::Compaction(c) => {
@@ -125,8 +135,9 @@ pub(super) fn entry(i: usize, entry: &Entry, line: &[u8], label: Option<&str>) -
         }
         EntryKind::BranchSummary(b) => {
             role = "summary";
+            kind = "branchSummary";
             body.push_str("<p class=\"note\">summary of an abandoned branch</p>");
-            markdown(&mut body, &b.summary);
+            summary(&mut body, &b.summary);
         }
         EntryKind::CustomMessage(c) => {
             role = "custom";
@@ -138,9 +149,9 @@ pub(super) fn entry(i: usize, entry: &Entry, line: &[u8], label: Option<&str>) -
             raw_line(&mut body, line);
         }
         EntryKind::Label { target, label } => {
-            let _ = write!(
-                body,
-                "<p class=\"note\">label on <a href=\"#{}\">{}</a>: {}</p>",
+            quiet = true;
+            gist = format!(
+                "on <a href=\"#{}\">{}</a>: {}",
                 html_string(&fragment(target.as_str())),
                 html_string(target.as_str()),
                 label
@@ -149,64 +160,77 @@ pub(super) fn entry(i: usize, entry: &Entry, line: &[u8], label: Option<&str>) -
             );
         }
         EntryKind::SessionInfo { name } => {
-            let _ = write!(
-                body,
-                "<p class=\"note\">session name: {}</p>",
+            quiet = true;
+            gist = format!(
+                "session name: {}",
                 html_string(name.as_deref().unwrap_or("(none)"))
             );
         }
         EntryKind::ModelChange { provider, model_id } => {
-            let _ = write!(
-                body,
-                "<p class=\"note\">model: {}/{}</p>",
-                html_string(provider),
-                html_string(model_id)
-            );
+            quiet = true;
+            gist = format!("{}/{}", html_string(provider), html_string(model_id));
         }
         EntryKind::ThinkingLevelChange { level } => {
-            let _ = write!(
-                body,
-                "<p class=\"note\">thinking level: {}</p>",
-                html_string(level)
-            );
+            quiet = true;
+            gist = html_string(level);
         }
         EntryKind::Custom { .. } | EntryKind::Other { .. } | EntryKind::Header => {
-            raw_line(&mut body, line);
+            quiet = true;
+            gist = serde_json::from_slice::<serde_json::Value>(line)
+                .map(|v| gist_of(&v))
+                .unwrap_or_default();
         }
     }
     if entry.as_compaction().is_some() && role != "compaction" {
         role = "compaction";
+        quiet = false;
     }
-    let mut out = String::with_capacity(body.len() + 256);
+    if role == "compaction" {
+        kind = "compaction";
+    }
+    let mut out = String::with_capacity(body.len() + line.len() + 256);
     let _ = write!(
         out,
-        "<article class=\"entry r-{role}{}\" data-i=\"{i}\" data-id=\"{}\"",
+        "<article class=\"entry r-{role}{}{}\" data-kind=\"{}\"",
         if error { " error" } else { "" },
-        html_string(&id)
+        if quiet { " quiet" } else { "" },
+        html_string(kind),
     );
-    if let Some(call) = result_of {
-        let _ = write!(out, " data-result-of=\"{}\"", html_string(call));
+    if let Some((call, tool)) = result_of {
+        let _ = write!(
+            out,
+            " data-result-of=\"{}\" data-tool=\"{}\"",
+            html_string(call),
+            html_string(tool)
+        );
     }
-    out.push_str("><header><span class=\"kind\">");
-    html(&mut out, kind);
-    out.push_str("</span>");
+    out.push('>');
+    if quiet {
+        out.push_str("<details class=\"line\"><summary>");
+    } else {
+        out.push_str("<header>");
+    }
+    // The page writes the entry's id (`data-entry-id`), its kind's name
+    // and its permalink from the tree: each is written once.
+    if !gist.is_empty() {
+        let _ = write!(out, " <span class=\"gist\">{gist}</span>");
+    }
     if !who.is_empty() {
         let _ = write!(out, " <span class=\"who\">{}</span>", html_string(&who));
     }
-    let ts = entry.timestamp();
-    if ts > 0 {
-        let iso = crate::time::format_iso8601_seconds(i64::try_from(ts).unwrap_or(i64::MAX));
-        let _ = write!(out, " <time>{}</time>", html_string(&iso));
-    }
+    // The page writes the entry's time from the tree.
     if let Some(label) = label {
         let _ = write!(out, " <span class=\"label\">{}</span>", html_string(label));
     }
-    let _ = write!(
-        out,
-        " <a class=\"perma\" href=\"#{}\" title=\"permalink\">#{}</a></header>",
-        html_string(&fragment(&id)),
-        html_string(&id)
-    );
+    // The page adds the permalink (`#ID`) and the entry's index.
+    if quiet {
+        // The line as written: what the page shows of it is a gist.
+        out.push_str("</summary><pre class=\"raw\"><code>");
+        text(&mut out, &String::from_utf8_lossy(line));
+        out.push_str("</code></pre></details>");
+    } else {
+        out.push_str("</header>");
+    }
     out.push_str(&body);
     out.push_str("</article>");
     Rendered { html: out, error }
@@ -251,7 +275,10 @@ fn user_blocks(out: &mut String, blocks: &[UserContent]) {
     }
 }
 
-fn assistant(out: &mut String, a: &AssistantMessage) {
+/// A reply: its blocks, then its tokens, cost and stop reason; those
+/// numbers are written by the page from the tree when `numbers_in_tree`
+/// (the reply is an entry's message), here otherwise.
+fn assistant(out: &mut String, a: &AssistantMessage, calls: &mut Calls, numbers_in_tree: bool) {
     for block in &a.content {
         match block {
             AssistantContent::Text(t) => text_block(out, t),
@@ -273,15 +300,17 @@ fn assistant(out: &mut String, a: &AssistantMessage) {
                 );
             }
             AssistantContent::ToolCall(call) => {
-                let args = serde_json::to_string_pretty(&call.arguments).unwrap_or_default();
                 let _ = write!(
                     out,
-                    "<div class=\"call\" data-call=\"{}\"><div class=\"callhead\">call <b>{}</b> <code>{}</code></div><pre class=\"args\">{}</pre><div class=\"slot\"></div></div>",
+                    // The page writes the call's head (its tool's name and
+                    // id) from these.
+                    "<div class=\"call\" data-call=\"{}\" data-tool=\"{}\">",
                     html_string(&call.id),
                     html_string(&call.name),
-                    html_string(&call.id),
-                    html_string(&args)
                 );
+                let called = tool::call(out, &call.name, &call.arguments.to_value(), a.timestamp);
+                calls.insert(call.id.clone(), called);
+                out.push_str("<div class=\"slot\"></div></div>");
             }
             AssistantContent::ProviderBlock(p) => provider_block(out, p),
         }
@@ -295,6 +324,16 @@ fn assistant(out: &mut String, a: &AssistantMessage) {
         );
     }
     let u = &a.usage;
+    let stop = html_string(&format!("{:?}", a.stop_reason));
+    if numbers_in_tree {
+        let priced = matches!(reply_cost(a), ReplyCost::Estimated(_));
+        let _ = write!(
+            out,
+            "<p class=\"usage\" data-stop=\"{stop}\"{}></p>",
+            if priced { " data-priced" } else { "" }
+        );
+        return;
+    }
     let cost = match reply_cost(a) {
         ReplyCost::Known(c) => format!("${c:.4}"),
         ReplyCost::Estimated(c) => format!("${c:.4} (priced from the price database)"),
@@ -302,12 +341,8 @@ fn assistant(out: &mut String, a: &AssistantMessage) {
     };
     let _ = write!(
         out,
-        "<p class=\"usage\">{} in, {} out, {} cache read, {} cache write; {cost}; stop: {}</p>",
-        u.input,
-        u.output,
-        u.cache_read,
-        u.cache_write,
-        html_string(&format!("{:?}", a.stop_reason))
+        "<p class=\"usage\">{} in, {} out, {} cache read, {} cache write; {cost}; stop: {stop}</p>",
+        u.input, u.output, u.cache_read, u.cache_write,
     );
 }
 
@@ -413,7 +448,22 @@ fn compaction(out: &mut String, c: &crate::custom::CompactionSummary) {
             )
         )
     );
-    markdown(out, &c.summary);
+    summary(out, &c.summary);
+}
+
+/// A summary as Markdown, folded past 800 bytes.
+fn summary(out: &mut String, text: &str) {
+    if text.len() <= 800 {
+        markdown(out, text);
+        return;
+    }
+    let _ = write!(
+        out,
+        "<details class=\"summary\"><summary>summary ({} characters)</summary>",
+        text.chars().count()
+    );
+    markdown(out, text);
+    out.push_str("</details>");
 }
 
 fn custom(out: &mut String, line: &[u8], entry: &Entry, message: &AgentMessage) {
@@ -435,7 +485,7 @@ fn custom(out: &mut String, line: &[u8], entry: &Entry, message: &AgentMessage) 
             match m.as_ref() {
                 Message::User(u) => user_blocks(out, &u.content),
                 Message::System(s) => s.content.iter().for_each(|t| text_block(out, t)),
-                Message::Assistant(a) => assistant(out, a),
+                Message::Assistant(a) => assistant(out, a, &mut Calls::new(), false),
                 Message::ToolResult(r) => {
                     for block in &r.content {
                         if let ToolResultContent::Text(t) = block {
@@ -448,31 +498,101 @@ fn custom(out: &mut String, line: &[u8], entry: &Entry, message: &AgentMessage) 
             }
         }
     }
-    raw_line(out, line);
-}
-
-/// The entry's line, pretty-printed, folded.
-fn raw_line(out: &mut String, line: &[u8]) {
-    let line = String::from_utf8_lossy(line);
-    match serde_json::from_str::<serde_json::Value>(&line) {
-        Ok(value) => folded_json(out, "its line", &value),
-        Err(_) => {
-            out.push_str("<details><summary>its line</summary><pre class=\"args\">");
-            html(out, &line);
-            out.push_str("</pre></details>");
-        }
+    if sent.is_empty() {
+        raw_line(out, line);
     }
 }
 
-fn folded_json(out: &mut String, title: &str, value: &serde_json::Value) {
-    let pretty = serde_json::to_string_pretty(value).unwrap_or_default();
-    let _ = write!(
-        out,
-        "<details><summary>{}</summary><pre class=\"args\">",
-        html_string(title)
-    );
-    html(out, &pretty);
-    out.push_str("</pre></details>");
+/// A tool's result, drawn for its call (when it was made earlier in the
+/// file): a shell's exit and time, a read's file highlighted, a search's
+/// results; its details (which no model sees) folded.
+fn tool_result(out: &mut String, r: &crate::ToolResultMessage, called: Option<&Called>) {
+    // The page writes "result of TOOL" (`data-tool` on the entry).
+    let mut head = String::new();
+    if r.is_error {
+        head.push_str("<span class=\"errmark\">error</span>");
+    }
+    if let Some(c) = called.filter(|c| c.kind == ToolKind::Shell) {
+        let text: String = r
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                ToolResultContent::Text(t) => Some(t.text.as_str()),
+                ToolResultContent::Image(_) => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let outcome = tool::shell_outcome(c, &text, r.timestamp, r.is_error);
+        if !outcome.is_empty() {
+            let _ = write!(
+                head,
+                " <span class=\"outcome\">{}</span>",
+                html_string(&outcome)
+            );
+        }
+    }
+    let _ = write!(out, "<div class=\"resulthead\">{head}</div>");
+    for block in &r.content {
+        match block {
+            ToolResultContent::Text(t) => tool::result_text(out, called, &t.text),
+            ToolResultContent::Image(img) => image(out, img),
+        }
+    }
+    if let Some(details) = &r.details {
+        tool::details(out, details);
+    }
+}
+
+/// A line's gist: the first short texts of its usual keys (`type`,
+/// `subtype`, `hookEvent`, `content`…), at most 160 characters.
+fn gist_of(value: &serde_json::Value) -> String {
+    const KEYS: &[&str] = &[
+        "type",
+        "subtype",
+        "hookEvent",
+        "hookName",
+        "level",
+        "name",
+        "status",
+        "content",
+        "text",
+        "message",
+        "command",
+        "summary",
+    ];
+    let mut parts: Vec<String> = Vec::new();
+    let mut look = |v: &serde_json::Value| {
+        for key in KEYS {
+            if let Some(text) = v.get(*key).and_then(serde_json::Value::as_str) {
+                let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                if !one.is_empty() && !parts.contains(&one) {
+                    parts.push(one);
+                }
+            }
+        }
+    };
+    look(value);
+    for inner in ["data", "payload", "message", "toolUseResult"] {
+        if let Some(v) = value.get(inner).filter(|v| v.is_object()) {
+            look(v);
+            if let Some(v) = v.get("data").filter(|v| v.is_object()) {
+                look(v);
+            }
+        }
+    }
+    let joined = parts.join(" · ");
+    let mut short: String = joined.chars().take(160).collect();
+    if joined.chars().count() > 160 {
+        short.push('…');
+    }
+    html_string(&short)
+}
+
+/// The entry's line as written, folded.
+fn raw_line(out: &mut String, line: &[u8]) {
+    out.push_str("<details><summary>its line</summary><pre class=\"raw\"><code>");
+    text(out, &String::from_utf8_lossy(line));
+    out.push_str("</code></pre></details>");
 }
 
 /// An image: inline when its bytes are an image format the runtime knows

@@ -84,6 +84,9 @@ impl Browser {
                 "--disable-sync",
                 "--remote-debugging-pipe",
                 "--hide-scrollbars",
+                // Tests follow thousands of permalinks; Chromium otherwise
+                // drops fragment navigations past 200 in 10 s.
+                "--disable-ipc-flooding-protection",
                 &format!("--window-size={width},{height}"),
                 &format!("--user-data-dir={}", profile.path().display()),
                 "about:blank",
@@ -232,6 +235,14 @@ impl Browser {
             .filter(|u| !u.starts_with("file:") && !u.starts_with("data:"))
             .map(str::to_owned)
             .collect()
+    }
+
+    /// Makes the page's `prefers-color-scheme` `scheme` (`light` or `dark`).
+    pub fn color_scheme(&mut self, scheme: &str) {
+        self.call(
+            "Emulation.setEmulatedMedia",
+            json!({"features": [{"name": "prefers-color-scheme", "value": scheme}]}),
+        );
     }
 
     /// A PNG of the viewport.
