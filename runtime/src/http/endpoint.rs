@@ -12,7 +12,7 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 
 /// How the key is sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Auth {
+pub(super) enum Auth {
     /// `Authorization: Bearer KEY` (OpenAI and compatible servers).
     Bearer,
     /// `x-api-key: KEY` (Anthropic).
@@ -92,7 +92,12 @@ const COMPATIBLE: &[(&str, &str, &[&str])] = &[
 ];
 
 impl Endpoint {
-    fn new(api: Api, base_url: &str, auth: Auth, key_vars: &'static [&'static str]) -> Self {
+    pub(super) fn new(
+        api: Api,
+        base_url: &str,
+        auth: Auth,
+        key_vars: &'static [&'static str],
+    ) -> Self {
         Self {
             api,
             base_url: base_url.trim_end_matches('/').to_owned(),
@@ -118,6 +123,8 @@ impl Endpoint {
             Api::Anthropic => Self::anthropic(),
             #[cfg(feature = "gemini")]
             Api::Gemini => Self::gemini(),
+            #[cfg(feature = "bedrock")]
+            Api::Bedrock => Self::bedrock(),
         }
     }
 
@@ -295,6 +302,11 @@ impl Endpoint {
             }
             #[cfg(feature = "gemini")]
             (Api::Gemini, _) => format!("{base}/models/{model}:generateContent"),
+            #[cfg(feature = "bedrock")]
+            (Api::Bedrock, _) => format!(
+                "{base}{}",
+                crate::providers::bedrock::model_path(model, stream)
+            ),
         };
         let _ = (model, stream);
         if let Some(version) = &self.api_version {

@@ -35,12 +35,16 @@
 //! The API key is never shown: not by `Debug`, not in an error, not in a log
 //! line ([`ApiKey`]).
 
+#[cfg(feature = "bedrock")]
+mod bedrock;
 mod client;
 mod endpoint;
 mod error;
 mod key;
 mod stream;
 
+#[cfg(feature = "bedrock")]
+pub use bedrock::{region_from_env, DEFAULT_BEDROCK_REGION};
 pub use client::{Client, ClientBuilder, Reply, Retry};
 pub use endpoint::{Endpoint, ANTHROPIC_VERSION};
 pub use error::{ApiError, ClientError};

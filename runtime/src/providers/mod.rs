@@ -1,7 +1,8 @@
 //! Provider wire formats: request encoders, response and stream decoders.
 //!
 //! One module per API, each behind its Cargo feature (all on by default):
-//! [`openai_chat`], [`openai_responses`], [`anthropic`], [`gemini`]. Each
+//! [`openai_chat`], [`openai_responses`], [`anthropic`], [`gemini`], and
+//! behind its own feature (off by default) `bedrock`. Each
 //! module's codec ([`openai_chat::OpenaiChat`], [`openai_responses::OpenaiResponses`],
 //! [`anthropic::Anthropic`], [`gemini::Gemini`]) implements one trait,
 //! [`Codec`]:
@@ -28,6 +29,8 @@ use crate::AssistantMessage;
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
 mod api;
+#[cfg(feature = "bedrock")]
+pub mod bedrock;
 mod body;
 mod catalog;
 mod codec;
