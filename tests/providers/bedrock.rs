@@ -667,3 +667,164 @@ fn the_api_names_bedrock_and_dispatches_to_it() {
     assert_eq!(message.api, "bedrock-converse-stream");
     assert!(Path::new(&bedrock::model_path(CLAUDE, true)).ends_with("converse-stream"));
 }
+
+mod event_stream {
+    use super::*;
+    use agentmsg::providers::bedrock::{EventStreamParser, Frame};
+    use aws_smithy_types::event_stream::{Header, HeaderValue, Message as Frame0};
+    use base64::Engine as _;
+
+    fn frame(kind: &str, payload: &str) -> Vec<u8> {
+        let message = Frame0::new_from_parts(
+            vec![
+                Header::new(":message-type", HeaderValue::String("event".into())),
+                Header::new(":event-type", HeaderValue::String(kind.to_owned().into())),
+                Header::new(
+                    ":content-type",
+                    HeaderValue::String("application/json".into()),
+                ),
+            ],
+            payload.as_bytes().to_vec(),
+        );
+        let mut out = Vec::new();
+        aws_smithy_eventstream::frame::write_message_to(&message, &mut out).unwrap();
+        out
+    }
+
+    fn recorded_exception() -> Option<Vec<u8>> {
+        let dir = recordings()?;
+        let text = std::fs::read_to_string(
+            dir.join("model-stream-error-exception.eventstream.base64.txt"),
+        )
+        .unwrap();
+        Some(
+            base64::engine::general_purpose::STANDARD
+                .decode(text.trim())
+                .unwrap(),
+        )
+    }
+
+    /// Every recorded stream, written as event-stream frames by the crate's
+    /// encoder and fed in random chunks (seeded): the frames come back as the
+    /// recorded events, and decode to the same message as the lines do.
+    #[test]
+    fn frames_in_random_chunks_give_the_recorded_events() {
+        let Some(dir) = recordings() else { return };
+        let mut rng = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move |n: usize| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng % n as u64) as usize
+        };
+        for path in common::files_ending(&dir, ".chunks.txt") {
+            let name = common::file_name(&path);
+            let lines = common::chunk_lines(&path);
+            let mut bytes = Vec::new();
+            for line in &lines {
+                let value: serde_json::Map<String, Value> = serde_json::from_str(line).unwrap();
+                let (kind, payload) = value.into_iter().next().unwrap();
+                bytes.extend(frame(&kind, &payload.to_string()));
+            }
+            let mut parser = EventStreamParser::new();
+            let mut events = Vec::new();
+            let mut rest = &bytes[..];
+            while !rest.is_empty() {
+                let (chunk, tail) = rest.split_at((1 + next(40)).min(rest.len()));
+                parser
+                    .push(chunk, |f| events.push(f.to_event_json()))
+                    .unwrap();
+                rest = tail;
+            }
+            parser.finish().unwrap();
+            let expected: Vec<Value> = lines
+                .iter()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            let got: Vec<Value> = events
+                .iter()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            assert_eq!(got, expected, "{name}");
+            assert_eq!(
+                stream(&events).unwrap().0.content,
+                stream(&lines).unwrap().0.content,
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_recorded_exception_frame_is_a_typed_exception_and_ends_the_message() {
+        let Some(bytes) = recorded_exception() else {
+            return;
+        };
+        let mut stream_bytes = frame("messageStart", r#"{"role":"assistant"}"#);
+        stream_bytes.extend(frame(
+            "contentBlockDelta",
+            r#"{"contentBlockIndex":0,"delta":{"text":"Hi"}}"#,
+        ));
+        stream_bytes.extend(&bytes);
+        let mut parser = EventStreamParser::new();
+        let mut frames = Vec::new();
+        for chunk in stream_bytes.chunks(3) {
+            parser.push(chunk, |f| frames.push(f)).unwrap();
+        }
+        parser.finish().unwrap();
+        let Some(Frame::Exception(exception)) = frames.last() else {
+            panic!("{frames:?}")
+        };
+        assert_eq!(exception.kind, "modelStreamErrorException");
+        assert_eq!(exception.message, "Model Stream Error");
+        let events: Vec<String> = frames.iter().map(Frame::to_event_json).collect();
+        let (message, _) = stream(&events).unwrap();
+        assert_eq!(message.stop_reason, StopReason::Error);
+        assert_eq!(message.text_content(), "Hi");
+        assert!(message
+            .error_message
+            .unwrap()
+            .starts_with("modelStreamErrorException: Model Stream Error"));
+    }
+
+    #[test]
+    fn a_bad_crc_or_a_cut_frame_is_an_error_naming_the_frame() {
+        let mut bytes = frame("messageStart", r#"{"role":"assistant"}"#);
+        let second = frame("messageStop", r#"{"stopReason":"end_turn"}"#);
+        let start = bytes.len();
+        bytes.extend(&second);
+        // A payload byte of the second frame flipped: its message CRC fails.
+        let at = start + second.len() - 8;
+        bytes[at] ^= 0x20;
+        let mut parser = EventStreamParser::new();
+        let mut count = 0;
+        let error = parser.push(&bytes, |_| count += 1).unwrap_err();
+        assert_eq!(count, 1);
+        assert_eq!((error.frame, error.offset), (1, start as u64), "{error}");
+        assert!(error.to_string().contains("checksum"), "{error}");
+        // The prelude's CRC.
+        let mut bytes = frame("messageStart", "{}");
+        bytes[9] ^= 1;
+        let error = EventStreamParser::new().push(&bytes, |_| {}).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("event-stream frame 0 (byte 0):"),
+            "{error}"
+        );
+        // Cut short.
+        let bytes = frame("messageStart", "{}");
+        let mut parser = EventStreamParser::new();
+        parser.push(&bytes[..bytes.len() - 1], |_| {}).unwrap();
+        assert!(parser
+            .finish()
+            .unwrap_err()
+            .to_string()
+            .contains("ended inside"));
+        // Longer than the limit: refused before it is buffered.
+        let mut parser = EventStreamParser::with_max_frame(64);
+        let error = parser
+            .push(&frame("messageStart", &"x".repeat(100)), |_| {})
+            .unwrap_err();
+        assert!(error.to_string().contains("limit of 64"), "{error}");
+    }
+}

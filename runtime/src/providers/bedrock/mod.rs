@@ -67,7 +67,8 @@
 //!
 //! The stream's events are the JSON of one ConverseStream event each, its type
 //! as the single key (`{"contentBlockDelta":{…}}`), which is how
-//! the frames of AWS's binary event stream carry them.
+//! [`EventStreamParser`] gives the frames of AWS's binary event stream
+//! ([`Frame::to_event_json`]).
 //! Exception events (`{"throttlingException":{"message":…}}`) end the message
 //! with stopReason `error`.
 //!
@@ -78,11 +79,13 @@
 //!
 //! [`Report`]: crate::project::Report
 
+mod event_stream;
 mod options;
 mod request;
 mod response;
 mod stream;
 
+pub use event_stream::{EventStreamError, EventStreamParser, Exception, Frame};
 pub use request::{encode_request, model_path};
 pub use response::{decode_response, decode_response_with_warnings, stop_reason};
 pub use stream::StreamDecoder;
