@@ -828,3 +828,93 @@ mod event_stream {
         assert!(error.to_string().contains("limit of 64"), "{error}");
     }
 }
+
+/// Requests signed here, written for `scripts/sigv4_check_bedrock.py`, which
+/// signs each again with botocore's signer at the same time with the same
+/// credentials: the signatures must be equal (a `.ci/run` step).
+#[test]
+fn signed_requests_are_written_for_the_botocore_check() {
+    use agentmsg::providers::bedrock::{model_path, sign_request, AwsCredentials};
+    use std::time::{Duration, UNIX_EPOCH};
+    let dir = common::fresh_sdk_dir("sigv4");
+    let secret = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+    let token = "IQoJb3JpZ2luX2VjEXAMPLETOKEN//////////wEaCXVzLWVhc3QtMSJHMEUCIQ==";
+    let models = [
+        ("foundation", "amazon.nova-pro-v1:0"),
+        ("profile", CLAUDE),
+        (
+            "arn",
+            "arn:aws:bedrock:eu-central-1:123456789012:application-inference-profile/a1b2c3d4e5f6",
+        ),
+        ("odd", "meta.llama3-70b-instruct-v1:0 ~ä"),
+    ];
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, (name, model)) in models.into_iter().enumerate() {
+        for stream in [false, true] {
+            let token = (i % 2 == 0).then(|| token.to_owned());
+            let region = ["us-east-1", "eu-central-1", "ap-southeast-2", "us-west-2"][i];
+            let credentials = AwsCredentials::new("AKIDEXAMPLE", secret, token.clone());
+            let url = format!(
+                "https://bedrock-runtime.{region}.amazonaws.com{}",
+                model_path(model, stream)
+            );
+            let request = Request::new(model, vec![Message::user(format!("Hi {name} ü"))]);
+            let body =
+                serde_json::to_string(&bedrock::encode_request(&request).unwrap().body).unwrap();
+            let accept = if stream {
+                "application/vnd.amazon.eventstream"
+            } else {
+                "application/json"
+            };
+            let headers = [("content-type", "application/json"), ("accept", accept)];
+            let time = 1_700_000_000 + 86_399 * i as u64 + u64::from(stream);
+            let signed = sign_request(
+                &credentials,
+                region,
+                "bedrock",
+                "POST",
+                &url,
+                &headers,
+                body.as_bytes(),
+                UNIX_EPOCH + Duration::from_secs(time),
+            )
+            .unwrap();
+            let authorization = &signed.iter().find(|(n, _)| n == "authorization").unwrap().1;
+            assert!(!authorization.contains(secret), "{authorization}");
+            assert!(seen.insert(authorization.clone()), "two cases signed alike");
+            assert_eq!(
+                signed.iter().any(|(n, _)| n == "x-amz-security-token"),
+                token.is_some()
+            );
+            let case = json!({
+                "method": "POST", "url": url, "headers": headers, "body": body,
+                "access_key_id": "AKIDEXAMPLE", "secret_access_key": secret, "session_token": token,
+                "region": region, "service": "bedrock", "time": time, "signed": signed,
+            });
+            let file = format!("{name}_{}.json", if stream { "stream" } else { "converse" });
+            std::fs::write(dir.join(file), serde_json::to_string_pretty(&case).unwrap()).unwrap();
+        }
+    }
+    // A signature depends on the body, the time and the secret.
+    let credentials = AwsCredentials::new("AKIDEXAMPLE", secret, None);
+    let url = format!(
+        "https://bedrock-runtime.us-east-1.amazonaws.com{}",
+        model_path(CLAUDE, false)
+    );
+    let at = UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+    let sign = |c: &AwsCredentials, body: &[u8], at| {
+        sign_request(c, "us-east-1", "bedrock", "POST", &url, &[], body, at).unwrap()
+    };
+    let base = sign(&credentials, b"{}", at);
+    assert_ne!(base, sign(&credentials, b"{ }", at));
+    assert_ne!(base, sign(&credentials, b"{}", at + Duration::from_secs(1)));
+    assert_ne!(
+        base,
+        sign(
+            &AwsCredentials::new("AKIDEXAMPLE", "other", None),
+            b"{}",
+            at
+        )
+    );
+    assert_eq!(base, sign(&credentials, b"{}", at));
+}

@@ -27,6 +27,12 @@ impl Endpoint {
     /// id goes in the URL path, percent-encoded
     /// ([`model_path`](crate::providers::bedrock::model_path)).
     ///
+    /// [`Client::complete`](super::Client::complete) works against it;
+    /// [`Client::stream`](super::Client::stream) does not yet, as the client
+    /// frames replies as server-sent events and ConverseStream sends AWS's
+    /// event stream ([`EventStreamParser`](crate::providers::bedrock::EventStreamParser)
+    /// reads it). SigV4 signing is not built: only Bedrock API keys.
+    ///
     /// ```
     /// use agentmsg_runtime::http::Endpoint;
     /// let bedrock = Endpoint::bedrock_in("eu-west-1");

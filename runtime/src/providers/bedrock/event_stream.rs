@@ -7,7 +7,7 @@
 
 use aws_smithy_eventstream::frame::{DecodedFrame, MessageFrameDecoder};
 use aws_smithy_types::event_stream::{HeaderValue, Message};
-use bytes::{Buf, BytesMut};
+use bytes::BytesMut;
 use serde_json::Value;
 
 use crate::providers::DEFAULT_MAX_EVENT;

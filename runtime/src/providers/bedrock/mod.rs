@@ -77,17 +77,35 @@
 //! of this API, sent back in place to Bedrock and dropped (reported) for any
 //! other.
 //!
+//! # Moving a transcript between Anthropic and Bedrock
+//!
+//! Text, images, documents, tool calls and tool results move both ways
+//! (tool-call ids are mapped to what the target takes). Thinking goes back
+//! only to the provider, API and model that wrote it (a dated snapshot and its
+//! alias being one model, [`Target::produced`](crate::Target::produced)):
+//! Claude's thinking from `anthropic` is dropped on its way to Bedrock, and
+//! Bedrock's on its way to Anthropic or to another Bedrock model, each drop
+//! reported as [`DroppedThinking`](crate::project::ChangeKind::DroppedThinking).
+//! Anthropic says a signature verifies on every platform serving the same
+//! model, but a model id names it differently on each (`claude-sonnet-4-5`,
+//! `us.anthropic.claude-sonnet-4-5-20250929-v1:0`), and a signature sent where
+//! it is refused fails the whole request, so the move keeps none. Without
+//! thinking in the last assistant turn of a tool loop, thinking must be off
+//! for that request (Anthropic's rule, which Claude on Bedrock keeps).
+//!
 //! [`Report`]: crate::project::Report
 
 mod event_stream;
 mod options;
 mod request;
 mod response;
+mod signing;
 mod stream;
 
 pub use event_stream::{EventStreamError, EventStreamParser, Exception, Frame};
 pub use request::{encode_request, model_path};
 pub use response::{decode_response, decode_response_with_warnings, stop_reason};
+pub use signing::{sign_request, AwsCredentials, SigningError, SIGNING_NAME};
 pub use stream::StreamDecoder;
 
 /// The Bedrock Converse API as a [`Codec`](super::Codec): this module's
