@@ -5,6 +5,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+#[cfg(feature = "bedrock")]
+mod bedrock;
 mod faults;
 mod props;
 mod replay;

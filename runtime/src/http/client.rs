@@ -422,6 +422,8 @@ impl Client {
         let body = Bytes::from(serde_json::to_vec(&body).map_err(|e| {
             ClientError::Endpoint(format!("cannot serialize the request body: {e}"))
         })?);
+        #[cfg(feature = "bedrock")]
+        let headers = super::bedrock::signed(&self.endpoint, headers, &url, &body, stream)?;
         let mut retries = 0;
         loop {
             let sending = self

@@ -58,6 +58,9 @@ pub struct Endpoint {
     api_version: Option<String>,
     betas: Vec<String>,
     headers: Vec<(String, String)>,
+    /// SigV4 signing (Bedrock with AWS credentials instead of a key).
+    #[cfg(feature = "bedrock")]
+    pub(super) aws: Option<super::bedrock::AwsSigning>,
 }
 
 /// The environment variables of OpenAI's key.
@@ -109,6 +112,8 @@ impl Endpoint {
             api_version: None,
             betas: Vec::new(),
             headers: Vec::new(),
+            #[cfg(feature = "bedrock")]
+            aws: None,
         }
     }
 
