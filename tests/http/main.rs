@@ -12,6 +12,8 @@ mod props;
 mod replay;
 mod secrets;
 mod server;
+#[cfg(feature = "vertex")]
+mod vertex;
 
 use agentmsg::http::{ApiKey, Client, ClientError, Endpoint, Reply, Retry, StreamItem};
 use agentmsg::providers::{Api, Request, StreamEvent};

@@ -61,6 +61,10 @@ pub struct Endpoint {
     /// SigV4 signing (Bedrock with AWS credentials instead of a key).
     #[cfg(feature = "bedrock")]
     pub(super) aws: Option<super::bedrock::AwsSigning>,
+    /// Claude on Vertex AI: `rawPredict` URLs and a body without `model`.
+    #[cfg(feature = "vertex")]
+    #[cfg_attr(not(feature = "anthropic"), allow(dead_code))]
+    pub(super) vertex_claude: bool,
 }
 
 /// The environment variables of OpenAI's key.
@@ -114,6 +118,8 @@ impl Endpoint {
             headers: Vec::new(),
             #[cfg(feature = "bedrock")]
             aws: None,
+            #[cfg(feature = "vertex")]
+            vertex_claude: false,
         }
     }
 

@@ -42,6 +42,8 @@ mod endpoint;
 mod error;
 mod key;
 mod stream;
+#[cfg(feature = "vertex")]
+mod vertex;
 
 #[cfg(feature = "bedrock")]
 pub use bedrock::{region_from_env, DEFAULT_BEDROCK_REGION};

@@ -2,7 +2,8 @@
 //!
 //! One module per API, each behind its Cargo feature (all on by default):
 //! [`openai_chat`], [`openai_responses`], [`anthropic`], [`gemini`], and
-//! behind its own feature (off by default) `bedrock`. Each
+//! behind its own feature (off by default) `bedrock`; `vertex` holds where
+//! Vertex AI serves Gemini and Claude. Each
 //! module's codec ([`openai_chat::OpenaiChat`], [`openai_responses::OpenaiResponses`],
 //! [`anthropic::Anthropic`], [`gemini::Gemini`]) implements one trait,
 //! [`Codec`]:
@@ -46,6 +47,8 @@ pub mod openai_chat;
 pub mod openai_responses;
 mod options;
 mod shared;
+#[cfg(feature = "vertex")]
+pub mod vertex;
 
 pub use api::{AnyStreamDecoder, Api, UnknownApi};
 pub use body::Body;

@@ -1,0 +1,70 @@
+//! The Google Vertex AI endpoints (feature `vertex`): Gemini and Claude from
+//! a Google Cloud project, with an OAuth access token as the bearer key.
+
+use super::endpoint::{Auth, Endpoint};
+use crate::providers::vertex::{method_url, publisher_url, Publisher};
+use crate::providers::Api;
+
+impl Endpoint {
+    /// Gemini on Vertex AI in `project` and `location` (`global` included):
+    /// the Gemini body at
+    /// `…/projects/{project}/locations/{location}/publishers/google/models/{model}:generateContent`
+    /// (`:streamGenerateContent?alt=sse` for a stream). Give the OAuth access
+    /// token with [`with_key`](Self::with_key) (such as the output of
+    /// `gcloud auth print-access-token`); it is sent as
+    /// `Authorization: Bearer`.
+    ///
+    /// ```
+    /// use agentmsg_runtime::http::Endpoint;
+    /// let vertex = Endpoint::vertex_gemini("my-project", "global");
+    /// assert_eq!(
+    ///     vertex.url("gemini-2.5-pro", true),
+    ///     "https://aiplatform.googleapis.com/v1/projects/my-project/locations/global/publishers/google/models/gemini-2.5-pro:streamGenerateContent?alt=sse"
+    /// );
+    /// ```
+    #[cfg(feature = "gemini")]
+    pub fn vertex_gemini(project: &str, location: &str) -> Self {
+        Self::new(
+            Api::Gemini,
+            &publisher_url(project, location, Publisher::Google),
+            Auth::Bearer,
+            &[],
+        )
+    }
+
+    /// Claude on Vertex AI in `project` and `location`: the Anthropic body
+    /// without `model` and with `anthropic_version: "vertex-2023-10-16"`
+    /// ([`anthropic_body`](crate::providers::vertex::anthropic_body)), sent to
+    /// `…/publishers/anthropic/models/{model}:rawPredict`
+    /// (`:streamRawPredict` for a stream), with the OAuth access token given
+    /// by [`with_key`](Self::with_key) as `Authorization: Bearer`.
+    #[cfg(feature = "anthropic")]
+    pub fn vertex_anthropic(project: &str, location: &str) -> Self {
+        let mut endpoint = Self::new(
+            Api::Anthropic,
+            &publisher_url(project, location, Publisher::Anthropic),
+            Auth::Bearer,
+            &[],
+        );
+        endpoint.vertex_claude = true;
+        endpoint
+    }
+}
+
+/// The URL and body of a request to `endpoint`: for Claude on Vertex, the
+/// `rawPredict` URL and the body made for Vertex; otherwise as they are.
+#[cfg(feature = "anthropic")]
+pub(super) fn claude(
+    endpoint: &Endpoint,
+    url: String,
+    mut body: crate::providers::Body,
+    model: &str,
+    stream: bool,
+) -> (String, crate::providers::Body) {
+    if !endpoint.vertex_claude {
+        return (url, body);
+    }
+    crate::providers::vertex::anthropic_body(&mut body);
+    let url = method_url(endpoint.base_url(), Publisher::Anthropic, model, stream);
+    (url, body)
+}
