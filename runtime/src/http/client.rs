@@ -426,6 +426,8 @@ impl Client {
         })?);
         #[cfg(feature = "bedrock")]
         let headers = super::bedrock::signed(&self.endpoint, headers, &url, &body, stream)?;
+        #[cfg(feature = "vertex")]
+        let headers = super::vertex::authorized(&self.endpoint, headers).await?;
         let mut retries = 0;
         loop {
             let sending = self

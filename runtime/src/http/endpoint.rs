@@ -65,6 +65,9 @@ pub struct Endpoint {
     #[cfg(feature = "vertex")]
     #[cfg_attr(not(feature = "anthropic"), allow(dead_code))]
     pub(super) vertex_claude: bool,
+    /// Access tokens fetched for every request (Vertex AI).
+    #[cfg(feature = "vertex")]
+    pub(super) tokens: Option<std::sync::Arc<super::google_token::TokenSource>>,
 }
 
 /// The environment variables of OpenAI's key.
@@ -120,6 +123,8 @@ impl Endpoint {
             aws: None,
             #[cfg(feature = "vertex")]
             vertex_claude: false,
+            #[cfg(feature = "vertex")]
+            tokens: None,
         }
     }
 

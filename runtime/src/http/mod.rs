@@ -40,6 +40,8 @@ mod bedrock;
 mod client;
 mod endpoint;
 mod error;
+#[cfg(feature = "vertex")]
+mod google_token;
 mod key;
 mod stream;
 #[cfg(feature = "vertex")]
@@ -50,5 +52,7 @@ pub use bedrock::{region_from_env, DEFAULT_BEDROCK_REGION};
 pub use client::{Client, ClientBuilder, Reply, Retry};
 pub use endpoint::{Endpoint, ANTHROPIC_VERSION};
 pub use error::{ApiError, ClientError};
+#[cfg(feature = "vertex")]
+pub use google_token::{ServiceAccountKey, TokenSource, CLOUD_PLATFORM_SCOPE};
 pub use key::ApiKey;
 pub use stream::{ReplyStream, StreamItem};

@@ -1,7 +1,13 @@
 //! The Google Vertex AI endpoints (feature `vertex`): Gemini and Claude from
 //! a Google Cloud project, with an OAuth access token as the bearer key.
 
+use std::sync::Arc;
+
+use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION};
+
 use super::endpoint::{Auth, Endpoint};
+use super::google_token::TokenSource;
+use super::ClientError;
 use crate::providers::vertex::{method_url, publisher_url, Publisher};
 use crate::providers::Api;
 
@@ -49,6 +55,36 @@ impl Endpoint {
         endpoint.vertex_claude = true;
         endpoint
     }
+}
+
+impl Endpoint {
+    /// The same endpoint, authorized with an access token from `tokens` on
+    /// every request (fetched when none is cached or it is about to expire)
+    /// instead of a fixed key.
+    #[must_use]
+    pub fn with_token_source(mut self, tokens: Arc<TokenSource>) -> Self {
+        self = self.without_key();
+        self.tokens = Some(tokens);
+        self
+    }
+}
+
+/// `headers` with `Authorization: Bearer` from the endpoint's token source,
+/// when it has one.
+pub(super) async fn authorized(
+    endpoint: &Endpoint,
+    mut headers: HeaderMap,
+) -> Result<HeaderMap, ClientError> {
+    let Some(tokens) = &endpoint.tokens else {
+        return Ok(headers);
+    };
+    let token = tokens.token().await?;
+    let mut value = HeaderValue::from_str(&format!("Bearer {}", token.expose())).map_err(|_| {
+        ClientError::Endpoint("the access token is not a valid header value".to_owned())
+    })?;
+    value.set_sensitive(true);
+    headers.insert(AUTHORIZATION, value);
+    Ok(headers)
 }
 
 /// The URL and body of a request to `endpoint`: for Claude on Vertex, the
