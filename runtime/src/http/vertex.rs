@@ -8,7 +8,7 @@ use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION};
 use super::endpoint::{Auth, Endpoint};
 use super::google_token::TokenSource;
 use super::ClientError;
-use crate::providers::vertex::{method_url, publisher_url, Publisher};
+use crate::providers::vertex::{publisher_url, Publisher};
 use crate::providers::Api;
 
 impl Endpoint {
@@ -101,6 +101,11 @@ pub(super) fn claude(
         return (url, body);
     }
     crate::providers::vertex::anthropic_body(&mut body);
-    let url = method_url(endpoint.base_url(), Publisher::Anthropic, model, stream);
+    let url = crate::providers::vertex::method_url(
+        endpoint.base_url(),
+        Publisher::Anthropic,
+        model,
+        stream,
+    );
     (url, body)
 }
