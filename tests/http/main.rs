@@ -6,11 +6,15 @@
 mod common;
 
 mod compaction;
+#[cfg(feature = "bedrock")]
+mod bedrock;
 mod faults;
 mod props;
 mod replay;
 mod secrets;
 mod server;
+#[cfg(feature = "vertex")]
+mod vertex;
 
 use agentmsg::http::{ApiKey, Client, ClientError, Endpoint, Reply, Retry, StreamItem};
 use agentmsg::providers::{Api, Request, StreamEvent};

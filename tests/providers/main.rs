@@ -7,6 +7,8 @@ mod common;
 
 mod anthropic;
 mod argument_order;
+#[cfg(feature = "bedrock")]
+mod bedrock;
 mod catalog;
 mod events;
 mod framing;

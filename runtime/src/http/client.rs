@@ -418,10 +418,16 @@ impl Client {
             ..
         } = self.api().encode(&request)?;
         let url = self.endpoint.url(&request.model, stream);
+        #[cfg(all(feature = "vertex", feature = "anthropic"))]
+        let (url, body) = super::vertex::claude(&self.endpoint, url, body, &request.model, stream);
         let headers = self.endpoint.headers(stream)?;
         let body = Bytes::from(serde_json::to_vec(&body).map_err(|e| {
             ClientError::Endpoint(format!("cannot serialize the request body: {e}"))
         })?);
+        #[cfg(feature = "bedrock")]
+        let headers = super::bedrock::signed(&self.endpoint, headers, &url, &body, stream)?;
+        #[cfg(feature = "vertex")]
+        let headers = super::vertex::authorized(&self.endpoint, headers).await?;
         let mut retries = 0;
         loop {
             let sending = self

@@ -12,7 +12,7 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 
 /// How the key is sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Auth {
+pub(super) enum Auth {
     /// `Authorization: Bearer KEY` (OpenAI and compatible servers).
     Bearer,
     /// `x-api-key: KEY` (Anthropic).
@@ -58,6 +58,16 @@ pub struct Endpoint {
     api_version: Option<String>,
     betas: Vec<String>,
     headers: Vec<(String, String)>,
+    /// SigV4 signing (Bedrock with AWS credentials instead of a key).
+    #[cfg(feature = "bedrock")]
+    pub(super) aws: Option<super::bedrock::AwsSigning>,
+    /// Claude on Vertex AI: `rawPredict` URLs and a body without `model`.
+    #[cfg(feature = "vertex")]
+    #[cfg_attr(not(feature = "anthropic"), allow(dead_code))]
+    pub(super) vertex_claude: bool,
+    /// Access tokens fetched for every request (Vertex AI).
+    #[cfg(feature = "vertex")]
+    pub(super) tokens: Option<std::sync::Arc<super::google_token::TokenSource>>,
 }
 
 /// The environment variables of OpenAI's key.
@@ -92,7 +102,12 @@ const COMPATIBLE: &[(&str, &str, &[&str])] = &[
 ];
 
 impl Endpoint {
-    fn new(api: Api, base_url: &str, auth: Auth, key_vars: &'static [&'static str]) -> Self {
+    pub(super) fn new(
+        api: Api,
+        base_url: &str,
+        auth: Auth,
+        key_vars: &'static [&'static str],
+    ) -> Self {
         Self {
             api,
             base_url: base_url.trim_end_matches('/').to_owned(),
@@ -104,6 +119,12 @@ impl Endpoint {
             api_version: None,
             betas: Vec::new(),
             headers: Vec::new(),
+            #[cfg(feature = "bedrock")]
+            aws: None,
+            #[cfg(feature = "vertex")]
+            vertex_claude: false,
+            #[cfg(feature = "vertex")]
+            tokens: None,
         }
     }
 
@@ -118,6 +139,8 @@ impl Endpoint {
             Api::Anthropic => Self::anthropic(),
             #[cfg(feature = "gemini")]
             Api::Gemini => Self::gemini(),
+            #[cfg(feature = "bedrock")]
+            Api::Bedrock => Self::bedrock(),
         }
     }
 
@@ -295,6 +318,11 @@ impl Endpoint {
             }
             #[cfg(feature = "gemini")]
             (Api::Gemini, _) => format!("{base}/models/{model}:generateContent"),
+            #[cfg(feature = "bedrock")]
+            (Api::Bedrock, _) => format!(
+                "{base}{}",
+                crate::providers::bedrock::model_path(model, stream)
+            ),
         };
         let _ = (model, stream);
         if let Some(version) = &self.api_version {

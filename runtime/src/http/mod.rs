@@ -35,14 +35,24 @@
 //! The API key is never shown: not by `Debug`, not in an error, not in a log
 //! line ([`ApiKey`]).
 
+#[cfg(feature = "bedrock")]
+mod bedrock;
 mod client;
 mod endpoint;
 mod error;
+#[cfg(feature = "vertex")]
+mod google_token;
 mod key;
 mod stream;
+#[cfg(feature = "vertex")]
+mod vertex;
 
+#[cfg(feature = "bedrock")]
+pub use bedrock::{region_from_env, DEFAULT_BEDROCK_REGION};
 pub use client::{Client, ClientBuilder, Reply, Retry};
 pub use endpoint::{Endpoint, ANTHROPIC_VERSION};
 pub use error::{ApiError, ClientError};
+#[cfg(feature = "vertex")]
+pub use google_token::{ServiceAccountKey, TokenSource, CLOUD_PLATFORM_SCOPE};
 pub use key::ApiKey;
 pub use stream::{ReplyStream, StreamItem};

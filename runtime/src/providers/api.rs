@@ -1,4 +1,4 @@
-//! [`Api`]: one name for each of the four wire formats, and the run-time
+//! [`Api`]: one name for each wire format, and the run-time
 //! dispatch of encoding and decoding to its module.
 
 use std::fmt;
@@ -9,6 +9,8 @@ use crate::AssistantMessage;
 
 #[cfg(feature = "anthropic")]
 use super::anthropic;
+#[cfg(feature = "bedrock")]
+use super::bedrock;
 #[cfg(feature = "gemini")]
 use super::gemini;
 #[cfg(feature = "openai-chat")]
@@ -48,6 +50,9 @@ pub enum Api {
     /// Google Gemini `generateContent` (`google-generative-ai`).
     #[cfg(feature = "gemini")]
     Gemini,
+    /// Amazon Bedrock Converse and ConverseStream (`bedrock-converse-stream`).
+    #[cfg(feature = "bedrock")]
+    Bedrock,
 }
 
 /// Calls `$body` with `$c` bound to the [`Codec`] of `$api`.
@@ -74,6 +79,11 @@ macro_rules! each_api {
                 type $c = gemini::Gemini;
                 $body
             }
+            #[cfg(feature = "bedrock")]
+            Api::Bedrock => {
+                type $c = bedrock::Bedrock;
+                $body
+            }
         }
     };
 }
@@ -89,6 +99,8 @@ impl Api {
         Api::Anthropic,
         #[cfg(feature = "gemini")]
         Api::Gemini,
+        #[cfg(feature = "bedrock")]
+        Api::Bedrock,
     ];
 
     /// The API id, as an assistant message's `api` names it.
@@ -102,6 +114,8 @@ impl Api {
             Api::Anthropic => anthropic::API,
             #[cfg(feature = "gemini")]
             Api::Gemini => gemini::API,
+            #[cfg(feature = "bedrock")]
+            Api::Bedrock => bedrock::API,
         }
     }
 
@@ -142,6 +156,8 @@ impl Api {
             Api::Anthropic => AnyStreamDecoder::Anthropic(anthropic::StreamDecoder::default()),
             #[cfg(feature = "gemini")]
             Api::Gemini => AnyStreamDecoder::Gemini(gemini::StreamDecoder::default()),
+            #[cfg(feature = "bedrock")]
+            Api::Bedrock => AnyStreamDecoder::Bedrock(bedrock::StreamDecoder::default()),
         }
     }
 }
@@ -181,6 +197,8 @@ impl FromStr for Api {
             "anthropic-messages" | "anthropic" => Some(Api::Anthropic),
             #[cfg(feature = "gemini")]
             "google-generative-ai" | "gemini" => Some(Api::Gemini),
+            #[cfg(feature = "bedrock")]
+            "bedrock-converse-stream" | "bedrock" => Some(Api::Bedrock),
             _ => None,
         };
         found.ok_or_else(|| UnknownApi {
@@ -206,6 +224,9 @@ pub enum AnyStreamDecoder {
     /// Google Gemini.
     #[cfg(feature = "gemini")]
     Gemini(gemini::StreamDecoder),
+    /// Amazon Bedrock ConverseStream.
+    #[cfg(feature = "bedrock")]
+    Bedrock(bedrock::StreamDecoder),
 }
 
 macro_rules! each_decoder {
@@ -219,6 +240,8 @@ macro_rules! each_decoder {
             AnyStreamDecoder::Anthropic($d) => $body,
             #[cfg(feature = "gemini")]
             AnyStreamDecoder::Gemini($d) => $body,
+            #[cfg(feature = "bedrock")]
+            AnyStreamDecoder::Bedrock($d) => $body,
         }
     };
 }
@@ -235,6 +258,8 @@ impl AnyStreamDecoder {
             AnyStreamDecoder::Anthropic(_) => Api::Anthropic,
             #[cfg(feature = "gemini")]
             AnyStreamDecoder::Gemini(_) => Api::Gemini,
+            #[cfg(feature = "bedrock")]
+            AnyStreamDecoder::Bedrock(_) => Api::Bedrock,
         }
     }
 }

@@ -19,6 +19,11 @@ pub enum StreamError {
     /// An event the API's decoder cannot read, or a stream that ended early.
     #[error(transparent)]
     Response(#[from] ResponseError),
+    /// Bytes that are not AWS event-stream frames (a CRC that does not
+    /// match…), for Bedrock.
+    #[cfg(feature = "bedrock")]
+    #[error(transparent)]
+    EventStream(#[from] super::bedrock::EventStreamError),
 }
 
 impl StreamError {
@@ -31,11 +36,14 @@ impl StreamError {
                 ResponseError::Json { event, .. } | ResponseError::Invalid { event, .. },
             ) => *event,
             Self::Response(ResponseError::Truncated { events, .. }) => Some(*events),
+            #[cfg(feature = "bedrock")]
+            Self::EventStream(e) => Some(e.frame),
         }
     }
 }
 
-/// Frames server-sent events and decodes them with one API's stream decoder:
+/// Frames server-sent events (for Bedrock, AWS event-stream frames) and
+/// decodes them with one API's stream decoder:
 /// bytes in any chunking go in, events come out as an iterator, so `?` works.
 ///
 /// ```
@@ -69,6 +77,9 @@ impl StreamError {
 #[derive(Debug)]
 pub struct StreamReader {
     sse: SseParser,
+    /// Bedrock's AWS event stream, read in place of server-sent events.
+    #[cfg(feature = "bedrock")]
+    event_stream: Option<super::bedrock::EventStreamParser>,
     decoder: AnyStreamDecoder,
     ready: VecDeque<Result<StreamEvent, StreamError>>,
     failed: bool,
@@ -85,6 +96,9 @@ impl StreamReader {
     pub fn with_max_event(api: Api, max: usize) -> Self {
         Self {
             sse: SseParser::with_max_event(max),
+            #[cfg(feature = "bedrock")]
+            event_stream: (api == Api::Bedrock)
+                .then(|| super::bedrock::EventStreamParser::with_max_frame(max)),
             decoder: api.stream_decoder(),
             ready: VecDeque::new(),
             failed: false,
@@ -98,6 +112,10 @@ impl StreamReader {
 
     /// How many server-sent events were read.
     pub fn events(&self) -> usize {
+        #[cfg(feature = "bedrock")]
+        if let Some(parser) = &self.event_stream {
+            return parser.frames();
+        }
         self.sse.events()
     }
 
@@ -109,6 +127,19 @@ impl StreamReader {
     /// Reads one chunk of bytes and gives the events it completed. Events the
     /// iterator is dropped before giving are dropped too.
     pub fn feed(&mut self, bytes: &[u8]) -> Events<'_> {
+        #[cfg(feature = "bedrock")]
+        if let (Some(parser), false) = (&mut self.event_stream, self.failed) {
+            let (decoder, ready, failed) = (&mut self.decoder, &mut self.ready, &mut self.failed);
+            let framed = parser.push(bytes, |frame| {
+                decode_json(decoder, ready, failed, &frame.to_event_json());
+            });
+            if let Err(e) = framed {
+                self.fail(e.into());
+            }
+            return Events {
+                inner: self.ready.drain(..),
+            };
+        }
         if !self.failed {
             let (decoder, ready, failed) = (&mut self.decoder, &mut self.ready, &mut self.failed);
             let framed = self
@@ -127,6 +158,15 @@ impl StreamReader {
     /// if it had one. Call it before [`finish`](Self::finish) to see that
     /// event's [`StreamEvent`]s; `finish` calls it too.
     pub fn end(&mut self) -> Events<'_> {
+        #[cfg(feature = "bedrock")]
+        if let (Some(parser), false) = (&mut self.event_stream, self.failed) {
+            if let Err(e) = parser.finish() {
+                self.fail(e.into());
+            }
+            return Events {
+                inner: self.ready.drain(..),
+            };
+        }
         if !self.failed {
             let (decoder, ready, failed) = (&mut self.decoder, &mut self.ready, &mut self.failed);
             let framed = self
@@ -189,7 +229,20 @@ fn decode(
     if event.is_done() && !chat {
         return;
     }
-    match decoder.push(event.data) {
+    decode_json(decoder, ready, failed, event.data);
+}
+
+/// Decodes one event's JSON.
+fn decode_json(
+    decoder: &mut AnyStreamDecoder,
+    ready: &mut VecDeque<Result<StreamEvent, StreamError>>,
+    failed: &mut bool,
+    json: &str,
+) {
+    if *failed {
+        return;
+    }
+    match decoder.push(json) {
         Ok(events) => ready.extend(events.into_iter().map(Ok)),
         Err(e) => {
             *failed = true;

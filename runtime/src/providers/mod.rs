@@ -1,7 +1,9 @@
 //! Provider wire formats: request encoders, response and stream decoders.
 //!
 //! One module per API, each behind its Cargo feature (all on by default):
-//! [`openai_chat`], [`openai_responses`], [`anthropic`], [`gemini`]. Each
+//! [`openai_chat`], [`openai_responses`], [`anthropic`], [`gemini`], and
+//! behind its own feature (off by default) `bedrock`; `vertex` holds where
+//! Vertex AI serves Gemini and Claude. Each
 //! module's codec ([`openai_chat::OpenaiChat`], [`openai_responses::OpenaiResponses`],
 //! [`anthropic::Anthropic`], [`gemini::Gemini`]) implements one trait,
 //! [`Codec`]:
@@ -28,6 +30,8 @@ use crate::AssistantMessage;
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
 mod api;
+#[cfg(feature = "bedrock")]
+pub mod bedrock;
 mod body;
 mod catalog;
 mod codec;
@@ -43,6 +47,8 @@ pub mod openai_chat;
 pub mod openai_responses;
 mod options;
 mod shared;
+#[cfg(feature = "vertex")]
+pub mod vertex;
 
 pub use api::{AnyStreamDecoder, Api, UnknownApi};
 pub use body::Body;

@@ -3,7 +3,7 @@
 
 #[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
 pub(crate) mod arguments;
-#[cfg(any(feature = "anthropic", feature = "gemini"))]
+#[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock"))]
 pub(crate) mod latch;
 #[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
 pub(crate) mod openai_error;
@@ -13,5 +13,5 @@ pub(crate) mod openai_options;
 pub(crate) mod parts;
 #[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
 pub(crate) mod tools;
-#[cfg(any(feature = "anthropic", feature = "gemini"))]
+#[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock"))]
 pub(crate) mod turns;

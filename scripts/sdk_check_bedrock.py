@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Validate Bedrock Converse request bodies against AWS's service model.
+
+Usage: sdk_check_bedrock.py DIR
+
+Every `*.json` file in DIR must be a body that the `bedrock-runtime` service
+model shipped in botocore accepts as the input of `Converse` (the model id,
+which goes in the URL, is added as `modelId`). Validated strictly:
+  - botocore's own ParamValidator (required members, types, unknown members,
+    unions with one member set, minimums);
+  - and what it leaves out: enums, maximum lengths and values, string
+    patterns;
+  - blobs must be base64 (as the JSON protocol sends them), decoded to bytes
+    before botocore sees them.
+Prints one line per failure (file, error path, message) and ends with
+`N passed, M failed`. Exits 1 if anything failed or DIR holds no body.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import sys
+from pathlib import Path
+
+import botocore.session
+from botocore.validate import ParamValidator
+
+
+def _walk(value, shape, path, errors):
+    """`value` with blobs decoded, checking what ParamValidator does not."""
+    kind = shape.type_name
+    if kind == "structure" and isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            member = shape.members.get(key)
+            out[key] = _walk(item, member, f"{path}.{key}", errors) if member else item
+        return out
+    if kind == "list" and isinstance(value, list):
+        limit = shape.metadata.get("max")
+        if limit is not None and len(value) > limit:
+            errors.append(f"{path}: {len(value)} items, more than {limit}")
+        return [_walk(item, shape.member, f"{path}[{i}]", errors) for i, item in enumerate(value)]
+    if kind == "map" and isinstance(value, dict):
+        return {k: _walk(v, shape.value, f"{path}.{k}", errors) for k, v in value.items()}
+    if kind == "blob" and isinstance(value, str):
+        try:
+            return base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError) as error:
+            errors.append(f"{path}: not base64: {error}")
+            return value
+    if kind == "string" and isinstance(value, str):
+        if shape.enum and value not in shape.enum:
+            errors.append(f"{path}: {value!r} is not one of {shape.enum}")
+        limit = shape.metadata.get("max")
+        if limit is not None and len(value) > limit:
+            errors.append(f"{path}: {len(value)} characters, more than {limit}")
+        pattern = shape.metadata.get("pattern")
+        if pattern and re.fullmatch(pattern, value) is None:
+            errors.append(f"{path}: {value!r} does not match {pattern}")
+    if kind in ("integer", "long", "float", "double") and isinstance(value, (int, float)):
+        limit = shape.metadata.get("max")
+        if limit is not None and value > limit:
+            errors.append(f"{path}: {value} is more than {limit}")
+    return value
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    directory = Path(argv[1])
+    files = sorted(directory.glob("*.json")) if directory.is_dir() else []
+    if not files:
+        print(f"no request bodies in {directory}")
+        print("0 passed, 0 failed")
+        return 1
+    model = botocore.session.get_session().get_service_model("bedrock-runtime")
+    shape = model.operation_model("Converse").input_shape
+    validator = ParamValidator()
+    passed = failed = 0
+    for path in files:
+        try:
+            body = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            print(f"{path.name}: (file): {error}")
+            failed += 1
+            continue
+        if "modelId" in body:
+            print(f"{path.name}: modelId: the model id goes in the URL, not the body")
+            failed += 1
+            continue
+        errors: list[str] = []
+        params = _walk(dict(body, modelId="us.anthropic.claude-sonnet-4-5-20250929-v1:0"), shape, "", errors)
+        report = validator.validate(params, shape)
+        if report.has_errors():
+            errors.extend(report.generate_report().splitlines())
+        if errors:
+            failed += 1
+            for error in errors:
+                print(f"{path.name}: {error.strip()}")
+            continue
+        passed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
