@@ -7,9 +7,11 @@ mod common;
 
 mod faults;
 mod props;
+mod redirects;
 mod replay;
 mod secrets;
 mod server;
+mod verdicts;
 
 use agentmsg::http::{ApiKey, Client, ClientError, Endpoint, Reply, Retry, StreamItem};
 use agentmsg::providers::{Api, Request, StreamEvent};

@@ -13,7 +13,7 @@ use futures_util::StreamExt;
 use reqwest::header::HeaderMap;
 
 use super::endpoint::Endpoint;
-use super::error::{api_error, request_id, retryable, ApiError, ClientError};
+use super::error::{api_error, request_id, ApiError, ClientError};
 use super::stream::ReplyStream;
 use crate::project::Report;
 use crate::providers::{
@@ -21,11 +21,17 @@ use crate::providers::{
 };
 use crate::AssistantMessage;
 
+/// The `User-Agent` of every request (some gateways refuse a request
+/// without one); a caller's own header given with
+/// [`Endpoint::with_header`] replaces it.
+pub const USER_AGENT: &str = concat!("agentmsg/", env!("CARGO_PKG_VERSION"));
+
 /// When a request is tried again: how many times, and how long to wait.
 ///
 /// A request is retried on a connection error or timeout, and on the
 /// statuses 408, 409, 429, 500 to 504 and 529, never on another (400, 401,
-/// 403, 404…). Retries happen before any byte of the reply reaches the
+/// 403, 404…), unless the provider says otherwise with `x-should-retry:
+/// true` or `false`, which is obeyed either way (as the official SDKs do). Retries happen before any byte of the reply reaches the
 /// caller, never after. The wait is what the provider asked for
 /// (`retry-after-ms`, `retry-after`, Gemini's `RetryInfo`) or else an
 /// exponential backoff with jitter: attempt `n` waits between half and all of
@@ -229,7 +235,10 @@ impl ClientBuilder {
     /// [`ClientError::Endpoint`] when the HTTP client cannot be built (no TLS
     /// backend).
     pub fn build(self) -> Result<Client, ClientError> {
-        let mut http = reqwest::Client::builder().pool_idle_timeout(self.pool_idle_timeout);
+        let mut http = reqwest::Client::builder()
+            .pool_idle_timeout(self.pool_idle_timeout)
+            .redirect(super::redirect::policy())
+            .user_agent(USER_AGENT);
         if let Some(timeout) = self.connect_timeout {
             http = http.connect_timeout(timeout);
         }
@@ -445,18 +454,26 @@ impl Client {
                 Some(Ok(response)) => {
                     let status = response.status().as_u16();
                     let headers = response.headers().clone();
-                    let text = idle(self.idle_timeout, response.text())
-                        .await
-                        .and_then(Result::ok)
-                        .unwrap_or_default();
-                    let error = api_error(status, &headers, &text, retries);
-                    if !retryable(status) {
+                    let (text, cut) = self.error_body(response).await;
+                    let error = api_error(status, &url, &headers, &text, cut, retries);
+                    if !error.is_retryable() {
                         return Err(ClientError::Api(Box::new(error)));
                     }
                     Failure::Status(error)
                 }
                 Some(Err(e)) if e.is_builder() => {
                     return Err(ClientError::Endpoint(describe(&e)));
+                }
+                Some(Err(e)) if e.is_redirect() => {
+                    return Err(match super::redirect::refused(&e) {
+                        Some(refused) => ClientError::Redirect {
+                            status: refused.status,
+                            url: super::redact::url(&url),
+                            location: refused.location,
+                            reason: refused.reason.to_owned(),
+                        },
+                        None => ClientError::Endpoint(describe(&e)),
+                    });
                 }
                 Some(Err(e)) => Failure::Connect(describe(&e), e.is_timeout()),
                 None => Failure::Connect("no answer for the idle timeout".to_owned(), true),
@@ -472,6 +489,7 @@ impl Client {
                 return Err(match error {
                     Failure::Status(e) => ClientError::Api(Box::new(e)),
                     Failure::Connect(message, timeout) => ClientError::Connect {
+                        url: super::redact::url(&url),
                         message,
                         timeout,
                         retries,
@@ -492,6 +510,32 @@ impl Client {
         }
     }
 }
+
+impl Client {
+    /// The body of an error reply, at most [`MAX_ERROR_BODY`] bytes of it,
+    /// and whether there was more (left unread: the connection is dropped).
+    /// A body that breaks off or stalls gives what came.
+    async fn error_body(&self, response: reqwest::Response) -> (String, bool) {
+        let mut body = Vec::new();
+        let mut chunks = response.bytes_stream();
+        let mut cut = false;
+        while let Some(Some(Ok(chunk))) = idle(self.idle_timeout, chunks.next()).await {
+            let room = MAX_ERROR_BODY - body.len();
+            if chunk.len() > room {
+                body.extend_from_slice(&chunk[..room]);
+                cut = true;
+                break;
+            }
+            body.extend_from_slice(&chunk);
+        }
+        (String::from_utf8_lossy(&body).into_owned(), cut)
+    }
+}
+
+/// The most of an error reply's body that is read: a provider's error JSON is
+/// a few hundred bytes, and a hostile or broken server's gigabyte is not held
+/// (nor read again on each retry).
+pub const MAX_ERROR_BODY: usize = 64 * 1024;
 
 /// Why one try failed.
 enum Failure {

@@ -1,5 +1,7 @@
 //! [`Endpoint`]: where a request goes and which headers it carries.
 
+use std::fmt;
+
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 
 use super::key::ApiKey;
@@ -42,7 +44,7 @@ enum Auth {
 ///     "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
 /// );
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Endpoint {
     api: Api,
     base_url: String,
@@ -58,6 +60,31 @@ pub struct Endpoint {
     api_version: Option<String>,
     betas: Vec<String>,
     headers: Vec<(String, String)>,
+}
+
+/// Shows no secret: the key is `ApiKey(<redacted>)`, a password or token in
+/// the base URL is `***`, and the caller's headers are listed by name only
+/// (their values are often credentials: a gateway's key, a bearer token).
+impl fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let headers: Vec<String> = self
+            .headers
+            .iter()
+            .map(|(name, _)| format!("{name}: <redacted>"))
+            .collect();
+        f.debug_struct("Endpoint")
+            .field("api", &self.api)
+            .field("base_url", &super::redact::url(&self.base_url))
+            .field("auth", &self.auth)
+            .field("key", &self.key)
+            .field("key_vars", &self.key_vars)
+            .field("key_optional", &self.key_optional)
+            .field("azure_deployment", &self.azure_deployment)
+            .field("api_version", &self.api_version)
+            .field("betas", &self.betas)
+            .field("headers", &headers)
+            .finish()
+    }
 }
 
 /// The environment variables of OpenAI's key.

@@ -18,6 +18,14 @@ pub struct ApiError {
     /// The provider's error type (`invalid_request_error`,
     /// `overloaded_error`, `RESOURCE_EXHAUSTED`…), when the body has one.
     pub error_type: Option<String>,
+    /// The provider's error code, when its body has one besides the type
+    /// (OpenAI's `{"type":"invalid_request_error","code":"model_not_found"}`).
+    pub code: Option<String>,
+    /// The URL the request went to (credentials in it redacted).
+    pub url: String,
+    /// The provider's own verdict on a retry (the `x-should-retry` header),
+    /// which the client obeys over the status.
+    pub should_retry: Option<bool>,
     /// The provider's message, or the body as text when it is not the API's
     /// error JSON, or `STATUS status code (no body)`.
     pub message: String,
@@ -50,11 +58,28 @@ pub enum ClientError {
     #[error(transparent)]
     Encode(#[from] EncodeError),
     /// The provider answered with an error status.
-    #[error("{} {}{}: {}", .0.status, .0.error_type.as_deref().unwrap_or("error"), retried(.0.retries), .0.message)]
+    #[error("{} {}{}{} from {}: {}", .0.status, .0.error_type.as_deref().unwrap_or("error"), .0.code.as_deref().map(|c| format!(" ({c})")).unwrap_or_default(), retried(.0.retries), .0.url, .0.message)]
     Api(Box<ApiError>),
+    /// The server answered with a redirect the client does not follow: to
+    /// another origin (which would receive the key, the headers and the
+    /// body), or a 301, 302 or 303 (which would turn the POST into a GET).
+    /// Only a 307 or 308 to the same origin is followed. Never retried.
+    #[error("refused a {status} redirect from {url} to {location}: {reason}")]
+    Redirect {
+        /// The redirect's status.
+        status: u16,
+        /// The URL the request was sent to (credentials redacted).
+        url: String,
+        /// The redirect's `Location` (credentials redacted).
+        location: String,
+        /// Why it was refused.
+        reason: String,
+    },
     /// No answer: the connection failed or timed out, each retry included.
-    #[error("request failed{}: {message}", retried(*.retries))]
+    #[error("request to {url} failed{}: {message}", retried(*.retries))]
     Connect {
+        /// The URL the request went to (credentials in it redacted).
+        url: String,
         /// What failed.
         message: String,
         /// Whether it was a timeout.
@@ -175,6 +200,24 @@ pub(crate) fn retryable(status: u16) -> bool {
     matches!(status, 408 | 409 | 429 | 500..=504 | 529)
 }
 
+impl ApiError {
+    /// Whether this answer is worth another try: the provider's
+    /// `x-should-retry` when it sent one (as the official SDKs obey it, both
+    /// ways), else the status ([`Retry`](super::Retry)).
+    pub fn is_retryable(&self) -> bool {
+        self.should_retry.unwrap_or_else(|| retryable(self.status))
+    }
+}
+
+/// The `x-should-retry` header: `true` or `false`, anything else ignored.
+fn should_retry(headers: &HeaderMap) -> Option<bool> {
+    match headers.get("x-should-retry")?.to_str().ok()?.trim() {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    }
+}
+
 /// The request id among `headers`.
 pub(crate) fn request_id(headers: &HeaderMap) -> Option<String> {
     [
@@ -189,13 +232,24 @@ pub(crate) fn request_id(headers: &HeaderMap) -> Option<String> {
 }
 
 /// How long `headers` ask to wait: `retry-after-ms` (OpenAI), then
-/// `retry-after` in seconds.
+/// `retry-after` in seconds or as an HTTP date (counted from now; a date
+/// past is no wait).
 pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let value = |name: &str| headers.get(name)?.to_str().ok()?.trim().parse::<f64>().ok();
-    let seconds = value("retry-after-ms")
+    let text = |name: &str| Some(headers.get(name)?.to_str().ok()?.trim());
+    let number = |name: &str| text(name)?.parse::<f64>().ok();
+    let seconds = number("retry-after-ms")
         .map(|ms| ms / 1000.0)
-        .or_else(|| value("retry-after"))?;
-    Duration::try_from_secs_f64(seconds).ok()
+        .or_else(|| number("retry-after"));
+    match seconds {
+        Some(seconds) => Duration::try_from_secs_f64(seconds).ok(),
+        None => {
+            let date = httpdate::parse_http_date(text("retry-after")?).ok()?;
+            Some(
+                date.duration_since(std::time::SystemTime::now())
+                    .unwrap_or_default(),
+            )
+        }
+    }
 }
 
 /// An [`ApiError`] from an error reply's status, headers and body.
@@ -203,7 +257,17 @@ pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
 /// OpenAI and compatible servers: `{"error":{"message","type","code"}}`;
 /// Anthropic: `{"type":"error","error":{"type","message"},"request_id"}`;
 /// Gemini: `{"error":{"code","message","status","details"}}`.
-pub(crate) fn api_error(status: u16, headers: &HeaderMap, body: &str, retries: u32) -> ApiError {
+///
+/// `cut`: the body was longer than [`MAX_ERROR_BODY`](super::MAX_ERROR_BODY)
+/// and only its start was read; the message says so.
+pub(crate) fn api_error(
+    status: u16,
+    url: &str,
+    headers: &HeaderMap,
+    body: &str,
+    cut: bool,
+    retries: u32,
+) -> ApiError {
     let json = serde_json::from_str::<Value>(body).ok();
     let error = json.as_ref().map(|j| j.get("error").unwrap_or(j));
     let text = |v: Option<&Value>| match v {
@@ -216,6 +280,11 @@ pub(crate) fn api_error(status: u16, headers: &HeaderMap, body: &str, retries: u
             .or_else(|| text(e.get("status")))
             .or_else(|| text(e.get("code")))
     });
+    // A code besides the type (OpenAI's `model_not_found`); Gemini's numeric
+    // code only repeats the status.
+    let code = error
+        .and_then(|e| text(e.get("code")))
+        .filter(|code| Some(code) != error_type.as_ref() && *code != status.to_string());
     let message = error
         .and_then(|e| match e {
             Value::String(s) => Some(s.clone()),
@@ -229,6 +298,14 @@ pub(crate) fn api_error(status: u16, headers: &HeaderMap, body: &str, retries: u
                 body.chars().take(2000).collect()
             }
         });
+    let message = if cut {
+        format!(
+            "{message} [the error body is over {} KiB; only its start was read]",
+            super::MAX_ERROR_BODY / 1024
+        )
+    } else {
+        message
+    };
     let body_request_id = json.as_ref().and_then(|j| text(j.get("request_id")));
     let gemini_delay = error
         .and_then(|e| e.get("details")?.as_array())
@@ -242,6 +319,9 @@ pub(crate) fn api_error(status: u16, headers: &HeaderMap, body: &str, retries: u
     ApiError {
         status,
         error_type,
+        code,
+        url: super::redact::url(url),
+        should_retry: should_retry(headers),
         message,
         request_id: request_id(headers).or(body_request_id),
         retry_after: retry_after(headers).or(gemini_delay),

@@ -32,6 +32,10 @@
 //! - [`Retry`]: connection errors, 408, 409, 429, 5xx and 529 are retried
 //!   with backoff, before any byte reaches the caller.
 //!
+//! Redirects: only a 307 or 308 to the same origin is followed; any other
+//! is refused with [`ClientError::Redirect`], so no key, header or body ever
+//! reaches another origin.
+//!
 //! The API key is never shown: not by `Debug`, not in an error, not in a log
 //! line ([`ApiKey`]).
 
@@ -39,9 +43,11 @@ mod client;
 mod endpoint;
 mod error;
 mod key;
+mod redact;
+mod redirect;
 mod stream;
 
-pub use client::{Client, ClientBuilder, Reply, Retry};
+pub use client::{Client, ClientBuilder, Reply, Retry, MAX_ERROR_BODY, USER_AGENT};
 pub use endpoint::{Endpoint, ANTHROPIC_VERSION};
 pub use error::{ApiError, ClientError};
 pub use key::ApiKey;
