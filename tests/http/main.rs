@@ -11,6 +11,7 @@ mod redirects;
 mod replay;
 mod secrets;
 mod server;
+mod stream_errors;
 mod verdicts;
 
 use agentmsg::http::{ApiKey, Client, ClientError, Endpoint, Reply, Retry, StreamItem};

@@ -135,6 +135,12 @@ pub struct Reply {
 /// What the client knows of a request before its reply is read.
 pub(crate) struct Sent {
     pub(crate) response: reqwest::Response,
+    /// The URL it went to (credentials redacted).
+    pub(crate) url: String,
+    /// The reply's `content-type`.
+    pub(crate) content_type: Option<String>,
+    /// Whether a stream was asked for (and a whole reply came).
+    pub(crate) streamed: bool,
     pub(crate) report: Report,
     pub(crate) options: Vec<OptionChange>,
     pub(crate) request_id: Option<String>,
@@ -336,6 +342,11 @@ impl Client {
     /// not the API's.
     pub async fn complete(&self, request: &Request<'_>) -> Result<Reply, ClientError> {
         let sent = self.send(request, false).await?;
+        self.whole(sent).await
+    }
+
+    /// Reads a whole reply body (at most the size limit) and decodes it.
+    async fn whole(&self, sent: Sent) -> Result<Reply, ClientError> {
         let request_id = sent.request_id.clone();
         let broke_off = |event: usize, message: String, timeout: bool| ClientError::Transport {
             event,
@@ -374,13 +385,27 @@ impl Client {
             }
             body.extend_from_slice(&chunk);
         }
-        let decode_error = |source: ResponseError| ClientError::Decode {
-            source: StreamError::Response(source),
-            partial: Box::default(),
-            request_id: request_id.clone(),
-        };
         let text = String::from_utf8_lossy(&body);
-        let (message, warnings) = self.api().decode_response(&text).map_err(decode_error)?;
+        let (message, warnings) = match self.api().decode_response(&text) {
+            Ok(decoded) => decoded,
+            Err(source) => {
+                let source = StreamError::Response(source);
+                return Err(match &sent.content_type {
+                    // Said when a stream was asked for and this came instead.
+                    Some(content_type) if sent.streamed => ClientError::NotAStream {
+                        content_type: content_type.clone(),
+                        head: head(&body),
+                        source: Box::new(source),
+                        request_id,
+                    },
+                    _ => ClientError::Decode {
+                        source,
+                        partial: Box::default(),
+                        request_id,
+                    },
+                });
+            }
+        };
         Ok(Reply {
             message,
             warnings,
@@ -400,7 +425,14 @@ impl Client {
     /// As [`complete`](Self::complete), for what happens before the reply
     /// streams; what breaks off after comes from the stream.
     pub async fn stream(&self, request: &Request<'_>) -> Result<ReplyStream, ClientError> {
-        let sent = self.send(request, true).await?;
+        let mut sent = self.send(request, true).await?;
+        // A gateway that answers a stream request with the whole reply as
+        // JSON (LiteLLM does): the reply is decoded whole, and the stream
+        // gives just it.
+        if sent.content_type.as_deref().is_some_and(is_json) {
+            sent.streamed = true;
+            return Ok(ReplyStream::whole(self.whole(sent).await?));
+        }
         Ok(ReplyStream::new(
             sent,
             self.api(),
@@ -443,6 +475,12 @@ impl Client {
                 Some(Ok(response)) if response.status().is_success() => {
                     let headers = response.headers();
                     return Ok(Sent {
+                        url: super::redact::url(&url),
+                        content_type: headers
+                            .get(reqwest::header::CONTENT_TYPE)
+                            .and_then(|v| v.to_str().ok())
+                            .map(str::to_owned),
+                        streamed: false,
                         request_id: request_id(headers),
                         rate_limits: rate_limits(headers),
                         response,
@@ -568,6 +606,28 @@ pub(crate) fn describe(error: &reqwest::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+/// Whether a content type is JSON (`application/json`, `…+json`).
+fn is_json(content_type: &str) -> bool {
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json" || essence.ends_with("+json")
+}
+
+/// The first bytes of a body, as text, for an error that says what came.
+pub(crate) fn head(body: &[u8]) -> String {
+    const HEAD: usize = 200;
+    let text = String::from_utf8_lossy(&body[..body.len().min(HEAD)]);
+    let mut head = text.into_owned();
+    if body.len() > HEAD {
+        head.push('…');
+    }
+    head
 }
 
 /// The rate-limit headers among `headers`, by name.

@@ -23,8 +23,9 @@ pub struct ApiError {
     pub code: Option<String>,
     /// The URL the request went to (credentials in it redacted).
     pub url: String,
-    /// The provider's own verdict on a retry (the `x-should-retry` header),
-    /// which the client obeys over the status.
+    /// The provider's own verdict on a retry: the `x-should-retry` header,
+    /// which the client obeys over the status; for an error inside a stream,
+    /// what its type says ([`ProviderError::is_retryable`](crate::providers::ProviderError::is_retryable)).
     pub should_retry: Option<bool>,
     /// The provider's message, or the body as text when it is not the API's
     /// error JSON, or `STATUS status code (no body)`.
@@ -102,6 +103,35 @@ pub enum ClientError {
         /// The provider's request id.
         request_id: Option<String>,
     },
+    /// The provider reported an error inside a reply that began with
+    /// success (Anthropic's `event: error`, Responses' `response.failed` or
+    /// `error`, a Chat or Gemini error chunk). The [`ApiError`] has the
+    /// reply's status (200), the provider's error type, code and message,
+    /// the request id, and whether the error is worth another try
+    /// ([`ApiError::is_retryable`]); `partial` is the message as far as it
+    /// streamed.
+    #[error("{} {}{} in the stream from {} at event {event}: {}", .error.error_type.as_deref().unwrap_or("error"), .error.code.as_deref().map(|c| format!("({c})")).unwrap_or_default(), if .error.is_retryable() { " (retryable)" } else { "" }, .error.url, .error.message)]
+    Stream {
+        /// What the provider said.
+        error: Box<ApiError>,
+        /// The 0-based index of the event that carried the error.
+        event: usize,
+        /// The message as far as it streamed.
+        partial: Box<AssistantMessage>,
+    },
+    /// A stream was asked for and the reply is neither the API's stream nor
+    /// a whole reply of it (an HTML page, a gateway's own JSON).
+    #[error("the reply to a stream request is `{content_type}`, not the API's stream: {source}; it began: {head:?}")]
+    NotAStream {
+        /// The reply's `content-type` (empty when it had none).
+        content_type: String,
+        /// The first bytes of the body, as text.
+        head: String,
+        /// Why it could not be read.
+        source: Box<StreamError>,
+        /// The provider's request id.
+        request_id: Option<String>,
+    },
     /// The reply could not be decoded (not the API's format, malformed
     /// server-sent events, an event over the size limit, a stream that
     /// ended early).
@@ -133,8 +163,20 @@ impl ClientError {
     /// The provider's error, for an error status.
     pub fn api_error(&self) -> Option<&ApiError> {
         match self {
-            Self::Api(e) => Some(e),
+            Self::Api(e) | Self::Stream { error: e, .. } => Some(e),
             _ => None,
+        }
+    }
+
+    /// Whether another try may succeed: the provider's verdict or status
+    /// for an error reply or an error in the stream
+    /// ([`ApiError::is_retryable`]), and a connection that failed or broke
+    /// off.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Self::Api(e) | Self::Stream { error: e, .. } => e.is_retryable(),
+            Self::Connect { .. } | Self::Transport { .. } => true,
+            _ => false,
         }
     }
 
@@ -145,6 +187,9 @@ impl ClientError {
     pub fn is_context_overflow(&self) -> bool {
         match self {
             Self::Api(e) => context_overflow_source(&e.message).is_some(),
+            Self::Stream { error, partial, .. } => {
+                context_overflow_source(&error.message).is_some() || partial.is_context_overflow()
+            }
             Self::Transport { partial, .. } | Self::Decode { partial, .. } => {
                 partial.is_context_overflow()
             }
@@ -160,10 +205,10 @@ impl ClientError {
     /// The provider's request id, when the reply had one.
     pub fn request_id(&self) -> Option<&str> {
         match self {
-            Self::Api(e) => e.request_id.as_deref(),
-            Self::Transport { request_id, .. } | Self::Decode { request_id, .. } => {
-                request_id.as_deref()
-            }
+            Self::Api(e) | Self::Stream { error: e, .. } => e.request_id.as_deref(),
+            Self::Transport { request_id, .. }
+            | Self::Decode { request_id, .. }
+            | Self::NotAStream { request_id, .. } => request_id.as_deref(),
             _ => None,
         }
     }
@@ -171,7 +216,9 @@ impl ClientError {
     /// The message as far as it was read, for a reply that broke off.
     pub fn partial(&self) -> Option<&AssistantMessage> {
         match self {
-            Self::Transport { partial, .. } | Self::Decode { partial, .. } => Some(partial),
+            Self::Transport { partial, .. }
+            | Self::Decode { partial, .. }
+            | Self::Stream { partial, .. } => Some(partial),
             _ => None,
         }
     }
@@ -179,8 +226,9 @@ impl ClientError {
     /// The 0-based index of the stream event the error happened at.
     pub fn event(&self) -> Option<usize> {
         match self {
-            Self::Transport { event, .. } => Some(*event),
+            Self::Transport { event, .. } | Self::Stream { event, .. } => Some(*event),
             Self::Decode { source, .. } => source.event(),
+            Self::NotAStream { source, .. } => source.event(),
             _ => None,
         }
     }

@@ -259,4 +259,8 @@ impl StreamDecode for AnyStreamDecoder {
     fn finish_with_warnings(self) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
         each_decoder!(self, d => d.finish_with_warnings())
     }
+
+    fn provider_error(&self) -> Option<&super::ProviderError> {
+        each_decoder!(self, d => d.provider_error())
+    }
 }

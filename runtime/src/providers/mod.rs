@@ -42,6 +42,7 @@ pub mod openai_chat;
 #[cfg(feature = "openai-responses")]
 pub mod openai_responses;
 mod options;
+mod provider_error;
 mod shared;
 
 pub use api::{AnyStreamDecoder, Api, UnknownApi};
@@ -58,6 +59,7 @@ pub use options::{
     Effort, OptionChange, OptionChangeKind, OptionParseError, PromptCache, Reasoning,
     ResponseFormat, ToolChoice,
 };
+pub use provider_error::ProviderError;
 
 /// A request to a model, before it is encoded for one provider.
 ///
@@ -462,6 +464,12 @@ pub trait StreamDecode {
     /// [`ResponseError::Truncated`] for a stream that ended before its end
     /// event, or the error an event carried.
     fn finish_with_warnings(self) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError>;
+
+    /// The error the provider reported in the stream, once one came (the
+    /// message then ends with stopReason `error`).
+    fn provider_error(&self) -> Option<&ProviderError> {
+        None
+    }
 
     /// [`finish_with_warnings`](Self::finish_with_warnings) without the
     /// warnings.

@@ -123,6 +123,7 @@ pub struct StreamDecoder {
     refused: bool,
     usage: Option<Usage>,
     error: Option<String>,
+    failure: Option<crate::providers::ProviderError>,
     bad_event: FirstBad,
     warnings: Vec<ResponseError>,
     done: bool,
@@ -166,6 +167,7 @@ impl StreamDecoder {
     fn apply(&mut self, chunk: WireChunk, event: usize) {
         if let Some(error) = &chunk.error {
             self.error = Some(error.describe());
+            self.failure = Some(error.provider_error());
             return;
         }
         if self.id.is_none() {
@@ -352,6 +354,8 @@ impl StreamDecoder {
             self.sources_view(&mut blocks);
         }
         let stop = match (&self.finish_reason, self.done) {
+            // An error ends the stream with `Error`, never with `Done`.
+            _ if self.error.is_some() => None,
             (Some(reason), _) => Some(stop_reason(reason)),
             (None, true) if has_calls => Some(StopReason::ToolUse),
             (None, true) => Some(StopReason::Stop),
@@ -375,6 +379,10 @@ impl StreamDecode for StreamDecoder {
     fn partial(&self) -> AssistantMessage {
         let base = base_message(self.id.clone(), self.model.clone(), self.created);
         self.snapshot().partial(base)
+    }
+
+    fn provider_error(&self) -> Option<&crate::providers::ProviderError> {
+        self.failure.as_ref()
     }
 
     fn push(&mut self, event: &str) -> Result<Vec<StreamEvent>, ResponseError> {
