@@ -5,6 +5,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod compatible;
 mod faults;
 mod props;
 mod redirects;

@@ -386,7 +386,7 @@ impl Client {
             body.extend_from_slice(&chunk);
         }
         let text = String::from_utf8_lossy(&body);
-        let (message, warnings) = match self.api().decode_response(&text) {
+        let (mut message, warnings) = match self.api().decode_response(&text) {
             Ok(decoded) => decoded,
             Err(source) => {
                 let source = StreamError::Response(source);
@@ -406,6 +406,9 @@ impl Client {
                 });
             }
         };
+        if let Some(provider) = self.endpoint.provider() {
+            provider.clone_into(&mut message.provider);
+        }
         Ok(Reply {
             message,
             warnings,
@@ -438,6 +441,7 @@ impl Client {
             self.api(),
             self.max_event,
             self.idle_timeout,
+            self.endpoint.provider().map(str::to_owned),
         ))
     }
 
@@ -445,9 +449,16 @@ impl Client {
     /// an error not worth a retry, or the retries run out.
     async fn send(&self, request: &Request<'_>, stream: bool) -> Result<Sent, ClientError> {
         let model = self.endpoint.model(&request.model);
-        let request = if request.stream != stream || model != request.model {
+        let provider = match (&request.provider, self.endpoint.provider()) {
+            (None, Some(provider)) => Some(provider),
+            _ => None,
+        };
+        let request = if request.stream != stream || model != request.model || provider.is_some() {
             let mut changed = request.for_model(model);
             changed.stream = stream;
+            if let Some(provider) = provider {
+                changed.provider = Some(provider.to_owned());
+            }
             Cow::Owned(changed)
         } else {
             Cow::Borrowed(request)

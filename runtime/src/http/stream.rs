@@ -49,6 +49,9 @@ pub struct ReplyStream {
     /// The body's first bytes, kept while no event was read, for an error
     /// that says what came instead of a stream.
     head: Vec<u8>,
+    /// The provider the reply is stamped with (an OpenAI-compatible
+    /// endpoint's).
+    provider: Option<String>,
 }
 
 /// How many of a body's first bytes are kept for an error.
@@ -70,8 +73,10 @@ impl ReplyStream {
         api: Api,
         max_event: usize,
         idle_timeout: Option<Duration>,
+        provider: Option<String>,
     ) -> Self {
         Self {
+            provider,
             url: sent.url,
             content_type: sent.content_type.unwrap_or_default(),
             head: Vec::new(),
@@ -104,6 +109,7 @@ impl ReplyStream {
             url: String::new(),
             content_type: String::new(),
             head: Vec::new(),
+            provider: None,
             ready: VecDeque::from([Ok(StreamItem::Reply(Box::new(reply)))]),
         }
     }
@@ -268,7 +274,10 @@ impl ReplyStream {
         let events = reader.events();
         let partial = reader.partial();
         match reader.finish() {
-            Ok((message, warnings)) => {
+            Ok((mut message, warnings)) => {
+                if let Some(provider) = &self.provider {
+                    provider.clone_into(&mut message.provider);
+                }
                 let reply = Reply {
                     message,
                     warnings,
