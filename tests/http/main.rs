@@ -7,6 +7,7 @@ mod common;
 
 mod compatible;
 mod faults;
+mod payload;
 mod props;
 mod redirects;
 mod replay;

@@ -172,6 +172,7 @@ pub struct Client {
     retry: Retry,
     idle_timeout: Option<Duration>,
     max_event: usize,
+    on_payload: Option<PayloadHook>,
 }
 
 impl fmt::Debug for Client {
@@ -185,6 +186,16 @@ impl fmt::Debug for Client {
     }
 }
 
+/// A function that edits each encoded request body before it is sent.
+#[derive(Clone)]
+struct PayloadHook(std::sync::Arc<dyn Fn(&mut serde_json::Value) + Send + Sync>);
+
+impl fmt::Debug for PayloadHook {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("PayloadHook")
+    }
+}
+
 /// Builds a [`Client`] with other timeouts, retries or size limit.
 #[derive(Debug, Clone)]
 pub struct ClientBuilder {
@@ -194,9 +205,33 @@ pub struct ClientBuilder {
     idle_timeout: Option<Duration>,
     pool_idle_timeout: Option<Duration>,
     max_event: usize,
+    on_payload: Option<PayloadHook>,
 }
 
 impl ClientBuilder {
+    /// A function that edits every request body once it is encoded, before
+    /// it is sent (pi's `onPayload`): any field a provider takes can be set,
+    /// changed or removed without waiting for agentmsg to model it. For a
+    /// field of one request, [`Request::extra_body`] does the same.
+    ///
+    /// ```
+    /// use agentmsg_runtime::http::{Client, Endpoint};
+    /// let client = Client::builder(Endpoint::openai_compatible("http://localhost:8000/v1"))
+    ///     .on_payload(|body| {
+    ///         body["chat_template_kwargs"] = serde_json::json!({"enable_thinking": false});
+    ///     })
+    ///     .build()?;
+    /// # Ok::<(), agentmsg_runtime::http::ClientError>(())
+    /// ```
+    #[must_use]
+    pub fn on_payload(
+        mut self,
+        hook: impl Fn(&mut serde_json::Value) + Send + Sync + 'static,
+    ) -> Self {
+        self.on_payload = Some(PayloadHook(std::sync::Arc::new(hook)));
+        self
+    }
+
     /// How long an unused connection is kept for the next request (default
     /// 90 s; `None`: kept until the server closes it).
     #[must_use]
@@ -257,6 +292,7 @@ impl ClientBuilder {
             retry: self.retry,
             idle_timeout: self.idle_timeout,
             max_event: self.max_event,
+            on_payload: self.on_payload,
         })
     }
 }
@@ -271,6 +307,7 @@ impl Client {
             idle_timeout: Some(Duration::from_secs(120)),
             pool_idle_timeout: Some(Duration::from_secs(90)),
             max_event: DEFAULT_MAX_EVENT,
+            on_payload: None,
         }
     }
 
@@ -464,11 +501,14 @@ impl Client {
             Cow::Borrowed(request)
         };
         let Encoded {
-            body,
+            mut body,
             report,
             options,
             ..
         } = self.api().encode(&request)?;
+        if let Some(PayloadHook(hook)) = &self.on_payload {
+            hook(&mut body);
+        }
         let url = self.endpoint.url(&request.model, stream);
         let headers = self.endpoint.headers(stream)?;
         let body = Bytes::from(serde_json::to_vec(&body).map_err(|e| {
