@@ -13,6 +13,10 @@ mod redirects;
 mod replay;
 mod secrets;
 mod server;
+#[cfg(feature = "tracing")]
+mod span_capture;
+#[cfg(feature = "tracing")]
+mod spans;
 mod stream_errors;
 mod verdicts;
 

@@ -15,6 +15,7 @@ use reqwest::header::HeaderMap;
 use super::endpoint::Endpoint;
 use super::error::{api_error, request_id, ApiError, ClientError};
 use super::stream::ReplyStream;
+use super::trace::Trace;
 use crate::project::Report;
 use crate::providers::{
     Api, Encoded, OptionChange, Request, ResponseError, StreamError, DEFAULT_MAX_EVENT,
@@ -146,6 +147,8 @@ pub(crate) struct Sent {
     pub(crate) request_id: Option<String>,
     pub(crate) rate_limits: BTreeMap<String, String>,
     pub(crate) retries: u32,
+    /// The request's span (feature `tracing`).
+    pub(crate) trace: Trace,
 }
 
 /// Sends requests for one [`Endpoint`]: [`complete`](Self::complete) for a
@@ -173,6 +176,7 @@ pub struct Client {
     idle_timeout: Option<Duration>,
     max_event: usize,
     on_payload: Option<PayloadHook>,
+    record_content: bool,
 }
 
 impl fmt::Debug for Client {
@@ -206,9 +210,20 @@ pub struct ClientBuilder {
     pool_idle_timeout: Option<Duration>,
     max_event: usize,
     on_payload: Option<PayloadHook>,
+    record_content: bool,
 }
 
 impl ClientBuilder {
+    /// Whether the request's span (feature `tracing`) records the messages
+    /// sent and received (`gen_ai.input.messages`,
+    /// `gen_ai.output.messages`). Off by default: prompts and answers often
+    /// hold what must not reach a log.
+    #[must_use]
+    pub fn record_content(mut self, record: bool) -> Self {
+        self.record_content = record;
+        self
+    }
+
     /// A function that edits every request body once it is encoded, before
     /// it is sent (pi's `onPayload`): any field a provider takes can be set,
     /// changed or removed without waiting for agentmsg to model it. For a
@@ -293,6 +308,7 @@ impl ClientBuilder {
             idle_timeout: self.idle_timeout,
             max_event: self.max_event,
             on_payload: self.on_payload,
+            record_content: self.record_content,
         })
     }
 }
@@ -308,6 +324,7 @@ impl Client {
             pool_idle_timeout: Some(Duration::from_secs(90)),
             max_event: DEFAULT_MAX_EVENT,
             on_payload: None,
+            record_content: false,
         }
     }
 
@@ -383,7 +400,17 @@ impl Client {
     }
 
     /// Reads a whole reply body (at most the size limit) and decodes it.
-    async fn whole(&self, sent: Sent) -> Result<Reply, ClientError> {
+    async fn whole(&self, mut sent: Sent) -> Result<Reply, ClientError> {
+        let mut trace = std::mem::take(&mut sent.trace);
+        let result = self.read_whole(sent, &mut trace).await;
+        match &result {
+            Ok(reply) => trace.finish(&reply.message),
+            Err(error) => trace.fail(error),
+        }
+        result
+    }
+
+    async fn read_whole(&self, sent: Sent, trace: &mut Trace) -> Result<Reply, ClientError> {
         let request_id = sent.request_id.clone();
         let broke_off = |event: usize, message: String, timeout: bool| ClientError::Transport {
             event,
@@ -407,6 +434,7 @@ impl Client {
                 Some(Some(Err(e))) => return Err(broke_off(0, describe(&e), e.is_timeout())),
                 Some(Some(Ok(chunk))) => chunk,
             };
+            trace.chunk();
             if body.len() + chunk.len() > self.max_event {
                 return Err(ClientError::Decode {
                     source: StreamError::Frame(crate::providers::FrameError {
@@ -511,40 +539,69 @@ impl Client {
         }
         let url = self.endpoint.url(&request.model, stream);
         let headers = self.endpoint.headers(stream)?;
+        let trace = Trace::start(
+            self.api(),
+            self.endpoint.provider(),
+            &request,
+            &url,
+            &body,
+            self.record_content,
+        );
         let body = Bytes::from(serde_json::to_vec(&body).map_err(|e| {
             ClientError::Endpoint(format!("cannot serialize the request body: {e}"))
         })?);
+        let (response, retries) = match self.attempts(&url, &headers, &body, &trace).await {
+            Ok(answered) => answered,
+            Err(error) => {
+                trace.fail(&error);
+                return Err(error);
+            }
+        };
+        let headers = response.headers();
+        Ok(Sent {
+            url: super::redact::url(&url),
+            content_type: headers
+                .get(reqwest::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned),
+            streamed: false,
+            request_id: request_id(headers),
+            rate_limits: rate_limits(headers),
+            response,
+            report,
+            options,
+            retries,
+            trace,
+        })
+    }
+
+    /// Sends `body` until the provider answers with success (the response
+    /// and how many retries it took), an error not worth a retry, or the
+    /// retries run out.
+    async fn attempts(
+        &self,
+        url: &str,
+        headers: &HeaderMap,
+        body: &Bytes,
+        trace: &Trace,
+    ) -> Result<(reqwest::Response, u32), ClientError> {
         let mut retries = 0;
         loop {
             let sending = self
                 .http
-                .post(&url)
+                .post(url)
                 .headers(headers.clone())
                 .body(body.clone())
                 .send();
             let error = match idle(self.idle_timeout, sending).await {
                 Some(Ok(response)) if response.status().is_success() => {
-                    let headers = response.headers();
-                    return Ok(Sent {
-                        url: super::redact::url(&url),
-                        content_type: headers
-                            .get(reqwest::header::CONTENT_TYPE)
-                            .and_then(|v| v.to_str().ok())
-                            .map(str::to_owned),
-                        streamed: false,
-                        request_id: request_id(headers),
-                        rate_limits: rate_limits(headers),
-                        response,
-                        report,
-                        options,
-                        retries,
-                    });
+                    return Ok((response, retries));
                 }
                 Some(Ok(response)) => {
                     let status = response.status().as_u16();
                     let headers = response.headers().clone();
                     let (text, cut) = self.error_body(response).await;
-                    let error = api_error(status, &url, &headers, &text, cut, retries);
+                    let error = api_error(status, url, &headers, &text, cut, retries);
                     if !error.is_retryable() {
                         return Err(ClientError::Api(Box::new(error)));
                     }
@@ -557,7 +614,7 @@ impl Client {
                     return Err(match super::redirect::refused(&e) {
                         Some(refused) => ClientError::Redirect {
                             status: refused.status,
-                            url: super::redact::url(&url),
+                            url: super::redact::url(url),
                             location: refused.location,
                             reason: refused.reason.to_owned(),
                         },
@@ -578,7 +635,7 @@ impl Client {
                 return Err(match error {
                     Failure::Status(e) => ClientError::Api(Box::new(e)),
                     Failure::Connect(message, timeout) => ClientError::Connect {
-                        url: super::redact::url(&url),
+                        url: super::redact::url(url),
                         message,
                         timeout,
                         retries,
@@ -596,6 +653,7 @@ impl Client {
             );
             tokio::time::sleep(wait).await;
             retries += 1;
+            trace.retried(retries);
         }
     }
 }

@@ -46,6 +46,7 @@ mod key;
 mod redact;
 mod redirect;
 mod stream;
+mod trace;
 
 pub use client::{Client, ClientBuilder, Reply, Retry, MAX_ERROR_BODY, USER_AGENT};
 pub use endpoint::{Endpoint, ANTHROPIC_VERSION};

@@ -11,6 +11,7 @@ use futures_core::Stream;
 
 use super::client::{describe, head, Body, Reply, Sent};
 use super::error::{ApiError, ClientError};
+use super::trace::Trace;
 use crate::project::Report;
 use crate::providers::{Api, OptionChange, StreamEvent, StreamReader};
 
@@ -52,6 +53,8 @@ pub struct ReplyStream {
     /// The provider the reply is stamped with (an OpenAI-compatible
     /// endpoint's).
     provider: Option<String>,
+    /// The request's span (feature `tracing`).
+    trace: Trace,
 }
 
 /// How many of a body's first bytes are kept for an error.
@@ -77,6 +80,7 @@ impl ReplyStream {
     ) -> Self {
         Self {
             provider,
+            trace: sent.trace,
             url: sent.url,
             content_type: sent.content_type.unwrap_or_default(),
             head: Vec::new(),
@@ -110,6 +114,7 @@ impl ReplyStream {
             content_type: String::new(),
             head: Vec::new(),
             provider: None,
+            trace: Default::default(),
             ready: VecDeque::from([Ok(StreamItem::Reply(Box::new(reply)))]),
         }
     }
@@ -138,6 +143,7 @@ impl ReplyStream {
     fn fail(&mut self, error: ClientError) {
         self.body = None;
         self.reader = None;
+        self.trace.fail(&error);
         self.ready.push_back(Err(error));
     }
 
@@ -278,6 +284,7 @@ impl ReplyStream {
                 if let Some(provider) = &self.provider {
                     provider.clone_into(&mut message.provider);
                 }
+                self.trace.finish(&message);
                 let reply = Reply {
                     message,
                     warnings,
@@ -316,6 +323,7 @@ impl Stream for ReplyStream {
                         let at = crate::time::deadline(now, timeout);
                         idle.as_mut().reset(tokio::time::Instant::from_std(at));
                     }
+                    this.trace.chunk();
                     this.read(&bytes);
                 }
                 Poll::Ready(Some(Err(e))) => this.broke_off(describe(&e), e.is_timeout()),
