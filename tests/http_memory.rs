@@ -65,8 +65,27 @@ async fn peak_of<F: std::future::Future<Output = ()>>(f: F) -> usize {
     PEAK.load(Ordering::Relaxed) - before
 }
 
-#[tokio::test(flavor = "current_thread")]
-async fn a_ten_megabyte_reply_is_never_held_whole() {
+/// The tests one at a time: the counters are the process's.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn block_on<F: std::future::Future<Output = ()>>(f: F) {
+    let _serial = serial();
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(f);
+}
+
+#[test]
+fn a_ten_megabyte_reply_is_never_held_whole() {
+    block_on(a_ten_megabyte_reply());
+}
+
+async fn a_ten_megabyte_reply() {
     const DELTAS: usize = 10_000;
     let chunks = synthetic::anthropic_reply(DELTAS);
     let body: usize = chunks.iter().map(|c| c.len()).sum();
@@ -121,4 +140,49 @@ async fn a_ten_megabyte_reply_is_never_held_whole() {
         through_client < by_hand + body / 4,
         "the client's peak {through_client} is past the reader's {by_hand} by more than a quarter of the body ({body})"
     );
+}
+
+#[test]
+fn a_gigabyte_error_body_is_read_only_to_its_cap_on_each_try() {
+    block_on(a_gigabyte_error_body());
+}
+
+async fn a_gigabyte_error_body() {
+    const MIB: usize = 1 << 20;
+    // 1 GiB of body: one 1 MiB buffer sent 1024 times (the server holds it once).
+    let block = bytes::Bytes::from(vec![b'x'; MIB]);
+    let canned = server::Canned {
+        status: 500,
+        headers: vec![("content-type".into(), "text/plain".into())],
+        chunks: vec![block; 1024],
+        end: server::End::Complete,
+    };
+    let server = server::Server::start(vec![canned]).await;
+    let client = Client::builder(
+        Endpoint::for_api(Api::OpenaiChat)
+            .with_base_url(&server.url())
+            .with_key(ApiKey::new("sk-memory")),
+    )
+    .retry(Retry::with_max_retries(2).with_backoff(
+        std::time::Duration::from_millis(1),
+        std::time::Duration::from_millis(2),
+    ))
+    .build()
+    .unwrap();
+    let request = Request::new("gpt-4.1", vec![Message::user("Hi")]);
+    let mut error = None;
+    let peak = peak_of(async {
+        error = Some(client.complete(&request).await.unwrap_err());
+    })
+    .await;
+    let error = error.unwrap();
+    eprintln!("a 1 GiB error body, 3 tries: peak {peak} bytes");
+    let api = error.api_error().expect("an API error");
+    assert_eq!((api.status, api.retries), (500, 2));
+    assert_eq!(server.received().len(), 3);
+    let text = error.to_string();
+    assert!(text.contains("over 64 KiB"), "{text}");
+    assert!(text.len() < 4000, "the message holds the body's start only");
+    // The cap (64 KiB) and the transport's buffers, never the body.
+    assert!(peak < 4 * MIB, "peak {peak} bytes for a capped error body");
 }

@@ -8,13 +8,22 @@ mod common;
 mod compaction;
 #[cfg(feature = "bedrock")]
 mod bedrock;
+mod compatible;
 mod faults;
+mod payload;
 mod props;
+mod redirects;
 mod replay;
 mod secrets;
 mod server;
 #[cfg(feature = "vertex")]
 mod vertex;
+#[cfg(feature = "tracing")]
+mod span_capture;
+#[cfg(feature = "tracing")]
+mod spans;
+mod stream_errors;
+mod verdicts;
 
 use agentmsg::http::{ApiKey, Client, ClientError, Endpoint, Reply, Retry, StreamItem};
 use agentmsg::providers::{Api, Request, StreamEvent};

@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use agentmsg::http::Retry;
+use agentmsg::http::{ClientError, Retry};
 use agentmsg::providers::{Api, StreamEvent, StreamReader};
-use agentmsg::AssistantMessage;
+use agentmsg::{AssistantMessage, StopReason};
 use bytes::Bytes;
 
 use crate::common::{self, require_conformance};
@@ -140,6 +140,31 @@ async fn every_recording_replayed_over_loopback_gives_the_decoders_message() {
                 (Ok(message), Ok(reply)) => {
                     assert_eq!(timeless(reply.message), timeless(message), "{name}");
                     assert_eq!(events, expected_events, "{name}");
+                }
+                // An error the provider put in the stream ends it in `Err`,
+                // with what streamed before it.
+                (Ok(message), Err(got @ ClientError::Stream { .. }))
+                    if message.stop_reason == StopReason::Error =>
+                {
+                    let partial = got.partial().expect("the message so far");
+                    assert_eq!(partial.stop_reason, StopReason::Error, "{name}");
+                    assert!(
+                        message.text_content().starts_with(&partial.text_content()),
+                        "{name}"
+                    );
+                    assert!(expected_events.starts_with(&events), "{name}");
+                    assert!(
+                        events.iter().any(|e| matches!(e, StreamEvent::Error { .. })
+                            || matches!(
+                                e,
+                                StreamEvent::Done {
+                                    stop_reason: StopReason::Error
+                                }
+                            )),
+                        "{name}: {events:?}"
+                    );
+                    let api_error = got.api_error().expect("the provider's error");
+                    assert!(!api_error.message.is_empty(), "{name}");
                 }
                 (Err(expected), Err(got)) => {
                     assert_eq!(got.event(), expected, "{name}: {got}");

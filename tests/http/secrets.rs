@@ -159,3 +159,47 @@ fn endpoints_build_each_apis_url() {
     );
     assert!(Endpoint::compatible("nowhere").is_none());
 }
+
+#[test]
+fn debug_shows_no_base_url_password_nor_caller_header_value() {
+    let endpoint = Endpoint::openai_compatible("https://agent:hunter2-pw@gateway.example/v1")
+        .with_key(ApiKey::new(SECRET))
+        .with_header("x-gateway-key", "gw-secret-0042")
+        .with_header("authorization", "Bearer tok-0043");
+    let token_url = Endpoint::anthropic().with_base_url("https://tok-0044@gw.example/v1");
+    let client = Client::new(endpoint.clone()).unwrap();
+    let builder = Client::builder(endpoint.clone());
+    let shown = format!("{endpoint:?} {client:?} {builder:?} {token_url:?}");
+    for secret in [
+        SECRET,
+        "hunter2-pw",
+        "gw-secret-0042",
+        "tok-0043",
+        "tok-0044",
+    ] {
+        assert!(!shown.contains(secret), "{secret} in {shown}");
+    }
+    // What is not secret still shows.
+    assert!(shown.contains("agent:***@gateway.example"), "{shown}");
+    assert!(shown.contains("x-gateway-key"), "{shown}");
+}
+
+#[tokio::test]
+async fn an_error_shows_no_base_url_password() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    drop(listener);
+    let client = Client::builder(Endpoint::openai_compatible(&format!(
+        "http://agent:hunter2-pw@{addr}/v1"
+    )))
+    .retry(Retry::none())
+    .build()
+    .unwrap();
+    let error = client
+        .complete(&request(Api::OpenaiChat))
+        .await
+        .unwrap_err();
+    let shown = format!("{error} {error:?}");
+    assert!(!shown.contains("hunter2-pw"), "{shown}");
+    assert!(shown.contains("agent:***@"), "{shown}");
+}

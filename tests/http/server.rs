@@ -72,6 +72,7 @@ impl Canned {
 /// What the server received.
 #[derive(Debug, Clone)]
 pub struct Received {
+    pub method: String,
     pub path: String,
     pub headers: Vec<(String, String)>,
     pub body: serde_json::Value,
@@ -117,6 +118,7 @@ impl Server {
                         let (replies, next, rec, cl) =
                             (replies.clone(), next.clone(), rec.clone(), cl.clone());
                         async move {
+                            let method = request.method().to_string();
                             let path = request
                                 .uri()
                                 .path_and_query()
@@ -135,6 +137,7 @@ impl Server {
                                 .and_then(|b| serde_json::from_slice(&b).ok())
                                 .unwrap_or_default();
                             rec.lock().unwrap().push(Received {
+                                method,
                                 path,
                                 headers,
                                 body,

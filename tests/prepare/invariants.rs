@@ -500,7 +500,7 @@ proptest! {
     #[test]
     fn every_id_rule_holds(input in transcript(8), rule in prop_oneof![
         Just(IdRule::Anthropic), Just(IdRule::OpenAiChat), Just(IdRule::OpenAiResponses),
-        Just(IdRule::Gemini), Just(IdRule::Any)
+        Just(IdRule::Gemini), Just(IdRule::Mistral), Just(IdRule::Any)
     ]) {
         let target = Target::new("openai", "openai-completions", "gpt-4o-mini").id_rule(rule);
         let prepared = prepare(&input, &target);
@@ -511,7 +511,7 @@ proptest! {
     #[test]
     fn arbitrary_ids_map_into_every_rule(ids in prop::collection::vec(".{0,90}", 1..6), rule in prop_oneof![
         Just(IdRule::Anthropic), Just(IdRule::OpenAiChat), Just(IdRule::OpenAiResponses),
-        Just(IdRule::Gemini), Just(IdRule::Any)
+        Just(IdRule::Gemini), Just(IdRule::Mistral), Just(IdRule::Any)
     ]) {
         let calls = ids
             .iter()

@@ -618,7 +618,7 @@ fn reasoning_fields_of_compatible_servers() {
             "prompt_tokens_details": {"cached_tokens": 60}, "completion_tokens_details": {"reasoning_tokens": 7}}});
     let m = openai_chat::decode_response(&body.to_string()).unwrap();
     assert!(
-        matches!(&m.content[0], AssistantContent::Thinking(t) if t.thinking == "Hmm." && t.signature.is_none())
+        matches!(&m.content[0], AssistantContent::Thinking(t) if t.thinking == "Hmm." && t.signature.as_deref() == Some("reasoning_content"))
     );
     assert!(matches!(&m.content[1], AssistantContent::Text(t) if t.text == "42"));
     assert!(
@@ -644,7 +644,9 @@ fn reasoning_fields_of_compatible_servers() {
         decoder.push(&chunk.to_string()).unwrap();
     }
     let m = decoder.finish().unwrap();
-    assert!(matches!(&m.content[0], AssistantContent::Thinking(t) if t.thinking == "Think more."));
+    assert!(
+        matches!(&m.content[0], AssistantContent::Thinking(t) if t.thinking == "Think more." && t.signature.as_deref() == Some("reasoning"))
+    );
     assert_eq!(m.text_content(), "Done");
     assert_eq!(m.stop_reason, StopReason::Length);
 }

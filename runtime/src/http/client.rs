@@ -13,19 +13,26 @@ use futures_util::StreamExt;
 use reqwest::header::HeaderMap;
 
 use super::endpoint::Endpoint;
-use super::error::{api_error, request_id, retryable, ApiError, ClientError};
+use super::error::{api_error, request_id, ApiError, ClientError};
 use super::stream::ReplyStream;
+use super::trace::Trace;
 use crate::project::Report;
 use crate::providers::{
     Api, Encoded, OptionChange, Request, ResponseError, StreamError, DEFAULT_MAX_EVENT,
 };
 use crate::AssistantMessage;
 
+/// The `User-Agent` of every request (some gateways refuse a request
+/// without one); a caller's own header given with
+/// [`Endpoint::with_header`] replaces it.
+pub const USER_AGENT: &str = concat!("agentmsg/", env!("CARGO_PKG_VERSION"));
+
 /// When a request is tried again: how many times, and how long to wait.
 ///
 /// A request is retried on a connection error or timeout, and on the
 /// statuses 408, 409, 429, 500 to 504 and 529, never on another (400, 401,
-/// 403, 404…). Retries happen before any byte of the reply reaches the
+/// 403, 404…), unless the provider says otherwise with `x-should-retry:
+/// true` or `false`, which is obeyed either way (as the official SDKs do). Retries happen before any byte of the reply reaches the
 /// caller, never after. The wait is what the provider asked for
 /// (`retry-after-ms`, `retry-after`, Gemini's `RetryInfo`) or else an
 /// exponential backoff with jitter: attempt `n` waits between half and all of
@@ -129,11 +136,19 @@ pub struct Reply {
 /// What the client knows of a request before its reply is read.
 pub(crate) struct Sent {
     pub(crate) response: reqwest::Response,
+    /// The URL it went to (credentials redacted).
+    pub(crate) url: String,
+    /// The reply's `content-type`.
+    pub(crate) content_type: Option<String>,
+    /// Whether a stream was asked for (and a whole reply came).
+    pub(crate) streamed: bool,
     pub(crate) report: Report,
     pub(crate) options: Vec<OptionChange>,
     pub(crate) request_id: Option<String>,
     pub(crate) rate_limits: BTreeMap<String, String>,
     pub(crate) retries: u32,
+    /// The request's span (feature `tracing`).
+    pub(crate) trace: Trace,
 }
 
 /// Sends requests for one [`Endpoint`]: [`complete`](Self::complete) for a
@@ -160,6 +175,8 @@ pub struct Client {
     retry: Retry,
     idle_timeout: Option<Duration>,
     max_event: usize,
+    on_payload: Option<PayloadHook>,
+    record_content: bool,
 }
 
 impl fmt::Debug for Client {
@@ -173,6 +190,16 @@ impl fmt::Debug for Client {
     }
 }
 
+/// A function that edits each encoded request body before it is sent.
+#[derive(Clone)]
+struct PayloadHook(std::sync::Arc<dyn Fn(&mut serde_json::Value) + Send + Sync>);
+
+impl fmt::Debug for PayloadHook {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("PayloadHook")
+    }
+}
+
 /// Builds a [`Client`] with other timeouts, retries or size limit.
 #[derive(Debug, Clone)]
 pub struct ClientBuilder {
@@ -182,9 +209,44 @@ pub struct ClientBuilder {
     idle_timeout: Option<Duration>,
     pool_idle_timeout: Option<Duration>,
     max_event: usize,
+    on_payload: Option<PayloadHook>,
+    record_content: bool,
 }
 
 impl ClientBuilder {
+    /// Whether the request's span (feature `tracing`) records the messages
+    /// sent and received (`gen_ai.input.messages`,
+    /// `gen_ai.output.messages`). Off by default: prompts and answers often
+    /// hold what must not reach a log.
+    #[must_use]
+    pub fn record_content(mut self, record: bool) -> Self {
+        self.record_content = record;
+        self
+    }
+
+    /// A function that edits every request body once it is encoded, before
+    /// it is sent (pi's `onPayload`): any field a provider takes can be set,
+    /// changed or removed without waiting for agentmsg to model it. For a
+    /// field of one request, [`Request::extra_body`] does the same.
+    ///
+    /// ```
+    /// use agentmsg_runtime::http::{Client, Endpoint};
+    /// let client = Client::builder(Endpoint::openai_compatible("http://localhost:8000/v1"))
+    ///     .on_payload(|body| {
+    ///         body["chat_template_kwargs"] = serde_json::json!({"enable_thinking": false});
+    ///     })
+    ///     .build()?;
+    /// # Ok::<(), agentmsg_runtime::http::ClientError>(())
+    /// ```
+    #[must_use]
+    pub fn on_payload(
+        mut self,
+        hook: impl Fn(&mut serde_json::Value) + Send + Sync + 'static,
+    ) -> Self {
+        self.on_payload = Some(PayloadHook(std::sync::Arc::new(hook)));
+        self
+    }
+
     /// How long an unused connection is kept for the next request (default
     /// 90 s; `None`: kept until the server closes it).
     #[must_use]
@@ -229,7 +291,10 @@ impl ClientBuilder {
     /// [`ClientError::Endpoint`] when the HTTP client cannot be built (no TLS
     /// backend).
     pub fn build(self) -> Result<Client, ClientError> {
-        let mut http = reqwest::Client::builder().pool_idle_timeout(self.pool_idle_timeout);
+        let mut http = reqwest::Client::builder()
+            .pool_idle_timeout(self.pool_idle_timeout)
+            .redirect(super::redirect::policy())
+            .user_agent(USER_AGENT);
         if let Some(timeout) = self.connect_timeout {
             http = http.connect_timeout(timeout);
         }
@@ -242,6 +307,8 @@ impl ClientBuilder {
             retry: self.retry,
             idle_timeout: self.idle_timeout,
             max_event: self.max_event,
+            on_payload: self.on_payload,
+            record_content: self.record_content,
         })
     }
 }
@@ -256,6 +323,8 @@ impl Client {
             idle_timeout: Some(Duration::from_secs(120)),
             pool_idle_timeout: Some(Duration::from_secs(90)),
             max_event: DEFAULT_MAX_EVENT,
+            on_payload: None,
+            record_content: false,
         }
     }
 
@@ -327,6 +396,21 @@ impl Client {
     /// not the API's.
     pub async fn complete(&self, request: &Request<'_>) -> Result<Reply, ClientError> {
         let sent = self.send(request, false).await?;
+        self.whole(sent).await
+    }
+
+    /// Reads a whole reply body (at most the size limit) and decodes it.
+    async fn whole(&self, mut sent: Sent) -> Result<Reply, ClientError> {
+        let mut trace = std::mem::take(&mut sent.trace);
+        let result = self.read_whole(sent, &mut trace).await;
+        match &result {
+            Ok(reply) => trace.finish(&reply.message),
+            Err(error) => trace.fail(error),
+        }
+        result
+    }
+
+    async fn read_whole(&self, sent: Sent, trace: &mut Trace) -> Result<Reply, ClientError> {
         let request_id = sent.request_id.clone();
         let broke_off = |event: usize, message: String, timeout: bool| ClientError::Transport {
             event,
@@ -350,6 +434,7 @@ impl Client {
                 Some(Some(Err(e))) => return Err(broke_off(0, describe(&e), e.is_timeout())),
                 Some(Some(Ok(chunk))) => chunk,
             };
+            trace.chunk();
             if body.len() + chunk.len() > self.max_event {
                 return Err(ClientError::Decode {
                     source: StreamError::Frame(crate::providers::FrameError {
@@ -365,13 +450,30 @@ impl Client {
             }
             body.extend_from_slice(&chunk);
         }
-        let decode_error = |source: ResponseError| ClientError::Decode {
-            source: StreamError::Response(source),
-            partial: Box::default(),
-            request_id: request_id.clone(),
-        };
         let text = String::from_utf8_lossy(&body);
-        let (message, warnings) = self.api().decode_response(&text).map_err(decode_error)?;
+        let (mut message, warnings) = match self.api().decode_response(&text) {
+            Ok(decoded) => decoded,
+            Err(source) => {
+                let source = StreamError::Response(source);
+                return Err(match &sent.content_type {
+                    // Said when a stream was asked for and this came instead.
+                    Some(content_type) if sent.streamed => ClientError::NotAStream {
+                        content_type: content_type.clone(),
+                        head: head(&body),
+                        source: Box::new(source),
+                        request_id,
+                    },
+                    _ => ClientError::Decode {
+                        source,
+                        partial: Box::default(),
+                        request_id,
+                    },
+                });
+            }
+        };
+        if let Some(provider) = self.endpoint.provider() {
+            provider.clone_into(&mut message.provider);
+        }
         Ok(Reply {
             message,
             warnings,
@@ -391,12 +493,20 @@ impl Client {
     /// As [`complete`](Self::complete), for what happens before the reply
     /// streams; what breaks off after comes from the stream.
     pub async fn stream(&self, request: &Request<'_>) -> Result<ReplyStream, ClientError> {
-        let sent = self.send(request, true).await?;
+        let mut sent = self.send(request, true).await?;
+        // A gateway that answers a stream request with the whole reply as
+        // JSON (LiteLLM does): the reply is decoded whole, and the stream
+        // gives just it.
+        if sent.content_type.as_deref().is_some_and(is_json) {
+            sent.streamed = true;
+            return Ok(ReplyStream::whole(self.whole(sent).await?));
+        }
         Ok(ReplyStream::new(
             sent,
             self.api(),
             self.max_event,
             self.idle_timeout,
+            self.endpoint.provider().map(str::to_owned),
         ))
     }
 
@@ -404,23 +514,41 @@ impl Client {
     /// an error not worth a retry, or the retries run out.
     async fn send(&self, request: &Request<'_>, stream: bool) -> Result<Sent, ClientError> {
         let model = self.endpoint.model(&request.model);
-        let request = if request.stream != stream || model != request.model {
+        let provider = match (&request.provider, self.endpoint.provider()) {
+            (None, Some(provider)) => Some(provider),
+            _ => None,
+        };
+        let request = if request.stream != stream || model != request.model || provider.is_some() {
             let mut changed = request.for_model(model);
             changed.stream = stream;
+            if let Some(provider) = provider {
+                changed.provider = Some(provider.to_owned());
+            }
             Cow::Owned(changed)
         } else {
             Cow::Borrowed(request)
         };
         let Encoded {
-            body,
+            mut body,
             report,
             options,
             ..
         } = self.api().encode(&request)?;
+        if let Some(PayloadHook(hook)) = &self.on_payload {
+            hook(&mut body);
+        }
         let url = self.endpoint.url(&request.model, stream);
         #[cfg(all(feature = "vertex", feature = "anthropic"))]
         let (url, body) = super::vertex::claude(&self.endpoint, url, body, &request.model, stream);
         let headers = self.endpoint.headers(stream)?;
+        let trace = Trace::start(
+            self.api(),
+            self.endpoint.provider(),
+            &request,
+            &url,
+            &body,
+            self.record_content,
+        );
         let body = Bytes::from(serde_json::to_vec(&body).map_err(|e| {
             ClientError::Endpoint(format!("cannot serialize the request body: {e}"))
         })?);
@@ -428,41 +556,76 @@ impl Client {
         let headers = super::bedrock::signed(&self.endpoint, headers, &url, &body, stream)?;
         #[cfg(feature = "vertex")]
         let headers = super::vertex::authorized(&self.endpoint, headers).await?;
+        let (response, retries) = match self.attempts(&url, &headers, &body, &trace).await {
+            Ok(answered) => answered,
+            Err(error) => {
+                trace.fail(&error);
+                return Err(error);
+            }
+        };
+        let headers = response.headers();
+        Ok(Sent {
+            url: super::redact::url(&url),
+            content_type: headers
+                .get(reqwest::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned),
+            streamed: false,
+            request_id: request_id(headers),
+            rate_limits: rate_limits(headers),
+            response,
+            report,
+            options,
+            retries,
+            trace,
+        })
+    }
+
+    /// Sends `body` until the provider answers with success (the response
+    /// and how many retries it took), an error not worth a retry, or the
+    /// retries run out.
+    async fn attempts(
+        &self,
+        url: &str,
+        headers: &HeaderMap,
+        body: &Bytes,
+        trace: &Trace,
+    ) -> Result<(reqwest::Response, u32), ClientError> {
         let mut retries = 0;
         loop {
             let sending = self
                 .http
-                .post(&url)
+                .post(url)
                 .headers(headers.clone())
                 .body(body.clone())
                 .send();
             let error = match idle(self.idle_timeout, sending).await {
                 Some(Ok(response)) if response.status().is_success() => {
-                    let headers = response.headers();
-                    return Ok(Sent {
-                        request_id: request_id(headers),
-                        rate_limits: rate_limits(headers),
-                        response,
-                        report,
-                        options,
-                        retries,
-                    });
+                    return Ok((response, retries));
                 }
                 Some(Ok(response)) => {
                     let status = response.status().as_u16();
                     let headers = response.headers().clone();
-                    let text = idle(self.idle_timeout, response.text())
-                        .await
-                        .and_then(Result::ok)
-                        .unwrap_or_default();
-                    let error = api_error(status, &headers, &text, retries);
-                    if !retryable(status) {
+                    let (text, cut) = self.error_body(response).await;
+                    let error = api_error(status, url, &headers, &text, cut, retries);
+                    if !error.is_retryable() {
                         return Err(ClientError::Api(Box::new(error)));
                     }
                     Failure::Status(error)
                 }
                 Some(Err(e)) if e.is_builder() => {
                     return Err(ClientError::Endpoint(describe(&e)));
+                }
+                Some(Err(e)) if e.is_redirect() => {
+                    return Err(match super::redirect::refused(&e) {
+                        Some(refused) => ClientError::Redirect {
+                            status: refused.status,
+                            url: super::redact::url(url),
+                            location: refused.location,
+                            reason: refused.reason.to_owned(),
+                        },
+                        None => ClientError::Endpoint(describe(&e)),
+                    });
                 }
                 Some(Err(e)) => Failure::Connect(describe(&e), e.is_timeout()),
                 None => Failure::Connect("no answer for the idle timeout".to_owned(), true),
@@ -478,6 +641,7 @@ impl Client {
                 return Err(match error {
                     Failure::Status(e) => ClientError::Api(Box::new(e)),
                     Failure::Connect(message, timeout) => ClientError::Connect {
+                        url: super::redact::url(url),
                         message,
                         timeout,
                         retries,
@@ -495,9 +659,36 @@ impl Client {
             );
             tokio::time::sleep(wait).await;
             retries += 1;
+            trace.retried(retries);
         }
     }
 }
+
+impl Client {
+    /// The body of an error reply, at most [`MAX_ERROR_BODY`] bytes of it,
+    /// and whether there was more (left unread: the connection is dropped).
+    /// A body that breaks off or stalls gives what came.
+    async fn error_body(&self, response: reqwest::Response) -> (String, bool) {
+        let mut body = Vec::new();
+        let mut chunks = response.bytes_stream();
+        let mut cut = false;
+        while let Some(Some(Ok(chunk))) = idle(self.idle_timeout, chunks.next()).await {
+            let room = MAX_ERROR_BODY - body.len();
+            if chunk.len() > room {
+                body.extend_from_slice(&chunk[..room]);
+                cut = true;
+                break;
+            }
+            body.extend_from_slice(&chunk);
+        }
+        (String::from_utf8_lossy(&body).into_owned(), cut)
+    }
+}
+
+/// The most of an error reply's body that is read: a provider's error JSON is
+/// a few hundred bytes, and a hostile or broken server's gigabyte is not held
+/// (nor read again on each retry).
+pub const MAX_ERROR_BODY: usize = 64 * 1024;
 
 /// Why one try failed.
 enum Failure {
@@ -530,6 +721,28 @@ pub(crate) fn describe(error: &reqwest::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+/// Whether a content type is JSON (`application/json`, `…+json`).
+fn is_json(content_type: &str) -> bool {
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json" || essence.ends_with("+json")
+}
+
+/// The first bytes of a body, as text, for an error that says what came.
+pub(crate) fn head(body: &[u8]) -> String {
+    const HEAD: usize = 200;
+    let text = String::from_utf8_lossy(&body[..body.len().min(HEAD)]);
+    let mut head = text.into_owned();
+    if body.len() > HEAD {
+        head.push('…');
+    }
+    head
 }
 
 /// The rate-limit headers among `headers`, by name.

@@ -1,5 +1,7 @@
 //! [`Endpoint`]: where a request goes and which headers it carries.
 
+use std::fmt;
+
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 
 use super::key::ApiKey;
@@ -42,7 +44,7 @@ pub(super) enum Auth {
 ///     "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
 /// );
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Endpoint {
     api: Api,
     base_url: String,
@@ -68,6 +70,43 @@ pub struct Endpoint {
     /// Access tokens fetched for every request (Vertex AI).
     #[cfg(feature = "vertex")]
     pub(super) tokens: Option<std::sync::Arc<super::google_token::TokenSource>>,
+    /// The provider behind an OpenAI-compatible endpoint (`deepseek`,
+    /// `mistral`…), which requests are prepared for and replies are
+    /// stamped with.
+    provider: Option<String>,
+}
+
+/// Shows no secret: the key is `ApiKey(<redacted>)`, a password or token in
+/// the base URL is `***`, and the caller's headers are listed by name only
+/// (their values are often credentials: a gateway's key, a bearer token).
+impl fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let headers: Vec<String> = self
+            .headers
+            .iter()
+            .map(|(name, _)| format!("{name}: <redacted>"))
+            .collect();
+        let mut debug = f.debug_struct("Endpoint");
+        debug
+            .field("api", &self.api)
+            .field("base_url", &super::redact::url(&self.base_url))
+            .field("auth", &self.auth)
+            .field("key", &self.key)
+            .field("key_vars", &self.key_vars)
+            .field("key_optional", &self.key_optional)
+            .field("azure_deployment", &self.azure_deployment)
+            .field("api_version", &self.api_version)
+            .field("betas", &self.betas)
+            .field("headers", &headers)
+            .field("provider", &self.provider);
+        #[cfg(feature = "bedrock")]
+        debug.field("aws", &self.aws);
+        #[cfg(feature = "vertex")]
+        debug.field("vertex_claude", &self.vertex_claude);
+        #[cfg(feature = "vertex")]
+        debug.field("tokens", &self.tokens);
+        debug.finish()
+    }
 }
 
 /// The environment variables of OpenAI's key.
@@ -125,6 +164,7 @@ impl Endpoint {
             vertex_claude: false,
             #[cfg(feature = "vertex")]
             tokens: None,
+            provider: None,
         }
     }
 
@@ -211,13 +251,26 @@ impl Endpoint {
     /// `deepseek`, `xai`, `mistral` (keyed from `OPENROUTER_API_KEY`,
     /// `GROQ_API_KEY`…). `None` for another name: use
     /// [`openai_compatible`](Self::openai_compatible) with its URL.
+    ///
+    /// The endpoint names its provider ([`with_provider`](Self::with_provider)),
+    /// so requests follow that server's own rules where they differ from
+    /// OpenAI's:
+    ///
+    /// | server | rule | what agentmsg does |
+    /// |---|---|---|
+    /// | `deepseek` | a turn that called a tool must carry its `reasoning_content` back (a 400 otherwise) | decoded into a thinking block that remembers its field; sent back to the same provider and model |
+    /// | `mistral` | tool-call ids are `[a-zA-Z0-9]{9}` | other ids mapped ([`IdRule::Mistral`](crate::project::IdRule::Mistral)), each result with its call |
+    /// | `deepseek`, `xai` | no `developer` role, no `store` (pi-ai's compat table) | the system prompt goes as `system`; `store` is never sent |
+    /// | `openrouter`, `vllm`, `ollama`, `lmstudio` | reasoning as `reasoning` (`reasoning_content` on some) | decoded and sent back in the field it came in |
+    /// | `groq`, `xai`, `openrouter`, `ollama`, `vllm`, `lmstudio` | Chat Completions ids (at most 40 characters) | [`IdRule::OpenAiChat`](crate::project::IdRule::OpenAiChat) |
     #[cfg(feature = "openai-chat")]
     pub fn compatible(name: &str) -> Option<Self> {
-        let (_, url, vars) = COMPATIBLE
+        let (known, url, vars) = COMPATIBLE
             .iter()
             .find(|(known, _, _)| known.eq_ignore_ascii_case(name))?;
         Some(Self {
             key_optional: vars.is_empty(),
+            provider: Some((*known).to_owned()),
             ..Self::new(Api::OpenaiChat, url, Auth::Bearer, vars)
         })
     }
@@ -279,6 +332,24 @@ impl Endpoint {
     /// The API it speaks.
     pub fn api(&self) -> Api {
         self.api
+    }
+
+    /// The same endpoint serving `provider`'s models: requests are prepared
+    /// for it when they name no provider ([`Request::provider`]), so its
+    /// own rules hold (Mistral's tool-call ids) and reasoning it wrote goes
+    /// back to it, and replies name it as their provider.
+    /// [`compatible`](Self::compatible) sets it to the server's name.
+    ///
+    /// [`Request::provider`]: crate::providers::Request::provider
+    #[must_use]
+    pub fn with_provider(mut self, provider: impl Into<String>) -> Self {
+        self.provider = Some(provider.into());
+        self
+    }
+
+    /// The provider behind the endpoint, when it is not the API's own.
+    pub fn provider(&self) -> Option<&str> {
+        self.provider.as_deref()
     }
 
     /// The base URL.

@@ -18,6 +18,15 @@ pub struct ApiError {
     /// The provider's error type (`invalid_request_error`,
     /// `overloaded_error`, `RESOURCE_EXHAUSTED`…), when the body has one.
     pub error_type: Option<String>,
+    /// The provider's error code, when its body has one besides the type
+    /// (OpenAI's `{"type":"invalid_request_error","code":"model_not_found"}`).
+    pub code: Option<String>,
+    /// The URL the request went to (credentials in it redacted).
+    pub url: String,
+    /// The provider's own verdict on a retry: the `x-should-retry` header,
+    /// which the client obeys over the status; for an error inside a stream,
+    /// what its type says ([`ProviderError::is_retryable`](crate::providers::ProviderError::is_retryable)).
+    pub should_retry: Option<bool>,
     /// The provider's message, or the body as text when it is not the API's
     /// error JSON, or `STATUS status code (no body)`.
     pub message: String,
@@ -50,11 +59,28 @@ pub enum ClientError {
     #[error(transparent)]
     Encode(#[from] EncodeError),
     /// The provider answered with an error status.
-    #[error("{} {}{}: {}", .0.status, .0.error_type.as_deref().unwrap_or("error"), retried(.0.retries), .0.message)]
+    #[error("{} {}{}{} from {}: {}", .0.status, .0.error_type.as_deref().unwrap_or("error"), .0.code.as_deref().map(|c| format!(" ({c})")).unwrap_or_default(), retried(.0.retries), .0.url, .0.message)]
     Api(Box<ApiError>),
+    /// The server answered with a redirect the client does not follow: to
+    /// another origin (which would receive the key, the headers and the
+    /// body), or a 301, 302 or 303 (which would turn the POST into a GET).
+    /// Only a 307 or 308 to the same origin is followed. Never retried.
+    #[error("refused a {status} redirect from {url} to {location}: {reason}")]
+    Redirect {
+        /// The redirect's status.
+        status: u16,
+        /// The URL the request was sent to (credentials redacted).
+        url: String,
+        /// The redirect's `Location` (credentials redacted).
+        location: String,
+        /// Why it was refused.
+        reason: String,
+    },
     /// No answer: the connection failed or timed out, each retry included.
-    #[error("request failed{}: {message}", retried(*.retries))]
+    #[error("request to {url} failed{}: {message}", retried(*.retries))]
     Connect {
+        /// The URL the request went to (credentials in it redacted).
+        url: String,
         /// What failed.
         message: String,
         /// Whether it was a timeout.
@@ -74,6 +100,35 @@ pub enum ClientError {
         timeout: bool,
         /// The message as far as it was read.
         partial: Box<AssistantMessage>,
+        /// The provider's request id.
+        request_id: Option<String>,
+    },
+    /// The provider reported an error inside a reply that began with
+    /// success (Anthropic's `event: error`, Responses' `response.failed` or
+    /// `error`, a Chat or Gemini error chunk). The [`ApiError`] has the
+    /// reply's status (200), the provider's error type, code and message,
+    /// the request id, and whether the error is worth another try
+    /// ([`ApiError::is_retryable`]); `partial` is the message as far as it
+    /// streamed.
+    #[error("{} {}{} in the stream from {} at event {event}: {}", .error.error_type.as_deref().unwrap_or("error"), .error.code.as_deref().map(|c| format!("({c})")).unwrap_or_default(), if .error.is_retryable() { " (retryable)" } else { "" }, .error.url, .error.message)]
+    Stream {
+        /// What the provider said.
+        error: Box<ApiError>,
+        /// The 0-based index of the event that carried the error.
+        event: usize,
+        /// The message as far as it streamed.
+        partial: Box<AssistantMessage>,
+    },
+    /// A stream was asked for and the reply is neither the API's stream nor
+    /// a whole reply of it (an HTML page, a gateway's own JSON).
+    #[error("the reply to a stream request is `{content_type}`, not the API's stream: {source}; it began: {head:?}")]
+    NotAStream {
+        /// The reply's `content-type` (empty when it had none).
+        content_type: String,
+        /// The first bytes of the body, as text.
+        head: String,
+        /// Why it could not be read.
+        source: Box<StreamError>,
         /// The provider's request id.
         request_id: Option<String>,
     },
@@ -108,8 +163,20 @@ impl ClientError {
     /// The provider's error, for an error status.
     pub fn api_error(&self) -> Option<&ApiError> {
         match self {
-            Self::Api(e) => Some(e),
+            Self::Api(e) | Self::Stream { error: e, .. } => Some(e),
             _ => None,
+        }
+    }
+
+    /// Whether another try may succeed: the provider's verdict or status
+    /// for an error reply or an error in the stream
+    /// ([`ApiError::is_retryable`]), and a connection that failed or broke
+    /// off.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Self::Api(e) | Self::Stream { error: e, .. } => e.is_retryable(),
+            Self::Connect { .. } | Self::Transport { .. } => true,
+            _ => false,
         }
     }
 
@@ -120,6 +187,9 @@ impl ClientError {
     pub fn is_context_overflow(&self) -> bool {
         match self {
             Self::Api(e) => context_overflow_source(&e.message).is_some(),
+            Self::Stream { error, partial, .. } => {
+                context_overflow_source(&error.message).is_some() || partial.is_context_overflow()
+            }
             Self::Transport { partial, .. } | Self::Decode { partial, .. } => {
                 partial.is_context_overflow()
             }
@@ -135,10 +205,10 @@ impl ClientError {
     /// The provider's request id, when the reply had one.
     pub fn request_id(&self) -> Option<&str> {
         match self {
-            Self::Api(e) => e.request_id.as_deref(),
-            Self::Transport { request_id, .. } | Self::Decode { request_id, .. } => {
-                request_id.as_deref()
-            }
+            Self::Api(e) | Self::Stream { error: e, .. } => e.request_id.as_deref(),
+            Self::Transport { request_id, .. }
+            | Self::Decode { request_id, .. }
+            | Self::NotAStream { request_id, .. } => request_id.as_deref(),
             _ => None,
         }
     }
@@ -146,7 +216,9 @@ impl ClientError {
     /// The message as far as it was read, for a reply that broke off.
     pub fn partial(&self) -> Option<&AssistantMessage> {
         match self {
-            Self::Transport { partial, .. } | Self::Decode { partial, .. } => Some(partial),
+            Self::Transport { partial, .. }
+            | Self::Decode { partial, .. }
+            | Self::Stream { partial, .. } => Some(partial),
             _ => None,
         }
     }
@@ -154,8 +226,9 @@ impl ClientError {
     /// The 0-based index of the stream event the error happened at.
     pub fn event(&self) -> Option<usize> {
         match self {
-            Self::Transport { event, .. } => Some(*event),
+            Self::Transport { event, .. } | Self::Stream { event, .. } => Some(*event),
             Self::Decode { source, .. } => source.event(),
+            Self::NotAStream { source, .. } => source.event(),
             _ => None,
         }
     }
@@ -175,6 +248,24 @@ pub(crate) fn retryable(status: u16) -> bool {
     matches!(status, 408 | 409 | 429 | 500..=504 | 529)
 }
 
+impl ApiError {
+    /// Whether this answer is worth another try: the provider's
+    /// `x-should-retry` when it sent one (as the official SDKs obey it, both
+    /// ways), else the status ([`Retry`](super::Retry)).
+    pub fn is_retryable(&self) -> bool {
+        self.should_retry.unwrap_or_else(|| retryable(self.status))
+    }
+}
+
+/// The `x-should-retry` header: `true` or `false`, anything else ignored.
+fn should_retry(headers: &HeaderMap) -> Option<bool> {
+    match headers.get("x-should-retry")?.to_str().ok()?.trim() {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    }
+}
+
 /// The request id among `headers`.
 pub(crate) fn request_id(headers: &HeaderMap) -> Option<String> {
     [
@@ -189,13 +280,24 @@ pub(crate) fn request_id(headers: &HeaderMap) -> Option<String> {
 }
 
 /// How long `headers` ask to wait: `retry-after-ms` (OpenAI), then
-/// `retry-after` in seconds.
+/// `retry-after` in seconds or as an HTTP date (counted from now; a date
+/// past is no wait).
 pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let value = |name: &str| headers.get(name)?.to_str().ok()?.trim().parse::<f64>().ok();
-    let seconds = value("retry-after-ms")
+    let text = |name: &str| Some(headers.get(name)?.to_str().ok()?.trim());
+    let number = |name: &str| text(name)?.parse::<f64>().ok();
+    let seconds = number("retry-after-ms")
         .map(|ms| ms / 1000.0)
-        .or_else(|| value("retry-after"))?;
-    Duration::try_from_secs_f64(seconds).ok()
+        .or_else(|| number("retry-after"));
+    match seconds {
+        Some(seconds) => Duration::try_from_secs_f64(seconds).ok(),
+        None => {
+            let date = httpdate::parse_http_date(text("retry-after")?).ok()?;
+            Some(
+                date.duration_since(std::time::SystemTime::now())
+                    .unwrap_or_default(),
+            )
+        }
+    }
 }
 
 /// An [`ApiError`] from an error reply's status, headers and body.
@@ -203,7 +305,17 @@ pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
 /// OpenAI and compatible servers: `{"error":{"message","type","code"}}`;
 /// Anthropic: `{"type":"error","error":{"type","message"},"request_id"}`;
 /// Gemini: `{"error":{"code","message","status","details"}}`.
-pub(crate) fn api_error(status: u16, headers: &HeaderMap, body: &str, retries: u32) -> ApiError {
+///
+/// `cut`: the body was longer than [`MAX_ERROR_BODY`](super::MAX_ERROR_BODY)
+/// and only its start was read; the message says so.
+pub(crate) fn api_error(
+    status: u16,
+    url: &str,
+    headers: &HeaderMap,
+    body: &str,
+    cut: bool,
+    retries: u32,
+) -> ApiError {
     let json = serde_json::from_str::<Value>(body).ok();
     let error = json.as_ref().map(|j| j.get("error").unwrap_or(j));
     let text = |v: Option<&Value>| match v {
@@ -216,6 +328,11 @@ pub(crate) fn api_error(status: u16, headers: &HeaderMap, body: &str, retries: u
             .or_else(|| text(e.get("status")))
             .or_else(|| text(e.get("code")))
     });
+    // A code besides the type (OpenAI's `model_not_found`); Gemini's numeric
+    // code only repeats the status.
+    let code = error
+        .and_then(|e| text(e.get("code")))
+        .filter(|code| Some(code) != error_type.as_ref() && *code != status.to_string());
     let message = error
         .and_then(|e| match e {
             Value::String(s) => Some(s.clone()),
@@ -229,6 +346,14 @@ pub(crate) fn api_error(status: u16, headers: &HeaderMap, body: &str, retries: u
                 body.chars().take(2000).collect()
             }
         });
+    let message = if cut {
+        format!(
+            "{message} [the error body is over {} KiB; only its start was read]",
+            super::MAX_ERROR_BODY / 1024
+        )
+    } else {
+        message
+    };
     let body_request_id = json.as_ref().and_then(|j| text(j.get("request_id")));
     let gemini_delay = error
         .and_then(|e| e.get("details")?.as_array())
@@ -242,6 +367,9 @@ pub(crate) fn api_error(status: u16, headers: &HeaderMap, body: &str, retries: u
     ApiError {
         status,
         error_type,
+        code,
+        url: super::redact::url(url),
+        should_retry: should_retry(headers),
         message,
         request_id: request_id(headers).or(body_request_id),
         retry_after: retry_after(headers).or(gemini_delay),

@@ -32,6 +32,25 @@
 //! - [`Retry`]: connection errors, 408, 409, 429, 5xx and 529 are retried
 //!   with backoff, before any byte reaches the caller.
 //!
+//! What the client does on each fault (each one tested against a loopback
+//! server in `tests/http`):
+//!
+//! | fault | agentmsg | note |
+//! |---|---|---|
+//! | 408, 409, 429, 500–504, 529 | retried, 2 retries by default | the official SDKs retry every 5xx |
+//! | `x-should-retry: true` / `false` | obeyed over the status, both ways | as the SDKs |
+//! | `retry-after-ms`, `retry-after` (seconds or HTTP date) | waited for, up to [`Retry::max_wait`] (60 s) | a longer ask returns the error; the SDKs fall back to their own backoff |
+//! | an error body | read to [`MAX_ERROR_BODY`] (64 KiB), the message says it was cut | |
+//! | a redirect | only a 307 or 308 to the same origin is followed; any other is [`ClientError::Redirect`], never retried | |
+//! | an error event inside a 200 stream | the stream ends in [`ClientError::Stream`] with the partial message; never retried (the reply had begun) | the SDKs raise too |
+//! | JSON to a stream request | decoded as the whole reply | LiteLLM answers so |
+//! | another body to a stream request | [`ClientError::NotAStream`]: content type and first bytes | |
+//! | a reply that breaks off or stalls | [`ClientError::Transport`] with the event index and the partial message | |
+//!
+//! Redirects: only a 307 or 308 to the same origin is followed; any other
+//! is refused with [`ClientError::Redirect`], so no key, header or body ever
+//! reaches another origin.
+//!
 //! The API key is never shown: not by `Debug`, not in an error, not in a log
 //! line ([`ApiKey`]).
 
@@ -43,13 +62,16 @@ mod error;
 #[cfg(feature = "vertex")]
 mod google_token;
 mod key;
+mod redact;
+mod redirect;
 mod stream;
 #[cfg(feature = "vertex")]
 mod vertex;
+mod trace;
 
 #[cfg(feature = "bedrock")]
 pub use bedrock::{region_from_env, DEFAULT_BEDROCK_REGION};
-pub use client::{Client, ClientBuilder, Reply, Retry};
+pub use client::{Client, ClientBuilder, Reply, Retry, MAX_ERROR_BODY, USER_AGENT};
 pub use endpoint::{Endpoint, ANTHROPIC_VERSION};
 pub use error::{ApiError, ClientError};
 #[cfg(feature = "vertex")]

@@ -9,8 +9,9 @@ use std::time::Duration;
 
 use futures_core::Stream;
 
-use super::client::{describe, Body, Reply, Sent};
-use super::error::ClientError;
+use super::client::{describe, head, Body, Reply, Sent};
+use super::error::{ApiError, ClientError};
+use super::trace::Trace;
 use crate::project::Report;
 use crate::providers::{Api, OptionChange, StreamEvent, StreamReader};
 
@@ -43,7 +44,21 @@ pub struct ReplyStream {
     request_id: Option<String>,
     rate_limits: BTreeMap<String, String>,
     retries: u32,
+    url: String,
+    /// The reply's content type (empty when it had none).
+    content_type: String,
+    /// The body's first bytes, kept while no event was read, for an error
+    /// that says what came instead of a stream.
+    head: Vec<u8>,
+    /// The provider the reply is stamped with (an OpenAI-compatible
+    /// endpoint's).
+    provider: Option<String>,
+    /// The request's span (feature `tracing`).
+    trace: Trace,
 }
+
+/// How many of a body's first bytes are kept for an error.
+const HEAD: usize = 256;
 
 impl fmt::Debug for ReplyStream {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -61,8 +76,14 @@ impl ReplyStream {
         api: Api,
         max_event: usize,
         idle_timeout: Option<Duration>,
+        provider: Option<String>,
     ) -> Self {
         Self {
+            provider,
+            trace: sent.trace,
+            url: sent.url,
+            content_type: sent.content_type.unwrap_or_default(),
+            head: Vec::new(),
             body: Some(Box::pin(sent.response.bytes_stream())),
             reader: Some(StreamReader::with_max_event(api, max_event)),
             ready: VecDeque::new(),
@@ -73,6 +94,28 @@ impl ReplyStream {
             request_id: sent.request_id,
             rate_limits: sent.rate_limits,
             retries: sent.retries,
+        }
+    }
+
+    /// A stream of one item: a reply that came whole (JSON to a stream
+    /// request).
+    pub(crate) fn whole(reply: Reply) -> Self {
+        Self {
+            body: None,
+            reader: None,
+            idle_timeout: None,
+            idle: None,
+            report: Report::default(),
+            options: Vec::new(),
+            request_id: reply.request_id.clone(),
+            rate_limits: reply.rate_limits.clone(),
+            retries: reply.retries,
+            url: String::new(),
+            content_type: String::new(),
+            head: Vec::new(),
+            provider: None,
+            trace: Default::default(),
+            ready: VecDeque::from([Ok(StreamItem::Reply(Box::new(reply)))]),
         }
     }
 
@@ -100,6 +143,7 @@ impl ReplyStream {
     fn fail(&mut self, error: ClientError) {
         self.body = None;
         self.reader = None;
+        self.trace.fail(&error);
         self.ready.push_back(Err(error));
     }
 
@@ -119,6 +163,10 @@ impl ReplyStream {
         let Some(reader) = &mut self.reader else {
             return;
         };
+        if self.head.len() < HEAD && reader.events() == 0 {
+            let room = HEAD - self.head.len();
+            self.head.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        }
         let mut failed = None;
         for event in reader.feed(bytes) {
             match event {
@@ -127,19 +175,90 @@ impl ReplyStream {
             }
         }
         if let Some(source) = failed {
-            let partial = Box::new(reader.partial());
-            let error = ClientError::Decode {
-                source,
-                partial,
+            self.decode_failed(source);
+        } else {
+            self.provider_failed();
+        }
+    }
+
+    /// Ends the stream in [`ClientError::Stream`] once the provider reported
+    /// an error in it.
+    fn provider_failed(&mut self) {
+        let Some(reader) = &self.reader else { return };
+        let Some(provider) = reader.provider_error() else {
+            return;
+        };
+        let error = ApiError {
+            status: 200,
+            error_type: provider.error_type.clone(),
+            code: provider.code.clone(),
+            url: self.url.clone(),
+            should_retry: Some(provider.is_retryable()),
+            message: provider.message.clone(),
+            request_id: provider
+                .request_id
+                .clone()
+                .or_else(|| self.request_id.clone()),
+            retry_after: None,
+            retries: self.retries,
+        };
+        let event = reader.events().saturating_sub(1);
+        // The decoder's whole message when it can end here (it holds what
+        // the error event carried: usage, the response id), else the
+        // message so far.
+        let partial = reader.partial();
+        let partial = match self.reader.take().map(StreamReader::finish) {
+            Some(Ok((message, _))) => message,
+            _ => partial,
+        };
+        let error = ClientError::Stream {
+            error: Box::new(error),
+            event,
+            partial: Box::new(partial),
+        };
+        self.fail(error);
+    }
+
+    /// Ends the stream in a decode error, with the reader's message so far.
+    fn decode_failed(&mut self, source: crate::providers::StreamError) {
+        let Some(reader) = &self.reader else { return };
+        let error = self.decode_error(source, reader.events(), || reader.partial());
+        self.fail(error);
+    }
+
+    /// [`ClientError::NotAStream`] when what came was not server-sent events
+    /// (no event read, or another content type), else
+    /// [`ClientError::Decode`] with the message so far.
+    fn decode_error(
+        &self,
+        source: crate::providers::StreamError,
+        events: usize,
+        partial: impl FnOnce() -> crate::AssistantMessage,
+    ) -> ClientError {
+        let sse = self
+            .content_type
+            .trim_start()
+            .to_ascii_lowercase()
+            .starts_with("text/event-stream");
+        if events == 0 || !sse {
+            ClientError::NotAStream {
+                content_type: self.content_type.clone(),
+                head: head(&self.head),
+                source: Box::new(source),
                 request_id: self.request_id.clone(),
-            };
-            self.fail(error);
+            }
+        } else {
+            ClientError::Decode {
+                source,
+                partial: Box::new(partial()),
+                request_id: self.request_id.clone(),
+            }
         }
     }
 
     fn end(&mut self) {
         self.body = None;
-        let Some(mut reader) = self.reader.take() else {
+        let Some(reader) = self.reader.as_mut() else {
             return;
         };
         let mut failed = None;
@@ -149,13 +268,23 @@ impl ReplyStream {
                 Err(source) => failed = Some(source),
             }
         }
-        let partial = Box::new(reader.partial());
-        let finished = match failed {
-            Some(source) => Err(source),
-            None => reader.finish(),
+        if let Some(source) = failed {
+            return self.decode_failed(source);
+        }
+        if reader.provider_error().is_some() {
+            return self.provider_failed();
+        }
+        let Some(reader) = self.reader.take() else {
+            return;
         };
-        match finished {
-            Ok((message, warnings)) => {
+        let events = reader.events();
+        let partial = reader.partial();
+        match reader.finish() {
+            Ok((mut message, warnings)) => {
+                if let Some(provider) = &self.provider {
+                    provider.clone_into(&mut message.provider);
+                }
+                self.trace.finish(&message);
                 let reply = Reply {
                     message,
                     warnings,
@@ -168,11 +297,7 @@ impl ReplyStream {
                 self.ready.push_back(Ok(StreamItem::Reply(Box::new(reply))));
             }
             Err(source) => {
-                let error = ClientError::Decode {
-                    source,
-                    partial,
-                    request_id: self.request_id.clone(),
-                };
+                let error = self.decode_error(source, events, || partial);
                 self.fail(error);
             }
         }
@@ -198,6 +323,7 @@ impl Stream for ReplyStream {
                         let at = crate::time::deadline(now, timeout);
                         idle.as_mut().reset(tokio::time::Instant::from_std(at));
                     }
+                    this.trace.chunk();
                     this.read(&bytes);
                 }
                 Poll::Ready(Some(Err(e))) => this.broke_off(describe(&e), e.is_timeout()),

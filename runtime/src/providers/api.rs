@@ -129,7 +129,9 @@ impl Api {
     /// # Errors
     /// As the API's `encode_request`.
     pub fn encode(self, request: &Request) -> Result<Encoded, EncodeError> {
-        each_api!(self, C => C::encode_request(request))
+        let mut encoded = each_api!(self, C => C::encode_request(request))?;
+        merge(&mut encoded.body, &request.extra_body);
+        Ok(encoded)
     }
 
     /// Decodes a response body of this API, with what was skipped or changed.
@@ -283,5 +285,33 @@ impl StreamDecode for AnyStreamDecoder {
 
     fn finish_with_warnings(self) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
         each_decoder!(self, d => d.finish_with_warnings())
+    }
+
+    fn provider_error(&self) -> Option<&super::ProviderError> {
+        each_decoder!(self, d => d.provider_error())
+    }
+}
+
+/// Sets `extra` in `body`: an object merged into an object, `null` removing
+/// the field, any other value replacing it.
+pub(crate) fn merge(
+    body: &mut serde_json::Value,
+    extra: &serde_json::Map<String, serde_json::Value>,
+) {
+    let serde_json::Value::Object(body) = body else {
+        return;
+    };
+    for (field, value) in extra {
+        match (body.get_mut(field), value) {
+            (_, serde_json::Value::Null) => {
+                body.remove(field);
+            }
+            (Some(existing @ serde_json::Value::Object(_)), serde_json::Value::Object(inner)) => {
+                merge(existing, inner);
+            }
+            _ => {
+                body.insert(field.clone(), value.clone());
+            }
+        }
     }
 }

@@ -192,6 +192,11 @@ impl StreamReader {
         self.decoder.partial()
     }
 
+    /// The error the provider reported in the stream, once one came.
+    pub fn provider_error(&self) -> Option<&super::ProviderError> {
+        self.decoder.provider_error()
+    }
+
     /// The message, with what the decoder skipped or kept in a changed form.
     ///
     /// # Errors

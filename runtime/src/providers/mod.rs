@@ -46,6 +46,7 @@ pub mod openai_chat;
 #[cfg(feature = "openai-responses")]
 pub mod openai_responses;
 mod options;
+mod provider_error;
 mod shared;
 #[cfg(feature = "vertex")]
 pub mod vertex;
@@ -64,6 +65,7 @@ pub use options::{
     Effort, OptionChange, OptionChangeKind, OptionParseError, PromptCache, Reasoning,
     ResponseFormat, ToolChoice,
 };
+pub use provider_error::ProviderError;
 
 /// A request to a model, before it is encoded for one provider.
 ///
@@ -129,6 +131,27 @@ pub struct Request<'a> {
     pub user: Option<String>,
     /// Key-value pairs stored with the request (OpenAI `metadata`).
     pub metadata: std::collections::BTreeMap<String, String>,
+    /// A fixed sampling seed, for repeatable outputs where the API takes one
+    /// (Chat Completions `seed`, Gemini `generationConfig.seed`).
+    pub seed: Option<i64>,
+    /// Top-k sampling: only the `k` likeliest tokens (Anthropic `top_k`,
+    /// Gemini `generationConfig.topK`).
+    pub top_k: Option<u32>,
+    /// The presence penalty (Chat Completions `presence_penalty`, Gemini
+    /// `generationConfig.presencePenalty`).
+    pub presence_penalty: Option<f64>,
+    /// The frequency penalty (Chat Completions `frequency_penalty`, Gemini
+    /// `generationConfig.frequencyPenalty`).
+    pub frequency_penalty: Option<f64>,
+    /// The service tier, as the API names it (OpenAI `service_tier`: `auto`,
+    /// `default`, `flex`, `priority`; Anthropic `service_tier`: `auto`,
+    /// `standard_only`). Gemini has none.
+    pub service_tier: Option<String>,
+    /// Fields set in the encoded body last, for a provider option agentmsg
+    /// does not model (a gateway's own field, `top_k` for vLLM…): an object
+    /// is merged into the body's object of the same name, any other value
+    /// replaces the field, and `null` removes it.
+    pub extra_body: serde_json::Map<String, serde_json::Value>,
     /// Whether the reply is asked for as a stream: the encoder sets the API's
     /// own switch (`"stream": true`, and for Chat `stream_options.include_usage`
     /// so the last chunk reports usage). Gemini streams by URL
@@ -176,6 +199,12 @@ impl<'a> Request<'a> {
             cache: self.cache.clone(),
             user: self.user.clone(),
             metadata: self.metadata.clone(),
+            seed: self.seed,
+            top_k: self.top_k,
+            presence_penalty: self.presence_penalty,
+            frequency_penalty: self.frequency_penalty,
+            service_tier: self.service_tier.clone(),
+            extra_body: self.extra_body.clone(),
             stream: self.stream,
         }
     }
@@ -200,6 +229,12 @@ impl<'a> Request<'a> {
             cache: self.cache,
             user: self.user,
             metadata: self.metadata,
+            seed: self.seed,
+            top_k: self.top_k,
+            presence_penalty: self.presence_penalty,
+            frequency_penalty: self.frequency_penalty,
+            service_tier: self.service_tier,
+            extra_body: self.extra_body,
             stream: self.stream,
         }
     }
@@ -247,6 +282,33 @@ impl<'a> Request<'a> {
             .map(|m| m.context_window)
             .filter(|&window| window != 0);
         Ok(self.messages.prepare(&target))
+    }
+
+    /// The same request with `value` set at `field` of the encoded body
+    /// ([`extra_body`](Self::extra_body)).
+    ///
+    /// ```
+    /// use agentmsg_runtime::providers::{Api, Request};
+    /// use agentmsg_runtime::Message;
+    /// let request = Request::new("llama3.2", vec![Message::user("Hi")])
+    ///     .with_extra_body("top_k", 20)
+    ///     .with_extra_body("stream_options", serde_json::json!({"continuous_usage_stats": true}))
+    ///     .with_stream(true);
+    /// let body = Api::OpenaiChat.encode(&request)?.body;
+    /// assert_eq!(body["top_k"], 20);
+    /// // Merged into the encoder's own object.
+    /// assert_eq!(body["stream_options"]["include_usage"], true);
+    /// assert_eq!(body["stream_options"]["continuous_usage_stats"], true);
+    /// # Ok::<(), agentmsg_runtime::providers::EncodeError>(())
+    /// ```
+    #[must_use]
+    pub fn with_extra_body(
+        mut self,
+        field: impl Into<String>,
+        value: impl Into<serde_json::Value>,
+    ) -> Self {
+        self.extra_body.insert(field.into(), value.into());
+        self
     }
 
     /// The same request, asking for a streamed reply or not.
@@ -468,6 +530,12 @@ pub trait StreamDecode {
     /// [`ResponseError::Truncated`] for a stream that ended before its end
     /// event, or the error an event carried.
     fn finish_with_warnings(self) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError>;
+
+    /// The error the provider reported in the stream, once one came (the
+    /// message then ends with stopReason `error`).
+    fn provider_error(&self) -> Option<&ProviderError> {
+        None
+    }
 
     /// [`finish_with_warnings`](Self::finish_with_warnings) without the
     /// warnings.

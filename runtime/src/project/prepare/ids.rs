@@ -143,7 +143,11 @@ fn fresh_id(stored: &str, nth: usize, rule: IdRule, taken: &BTreeSet<String>) ->
     if nth > 0 {
         hasher.update(format!("#{nth}").as_bytes());
     }
-    let digest = hex(&hasher.finalize());
+    let hash = hasher.finalize();
+    if rule == IdRule::Mistral {
+        return mistral_id(&hash, taken);
+    }
+    let digest = hex(&hash);
     let sanitized: String = stored
         .chars()
         .map(|c| {
@@ -182,6 +186,37 @@ fn join(base: &str, suffix: &str, max: usize) -> String {
     let room = max.saturating_sub(suffix.chars().count() + 1);
     let prefix: String = base.chars().take(room).collect();
     format!("{prefix}_{suffix}")
+}
+
+/// Nine base-62 digits of `hash` (Mistral takes only `[a-zA-Z0-9]{9}`, so
+/// nothing of the stored id can be kept readable); a collision takes the
+/// next nine bytes, then a rehash with a counter.
+fn mistral_id(hash: &[u8; 32], taken: &BTreeSet<String>) -> String {
+    const DIGITS: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    let encode = |bytes: &[u8]| -> String {
+        bytes
+            .iter()
+            .take(9)
+            .map(|b| char::from(DIGITS[usize::from(*b) % 62]))
+            .collect()
+    };
+    for start in [0, 9, 18] {
+        let candidate = encode(&hash[start..]);
+        if !taken.contains(&candidate) {
+            return candidate;
+        }
+    }
+    let mut counter = 1u64;
+    loop {
+        let mut hasher = Sha256::new();
+        hasher.update(hash);
+        hasher.update(counter.to_le_bytes());
+        let candidate = encode(&hasher.finalize());
+        if !taken.contains(&candidate) {
+            return candidate;
+        }
+        counter += 1;
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -275,6 +310,27 @@ mod tests {
             let out = assign(&[long.as_str()], rule);
             assert!(rule.accepts(&out[0].id), "{rule:?}: {}", out[0].id);
         }
+    }
+
+    #[test]
+    fn mistral_ids_are_nine_alphanumerics_paired_and_stable() {
+        let ids = [
+            "toolu_01AbCdEf",
+            "call_abc",
+            "a1B2c3D4e",
+            "toolu_01AbCdEf",
+            "",
+        ];
+        let out = assign(&ids, IdRule::Mistral);
+        for a in &out {
+            assert!(IdRule::Mistral.accepts(&a.id), "{}", a.id);
+        }
+        assert_eq!(out[2].id, "a1B2c3D4e");
+        assert_eq!(out[2].fix, None);
+        let set: BTreeSet<&str> = out.iter().map(|a| a.id.as_str()).collect();
+        assert_eq!(set.len(), ids.len());
+        // The same stored id maps the same way in every request.
+        assert_eq!(assign(&ids, IdRule::Mistral), out);
     }
 
     #[test]

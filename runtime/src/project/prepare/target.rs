@@ -33,6 +33,11 @@ pub enum IdRule {
     /// Gemini: `FunctionCall.id` is an optional string with no documented pattern
     /// or length, so any non-empty id is kept.
     Gemini,
+    /// Mistral (La Plateforme's Chat Completions): exactly 9 characters of
+    /// `[a-zA-Z0-9]` (`Tool call id was … but must be a-z, A-Z, 0-9, with a
+    /// length of 9`). A mapped id is 9 base-62 digits of the stored id's
+    /// SHA-256, as pi maps them.
+    Mistral,
     /// Any non-empty id.
     Any,
 }
@@ -43,6 +48,7 @@ impl IdRule {
         match self {
             Self::Anthropic | Self::OpenAiResponses => Some(64),
             Self::OpenAiChat => Some(40),
+            Self::Mistral => Some(9),
             Self::Gemini | Self::Any => None,
         }
     }
@@ -51,6 +57,7 @@ impl IdRule {
     pub fn allows_char(self, c: char) -> bool {
         match self {
             Self::Anthropic => c.is_ascii_alphanumeric() || c == '_' || c == '-',
+            Self::Mistral => c.is_ascii_alphanumeric(),
             Self::OpenAiChat | Self::OpenAiResponses | Self::Gemini | Self::Any => true,
         }
     }
@@ -63,9 +70,14 @@ impl IdRule {
     /// assert!(!IdRule::Anthropic.accepts("functions.write_todos:0"));
     /// assert!(!IdRule::OpenAiChat.accepts(&"x".repeat(41)));
     /// assert!(!IdRule::Any.accepts(""));
+    /// assert!(IdRule::Mistral.accepts("a1B2c3D4e"));
+    /// assert!(!IdRule::Mistral.accepts("toolu_01A"));
     /// ```
     pub fn accepts(self, id: &str) -> bool {
         if id.is_empty() {
+            return false;
+        }
+        if self == Self::Mistral && id.len() != 9 {
             return false;
         }
         if let Some(max) = self.max_len() {
@@ -86,6 +98,28 @@ impl IdRule {
             "openai-responses" => Self::OpenAiResponses,
             "google-generative-ai" => Self::Gemini,
             _ => Self::OpenAiChat,
+        }
+    }
+
+    /// The rule of a provider on an api: a provider with rules of its own
+    /// (`mistral` → [`Mistral`](Self::Mistral)), else the api's
+    /// ([`for_api`](Self::for_api)).
+    ///
+    /// The other OpenAI-compatible servers that
+    /// [`Endpoint::compatible`](crate::http::Endpoint) names take the api's
+    /// ids: Groq, xAI, DeepSeek and OpenRouter pass Chat Completions ids
+    /// through (OpenRouter maps them for the model behind it); Ollama, vLLM
+    /// and LM Studio accept any string.
+    ///
+    /// ```
+    /// use agentmsg_runtime::project::IdRule;
+    /// assert_eq!(IdRule::for_provider("mistral", "openai-completions"), IdRule::Mistral);
+    /// assert_eq!(IdRule::for_provider("groq", "openai-completions"), IdRule::OpenAiChat);
+    /// ```
+    pub fn for_provider(provider: &str, api: &str) -> Self {
+        match provider {
+            "mistral" => Self::Mistral,
+            _ => Self::for_api(api),
         }
     }
 }
@@ -139,7 +173,9 @@ pub struct Target {
 
 impl Target {
     /// A target with the defaults of its api: vision on; tool-result images,
-    /// signed-only thinking and the id rule as the api takes them
+    /// signed-only thinking and the id rule as the api takes them (the id
+    /// rule as the provider takes it, for one with rules of its own:
+    /// [`IdRule::for_provider`])
     /// (`anthropic-messages`: images in tool results, signed thinking only,
     /// [`IdRule::Anthropic`]; `openai-responses`: signed thinking only,
     /// [`IdRule::OpenAiResponses`]; `google-generative-ai`: signed thinking only,
@@ -152,14 +188,15 @@ impl Target {
         model: impl Into<String>,
     ) -> Self {
         let api = api.into();
+        let provider = provider.into();
         let (tool_result_images, unsigned_thinking) = match api.as_str() {
             "anthropic-messages" => (true, false),
             "openai-responses" | "google-generative-ai" => (false, false),
             _ => (false, true),
         };
         Self {
-            provider: provider.into(),
-            id_rule: IdRule::for_api(&api),
+            id_rule: IdRule::for_provider(&provider, &api),
+            provider,
             assistant_images: api == "google-generative-ai",
             api,
             model: model.into(),

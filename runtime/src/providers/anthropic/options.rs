@@ -80,6 +80,21 @@ pub(super) fn write_options(
     if !request.stop.is_empty() {
         body.insert("stop_sequences".into(), json!(request.stop));
     }
+    if let Some(k) = request.top_k {
+        body.insert("top_k".into(), k.into());
+    }
+    if let Some(tier) = &request.service_tier {
+        body.insert("service_tier".into(), tier.clone().into());
+    }
+    for (option, set) in [
+        ("seed", request.seed.is_some()),
+        ("presence_penalty", request.presence_penalty.is_some()),
+        ("frequency_penalty", request.frequency_penalty.is_some()),
+    ] {
+        if set {
+            report.dropped(option, "Anthropic's Messages API does not take it");
+        }
+    }
     write_tool_choice(request, thinking, body, report);
     let mut output = body
         .remove("output_config")

@@ -9,7 +9,7 @@ use crate::message::RawJson;
 use crate::providers::catalog::priced;
 use crate::providers::events::{BlockView, Differ, Kind, Snapshot, StreamEvent};
 use crate::providers::shared::latch::Latch;
-use crate::providers::{ResponseError, StreamDecode};
+use crate::providers::{ProviderError, ResponseError, StreamDecode};
 use crate::ToolArguments;
 use crate::Usage;
 use crate::{AssistantContent, RedactedThinkingContent, TextContent, ThinkingContent, ToolCall};
@@ -46,6 +46,8 @@ pub(super) enum WireEvent {
     Ping,
     Error {
         error: WireError,
+        #[serde(default)]
+        request_id: Option<String>,
     },
     #[serde(other)]
     Other,
@@ -149,6 +151,7 @@ pub struct StreamDecoder {
     stop_details: Option<StopDetails>,
     stopped: bool,
     error: Option<String>,
+    failure: Option<ProviderError>,
 }
 
 impl StreamDecoder {
@@ -399,8 +402,14 @@ impl StreamDecoder {
                 self.require_started(index)?;
                 self.stopped = true;
             }
-            WireEvent::Error { error } => {
+            WireEvent::Error { error, request_id } => {
                 self.error = Some(error.describe());
+                self.failure = Some(ProviderError {
+                    error_type: error.kind.clone(),
+                    code: None,
+                    message: error.message.clone().unwrap_or_else(|| error.describe()),
+                    request_id,
+                });
                 self.stopped = true;
             }
             WireEvent::Ping | WireEvent::Other => {}
@@ -560,7 +569,8 @@ impl StreamDecoder {
             started,
             blocks,
             usage: started.then(|| self.usage.clone()),
-            stop: self.stopped.then(|| {
+            // An error ends the stream with `Error`, never with `Done`.
+            stop: (self.stopped && self.error.is_none()).then(|| {
                 self.stop_reason
                     .as_deref()
                     .map_or(StopReason::Stop, stop_reason)
@@ -585,6 +595,10 @@ impl StreamDecode for StreamDecoder {
         self.snapshot().partial(base)
     }
 
+    fn provider_error(&self) -> Option<&ProviderError> {
+        self.failure.as_ref()
+    }
+
     /// [`finish`](StreamDecode::finish), also returning what was skipped (a
     /// tool call cut by the output limit, a call's `caller` other than
     /// `direct`) as [`ResponseError::Invalid`] values naming their event.
@@ -601,6 +615,24 @@ impl StreamDecode for StreamDecoder {
     ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
         self.latch.check()?;
         if let Some(error) = self.error {
+            // What streamed before the error is kept: text and thinking as
+            // far as they went; an unfinished tool call cannot be parsed.
+            for (block, slot) in std::mem::take(&mut self.slots) {
+                match slot {
+                    Slot::Open(Open::Text(text, citations)) => {
+                        self.done.insert(block, text_block(text, citations));
+                    }
+                    Slot::Open(Open::Thinking(thinking, signature)) => {
+                        let thinking = ThinkingContent {
+                            thinking,
+                            signature: Some(signature).filter(|s| !s.is_empty()),
+                        };
+                        self.done
+                            .insert(block, AssistantContent::Thinking(thinking));
+                    }
+                    _ => {}
+                }
+            }
             let mut message = self.message.unwrap_or_else(base_message);
             message.content.extend(self.done.into_values());
             message.usage = self.usage;

@@ -133,6 +133,21 @@ pub(super) fn write_options(
     if let Some(p) = request.top_p {
         config.insert("topP".into(), json!(p));
     }
+    if let Some(k) = request.top_k {
+        config.insert("topK".into(), k.into());
+    }
+    if let Some(seed) = request.seed {
+        config.insert("seed".into(), seed.into());
+    }
+    if let Some(p) = request.presence_penalty {
+        config.insert("presencePenalty".into(), json!(p));
+    }
+    if let Some(p) = request.frequency_penalty {
+        config.insert("frequencyPenalty".into(), json!(p));
+    }
+    if request.service_tier.is_some() {
+        report.dropped("service_tier", "Gemini has no service tiers");
+    }
     if !request.stop.is_empty() {
         if request.stop.len() > MAX_STOP {
             report.dropped(

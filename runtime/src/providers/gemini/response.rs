@@ -571,6 +571,8 @@ pub(super) struct Folder {
     pub(super) finish_message: Option<String>,
     pub(super) block_reason: Option<String>,
     pub(super) error: Option<String>,
+    /// The error chunk's error, as the stream's [`ProviderError`](crate::providers::ProviderError).
+    pub(super) failure: Option<crate::providers::ProviderError>,
     pub(super) saw_candidate: bool,
     /// The candidate's latest metadata, by its key in [`CANDIDATE_METADATA`].
     pub(super) metadata: BTreeMap<&'static str, Value>,
@@ -584,6 +586,12 @@ impl Folder {
     ) -> Result<(), ResponseError> {
         if let Some(error) = wire.error {
             self.error = Some(error.describe());
+            self.failure = Some(crate::providers::ProviderError {
+                error_type: error.status.clone(),
+                code: error.code.map(|c| c.to_string()),
+                message: error.message.clone().unwrap_or_else(|| error.describe()),
+                request_id: None,
+            });
             return Ok(());
         }
         if let Some(id) = wire.response_id {

@@ -104,6 +104,10 @@ impl StreamDecode for StreamDecoder {
         Ok(events)
     }
 
+    fn provider_error(&self) -> Option<&crate::providers::ProviderError> {
+        self.folder.failure.as_ref()
+    }
+
     fn partial(&self) -> AssistantMessage {
         let base = AssistantMessage {
             api: API.to_owned(),

@@ -9,12 +9,14 @@
 //! | `Request::system`, system messages | `{"role":"system","content":…}` |
 //! | user text / image / audio / document | `text`, `image_url` (data URL or URL), `input_audio` (wav, mp3 only), `file` (`file_data` data URL + `filename`) |
 //! | assistant text and tool calls | `content` and `tool_calls` (`arguments` is a JSON string) |
-//! | thinking, redacted thinking | not sent (the API takes no reasoning back); reported |
+//! | thinking a compatible server wrote (its signature names the field: `reasoning_content`, `reasoning`, `reasoning_text`) | the same field on the assistant message, when `prepare` kept it (the same provider and model); DeepSeek requires it back on a turn that called a tool |
+//! | other thinking, redacted thinking | not sent (OpenAI's API takes no reasoning back); reported |
 //! | tool result | one `{"role":"tool","tool_call_id":…}` message each; images follow in a user message |
 //! | `max_tokens` | `max_completion_tokens` |
 //!
-//! Decoding: `reasoning_content` / `reasoning` (sent by OpenAI-compatible servers)
-//! become a thinking block, then text, refusal (as text, stop reason
+//! Decoding: `reasoning_content` / `reasoning` / `reasoning_text` (sent by
+//! OpenAI-compatible servers) become a thinking block whose signature is the
+//! field's name (as pi keeps it), then text, refusal (as text, stop reason
 //! `guardRail`) and tool calls, in that order. Tool-call arguments that are not a
 //! JSON object are kept as `{"value": <the JSON, or the raw text when it is not
 //! JSON>}` and reported by [`decode_response_with_warnings`] and

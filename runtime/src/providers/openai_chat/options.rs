@@ -22,6 +22,23 @@ pub(super) fn write_options(
     if let Some(effort) = effort(request, report) {
         body.insert("reasoning_effort".into(), effort.into());
     }
+    if let Some(seed) = request.seed {
+        body.insert("seed".into(), seed.into());
+    }
+    for (field, value) in [
+        ("presence_penalty", request.presence_penalty),
+        ("frequency_penalty", request.frequency_penalty),
+    ] {
+        if let Some(value) = value {
+            body.insert(field.into(), json!(value));
+        }
+    }
+    if request.top_k.is_some() {
+        report.dropped(
+            "top_k",
+            "Chat Completions takes no top_k (for a server that does, set it with extra_body)",
+        );
+    }
     if !request.stop.is_empty() {
         if openai_reasoning_model(&request.model) {
             report.dropped(

@@ -1,6 +1,7 @@
 //! The request encoder.
 
 use super::options::write_options;
+use super::response::REASONING_FIELDS;
 use super::{API, PROVIDER};
 use crate::message::MediaSource;
 use crate::project::{ChangeKind, Report};
@@ -204,6 +205,9 @@ pub(super) fn assistant_message(
     let mut text = String::new();
     let mut calls = Vec::new();
     let mut dropped = 0usize;
+    // Reasoning a compatible server wrote, in the field it came in:
+    // `prepare` kept it only for the provider and model that wrote it.
+    let mut reasoning: Option<(&str, Vec<&str>)> = None;
     for block in &m.content {
         match block {
             AssistantContent::Text(t) => {
@@ -236,7 +240,19 @@ pub(super) fn assistant_message(
                     "arguments": call.arguments.as_str(),
                 },
             })),
-            AssistantContent::Thinking(_) | AssistantContent::RedactedThinking(_) => dropped += 1,
+            AssistantContent::Thinking(t) => {
+                let field = t
+                    .signature
+                    .as_deref()
+                    .and_then(|s| REASONING_FIELDS.iter().find(|f| **f == s));
+                match (field, &mut reasoning) {
+                    (_, _) if t.thinking.trim().is_empty() => {}
+                    (Some(field), None) => reasoning = Some((field, vec![t.thinking.as_str()])),
+                    (Some(_), Some((_, texts))) => texts.push(t.thinking.as_str()),
+                    (None, _) => dropped += 1,
+                }
+            }
+            AssistantContent::RedactedThinking(_) => dropped += 1,
         }
     }
     if dropped > 0 {
@@ -244,7 +260,7 @@ pub(super) fn assistant_message(
             index,
             ChangeKind::DroppedThinking,
             format!(
-                "{dropped} thinking block(s) not sent: Chat Completions takes no reasoning back"
+                "{dropped} thinking block(s) not sent: Chat Completions takes back only the reasoning a compatible server sent (`reasoning_content`, `reasoning`)"
             ),
         );
     }
@@ -268,6 +284,12 @@ pub(super) fn assistant_message(
     );
     if !calls.is_empty() {
         value.insert("tool_calls".into(), Value::Array(calls));
+    }
+    // DeepSeek answers a 400 when a turn that called a tool comes back
+    // without its `reasoning_content`; the field is the one it came in, the
+    // blocks joined as pi joins them.
+    if let Some((field, texts)) = reasoning {
+        value.insert(field.to_owned(), Value::String(texts.join("\n")));
     }
     Some(Value::Object(value))
 }

@@ -106,6 +106,8 @@ pub(super) struct WireMessage {
     pub(super) reasoning_content: Option<String>,
     #[serde(default)]
     pub(super) reasoning: Option<String>,
+    #[serde(default)]
+    pub(super) reasoning_text: Option<String>,
     #[serde(default, deserialize_with = "null_as_empty")]
     pub(super) tool_calls: Vec<WireToolCall>,
     /// URL citations of the text (OpenAI's search models).
@@ -223,14 +225,17 @@ pub fn decode_response_with_warnings(
             message: "no choice in the response".into(),
         })?;
     let wire_message = choice.message.unwrap_or_default();
-    if let Some(reasoning) = wire_message
-        .reasoning_content
-        .or(wire_message.reasoning)
-        .filter(|r| !r.is_empty())
-    {
+    if let Some((reasoning, field)) = reasoning_field([
+        wire_message.reasoning_content,
+        wire_message.reasoning,
+        wire_message.reasoning_text,
+    ]) {
         message
             .content
-            .push(AssistantContent::Thinking(ThinkingContent::new(reasoning)));
+            .push(AssistantContent::Thinking(ThinkingContent {
+                signature: Some(field.to_owned()),
+                ..ThinkingContent::new(reasoning)
+            }));
     }
     let mut refused = text_content(wire_message.content, &mut message.content, &mut warnings);
     if let Some(refusal) = wire_message.refusal.filter(|r| !r.is_empty()) {
@@ -383,4 +388,20 @@ fn tool_call(i: usize, call: WireToolCall, warnings: &mut Vec<ResponseError>) ->
         arguments,
         signature: None,
     })
+}
+
+/// The fields OpenAI-compatible servers put reasoning in, in the order they
+/// are read (DeepSeek and llama.cpp `reasoning_content`, vLLM and OpenRouter
+/// `reasoning`, some `reasoning_text`), as pi reads them. A thinking block
+/// keeps its field as its signature, so the encoder sends the reasoning
+/// back in the same field to the model that wrote it.
+pub(crate) const REASONING_FIELDS: [&str; 3] = ["reasoning_content", "reasoning", "reasoning_text"];
+
+/// The first non-empty reasoning of `values` (in [`REASONING_FIELDS`]'
+/// order) and its field.
+pub(super) fn reasoning_field(values: [Option<String>; 3]) -> Option<(String, &'static str)> {
+    values
+        .into_iter()
+        .zip(REASONING_FIELDS)
+        .find_map(|(value, field)| Some((value.filter(|v| !v.is_empty())?, field)))
 }

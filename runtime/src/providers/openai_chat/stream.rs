@@ -56,6 +56,8 @@ pub(super) struct WireDelta {
     reasoning_content: Option<String>,
     #[serde(default)]
     reasoning: Option<String>,
+    #[serde(default)]
+    reasoning_text: Option<String>,
     #[serde(default, deserialize_with = "null_as_empty")]
     tool_calls: Vec<WireToolCallDelta>,
     #[serde(default)]
@@ -83,7 +85,8 @@ pub(super) struct WireFunctionDelta {
 /// A block being built from deltas.
 pub(super) enum Building {
     Text(String),
-    Thinking(String),
+    /// Reasoning, and the field it came in.
+    Thinking(String, &'static str),
     Call {
         id: String,
         name: String,
@@ -123,6 +126,7 @@ pub struct StreamDecoder {
     refused: bool,
     usage: Option<Usage>,
     error: Option<String>,
+    failure: Option<crate::providers::ProviderError>,
     bad_event: FirstBad,
     warnings: Vec<ResponseError>,
     done: bool,
@@ -150,22 +154,22 @@ impl StreamDecoder {
         Self::default()
     }
 
-    fn append_text(&mut self, text: &str, thinking: bool) {
+    /// Appends text, or reasoning that came in `thinking`'s field.
+    fn append_text(&mut self, text: &str, thinking: Option<&'static str>) {
         match (self.blocks.last_mut(), thinking) {
-            (Some(Building::Text(buf)), false) | (Some(Building::Thinking(buf)), true) => {
+            (Some(Building::Text(buf)), None) => buf.push_str(text),
+            (Some(Building::Thinking(buf, was)), Some(field)) if *was == field => {
                 buf.push_str(text)
             }
-            _ => self.blocks.push(if thinking {
-                Building::Thinking(text.to_owned())
-            } else {
-                Building::Text(text.to_owned())
-            }),
+            (_, Some(field)) => self.blocks.push(Building::Thinking(text.to_owned(), field)),
+            (_, None) => self.blocks.push(Building::Text(text.to_owned())),
         }
     }
 
     fn apply(&mut self, chunk: WireChunk, event: usize) {
         if let Some(error) = &chunk.error {
             self.error = Some(error.describe());
+            self.failure = Some(error.provider_error());
             return;
         }
         if self.id.is_none() {
@@ -199,19 +203,19 @@ impl StreamDecoder {
                 continue;
             }
             let delta = choice.delta.unwrap_or_default();
-            if let Some(reasoning) = delta
-                .reasoning_content
-                .or(delta.reasoning)
-                .filter(|r| !r.is_empty())
-            {
-                self.append_text(&reasoning, true);
+            if let Some((reasoning, field)) = super::response::reasoning_field([
+                delta.reasoning_content,
+                delta.reasoning,
+                delta.reasoning_text,
+            ]) {
+                self.append_text(&reasoning, Some(field));
             }
             if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
-                self.append_text(&text, false);
+                self.append_text(&text, None);
             }
             if let Some(refusal) = delta.refusal.filter(|t| !t.is_empty()) {
                 self.refused = true;
-                self.append_text(&refusal, false);
+                self.append_text(&refusal, None);
             }
             if let Some(Value::Array(annotations)) = delta.annotations {
                 self.annotations.extend(annotations);
@@ -332,7 +336,10 @@ impl StreamDecoder {
             .enumerate()
             .map(|(i, block)| match block {
                 Building::Text(text) => BlockView::new(Kind::Text, text.as_str(), i < last),
-                Building::Thinking(text) => BlockView::new(Kind::Thinking, text.as_str(), i < last),
+                Building::Thinking(text, field) => BlockView {
+                    signature: Some(field),
+                    ..BlockView::new(Kind::Thinking, text.as_str(), i < last)
+                },
                 Building::Call {
                     id,
                     name,
@@ -352,6 +359,8 @@ impl StreamDecoder {
             self.sources_view(&mut blocks);
         }
         let stop = match (&self.finish_reason, self.done) {
+            // An error ends the stream with `Error`, never with `Done`.
+            _ if self.error.is_some() => None,
             (Some(reason), _) => Some(stop_reason(reason)),
             (None, true) if has_calls => Some(StopReason::ToolUse),
             (None, true) => Some(StopReason::Stop),
@@ -375,6 +384,10 @@ impl StreamDecode for StreamDecoder {
     fn partial(&self) -> AssistantMessage {
         let base = base_message(self.id.clone(), self.model.clone(), self.created);
         self.snapshot().partial(base)
+    }
+
+    fn provider_error(&self) -> Option<&crate::providers::ProviderError> {
+        self.failure.as_ref()
     }
 
     fn push(&mut self, event: &str) -> Result<Vec<StreamEvent>, ResponseError> {
@@ -404,7 +417,10 @@ impl StreamDecode for StreamDecoder {
         for (position, block) in std::mem::take(&mut self.blocks).into_iter().enumerate() {
             message.content.push(match block {
                 Building::Text(text) => AssistantContent::Text(TextContent::new(text)),
-                Building::Thinking(text) => AssistantContent::Thinking(ThinkingContent::new(text)),
+                Building::Thinking(text, field) => AssistantContent::Thinking(ThinkingContent {
+                    signature: Some(field.to_owned()),
+                    ..ThinkingContent::new(text)
+                }),
                 Building::Call {
                     id,
                     name,

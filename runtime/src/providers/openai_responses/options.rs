@@ -32,6 +32,16 @@ pub(super) fn write_options(
     if !request.stop.is_empty() {
         report.dropped("stop", "the Responses API takes no stop sequences");
     }
+    for (option, set) in [
+        ("seed", request.seed.is_some()),
+        ("top_k", request.top_k.is_some()),
+        ("presence_penalty", request.presence_penalty.is_some()),
+        ("frequency_penalty", request.frequency_penalty.is_some()),
+    ] {
+        if set {
+            report.dropped(option, "the Responses API does not take it");
+        }
+    }
     if let Some(choice) = tool_choice(
         request,
         report,

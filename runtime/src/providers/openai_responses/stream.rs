@@ -62,6 +62,7 @@ pub struct StreamDecoder {
     started: Option<Value>,
     terminal: Option<(usize, Value)>,
     error: Option<String>,
+    failure: Option<crate::providers::ProviderError>,
     bad_event: FirstBad,
     warnings: Vec<ResponseError>,
     /// The output items whose `output_item.done` came.
@@ -149,6 +150,9 @@ impl StreamDecoder {
             }
             "response.completed" | "response.incomplete" | "response.failed" | "response.done" => {
                 if let Some(response) = event.response {
+                    if event.kind == "response.failed" && self.failure.is_none() {
+                        self.failure = Some(failed(&response));
+                    }
                     self.terminal = Some((index, response));
                 } else {
                     self.warnings.push(ResponseError::Invalid {
@@ -159,17 +163,17 @@ impl StreamDecoder {
                 }
             }
             "error" => {
-                let text = match &event.error {
-                    Some(error) => error.describe(),
+                let error = match event.error {
+                    Some(error) => error,
                     None => WireError {
                         message: event.message.clone(),
                         kind: None,
                         code: event.code.clone(),
-                    }
-                    .describe(),
+                    },
                 };
                 if self.error.is_none() {
-                    self.error = Some(text);
+                    self.error = Some(error.describe());
+                    self.failure = Some(error.provider_error());
                 }
             }
             "response.output_item.added" | "response.output_item.done" => {
@@ -374,7 +378,30 @@ impl StreamDecoder {
     }
 }
 
+/// The error of a `response.failed` event's response (`{"code","message"}`).
+fn failed(response: &Value) -> crate::providers::ProviderError {
+    let error = response.get("error");
+    let text = |name: &str| {
+        error.and_then(|e| e.get(name)).and_then(|v| match v {
+            Value::String(s) if !s.is_empty() => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        })
+    };
+    let code = text("code");
+    crate::providers::ProviderError {
+        error_type: text("type").filter(|t| Some(t) != code.as_ref()),
+        code,
+        message: text("message").unwrap_or_else(|| "the response failed".to_owned()),
+        request_id: None,
+    }
+}
+
 impl StreamDecode for StreamDecoder {
+    fn provider_error(&self) -> Option<&crate::providers::ProviderError> {
+        self.failure.as_ref()
+    }
+
     fn partial(&self) -> AssistantMessage {
         let base = AssistantMessage {
             api: API.to_owned(),

@@ -16,6 +16,24 @@ pub(crate) struct WireError {
 }
 
 impl WireError {
+    /// The error as a [`ProviderError`](crate::providers::ProviderError).
+    pub(crate) fn provider_error(&self) -> crate::providers::ProviderError {
+        let code = match &self.code {
+            Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+            Some(Value::Number(n)) => Some(n.to_string()),
+            _ => None,
+        };
+        crate::providers::ProviderError {
+            error_type: self.kind.clone().filter(|k| !k.is_empty()),
+            code,
+            message: self
+                .message
+                .clone()
+                .unwrap_or_else(|| "unknown error".into()),
+            request_id: None,
+        }
+    }
+
     /// `code: message` (or `type: message`), for the message's `errorMessage`.
     pub(crate) fn describe(&self) -> String {
         let mut text = self

@@ -35,6 +35,9 @@ pub(crate) fn write_common(
             body.insert(field.into(), json!(value));
         }
     }
+    if let Some(tier) = &request.service_tier {
+        body.insert("service_tier".into(), tier.clone().into());
+    }
     if !request.tools.is_empty() {
         if let Some(parallel) = request.parallel_tool_calls {
             body.insert("parallel_tool_calls".into(), parallel.into());

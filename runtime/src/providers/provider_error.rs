@@ -1,0 +1,52 @@
+//! [`ProviderError`]: an error the provider reported inside a stream that
+//! began with success.
+
+/// An error the provider reported inside a streamed reply (Anthropic's
+/// `event: error`, Responses' `response.failed` or `error`, a Chat chunk
+/// with `error`, a Gemini chunk with `error`): its type, code, message and
+/// request id, as the stream decoder read them
+/// ([`StreamReader::provider_error`](super::StreamReader::provider_error)).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct ProviderError {
+    /// The provider's error type (`overloaded_error`, `server_error`,
+    /// `UNAVAILABLE`…).
+    pub error_type: Option<String>,
+    /// The provider's error code, when it has one besides the type
+    /// (`rate_limit_exceeded`, `500`…).
+    pub code: Option<String>,
+    /// What it said.
+    pub message: String,
+    /// The request id the event carried, if any.
+    pub request_id: Option<String>,
+}
+
+impl ProviderError {
+    /// Whether the error is worth another try by what its type or code says:
+    /// an overloaded or unavailable server, a rate limit, the server's own
+    /// error. The official SDKs retry the same statuses.
+    pub fn is_retryable(&self) -> bool {
+        let retryable = |label: &str| {
+            let label = label.to_ascii_lowercase();
+            [
+                "overloaded",
+                "rate_limit",
+                "server_error",
+                "api_error",
+                "internal",
+                "unavailable",
+                "resource_exhausted",
+                "timeout",
+                "deadline_exceeded",
+            ]
+            .iter()
+            .any(|word| label.contains(word))
+                || matches!(
+                    label.as_str(),
+                    "408" | "409" | "429" | "500" | "502" | "503" | "504" | "529"
+                )
+        };
+        self.error_type.as_deref().is_some_and(retryable)
+            || self.code.as_deref().is_some_and(retryable)
+    }
+}
