@@ -206,3 +206,73 @@ fn claude_and_codex_files_import_streamed_as_they_do_whole() {
         assert!(file.stdout.lines().count() > 5, "{name}");
     }
 }
+
+/// The `stats --json` of `args`, run in `dir` (with `stdin` when given).
+fn stats_json(dir: &std::path::Path, args: &[&str], stdin: Option<&[u8]>) -> serde_json::Value {
+    let run = match stdin {
+        Some(bytes) => agentmsg_stdin(dir, args, bytes),
+        None => agentmsg_in(dir, args),
+    };
+    assert_eq!(run.code, 0, "{args:?}: {run:?}");
+    serde_json::from_str(&run.stdout).unwrap()
+}
+
+/// A Claude Code log that starts with entries which tell nothing of who
+/// wrote it (a `file-history-snapshot`, a `permission-mode`, a hook's
+/// `progress` without a `uuid`) is a Claude Code log to `stats` given the
+/// file, as it is given standard input: the library's detector decides, not
+/// the first line.
+#[test]
+fn stats_of_a_claude_code_file_starting_with_a_snapshot_reads_it_as_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = vec![
+        r#"{"type":"file-history-snapshot","messageId":"u1","snapshot":{"messageId":"u1","trackedFileBackups":{},"timestamp":"2025-06-01T10:00:00.000Z"},"isSnapshotUpdate":false}"#,
+        r#"{"type":"permission-mode","permissionMode":"acceptEdits","sessionId":"s1"}"#,
+    ];
+    lines.extend_from_slice(CLAUDE);
+    common::write_lines(dir.path(), "claude.jsonl", &lines);
+    let text = std::fs::read(dir.path().join("claude.jsonl")).unwrap();
+    let file = stats_json(dir.path(), &["stats", "--json", "claude.jsonl"], None);
+    let piped = stats_json(dir.path(), &["stats", "--json", "-"], Some(&text));
+    assert_eq!(file, piped);
+    assert_eq!(file["kinds"]["assistant"], 2, "{file:#}");
+    assert_eq!(file["toolCalls"], 1, "{file:#}");
+    assert!(file["kinds"].get("(undecodable)").is_none(), "{file:#}");
+}
+
+/// Every real Claude Code log of the conformance data reads the same given
+/// as a file or on standard input, with its assistant messages.
+#[test]
+fn stats_reads_every_real_claude_code_log_as_a_file_as_it_does_piped() {
+    let Some(data) = common::conformance_or_skip(None) else {
+        return;
+    };
+    let root = data.join("transcripts/claude-code");
+    let mut files = Vec::new();
+    let mut dirs = vec![root];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                files.push(path);
+            }
+        }
+    }
+    assert!(files.len() >= 19, "{files:?}");
+    let dir = tempfile::tempdir().unwrap();
+    for path in files {
+        let text = std::fs::read(&path).unwrap();
+        let copy = dir.path().join("log.jsonl");
+        std::fs::write(&copy, &text).unwrap();
+        let file = stats_json(dir.path(), &["stats", "--json", "log.jsonl"], None);
+        let piped = stats_json(dir.path(), &["stats", "--json", "-"], Some(&text));
+        assert_eq!(file, piped, "{}", path.display());
+        assert!(
+            file["kinds"]["assistant"].as_u64().unwrap_or(0) > 0,
+            "{}: {file:#}",
+            path.display()
+        );
+    }
+}

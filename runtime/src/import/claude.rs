@@ -957,6 +957,15 @@ impl Log {
         let Some(uuid) = entry.head.uuid.clone() else {
             return self.entry(entry, imported);
         };
+        if entry.head.parent_uuid.as_deref() == Some(uuid.as_str()) {
+            // A loop of one, which no tree holds: a root, and said.
+            imported.warnings.push(ImportWarning::warning(
+                line,
+                WarningCode::BadValue,
+                format!("`parentUuid` of `{uuid}` names the entry itself; read as a root"),
+            ));
+            entry.head.parent_uuid = None;
+        }
         let hash = entry_hash(&entry.text);
         match self.seen.get(&uuid) {
             None => {
