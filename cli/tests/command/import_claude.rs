@@ -684,3 +684,17 @@ fn a_split_that_cannot_be_undone_counts_the_usage_once_and_says_so() {
     assert_eq!(stats["kinds"]["assistant"], 2, "{stats:#}");
     assert_eq!(stats["tokens"]["output"], 40, "{stats:#}");
 }
+
+/// A response's one-hour cache writes are kept (`cacheWrite1h`), a part of
+/// its cache writes.
+#[test]
+fn one_hour_cache_writes_are_kept() {
+    let out = import(&[
+        SPLIT[1],
+        r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"Hi."}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":4,"cache_read_input_tokens":0,"cache_creation_input_tokens":300,"cache_creation":{"ephemeral_5m_input_tokens":100,"ephemeral_1h_input_tokens":200}}},"requestId":"req_1","uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
+    ]);
+    let session = Session::read(out.as_bytes()).unwrap();
+    let reply = session.entry("a1").unwrap().message().unwrap();
+    let usage = &reply.as_llm().unwrap().as_assistant().unwrap().usage;
+    assert_eq!((usage.cache_write, usage.cache_write_1h), (300, 200), "{out}");
+}

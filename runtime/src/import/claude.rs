@@ -1488,11 +1488,17 @@ fn usage_of(usage: &Value) -> Usage {
         n("cache_read_input_tokens"),
         n("cache_creation_input_tokens"),
     );
+    let cache_write_1h = usage
+        .get("cache_creation")
+        .and_then(|c| c.get("ephemeral_1h_input_tokens"))
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
     Usage {
         input,
         output,
         cache_read,
         cache_write,
+        cache_write_1h,
         total_tokens: Some(
             input
                 .saturating_add(output)

@@ -1128,6 +1128,7 @@ fn usage_of(counts: TokenUsage) -> Option<Usage> {
         reasoning: counts.reasoning_output_tokens.unwrap_or(0),
         cache_read: cached,
         cache_write: 0,
+        cache_write_1h: 0,
         total_tokens: counts.total_tokens,
         cost: None,
     })
