@@ -276,3 +276,41 @@ fn stats_reads_every_real_claude_code_log_as_a_file_as_it_does_piped() {
         );
     }
 }
+
+/// A line holding half of a UTF-16 character (an emoji cut in two, as tools
+/// cut output) is kept, with U+FFFD for the lone half and a `lone-surrogate`
+/// warning at its line, in a Claude Code log and a Codex rollout alike:
+/// nothing after it loses its parent, and `context` sends every message.
+#[test]
+fn a_line_with_a_lone_surrogate_is_kept_and_said() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, lines, at, text) in [
+        ("claude.jsonl", CLAUDE, 5, "fn main() {}"),
+        ("rollout.jsonl", CODEX, 6, "a.rs"),
+    ] {
+        let mut lines: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
+        assert!(lines[at].contains(text), "{name}");
+        let whole = common::write_lines;
+        whole(dir.path(), name, &lines.iter().map(String::as_str).collect::<Vec<_>>());
+        let before = agentmsg_in(dir.path(), &["context", name]);
+        lines[at] = lines[at].replacen(text, &format!("{text} \\ud83d"), 1);
+        whole(dir.path(), name, &lines.iter().map(String::as_str).collect::<Vec<_>>());
+        let run = agentmsg_in(dir.path(), &["import", name]);
+        assert_eq!(run.code, 0, "{name}: {run:?}");
+        assert!(
+            run.stderr
+                .contains(&format!("{name}:{}: warning[lone-surrogate]", at + 1)),
+            "{name}: {}",
+            run.stderr
+        );
+        assert!(run.stdout.contains('\u{fffd}') || run.stdout.contains("\\ufffd"), "{name}");
+        let after = agentmsg_in(dir.path(), &["context", name]);
+        assert_eq!(after.code, 0, "{name}: {after:?}");
+        assert_eq!(
+            after.stdout.lines().count(),
+            before.stdout.lines().count(),
+            "{name}: {}",
+            after.stdout
+        );
+    }
+}
