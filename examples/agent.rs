@@ -13,7 +13,6 @@ use std::sync::Arc;
 use agentmsg::http::{ApiKey, Client, ClientError, Endpoint, StreamItem};
 use agentmsg::providers::{Request, StreamEvent, ToolSpec};
 use agentmsg::store::{JsonlDir, StoredSession};
-use agentmsg::transcript::MessageQuery;
 use agentmsg::{Message, StopReason, ToolCall};
 use bytes::Bytes;
 use futures_util::StreamExt;
@@ -182,10 +181,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         dir.display(),
         context.messages.len()
     );
-    // Tokens and cost, each reply priced at its own date (with the `prices`
-    // feature; without it, or for a model the price database does not know,
-    // the cost says unknown rather than $0).
-    let summary = context.messages.iter().map(|m| &**m).summarize();
+    // Tokens and cost of every reply the session holds (a compaction's
+    // summarized replies and other branches too: the context holds only what
+    // the next request sends), each reply priced at its own date (with the
+    // `prices` feature; without it, or for a model the price database does
+    // not know, the cost says unknown rather than $0).
+    let summary = session.session().total_stats();
     println!("{summary}");
     Ok(())
 }
