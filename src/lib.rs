@@ -385,6 +385,8 @@ pub use agentmsg_runtime::providers;
 pub use agentmsg_runtime::{
     custom, import, lines, message, project, session, store, time, transcript,
 };
+#[cfg(feature = "usage-report")]
+pub use agentmsg_runtime::usage_report;
 
 #[doc(hidden)]
 pub use agentmsg_runtime::__private_0_1_0;
