@@ -30,9 +30,7 @@ mod lines;
 mod load;
 mod output;
 
-use cmd::{
-    check, context, decode, export, import, project, repair, sessions, stats, tree, usage,
-};
+use cmd::{check, context, decode, export, import, project, repair, sessions, stats, tree, usage};
 
 const EXIT_CODES: &str = "\
 Exit codes:

@@ -215,7 +215,11 @@ fn usage() -> impl Strategy<Value = Usage> {
         prop::option::of(cost()),
     )
         .prop_map(
-            |([input, output, reasoning, cache_read, cache_write, cache_write_1h], total_tokens, cost)| Usage {
+            |(
+                [input, output, reasoning, cache_read, cache_write, cache_write_1h],
+                total_tokens,
+                cost,
+            )| Usage {
                 input,
                 output,
                 reasoning,

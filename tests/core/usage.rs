@@ -238,6 +238,9 @@ fn one_hour_cache_writes_are_a_part_of_the_writes_at_their_own_rate() {
     assert_eq!(serde_json::from_value::<Usage>(json).unwrap(), usage);
     let plain = serde_json::to_string(&Usage::new(1, 2)).unwrap();
     assert!(!plain.contains("1h"), "{plain}");
-    let old: Usage = serde_json::from_str(r#"{"input":1,"output":2,"cacheRead":0,"cacheWrite":5,"totalTokens":8}"#).unwrap();
+    let old: Usage = serde_json::from_str(
+        r#"{"input":1,"output":2,"cacheRead":0,"cacheWrite":5,"totalTokens":8}"#,
+    )
+    .unwrap();
     assert_eq!((old.cache_write, old.cache_write_1h), (5, 0));
 }

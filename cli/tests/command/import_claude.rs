@@ -637,7 +637,10 @@ fn a_response_split_around_its_results_is_one_message_with_its_usage_once() {
         .filter_map(|e| e.message()?.as_llm()?.as_assistant().cloned())
         .collect();
     assert_eq!(replies.len(), 2, "{out}");
-    assert_eq!(replies[0].stop_reason, agentmsg_runtime::StopReason::ToolUse);
+    assert_eq!(
+        replies[0].stop_reason,
+        agentmsg_runtime::StopReason::ToolUse
+    );
     assert_eq!(replies[0].content.len(), 3);
     assert_eq!(
         (replies[0].usage.output, replies[0].usage.cache_read),
@@ -696,5 +699,9 @@ fn one_hour_cache_writes_are_kept() {
     let session = Session::read(out.as_bytes()).unwrap();
     let reply = session.entry("a1").unwrap().message().unwrap();
     let usage = &reply.as_llm().unwrap().as_assistant().unwrap().usage;
-    assert_eq!((usage.cache_write, usage.cache_write_1h), (300, 200), "{out}");
+    assert_eq!(
+        (usage.cache_write, usage.cache_write_1h),
+        (300, 200),
+        "{out}"
+    );
 }

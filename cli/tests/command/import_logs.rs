@@ -291,10 +291,18 @@ fn a_line_with_a_lone_surrogate_is_kept_and_said() {
         let mut lines: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
         assert!(lines[at].contains(text), "{name}");
         let whole = common::write_lines;
-        whole(dir.path(), name, &lines.iter().map(String::as_str).collect::<Vec<_>>());
+        whole(
+            dir.path(),
+            name,
+            &lines.iter().map(String::as_str).collect::<Vec<_>>(),
+        );
         let before = agentmsg_in(dir.path(), &["context", name]);
         lines[at] = lines[at].replacen(text, &format!("{text} \\ud83d"), 1);
-        whole(dir.path(), name, &lines.iter().map(String::as_str).collect::<Vec<_>>());
+        whole(
+            dir.path(),
+            name,
+            &lines.iter().map(String::as_str).collect::<Vec<_>>(),
+        );
         let run = agentmsg_in(dir.path(), &["import", name]);
         assert_eq!(run.code, 0, "{name}: {run:?}");
         assert!(
@@ -303,7 +311,10 @@ fn a_line_with_a_lone_surrogate_is_kept_and_said() {
             "{name}: {}",
             run.stderr
         );
-        assert!(run.stdout.contains('\u{fffd}') || run.stdout.contains("\\ufffd"), "{name}");
+        assert!(
+            run.stdout.contains('\u{fffd}') || run.stdout.contains("\\ufffd"),
+            "{name}"
+        );
         let after = agentmsg_in(dir.path(), &["context", name]);
         assert_eq!(after.code, 0, "{name}: {after:?}");
         assert_eq!(
@@ -311,6 +322,64 @@ fn a_line_with_a_lone_surrogate_is_kept_and_said() {
             before.stdout.lines().count(),
             "{name}: {}",
             after.stdout
+        );
+    }
+}
+
+/// Every value of the wrong JSON type is said, at its line and by its
+/// field's path: a Codex message whose `content` is a string, a call id
+/// that is a number, an `encrypted_content` that is a number; a Claude Code
+/// image whose `data` is a number, a usage count that is a string.
+#[test]
+fn values_of_the_wrong_type_are_said_by_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut codex: Vec<String> = CODEX.iter().map(|l| (*l).to_owned()).collect();
+    codex[1] = codex[1].replace(
+        r#""content":[{"type":"input_text","text":"list files"}]"#,
+        r#""content":"list files""#,
+    );
+    codex[3] = codex[3].replace(
+        r#""encrypted_content":"gAAAAenc""#,
+        r#""encrypted_content":7"#,
+    );
+    codex[4] = codex[4].replace(r#""call_id":"call_1""#, r#""call_id":5"#);
+    let mut claude: Vec<String> = CLAUDE.iter().map(|l| (*l).to_owned()).collect();
+    claude[1] = claude[1].replace(
+        r#""content":"read a.rs""#,
+        r#""content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":5}}]"#,
+    );
+    claude[2] = claude[2].replace(r#""input_tokens":10"#, r#""input_tokens":"10""#);
+    for (name, lines, said) in [
+        (
+            "rollout.jsonl",
+            codex,
+            vec![
+                "rollout.jsonl:2: warning[bad-value]: `payload.content` is a string where an array belongs",
+                "rollout.jsonl:4: warning[bad-value]: `payload.encrypted_content` is a number where a string belongs",
+                "rollout.jsonl:5: warning[bad-value]: `payload.call_id` is a number where a string belongs",
+            ],
+        ),
+        (
+            "claude.jsonl",
+            claude,
+            vec![
+                "claude.jsonl:2: warning[bad-value]: `message.content[0].source.data` is a number where a string belongs",
+                "claude.jsonl:3: warning[bad-value]: `message.usage.input_tokens` is a string where a number belongs",
+            ],
+        ),
+    ] {
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        common::write_lines(dir.path(), name, &lines);
+        let run = agentmsg_in(dir.path(), &["import", name]);
+        assert_eq!(run.code, 0, "{name}: {run:?}");
+        for said in &said {
+            assert!(run.stderr.contains(said), "{said}\n{}", run.stderr);
+        }
+        assert_eq!(
+            run.stderr.matches("bad-value").count(),
+            said.len(),
+            "{}",
+            run.stderr
         );
     }
 }

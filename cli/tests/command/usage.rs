@@ -20,10 +20,9 @@ fn ccusage() -> Option<PathBuf> {
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/ccusage-node"));
     let bin = dir.join("node_modules/.bin/ccusage");
-    let runs = Command::new(&bin)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).contains("20.0.24"));
+    let runs = Command::new(&bin).arg("--version").output().is_ok_and(|o| {
+        o.status.success() && String::from_utf8_lossy(&o.stdout).contains("20.0.24")
+    });
     if runs {
         return Some(bin);
     }
@@ -144,14 +143,26 @@ fn usage_agrees_with_ccusage_per_session_and_per_day_on_every_claude_code_log() 
                 priced += 1;
             }
             let models = |row: &Value| {
-                let mut names: Vec<String> = serde_json::from_value(row["modelsUsed"].clone()).unwrap();
+                let mut names: Vec<String> =
+                    serde_json::from_value(row["modelsUsed"].clone()).unwrap();
                 names.sort();
                 names
             };
-            assert_eq!(models(ours_rows[group]), models(their_row), "{view} {group}");
+            assert_eq!(
+                models(ours_rows[group]),
+                models(their_row),
+                "{view} {group}"
+            );
         }
-        assert!(priced * 10 >= theirs_rows.len() * 8, "{view}: {priced} priced");
-        assert_eq!(figures(&ours["totals"]).0, figures(&theirs["totals"]).0, "{view} totals");
+        assert!(
+            priced * 10 >= theirs_rows.len() * 8,
+            "{view}: {priced} priced"
+        );
+        assert_eq!(
+            figures(&ours["totals"]).0,
+            figures(&theirs["totals"]).0,
+            "{view} totals"
+        );
     }
 }
 
@@ -181,7 +192,18 @@ fn usage_reads_every_agents_logs_and_says_what_it_cannot_price() {
     let pi = data.join("transcripts/pi/before-compaction.jsonl");
     std::fs::create_dir_all(dir.path().join("pi")).unwrap();
     std::fs::copy(&pi, dir.path().join("pi/session.jsonl")).unwrap();
-    let run = common::agentmsg_in(dir.path(), &["usage", "--daily", "--json", "--timezone", "UTC", "claude", "pi"]);
+    let run = common::agentmsg_in(
+        dir.path(),
+        &[
+            "usage",
+            "--daily",
+            "--json",
+            "--timezone",
+            "UTC",
+            "claude",
+            "pi",
+        ],
+    );
     assert_eq!(run.code, 0, "{run:?}");
     let report: Value = serde_json::from_str(&run.stdout).unwrap();
     let days = rows(&report, "daily", "date");
@@ -192,12 +214,16 @@ fn usage_reads_every_agents_logs_and_says_what_it_cannot_price() {
     assert_eq!(first["toolErrors"], 1, "{first:#}");
     // $3 in, $15 out, $0.30 cache read, $6 one-hour cache write per million.
     let cost = first["totalCost"].as_f64().unwrap();
-    assert!((cost - (30.0 + 135.0 + 30.0 + 120.0) / 1e6).abs() < 1e-12, "{cost}");
+    assert!(
+        (cost - (30.0 + 135.0 + 30.0 + 120.0) / 1e6).abs() < 1e-12,
+        "{cost}"
+    );
     let second = days["2026-01-02"];
     assert_eq!(second["totalCost"], Value::Null, "{second:#}");
     assert_eq!(second["unpricedReplies"], 1, "{second:#}");
     assert!(
-        days.values().any(|d| d["agents"] == serde_json::json!(["pi"])),
+        days.values()
+            .any(|d| d["agents"] == serde_json::json!(["pi"])),
         "{report:#}"
     );
 

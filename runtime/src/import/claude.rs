@@ -375,6 +375,101 @@ impl WireContent {
 }
 
 // ---------------------------------------------------------------------------
+// The JSON types Claude Code writes, each field of another type said.
+// ---------------------------------------------------------------------------
+
+use loose::Kind::{Any, Arr, Bool, Num, Obj, Str, StrOrArr};
+
+/// An `image` or `document` block's `source`.
+const SOURCE: &[loose::Field] = &[
+    ("type", Str),
+    ("data", Str),
+    ("media_type", Str),
+    ("url", Str),
+];
+
+/// A block of a tool result's content.
+const RESULT_PART: &[loose::Field] = &[("type", Str), ("text", Str)];
+
+/// A content block of a message.
+const BLOCK: &[loose::Field] = &[
+    ("type", Str),
+    ("text", Str),
+    ("thinking", Str),
+    ("signature", Str),
+    ("data", Str),
+    ("id", Str),
+    ("name", Str),
+    ("input", Obj(&[])),
+    ("tool_use_id", Str),
+    ("is_error", Bool),
+    ("content", StrOrArr(&Obj(RESULT_PART))),
+    ("source", Obj(SOURCE)),
+    ("title", Str),
+    ("citations", Any),
+];
+
+/// A message's `usage`.
+const USAGE: &[loose::Field] = &[
+    ("input_tokens", Num),
+    ("output_tokens", Num),
+    ("cache_read_input_tokens", Num),
+    ("cache_creation_input_tokens", Num),
+    (
+        "cache_creation",
+        Obj(&[
+            ("ephemeral_5m_input_tokens", Num),
+            ("ephemeral_1h_input_tokens", Num),
+        ]),
+    ),
+];
+
+/// An entry, as far as the import reads it.
+const ENTRY: &[loose::Field] = &[
+    ("type", Str),
+    ("uuid", Str),
+    ("parentUuid", Str),
+    ("logicalParentUuid", Str),
+    ("isSidechain", Bool),
+    ("timestamp", Str),
+    ("sessionId", Str),
+    ("requestId", Str),
+    ("subtype", Str),
+    ("isMeta", Bool),
+    ("isApiErrorMessage", Bool),
+    ("leafUuid", Str),
+    ("summary", Str),
+    (
+        "message",
+        Obj(&[
+            ("id", Str),
+            ("model", Str),
+            ("role", Str),
+            ("content", StrOrArr(&Obj(BLOCK))),
+            ("usage", Obj(USAGE)),
+            ("stop_reason", Str),
+        ]),
+    ),
+    (
+        "attachment",
+        Obj(&[("type", Str), ("prompt", StrOrArr(&Obj(RESULT_PART)))]),
+    ),
+    (
+        "compactMetadata",
+        Obj(&[
+            (
+                "preservedSegment",
+                Obj(&[("headUuid", Str), ("anchorUuid", Str), ("tailUuid", Str)]),
+            ),
+            (
+                "preservedMessages",
+                Obj(&[("anchorUuid", Str), ("uuids", Arr(&Str))]),
+            ),
+        ]),
+    ),
+];
+
+// ---------------------------------------------------------------------------
 // The lines written, in the order Claude Code reads the tree.
 // ---------------------------------------------------------------------------
 
@@ -693,7 +788,10 @@ pub(super) fn import<'s>(
     let mut preserved = Preserved::default();
     for sidechains in [true, false] {
         imported = Imported::default();
-        let mut log = Log::default();
+        let mut log = Log {
+            check_types: !sidechains,
+            ..Log::default()
+        };
         if !sidechains {
             log.relinked(std::mem::take(&mut preserved).relinks());
         }
@@ -764,6 +862,9 @@ struct Log {
     relink: HashMap<String, String>,
     /// The line of the log being converted.
     at: usize,
+    /// Whether fields of the wrong JSON type are said (in the pass whose
+    /// warnings are kept).
+    check_types: bool,
 }
 
 /// The assistant response being merged from its entries.
@@ -975,6 +1076,13 @@ impl Log {
     fn line(&mut self, mut entry: Entry, imported: &mut Imported) -> Result<(), ImportError> {
         self.at = entry.line;
         let line = entry.line;
+        if self.check_types {
+            for wrong in loose::wrong_types(&entry.text, ENTRY) {
+                imported
+                    .warnings
+                    .push(ImportWarning::warning(line, WarningCode::BadValue, wrong));
+            }
+        }
         let Some(uuid) = entry.head.uuid.clone() else {
             return self.entry(entry, imported);
         };

@@ -296,6 +296,17 @@ pub(super) fn import<'s>(
         let Some(head) = line.head::<Head>() else {
             continue;
         };
+        let checked = head.kind.as_deref() == Some("response_item");
+        for wrong in checked
+            .then(|| loose::wrong_types(&line.text, RESPONSE_ITEM))
+            .unwrap_or_default()
+        {
+            imported.warnings.push(ImportWarning::warning(
+                line.number,
+                WarningCode::BadValue,
+                wrong,
+            ));
+        }
         rollout.entry(line.number, &line.text, head, &mut imported)?;
         let held = rollout
             .origin
@@ -314,6 +325,36 @@ pub(super) fn import<'s>(
     imported.said_if_empty("Codex");
     Ok(imported)
 }
+
+use loose::Kind::{Arr, Obj, Str};
+
+/// A content part of a message, or an output's content item.
+const PART: &[loose::Field] = &[
+    ("type", Str),
+    ("text", Str),
+    ("refusal", Str),
+    ("image_url", Str),
+];
+
+/// A `response_item` line, as far as the import reads it (fields that an
+/// item type writes otherwise, such as a call's `arguments`, are read in
+/// every form, so not checked).
+const RESPONSE_ITEM: &[loose::Field] = &[
+    ("type", Str),
+    ("timestamp", Str),
+    (
+        "payload",
+        Obj(&[
+            ("type", Str),
+            ("role", Str),
+            ("id", Str),
+            ("call_id", Str),
+            ("name", Str),
+            ("content", Arr(&Obj(PART))),
+            ("encrypted_content", Str),
+        ]),
+    ),
+];
 
 /// The assistant message being built from one response's items.
 struct OpenAssistant {

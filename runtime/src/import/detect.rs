@@ -262,8 +262,7 @@ fn object_line(raw: &str) -> Option<Result<(std::borrow::Cow<'_, str>, bool), ()
     if raw.is_empty() {
         return None;
     }
-    if !raw.starts_with('{') || serde_json::from_str::<&serde_json::value::RawValue>(raw).is_err()
-    {
+    if !raw.starts_with('{') || serde_json::from_str::<&serde_json::value::RawValue>(raw).is_err() {
         return Some(Err(()));
     }
     Some(Ok(

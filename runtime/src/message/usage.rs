@@ -140,7 +140,11 @@ pub struct ModelPricing {
     pub cache_write: f64,
     /// Per million tokens written to the cache kept one hour
     /// ([`Usage::cache_write_1h`]); `None`: at `cache_write`'s rate.
-    #[serde(default, rename = "cacheWrite1h", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        rename = "cacheWrite1h",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub cache_write_1h: Option<f64>,
 }
 

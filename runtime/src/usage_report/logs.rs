@@ -448,7 +448,9 @@ fn read_claude(path: &Path) -> std::io::Result<LogContents> {
             Some("user") => {
                 let errors = blocks
                     .iter()
-                    .filter(|b| b.kind.as_deref() == Some("tool_result") && b.is_error == Some(true))
+                    .filter(|b| {
+                        b.kind.as_deref() == Some("tool_result") && b.is_error == Some(true)
+                    })
                     .count();
                 contents
                     .tool_errors

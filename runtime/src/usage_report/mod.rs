@@ -234,7 +234,11 @@ impl Row {
 
     fn seen(&mut self, at: i64) {
         if at > 0 {
-            self.first = if self.first == 0 { at } else { self.first.min(at) };
+            self.first = if self.first == 0 {
+                at
+            } else {
+                self.first.min(at)
+            };
         }
         self.last = self.last.max(at);
     }
@@ -297,7 +301,8 @@ impl Report {
                                     undated += add_log(&mut rows, file, contents, options);
                                 }
                                 Err(source) => {
-                                    let mut failed = failed.lock().unwrap_or_else(|e| e.into_inner());
+                                    let mut failed =
+                                        failed.lock().unwrap_or_else(|e| e.into_inner());
                                     failed.get_or_insert(ReportError::Read {
                                         path: file.path.clone(),
                                         source,
@@ -310,10 +315,7 @@ impl Report {
                     })
                 })
                 .collect();
-            workers
-                .into_iter()
-                .filter_map(|w| w.join().ok())
-                .collect()
+            workers.into_iter().filter_map(|w| w.join().ok()).collect()
         });
         if let Some(e) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
             return Err(e);
@@ -636,8 +638,14 @@ mod tests {
 
     #[test]
     fn dates_parse_in_both_forms() {
-        assert_eq!(parse_date("2026-01-02").unwrap(), jiff::civil::date(2026, 1, 2));
-        assert_eq!(parse_date("20260102").unwrap(), jiff::civil::date(2026, 1, 2));
+        assert_eq!(
+            parse_date("2026-01-02").unwrap(),
+            jiff::civil::date(2026, 1, 2)
+        );
+        assert_eq!(
+            parse_date("20260102").unwrap(),
+            jiff::civil::date(2026, 1, 2)
+        );
         assert!(parse_date("2026-13-01").is_err());
         assert!(parse_date("yesterday").is_err());
     }
@@ -660,8 +668,14 @@ mod tests {
     #[test]
     fn a_subagents_log_belongs_to_its_session() {
         let file = LogFile::at("projects/-p/abc/subagents/agent-x.jsonl".into());
-        assert_eq!((file.session.as_str(), file.project.as_str()), ("abc", "-p"));
+        assert_eq!(
+            (file.session.as_str(), file.project.as_str()),
+            ("abc", "-p")
+        );
         let file = LogFile::at("projects/-p/agent-x.jsonl".into());
-        assert_eq!((file.session.as_str(), file.project.as_str()), ("agent-x", "-p"));
+        assert_eq!(
+            (file.session.as_str(), file.project.as_str()),
+            ("agent-x", "-p")
+        );
     }
 }

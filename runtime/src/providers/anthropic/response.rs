@@ -342,7 +342,10 @@ pub(super) fn apply_usage(out: &mut Usage, usage: &WireUsage) {
     if let Some(v) = usage.cache_creation_input_tokens {
         out.cache_write = v;
     }
-    if let Some(v) = usage.cache_creation.and_then(|c| c.ephemeral_1h_input_tokens) {
+    if let Some(v) = usage
+        .cache_creation
+        .and_then(|c| c.ephemeral_1h_input_tokens)
+    {
         out.cache_write_1h = v;
     }
     out.total_tokens = Some(
