@@ -77,7 +77,9 @@
 //! (one `#[derive(Deserialize)]` struct per entry type), each converted by
 //! the function of its type. A field of another JSON type than the one
 //! Claude Code writes is read as absent, never a reason to refuse the
-//! entry. The blocks of an assistant entry are read by the Anthropic
+//! entry, and said (`bad-value`, with the field's path). A line holding half
+//! of a UTF-16 character is read with U+FFFD in its place, and said
+//! (`lone-surrogate`). An entry naming itself as parent is a root, and said. The blocks of an assistant entry are read by the Anthropic
 //! decoder, so a `tool_use`'s `input` keeps the order the model wrote it in
 //! (at every depth); the lines are written by the runtime's writer, their
 //! `id` and `parentId` by the envelope codec.

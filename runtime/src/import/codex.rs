@@ -61,7 +61,9 @@
 //! struct per line type: `session_meta`, `turn_context`, `event_msg`,
 //! `compacted`, and the response item), each converted by the function of
 //! its type. A field of another JSON type than the one Codex writes is read
-//! as absent. The lines are written by the runtime's writer, their `id` and
+//! as absent, and said for a response item's fields (`bad-value`, with the
+//! field's path); a line holding half of a UTF-16 character is read with
+//! U+FFFD in its place, and said (`lone-surrogate`). The lines are written by the runtime's writer, their `id` and
 //! `parentId` by the envelope codec.
 
 use std::collections::{HashMap, HashSet};
@@ -296,11 +298,12 @@ pub(super) fn import<'s>(
         let Some(head) = line.head::<Head>() else {
             continue;
         };
-        let checked = head.kind.as_deref() == Some("response_item");
-        for wrong in checked
-            .then(|| loose::wrong_types(&line.text, RESPONSE_ITEM))
-            .unwrap_or_default()
-        {
+        let wrong_types = if head.kind.as_deref() == Some("response_item") {
+            loose::wrong_types(&line.text, RESPONSE_ITEM)
+        } else {
+            Vec::new()
+        };
+        for wrong in wrong_types {
             imported.warnings.push(ImportWarning::warning(
                 line.number,
                 WarningCode::BadValue,
