@@ -478,6 +478,7 @@ fn usage(rng: &mut Lcg) -> Usage {
         reasoning: 0,
         cache_read,
         cache_write,
+        cache_write_1h: 0,
         total_tokens: Some(input + output + cache_read + cache_write),
         cost: Some(cost),
     }

@@ -418,6 +418,8 @@ pub use agentmsg_runtime::http;
     feature = "gemini"
 ))]
 pub use agentmsg_runtime::providers;
+#[cfg(feature = "usage-report")]
+pub use agentmsg_runtime::usage_report;
 pub use agentmsg_runtime::{
     custom, import, lines, message, project, session, store, time, transcript,
 };

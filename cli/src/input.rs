@@ -6,7 +6,7 @@
 //! `stats`, `check` and `project` read such files as the context of a leaf.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use agentmsg_runtime::providers::{Api, UnknownApi};
@@ -204,23 +204,20 @@ pub fn stream_transcript(
     if leaf.is_some() {
         return Ok(None);
     }
-    let Some(mut reader) = crate::load::stream_file(path)? else {
+    let Some(reader) = crate::load::stream_file(path)? else {
         return Ok(None);
     };
-    let fail = |source| CliError::Read {
-        path: path.to_owned(),
-        source,
-    };
-    // The first non-blank line, when the read buffer holds all of it (a longer
-    // one is read line by line, as a transcript line).
-    let head = reader.get_mut().fill_buf().map_err(fail)?;
-    let first = head
-        .split(|&b| b == b'\n')
-        .map(<[u8]>::trim_ascii)
-        .find(|l| !l.is_empty());
-    match first {
-        Some(first) if SessionFormat::detect(first) != SessionFormat::Agentmsg => Ok(None),
-        _ => Ok(Some(reader)),
+    // Who wrote the file, by the library's one rule over its head (a Claude
+    // Code log may start with entries, such as `file-history-snapshot`,
+    // that tell nothing). A head without a whole line (a first line longer
+    // than it) is read whole, where the rule sees the whole file.
+    let head = file_head(path)?.unwrap_or_default();
+    if head.is_empty() && std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
+        return Ok(None);
+    }
+    match SessionFormat::detect(&head) {
+        SessionFormat::Agentmsg => Ok(Some(reader)),
+        _ => Ok(None),
     }
 }
 

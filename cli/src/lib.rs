@@ -31,7 +31,7 @@ mod load;
 mod output;
 
 use cmd::{
-    check, compact, context, decode, export, import, project, repair, sessions, stats, tree,
+    check, compact, context, decode, export, import, project, repair, sessions, stats, tree, usage,
 };
 
 const EXIT_CODES: &str = "\
@@ -71,6 +71,14 @@ enum Command {
     /// Count messages by kind, tool calls, tokens, cost and cache hits, by model.
     #[command(after_help = EXIT_CODES)]
     Stats(stats::StatsArgs),
+    /// Sum the tokens and cost of every agent's logs by day, week, month or
+    /// session (Claude Code, Codex, pi, agentmsg transcripts), as ccusage
+    /// does, with tool calls, tool errors and cache hits beside.
+    ///
+    /// With --json it writes ccusage's JSON field names for the same view;
+    /// totalCost is null when a reply has no known price.
+    #[command(after_help = EXIT_CODES)]
+    Usage(usage::UsageArgs),
     /// Print the request body a provider would get for a transcript.
     ///
     /// The transcript is projected (custom messages as they declare, unknown
@@ -180,6 +188,7 @@ fn dispatch(cli: &Cli) -> Result<Outcome, error::CliError> {
     match &cli.command {
         Command::Check(args) => check::run(args),
         Command::Stats(args) => stats::run(args),
+        Command::Usage(args) => usage::run(args),
         Command::Project(args) => project::run(args),
         Command::Repair(args) => repair::run(args),
         Command::Import(args) => import::run(args),

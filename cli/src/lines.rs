@@ -89,11 +89,6 @@ impl<R: BufRead> LineReader<R> {
         }
     }
 
-    /// The underlying reader (to look ahead in its buffer before the first line).
-    pub fn get_mut(&mut self) -> &mut R {
-        &mut self.reader
-    }
-
     /// Whether the input started with a UTF-8 byte-order mark (skipped).
     pub fn bom(&self) -> bool {
         self.bom

@@ -119,8 +119,9 @@ pub struct Sniff {
     parents: bool,
 }
 
-/// How many lines [`Sniff`] keeps to tell another agent's log.
-const SNIFFED_LINES: usize = 20;
+/// How many lines [`Sniff`] keeps to tell another agent's log: as many as
+/// [`SessionFormat::detect`] probes.
+const SNIFFED_LINES: usize = 50;
 
 impl Sniff {
     /// Looks at the next line.

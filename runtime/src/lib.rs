@@ -52,6 +52,8 @@ pub mod store;
 pub mod export;
 
 pub mod time;
+#[cfg(feature = "usage-report")]
+pub mod usage_report;
 
 /// Not public API: what `#[derive(AgentMessage)]` expands to uses. Named after
 /// the version (the derive names the module of its own version), so a derive

@@ -210,17 +210,22 @@ fn cost() -> impl Strategy<Value = Cost> {
 
 fn usage() -> impl Strategy<Value = Usage> {
     (
-        any::<[u64; 5]>(),
+        any::<[u64; 6]>(),
         prop::option::of(any::<u64>()),
         prop::option::of(cost()),
     )
         .prop_map(
-            |([input, output, reasoning, cache_read, cache_write], total_tokens, cost)| Usage {
+            |(
+                [input, output, reasoning, cache_read, cache_write, cache_write_1h],
+                total_tokens,
+                cost,
+            )| Usage {
                 input,
                 output,
                 reasoning,
                 cache_read,
                 cache_write,
+                cache_write_1h,
                 total_tokens,
                 cost,
             },

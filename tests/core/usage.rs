@@ -17,6 +17,7 @@ fn estimated_cost_charges_reasoning_once() {
         reasoning: 600,
         cache_read: 10_000,
         cache_write: 4_000,
+        cache_write_1h: 0,
         total_tokens: Some(17_000),
         cost: None,
     };
@@ -50,6 +51,7 @@ fn usage(input: u64, output: u64, reasoning: u64, cache_read: u64, cache_write: 
         reasoning,
         cache_read,
         cache_write,
+        cache_write_1h: 0,
         total_tokens: Some(input + output + cache_read + cache_write),
         cost: None,
     }
@@ -210,4 +212,35 @@ fn stop_reasons_are_camel_case() {
         err.to_string().contains("unknown variant `tool_use`"),
         "{err}"
     );
+}
+
+/// One-hour cache writes are a part of the writes, priced at their own rate
+/// when the prices have one (at the writes' rate when not); they add, and
+/// the JSON holds them only when there are some (so pi's files re-encode
+/// unchanged).
+#[test]
+fn one_hour_cache_writes_are_a_part_of_the_writes_at_their_own_rate() {
+    let usage = Usage {
+        cache_write: 4_000_000,
+        cache_write_1h: 1_000_000,
+        ..Usage::default()
+    };
+    let five_minutes = ModelPricing::new(3.0, 15.0, 0.3, 3.75);
+    assert!(close(usage.estimated_cost(&five_minutes).cache_write, 15.0));
+    let both = five_minutes.with_cache_write_1h(6.0);
+    let cost = usage.estimated_cost(&both);
+    assert!(close(cost.cache_write, 3.0 * 3.75 + 6.0), "{cost:?}");
+    assert!(close(cost.total, cost.cache_write), "{cost:?}");
+    assert_eq!((usage.clone() + usage.clone()).cache_write_1h, 2_000_000);
+
+    let json = serde_json::to_value(&usage).unwrap();
+    assert_eq!(json["cacheWrite1h"], 1_000_000);
+    assert_eq!(serde_json::from_value::<Usage>(json).unwrap(), usage);
+    let plain = serde_json::to_string(&Usage::new(1, 2)).unwrap();
+    assert!(!plain.contains("1h"), "{plain}");
+    let old: Usage = serde_json::from_str(
+        r#"{"input":1,"output":2,"cacheRead":0,"cacheWrite":5,"totalTokens":8}"#,
+    )
+    .unwrap();
+    assert_eq!((old.cache_write, old.cache_write_1h), (5, 0));
 }

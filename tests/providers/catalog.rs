@@ -276,3 +276,26 @@ fn a_context_past_the_catalog_window_is_reported_by_every_encoder_and_still_sent
     let gemini = gemini::encode_request(&Request::new("gemini-2.5-pro", messages)).unwrap();
     assert!(over(&gemini.report).is_empty());
 }
+
+/// A reply's one-hour cache writes (`cache_creation.ephemeral_1h_input_tokens`)
+/// are kept by the decoder and priced at the one-hour rate (twice the input
+/// rate for Claude), the rest of the writes at the five-minute rate.
+#[cfg(feature = "prices")]
+#[test]
+fn one_hour_cache_writes_are_priced_at_their_rate() {
+    let message = anthropic::decode_response(
+        r#"{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929",
+            "content":[{"type":"text","text":"Hi"}],"stop_reason":"end_turn",
+            "usage":{"input_tokens":0,"output_tokens":0,"cache_creation_input_tokens":30000,
+                     "cache_creation":{"ephemeral_5m_input_tokens":20000,"ephemeral_1h_input_tokens":10000}}}"#,
+    )
+    .unwrap();
+    assert_eq!(message.usage.cache_write, 30_000);
+    assert_eq!(message.usage.cache_write_1h, 10_000);
+    // $3.75 per million five-minute writes, $6 per million one-hour writes
+    // (below the 200k-token tier).
+    let cost = message.usage.cost.expect("priced");
+    assert!((cost.cache_write - (0.075 + 0.06)).abs() < 1e-9, "{cost:?}");
+    assert!((cost.total - 0.135).abs() < 1e-9, "{cost:?}");
+    assert!(cost.input.abs() < 1e-9, "{cost:?}");
+}

@@ -708,3 +708,36 @@ fn compaction_to_the_end() {
     assert!(prompt.ends_with(UPDATE_SUMMARY_PROMPT));
     assert!(!agentmsg::session::DEFAULT_SUMMARY_PROMPT.contains("coding"));
 }
+
+/// A session's total usage counts every reply it holds: those a compaction
+/// summarized (off the context) and those of other branches; the context's
+/// usage counts only what the next request sends.
+#[test]
+fn total_usage_counts_every_reply_on_every_branch_and_before_a_compaction() {
+    use agentmsg::transcript::MessageQuery;
+    let reply = |id: &str, parent: &str, output: u64| {
+        format!(
+            r#"{{"role":"assistant","content":[{{"type":"text","text":"{id}"}}],"api":"anthropic-messages","provider":"anthropic","model":"m","usage":{{"input":10,"output":{output},"cacheRead":0,"cacheWrite":0,"totalTokens":{}}},"stopReason":"stop","timestamp":1,"id":"{id}","parentId":{parent}}}"#,
+            10 + output
+        )
+    };
+    let text = [
+        r#"{"role":"user","content":"hi","timestamp":1,"id":"u1","parentId":null}"#.to_owned(),
+        reply("a1", r#""u1""#, 100),
+        r#"{"role":"user","content":"more","timestamp":1,"id":"u2","parentId":"a1"}"#.to_owned(),
+        reply("a2", r#""u2""#, 200),
+        reply("b2", r#""u2""#, 400),
+        r#"{"role":"compactionSummary","summary":"all of it","tokensBefore":700,"timestamp":1,"id":"c1","parentId":"a2"}"#.to_owned(),
+        r#"{"role":"user","content":"go on","timestamp":1,"id":"u3","parentId":"c1"}"#.to_owned(),
+        reply("a3", r#""u3""#, 1),
+    ]
+    .join("\n");
+    let session = Session::read(text.as_bytes()).unwrap();
+    let total = session.total_usage();
+    assert_eq!(total.output, 100 + 200 + 400 + 1);
+    assert_eq!(total.input, 40);
+    assert_eq!(session.total_stats().usage, total);
+    let context = session.context(None).unwrap();
+    let in_context = context.messages.iter().map(|m| &**m).summarize().usage;
+    assert_eq!(in_context.output, 1);
+}

@@ -13,3 +13,4 @@ pub(crate) mod repair;
 pub(crate) mod sessions;
 pub(crate) mod stats;
 pub(crate) mod tree;
+pub(crate) mod usage;

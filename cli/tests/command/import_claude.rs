@@ -590,3 +590,118 @@ fn tool_call_arguments_keep_the_models_order() {
         run.stdout
     );
 }
+
+/// One response written as Claude Code 2.1 writes it when it runs each call
+/// as its piece arrives: piece (call t1), its result, a hook's attachment
+/// and progress, the next piece (call t2) naming the attachment as parent,
+/// its result, then the next response. Every piece says `stop_reason: null`
+/// and the response's usage.
+const SPLIT: &[&str] = &[
+    r#"{"type":"file-history-snapshot","messageId":"u1","snapshot":{"messageId":"u1","trackedFileBackups":{},"timestamp":"2026-01-01T00:00:00.000Z"},"isSnapshotUpdate":false}"#,
+    r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"write a and b"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+    r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"Writing."}],"stop_reason":null,"usage":{"input_tokens":5,"output_tokens":40,"cache_read_input_tokens":100,"cache_creation_input_tokens":30}},"requestId":"req_1","uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
+    r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"tool_use","id":"t1","name":"Write","input":{"file_path":"a"}}],"stop_reason":null,"usage":{"input_tokens":5,"output_tokens":40,"cache_read_input_tokens":100,"cache_creation_input_tokens":30}},"requestId":"req_1","uuid":"a2","timestamp":"2026-01-01T00:00:01.100Z"}"#,
+    r#"{"parentUuid":"a2","isSidechain":false,"sessionId":"s","type":"progress","data":{"type":"hook_progress","hookEvent":"PostToolUse","hookName":"PostToolUse:Write"},"toolUseID":"t1","parentToolUseID":"t1","uuid":"p1","timestamp":"2026-01-01T00:00:01.150Z"}"#,
+    r#"{"parentUuid":"a2","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"wrote a"}]},"uuid":"r1","toolUseResult":{"success":true},"timestamp":"2026-01-01T00:00:01.200Z"}"#,
+    r#"{"parentUuid":"r1","isSidechain":false,"sessionId":"s","type":"attachment","attachment":{"type":"hook_success","hookName":"PostToolUse:Write","content":""},"uuid":"h1","timestamp":"2026-01-01T00:00:01.250Z"}"#,
+    r#"{"type":"permission-mode","permissionMode":"acceptEdits","sessionId":"s"}"#,
+    r#"{"parentUuid":"h1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"tool_use","id":"t2","name":"Write","input":{"file_path":"b"}}],"stop_reason":null,"usage":{"input_tokens":5,"output_tokens":40,"cache_read_input_tokens":100,"cache_creation_input_tokens":30}},"requestId":"req_1","uuid":"a3","timestamp":"2026-01-01T00:00:01.300Z"}"#,
+    r#"{"parentUuid":"a3","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":[{"tool_use_id":"t2","type":"tool_result","content":"wrote b"}]},"uuid":"r2","toolUseResult":{"success":true},"timestamp":"2026-01-01T00:00:02.000Z"}"#,
+    r#"{"parentUuid":"r2","isSidechain":false,"sessionId":"s","type":"attachment","attachment":{"type":"hook_success","hookName":"PostToolUse:Write","content":""},"uuid":"h2","timestamp":"2026-01-01T00:00:02.050Z"}"#,
+    r#"{"parentUuid":"h2","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"Both written."}],"stop_reason":"end_turn","usage":{"input_tokens":9,"output_tokens":3}},"requestId":"req_2","uuid":"a4","timestamp":"2026-01-01T00:00:03.000Z"}"#,
+];
+
+/// A response split around its calls' results, hook attachments and
+/// progress lines is one assistant message with both calls, the response's
+/// stop reason (`toolUse`: its pieces said none) and its usage once; the
+/// results follow it on the path to the leaf, and `stats` counts the
+/// response once.
+#[test]
+fn a_response_split_around_its_results_is_one_message_with_its_usage_once() {
+    let out = import(SPLIT);
+    assert_eq!(
+        sent(&out),
+        [
+            "user",
+            "assistant(t1,t2)",
+            "result(t1)",
+            "result(t2)",
+            "assistant()"
+        ],
+        "{out}"
+    );
+    let session = Session::read(out.as_bytes()).unwrap();
+    let replies: Vec<_> = session
+        .entries()
+        .iter()
+        .filter_map(|e| e.message()?.as_llm()?.as_assistant().cloned())
+        .collect();
+    assert_eq!(replies.len(), 2, "{out}");
+    assert_eq!(
+        replies[0].stop_reason,
+        agentmsg_runtime::StopReason::ToolUse
+    );
+    assert_eq!(replies[0].content.len(), 3);
+    assert_eq!(
+        (replies[0].usage.output, replies[0].usage.cache_read),
+        (40, 100)
+    );
+    for hook in ["PostToolUse:Write", "acceptEdits", "file-history-snapshot"] {
+        assert!(out.contains(hook), "{hook}: {out}");
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    common::write_lines(dir.path(), "session.jsonl", SPLIT);
+    let run = agentmsg_in(dir.path(), &["stats", "--json", "session.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let stats: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(stats["kinds"]["assistant"], 2, "{stats:#}");
+    assert_eq!(stats["tokens"]["output"], 43, "{stats:#}");
+    assert_eq!(stats["tokens"]["cacheRead"], 100, "{stats:#}");
+    assert_eq!(stats["stopReasons"]["toolUse"], 1, "{stats:#}");
+}
+
+/// A piece of a response that cannot join it (a prompt of the user came
+/// between) is a message of its own, which carries no usage: the
+/// response's usage counts once, and the split is said.
+#[test]
+fn a_split_that_cannot_be_undone_counts_the_usage_once_and_says_so() {
+    let lines = [
+        SPLIT[1],
+        SPLIT[2],
+        r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"and quickly"},"uuid":"u2","timestamp":"2026-01-01T00:00:01.050Z"}"#,
+        r#"{"parentUuid":"u2","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"Done."}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":40,"cache_read_input_tokens":100,"cache_creation_input_tokens":30}},"requestId":"req_1","uuid":"a2","timestamp":"2026-01-01T00:00:01.100Z"}"#,
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    common::write_lines(dir.path(), "session.jsonl", &lines);
+    let run = agentmsg_in(dir.path(), &["import", "session.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("session.jsonl:4: warning[split-response]"),
+        "{}",
+        run.stderr
+    );
+    let stats = agentmsg_in(dir.path(), &["stats", "--json", "session.jsonl"]);
+    let stats: serde_json::Value = serde_json::from_str(&stats.stdout).unwrap();
+    assert_eq!(stats["kinds"]["assistant"], 2, "{stats:#}");
+    assert_eq!(stats["tokens"]["output"], 40, "{stats:#}");
+}
+
+/// A response's one-hour cache writes are kept (`cacheWrite1h`), a part of
+/// its cache writes.
+#[test]
+fn one_hour_cache_writes_are_kept() {
+    let out = import(&[
+        SPLIT[1],
+        r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"Hi."}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":4,"cache_read_input_tokens":0,"cache_creation_input_tokens":300,"cache_creation":{"ephemeral_5m_input_tokens":100,"ephemeral_1h_input_tokens":200}}},"requestId":"req_1","uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
+    ]);
+    let session = Session::read(out.as_bytes()).unwrap();
+    let reply = session.entry("a1").unwrap().message().unwrap();
+    let usage = &reply.as_llm().unwrap().as_assistant().unwrap().usage;
+    assert_eq!(
+        (usage.cache_write, usage.cache_write_1h),
+        (300, 200),
+        "{out}"
+    );
+}

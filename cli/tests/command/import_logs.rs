@@ -206,3 +206,180 @@ fn claude_and_codex_files_import_streamed_as_they_do_whole() {
         assert!(file.stdout.lines().count() > 5, "{name}");
     }
 }
+
+/// The `stats --json` of `args`, run in `dir` (with `stdin` when given).
+fn stats_json(dir: &std::path::Path, args: &[&str], stdin: Option<&[u8]>) -> serde_json::Value {
+    let run = match stdin {
+        Some(bytes) => agentmsg_stdin(dir, args, bytes),
+        None => agentmsg_in(dir, args),
+    };
+    assert_eq!(run.code, 0, "{args:?}: {run:?}");
+    serde_json::from_str(&run.stdout).unwrap()
+}
+
+/// A Claude Code log that starts with entries which tell nothing of who
+/// wrote it (a `file-history-snapshot`, a `permission-mode`, a hook's
+/// `progress` without a `uuid`) is a Claude Code log to `stats` given the
+/// file, as it is given standard input: the library's detector decides, not
+/// the first line.
+#[test]
+fn stats_of_a_claude_code_file_starting_with_a_snapshot_reads_it_as_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = vec![
+        r#"{"type":"file-history-snapshot","messageId":"u1","snapshot":{"messageId":"u1","trackedFileBackups":{},"timestamp":"2025-06-01T10:00:00.000Z"},"isSnapshotUpdate":false}"#,
+        r#"{"type":"permission-mode","permissionMode":"acceptEdits","sessionId":"s1"}"#,
+    ];
+    lines.extend_from_slice(CLAUDE);
+    common::write_lines(dir.path(), "claude.jsonl", &lines);
+    let text = std::fs::read(dir.path().join("claude.jsonl")).unwrap();
+    let file = stats_json(dir.path(), &["stats", "--json", "claude.jsonl"], None);
+    let piped = stats_json(dir.path(), &["stats", "--json", "-"], Some(&text));
+    assert_eq!(file, piped);
+    assert_eq!(file["kinds"]["assistant"], 2, "{file:#}");
+    assert_eq!(file["toolCalls"], 1, "{file:#}");
+    assert!(file["kinds"].get("(undecodable)").is_none(), "{file:#}");
+}
+
+/// Every real Claude Code log of the conformance data reads the same given
+/// as a file or on standard input, with its assistant messages.
+#[test]
+fn stats_reads_every_real_claude_code_log_as_a_file_as_it_does_piped() {
+    let Some(data) = common::conformance_or_skip(None) else {
+        return;
+    };
+    let root = data.join("transcripts/claude-code");
+    let mut files = Vec::new();
+    let mut dirs = vec![root];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                files.push(path);
+            }
+        }
+    }
+    assert!(files.len() >= 19, "{files:?}");
+    let dir = tempfile::tempdir().unwrap();
+    for path in files {
+        let text = std::fs::read(&path).unwrap();
+        let copy = dir.path().join("log.jsonl");
+        std::fs::write(&copy, &text).unwrap();
+        let file = stats_json(dir.path(), &["stats", "--json", "log.jsonl"], None);
+        let piped = stats_json(dir.path(), &["stats", "--json", "-"], Some(&text));
+        assert_eq!(file, piped, "{}", path.display());
+        assert!(
+            file["kinds"]["assistant"].as_u64().unwrap_or(0) > 0,
+            "{}: {file:#}",
+            path.display()
+        );
+    }
+}
+
+/// A line holding half of a UTF-16 character (an emoji cut in two, as tools
+/// cut output) is kept, with U+FFFD for the lone half and a `lone-surrogate`
+/// warning at its line, in a Claude Code log and a Codex rollout alike:
+/// nothing after it loses its parent, and `context` sends every message.
+#[test]
+fn a_line_with_a_lone_surrogate_is_kept_and_said() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, lines, at, text) in [
+        ("claude.jsonl", CLAUDE, 5, "fn main() {}"),
+        ("rollout.jsonl", CODEX, 6, "a.rs"),
+    ] {
+        let mut lines: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
+        assert!(lines[at].contains(text), "{name}");
+        let whole = common::write_lines;
+        whole(
+            dir.path(),
+            name,
+            &lines.iter().map(String::as_str).collect::<Vec<_>>(),
+        );
+        let before = agentmsg_in(dir.path(), &["context", name]);
+        lines[at] = lines[at].replacen(text, &format!("{text} \\ud83d"), 1);
+        whole(
+            dir.path(),
+            name,
+            &lines.iter().map(String::as_str).collect::<Vec<_>>(),
+        );
+        let run = agentmsg_in(dir.path(), &["import", name]);
+        assert_eq!(run.code, 0, "{name}: {run:?}");
+        assert!(
+            run.stderr
+                .contains(&format!("{name}:{}: warning[lone-surrogate]", at + 1)),
+            "{name}: {}",
+            run.stderr
+        );
+        assert!(
+            run.stdout.contains('\u{fffd}') || run.stdout.contains("\\ufffd"),
+            "{name}"
+        );
+        let after = agentmsg_in(dir.path(), &["context", name]);
+        assert_eq!(after.code, 0, "{name}: {after:?}");
+        assert_eq!(
+            after.stdout.lines().count(),
+            before.stdout.lines().count(),
+            "{name}: {}",
+            after.stdout
+        );
+    }
+}
+
+/// Every value of the wrong JSON type is said, at its line and by its
+/// field's path: a Codex message whose `content` is a string, a call id
+/// that is a number, an `encrypted_content` that is a number; a Claude Code
+/// image whose `data` is a number, a usage count that is a string.
+#[test]
+fn values_of_the_wrong_type_are_said_by_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut codex: Vec<String> = CODEX.iter().map(|l| (*l).to_owned()).collect();
+    codex[1] = codex[1].replace(
+        r#""content":[{"type":"input_text","text":"list files"}]"#,
+        r#""content":"list files""#,
+    );
+    codex[3] = codex[3].replace(
+        r#""encrypted_content":"gAAAAenc""#,
+        r#""encrypted_content":7"#,
+    );
+    codex[4] = codex[4].replace(r#""call_id":"call_1""#, r#""call_id":5"#);
+    let mut claude: Vec<String> = CLAUDE.iter().map(|l| (*l).to_owned()).collect();
+    claude[1] = claude[1].replace(
+        r#""content":"read a.rs""#,
+        r#""content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":5}}]"#,
+    );
+    claude[2] = claude[2].replace(r#""input_tokens":10"#, r#""input_tokens":"10""#);
+    for (name, lines, said) in [
+        (
+            "rollout.jsonl",
+            codex,
+            vec![
+                "rollout.jsonl:2: warning[bad-value]: `payload.content` is a string where an array belongs",
+                "rollout.jsonl:4: warning[bad-value]: `payload.encrypted_content` is a number where a string belongs",
+                "rollout.jsonl:5: warning[bad-value]: `payload.call_id` is a number where a string belongs",
+            ],
+        ),
+        (
+            "claude.jsonl",
+            claude,
+            vec![
+                "claude.jsonl:2: warning[bad-value]: `message.content[0].source.data` is a number where a string belongs",
+                "claude.jsonl:3: warning[bad-value]: `message.usage.input_tokens` is a string where a number belongs",
+            ],
+        ),
+    ] {
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        common::write_lines(dir.path(), name, &lines);
+        let run = agentmsg_in(dir.path(), &["import", name]);
+        assert_eq!(run.code, 0, "{name}: {run:?}");
+        for said in &said {
+            assert!(run.stderr.contains(said), "{said}\n{}", run.stderr);
+        }
+        assert_eq!(
+            run.stderr.matches("bad-value").count(),
+            said.len(),
+            "{}",
+            run.stderr
+        );
+    }
+}

@@ -24,3 +24,4 @@ mod no_loss;
 mod pi_sessions;
 mod sessions;
 mod streaming;
+mod usage;

@@ -1,10 +1,18 @@
 //! A Claude Code log (`~/.claude/projects/*/*.jsonl`): the
 //! tree of `uuid`/`parentUuid` becomes `id`/`parentId`.
 //!
-//! - Consecutive assistant entries of one response (Claude Code writes one
-//!   entry per content block, all with the same `message.id`) become one
+//! - The pieces of one response (Claude Code writes one entry per content
+//!   block, all with the same `message.id` and `requestId`) become one
 //!   assistant message, whose id is the last entry's `uuid` (an earlier
-//!   entry's `uuid` names it too).
+//!   entry's `uuid` names it too), whatever Claude Code wrote between them
+//!   as it ran each call on its arrival: the calls' results, hook
+//!   attachments, progress and system entries, snapshots. Those are
+//!   converted after the response, in the order written. The message has
+//!   the response's usage (the last piece's, as ccusage counts it), once,
+//!   and its stop reason: the one a piece says, else `toolUse` when it has
+//!   calls (pieces written while the response streams say none). A piece
+//!   that cannot join its response (a user's prompt came between) is a
+//!   message without usage, and said (`split-response`).
 //! - `text` (with its `citations`), `thinking` (with its `signature`),
 //!   `redacted_thinking` and `tool_use` blocks become `text`, `thinking`,
 //!   `redactedThinking` and `toolCall` blocks; each `tool_result` block of a user entry becomes a
@@ -33,10 +41,6 @@
 //! - An entry written twice (the same uuid and content, a known Claude Code
 //!   slip) is read once, and said; one reusing a uuid with other content is
 //!   kept as `<uuid>~<line>`, and said.
-//! - A progress or system entry written between the entries of one response
-//!   and naming it as parent (a hook run as a call starts) waits until the
-//!   response is whole and follows it: it does not split the response, and
-//!   what names it as parent names the response.
 //! - A user's `image` and `document` blocks (base64 or URL sources) become
 //!   agentmsg's `image` and `document` blocks.
 //! - `isMeta` user entries (Claude Code's caveats and command output) are sent
@@ -73,7 +77,9 @@
 //! (one `#[derive(Deserialize)]` struct per entry type), each converted by
 //! the function of its type. A field of another JSON type than the one
 //! Claude Code writes is read as absent, never a reason to refuse the
-//! entry. The blocks of an assistant entry are read by the Anthropic
+//! entry, and said (`bad-value`, with the field's path). A line holding half
+//! of a UTF-16 character is read with U+FFFD in its place, and said
+//! (`lone-surrogate`). An entry naming itself as parent is a root, and said. The blocks of an assistant entry are read by the Anthropic
 //! decoder, so a `tool_use`'s `input` keeps the order the model wrote it in
 //! (at every depth); the lines are written by the runtime's writer, their
 //! `id` and `parentId` by the envelope codec.
@@ -179,6 +185,8 @@ struct AssistantEntry<'a> {
     is_api_error_message: bool,
     #[serde(default, deserialize_with = "loose::string")]
     error: Option<String>,
+    #[serde(default, deserialize_with = "loose::string")]
+    request_id: Option<String>,
 }
 
 /// The Messages API response (or the part of it) an `assistant` entry holds.
@@ -367,6 +375,101 @@ impl WireContent {
         Self::None
     }
 }
+
+// ---------------------------------------------------------------------------
+// The JSON types Claude Code writes, each field of another type said.
+// ---------------------------------------------------------------------------
+
+use loose::Kind::{Any, Arr, Bool, Num, Obj, Str, StrOrArr};
+
+/// An `image` or `document` block's `source`.
+const SOURCE: &[loose::Field] = &[
+    ("type", Str),
+    ("data", Str),
+    ("media_type", Str),
+    ("url", Str),
+];
+
+/// A block of a tool result's content.
+const RESULT_PART: &[loose::Field] = &[("type", Str), ("text", Str)];
+
+/// A content block of a message.
+const BLOCK: &[loose::Field] = &[
+    ("type", Str),
+    ("text", Str),
+    ("thinking", Str),
+    ("signature", Str),
+    ("data", Str),
+    ("id", Str),
+    ("name", Str),
+    ("input", Obj(&[])),
+    ("tool_use_id", Str),
+    ("is_error", Bool),
+    ("content", StrOrArr(&Obj(RESULT_PART))),
+    ("source", Obj(SOURCE)),
+    ("title", Str),
+    ("citations", Any),
+];
+
+/// A message's `usage`.
+const USAGE: &[loose::Field] = &[
+    ("input_tokens", Num),
+    ("output_tokens", Num),
+    ("cache_read_input_tokens", Num),
+    ("cache_creation_input_tokens", Num),
+    (
+        "cache_creation",
+        Obj(&[
+            ("ephemeral_5m_input_tokens", Num),
+            ("ephemeral_1h_input_tokens", Num),
+        ]),
+    ),
+];
+
+/// An entry, as far as the import reads it.
+const ENTRY: &[loose::Field] = &[
+    ("type", Str),
+    ("uuid", Str),
+    ("parentUuid", Str),
+    ("logicalParentUuid", Str),
+    ("isSidechain", Bool),
+    ("timestamp", Str),
+    ("sessionId", Str),
+    ("requestId", Str),
+    ("subtype", Str),
+    ("isMeta", Bool),
+    ("isApiErrorMessage", Bool),
+    ("leafUuid", Str),
+    ("summary", Str),
+    (
+        "message",
+        Obj(&[
+            ("id", Str),
+            ("model", Str),
+            ("role", Str),
+            ("content", StrOrArr(&Obj(BLOCK))),
+            ("usage", Obj(USAGE)),
+            ("stop_reason", Str),
+        ]),
+    ),
+    (
+        "attachment",
+        Obj(&[("type", Str), ("prompt", StrOrArr(&Obj(RESULT_PART)))]),
+    ),
+    (
+        "compactMetadata",
+        Obj(&[
+            (
+                "preservedSegment",
+                Obj(&[("headUuid", Str), ("anchorUuid", Str), ("tailUuid", Str)]),
+            ),
+            (
+                "preservedMessages",
+                Obj(&[("anchorUuid", Str), ("uuids", Arr(&Str))]),
+            ),
+        ]),
+    ),
+];
 
 // ---------------------------------------------------------------------------
 // The lines written, in the order Claude Code reads the tree.
@@ -687,7 +790,10 @@ pub(super) fn import<'s>(
     let mut preserved = Preserved::default();
     for sidechains in [true, false] {
         imported = Imported::default();
-        let mut log = Log::default();
+        let mut log = Log {
+            check_types: !sidechains,
+            ..Log::default()
+        };
         if !sidechains {
             log.relinked(std::mem::take(&mut preserved).relinks());
         }
@@ -738,10 +844,18 @@ struct Log {
     results: Results,
     /// The message line each `extension` line with an id hangs from.
     anchor: HashMap<String, String>,
-    /// Entries (other than user and assistant ones) written between the
-    /// entries of the open response, naming it as parent: written after it,
-    /// as its kind of `extension` line, once it is whole.
+    /// Entries written between the pieces of the open response, in order:
+    /// the results of its calls, progress, system and attachment entries
+    /// naming it (or one of these) as parent, and entries without a place
+    /// in the tree. They are converted after it, once it is whole.
     pending: Vec<Entry>,
+    /// The uuids of `pending`: a next piece naming one as parent continues
+    /// the response.
+    pending_ids: HashSet<String>,
+    /// The responses written (`message.id` and `requestId`): a later piece
+    /// of one that could not join it carries no usage, so the response's
+    /// usage counts once.
+    written: HashSet<(String, String)>,
     /// Each uuid converted: the line of the log it was on, and a hash of its
     /// entry (not the entry: memory holds ids, never the file).
     seen: HashMap<String, Seen>,
@@ -750,12 +864,20 @@ struct Log {
     relink: HashMap<String, String>,
     /// The line of the log being converted.
     at: usize,
+    /// Whether fields of the wrong JSON type are said (in the pass whose
+    /// warnings are kept).
+    check_types: bool,
 }
 
 /// The assistant response being merged from its entries.
 struct OpenResponse {
     /// The Messages API's id of the response (`message.id`).
     message_id: String,
+    /// The entry's `requestId` (empty when none).
+    request_id: String,
+    /// Whether a piece said the stop reason (Claude Code writes pieces with
+    /// `stop_reason: null` while the response streams).
+    stop_said: bool,
     /// The message so far.
     message: AssistantMessage,
     /// The id of its line (the last entry's uuid).
@@ -794,6 +916,8 @@ struct ResponsePart {
     usage: Option<Usage>,
     /// The response's stop reason, when the entry has one.
     stop: Option<StopReason>,
+    /// The entry's `requestId` (empty when none).
+    request_id: String,
 }
 
 /// A uuid converted: the line of the log it was on, and a hash of its entry.
@@ -954,9 +1078,25 @@ impl Log {
     fn line(&mut self, mut entry: Entry, imported: &mut Imported) -> Result<(), ImportError> {
         self.at = entry.line;
         let line = entry.line;
+        if self.check_types {
+            for wrong in loose::wrong_types(&entry.text, ENTRY) {
+                imported
+                    .warnings
+                    .push(ImportWarning::warning(line, WarningCode::BadValue, wrong));
+            }
+        }
         let Some(uuid) = entry.head.uuid.clone() else {
             return self.entry(entry, imported);
         };
+        if entry.head.parent_uuid.as_deref() == Some(uuid.as_str()) {
+            // A loop of one, which no tree holds: a root, and said.
+            imported.warnings.push(ImportWarning::warning(
+                line,
+                WarningCode::BadValue,
+                format!("`parentUuid` of `{uuid}` names the entry itself; read as a root"),
+            ));
+            entry.head.parent_uuid = None;
+        }
         let hash = entry_hash(&entry.text);
         match self.seen.get(&uuid) {
             None => {
@@ -1002,15 +1142,24 @@ impl Log {
                 }
             }
         }
-        let Some(entry) = self.waits_for_open(entry) else {
+        if self.waits_for_open(&entry) {
+            if let Some(uuid) = &entry.head.uuid {
+                self.pending_ids.insert(uuid.clone());
+            }
+            self.pending.push(entry);
             return Ok(());
-        };
+        }
         self.flush_open(imported)?;
+        self.convert(&entry, imported)
+    }
+
+    /// Converts an entry other than a piece of a response, by its type.
+    fn convert(&mut self, entry: &Entry, imported: &mut Imported) -> Result<(), ImportError> {
         match (entry.kind(), entry.head.uuid.is_some()) {
-            ("user", true) => self.user(&entry, imported),
-            ("attachment", true) => self.attachment(&entry, imported),
-            ("summary", _) => self.summary(&entry, imported),
-            _ => self.other(&entry, imported),
+            ("user", true) => self.user(entry, imported),
+            ("attachment", true) => self.attachment(entry, imported),
+            ("summary", _) => self.summary(entry, imported),
+            _ => self.other(entry, imported),
         }
     }
 
@@ -1038,30 +1187,51 @@ impl Log {
             blocks,
             usage: message.usage.as_ref().map(usage_of),
             stop: message.stop_reason.as_deref().map(anthropic::stop_reason),
+            request_id: fields.request_id.clone().unwrap_or_default(),
         };
         let Some(part) = self.continued(entry, part) else {
             return Ok(());
         };
         self.flush_open(imported)?;
+        let key = (part.response_id.clone(), part.request_id.clone());
+        let mut usage = part.usage.unwrap_or_default();
+        if !key.0.is_empty() && self.written.contains(&key) {
+            // A piece of a response already written that could not join it
+            // (another entry than its results came between): its usage is
+            // the response's, counted there.
+            imported.warnings.push(ImportWarning::warning(
+                self.at,
+                WarningCode::SplitResponse,
+                format!(
+                    "a piece of response `{}` written apart from it; its usage is counted with the response's first message",
+                    key.0
+                ),
+            ));
+            usage = Usage::default();
+        }
         let mut reply = AssistantMessage {
             content: part.blocks,
             api: anthropic::API.to_owned(),
             provider: anthropic::PROVIDER.to_owned(),
             model: message.model.unwrap_or_default(),
             response_id: Some(part.response_id.clone()).filter(|id| !id.is_empty()),
-            usage: part.usage.unwrap_or_default(),
+            usage,
             stop_reason: part.stop.unwrap_or(StopReason::Stop),
             error_message: None,
             timestamp: entry.millis(),
         };
+        let mut stop_said = part.stop.is_some();
         if fields.is_api_error_message {
             failed_turn(&mut reply, fields.error.clone());
+            stop_said = true;
         }
         let parent = self.placed(entry, None, false).parent;
         self.alias.own(&part.uuid);
         self.calls(&part.uuid, &reply.content);
         self.open = Some(OpenResponse {
             message_id: part.response_id,
+            request_id: part.request_id,
+            stop_said,
             message: reply,
             id: part.uuid,
             parent,
@@ -1077,13 +1247,15 @@ impl Log {
         let Some(open) = &mut self.open else {
             return Some(part);
         };
-        let follows = entry
-            .head
-            .parent_uuid
-            .as_deref()
-            .is_some_and(|p| self.alias.get(p) == Some(open.id.as_str()));
+        let follows = entry.head.parent_uuid.as_deref().is_some_and(|p| {
+            self.alias.get(p) == Some(open.id.as_str()) || self.pending_ids.contains(p)
+        });
+        let same_request = open.request_id.is_empty()
+            || part.request_id.is_empty()
+            || open.request_id == part.request_id;
         if part.response_id.is_empty()
             || open.message_id != part.response_id
+            || !same_request
             || !follows
             || open.sidechain != entry.head.is_sidechain
         {
@@ -1102,38 +1274,62 @@ impl Log {
         }
         if let Some(stop) = part.stop {
             open.message.stop_reason = stop;
+            open.stop_said = true;
         }
         self.alias.moved(&old, &part.uuid);
         self.calls(&part.uuid, &calls);
         None
     }
 
-    /// Whether `entry` waits for the open response (then `None`: it is
-    /// held): a progress or system entry between the entries of one
-    /// response (Claude Code writes hook progress as a call starts, before
-    /// the response's next block) does not end it; what names it as parent
-    /// names the response.
-    fn waits_for_open(&mut self, entry: Entry) -> Option<Entry> {
-        let (Some(uuid), Some(open)) = (&entry.head.uuid, &self.open) else {
-            return Some(entry);
+    /// Whether `entry` waits for the open response, to be converted once
+    /// it is whole: what Claude Code writes between the pieces of one
+    /// response (it runs each call as its piece arrives) does not end it.
+    /// That is an entry naming the response (or an entry waiting for it) as
+    /// parent, on its side, which is the result of one of its calls or a
+    /// progress, system or attachment entry (a hook run as a call starts);
+    /// or an entry without a place in the tree (a snapshot of files, a
+    /// mode). What names one of them as parent then follows the results.
+    fn waits_for_open(&self, entry: &Entry) -> bool {
+        let Some(open) = &self.open else {
+            return false;
         };
-        let parent = entry
-            .head
-            .parent_uuid
-            .as_deref()
-            .and_then(|p| self.alias.get(p));
-        if matches!(entry.kind(), "user" | "assistant" | "summary")
-            || parent != Some(open.id.as_str())
-            || open.sidechain != entry.head.is_sidechain
-        {
-            return Some(entry);
+        if entry.head.uuid.is_none() {
+            return entry.kind() != "summary";
         }
+        let follows = entry.head.parent_uuid.as_deref().is_some_and(|p| {
+            self.alias.get(p) == Some(open.id.as_str()) || self.pending_ids.contains(p)
+        });
+        if !follows || open.sidechain != entry.head.is_sidechain {
+            return false;
+        }
+        match entry.kind() {
+            "assistant" | "summary" => false,
+            "user" => self.answers_open(entry, open),
+            _ => true,
+        }
+    }
+
+    /// Whether the `user` entry holds only results of the open response's
+    /// calls.
+    fn answers_open(&self, entry: &Entry, open: &OpenResponse) -> bool {
         let Some(&group) = self.alias.group.get(&open.id) else {
-            return Some(entry);
+            return false;
         };
-        self.alias.group.insert(uuid.clone(), group);
-        self.pending.push(entry);
-        None
+        let Some(message) = loose::parse::<UserEntry<'_>>(&entry.text)
+            .and_then(|fields| Entry::object::<WireUser<'_>>(fields.message))
+        else {
+            return false;
+        };
+        let WireContent::Blocks(blocks) = WireContent::of(message.content) else {
+            return false;
+        };
+        !blocks.is_empty()
+            && blocks.iter().all(|block| {
+                BlockHead::of(block).as_deref() == Some("tool_result")
+                    && loose::parse::<ToolResultBlock<'_>>(block.get())
+                        .and_then(|r| r.tool_use_id)
+                        .is_some_and(|call| self.results.call.get(&call) == Some(&group))
+            })
     }
 
     /// A `user` entry: a `toolResult` message for each `tool_result` block,
@@ -1303,20 +1499,40 @@ impl Log {
     /// Writes the open response, then the entries that waited for it.
     fn flush_open(&mut self, imported: &mut Imported) -> Result<(), ImportError> {
         if let Some(OpenResponse {
-            message,
+            mut message,
             id,
             parent,
             sidechain,
-            ..
+            message_id,
+            request_id,
+            stop_said,
         }) = self.open.take()
         {
+            // No piece said why it stopped (each written while the response
+            // streamed): a response with calls stops for them.
+            if !stop_said && message.tool_calls().next().is_some() {
+                message.stop_reason = StopReason::ToolUse;
+            }
+            if !message_id.is_empty() {
+                self.written.insert((message_id, request_id));
+            }
             let line = OutLine::message(Message::Assistant(message), &id, parent)?;
             self.out.push(sidechain, line);
             imported.messages += 1;
         }
-        for entry in std::mem::take(&mut self.pending) {
-            self.extension(imported, &entry.extension_kind(), &entry)?;
+        self.pending_ids.clear();
+        let at = self.at;
+        // Those without a place in the tree last: a line without a parent
+        // follows the line before it, which must not be one among the
+        // results.
+        let (placed, unplaced): (Vec<Entry>, Vec<Entry>) = std::mem::take(&mut self.pending)
+            .into_iter()
+            .partition(|e| e.head.uuid.is_some());
+        for entry in placed.iter().chain(&unplaced) {
+            self.at = entry.line;
+            self.convert(entry, imported)?;
         }
+        self.at = at;
         Ok(())
     }
 
@@ -1382,11 +1598,17 @@ fn usage_of(usage: &Value) -> Usage {
         n("cache_read_input_tokens"),
         n("cache_creation_input_tokens"),
     );
+    let cache_write_1h = usage
+        .get("cache_creation")
+        .and_then(|c| c.get("ephemeral_1h_input_tokens"))
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
     Usage {
         input,
         output,
         cache_read,
         cache_write,
+        cache_write_1h,
         total_tokens: Some(
             input
                 .saturating_add(output)

@@ -61,7 +61,9 @@
 //! struct per line type: `session_meta`, `turn_context`, `event_msg`,
 //! `compacted`, and the response item), each converted by the function of
 //! its type. A field of another JSON type than the one Codex writes is read
-//! as absent. The lines are written by the runtime's writer, their `id` and
+//! as absent, and said for a response item's fields (`bad-value`, with the
+//! field's path); a line holding half of a UTF-16 character is read with
+//! U+FFFD in its place, and said (`lone-surrogate`). The lines are written by the runtime's writer, their `id` and
 //! `parentId` by the envelope codec.
 
 use std::collections::{HashMap, HashSet};
@@ -296,6 +298,18 @@ pub(super) fn import<'s>(
         let Some(head) = line.head::<Head>() else {
             continue;
         };
+        let wrong_types = if head.kind.as_deref() == Some("response_item") {
+            loose::wrong_types(&line.text, RESPONSE_ITEM)
+        } else {
+            Vec::new()
+        };
+        for wrong in wrong_types {
+            imported.warnings.push(ImportWarning::warning(
+                line.number,
+                WarningCode::BadValue,
+                wrong,
+            ));
+        }
         rollout.entry(line.number, &line.text, head, &mut imported)?;
         let held = rollout
             .origin
@@ -314,6 +328,36 @@ pub(super) fn import<'s>(
     imported.said_if_empty("Codex");
     Ok(imported)
 }
+
+use loose::Kind::{Arr, Obj, Str};
+
+/// A content part of a message, or an output's content item.
+const PART: &[loose::Field] = &[
+    ("type", Str),
+    ("text", Str),
+    ("refusal", Str),
+    ("image_url", Str),
+];
+
+/// A `response_item` line, as far as the import reads it (fields that an
+/// item type writes otherwise, such as a call's `arguments`, are read in
+/// every form, so not checked).
+const RESPONSE_ITEM: &[loose::Field] = &[
+    ("type", Str),
+    ("timestamp", Str),
+    (
+        "payload",
+        Obj(&[
+            ("type", Str),
+            ("role", Str),
+            ("id", Str),
+            ("call_id", Str),
+            ("name", Str),
+            ("content", Arr(&Obj(PART))),
+            ("encrypted_content", Str),
+        ]),
+    ),
+];
 
 /// The assistant message being built from one response's items.
 struct OpenAssistant {
@@ -1129,6 +1173,7 @@ fn usage_of(counts: TokenUsage) -> Option<Usage> {
         reasoning: counts.reasoning_output_tokens.unwrap_or(0),
         cache_read: cached,
         cache_write: 0,
+        cache_write_1h: 0,
         total_tokens: counts.total_tokens,
         cost: None,
     })

@@ -251,19 +251,40 @@ pub(super) enum LogSource<'a> {
 }
 
 /// A non-blank line as an entry of a Claude Code or Codex log: `Err` when it
-/// is no JSON object (or holds a string that is no Unicode text, half of a
-/// UTF-16 character, which no typed read takes), `None` when it is blank.
+/// is no JSON object, `None` when it is blank. A string holding half of a
+/// UTF-16 character (an emoji cut in two, which no typed read takes) is read
+/// with U+FFFD in its place, as pi reads it: the `bool` says so.
 #[cfg(any(feature = "anthropic", feature = "openai-responses"))]
-fn object_line(raw: &str) -> Option<Result<&str, ()>> {
+fn object_line(raw: &str) -> Option<Result<(std::borrow::Cow<'_, str>, bool), ()>> {
     use crate::transcript::codec::surrogates::{may_have_surrogates, replace_lone_surrogates};
+    use std::borrow::Cow;
     let raw = raw.trim();
     if raw.is_empty() {
         return None;
     }
-    let object = raw.starts_with('{')
-        && serde_json::from_str::<&serde_json::value::RawValue>(raw).is_ok()
-        && !(may_have_surrogates(raw) && replace_lone_surrogates(raw).is_some());
-    Some(if object { Ok(raw) } else { Err(()) })
+    if !raw.starts_with('{') || serde_json::from_str::<&serde_json::value::RawValue>(raw).is_err() {
+        return Some(Err(()));
+    }
+    Some(Ok(
+        match may_have_surrogates(raw)
+            .then(|| replace_lone_surrogates(raw))
+            .flatten()
+        {
+            Some(fixed) => (Cow::Owned(fixed), true),
+            None => (Cow::Borrowed(raw), false),
+        },
+    ))
+}
+
+/// What is said of a line of a Claude Code or Codex log holding a lone
+/// surrogate.
+#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
+fn lone_surrogate(line: usize) -> ImportWarning {
+    ImportWarning::warning(
+        line,
+        WarningCode::LoneSurrogate,
+        "a string holds a lone UTF-16 surrogate (half of a character cut in two); read with U+FFFD in its place",
+    )
 }
 
 #[cfg(any(feature = "anthropic", feature = "openai-responses"))]
@@ -292,21 +313,29 @@ pub(super) fn convert_log<'s>(
     use std::cell::{Cell, RefCell};
     use std::collections::BTreeSet;
     use std::rc::Rc;
-    let left_out_lines = Rc::new(RefCell::new(BTreeSet::new()));
+    // Each line said once, whatever the passes: (line, left out?).
+    let said_lines = Rc::new(RefCell::new(BTreeSet::new()));
     let lossy = Rc::new(Cell::new(false));
-    let keep = |left: &RefCell<BTreeSet<usize>>, number: usize, raw: &str| match object_line(raw) {
-        Some(Ok(text)) => Some(LogLine {
-            number,
-            text: text.to_owned(),
-        }),
+    let keep = |said: &RefCell<BTreeSet<(usize, bool)>>, number: usize, raw: &str| match object_line(
+        raw,
+    ) {
+        Some(Ok((text, replaced))) => {
+            if replaced {
+                said.borrow_mut().insert((number, false));
+            }
+            Some(LogLine {
+                number,
+                text: text.into_owned(),
+            })
+        }
         Some(Err(())) => {
-            left.borrow_mut().insert(number);
+            said.borrow_mut().insert((number, true));
             None
         }
         None => None,
     };
     let lines = || -> Result<LogLines<'s>, ImportError> {
-        let (left, lossy) = (Rc::clone(&left_out_lines), Rc::clone(&lossy));
+        let (left, lossy) = (Rc::clone(&said_lines), Rc::clone(&lossy));
         match source {
             LogSource::Text(text) => Ok(Box::new(
                 text_of_lines(text)
@@ -326,8 +355,13 @@ pub(super) fn convert_log<'s>(
         }
     };
     let mut imported = convert(&lines, out)?;
-    let left = std::mem::take(&mut *left_out_lines.borrow_mut());
-    imported.warnings.extend(left.into_iter().map(left_out));
+    let said = std::mem::take(&mut *said_lines.borrow_mut());
+    imported
+        .warnings
+        .extend(said.into_iter().map(|(line, out)| match out {
+            true => left_out(line),
+            false => lone_surrogate(line),
+        }));
     if let LogSource::File(_) = source {
         imported.lossy = lossy.get();
     }

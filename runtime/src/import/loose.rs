@@ -133,3 +133,89 @@ pub(super) fn keys(text: &str) -> Vec<String> {
         .deserialize_map(Keys)
         .unwrap_or_default()
 }
+
+/// The JSON type a field of a log is written with, for [`wrong_types`].
+pub(super) enum Kind {
+    /// A string.
+    Str,
+    /// `true` or `false`.
+    Bool,
+    /// A number.
+    Num,
+    /// An object with these fields.
+    Obj(&'static [Field]),
+    /// An array of these.
+    Arr(&'static Kind),
+    /// A string, or an array of these (a message's content).
+    StrOrArr(&'static Kind),
+    /// Anything (a field whose type is not checked, such as a tool's input).
+    Any,
+}
+
+/// A field and its kind.
+pub(super) type Field = (&'static str, Kind);
+
+/// The fields of the JSON object `text` of another JSON type than `fields`
+/// says (`null` reads as absent, so it is never wrong), each said with its
+/// path (`message.content[1].source.data`) and what was found: the typed
+/// reads of the importers take such a value as absent (or keep its JSON as
+/// text), which is then said, never done in silence.
+pub(super) fn wrong_types(text: &str, fields: &'static [Field]) -> Vec<String> {
+    let mut found = Vec::new();
+    if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
+        check(&value, &Kind::Obj(fields), &mut String::new(), &mut found);
+    }
+    found
+}
+
+fn check(value: &serde_json::Value, kind: &Kind, path: &mut String, found: &mut Vec<String>) {
+    use serde_json::Value;
+    let name = |v: &Value| match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    };
+    let want = match (kind, value) {
+        (_, Value::Null) | (Kind::Any, _) => return,
+        (Kind::Str, Value::String(_))
+        | (Kind::Bool, Value::Bool(_))
+        | (Kind::Num, Value::Number(_))
+        | (Kind::StrOrArr(_), Value::String(_)) => return,
+        (Kind::Obj(fields), Value::Object(map)) => {
+            for (key, kind) in *fields {
+                if let Some(v) = map.get(*key) {
+                    let len = path.len();
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(key);
+                    check(v, kind, path, found);
+                    path.truncate(len);
+                }
+            }
+            return;
+        }
+        (Kind::Arr(of) | Kind::StrOrArr(of), Value::Array(items)) => {
+            for (i, v) in items.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                check(v, of, path, found);
+                path.truncate(len);
+            }
+            return;
+        }
+        (Kind::Str, _) => "a string",
+        (Kind::Bool, _) => "a boolean",
+        (Kind::Num, _) => "a number",
+        (Kind::Obj(_), _) => "an object",
+        (Kind::Arr(_), _) => "an array",
+        (Kind::StrOrArr(_), _) => "a string or an array",
+    };
+    found.push(format!(
+        "`{path}` is {} where {want} belongs, so it is not read as one",
+        name(value)
+    ));
+}

@@ -149,6 +149,13 @@ pub enum WarningCode {
     CallAborted,
     /// `late-output`: a Codex output written after its call was given up.
     LateOutput,
+    /// `bad-value`: a field of another JSON type than the log's writer
+    /// writes, or a value no transcript can hold (an entry its own parent);
+    /// read as the warning says.
+    BadValue,
+    /// `split-response`: the pieces of one response that could not be made
+    /// one message; its usage is counted on the first only.
+    SplitResponse,
 }
 
 impl WarningCode {
@@ -171,6 +178,8 @@ impl WarningCode {
             Self::DuplicateUuid => "duplicate-uuid",
             Self::CallAborted => "call-aborted",
             Self::LateOutput => "late-output",
+            Self::BadValue => "bad-value",
+            Self::SplitResponse => "split-response",
         }
     }
 }

@@ -36,6 +36,11 @@ pub struct Usage {
     /// Input tokens written to the prompt cache.
     #[serde(default)]
     pub cache_write: u64,
+    /// The part of `cache_write` written to a cache kept one hour
+    /// (Anthropic's `cache_creation.ephemeral_1h_input_tokens`), which costs
+    /// more than the five-minute writes; written only when not zero.
+    #[serde(default, rename = "cacheWrite1h", skip_serializing_if = "is_zero")]
+    pub cache_write_1h: u64,
     /// The total the provider reported, if it reported one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_tokens: Option<u64>,
@@ -123,6 +128,7 @@ impl AddAssign for Cost {
 /// A model's prices in dollars per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ModelPricing {
     /// Per million input tokens.
     pub input: f64,
@@ -132,6 +138,14 @@ pub struct ModelPricing {
     pub cache_read: f64,
     /// Per million tokens written to the cache.
     pub cache_write: f64,
+    /// Per million tokens written to the cache kept one hour
+    /// ([`Usage::cache_write_1h`]); `None`: at `cache_write`'s rate.
+    #[serde(
+        default,
+        rename = "cacheWrite1h",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cache_write_1h: Option<f64>,
 }
 
 impl ModelPricing {
@@ -142,7 +156,24 @@ impl ModelPricing {
             output,
             cache_read,
             cache_write,
+            cache_write_1h: None,
         }
+    }
+
+    /// These prices with `rate` per million tokens written to the cache kept
+    /// one hour.
+    ///
+    /// ```
+    /// # use agentmsg_runtime::{message::ModelPricing, Usage};
+    /// // Claude Sonnet 4.5: 1-hour writes at twice the input rate.
+    /// let prices = ModelPricing::new(3.0, 15.0, 0.3, 3.75).with_cache_write_1h(6.0);
+    /// let usage = Usage { cache_write: 3_000_000, cache_write_1h: 1_000_000, ..Usage::default() };
+    /// assert_eq!(usage.estimated_cost(&prices).cache_write, 2.0 * 3.75 + 6.0);
+    /// ```
+    #[must_use]
+    pub const fn with_cache_write_1h(mut self, rate: f64) -> Self {
+        self.cache_write_1h = Some(rate);
+        self
     }
 }
 
@@ -174,7 +205,13 @@ impl Usage {
         let input = per(self.input, pricing.input);
         let output = per(self.output, pricing.output);
         let cache_read = per(self.cache_read, pricing.cache_read);
-        let cache_write = per(self.cache_write, pricing.cache_write);
+        // The one-hour share (never more than the writes) at its own rate.
+        let one_hour = self.cache_write_1h.min(self.cache_write);
+        let cache_write = per(self.cache_write - one_hour, pricing.cache_write)
+            + per(
+                one_hour,
+                pricing.cache_write_1h.unwrap_or(pricing.cache_write),
+            );
         Cost {
             input,
             output,
@@ -202,6 +239,7 @@ impl Usage {
             reasoning: self.reasoning.saturating_add(other.reasoning),
             cache_read: self.cache_read.saturating_add(other.cache_read),
             cache_write: self.cache_write.saturating_add(other.cache_write),
+            cache_write_1h: self.cache_write_1h.saturating_add(other.cache_write_1h),
             total_tokens,
             cost,
         }

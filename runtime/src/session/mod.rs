@@ -138,6 +138,47 @@ impl Session {
         &self.entries
     }
 
+    /// The usage of every reply the session holds, on every branch,
+    /// compacted away or not: what the session spent. The context
+    /// ([`Session::context`]) holds only what the model sees next, so its
+    /// usage leaves out the replies a compaction summarized and those of
+    /// other branches; use it for what the next request sends, this for
+    /// what the session cost. [`Session::total_stats`] adds the cost.
+    ///
+    /// ```
+    /// # use agentmsg_runtime::{AgentMessage, AssistantMessage, Message, Session, Usage};
+    /// let mut session = Session::new();
+    /// let reply = |output| AgentMessage::from(Message::Assistant(AssistantMessage {
+    ///     usage: Usage::new(10, output),
+    ///     ..AssistantMessage::default()
+    /// }));
+    /// let first = session.append(reply(1)).unwrap();
+    /// session.append(reply(2)).unwrap();
+    /// session.branch(first.as_str()).unwrap();
+    /// session.append(reply(4)).unwrap();
+    /// // Every reply, on both branches; the context holds two of them.
+    /// assert_eq!(session.total_usage().output, 7);
+    /// assert_eq!(session.context(None).unwrap().messages.len(), 2);
+    /// ```
+    pub fn total_usage(&self) -> crate::Usage {
+        self.replies().map(|reply| &reply.usage).sum()
+    }
+
+    /// [`MessageStats`](crate::transcript::MessageStats) of every message
+    /// the session holds, on every branch (the usage is
+    /// [`Session::total_usage`]), each reply priced at its own date.
+    pub fn total_stats(&self) -> crate::transcript::MessageStats {
+        use crate::transcript::MessageQuery;
+        self.entries.iter().filter_map(Entry::message).summarize()
+    }
+
+    /// Every reply of the session, in file order.
+    fn replies(&self) -> impl Iterator<Item = &crate::AssistantMessage> {
+        self.entries
+            .iter()
+            .filter_map(|e| e.message()?.as_llm()?.as_assistant())
+    }
+
     /// The entry with this id.
     pub fn entry(&self, id: &str) -> Option<&Entry> {
         self.index.get(&self.entries, id).map(|i| &self.entries[i])

@@ -113,6 +113,13 @@ impl<S: SessionStore> StoredSession<S> {
         &self.session
     }
 
+    /// The usage of every reply stored, on every branch
+    /// ([`Session::total_usage`]): what the session spent, where the
+    /// context's usage is what the next request sends.
+    pub fn total_usage(&self) -> crate::Usage {
+        self.session.total_usage()
+    }
+
     /// Appends `message` as a child of the current leaf, and persists it.
     pub async fn append(&mut self, message: AgentMessage) -> Result<MessageId, StoredSessionError> {
         self.apply(|session| session.append(message)).await

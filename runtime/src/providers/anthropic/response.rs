@@ -51,6 +51,15 @@ pub(super) struct WireUsage {
     pub(super) cache_creation_input_tokens: Option<u64>,
     #[serde(default)]
     pub(super) cache_read_input_tokens: Option<u64>,
+    #[serde(default)]
+    pub(super) cache_creation: Option<WireCacheCreation>,
+}
+
+/// The cache writes by how long the cache is kept.
+#[derive(Deserialize, Default, Clone, Copy)]
+pub(super) struct WireCacheCreation {
+    #[serde(default)]
+    pub(super) ephemeral_1h_input_tokens: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -332,6 +341,12 @@ pub(super) fn apply_usage(out: &mut Usage, usage: &WireUsage) {
     }
     if let Some(v) = usage.cache_creation_input_tokens {
         out.cache_write = v;
+    }
+    if let Some(v) = usage
+        .cache_creation
+        .and_then(|c| c.ephemeral_1h_input_tokens)
+    {
+        out.cache_write_1h = v;
     }
     out.total_tokens = Some(
         out.input

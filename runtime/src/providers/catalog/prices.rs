@@ -41,6 +41,11 @@ pub(super) fn cost(message: &AssistantMessage) -> Option<Cost> {
             (UsageKey::INPUT_TOKENS, input),
             (UsageKey::CACHE_READ_TOKENS, usage.cache_read),
             (UsageKey::CACHE_WRITE_TOKENS, usage.cache_write),
+            // The one-hour share of the writes, at its own rate.
+            (
+                UsageKey::CACHE_WRITE_1H_TOKENS,
+                usage.cache_write_1h.min(usage.cache_write),
+            ),
             (UsageKey::OUTPUT_TOKENS, usage.output),
         ],
     )?;
@@ -56,7 +61,22 @@ pub(super) fn cost(message: &AssistantMessage) -> Option<Cost> {
         .map_or(0.0, |p| p.input_price),
     };
     let cache_read = cache_share(usage.cache_read, UsageKey::CACHE_READ_TOKENS);
-    let cache_write = cache_share(usage.cache_write, UsageKey::CACHE_WRITE_TOKENS);
+    let one_hour = usage.cache_write_1h.min(usage.cache_write);
+    let cache_write = cache_share(usage.cache_write - one_hour, UsageKey::CACHE_WRITE_TOKENS)
+        + match one_hour {
+            0 => 0.0,
+            n => price(
+                &message.model,
+                provider,
+                when,
+                &[
+                    (UsageKey::INPUT_TOKENS, n),
+                    (UsageKey::CACHE_WRITE_TOKENS, n),
+                    (UsageKey::CACHE_WRITE_1H_TOKENS, n),
+                ],
+            )
+            .map_or(0.0, |p| p.input_price),
+        };
     Some(Cost {
         input: (total.input_price - cache_read - cache_write).max(0.0),
         output: total.output_price,

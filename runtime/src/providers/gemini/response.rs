@@ -164,6 +164,7 @@ impl WireUsage {
             reasoning: thoughts,
             cache_read: cached,
             cache_write: 0,
+            cache_write_1h: 0,
             total_tokens: Some(
                 self.total_token_count
                     .unwrap_or_else(|| input.saturating_add(output).saturating_add(cached)),

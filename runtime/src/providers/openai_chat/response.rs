@@ -58,6 +58,7 @@ impl WireUsage {
                 .unwrap_or(0),
             cache_read: cached,
             cache_write: 0,
+            cache_write_1h: 0,
             total_tokens: self.total_tokens,
             cost: None,
         }

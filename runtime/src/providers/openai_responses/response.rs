@@ -60,6 +60,7 @@ impl WireUsage {
                 .unwrap_or(0),
             cache_read: cached,
             cache_write: written,
+            cache_write_1h: 0,
             total_tokens: self.total_tokens,
             cost: None,
         }

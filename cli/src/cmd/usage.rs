@@ -1,0 +1,100 @@
+//! `agentmsg usage`: what a person's agents used, by day, week, month or
+//! session, over their logs ([`agentmsg_runtime::usage_report`] does the
+//! work; this reads the arguments and prints).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use agentmsg_runtime::usage_report::{self, logs, Grouping, Options, Report};
+
+use crate::error::CliError;
+use crate::Outcome;
+
+/// The arguments of `agentmsg usage`.
+#[derive(Debug, clap::Args)]
+pub struct UsageArgs {
+    /// Logs, or folders searched for logs of any agent agentmsg reads; when
+    /// none, where the agents keep them (`CLAUDE_CONFIG_DIR` or
+    /// `~/.claude/projects`, `CODEX_HOME` or `~/.codex/sessions`,
+    /// `~/.pi/agent/sessions`).
+    pub paths: Vec<PathBuf>,
+    /// A row per day (the default).
+    #[arg(long, group = "view")]
+    pub daily: bool,
+    /// A row per week (from Sunday).
+    #[arg(long, group = "view")]
+    pub weekly: bool,
+    /// A row per month.
+    #[arg(long, group = "view")]
+    pub monthly: bool,
+    /// A row per session (a subagent's log counts in its session).
+    #[arg(long, group = "view")]
+    pub session: bool,
+    /// The first day counted (YYYY-MM-DD).
+    #[arg(long)]
+    pub since: Option<String>,
+    /// The last day counted (YYYY-MM-DD).
+    #[arg(long)]
+    pub until: Option<String>,
+    /// The time zone days are told in (`UTC`, `Europe/Paris`; the system's
+    /// by default).
+    #[arg(long)]
+    pub timezone: Option<String>,
+    /// Print ccusage's JSON for the same view instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `agentmsg usage`.
+pub fn run(args: &UsageArgs) -> Result<Outcome, CliError> {
+    let grouping = if args.weekly {
+        Grouping::Weekly
+    } else if args.monthly {
+        Grouping::Monthly
+    } else if args.session {
+        Grouping::Session
+    } else {
+        Grouping::Daily
+    };
+    let usage_error = |e: usage_report::ReportError| CliError::Usage(e.to_string());
+    let mut options = Options::new(grouping);
+    options.since = args
+        .since
+        .as_deref()
+        .map(usage_report::parse_date)
+        .transpose()
+        .map_err(usage_error)?;
+    options.until = args
+        .until
+        .as_deref()
+        .map(usage_report::parse_date)
+        .transpose()
+        .map_err(usage_error)?;
+    if let Some(name) = &args.timezone {
+        options.timezone = usage_report::time_zone(name).map_err(usage_error)?;
+    }
+    let roots = if args.paths.is_empty() {
+        logs::default_roots()
+    } else {
+        args.paths.clone()
+    };
+    let mut files = Vec::new();
+    for root in &roots {
+        files.extend(logs::find_logs(root).map_err(|source| CliError::Read {
+            path: root.clone(),
+            source,
+        })?);
+    }
+    let report = Report::build(&files, &options).map_err(|e| match e {
+        usage_report::ReportError::Read { path, source } => CliError::Read { path, source },
+        other => CliError::Usage(other.to_string()),
+    })?;
+    let mut out = crate::output::stdout();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &report.to_json())?;
+        writeln!(out)?;
+    } else {
+        out.write_all(report.to_text().as_bytes())?;
+    }
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,239 @@
+//! `agentmsg usage` against ccusage 20.0.24 (from npm, installed by `.ci/run`
+//! in `target/ccusage-node`, or `$AGENTMSG_CCUSAGE_NODE`) on every Claude
+//! Code log of the conformance data, laid out as `~/.claude/projects`: per
+//! session and per day the four token counts are equal, and the costs are
+//! equal wherever both tools price. Without ccusage (or the data) the test
+//! says loudly that it is skipped; under CI it fails instead.
+
+use crate::common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// Where ccusage's package is installed, when it is.
+fn ccusage() -> Option<PathBuf> {
+    let dir = std::env::var_os("AGENTMSG_CCUSAGE_NODE")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/ccusage-node"));
+    let bin = dir.join("node_modules/.bin/ccusage");
+    let runs = Command::new(&bin).arg("--version").output().is_ok_and(|o| {
+        o.status.success() && String::from_utf8_lossy(&o.stdout).contains("20.0.24")
+    });
+    if runs {
+        return Some(bin);
+    }
+    let why = format!(
+        "ccusage 20.0.24 is not installed in {} (`.ci/run` installs it)",
+        dir.display()
+    );
+    if ["CI", "AGENTMSG_REQUIRE_CCUSAGE"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()))
+    {
+        panic!("{why}");
+    }
+    eprintln!("\n*** SKIPPED usage differential: {why} ***\n");
+    None
+}
+
+/// Copies the folder `from` into `to`, recursively.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Runs `program ARGS` with the agents' folders all in `home`, and reads
+/// its JSON.
+fn json_of(program: &Path, args: &[&str], home: &Path) -> Value {
+    let out = Command::new(program)
+        .args(args)
+        .env("HOME", home)
+        .env("CLAUDE_CONFIG_DIR", home.join(".claude"))
+        .env("CODEX_HOME", home.join(".codex"))
+        .env("TZ", "UTC")
+        .env_remove("CI")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?}: {out:?}");
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {out:?}"))
+}
+
+/// The rows of `report` under `rows`, by `key`.
+fn rows<'a>(report: &'a Value, rows: &str, key: &str) -> BTreeMap<String, &'a Value> {
+    report[rows]
+        .as_array()
+        .unwrap_or_else(|| panic!("no {rows}: {report:#}"))
+        .iter()
+        .map(|row| (row[key].as_str().unwrap().to_owned(), row))
+        .collect()
+}
+
+/// The four token counts and the cost of a row.
+fn figures(row: &Value) -> ([u64; 4], Option<f64>) {
+    let n = |k: &str| row[k].as_u64().unwrap_or_else(|| panic!("{k}: {row:#}"));
+    (
+        [
+            n("inputTokens"),
+            n("outputTokens"),
+            n("cacheCreationTokens"),
+            n("cacheReadTokens"),
+        ],
+        row["totalCost"].as_f64(),
+    )
+}
+
+#[test]
+fn usage_agrees_with_ccusage_per_session_and_per_day_on_every_claude_code_log() {
+    let Some(data) = common::conformance_or_skip(None) else {
+        return;
+    };
+    let Some(ccusage) = ccusage() else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    copy_dir(
+        &data.join("transcripts/claude-code"),
+        &home.path().join(".claude/projects"),
+    );
+    let agentmsg = PathBuf::from(env!("CARGO_BIN_EXE_agentmsg"));
+    for (view, rows_key, key, ours_flag) in [
+        ("session", "sessions", "sessionId", "--session"),
+        ("daily", "daily", "date", "--daily"),
+        ("monthly", "monthly", "month", "--monthly"),
+    ] {
+        let theirs = json_of(
+            &ccusage,
+            &["claude", view, "--json", "--offline", "--timezone", "UTC"],
+            home.path(),
+        );
+        let ours = json_of(
+            &agentmsg,
+            &["usage", ours_flag, "--json", "--timezone", "UTC"],
+            home.path(),
+        );
+        let (theirs_rows, ours_rows) = (rows(&theirs, rows_key, key), rows(&ours, rows_key, key));
+        assert_eq!(
+            theirs_rows.keys().collect::<Vec<_>>(),
+            ours_rows.keys().collect::<Vec<_>>(),
+            "{view}"
+        );
+        assert!(theirs_rows.len() >= 6, "{view}: {theirs:#}");
+        let mut priced = 0;
+        for (group, their_row) in &theirs_rows {
+            let (their_tokens, their_cost) = figures(their_row);
+            let (our_tokens, our_cost) = figures(ours_rows[group]);
+            assert_eq!(our_tokens, their_tokens, "{view} {group}");
+            if let (Some(a), Some(b)) = (our_cost, their_cost) {
+                assert!(
+                    (a - b).abs() <= 1e-9 * b.abs().max(1.0),
+                    "{view} {group}: cost {a} against ccusage's {b}"
+                );
+                priced += 1;
+            }
+            let models = |row: &Value| {
+                let mut names: Vec<String> =
+                    serde_json::from_value(row["modelsUsed"].clone()).unwrap();
+                names.sort();
+                names
+            };
+            assert_eq!(
+                models(ours_rows[group]),
+                models(their_row),
+                "{view} {group}"
+            );
+        }
+        assert!(
+            priced * 10 >= theirs_rows.len() * 8,
+            "{view}: {priced} priced"
+        );
+        assert_eq!(
+            figures(&ours["totals"]).0,
+            figures(&theirs["totals"]).0,
+            "{view} totals"
+        );
+    }
+}
+
+/// `usage` reads a folder given to it, any agent's logs: a Codex rollout and
+/// a pi session beside Claude Code logs each count, `totalCost` is `null`
+/// (never 0) where a reply's model has no known price, and the text table
+/// says which.
+#[test]
+fn usage_reads_every_agents_logs_and_says_what_it_cannot_price() {
+    let Some(data) = common::conformance_or_skip(None) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("claude/p")).unwrap();
+    common::write_lines(
+        dir.path(),
+        "claude/p/s1.jsonl",
+        &[
+            r#"{"type":"file-history-snapshot","messageId":"u1","snapshot":{},"isSnapshotUpdate":false}"#,
+            r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s1","type":"user","message":{"role":"user","content":"hi"},"uuid":"u1","timestamp":"2026-01-01T10:00:00.000Z"}"#,
+            r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s1","type":"assistant","message":{"id":"msg_1","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{"type":"tool_use","id":"t1","name":"Read","input":{}}],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":5,"cache_read_input_tokens":100,"cache_creation_input_tokens":20,"cache_creation":{"ephemeral_1h_input_tokens":20}}},"requestId":"r1","uuid":"a1","timestamp":"2026-01-01T10:00:01.000Z"}"#,
+            r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s1","type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"no such file","is_error":true}]},"uuid":"r1u","timestamp":"2026-01-01T10:00:02.000Z"}"#,
+            r#"{"parentUuid":"r1u","isSidechain":false,"sessionId":"s1","type":"assistant","message":{"id":"msg_1","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{"type":"tool_use","id":"t2","name":"Read","input":{}}],"stop_reason":"tool_use","usage":{"input_tokens":10,"output_tokens":9,"cache_read_input_tokens":100,"cache_creation_input_tokens":20,"cache_creation":{"ephemeral_1h_input_tokens":20}}},"requestId":"r1","uuid":"a2","timestamp":"2026-01-01T10:00:03.000Z"}"#,
+            r#"{"parentUuid":"a2","isSidechain":false,"sessionId":"s1","type":"assistant","message":{"id":"msg_2","role":"assistant","model":"made-up-model","content":[{"type":"text","text":"hm"}],"stop_reason":"end_turn","usage":{"input_tokens":7,"output_tokens":1}},"requestId":"r2","uuid":"a3","timestamp":"2026-01-02T10:00:00.000Z"}"#,
+        ],
+    );
+    let pi = data.join("transcripts/pi/before-compaction.jsonl");
+    std::fs::create_dir_all(dir.path().join("pi")).unwrap();
+    std::fs::copy(&pi, dir.path().join("pi/session.jsonl")).unwrap();
+    let run = common::agentmsg_in(
+        dir.path(),
+        &[
+            "usage",
+            "--daily",
+            "--json",
+            "--timezone",
+            "UTC",
+            "claude",
+            "pi",
+        ],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let days = rows(&report, "daily", "date");
+    let first = days["2026-01-01"];
+    // One response (two pieces): its last piece's usage, both its calls.
+    assert_eq!(figures(first).0, [10, 9, 20, 100], "{first:#}");
+    assert_eq!(first["toolCalls"], 2, "{first:#}");
+    assert_eq!(first["toolErrors"], 1, "{first:#}");
+    // $3 in, $15 out, $0.30 cache read, $6 one-hour cache write per million.
+    let cost = first["totalCost"].as_f64().unwrap();
+    assert!(
+        (cost - (30.0 + 135.0 + 30.0 + 120.0) / 1e6).abs() < 1e-12,
+        "{cost}"
+    );
+    let second = days["2026-01-02"];
+    assert_eq!(second["totalCost"], Value::Null, "{second:#}");
+    assert_eq!(second["unpricedReplies"], 1, "{second:#}");
+    assert!(
+        days.values()
+            .any(|d| d["agents"] == serde_json::json!(["pi"])),
+        "{report:#}"
+    );
+
+    let text = common::agentmsg_in(dir.path(), &["usage", "--timezone", "UTC", "claude"]);
+    assert_eq!(text.code, 0, "{text:?}");
+    assert!(text.stdout.contains("2026-01-01"), "{}", text.stdout);
+    assert!(
+        text.stdout
+            .contains("Replies without a known price, by model: made-up-model (1)"),
+        "{}",
+        text.stdout
+    );
+}
