@@ -15,7 +15,10 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Auth {
     /// `Authorization: Bearer KEY` (OpenAI and compatible servers).
-    #[cfg_attr(not(any(feature = "openai-chat", feature = "openai-responses")), allow(dead_code))]
+    #[cfg_attr(
+        not(any(feature = "openai-chat", feature = "openai-responses")),
+        allow(dead_code)
+    )]
     Bearer,
     /// `x-api-key: KEY` (Anthropic).
     #[cfg_attr(not(feature = "anthropic"), allow(dead_code))]
@@ -24,7 +27,10 @@ enum Auth {
     #[cfg_attr(not(feature = "gemini"), allow(dead_code))]
     GoogApiKey,
     /// `api-key: KEY` (Azure OpenAI).
-    #[cfg_attr(not(any(feature = "openai-chat", feature = "openai-responses")), allow(dead_code))]
+    #[cfg_attr(
+        not(any(feature = "openai-chat", feature = "openai-responses")),
+        allow(dead_code)
+    )]
     AzureApiKey,
 }
 
