@@ -198,9 +198,20 @@ impl<'r, R: BufRead> JsonlReader<'r, R> {
             return Ok(());
         }
         let mut bytes = Vec::new();
-        self.input
-            .read_to_end(&mut bytes)
-            .map_err(|source| ReadError::Io { line: 1, source })?;
+        crate::lines::read_to_end(&mut self.input, &mut bytes).map_err(|source| {
+            // A line past the limit: the error names it, as the lines do.
+            match crate::lines::LineTooLong::of(&source).copied() {
+                Some(
+                    long @ crate::lines::LineTooLong {
+                        line: Some(line), ..
+                    },
+                ) => ReadError::Io {
+                    line,
+                    source: crate::lines::LineTooLong { line: None, ..long }.into(),
+                },
+                _ => ReadError::Io { line: 1, source },
+            }
+        })?;
         // Byte-order marks start no line (see `next_line`): the array is read
         // without them, as the lines would be.
         let body = without_boms(&bytes);
