@@ -19,7 +19,8 @@
 //!   takes more memory than that.
 //!
 //! ```
-//! use agentmsg_runtime::lines::raw_lines;
+//! # extern crate agentmsg_runtime as agentmsg;
+//! use agentmsg::lines::raw_lines;
 //! let text = b"\xEF\xBB\xBF{\"a\":1}\r\n\n{\"b\":2}";
 //! let lines: Vec<_> = raw_lines(text).collect();
 //! assert_eq!(lines.len(), 3);

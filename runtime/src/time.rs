@@ -5,7 +5,8 @@
 //! Unix milliseconds, and a deadline that never overflows.
 //!
 //! ```
-//! use agentmsg_runtime::time;
+//! # extern crate agentmsg_runtime as agentmsg;
+//! use agentmsg::time;
 //! let ms = time::parse_iso8601("2025-12-09T00:41:05.306+02:00").unwrap();
 //! assert_eq!(ms, 1_765_233_665_306);
 //! assert_eq!(time::format_iso8601(ms), "2025-12-08T22:41:05.306Z");

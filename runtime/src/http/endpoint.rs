@@ -42,8 +42,9 @@ enum Auth {
 /// explicitly. The key is never shown (see [`ApiKey`]).
 ///
 /// ```
-/// use agentmsg_runtime::http::Endpoint;
-/// use agentmsg_runtime::providers::Api;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::http::Endpoint;
+/// use agentmsg::providers::Api;
 /// let local = Endpoint::openai_compatible("http://localhost:11434/v1");
 /// assert_eq!(local.api(), Api::OpenaiChat);
 /// assert_eq!(local.url("llama3.2", true), "http://localhost:11434/v1/chat/completions");

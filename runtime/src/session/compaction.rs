@@ -107,8 +107,9 @@ pub const TOOL_RESULT_MAX_CHARS: usize = 2000;
 /// empty parts are left out.
 ///
 /// ```
-/// # use agentmsg_runtime::{AssistantMessage, Message, ToolCall};
-/// # use agentmsg_runtime::session::serialize_conversation;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::{AssistantMessage, Message, ToolCall};
+/// # use agentmsg::session::serialize_conversation;
 /// let call = ToolCall::new("call_1", "read", serde_json::json!({"path": "a.rs"}));
 /// let messages = [
 ///     Message::user("What is in a.rs?"),
@@ -223,8 +224,9 @@ pub struct ContextTokens {
 /// The tokens of a context: see [`ContextTokens`].
 ///
 /// ```
-/// # use agentmsg_runtime::{AgentMessage, AssistantMessage, Message, TextContent, Usage};
-/// # use agentmsg_runtime::session::estimate_context_tokens;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::{AgentMessage, AssistantMessage, Message, TextContent, Usage};
+/// # use agentmsg::session::estimate_context_tokens;
 /// let reply = AssistantMessage::new([TextContent::new("Hello")]).with_usage(Usage::new(370, 7));
 /// let messages: Vec<AgentMessage> = vec![
 ///     Message::user("Hi").into(),
@@ -271,8 +273,9 @@ pub fn estimate_context_tokens<M: Borrow<AgentMessage>>(messages: &[M]) -> Conte
 /// heuristic), an image counted as 1,200 tokens.
 ///
 /// ```
-/// # use agentmsg_runtime::Message;
-/// # use agentmsg_runtime::session::estimate_tokens;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::Message;
+/// # use agentmsg::session::estimate_tokens;
 /// assert_eq!(estimate_tokens(&Message::user("12345678").into()), 2);
 /// ```
 pub fn estimate_tokens(message: &AgentMessage) -> u64 {
@@ -288,7 +291,8 @@ pub fn estimate_tokens(message: &AgentMessage) -> u64 {
 /// `context_tokens > window - reserve`).
 ///
 /// ```
-/// # use agentmsg_runtime::session::should_compact;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::session::should_compact;
 /// assert!(should_compact(190_000, 200_000, 16_384));
 /// assert!(!should_compact(100_000, 200_000, 16_384));
 /// ```
@@ -367,8 +371,9 @@ impl CompactionPlan {
 /// (the entries that compaction kept included).
 ///
 /// ```
-/// # use agentmsg_runtime::{Message, Session};
-/// # use agentmsg_runtime::session::plan_compaction;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::{Message, Session};
+/// # use agentmsg::session::plan_compaction;
 /// let mut session = Session::new();
 /// for i in 0..10 {
 ///     session.append(Message::user(format!("message {i} {}", "x".repeat(400))).into()).unwrap();
