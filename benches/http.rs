@@ -8,7 +8,7 @@
 //! runs: `ratio http/client-stream vs reqwest-bytes+reader: 1.0Nx` (goal:
 //! within 1.05x).
 //!
-//! Run: `cargo bench --bench http --features http`.
+//! Run: `benches/bench.sh --bench http --features http`.
 
 #[path = "../tests/http/server.rs"]
 #[allow(dead_code)]

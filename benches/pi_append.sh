@@ -19,7 +19,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 rounds="${1:-3}"
 source benches/pi_node.sh
-bench="$(cargo bench --bench store --all-features --no-run --message-format=json 2>/dev/null |
+bench="$(benches/bench.sh --bench store --all-features --no-run --message-format=json 2>/dev/null |
     python3 -c 'import json,sys
 for line in sys.stdin:
     m = json.loads(line)

@@ -12,7 +12,7 @@
 //! results, every line with an `id` (UUID) and a `turnId`; the tree form has
 //! every line's `parentId` written out, with a branch every 50 entries.
 //!
-//! Run: `cargo bench --bench session`. After criterion's report it prints the
+//! Run: `benches/bench.sh --bench session`. After criterion's report it prints the
 //! ratios (median of interleaved rounds), e.g. `ratio open+context/linear: 1.10x`.
 
 use std::hint::black_box;

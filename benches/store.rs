@@ -32,7 +32,7 @@
 //! `AGENTMSG_BENCH_RUNS=N` runs each ratio's sides N times each (7 by
 //! default). `benches/pi_append.sh` sets pi's own appends beside these.
 //!
-//! Run: `cargo bench --bench store --all-features` (see benches/README.md).
+//! Run: `benches/bench.sh --bench store --all-features` (see benches/README.md).
 
 use std::fs::OpenOptions;
 use std::hint::black_box;

@@ -15,7 +15,7 @@
 //!   (target ≤ 1.5×).
 //!
 //! After criterion's report the bench prints each ratio (median of interleaved
-//! rounds). Run: `cargo bench --bench streams`.
+//! rounds). Run: `benches/bench.sh --bench streams`.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

@@ -12,7 +12,7 @@
 //! the limit (median of interleaved rounds, see [`ratio`]), e.g.
 //! `ratio decode/role-first: 1.07x`.
 //!
-//! Run: `cargo bench --bench transcript` (see benches/README.md).
+//! Run: `benches/bench.sh --bench transcript` (see benches/README.md).
 
 use std::hint::black_box;
 use std::ops::Range;

@@ -409,7 +409,16 @@ pub use agentmsg_runtime::{
 pub use agentmsg_runtime::agent;
 #[cfg(feature = "html")]
 pub use agentmsg_runtime::export;
-#[cfg(feature = "http")]
+// The runtime builds its client only with a provider to send to.
+#[cfg(all(
+    feature = "http",
+    any(
+        feature = "openai-chat",
+        feature = "openai-responses",
+        feature = "anthropic",
+        feature = "gemini"
+    )
+))]
 pub use agentmsg_runtime::http;
 #[cfg(any(
     feature = "openai-chat",

@@ -474,15 +474,21 @@ pub fn read_input_with(path: &Path) -> Result<(Vec<u8>, Vec<Diagnostic>), CliErr
 }
 
 /// The bytes of a file or of standard input (`-`). A FIFO or a device given
-/// by name is read as it comes, as standard input is.
+/// by name is read as it comes, as standard input is. A line longer than
+/// `lines::MAX_LINE` stops it with an error naming the line (`/dev/zero` is
+/// one endless line).
 fn read_plain(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
     if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)?;
-        Ok(bytes)
+        agentmsg_runtime::lines::read_to_end(&mut std::io::stdin().lock(), &mut bytes)?;
     } else {
-        std::fs::read(path)
+        let mut file = File::open(path)?;
+        if let Ok(meta) = file.metadata() {
+            bytes.reserve(usize::try_from(meta.len()).unwrap_or(0));
+        }
+        agentmsg_runtime::lines::read_to_end(&mut file, &mut bytes)?;
     }
+    Ok(bytes)
 }
 
 /// The help of `--api`: the API ids, and the module names as aliases.

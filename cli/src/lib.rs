@@ -92,8 +92,8 @@ enum Command {
     ///
     /// Adds a synthetic error result ("No result provided") for each call that
     /// has none, after the results its turn has; drops results that answer no
-    /// call and second results; ends a torn last line with a newline, keeping
-    /// it. Changes nothing else: thinking and signatures, tool-call ids, failed
+    /// call and second results; keeps what a crash cut off (a torn last line,
+    /// a fragment) in an `agentmsg.fragment` extension line. Changes nothing else: thinking and signatures, tool-call ids, failed
     /// turns, misplaced results and images stay as they are, since what a model
     /// may see of them depends on the target and is decided at projection time.
     /// Every line kept is written byte for byte (custom, unknown and undecodable

@@ -65,7 +65,13 @@ impl<R: BufRead> LineReader<R> {
                 self.started = true;
                 self.bom = lines::skip_bom(&mut self.reader)?;
             }
-            let Some(terminated) = lines::read_line(&mut self.reader, &mut self.buf)? else {
+            let read = lines::read_line(&mut self.reader, &mut self.buf);
+            // A line past the limit: the error names it.
+            let read = read.map_err(|e| match lines::LineTooLong::of(&e) {
+                Some(long) => long.at(self.number + 1),
+                None => e,
+            });
+            let Some(terminated) = read? else {
                 return Ok(None);
             };
             self.number += 1;

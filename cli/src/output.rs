@@ -62,12 +62,19 @@ pub fn stderr() -> Output<io::StderrLock<'static>> {
     Output::new(io::stderr().lock())
 }
 
-/// Writes a line to standard error; a failure to write it is ignored (there is
-/// nowhere left to report it), never a panic as with `eprintln!`.
+/// Writes a line to standard error, its control characters escaped
+/// ([`escape_controls`]: what it says of a transcript, a kind, a model, a
+/// tool's name, cannot act on the terminal); a failure to write it is ignored
+/// (there is nowhere left to report it), never a panic as with `eprintln!`.
 macro_rules! note {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!($crate::output::stderr(), $($arg)*);
+        let line = format!($($arg)*);
+        let _ = writeln!(
+            $crate::output::stderr(),
+            "{}",
+            $crate::output::escape_controls(&line)
+        );
     }};
 }
 pub(crate) use note;

@@ -13,10 +13,14 @@
 //!   ([`RawLine::terminated`], [`is_torn_line`](crate::transcript::is_torn_line));
 //! - a line that holds several objects (an append that lost its newline) is
 //!   split by [`split_glued_line`](crate::transcript::split_glued_line), and only when it
-//!   does not read as one value.
+//!   does not read as one value;
+//! - a line longer than [`MAX_LINE`] (256 MiB) is an error naming it
+//!   ([`LineTooLong`]), so no input (`/dev/zero`, a file of one endless line)
+//!   takes more memory than that.
 //!
 //! ```
-//! use agentmsg_runtime::lines::raw_lines;
+//! # extern crate agentmsg_runtime as agentmsg;
+//! use agentmsg::lines::raw_lines;
 //! let text = b"\xEF\xBB\xBF{\"a\":1}\r\n\n{\"b\":2}";
 //! let lines: Vec<_> = raw_lines(text).collect();
 //! assert_eq!(lines.len(), 3);
@@ -31,6 +35,51 @@ use std::io::{self, BufRead};
 /// file (or, for [`JsonlReader`](crate::JsonlReader), a line) starts. The one
 /// spelling of it.
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The longest line a reader of agentmsg reads: 256 MiB, without its `\n`.
+/// A transcript line that holds a large document inline (a 100 MB PDF is
+/// about 134 MB of base64) fits; a longer one is no transcript line, and
+/// [`read_line`] and [`read_to_end`] stop at it with [`LineTooLong`]
+/// instead of holding it.
+pub const MAX_LINE: usize = 256 << 20;
+
+/// A line longer than the limit ([`MAX_LINE`]): what [`read_line`] and
+/// [`read_to_end`] fail with, inside an [`io::Error`] of kind
+/// [`InvalidData`](io::ErrorKind::InvalidData) (see
+/// [`LineTooLong::of`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{}longer than {limit} bytes, the limit of a line (agentmsg::lines::MAX_LINE): not read further", match .line { Some(line) => format!("line {line}: "), None => String::new() })]
+pub struct LineTooLong {
+    /// The line's number, from 1, when the reader knows it ([`read_to_end`]
+    /// does; [`read_line`] does not count lines).
+    pub line: Option<usize>,
+    /// The limit it passed.
+    pub limit: usize,
+}
+
+impl LineTooLong {
+    /// The [`LineTooLong`] inside `error`, if that is what it is.
+    pub fn of(error: &io::Error) -> Option<&LineTooLong> {
+        error.get_ref()?.downcast_ref()
+    }
+
+    /// This error with the number of the line it is about (from 1), as an
+    /// [`io::Error`].
+    #[must_use]
+    pub fn at(self, line: usize) -> io::Error {
+        LineTooLong {
+            line: Some(line),
+            ..self
+        }
+        .into()
+    }
+}
+
+impl From<LineTooLong> for io::Error {
+    fn from(e: LineTooLong) -> io::Error {
+        io::Error::new(io::ErrorKind::InvalidData, e)
+    }
+}
 
 /// One line of a text, as [`raw_lines`] reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,20 +167,106 @@ impl<'a> Iterator for RawLines<'a> {
 /// the start, as it knows where the input starts).
 ///
 /// # Errors
-/// What `reader` fails with.
+/// What `reader` fails with, and [`LineTooLong`] (without a line number, which
+/// the caller gives with [`LineTooLong::at`]) for a line longer than
+/// [`MAX_LINE`]: `buf` then holds its first `MAX_LINE` bytes at most.
 pub fn read_line<R: BufRead + ?Sized>(
     reader: &mut R,
     buf: &mut Vec<u8>,
 ) -> io::Result<Option<bool>> {
+    read_line_within(reader, buf, MAX_LINE)
+}
+
+/// [`read_line`] with the limit `limit`.
+fn read_line_within<R: BufRead + ?Sized>(
+    reader: &mut R,
+    buf: &mut Vec<u8>,
+    limit: usize,
+) -> io::Result<Option<bool>> {
     buf.clear();
-    if reader.read_until(b'\n', buf)? == 0 {
-        return Ok(None);
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            // The end: a last line without `\n`, or none.
+            return Ok((!buf.is_empty()).then_some(false));
+        }
+        let (line, used, ended) = match memchr::memchr(b'\n', chunk) {
+            Some(end) => (&chunk[..end], end + 1, true),
+            None => (chunk, chunk.len(), false),
+        };
+        if buf.len() + line.len() > limit {
+            return Err(LineTooLong { line: None, limit }.into());
+        }
+        buf.extend_from_slice(line);
+        reader.consume(used);
+        if ended {
+            return Ok(Some(true));
+        }
     }
-    let terminated = buf.last() == Some(&b'\n');
-    if terminated {
-        buf.pop();
+}
+
+/// Reads all of `reader` into `out` (appended), as `Read::read_to_end` does,
+/// but stops with [`LineTooLong`] (naming the line) at a line longer than
+/// [`MAX_LINE`]: the whole-input form of [`read_line`], for a reader that
+/// needs all of a file at once. Lines are counted as [`raw_lines`] counts
+/// them (a byte-order mark at the start is kept in `out`, not counted).
+///
+/// # Errors
+/// What `reader` fails with, and [`LineTooLong`].
+pub fn read_to_end<R: io::Read + ?Sized>(reader: &mut R, out: &mut Vec<u8>) -> io::Result<usize> {
+    read_to_end_within(reader, out, MAX_LINE)
+}
+
+/// [`read_to_end`] with the limit `limit`.
+fn read_to_end_within<R: io::Read + ?Sized>(
+    reader: &mut R,
+    out: &mut Vec<u8>,
+    limit: usize,
+) -> io::Result<usize> {
+    let start = out.len();
+    // The line being read: its number and where it starts in `out`.
+    let (mut line, mut line_start) = (1, start);
+    let mut chunk = vec![0; 64 << 10];
+    loop {
+        let n = match reader.read(&mut chunk) {
+            Ok(0) => return Ok(out.len() - start),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let mut from = out.len();
+        out.extend_from_slice(&chunk[..n]);
+        // Each line this chunk ends, and the one it leaves open.
+        loop {
+            let newline = memchr::memchr(b'\n', &out[from..]).map(|at| from + at);
+            let end = newline.unwrap_or(out.len());
+            // A byte-order mark at the very start is no part of line 1.
+            let bom = if line_start == start && out[start..].starts_with(BOM) {
+                BOM.len()
+            } else {
+                0
+            };
+            if (end - line_start).saturating_sub(bom) > limit {
+                return Err(LineTooLong {
+                    line: Some(line),
+                    limit,
+                }
+                .into());
+            }
+            match newline {
+                Some(at) => {
+                    line += 1;
+                    line_start = at + 1;
+                    from = at + 1;
+                }
+                None => break,
+            }
+        }
     }
-    Ok(Some(terminated))
 }
 
 /// Skips a byte-order mark at the start of `reader`; whether there was one.
@@ -190,6 +325,80 @@ mod tests {
                 .collect();
             assert_eq!(streamed, sliced, "{:?}", String::from_utf8_lossy(text));
         }
+    }
+
+    #[test]
+    fn a_line_past_the_limit_is_an_error_and_no_more_is_held() {
+        // Within the limit, to the byte, and with a `\n` after it.
+        let text = b"abcd\nefgh";
+        let mut reader = &text[..];
+        let mut buf = Vec::new();
+        assert_eq!(
+            read_line_within(&mut reader, &mut buf, 4).unwrap(),
+            Some(true)
+        );
+        assert_eq!(buf, b"abcd");
+        assert_eq!(
+            read_line_within(&mut reader, &mut buf, 4).unwrap(),
+            Some(false)
+        );
+        assert_eq!(read_line_within(&mut reader, &mut buf, 4).unwrap(), None);
+        // One byte more, read in small chunks: an error, and no more held.
+        let mut reader = std::io::BufReader::with_capacity(2, &b"ab\nabcde\n"[..]);
+        assert_eq!(
+            read_line_within(&mut reader, &mut buf, 4).unwrap(),
+            Some(true)
+        );
+        let error = read_line_within(&mut reader, &mut buf, 4).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::InvalidData);
+        assert_eq!(
+            LineTooLong::of(&error),
+            Some(&LineTooLong {
+                line: None,
+                limit: 4
+            })
+        );
+        assert!(buf.len() <= 4);
+        let error = LineTooLong::of(&error).unwrap().at(2);
+        assert!(
+            error.to_string().starts_with("line 2: longer than 4 bytes"),
+            "{error}"
+        );
+
+        // An endless line (`/dev/zero`): an error, after at most the limit.
+        let mut zeros = std::io::BufReader::new(std::io::repeat(0));
+        assert!(read_line_within(&mut zeros, &mut buf, 1 << 16).is_err());
+        assert!(buf.len() <= 1 << 16);
+    }
+
+    #[test]
+    fn reading_to_the_end_names_the_line_past_the_limit() {
+        let mut out = Vec::new();
+        let n =
+            read_to_end_within(&mut &b"\xEF\xBB\xBFabcd\nefgh\n\nijkl"[..], &mut out, 4).unwrap();
+        assert_eq!(n, out.len());
+        assert_eq!(&out[3..], b"abcd\nefgh\n\nijkl");
+        for (text, line) in [
+            (&b"abcde"[..], 1),
+            (b"\xEF\xBB\xBFabcde", 1),
+            (b"abc\n\nabcde\nab", 3),
+            (b"a\nb\nc\nd\ne\nabcdef", 6),
+        ] {
+            let mut out = Vec::new();
+            let error = read_to_end_within(&mut &text[..], &mut out, 4).unwrap_err();
+            assert_eq!(
+                LineTooLong::of(&error).and_then(|e| e.line),
+                Some(line),
+                "{:?}",
+                String::from_utf8_lossy(text)
+            );
+        }
+        // An endless input of one line: the error, after the limit and a
+        // chunk at most.
+        let mut out = Vec::new();
+        let error = read_to_end_within(&mut std::io::repeat(0), &mut out, 1 << 20).unwrap_err();
+        assert!(LineTooLong::of(&error).is_some());
+        assert!(out.len() <= (1 << 20) + (64 << 10));
     }
 
     #[test]

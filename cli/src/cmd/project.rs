@@ -272,19 +272,18 @@ pub fn run(args: &ProjectArgs) -> Result<Outcome, CliError> {
     for c in pre_report.iter().chain(encoded.report.iter()) {
         *counts.entry(c.kind.to_string()).or_default() += 1;
     }
-    let mut err = crate::output::stderr();
+    // Through `note!`: a change names a tool, a model, an id of the transcript.
     for c in &changes {
-        writeln!(err, "{file}: {c}")?;
+        crate::output::note!("{file}: {c}");
     }
     for option in &encoded.options {
-        writeln!(err, "{file}: option {option}")?;
+        crate::output::note!("{file}: option {option}");
     }
     for n in &notes {
-        writeln!(err, "{file}: note: {n}")?;
+        crate::output::note!("{file}: note: {n}");
     }
     let summary: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
-    writeln!(
-        err,
+    crate::output::note!(
         "{file}: {} messages projected for {provider}/{}/{}: {} changes{}{}",
         lines.len(),
         api.id(),
@@ -292,7 +291,7 @@ pub fn run(args: &ProjectArgs) -> Result<Outcome, CliError> {
         changes.len(),
         if summary.is_empty() { "" } else { ": " },
         summary.join(", ")
-    )?;
+    );
     let mut out = crate::output::stdout();
     if args.compact {
         serde_json::to_writer(&mut out, &encoded.body)?;

@@ -405,9 +405,9 @@ pub fn run(args: &StatsArgs) -> Result<Outcome, CliError> {
         serde_json::to_writer_pretty(&mut out, &stats)?;
         writeln!(out)?;
     } else {
-        out.write_all(
-            render_text(&stats, &crate::output::shown(&args.file).to_string()).as_bytes(),
-        )?;
+        // A kind, a tool's name, a model are the transcript's text.
+        let text = render_text(&stats, &crate::output::shown(&args.file).to_string());
+        out.write_all(crate::output::escape_controls(&text).as_bytes())?;
     }
     Ok(Outcome::Ok)
 }

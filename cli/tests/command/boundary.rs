@@ -148,6 +148,132 @@ fn terminal_escapes_are_escaped() {
     }
 }
 
+/// The adversarial run's finding: a transcript's kinds, tool names and
+/// models reach the terminal escaped from every command that shows them, on
+/// standard output and standard error alike (`stats` printed them raw, and
+/// `context` its model).
+#[test]
+fn transcript_strings_reach_the_terminal_escaped_in_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    // A kind, a tool's name, a provider, a model and a thinking level, each
+    // with a title-setting, screen-clearing or C1 sequence.
+    let lines = concat!(
+        r#"{"role":"user","content":"read a.rs","id":"u1","timestamp":1}"#,
+        "\n",
+        r#"{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"\u001b]0;PWNED\u0007read","arguments":{}}],"api":"anthropic-messages","provider":"p\u009b2J","model":"\u001b[2Jclaude","stopReason":"toolUse","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2},"id":"a1","parentId":"u1","timestamp":2}"#,
+        "\n",
+        r#"{"role":"\u001b]0;PWNED\u0007\u001b[2J","data":1,"id":"k1","parentId":"a1","timestamp":3}"#,
+        "\n",
+        r#"{"role":"thinking_level_change","thinkingLevel":"\u001b[2Jhigh","id":"t1","parentId":"k1","timestamp":4}"#,
+        "\n",
+    );
+    write(dir.path(), "s.jsonl", lines.as_bytes());
+    let raw = ['\u{1b}', '\u{7}', '\u{9b}'];
+    for args in [
+        &["stats", "s.jsonl"][..],
+        &["stats", "--json", "s.jsonl"],
+        &["context", "s.jsonl"],
+        &["check", "s.jsonl"],
+        &["tree", "s.jsonl"],
+        &["project", "--api", "anthropic", "--model", "m", "s.jsonl"],
+        &["repair", "--dry-run", "s.jsonl"],
+    ] {
+        let run = agentmsg_in(dir.path(), args);
+        // JSON on standard output escapes C0 itself (`\u001b`); C1 is
+        // then a JSON string's character, not the terminal's.
+        let json = args.contains(&"--json") || matches!(args[0], "context" | "project");
+        for c in raw {
+            assert!(!run.stderr.contains(c), "{args:?} {c:?}: {:?}", run.stderr);
+            if !(json && c == '\u{9b}') {
+                assert!(!run.stdout.contains(c), "{args:?} {c:?}: {:?}", run.stdout);
+            }
+        }
+        let all = format!("{}{}", run.stdout, run.stderr);
+        // (`repair` leaves a session tree's pairing, and so names nothing.)
+        assert!(
+            args[0] == "repair" || all.contains("\\u{1b}") || all.contains("\\u001b"),
+            "{args:?} shows none of the strings: {all:?}"
+        );
+    }
+    // What `stats` and `context` say of them, escaped.
+    let stats = agentmsg_in(dir.path(), &["stats", "s.jsonl"]);
+    for shown in [
+        "\\u{1b}]0;PWNED\\u{7}read 1",
+        "\\u{1b}]0;PWNED\\u{7}\\u{1b}[2J",
+        "p\\u{9b}2J/\\u{1b}[2Jclaude",
+    ] {
+        assert!(stats.stdout.contains(shown), "{shown}: {}", stats.stdout);
+    }
+    let context = agentmsg_in(dir.path(), &["context", "s.jsonl"]);
+    assert!(
+        context.stderr.contains("model p\\u{9b}2J/\\u{1b}[2Jclaude"),
+        "{}",
+        context.stderr
+    );
+}
+
+/// Runs `agentmsg ARGS` in `dir`, failing the test when it has not ended in
+/// two minutes (a reader that never stops would hang it).
+fn agentmsg_ends(dir: &std::path::Path, args: &[&str]) -> common::Run {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agentmsg"))
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(120) {
+            child.kill().unwrap();
+            panic!("{args:?} did not end in two minutes");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let output = child.wait_with_output().unwrap();
+    common::Run {
+        code: output.status.code().expect("agentmsg exited, not killed"),
+        stdout: String::from_utf8(output.stdout).unwrap(),
+        stderr: String::from_utf8(output.stderr).unwrap(),
+    }
+}
+
+/// The adversarial run's finding: `check /dev/zero` grew without limit. A
+/// line longer than the readers' limit (`lines::MAX_LINE`, 256 MiB) is an
+/// error naming the line, from a device read whole and from a file read line
+/// by line alike.
+#[test]
+fn a_line_past_the_limit_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // A file whose second line is 257 MiB of zero bytes (sparse: nothing is
+    // written).
+    let big = dir.path().join("big.jsonl");
+    let head = b"{\"role\":\"user\",\"content\":\"hi\",\"timestamp\":1}\n";
+    std::fs::write(&big, head).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&big)
+        .unwrap()
+        .set_len(head.len() as u64 + (257 << 20))
+        .unwrap();
+    for (args, line) in [
+        (&["check", "/dev/zero"][..], 1),
+        (&["stats", "/dev/zero"], 1),
+        (&["check", "big.jsonl"], 2),
+        (&["stats", "big.jsonl"], 2),
+    ] {
+        let run = agentmsg_ends(dir.path(), args);
+        assert_ne!(run.code, 0, "{args:?}: {run:?}");
+        assert!(
+            run.stderr
+                .contains(&format!("line {line}: longer than 268435456 bytes")),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+}
+
 /// F5: a password in a store address is shown nowhere, through an argument
 /// or `AGENTMSG_STORE`.
 #[test]

@@ -165,6 +165,90 @@ fn a_malformed_line_of_an_unknown_kind_is_an_error_and_survives_repair() {
     );
 }
 
+/// A file torn by a crash and then appended to by agentmsg's own writer
+/// (which ends the torn line with a newline first), cut inside a value or
+/// inside a character, and a torn last line: `repair` keeps each fragment's
+/// bytes in the extension line its report names, and `check` finds the copy
+/// clean.
+#[test]
+fn repair_of_a_torn_then_appended_file_checks_clean_and_keeps_the_fragment() {
+    use base64::Engine as _;
+    let dir = tempfile::tempdir().unwrap();
+    let first = "{\"role\":\"user\",\"content\":\"hi\",\"timestamp\":1}\n";
+    let cuts: [&[u8]; 2] = [
+        b"{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"he",
+        b"{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"caf\xc3",
+    ];
+    for (i, cut) in cuts.into_iter().enumerate() {
+        let name = format!("t{i}.jsonl");
+        let path = dir.path().join(&name);
+        let mut bytes = first.as_bytes().to_vec();
+        bytes.extend_from_slice(cut);
+        std::fs::write(&path, &bytes).unwrap();
+        let mut writer = agentmsg::JsonlWriter::append(&path).unwrap();
+        writer
+            .write(&agentmsg::AgentMessage::from(agentmsg::Message::user(
+                "again",
+            )))
+            .unwrap();
+        writer.flush().unwrap();
+        drop(writer);
+        let before = agentmsg_in(dir.path(), &["check", &name]);
+        assert_eq!(before.code, 1, "{before:?}");
+        let repair = agentmsg_in(dir.path(), &["repair", &name, "-o", "out.jsonl"]);
+        assert_eq!(repair.code, 0, "{repair:?}");
+        let data = match std::str::from_utf8(cut) {
+            Ok(text) => serde_json::Value::from(text),
+            Err(_) => serde_json::json!({
+                "base64": base64::engine::general_purpose::STANDARD.encode(cut)
+            }),
+        };
+        let kept = format!(r#"{{"role":"extension","kind":"agentmsg.fragment","data":{data}}}"#);
+        let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 3, "{out}");
+        assert_eq!(lines[1], kept, "{out}");
+        assert!(lines[2].contains("again"), "{out}");
+        assert!(
+            repair.stdout.contains(&format!(
+                "{name}:2: kept the fragment a crash cut off ({} bytes) as an `extension` line of kind `agentmsg.fragment`",
+                cut.len()
+            )),
+            "{repair:?}"
+        );
+        let check = agentmsg_in(dir.path(), &["check", "out.jsonl"]);
+        assert_eq!(check.code, 0, "{check:?}");
+        assert!(
+            check.stdout.ends_with("0 errors, 0 warnings\n"),
+            "{check:?}"
+        );
+        // The kept bytes are the fragment's, exactly.
+        let line: serde_json::Value = serde_json::from_str(lines[1]).unwrap();
+        let back = match &line["data"] {
+            serde_json::Value::String(text) => text.as_bytes().to_vec(),
+            other => base64::engine::general_purpose::STANDARD
+                .decode(other["base64"].as_str().unwrap())
+                .unwrap(),
+        };
+        assert_eq!(back, cut);
+
+        // Torn and not appended to: the same, for the last line.
+        std::fs::write(&path, &bytes[..first.len() + cut.len()]).unwrap();
+        let repair = agentmsg_in(dir.path(), &["repair", &name, "-o", "out.jsonl"]);
+        assert_eq!(repair.code, 0, "{repair:?}");
+        let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+        assert_eq!(out, format!("{first}{kept}\n"));
+        assert!(
+            repair
+                .stdout
+                .contains("kept the torn last line a crash cut off"),
+            "{repair:?}"
+        );
+        let check = agentmsg_in(dir.path(), &["check", "out.jsonl"]);
+        assert_eq!(check.code, 0, "{check:?}");
+    }
+}
+
 #[test]
 fn a_clean_transcript_checks_clean() {
     let dir = tempfile::tempdir().unwrap();
@@ -406,13 +490,19 @@ fn repair_keeps_undecodable_lines_blank_lines_and_the_torn_one() {
     let (run, text, _dir) = repaired("broken.jsonl");
     assert_eq!(run.code, 0, "{run:?}");
     // Nothing to pair: the copy is the file, byte for byte (line 6 is blank),
-    // with the torn line 8 ended by a newline.
+    // with the torn line 8 kept whole in an extension line that `check`
+    // accepts.
     let src = std::fs::read_to_string(fixtures().join("broken.jsonl")).unwrap();
     assert!(!src.ends_with('\n'));
-    assert_eq!(text, src + "\n");
+    let (head, torn) = src.split_at(src.rfind('\n').unwrap() + 1);
+    let kept = format!(
+        r#"{{"role":"extension","kind":"agentmsg.fragment","data":{}}}"#,
+        serde_json::Value::from(torn)
+    );
+    assert_eq!(text, format!("{head}{kept}\n"));
     assert!(run.stdout.contains(
-        "broken.jsonl:8: kept the torn last line (37 bytes cut off by a crash) as a line of its own"
-    ));
+        "broken.jsonl:8: kept the torn last line a crash cut off (37 bytes) as an `extension` line of kind `agentmsg.fragment`, its text whole in `data`"
+    ), "{}", run.stdout);
     assert!(run
         .stdout
         .contains("2 undecodable lines kept byte for byte"));

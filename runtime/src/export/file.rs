@@ -34,7 +34,8 @@ use crate::session::{SessionError, SessionFormat, SessionWarning, WarningKind};
 /// the transcript it converts to is read as it is written, never held.
 ///
 /// ```
-/// # use agentmsg_runtime::{export, Message, Session};
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::{export, Message, Session};
 /// let mut session = Session::new();
 /// session.append(Message::user("What is 2+2?").into()).unwrap();
 /// let dir = tempfile::tempdir().unwrap();

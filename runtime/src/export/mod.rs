@@ -52,7 +52,8 @@
 //! claude-code-transcripts and claude-code-log.
 //!
 //! ```
-//! # use agentmsg_runtime::{export, Message, Session};
+//! # extern crate agentmsg_runtime as agentmsg;
+//! # use agentmsg::{export, Message, Session};
 //! let mut session = Session::new();
 //! session.append(Message::user("What is <b>2+2</b>?").into()).unwrap();
 //! let page = export::html(&session, None, &export::HtmlOptions::default()).unwrap();

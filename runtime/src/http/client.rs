@@ -157,10 +157,11 @@ pub(crate) struct Sent {
 /// Cloning is cheap: clones share the connection pool.
 ///
 /// ```no_run
-/// # async fn run() -> Result<(), agentmsg_runtime::http::ClientError> {
-/// use agentmsg_runtime::http::Client;
-/// use agentmsg_runtime::providers::Request;
-/// use agentmsg_runtime::Message;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # async fn run() -> Result<(), agentmsg::http::ClientError> {
+/// use agentmsg::http::Client;
+/// use agentmsg::providers::Request;
+/// use agentmsg::Message;
 /// let client = Client::anthropic()?; // ANTHROPIC_API_KEY
 /// let reply = client
 ///     .complete(&Request::new("claude-sonnet-4-5", vec![Message::user("Hi")]))

@@ -12,16 +12,27 @@ use crate::providers::Api;
 /// (the `anthropic-version` header).
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 
-/// How the key is sent.
+/// How the key is sent. (Each provider's feature makes its own; the
+/// sending side matches them all.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Auth {
     /// `Authorization: Bearer KEY` (OpenAI and compatible servers).
+    #[cfg_attr(
+        not(any(feature = "openai-chat", feature = "openai-responses")),
+        allow(dead_code)
+    )]
     Bearer,
     /// `x-api-key: KEY` (Anthropic).
+    #[cfg_attr(not(feature = "anthropic"), allow(dead_code))]
     XApiKey,
     /// `x-goog-api-key: KEY` (Gemini).
+    #[cfg_attr(not(feature = "gemini"), allow(dead_code))]
     GoogApiKey,
     /// `api-key: KEY` (Azure OpenAI).
+    #[cfg_attr(
+        not(any(feature = "openai-chat", feature = "openai-responses")),
+        allow(dead_code)
+    )]
     AzureApiKey,
 }
 
@@ -33,8 +44,9 @@ pub(super) enum Auth {
 /// explicitly. The key is never shown (see [`ApiKey`]).
 ///
 /// ```
-/// use agentmsg_runtime::http::Endpoint;
-/// use agentmsg_runtime::providers::Api;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::http::Endpoint;
+/// use agentmsg::providers::Api;
 /// let local = Endpoint::openai_compatible("http://localhost:11434/v1");
 /// assert_eq!(local.api(), Api::OpenaiChat);
 /// assert_eq!(local.url("llama3.2", true), "http://localhost:11434/v1/chat/completions");
@@ -110,17 +122,22 @@ impl fmt::Debug for Endpoint {
 }
 
 /// The environment variables of OpenAI's key.
+#[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
 const OPENAI_VARS: &[&str] = &["OPENAI_API_KEY"];
 /// The environment variables of Anthropic's key.
+#[cfg(feature = "anthropic")]
 const ANTHROPIC_VARS: &[&str] = &["ANTHROPIC_API_KEY"];
 /// The environment variables of Gemini's key, in the order Google's SDKs read
 /// them.
+#[cfg(feature = "gemini")]
 const GEMINI_VARS: &[&str] = &["GEMINI_API_KEY", "GOOGLE_API_KEY"];
 /// The environment variables of an Azure OpenAI key.
+#[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
 const AZURE_VARS: &[&str] = &["AZURE_OPENAI_API_KEY"];
 
 /// The OpenAI-compatible servers [`Endpoint::compatible`] knows: name, base
 /// URL, the environment variable of the key (none for local servers).
+#[cfg(feature = "openai-chat")]
 const COMPATIBLE: &[(&str, &str, &[&str])] = &[
     ("ollama", "http://localhost:11434/v1", &[]),
     ("vllm", "http://localhost:8000/v1", &[]),

@@ -6,7 +6,8 @@ use std::fmt;
 /// no `Display`, and the client marks the header that carries it as sensitive.
 ///
 /// ```
-/// use agentmsg_runtime::http::ApiKey;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::http::ApiKey;
 /// let key = ApiKey::new("sk-live-0123456789");
 /// assert_eq!(format!("{key:?}"), "ApiKey(<redacted>)");
 /// ```

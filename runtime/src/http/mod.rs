@@ -2,10 +2,11 @@
 //! [`Endpoint`], on reqwest (rustls) and tokio.
 //!
 //! ```no_run
+//! # extern crate agentmsg_runtime as agentmsg;
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! use agentmsg_runtime::http::{Client, StreamItem};
-//! use agentmsg_runtime::providers::{Request, StreamEvent};
-//! use agentmsg_runtime::Message;
+//! use agentmsg::http::{Client, StreamItem};
+//! use agentmsg::providers::{Request, StreamEvent};
+//! use agentmsg::Message;
 //! use futures_util::StreamExt;
 //!
 //! let client = Client::anthropic()?; // the key from ANTHROPIC_API_KEY

@@ -49,7 +49,8 @@ impl SessionFormat {
     ///   they are not).
     ///
     /// ```
-    /// # use agentmsg_runtime::session::SessionFormat;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::session::SessionFormat;
     /// let head = br#"{"type":"session","version":3,"id":"s1"}"#;
     /// assert_eq!(SessionFormat::detect(head), SessionFormat::Pi { version: 3 });
     /// let head = br#"{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"s"}}"#;

@@ -13,6 +13,8 @@ use serde::Deserialize;
 enum Scalar {
     Str(String),
     Bool(bool),
+    // Read by `count`, Codex's alone.
+    #[cfg_attr(not(feature = "openai-responses"), allow(dead_code))]
     Count(u64),
     Other,
 }
@@ -74,11 +76,13 @@ pub(super) fn string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, 
 }
 
 /// A flag: true only when it is `true`.
+#[cfg(feature = "anthropic")]
 pub(super) fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
     Ok(matches!(Scalar::deserialize(d)?, Scalar::Bool(true)))
 }
 
 /// A boolean field: `None` when it is anything else.
+#[cfg(feature = "openai-responses")]
 pub(super) fn boolean<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
     Ok(match Scalar::deserialize(d)? {
         Scalar::Bool(b) => Some(b),
@@ -87,6 +91,7 @@ pub(super) fn boolean<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D
 }
 
 /// A count (an unsigned integer): `None` when it is anything else.
+#[cfg(feature = "openai-responses")]
 pub(super) fn count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
     Ok(match Scalar::deserialize(d)? {
         Scalar::Count(n) => Some(n),
@@ -95,6 +100,7 @@ pub(super) fn count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::E
 }
 
 /// A field that is there, whatever its value (`null` too): `Some`.
+#[cfg(feature = "anthropic")]
 pub(super) fn present<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
 where
     D: Deserializer<'de>,
@@ -111,6 +117,7 @@ pub(super) fn parse<'a, T: Deserialize<'a>>(text: &'a str) -> Option<T> {
 
 /// The keys of the JSON object `text`, in the order written (none for
 /// anything else).
+#[cfg(feature = "openai-responses")]
 pub(super) fn keys(text: &str) -> Vec<String> {
     struct Keys;
     impl<'de> Visitor<'de> for Keys {

@@ -9,8 +9,9 @@
 //! module, so an application opens another agent's log in one call:
 //!
 //! ```
-//! # use agentmsg_runtime::Session;
-//! # use agentmsg_runtime::session::SessionFormat;
+//! # extern crate agentmsg_runtime as agentmsg;
+//! # use agentmsg::Session;
+//! # use agentmsg::session::SessionFormat;
 //! let claude = br#"{"parentUuid":null,"sessionId":"s","type":"user","message":{"role":"user","content":"hi"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}
 //! {"parentUuid":"u1","sessionId":"s","type":"assistant","message":{"id":"msg_1","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"hello"}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":1}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}
 //! "#;

@@ -23,7 +23,8 @@ use crate::session::lenient::from_deep_str;
 /// once with [`to_map`](Self::to_map) (serde_json's order).
 ///
 /// ```
-/// use agentmsg_runtime::ToolArguments;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::ToolArguments;
 /// let args = ToolArguments::from_json(r#"{"path": "a.rs", "oldText": "x", "newText": "y"}"#)?;
 /// assert_eq!(args.as_str(), r#"{"path":"a.rs","oldText":"x","newText":"y"}"#);
 /// assert_eq!(args.get("path"), Some(serde_json::json!("a.rs")));

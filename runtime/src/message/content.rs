@@ -29,7 +29,8 @@ pub use crate::transcript::codec::raw_json::RawJson;
 /// ```
 ///
 /// ```
-/// use agentmsg_runtime::{Content, TextContent};
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::{Content, TextContent};
 /// // A pi line's block: its `textSignature` is kept, and written back as `signature`.
 /// let block: Content =
 ///     serde_json::from_str(r#"{"type":"text","text":"Done.","textSignature":"msg_1"}"#).unwrap();
@@ -130,8 +131,9 @@ impl ProviderBlock {
     /// as it is, to go back to its provider.
     ///
     /// ```
-    /// use agentmsg_runtime::ProviderBlock;
-    /// use agentmsg_runtime::message::{MediaSource, RawJson};
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// use agentmsg::ProviderBlock;
+    /// use agentmsg::message::{MediaSource, RawJson};
     /// let call = RawJson::from_json(r#"{"type":"image_generation_call","id":"ig_1","status":"completed","output_format":"webp","result":"UklGRg=="}"#)?;
     /// let image = ProviderBlock::new("openai-responses", call).image().unwrap();
     /// assert_eq!(image.source, MediaSource::Base64 { data: "UklGRg==".into(), mime_type: "image/webp".into() });

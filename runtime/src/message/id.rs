@@ -121,7 +121,8 @@ id_type! {
     /// ids) are kept without a heap allocation.
     ///
     /// ```
-    /// use agentmsg_runtime::MessageId;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// use agentmsg::MessageId;
     /// let id = MessageId::from("e3a1f0c2");
     /// assert_eq!(id.as_str(), "e3a1f0c2");
     /// assert_eq!(serde_json::to_string(&id).unwrap(), r#""e3a1f0c2""#);
@@ -138,8 +139,9 @@ id_type! {
     /// heap allocation.
     ///
     /// ```
+    /// # extern crate agentmsg_runtime as agentmsg;
     /// use std::collections::HashMap;
-    /// use agentmsg_runtime::TurnId;
+    /// use agentmsg::TurnId;
     /// let mut turns = HashMap::new();
     /// turns.insert(TurnId::from("t1"), 3);
     /// assert_eq!(turns.get("t1"), Some(&3)); // looked up by `&str`
@@ -155,7 +157,8 @@ id_type! {
 /// reads and writes back as it was.
 ///
 /// ```
-/// use agentmsg_runtime::{AgentMessage, MessageId, ParentId};
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::{AgentMessage, MessageId, ParentId};
 /// let line = r#"{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1,"id":"b","parentId":"a"}"#;
 /// let message = AgentMessage::from_line(line).unwrap();
 /// assert_eq!(message.parent_id(), &ParentId::Id(MessageId::from("a")));

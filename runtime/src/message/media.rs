@@ -6,8 +6,9 @@
 //! error that says what was seen.
 //!
 //! ```
-//! # use agentmsg_runtime::ImageContent;
-//! # use agentmsg_runtime::message::MediaError;
+//! # extern crate agentmsg_runtime as agentmsg;
+//! # use agentmsg::ImageContent;
+//! # use agentmsg::message::MediaError;
 //! let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
 //! let image = ImageContent::from_bytes(png)?;
 //! assert_eq!(image.mime_type(), Some("image/png"));
@@ -96,7 +97,8 @@ impl MediaFormat {
     /// no recognised format.
     ///
     /// ```
-    /// # use agentmsg_runtime::message::MediaFormat;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::message::MediaFormat;
     /// assert_eq!(MediaFormat::sniff(b"%PDF-1.7\n"), Some(MediaFormat::Pdf));
     /// assert_eq!(MediaFormat::sniff(&[0xFF, 0xF3, 0x64, 0xC4]), Some(MediaFormat::Mp3));
     /// assert_eq!(MediaFormat::sniff(b"hello"), None);

@@ -61,7 +61,8 @@ impl SystemMessage {
     /// A system message from text blocks (or strings), stamped with the current time.
     ///
     /// ```
-    /// # use agentmsg_runtime::SystemMessage;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::SystemMessage;
     /// let system = SystemMessage::new(["You are terse."]);
     /// assert_eq!(system.text(), "You are terse.");
     /// ```
@@ -112,7 +113,8 @@ impl UserMessage {
     /// document, or strings), stamped with the current time.
     ///
     /// ```
-    /// # use agentmsg_runtime::{UserMessage, TextContent};
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::{UserMessage, TextContent};
     /// let user = UserMessage::new([TextContent::new("hi")]);
     /// assert_eq!(user.text(), "hi");
     /// ```
@@ -120,7 +122,8 @@ impl UserMessage {
     /// A block the role does not allow does not compile:
     ///
     /// ```compile_fail
-    /// # use agentmsg_runtime::{UserMessage, ThinkingContent};
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::{UserMessage, ThinkingContent};
     /// let user = UserMessage::new([ThinkingContent::new("x")]);
     /// ```
     pub fn new<I>(content: I) -> Self
@@ -301,7 +304,8 @@ impl AssistantMessage {
     /// `toolUse` when there is a tool call, else `stop`.
     ///
     /// ```compile_fail
-    /// # use agentmsg_runtime::{AssistantMessage, AudioContent};
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::{AssistantMessage, AudioContent};
     /// let clip = AudioContent { data: "SUQz".into(), mime_type: "audio/mpeg".into() };
     /// let reply = AssistantMessage::new([clip]);
     /// ```
@@ -444,7 +448,8 @@ impl ToolResultMessage {
     /// strings), stamped with the current time.
     ///
     /// ```compile_fail
-    /// # use agentmsg_runtime::{ToolResultMessage, AudioContent};
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::{ToolResultMessage, AudioContent};
     /// let clip = AudioContent { data: String::new(), mime_type: "audio/wav".into() };
     /// let result = ToolResultMessage::new("call_1", "listen", [clip]);
     /// ```
@@ -523,7 +528,8 @@ impl Message {
     /// JSON of tool arguments alike), so the two estimates of one text agree.
     ///
     /// ```
-    /// # use agentmsg_runtime::Message;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::Message;
     /// assert_eq!(Message::user("12345678").estimated_tokens(), 2);
     /// ```
     pub fn estimated_tokens(&self) -> u64 {
@@ -574,7 +580,8 @@ impl Message {
     /// out.
     ///
     /// ```
-    /// # use agentmsg_runtime::Message;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::Message;
     /// assert_eq!(Message::user("Hi").text(), "Hi");
     /// assert_eq!(Message::assistant("Hello").text(), "Hello");
     /// assert_eq!(Message::tool_result("call_1", "read", "fn main() {}").text(), "fn main() {}");

@@ -169,7 +169,8 @@ fn is_cerebras_no_body(text: &str) -> bool {
 /// recognised besides these.
 ///
 /// ```
-/// # use agentmsg_runtime::message::known_overflow_sources;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::message::known_overflow_sources;
 /// assert!(known_overflow_sources().any(|s| s == "Anthropic"));
 /// ```
 pub fn known_overflow_sources() -> impl Iterator<Item = &'static str> {
@@ -179,7 +180,8 @@ pub fn known_overflow_sources() -> impl Iterator<Item = &'static str> {
 /// The provider whose context-overflow wording `error_message` contains, if any.
 ///
 /// ```
-/// # use agentmsg_runtime::message::context_overflow_source;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::message::context_overflow_source;
 /// let text = "prompt is too long: 213462 tokens > 200000 maximum";
 /// assert_eq!(context_overflow_source(text), Some("Anthropic"));
 /// assert_eq!(context_overflow_source("rate limit exceeded"), None);

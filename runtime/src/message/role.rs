@@ -22,7 +22,8 @@ impl Role {
     /// The role written as `name` in JSON (e.g. `"toolResult"`), if it is one.
     ///
     /// ```
-    /// use agentmsg_runtime::Role;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// use agentmsg::Role;
     /// for role in [Role::System, Role::User, Role::Assistant, Role::ToolResult] {
     ///     assert_eq!(Role::from_name(role.as_str()), Some(role));
     /// }

@@ -101,7 +101,8 @@ fn saturating_sum(a: f64, b: f64) -> f64 {
 /// JSON cannot hold).
 ///
 /// ```
-/// # use agentmsg_runtime::Cost;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::Cost;
 /// let huge = Cost { total: 1e308, ..Cost::default() };
 /// assert_eq!((huge + huge).total, f64::MAX);
 /// ```

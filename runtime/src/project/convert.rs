@@ -17,8 +17,9 @@ use crate::AgentMessage;
 /// dropped.
 ///
 /// ```
-/// # use agentmsg_runtime::{to_llm, AgentMessage, Message};
-/// # use agentmsg_runtime::custom::{BranchSummary, ExtensionMessage};
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::{to_llm, AgentMessage, Message};
+/// # use agentmsg::custom::{BranchSummary, ExtensionMessage};
 /// let transcript = vec![
 ///     AgentMessage::from(Message::user("hi")),
 ///     AgentMessage::custom(ExtensionMessage::new("debug", &1).unwrap()),

@@ -87,8 +87,9 @@ impl Prepared {
 /// inventing ids or timestamps.
 ///
 /// ```
-/// use agentmsg_runtime::{prepare, AssistantMessage, Message, StopReason, Target, ToolCall};
-/// use agentmsg_runtime::project::ChangeKind;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::{prepare, AssistantMessage, Message, StopReason, Target, ToolCall};
+/// use agentmsg::project::ChangeKind;
 ///
 /// let call = ToolCall::new("functions.read:0", "read", serde_json::json!({"path": "a.rs"}));
 /// let messages = vec![
@@ -142,8 +143,9 @@ pub fn prepare<M: Borrow<Message>>(messages: &[M], target: &Target) -> Prepared 
 /// message at a time.
 ///
 /// ```
-/// use agentmsg_runtime::Message;
-/// use agentmsg_runtime::project::{validate, ProblemKind};
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::Message;
+/// use agentmsg::project::{validate, ProblemKind};
 ///
 /// let messages = vec![Message::user("hi"), Message::tool_result("call_1", "read", "stale")];
 /// let problems = validate(&messages);

@@ -27,8 +27,9 @@ use super::openai_responses;
 /// the id.
 ///
 /// ```
-/// use agentmsg_runtime::providers::{Api, Request};
-/// use agentmsg_runtime::Message;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::providers::{Api, Request};
+/// use agentmsg::Message;
 /// let api: Api = "anthropic-messages".parse()?;
 /// let encoded = api.encode(&Request::new("claude-sonnet-4-5", vec![Message::user("Hi")]))?;
 /// assert_eq!(encoded.body["model"], "claude-sonnet-4-5");

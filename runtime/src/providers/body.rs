@@ -25,9 +25,10 @@ use crate::{Message, ToolArguments, ToolCall};
 /// longer the ones the model wrote, the changed value is written as it is.
 ///
 /// ```
+/// # extern crate agentmsg_runtime as agentmsg;
 /// # #[cfg(feature = "anthropic")] {
-/// use agentmsg_runtime::providers::{anthropic, Request};
-/// use agentmsg_runtime::{AssistantMessage, Message, ToolArguments, ToolCall, ToolResultMessage};
+/// use agentmsg::providers::{anthropic, Request};
+/// use agentmsg::{AssistantMessage, Message, ToolArguments, ToolCall, ToolResultMessage};
 /// let arguments: ToolArguments = r#"{"path":"a.rs","oldText":"x","newText":"y"}"#.parse()?;
 /// let messages = vec![
 ///     Message::user("Fix it."),

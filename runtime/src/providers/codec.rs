@@ -12,9 +12,10 @@ use crate::{AssistantMessage, StopReason};
 /// implementations at run time.
 ///
 /// ```
+/// # extern crate agentmsg_runtime as agentmsg;
 /// # #[cfg(feature = "anthropic")] {
-/// use agentmsg_runtime::providers::{anthropic::Anthropic, Api, Codec, Request, StreamDecode};
-/// use agentmsg_runtime::{Message, StopReason};
+/// use agentmsg::providers::{anthropic::Anthropic, Api, Codec, Request, StreamDecode};
+/// use agentmsg::{Message, StopReason};
 ///
 /// fn round_trip<C: Codec>(body: &str) -> StopReason {
 ///     C::decode_response(body).map_or(StopReason::Error, |reply| reply.stop_reason)

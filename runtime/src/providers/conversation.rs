@@ -18,8 +18,9 @@ use crate::{AgentMessage, Message, Target};
 /// entries) and a `&[AgentMessage]` (projected the same way).
 ///
 /// ```
-/// use agentmsg_runtime::providers::{anthropic, openai_chat, Request};
-/// use agentmsg_runtime::{Message, Session};
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::providers::{anthropic, openai_chat, Request};
+/// use agentmsg::{Message, Session};
 ///
 /// let mut session = Session::new();
 /// session.append(Message::user("Hi").into()).unwrap();
@@ -31,7 +32,7 @@ use crate::{AgentMessage, Message, Target};
 /// let gpt = openai_chat::encode_request(&request.for_model("gpt-4.1"))?;
 /// assert_eq!(claude.body["messages"][0]["content"][0]["text"], "Hi");
 /// assert_eq!(gpt.body["messages"][0]["content"], "Hi");
-/// # Ok::<(), agentmsg_runtime::providers::EncodeError>(())
+/// # Ok::<(), agentmsg::providers::EncodeError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub enum Conversation<'a> {

@@ -47,7 +47,8 @@ impl StreamError {
 /// bytes in any chunking go in, events come out as an iterator, so `?` works.
 ///
 /// ```
-/// use agentmsg_runtime::providers::{Api, StreamEvent, StreamReader};
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::providers::{Api, StreamEvent, StreamReader};
 /// let mut reader = StreamReader::new(Api::Anthropic);
 /// let bytes = concat!(
 ///     "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"model\":\"claude-sonnet-4-5\",\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}\n\n",
@@ -68,7 +69,7 @@ impl StreamError {
 /// let (message, _warnings) = reader.finish()?;
 /// assert_eq!(text, "Hi!");
 /// assert_eq!(message.text_content(), "Hi!");
-/// # Ok::<(), agentmsg_runtime::providers::StreamError>(())
+/// # Ok::<(), agentmsg::providers::StreamError>(())
 /// ```
 ///
 /// After an error the reader yields nothing more, and

@@ -168,6 +168,7 @@ impl<'a> BlockView<'a> {
     }
 
     /// The view of a block of content.
+    #[cfg(any(feature = "anthropic", feature = "gemini"))]
     pub(crate) fn of(block: &'a AssistantContent, closed: bool) -> Self {
         let view = match block {
             AssistantContent::Image(_) | AssistantContent::ProviderBlock(_) => {
@@ -398,7 +399,8 @@ fn partial_map(text: &str) -> Map<String, Value> {
 /// come keeps one of these per call.
 ///
 /// ```
-/// use agentmsg_runtime::providers::PartialJson;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::providers::PartialJson;
 /// let mut args = PartialJson::new();
 /// args.push(r#"{"path": "src/ma"#);
 /// assert_eq!(args.value()["path"], "src/ma");

@@ -78,8 +78,9 @@ pub use provider_error::ProviderError;
 /// several ([`Request::for_model`]), copies no message of the input.
 ///
 /// ```
-/// use agentmsg_runtime::providers::{openai_chat, Effort, Reasoning, Request, ToolChoice};
-/// use agentmsg_runtime::Message;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::providers::{openai_chat, Effort, Reasoning, Request, ToolChoice};
+/// use agentmsg::Message;
 /// let request = Request::new("gpt-5", vec![Message::user("Hi")])
 ///     .with_reasoning(Reasoning::Effort(Effort::Low))
 ///     .with_tool_choice(ToolChoice::None)
@@ -89,7 +90,7 @@ pub use provider_error::ProviderError;
 /// // gpt-5 reasons and takes no stop sequences: left out, and said.
 /// assert!(encoded.body.get("stop").is_none());
 /// assert_eq!(encoded.options[0].option, "stop");
-/// # Ok::<(), agentmsg_runtime::providers::EncodeError>(())
+/// # Ok::<(), agentmsg::providers::EncodeError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]

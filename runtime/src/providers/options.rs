@@ -11,7 +11,8 @@ use serde_json::Value;
 /// How much the model reasons before it answers.
 ///
 /// ```
-/// use agentmsg_runtime::providers::{Effort, Reasoning};
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::providers::{Effort, Reasoning};
 /// assert_eq!("high".parse::<Reasoning>(), Ok(Reasoning::Effort(Effort::High)));
 /// assert_eq!("off".parse::<Reasoning>(), Ok(Reasoning::Off));
 /// assert_eq!("8000".parse::<Reasoning>(), Ok(Reasoning::Budget(8000)));
@@ -170,7 +171,8 @@ impl FromStr for ToolChoice {
 /// Output that must be JSON matching a schema.
 ///
 /// ```
-/// use agentmsg_runtime::providers::ResponseFormat;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::providers::ResponseFormat;
 /// use serde_json::json;
 /// let format = ResponseFormat::json_schema("answer", json!({"type": "object"}));
 /// assert!(format.strict);

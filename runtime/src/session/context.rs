@@ -46,8 +46,9 @@ pub struct SessionContext<'s> {
 /// would be as wide as the message.
 ///
 /// ```
-/// # use agentmsg_runtime::{Message, Session};
-/// # use agentmsg_runtime::session::ContextMessage;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::{Message, Session};
+/// # use agentmsg::session::ContextMessage;
 /// let mut session = Session::new();
 /// session.append(Message::user("hi").into()).unwrap();
 /// let context = session.context(None).unwrap();
@@ -109,7 +110,8 @@ impl Session {
     /// Linear in the length of the path.
     ///
     /// ```
-    /// # use agentmsg_runtime::{Message, Session, to_llm};
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::{Message, Session, to_llm};
     /// let mut session = Session::new();
     /// session.append(Message::user("old question").into()).unwrap();
     /// let kept = session.append(Message::user("recent question").into()).unwrap();
@@ -140,7 +142,8 @@ impl Session {
     /// context that owns its messages, without copying them.
     ///
     /// ```
-    /// # use agentmsg_runtime::{Message, Session};
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::{Message, Session};
     /// let mut session = Session::new();
     /// session.append(Message::user("hi").into()).unwrap();
     /// let bytes = session.to_bytes();
@@ -365,8 +368,9 @@ impl<'s> SessionContext<'s> {
     /// The context with every message owned, to keep past the session.
     ///
     /// ```
-    /// # use agentmsg_runtime::{Message, Session};
-    /// # use agentmsg_runtime::session::SessionContext;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::{Message, Session};
+    /// # use agentmsg::session::SessionContext;
     /// let mut session = Session::new();
     /// session.append(Message::user("hi").into()).unwrap();
     /// let context: SessionContext<'static> = session.context(None).unwrap().into_owned();

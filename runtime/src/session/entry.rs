@@ -99,7 +99,8 @@ pub(crate) enum LineText {
 /// what it is.
 ///
 /// ```
-/// # use agentmsg_runtime::{ParentId, Session};
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::{ParentId, Session};
 /// let text = "{\"role\":\"user\",\"content\":\"hi\",\"timestamp\":1,\"id\":\"a\"}\n";
 /// let session = Session::read(text.as_bytes()).unwrap();
 /// let entry = &session.entries()[0];

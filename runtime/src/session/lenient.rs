@@ -127,11 +127,12 @@ pub(crate) fn read_as_pi(raw: &str, registry: &Registry) -> Option<(AgentMessage
 /// deeper); a deeper text is an error, so reading cannot exhaust the stack.
 ///
 /// ```
+/// # extern crate agentmsg_runtime as agentmsg;
 /// let deep = "[".repeat(200) + &"]".repeat(200);
 /// assert!(serde_json::from_str::<serde_json::Value>(&deep).is_err());
-/// assert!(agentmsg_runtime::transcript::read_deep_json(&deep).is_ok());
+/// assert!(agentmsg::transcript::read_deep_json(&deep).is_ok());
 /// let too_deep = "[".repeat(600) + &"]".repeat(600);
-/// assert!(agentmsg_runtime::transcript::read_deep_json(&too_deep).is_err());
+/// assert!(agentmsg::transcript::read_deep_json(&too_deep).is_err());
 /// ```
 pub fn read_deep_json(text: &str) -> Result<Value, serde_json::Error> {
     from_deep_str(text)

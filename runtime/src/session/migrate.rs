@@ -96,8 +96,9 @@ impl Session {
     /// [`unsaved`](Self::unsaved) entries: every line changed.
     ///
     /// ```
-    /// # use agentmsg_runtime::{Message, Session};
-    /// # use agentmsg_runtime::session::SessionFormat;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::{Message, Session};
+    /// # use agentmsg::session::SessionFormat;
     /// let v1 = concat!(
     ///     r#"{"type":"session","id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#, "\n",
     ///     r#"{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#, "\n",

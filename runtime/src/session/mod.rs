@@ -9,7 +9,8 @@
 //! file's own format.
 //!
 //! ```
-//! use agentmsg_runtime::{Message, Session};
+//! # extern crate agentmsg_runtime as agentmsg;
+//! use agentmsg::{Message, Session};
 //! let mut session = Session::new();
 //! let hi = session.append(Message::user("hi").into()).unwrap();
 //! session.append(Message::assistant("hello").into()).unwrap();
@@ -209,7 +210,8 @@ impl Session {
     /// order.
     ///
     /// ```
-    /// # use agentmsg_runtime::{Message, Session};
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::{Message, Session};
     /// let mut session = Session::new();
     /// session.append(Message::user("hi").into()).unwrap();
     /// let lines: Vec<String> = session.unsaved().iter().map(|e| session.line(e).into_owned()).collect();
@@ -230,7 +232,8 @@ impl Session {
     /// given an id rewritten), then each appended entry on its own line.
     ///
     /// ```
-    /// # use agentmsg_runtime::Session;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::Session;
     /// let text = b"{\"role\":\"user\",\"content\":\"hi\",\"timestamp\":1}\n\n{\"role\":\"user\",\"content\":\"again\",\"timestamp\":2}";
     /// assert_eq!(Session::read(text).unwrap().to_bytes(), text);
     /// ```

@@ -78,7 +78,8 @@ impl Session {
     /// the path's lines, not the file.
     ///
     /// ```
-    /// # use agentmsg_runtime::{Message, Session};
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::{Message, Session};
     /// let mut session = Session::new();
     /// let hi = session.append(Message::user("hi").into()).unwrap();
     /// session.append(Message::assistant("one way").into()).unwrap();

@@ -25,8 +25,9 @@ impl Session {
     /// registry.
     ///
     /// ```
-    /// # use agentmsg_runtime::Session;
-    /// # use agentmsg_runtime::session::SessionFormat;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::Session;
+    /// # use agentmsg::session::SessionFormat;
     /// let pi = br#"{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}
     /// {"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1735689601000}}
     /// "#;
@@ -48,7 +49,8 @@ impl Session {
     /// a copy of them.
     ///
     /// ```
-    /// # use agentmsg_runtime::Session;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::Session;
     /// let bytes = b"{\"role\":\"user\",\"content\":\"hi\",\"timestamp\":1}\n".to_vec();
     /// let session = Session::read_owned(bytes.clone()).unwrap();
     /// assert_eq!(session.to_bytes(), bytes);
@@ -86,7 +88,8 @@ impl Session {
     /// The text is kept as the lines joined by newlines.
     ///
     /// ```
-    /// # use agentmsg_runtime::Session;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::Session;
     /// let lines = vec![
     ///     (1, r#"{"role":"user","content":"hi","timestamp":1,"id":"a"}"#.to_owned()),
     ///     (2, r#"{"role":"assistant","content":[],"timestamp":2,"id":"b","parentId":"a"}"#.to_owned()),

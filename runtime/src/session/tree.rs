@@ -51,7 +51,8 @@ impl Session {
     /// without an id have their branch too.
     ///
     /// ```
-    /// # use agentmsg_runtime::{Message, Session};
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::{Message, Session};
     /// let mut session = Session::new();
     /// let hi = session.append(Message::user("hi").into()).unwrap();
     /// session.append(Message::assistant("hello").into()).unwrap();
@@ -117,7 +118,8 @@ impl Session {
     /// and the context is that of `from`.
     ///
     /// ```
-    /// # use agentmsg_runtime::{Message, Session};
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::{Message, Session};
     /// let mut session = Session::new();
     /// let first = session.append(Message::user("one").into()).unwrap();
     /// session.append(Message::user("two").into()).unwrap();
@@ -243,7 +245,8 @@ impl Session {
     /// a child of the leaf, as pi writes it. Returns the label entry's id.
     ///
     /// ```
-    /// # use agentmsg_runtime::{Message, Session};
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::{Message, Session};
     /// let mut session = Session::new();
     /// let hi = session.append(Message::user("hi").into()).unwrap();
     /// session.label(hi.as_str(), Some("start")).unwrap();

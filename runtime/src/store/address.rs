@@ -25,7 +25,8 @@ use super::{
 /// through [`redact_passwords`](super::redact_passwords).
 ///
 /// ```
-/// # use agentmsg_runtime::store::{StoreAddress, Backend};
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::store::{StoreAddress, Backend};
 /// let address: StoreAddress = "sqlite:agents.db#s-42".parse().unwrap();
 /// assert_eq!(address.backend, Backend::Sqlite("agents.db".into()));
 /// assert_eq!(address.session.as_deref(), Some("s-42"));

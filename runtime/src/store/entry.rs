@@ -17,8 +17,9 @@ use crate::{AgentMessage, MessageId, ParentId};
 /// an entry, kept byte for byte; `from_line` says what is wrong with it.
 ///
 /// ```
-/// # use agentmsg_runtime::store::StoredEntry;
-/// # use agentmsg_runtime::ParentId;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::store::StoredEntry;
+/// # use agentmsg::ParentId;
 /// let (entry, problem) = StoredEntry::from_line(
 ///     r#"{"role":"user","content":"hi","id":"e2","parentId":"e1","timestamp":1765233665292}"#,
 /// );
@@ -135,8 +136,9 @@ impl StoredEntry {
     /// The entry of `message`, encoded as a transcript line.
     ///
     /// ```
-    /// # use agentmsg_runtime::{AgentMessage, Message};
-    /// # use agentmsg_runtime::store::StoredEntry;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::{AgentMessage, Message};
+    /// # use agentmsg::store::StoredEntry;
     /// let entry = StoredEntry::from_message(&AgentMessage::from(Message::user("hi"))).unwrap();
     /// assert_eq!(entry.kind(), "user");
     /// ```

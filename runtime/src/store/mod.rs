@@ -29,7 +29,8 @@
 //! [`AnyStore`] opens whichever backend it names.
 //!
 //! ```
-//! # use agentmsg_runtime::store::{JsonlDir, SessionStore, StoredEntry, Expect, Cursor};
+//! # extern crate agentmsg_runtime as agentmsg;
+//! # use agentmsg::store::{JsonlDir, SessionStore, StoredEntry, Expect, Cursor};
 //! # fn block_on<F: std::future::Future>(f: F) -> F::Output {
 //! #     // JsonlDir's futures never wait on anything: one poll finishes them.
 //! #     let mut f = std::pin::pin!(f);
@@ -47,7 +48,7 @@
 //!     let loaded = store.load("demo", Cursor::START).await?;
 //!     assert_eq!(loaded.entries.len(), 2);
 //!     assert_eq!(loaded.entries[1].line(), r#"{"role":"notice","text":"later","id":"b","parentId":"a"}"#);
-//!     Ok::<_, agentmsg_runtime::store::StoreError>(())
+//!     Ok::<_, agentmsg::store::StoreError>(())
 //! })
 //! .unwrap();
 //! # std::fs::remove_dir_all(&dir).unwrap();

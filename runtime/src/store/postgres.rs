@@ -24,7 +24,8 @@ const MIGRATION_LOCK: i64 = 0x6167_656e_746d_7367; // "agentmsg"
 /// How a [`PgStore`] connects.
 ///
 /// ```
-/// # use agentmsg_runtime::store::PgOptions;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::store::PgOptions;
 /// # use std::time::Duration;
 /// let options = PgOptions::default()
 ///     .connections(8)

@@ -9,7 +9,8 @@
 /// `#SESSION` after the address is kept.
 ///
 /// ```
-/// use agentmsg_runtime::store::redact_passwords;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::store::redact_passwords;
 /// assert_eq!(
 ///     redact_passwords("postgres://agent:s3#cr@t@db:5432/x#s1"),
 ///     "postgres://agent:***@db:5432/x#s1"

@@ -36,8 +36,9 @@ pub enum StoredSessionError {
 /// can retry on what the other wrote.
 ///
 /// ```
-/// use agentmsg_runtime::store::{JsonlDir, StoredSession};
-/// use agentmsg_runtime::Message;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::store::{JsonlDir, StoredSession};
+/// use agentmsg::Message;
 /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
 /// #     // JsonlDir's futures never wait on anything: one poll finishes them.
 /// #     let mut f = std::pin::pin!(f);
@@ -58,7 +59,7 @@ pub enum StoredSessionError {
 ///     session.append(Message::assistant("hey").into()).await?;
 ///     let reread = StoredSession::open(&store, "demo").await?;
 ///     assert_eq!(reread.session().leaves().len(), 2);
-///     Ok::<_, agentmsg_runtime::store::StoredSessionError>(())
+///     Ok::<_, agentmsg::store::StoredSessionError>(())
 /// })
 /// .unwrap();
 /// # std::fs::remove_dir_all(&dir).unwrap();

@@ -142,7 +142,8 @@ impl AgentMessage {
     /// for byte, so it keeps the parent it had.
     ///
     /// ```
-    /// # use agentmsg_runtime::{AgentMessage, Message, MessageId, ParentId};
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::{AgentMessage, Message, MessageId, ParentId};
     /// let m = AgentMessage::from(Message::user("hi")).with_parent_id(ParentId::Root);
     /// assert!(m.to_line().unwrap().ends_with(r#","parentId":null}"#));
     /// ```

@@ -28,8 +28,9 @@ use crate::AgentMessage;
 /// Fails when `raw` is not JSON, or when `message` cannot be encoded.
 ///
 /// ```
-/// use agentmsg_runtime::custom::Registry;
-/// use agentmsg_runtime::transcript::{decode_line, dropped_fields, DecodeMode};
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::custom::Registry;
+/// use agentmsg::transcript::{decode_line, dropped_fields, DecodeMode};
 ///
 /// let raw = r#"{"role":"user","content":"hi","mood":"curious","timestamp":0}"#;
 /// let message = decode_line(raw, Registry::global(), DecodeMode::Lenient).unwrap();

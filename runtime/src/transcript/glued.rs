@@ -17,7 +17,8 @@ const SPLIT_TRIES: usize = 256;
 /// `None` when the line is one JSON value, or not that.
 ///
 /// ```
-/// use agentmsg_runtime::transcript::split_glued_line;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::transcript::split_glued_line;
 /// let line = r#"{"role":"user","cont{"role":"user","content":"hi","id":"c"}"#;
 /// let parts = split_glued_line(line).unwrap();
 /// assert_eq!(&line[parts[0].clone()], r#"{"role":"user","cont"#);

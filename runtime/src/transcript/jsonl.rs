@@ -101,7 +101,8 @@ enum State {
 /// Reads a transcript from any [`BufRead`], one message at a time.
 ///
 /// ```
-/// # use agentmsg_runtime::{JsonlReader, AgentMessage};
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::{JsonlReader, AgentMessage};
 /// let text = "{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"someday\",\"x\":1}\nnot json\n";
 /// let messages: Vec<AgentMessage> = JsonlReader::new(text.as_bytes())
 ///     .collect::<Result<_, _>>()
@@ -198,9 +199,20 @@ impl<'r, R: BufRead> JsonlReader<'r, R> {
             return Ok(());
         }
         let mut bytes = Vec::new();
-        self.input
-            .read_to_end(&mut bytes)
-            .map_err(|source| ReadError::Io { line: 1, source })?;
+        crate::lines::read_to_end(&mut self.input, &mut bytes).map_err(|source| {
+            // A line past the limit: the error names it, as the lines do.
+            match crate::lines::LineTooLong::of(&source).copied() {
+                Some(
+                    long @ crate::lines::LineTooLong {
+                        line: Some(line), ..
+                    },
+                ) => ReadError::Io {
+                    line,
+                    source: crate::lines::LineTooLong { line: None, ..long }.into(),
+                },
+                _ => ReadError::Io { line: 1, source },
+            }
+        })?;
         // Byte-order marks start no line (see `next_line`): the array is read
         // without them, as the lines would be.
         let body = without_boms(&bytes);
@@ -397,7 +409,8 @@ fn array_of_objects(bytes: &[u8]) -> Option<Vec<Box<serde_json::value::RawValue>
 /// crash: it stops inside a character, or inside a JSON value.
 ///
 /// ```
-/// # use agentmsg_runtime::transcript::is_torn_line;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::transcript::is_torn_line;
 /// assert!(is_torn_line(br#"{"role":"user","cont"#));
 /// assert!(is_torn_line(b"{\"text\":\"caf\xc3"));
 /// assert!(!is_torn_line(br#"{"role":"user"}"#));
@@ -471,7 +484,8 @@ pub enum WriteError {
 /// between two of its writes.
 ///
 /// ```
-/// # use agentmsg_runtime::{JsonlWriter, AgentMessage, Message};
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::{JsonlWriter, AgentMessage, Message};
 /// let mut writer = JsonlWriter::new(Vec::new());
 /// writer.write(&AgentMessage::from(Message::user("hi"))).unwrap();
 /// let bytes = writer.into_inner().unwrap();
@@ -567,8 +581,9 @@ impl JsonlWriter<AppendFile> {
     /// [`AppendFile::ended_torn_tails`] reports where.
     ///
     /// ```
-    /// # use agentmsg_runtime::{JsonlWriter, Message, AgentMessage};
-    /// # use agentmsg_runtime::transcript::read_transcript;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::{JsonlWriter, Message, AgentMessage};
+    /// # use agentmsg::transcript::read_transcript;
     /// let dir = std::env::temp_dir().join(format!("agentmsg-doc-{}", std::process::id()));
     /// std::fs::create_dir_all(&dir).unwrap();
     /// let path = dir.join("torn.jsonl");

@@ -20,8 +20,9 @@ fn is_false(value: &bool) -> bool {
 /// reaches the model.
 ///
 /// ```
-/// # use agentmsg_runtime::{AgentMessage, to_llm};
-/// # use agentmsg_runtime::custom::BashExecution;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::{AgentMessage, to_llm};
+/// # use agentmsg::custom::BashExecution;
 /// let line = r#"{"role":"bashExecution","command":"ls","output":"a.rs\n","exitCode":0,"cancelled":false,"truncated":false,"timestamp":1765238302057}"#;
 /// let message = AgentMessage::from_line(line).unwrap();
 /// assert!(message.downcast_ref::<BashExecution>().is_some());
@@ -115,8 +116,9 @@ impl Default for InjectedContent {
 /// `display` only says whether pi's UI shows it.
 ///
 /// ```
-/// # use agentmsg_runtime::{AgentMessage, to_llm};
-/// # use agentmsg_runtime::custom::InjectedMessage;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::{AgentMessage, to_llm};
+/// # use agentmsg::custom::InjectedMessage;
 /// let line = r#"{"role":"custom","customType":"todo","content":"remember the tests","display":true,"timestamp":5}"#;
 /// let message = AgentMessage::from_line(line).unwrap();
 /// assert_eq!(message.downcast_ref::<InjectedMessage>().unwrap().custom_type, "todo");

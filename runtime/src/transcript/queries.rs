@@ -4,8 +4,9 @@
 //! last messages of a context, and a summary.
 //!
 //! ```
-//! use agentmsg_runtime::{AgentMessage, Message, Role};
-//! use agentmsg_runtime::transcript::MessageQuery;
+//! # extern crate agentmsg_runtime as agentmsg;
+//! use agentmsg::{AgentMessage, Message, Role};
+//! use agentmsg::transcript::MessageQuery;
 //! let messages: Vec<AgentMessage> = vec![
 //!     Message::user("hi").into(),
 //!     Message::assistant("hello").into(),
@@ -24,8 +25,9 @@
 //! and the summary [`MessageQuery::summarize`]:
 //!
 //! ```
-//! use agentmsg_runtime::{Message, Session};
-//! use agentmsg_runtime::transcript::{last_messages, MessageQuery};
+//! # extern crate agentmsg_runtime as agentmsg;
+//! use agentmsg::{Message, Session};
+//! use agentmsg::transcript::{last_messages, MessageQuery};
 //! let mut session = Session::new();
 //! session.append(Message::user("first").into()).unwrap();
 //! let fork = session.append(Message::assistant("one way").into()).unwrap();
@@ -71,8 +73,9 @@ pub trait MessageQuery<'a>: Iterator<Item = &'a AgentMessage> + Sized {
     /// LLM messages whose timestamp is at or after `millis` (Unix ms).
     ///
     /// ```
-    /// # use agentmsg_runtime::{AgentMessage, Message, UserMessage};
-    /// # use agentmsg_runtime::transcript::MessageQuery;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::{AgentMessage, Message, UserMessage};
+    /// # use agentmsg::transcript::MessageQuery;
     /// let old: AgentMessage = Message::User(UserMessage::new(["a"]).with_timestamp(10)).into();
     /// let new: AgentMessage = Message::User(UserMessage::new(["b"]).with_timestamp(20)).into();
     /// let messages = [old, new];
@@ -106,8 +109,9 @@ impl<'a, I: Iterator<Item = &'a AgentMessage>> MessageQuery<'a> for I {}
 /// The result of the tool call `call_id` in `messages`, with its index.
 ///
 /// ```
-/// # use agentmsg_runtime::{AgentMessage, AssistantContent, AssistantMessage, Message, ToolCall, ToolResultMessage};
-/// # use agentmsg_runtime::transcript::{result_of, call_of};
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::{AgentMessage, AssistantContent, AssistantMessage, Message, ToolCall, ToolResultMessage};
+/// # use agentmsg::transcript::{result_of, call_of};
 /// let messages: Vec<AgentMessage> = vec![
 ///     Message::Assistant(AssistantMessage::new([AssistantContent::ToolCall(ToolCall::new("c1", "ls", serde_json::json!({})))])).into(),
 ///     Message::ToolResult(ToolResultMessage::new("c1", "ls", ["a.rs"])).into(),
@@ -150,8 +154,9 @@ pub fn call_of<'a, M: Borrow<AgentMessage>>(
 /// the assistant message that made the call, so hold more than `n`).
 ///
 /// ```
-/// # use agentmsg_runtime::{AgentMessage, AssistantContent, AssistantMessage, Message, ToolCall, ToolResultMessage};
-/// # use agentmsg_runtime::transcript::last_messages;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::{AgentMessage, AssistantContent, AssistantMessage, Message, ToolCall, ToolResultMessage};
+/// # use agentmsg::transcript::last_messages;
 /// let messages: Vec<AgentMessage> = vec![
 ///     Message::user("list").into(),
 ///     Message::Assistant(AssistantMessage::new([AssistantContent::ToolCall(ToolCall::new("c1", "ls", serde_json::json!({})))])).into(),
@@ -226,8 +231,9 @@ impl MessageStats {
     /// ([`MessageStats::unpriced`]): an unknown part makes the sum unknown.
     ///
     /// ```
-    /// # use agentmsg_runtime::{AgentMessage, AssistantMessage, Message, Usage};
-    /// # use agentmsg_runtime::transcript::MessageQuery;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::{AgentMessage, AssistantMessage, Message, Usage};
+    /// # use agentmsg::transcript::MessageQuery;
     /// let reply = AssistantMessage { model: "my-local-model".into(), usage: Usage::new(100, 20), ..Default::default() };
     /// let messages: Vec<AgentMessage> = vec![Message::Assistant(reply).into()];
     /// let summary = messages.iter().summarize();

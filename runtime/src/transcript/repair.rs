@@ -25,7 +25,8 @@
 //! every kept line byte for byte.
 //!
 //! ```
-//! use agentmsg_runtime::transcript::{RepairPlan, JsonlReader};
+//! # extern crate agentmsg_runtime as agentmsg;
+//! use agentmsg::transcript::{RepairPlan, JsonlReader};
 //! let text = r#"{"role":"user","content":"read a.rs","timestamp":1}
 //! {"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{}}],"stopReason":"toolUse","timestamp":2,"id":"t1"}
 //! {"role":"toolResult","toolCallId":"c9","toolName":"read","content":"?","isError":false,"timestamp":3}

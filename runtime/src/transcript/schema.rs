@@ -20,7 +20,8 @@ use serde_json::{json, Value};
 /// call's `partialJson`): the reader ignores them, and they are not written back.
 ///
 /// ```
-/// let schema = agentmsg_runtime::transcript::transcript_line_schema();
+/// # extern crate agentmsg_runtime as agentmsg;
+/// let schema = agentmsg::transcript::transcript_line_schema();
 /// assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
 /// assert_eq!(schema["required"][0], "role");
 /// ```

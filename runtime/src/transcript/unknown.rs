@@ -248,8 +248,9 @@ impl UnknownMessage {
     /// never reaches a model, and a transcript writer emits its bytes unchanged.
     ///
     /// ```
-    /// # use agentmsg_runtime::custom::Registry;
-    /// # use agentmsg_runtime::transcript::{decode_line, DecodeMode, UnknownMessage, UnknownReason};
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::custom::Registry;
+    /// # use agentmsg::transcript::{decode_line, DecodeMode, UnknownMessage, UnknownReason};
     /// let line = br#"{"content":"no role"}"#;
     /// let error = decode_line(std::str::from_utf8(line).unwrap(), &Registry::new(), DecodeMode::Lenient)
     ///     .unwrap_err();
@@ -258,7 +259,7 @@ impl UnknownMessage {
     /// assert!(matches!(kept.reason(), UnknownReason::Malformed(_)));
     ///
     /// let bytes = b"{\"role\":\"user\xff\"}".to_vec();
-    /// let kept = UnknownMessage::malformed(bytes, agentmsg_runtime::transcript::DecodeError::MissingRole);
+    /// let kept = UnknownMessage::malformed(bytes, agentmsg::transcript::DecodeError::MissingRole);
     /// assert_eq!(kept.reason(), &UnknownReason::NotUtf8 { valid_up_to: 13 });
     /// assert_eq!(kept.raw_bytes(), b"{\"role\":\"user\xff\"}");
     /// ```
@@ -356,9 +357,10 @@ impl UnknownMessage {
     /// decoder claims is kept without being parsed; this parses it (once).
     ///
     /// ```
-    /// # use agentmsg_runtime::AgentMessage;
-    /// # use agentmsg_runtime::custom::Registry;
-    /// # use agentmsg_runtime::transcript::{decode_line, DecodeMode};
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::AgentMessage;
+    /// # use agentmsg::custom::Registry;
+    /// # use agentmsg::transcript::{decode_line, DecodeMode};
     /// let line = r#"{"role":"someday","x":[1,}"#;
     /// let kept = decode_line(line, &Registry::new(), DecodeMode::Lenient).unwrap();
     /// let kept = kept.as_unknown().unwrap();

@@ -8,13 +8,15 @@
 //! each branch, and a line kept undecoded counts as far as its JSON can be
 //! read. The command adds what only a file has:
 //!
-//! - a torn last line (a crash mid-write) is kept, ended with a newline, so that
-//!   the next append starts on a line of its own and no byte of it is lost;
 //! - a line that holds several entries because a write lost its newline (whole
 //!   objects back to back, or a fragment a crash cut off and then a whole line)
-//!   is split into one line each, every byte kept; the fragment goes in an
-//!   `extension` line of kind `agentmsg.fragment` (its text whole in `data`),
-//!   which `check` accepts and no model is sent;
+//!   is split into one line each, every byte kept;
+//! - what a crash cut off (that fragment, a torn last line, and a line that
+//!   stops inside a JSON value or a character, which an appender ended with a
+//!   newline) goes in an `extension` line of kind `agentmsg.fragment`, its text
+//!   whole in `data` (a JSON string; `{"base64": …}`, its exact bytes, when it
+//!   is not UTF-8), which `check` accepts and no model is sent, so the copy
+//!   checks clean and the next append starts on a line of its own;
 //! - every line it keeps is written byte for byte, custom, unknown and even
 //!   undecodable lines included, with the blank lines between them and a
 //!   byte-order mark; only the synthetic results are new text.
@@ -34,7 +36,7 @@
 //! pretty-printed message are read whole and go through the same plan.
 
 use std::fs::File;
-use std::io::{BufReader, Read, Seek, SeekFrom, Write};
+use std::io::{BufReader, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use agentmsg_runtime::AgentMessage;
@@ -148,21 +150,22 @@ impl<'p, W: Write> Copy<'p, W> {
                 what: what.clone(),
             });
         } else {
-            if matches!(line.body, Body::Torn) {
-                self.fixes.push(Fix {
-                    line: line.number,
-                    what: format!(
-                        "kept the torn last line ({} bytes cut off by a crash) as a line of its own, ended with a newline",
-                        line.raw.len()
-                    ),
-                });
-            }
             if is_fragment(line) {
                 let kept = fragment_line(&line.raw)?;
+                let what = if matches!(line.body, Body::Torn) {
+                    "the torn last line"
+                } else {
+                    "the fragment"
+                };
+                let how = if std::str::from_utf8(&line.raw).is_ok() {
+                    "its text whole in `data`"
+                } else {
+                    "its exact bytes in `data.base64` (not UTF-8)"
+                };
                 self.fixes.push(Fix {
                     line: line.number,
                     what: format!(
-                        "kept the fragment a crash cut off ({} bytes) as an `extension` line of kind `{FRAGMENT_KIND}`, its text whole in `data`",
+                        "kept {what} a crash cut off ({} bytes) as an `extension` line of kind `{FRAGMENT_KIND}`, {how}",
                         line.raw.len()
                     ),
                 });
@@ -198,22 +201,35 @@ impl<'p, W: Write> Copy<'p, W> {
 /// The kind of the `extension` line that keeps a fragment a crash cut off.
 const FRAGMENT_KIND: &str = "agentmsg.fragment";
 
-/// Whether `line` is the fragment a crash cut off before a whole line that
-/// lost its newline: the first part of a split line, and no JSON.
+/// Whether `line` is what a crash cut off: the fragment before a whole line
+/// that lost its newline (the first part of a split line, and no JSON), a
+/// torn last line, or a line that stops inside a JSON value or a character
+/// (a torn write that an appender then ended with a newline).
 fn is_fragment(line: &Line) -> bool {
-    matches!(line.part, Some((0, _)))
-        && matches!(line.body, Body::Undecodable)
-        && serde_json::from_slice::<serde::de::IgnoredAny>(&line.raw).is_err()
+    match line.body {
+        Body::Torn => true,
+        Body::Undecodable => {
+            (matches!(line.part, Some((0, _)))
+                && serde_json::from_slice::<serde::de::IgnoredAny>(&line.raw).is_err())
+                || agentmsg_runtime::transcript::is_torn_line(&line.raw)
+        }
+        Body::Message(_) => false,
+    }
 }
 
-/// The `extension` line that keeps a fragment's text (a line `check`
-/// accepts, never sent to a model): `{"role":"extension","kind":
-/// "agentmsg.fragment","data":"<the fragment>"}`.
+/// The `extension` line that keeps a fragment (a line `check` accepts, never
+/// sent to a model): `{"role":"extension","kind":"agentmsg.fragment",
+/// "data":"<the fragment>"}`, or `"data":{"base64":"<its bytes>"}` when it is
+/// not UTF-8 (cut inside a character), so that no byte is lost.
 fn fragment_line(raw: &[u8]) -> Result<String, CliError> {
-    let message = agentmsg_runtime::custom::ExtensionMessage::new(
-        FRAGMENT_KIND,
-        &String::from_utf8_lossy(raw),
-    )?;
+    use base64::Engine as _;
+    let data = match std::str::from_utf8(raw) {
+        Ok(text) => serde_json::Value::from(text),
+        Err(_) => serde_json::json!({
+            "base64": base64::engine::general_purpose::STANDARD.encode(raw)
+        }),
+    };
+    let message = agentmsg_runtime::custom::ExtensionMessage::new(FRAGMENT_KIND, &data)?;
     // When the fragment was written is unknown, and a repair reads no clock
     // (the same file repairs to the same bytes).
     let mut entry = agentmsg_runtime::custom::AppMessage::new(message);
@@ -312,7 +328,7 @@ pub fn run(args: &RepairArgs) -> Result<Outcome, CliError> {
         let mut file = File::open(&args.file).map_err(read_fail)?;
         file.lock().map_err(read_fail)?;
         let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(read_fail)?;
+        agentmsg_runtime::lines::read_to_end(&mut file, &mut bytes).map_err(read_fail)?;
         (Some(file), bytes)
     } else {
         (None, read_input(&args.file)?)

@@ -192,8 +192,9 @@ struct Entry {
 /// message, so no call is separated from its results.
 ///
 /// ```
-/// use agentmsg_runtime::{Message, MessageId, TextContent};
-/// use agentmsg_runtime::project::{LastUser, PromptEditor, PromptMessage};
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::{Message, MessageId, TextContent};
+/// use agentmsg::project::{LastUser, PromptEditor, PromptMessage};
 ///
 /// let mut editor = PromptEditor::with_ids([
 ///     (Some(MessageId::from("m1")), Message::user("Fix the build")),
@@ -205,14 +206,15 @@ struct Entry {
 /// assert!(editor.insert_after(&MessageId::from("nope"), PromptMessage::user(["x"])).is_err());
 /// let messages = editor.into_messages();
 /// assert_eq!(messages.len(), 4);
-/// # Ok::<(), agentmsg_runtime::project::EditError>(())
+/// # Ok::<(), agentmsg::project::EditError>(())
 /// ```
 ///
 /// The role rules hold: audio cannot be appended to an assistant message.
 ///
 /// ```compile_fail
-/// use agentmsg_runtime::AudioContent;
-/// use agentmsg_runtime::project::{LastAssistant, PromptEditor};
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::AudioContent;
+/// use agentmsg::project::{LastAssistant, PromptEditor};
 /// let mut editor = PromptEditor::new(Vec::new());
 /// let clip = AudioContent { data: "SUQz".into(), mime_type: "audio/mpeg".into() };
 /// editor.append_to(LastAssistant, [clip]);

@@ -65,7 +65,8 @@ impl IdRule {
     /// Whether the target accepts `id` as it is.
     ///
     /// ```
-    /// use agentmsg_runtime::project::IdRule;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// use agentmsg::project::IdRule;
     /// assert!(IdRule::Anthropic.accepts("toolu_01A-b"));
     /// assert!(!IdRule::Anthropic.accepts("functions.write_todos:0"));
     /// assert!(!IdRule::OpenAiChat.accepts(&"x".repeat(41)));
@@ -127,8 +128,9 @@ impl IdRule {
 /// The model a request goes to, and what it can take.
 ///
 /// ```
-/// use agentmsg_runtime::Target;
-/// use agentmsg_runtime::project::{IdRule, ThinkingPolicy};
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::Target;
+/// use agentmsg::project::{IdRule, ThinkingPolicy};
 /// let target = Target::new("openai", "openai-completions", "gpt-4o-mini")
 ///     .vision(false)
 ///     .thinking(ThinkingPolicy::AsText);
@@ -211,8 +213,9 @@ impl Target {
     /// The same target with a context window of `tokens`.
     ///
     /// ```
-    /// use agentmsg_runtime::{prepare, Message, Target};
-    /// use agentmsg_runtime::project::ChangeKind;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// use agentmsg::{prepare, Message, Target};
+    /// use agentmsg::project::ChangeKind;
     /// let target = Target::new("openai", "openai-completions", "small").context_window(4);
     /// let prepared = prepare(&[Message::user("short"), Message::user("x".repeat(40))], &target);
     /// let change = prepared.report.iter().next().unwrap();

@@ -33,8 +33,9 @@ struct OpenCall {
 /// reused id), never the messages.
 ///
 /// ```
-/// use agentmsg_runtime::Message;
-/// use agentmsg_runtime::project::{validate, ProblemKind, Validator};
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::Message;
+/// use agentmsg::project::{validate, ProblemKind, Validator};
 ///
 /// let messages = vec![Message::user("hi"), Message::tool_result("call_1", "read", "stale")];
 /// let mut validator = Validator::new();
@@ -92,8 +93,9 @@ impl Validator {
     /// to it, so the problems stay in order; several messages may share one.
     ///
     /// ```
-    /// use agentmsg_runtime::Message;
-    /// use agentmsg_runtime::project::Validator;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// use agentmsg::Message;
+    /// use agentmsg::project::Validator;
     ///
     /// let mut validator = Validator::new();
     /// validator.push_at(7, &Message::user("hi"));

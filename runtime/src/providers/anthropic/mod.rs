@@ -28,8 +28,9 @@
 //!   thinking configuration per assistant turn and refuses thinking there.
 //!
 //! ```
-//! use agentmsg_runtime::providers::{anthropic, Request, StreamDecode};
-//! use agentmsg_runtime::{Message, StopReason};
+//! # extern crate agentmsg_runtime as agentmsg;
+//! use agentmsg::providers::{anthropic, Request, StreamDecode};
+//! use agentmsg::{Message, StopReason};
 //!
 //! let request = Request::new("claude-sonnet-4-5", vec![Message::user("Hi")]).with_system("Be terse.");
 //! let encoded = anthropic::encode_request(&request)?;

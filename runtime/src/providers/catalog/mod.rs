@@ -15,8 +15,9 @@
 //! extend the list:
 //!
 //! ```
-//! use agentmsg_runtime::providers::{Catalog, ModelInfo};
-//! use agentmsg_runtime::message::ModelPricing;
+//! # extern crate agentmsg_runtime as agentmsg;
+//! use agentmsg::providers::{Catalog, ModelInfo};
+//! use agentmsg::message::ModelPricing;
 //! let catalog = Catalog::builtin().clone().with_model(
 //!     ModelInfo::new("my-model", "acme", "openai-completions")
 //!         .with_limits(32_000, 4_096)
@@ -87,7 +88,8 @@ impl ModelInfo {
     /// the rest.
     ///
     /// ```
-    /// use agentmsg_runtime::providers::ModelInfo;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// use agentmsg::providers::ModelInfo;
     /// let model = ModelInfo::new("llama-3.3-70b", "local", "openai-completions")
     ///     .with_limits(131_072, 8_192)
     ///     .with_reasoning(false);

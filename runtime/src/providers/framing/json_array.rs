@@ -22,7 +22,8 @@ enum State {
 /// Frames a streamed JSON array into its elements.
 ///
 /// ```
-/// use agentmsg_runtime::providers::JsonArrayParser;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::providers::JsonArrayParser;
 /// let mut parser = JsonArrayParser::new();
 /// let mut elements = Vec::new();
 /// for chunk in ["[{\"a\":\"]\"}", ",\r\n{\"b\":[1,2]}", "]"] {
@@ -30,7 +31,7 @@ enum State {
 /// }
 /// parser.finish()?;
 /// assert_eq!(elements, ["{\"a\":\"]\"}", "{\"b\":[1,2]}"]);
-/// # Ok::<(), agentmsg_runtime::providers::FrameError>(())
+/// # Ok::<(), agentmsg::providers::FrameError>(())
 /// ```
 #[derive(Debug)]
 pub struct JsonArrayParser {

@@ -31,7 +31,8 @@ impl SseEvent<'_> {
 /// Frames a byte stream into [`SseEvent`]s.
 ///
 /// ```
-/// use agentmsg_runtime::providers::SseParser;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::providers::SseParser;
 /// let mut parser = SseParser::new();
 /// let mut seen = Vec::new();
 /// for chunk in ["event: a\r\ndata: {\"x\"", ":1}\r\n\r\n: ping\n\ndata: [DONE]\n\n"] {
@@ -39,7 +40,7 @@ impl SseEvent<'_> {
 /// }
 /// parser.finish(|e| seen.push((e.event.to_owned(), e.data.to_owned())))?;
 /// assert_eq!(seen, [("a".into(), "{\"x\":1}".into()), ("".into(), "[DONE]".into())]);
-/// # Ok::<(), agentmsg_runtime::providers::FrameError>(())
+/// # Ok::<(), agentmsg::providers::FrameError>(())
 /// ```
 #[derive(Debug)]
 pub struct SseParser {

@@ -28,8 +28,9 @@
 //!   subset).
 //!
 //! ```
-//! use agentmsg_runtime::providers::{gemini, Request, StreamDecode};
-//! use agentmsg_runtime::{Message, StopReason};
+//! # extern crate agentmsg_runtime as agentmsg;
+//! use agentmsg::providers::{gemini, Request, StreamDecode};
+//! use agentmsg::{Message, StopReason};
 //!
 //! let request = Request::new("gemini-2.5-flash", vec![Message::user("Hi")]).with_max_tokens(256);
 //! let body = gemini::encode_request(&request)?.body;

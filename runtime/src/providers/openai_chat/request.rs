@@ -23,7 +23,8 @@ use serde_json::{json, Map, Value};
 /// valid: an empty model id, an empty tool name, or no message left to send.
 ///
 /// ```
-/// # use agentmsg_runtime::{Message, providers::{Request, openai_chat}};
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::{Message, providers::{Request, openai_chat}};
 /// let request = Request::new("gpt-4.1", vec![Message::user("hi")]).with_system("Be terse.");
 /// let body = openai_chat::encode_request(&request).unwrap().body;
 /// assert_eq!(body["messages"][0]["role"], "system");

@@ -189,7 +189,8 @@ pub(super) fn error_message(error: &WireError) -> AssistantMessage {
 /// `{"error":{…}}`, which becomes a message with stopReason `error`).
 ///
 /// ```
-/// # use agentmsg_runtime::providers::openai_chat;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::providers::openai_chat;
 /// let body = r#"{"id":"chatcmpl-1","model":"gpt-4.1","created":1,"choices":[{"index":0,
 ///   "message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}],
 ///   "usage":{"prompt_tokens":9,"completion_tokens":1,"total_tokens":10}}"#;

@@ -108,7 +108,8 @@ pub(super) enum Building {
 /// `[DONE]` fails in `finish` with [`ResponseError::Truncated`].
 ///
 /// ```
-/// # use agentmsg_runtime::providers::{openai_chat::StreamDecoder, StreamDecode};
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::providers::{openai_chat::StreamDecoder, StreamDecode};
 /// let mut decoder = StreamDecoder::new();
 /// decoder.push(r#"{"id":"c1","model":"m","choices":[{"index":0,"delta":{"content":"Hel"}}]}"#).unwrap();
 /// decoder.push(r#"{"id":"c1","model":"m","choices":[{"index":0,"delta":{"content":"lo"},"finish_reason":"stop"}]}"#).unwrap();

@@ -29,7 +29,8 @@ use std::collections::HashSet;
 /// message left to send.
 ///
 /// ```
-/// # use agentmsg_runtime::{Message, providers::{Request, openai_responses}};
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::{Message, providers::{Request, openai_responses}};
 /// let request = Request::new("gpt-5", vec![Message::user("hi")]).with_system("Be terse.");
 /// let body = openai_responses::encode_request(&request).unwrap().body;
 /// assert_eq!(body["instructions"], "Be terse.");

@@ -511,7 +511,8 @@ pub fn stop_reason(status: &str) -> StopReason {
 /// which becomes a message with stopReason `error`).
 ///
 /// ```
-/// # use agentmsg_runtime::providers::openai_responses;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::providers::openai_responses;
 /// let body = r#"{"id":"resp_1","model":"gpt-5","created_at":1,"status":"completed",
 ///   "output":[{"type":"message","id":"msg_1","role":"assistant","content":[
 ///     {"type":"output_text","text":"Hi","annotations":[]}]}],
@@ -573,8 +574,9 @@ fn not_a_response(response: &WireResponse) -> String {
 /// when it has no text. The encoder sends the item back to the same model.
 ///
 /// ```
-/// # use agentmsg_runtime::providers::openai_responses;
-/// # use agentmsg_runtime::AssistantContent;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::providers::openai_responses;
+/// # use agentmsg::AssistantContent;
 /// let item = serde_json::json!({"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"Plan."}],"encrypted_content":"gAAA"});
 /// let AssistantContent::Thinking(thinking) = openai_responses::reasoning_block(&item) else { panic!() };
 /// assert_eq!(thinking.thinking, "Plan.");

@@ -9,12 +9,14 @@ use serde::de::DeserializeOwned;
 use crate::providers::ResponseError;
 
 /// Counts a stream's events and remembers its first failure.
+#[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock"))]
 #[derive(Debug, Default)]
 pub(crate) struct Latch {
     events: usize,
     failed: Option<(usize, String)>,
 }
 
+#[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock"))]
 impl Latch {
     /// How many events were pushed.
     pub(crate) fn events(&self) -> usize {
@@ -70,9 +72,11 @@ impl Latch {
 
 /// The first bad event of a stream whose decoder reads on past it: each bad
 /// event is an error of its own `push`, and `finish` fails naming the first.
+#[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
 #[derive(Debug, Default)]
 pub(crate) struct FirstBad(Option<(usize, String)>);
 
+#[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
 impl FirstBad {
     /// Notes that event `index` was bad, for `why`, unless one before it was.
     pub(crate) fn note(&mut self, index: usize, why: String) {

@@ -3,7 +3,8 @@
 
 #[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
 pub(crate) mod arguments;
-#[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock"))]
+// Every stream decoder's: `Latch` (Anthropic, Gemini, Bedrock) and `FirstBad` (the
+// OpenAI APIs) each carry their own features.
 pub(crate) mod latch;
 #[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
 pub(crate) mod openai_error;

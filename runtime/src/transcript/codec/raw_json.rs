@@ -15,7 +15,8 @@ use crate::message::key::Key;
 /// text).
 ///
 /// ```
-/// use agentmsg_runtime::message::RawJson;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::message::RawJson;
 /// let raw = RawJson::from_json(r#"{"b":1, "a":[true]}"#)?;
 /// assert_eq!(raw.get(), r#"{"b":1,"a":[true]}"#);
 /// assert_eq!(serde_json::to_string(&raw)?, r#"{"b":1,"a":[true]}"#);

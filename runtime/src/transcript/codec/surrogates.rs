@@ -25,7 +25,8 @@ pub(crate) fn may_have_surrogates(json: &str) -> bool {
 /// left alone.
 ///
 /// ```
-/// # use agentmsg_runtime::transcript::replace_lone_surrogates;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::transcript::replace_lone_surrogates;
 /// assert_eq!(replace_lone_surrogates(r#"{"t":"cut \ud83d"}"#).unwrap(), r#"{"t":"cut \ufffd"}"#);
 /// assert_eq!(replace_lone_surrogates(r#"{"t":"\ud83d\ude00 and \\ud83d"}"#), None);
 /// ```
