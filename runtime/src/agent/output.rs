@@ -18,9 +18,10 @@ use crate::{AssistantMessage, StopReason};
 /// `responseJsonSchema`).
 ///
 /// ```
-/// use agentmsg_runtime::agent::output;
-/// use agentmsg_runtime::providers::{openai_chat, Request};
-/// use agentmsg_runtime::Message;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::agent::output;
+/// use agentmsg::providers::{openai_chat, Request};
+/// use agentmsg::Message;
 ///
 /// /// A city and its country.
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -34,7 +35,7 @@ use crate::{AssistantMessage, StopReason};
 /// assert_eq!(format["strict"], true);
 /// assert_eq!(format["schema"]["required"], serde_json::json!(["city", "country"]));
 /// assert_eq!(format["schema"]["additionalProperties"], false);
-/// # Ok::<(), agentmsg_runtime::providers::EncodeError>(())
+/// # Ok::<(), agentmsg::providers::EncodeError>(())
 /// ```
 pub fn response_format<T: JsonSchema + ?Sized>() -> ResponseFormat {
     let mut schema = schema_for::<T>();

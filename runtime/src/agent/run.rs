@@ -255,9 +255,10 @@ async fn cancelled(cancel: &mut watch::Receiver<bool>) {
 /// in the run's.
 ///
 /// ```
+/// # extern crate agentmsg_runtime as agentmsg;
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-/// use agentmsg_runtime::agent::{Agent, AgentEvent, ScriptedModel};
-/// use agentmsg_runtime::{AssistantMessage, Message, Session, StopReason};
+/// use agentmsg::agent::{Agent, AgentEvent, ScriptedModel};
+/// use agentmsg::{AssistantMessage, Message, Session, StopReason};
 ///
 /// let model = ScriptedModel::new([AssistantMessage::new(["Hi!"])]);
 /// let agent = Agent::new(model, "claude-sonnet-4-5").system("Be brief.");
@@ -269,7 +270,7 @@ async fn cancelled(cancel: &mut watch::Receiver<bool>) {
 /// assert_eq!(outcome.stop_reason, StopReason::Stop);
 /// assert_eq!(session.entries().len(), 2);
 /// assert!(matches!(events.last(), Some(AgentEvent::AgentEnd { .. })));
-/// # Ok::<(), agentmsg_runtime::agent::AgentError>(())
+/// # Ok::<(), agentmsg::agent::AgentError>(())
 /// # }).unwrap();
 /// ```
 pub struct Agent<M> {
@@ -354,7 +355,8 @@ impl<M: Model> Agent<M> {
     /// `A`).
     ///
     /// ```
-    /// use agentmsg_runtime::agent::{Agent, ScriptedModel, ToolError, ToolOutput};
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// use agentmsg::agent::{Agent, ScriptedModel, ToolError, ToolOutput};
     ///
     /// /// Counts the words of a text.
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]

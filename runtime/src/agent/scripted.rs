@@ -39,11 +39,12 @@ enum Script {
 /// given without usage is charged an estimate (pi's characters over four).
 ///
 /// ```
+/// # extern crate agentmsg_runtime as agentmsg;
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-/// use agentmsg_runtime::agent::{Model, ScriptedModel};
-/// use agentmsg_runtime::http::StreamItem;
-/// use agentmsg_runtime::providers::Request;
-/// use agentmsg_runtime::{AssistantMessage, Message};
+/// use agentmsg::agent::{Model, ScriptedModel};
+/// use agentmsg::http::StreamItem;
+/// use agentmsg::providers::Request;
+/// use agentmsg::{AssistantMessage, Message};
 /// use futures_util::StreamExt;
 ///
 /// let model = ScriptedModel::new([AssistantMessage::new(["Hello there."])]);
@@ -60,7 +61,7 @@ enum Script {
 /// assert_eq!(reply.api, "anthropic-messages");
 /// assert!(reply.usage.output > 0);
 /// assert_eq!(model.requests()[0]["messages"][0]["content"][0]["text"], "Hi");
-/// # Ok::<(), agentmsg_runtime::http::ClientError>(())
+/// # Ok::<(), agentmsg::http::ClientError>(())
 /// # }).unwrap();
 /// ```
 #[derive(Clone)]

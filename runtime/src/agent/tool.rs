@@ -27,7 +27,8 @@ use crate::{AgentMessage, ImageContent, TextContent, ToolArguments, ToolResultCo
 /// error result too; the run goes on.
 ///
 /// ```
-/// use agentmsg_runtime::agent::{Tool, ToolError, ToolOutput};
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::agent::{Tool, ToolError, ToolOutput};
 /// use schemars::JsonSchema;
 /// use serde::Deserialize;
 ///
@@ -50,7 +51,7 @@ use crate::{AgentMessage, ImageContent, TextContent, ToolArguments, ToolResultCo
 ///     }
 /// }
 ///
-/// let spec = agentmsg_runtime::agent::tool_spec(&Add);
+/// let spec = agentmsg::agent::tool_spec(&Add);
 /// assert_eq!(spec.description, "Adds two numbers.");
 /// assert_eq!(spec.parameters["properties"]["a"]["description"], "The first number.");
 /// ```

@@ -49,7 +49,8 @@ impl Endpoint {
     /// read as AWS's event stream.
     ///
     /// ```
-    /// use agentmsg_runtime::http::Endpoint;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// use agentmsg::http::Endpoint;
     /// let bedrock = Endpoint::bedrock_in("eu-west-1");
     /// assert_eq!(
     ///     bedrock.url("eu.anthropic.claude-sonnet-4-5-20250929-v1:0", false),

@@ -231,13 +231,14 @@ impl ClientBuilder {
     /// field of one request, [`Request::extra_body`] does the same.
     ///
     /// ```
-    /// use agentmsg_runtime::http::{Client, Endpoint};
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// use agentmsg::http::{Client, Endpoint};
     /// let client = Client::builder(Endpoint::openai_compatible("http://localhost:8000/v1"))
     ///     .on_payload(|body| {
     ///         body["chat_template_kwargs"] = serde_json::json!({"enable_thinking": false});
     ///     })
     ///     .build()?;
-    /// # Ok::<(), agentmsg_runtime::http::ClientError>(())
+    /// # Ok::<(), agentmsg::http::ClientError>(())
     /// ```
     #[must_use]
     pub fn on_payload(

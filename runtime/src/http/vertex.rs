@@ -21,7 +21,8 @@ impl Endpoint {
     /// `Authorization: Bearer`.
     ///
     /// ```
-    /// use agentmsg_runtime::http::Endpoint;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// use agentmsg::http::Endpoint;
     /// let vertex = Endpoint::vertex_gemini("my-project", "global");
     /// assert_eq!(
     ///     vertex.url("gemini-2.5-pro", true),

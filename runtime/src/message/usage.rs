@@ -165,7 +165,8 @@ impl ModelPricing {
     /// one hour.
     ///
     /// ```
-    /// # use agentmsg_runtime::{message::ModelPricing, Usage};
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::{message::ModelPricing, Usage};
     /// // Claude Sonnet 4.5: 1-hour writes at twice the input rate.
     /// let prices = ModelPricing::new(3.0, 15.0, 0.3, 3.75).with_cache_write_1h(6.0);
     /// let usage = Usage { cache_write: 3_000_000, cache_write_1h: 1_000_000, ..Usage::default() };

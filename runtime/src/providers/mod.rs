@@ -289,8 +289,9 @@ impl<'a> Request<'a> {
     /// ([`extra_body`](Self::extra_body)).
     ///
     /// ```
-    /// use agentmsg_runtime::providers::{Api, Request};
-    /// use agentmsg_runtime::Message;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// use agentmsg::providers::{Api, Request};
+    /// use agentmsg::Message;
     /// let request = Request::new("llama3.2", vec![Message::user("Hi")])
     ///     .with_extra_body("top_k", 20)
     ///     .with_extra_body("stream_options", serde_json::json!({"continuous_usage_stats": true}))
@@ -300,7 +301,7 @@ impl<'a> Request<'a> {
     /// // Merged into the encoder's own object.
     /// assert_eq!(body["stream_options"]["include_usage"], true);
     /// assert_eq!(body["stream_options"]["continuous_usage_stats"], true);
-    /// # Ok::<(), agentmsg_runtime::providers::EncodeError>(())
+    /// # Ok::<(), agentmsg::providers::EncodeError>(())
     /// ```
     #[must_use]
     pub fn with_extra_body(

@@ -15,7 +15,8 @@
 //!   for a stream).
 //!
 //! ```
-//! use agentmsg_runtime::providers::vertex::{model_url, Publisher};
+//! # extern crate agentmsg_runtime as agentmsg;
+//! use agentmsg::providers::vertex::{model_url, Publisher};
 //! assert_eq!(
 //!     model_url("my-project", "us-east5", Publisher::Anthropic, "claude-sonnet-4-5@20250929", true),
 //!     "https://us-east5-aiplatform.googleapis.com/v1/projects/my-project/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5@20250929:streamRawPredict",
@@ -110,15 +111,16 @@ pub fn model_url(
 /// names it) and `anthropic_version` set to [`ANTHROPIC_VERTEX_VERSION`].
 ///
 /// ```
+/// # extern crate agentmsg_runtime as agentmsg;
 /// # #[cfg(feature = "anthropic")] {
-/// use agentmsg_runtime::providers::{anthropic, vertex, Request};
-/// use agentmsg_runtime::Message;
+/// use agentmsg::providers::{anthropic, vertex, Request};
+/// use agentmsg::Message;
 /// let mut encoded = anthropic::encode_request(&Request::new("claude-sonnet-4-5@20250929", vec![Message::user("Hi")]))?;
 /// vertex::anthropic_body(&mut encoded.body);
 /// assert!(encoded.body.get("model").is_none());
 /// assert_eq!(encoded.body["anthropic_version"], "vertex-2023-10-16");
 /// # }
-/// # Ok::<(), agentmsg_runtime::providers::EncodeError>(())
+/// # Ok::<(), agentmsg::providers::EncodeError>(())
 /// ```
 pub fn anthropic_body(body: &mut Body) {
     if let Value::Object(map) = &mut **body {

@@ -147,7 +147,8 @@ impl Session {
     /// what the session cost. [`Session::total_stats`] adds the cost.
     ///
     /// ```
-    /// # use agentmsg_runtime::{AgentMessage, AssistantMessage, Message, Session, Usage};
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::{AgentMessage, AssistantMessage, Message, Session, Usage};
     /// let mut session = Session::new();
     /// let reply = |output| AgentMessage::from(Message::Assistant(AssistantMessage {
     ///     usage: Usage::new(10, output),

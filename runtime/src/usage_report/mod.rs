@@ -11,7 +11,8 @@
 //! the table a person reads.
 //!
 //! ```no_run
-//! # use agentmsg_runtime::usage_report::{logs, Grouping, Options, Report};
+//! # extern crate agentmsg_runtime as agentmsg;
+//! # use agentmsg::usage_report::{logs, Grouping, Options, Report};
 //! let files = logs::default_roots()
 //!     .iter()
 //!     .flat_map(|root| logs::find_logs(root).unwrap_or_default())

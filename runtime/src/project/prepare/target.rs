@@ -113,7 +113,8 @@ impl IdRule {
     /// and LM Studio accept any string.
     ///
     /// ```
-    /// use agentmsg_runtime::project::IdRule;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// use agentmsg::project::IdRule;
     /// assert_eq!(IdRule::for_provider("mistral", "openai-completions"), IdRule::Mistral);
     /// assert_eq!(IdRule::for_provider("groq", "openai-completions"), IdRule::OpenAiChat);
     /// ```

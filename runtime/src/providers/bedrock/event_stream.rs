@@ -80,7 +80,8 @@ impl Frame {
 /// [`Frame`]s.
 ///
 /// ```
-/// use agentmsg_runtime::providers::bedrock::{EventStreamParser, Frame};
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::providers::bedrock::{EventStreamParser, Frame};
 /// use base64::Engine as _;
 /// // A recorded `modelStreamErrorException` frame.
 /// let bytes = base64::engine::general_purpose::STANDARD.decode(

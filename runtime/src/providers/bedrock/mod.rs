@@ -32,8 +32,9 @@
 //! - `toolChoice` `none`, which Converse lacks, is sent as no tools at all.
 //!
 //! ```
-//! use agentmsg_runtime::providers::{bedrock, Request, StreamDecode};
-//! use agentmsg_runtime::{Message, StopReason};
+//! # extern crate agentmsg_runtime as agentmsg;
+//! use agentmsg::providers::{bedrock, Request, StreamDecode};
+//! use agentmsg::{Message, StopReason};
 //!
 //! let request = Request::new("us.anthropic.claude-sonnet-4-5-20250929-v1:0", vec![Message::user("Hi")])
 //!     .with_system("Be terse.");

@@ -49,7 +49,8 @@ const MAX_DOCUMENT_NAME: usize = 200;
 /// ARN's `/` included), as the AWS SDKs encode it, so the path signs as sent.
 ///
 /// ```
-/// use agentmsg_runtime::providers::bedrock::model_path;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::providers::bedrock::model_path;
 /// assert_eq!(model_path("us.anthropic.claude-sonnet-4-5-20250929-v1:0", false),
 ///     "/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse");
 /// assert_eq!(

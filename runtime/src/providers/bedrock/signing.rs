@@ -15,7 +15,8 @@ pub const SIGNING_NAME: &str = "bedrock";
 /// `Debug` prints the key id only.
 ///
 /// ```
-/// use agentmsg_runtime::providers::bedrock::AwsCredentials;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::providers::bedrock::AwsCredentials;
 /// let credentials = AwsCredentials::new("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", None);
 /// let shown = format!("{credentials:?}");
 /// assert!(shown.contains("AKIDEXAMPLE") && !shown.contains("wJalr"));
@@ -86,7 +87,8 @@ pub struct SigningError(String);
 /// URL).
 ///
 /// ```
-/// use agentmsg_runtime::providers::bedrock::{sign_request, AwsCredentials};
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::providers::bedrock::{sign_request, AwsCredentials};
 /// use std::time::{Duration, UNIX_EPOCH};
 /// let credentials = AwsCredentials::new("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", None);
 /// let signed = sign_request(
@@ -99,7 +101,7 @@ pub struct SigningError(String);
 /// assert!(authorization.starts_with(
 ///     "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20231114/us-east-1/bedrock/aws4_request, SignedHeaders=content-type;host;x-amz-date, Signature="
 /// ));
-/// # Ok::<(), agentmsg_runtime::providers::bedrock::SigningError>(())
+/// # Ok::<(), agentmsg::providers::bedrock::SigningError>(())
 /// ```
 ///
 /// # Errors

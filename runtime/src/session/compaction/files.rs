@@ -17,7 +17,8 @@ use crate::{AgentMessage, Message};
 /// (by UTF-16 units), without repeats.
 ///
 /// ```
-/// # use agentmsg_runtime::session::FileLists;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::session::FileLists;
 /// let lists = FileLists::new(["b.rs", "a.rs", "c.rs"], ["c.rs"]);
 /// assert_eq!(lists.read_files, ["a.rs", "b.rs"]);
 /// assert_eq!(lists.modified_files, ["c.rs"]);

@@ -124,8 +124,9 @@ impl CompactionPolicy {
     /// (see [`estimate_tokens`] and [`ContextTokens`]).
     ///
     /// ```
-    /// # use agentmsg_runtime::{ImageContent, Message, UserMessage, UserContent, TextContent};
-    /// # use agentmsg_runtime::session::CompactionPolicy;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::{ImageContent, Message, UserMessage, UserContent, TextContent};
+    /// # use agentmsg::session::CompactionPolicy;
     /// let user = Message::User(UserMessage::new([
     ///     UserContent::Text(TextContent::new("12345678")),
     ///     UserContent::Image(ImageContent::from_base64("iVBORw0KGgo=").unwrap()),
@@ -159,8 +160,9 @@ impl CompactionPolicy {
     /// reserve of 16,384 tokens).
     ///
     /// ```
-    /// # use agentmsg_runtime::{AgentMessage, AssistantMessage, Message, TextContent, Usage};
-    /// # use agentmsg_runtime::session::CompactionPolicy;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::{AgentMessage, AssistantMessage, Message, TextContent, Usage};
+    /// # use agentmsg::session::CompactionPolicy;
     /// let reply = AssistantMessage::new([TextContent::new("ok")]).with_usage(Usage::new(190_000, 10));
     /// let messages: Vec<AgentMessage> = vec![Message::user("hi").into(), Message::Assistant(reply).into()];
     /// assert!(CompactionPolicy::Pi.should_compact(&messages, 200_000, 16_384));
@@ -182,8 +184,9 @@ impl CompactionPolicy {
     /// the model is sent.
     ///
     /// ```
-    /// # use agentmsg_runtime::{Message, Session};
-    /// # use agentmsg_runtime::session::CompactionPolicy;
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// # use agentmsg::{Message, Session};
+    /// # use agentmsg::session::CompactionPolicy;
     /// let mut session = Session::new();
     /// for i in 0..10 {
     ///     session.append(Message::user(format!("message {i} {}", "x".repeat(400))).into()).unwrap();
@@ -218,7 +221,8 @@ impl CompactionPolicy {
 /// it, with their own [`CompactionPolicy::context_tokens`]).
 ///
 /// ```
-/// # use agentmsg_runtime::session::should_compact;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::session::should_compact;
 /// assert!(should_compact(190_000, 200_000, 16_384));
 /// assert!(!should_compact(100_000, 200_000, 16_384));
 /// ```
@@ -455,8 +459,9 @@ pub enum SummaryPart {
 /// [`CompactionPolicy::plan`] plans from a session, by either policy.
 ///
 /// ```
-/// # use agentmsg_runtime::{Message, Session};
-/// # use agentmsg_runtime::session::plan_compaction;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::{Message, Session};
+/// # use agentmsg::session::plan_compaction;
 /// let mut session = Session::new();
 /// for i in 0..10 {
 ///     session.append(Message::user(format!("message {i} {}", "x".repeat(400))).into()).unwrap();

@@ -25,8 +25,9 @@ pub const TOOL_RESULT_MAX_CHARS: usize = 2000;
 /// object's keys (integer keys first), as pi writes them.
 ///
 /// ```
-/// # use agentmsg_runtime::{AssistantMessage, Message, ToolCall};
-/// # use agentmsg_runtime::session::serialize_conversation;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::{AssistantMessage, Message, ToolCall};
+/// # use agentmsg::session::serialize_conversation;
 /// let call = ToolCall::new("call_1", "read", serde_json::json!({"path": "a.rs"}));
 /// let messages = [
 ///     Message::user("What is in a.rs?"),

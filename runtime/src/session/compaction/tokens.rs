@@ -49,8 +49,9 @@ pub struct ContextTokens {
 /// hide a full context; the estimate of the messages is closer.
 ///
 /// ```
-/// # use agentmsg_runtime::{AgentMessage, AssistantMessage, Message, TextContent, Usage};
-/// # use agentmsg_runtime::session::estimate_context_tokens;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::{AgentMessage, AssistantMessage, Message, TextContent, Usage};
+/// # use agentmsg::session::estimate_context_tokens;
 /// let reply = AssistantMessage::new([TextContent::new("Hello")]).with_usage(Usage::new(370, 7));
 /// let messages: Vec<AgentMessage> = vec![
 ///     Message::user("Hi").into(),
@@ -109,8 +110,9 @@ fn context_tokens<M: Borrow<AgentMessage>>(
 /// four, 1,200 tokens an image); a message sent as nothing costs nothing.
 ///
 /// ```
-/// # use agentmsg_runtime::Message;
-/// # use agentmsg_runtime::session::estimate_tokens;
+/// # extern crate agentmsg_runtime as agentmsg;
+/// # use agentmsg::Message;
+/// # use agentmsg::session::estimate_tokens;
 /// assert_eq!(estimate_tokens(&Message::user("12345678").into()), 2);
 /// ```
 pub fn estimate_tokens(message: &AgentMessage) -> u64 {
