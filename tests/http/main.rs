@@ -5,9 +5,9 @@
 #[path = "../common/mod.rs"]
 mod common;
 
-mod compaction;
 #[cfg(feature = "bedrock")]
 mod bedrock;
+mod compaction;
 mod compatible;
 mod faults;
 mod payload;
@@ -16,14 +16,14 @@ mod redirects;
 mod replay;
 mod secrets;
 mod server;
-#[cfg(feature = "vertex")]
-mod vertex;
 #[cfg(feature = "tracing")]
 mod span_capture;
 #[cfg(feature = "tracing")]
 mod spans;
 mod stream_errors;
 mod verdicts;
+#[cfg(feature = "vertex")]
+mod vertex;
 
 use agentmsg::http::{ApiKey, Client, ClientError, Endpoint, Reply, Retry, StreamItem};
 use agentmsg::providers::{Api, Request, StreamEvent};

@@ -66,9 +66,9 @@ mod key;
 mod redact;
 mod redirect;
 mod stream;
+mod trace;
 #[cfg(feature = "vertex")]
 mod vertex;
-mod trace;
 
 #[cfg(feature = "bedrock")]
 pub use bedrock::{region_from_env, DEFAULT_BEDROCK_REGION};
