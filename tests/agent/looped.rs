@@ -760,4 +760,7 @@ async fn the_threshold_compactor_summarises_near_the_window() {
     let details = compaction.details.as_ref().expect("pi's details");
     assert_eq!(details["readFiles"], serde_json::json!([]));
     assert_eq!(details["modifiedFiles"], serde_json::json!([]));
+    // The summariser's call is recorded with its usage.
+    assert_eq!(details["summarizer"][0]["usage"]["input"], 900);
+    assert_eq!(details["summarizer"][0]["usage"]["output"], 20);
 }

@@ -81,14 +81,18 @@ impl<S: SessionStore> AgentSession for StoredSession<S> {
     }
 }
 
-/// Records `c` in `session`: with its plan's file lists (pi's `details`)
-/// when it was planned.
+/// Records `c` in `session`: when it was planned, with its plan's file
+/// lists and what the summariser's calls cost (pi's `details`, with
+/// `summarizer` beside the lists, as `Session::compact_with` records it).
 fn record_compaction(
     session: &mut Session,
     c: &Compacted,
 ) -> Result<MessageId, crate::session::SessionError> {
     match &c.plan {
-        Some(plan) => session.apply_compaction(plan, c.summary.clone()),
+        Some(plan) => {
+            let calls = vec![serde_json::json!({ "usage": c.usage })];
+            session.apply_with_details(plan, c.summary.clone(), Some(calls))
+        }
         None => session.compact(c.summary.clone(), c.first_kept.as_str(), c.tokens_before),
     }
 }

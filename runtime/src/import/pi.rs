@@ -681,6 +681,16 @@ impl PiImport {
             CompactionSummary::new(summary_text.unwrap_or_default(), tokens_before.unwrap_or(0));
         summary.first_kept_id = first_kept.map(MessageId::from);
         summary.timestamp = entry.timestamp.unwrap_or(0);
+        // pi's file lists (`details: {readFiles, modifiedFiles}`) ride on the
+        // compaction, so a later compaction of the imported file carries
+        // them; an extension's compaction (`fromHook`) has details of its
+        // own, which pi ignores, and they stay in the extra line.
+        if map.get("fromHook").and_then(Value::as_bool) != Some(true) {
+            if let Some(details) = map.get("details").filter(|d| d.is_object()) {
+                summary.details = Some(details.clone());
+                known.push("details");
+            }
+        }
         self.summary_line(
             imported,
             entry,

@@ -106,8 +106,8 @@ impl IdRule {
     /// (`mistral` → [`Mistral`](Self::Mistral)), else the api's
     /// ([`for_api`](Self::for_api)).
     ///
-    /// The other OpenAI-compatible servers that
-    /// [`Endpoint::compatible`](crate::http::Endpoint) names take the api's
+    /// The other OpenAI-compatible servers that the HTTP client's
+    /// `Endpoint::compatible` names take the api's
     /// ids: Groq, xAI, DeepSeek and OpenRouter pass Chat Completions ids
     /// through (OpenRouter maps them for the model behind it); Ollama, vLLM
     /// and LM Studio accept any string.

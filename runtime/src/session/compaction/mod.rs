@@ -506,7 +506,7 @@ impl Session {
 
     /// [`apply_compaction`](Self::apply_compaction), recording the
     /// summariser's calls in the details too.
-    fn apply_with_details(
+    pub(crate) fn apply_with_details(
         &mut self,
         plan: &CompactionPlan,
         summary: String,
