@@ -279,9 +279,10 @@ fn import_maps_a_version_3_session() {
             "\n",
             r#"{"role":"assistant","content":[{"type":"text","text":"Hi."}],"api":"openai-responses","provider":"openai","model":"gpt-5","usage":{"input":5,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":7,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1767323048000,"id":"e3","parentId":"e2"}"#,
             "\n",
-            r#"{"role":"compactionSummary","summary":"Said hello.","tokensBefore":1234,"firstKeptId":"e3","timestamp":1767323049500,"id":"e4","parentId":"e3"}"#,
+            // pi's file lists ride on the compaction, for a later one to carry.
+            r#"{"role":"compactionSummary","summary":"Said hello.","tokensBefore":1234,"firstKeptId":"e3","timestamp":1767323049500,"details":{"readFiles":["a.rs"]},"id":"e4","parentId":"e3"}"#,
             "\n",
-            r#"{"role":"extension","kind":"pi.compaction","data":{"details":{"readFiles":["a.rs"]},"fromHook":false},"id":"e4/extra"}"#,
+            r#"{"role":"extension","kind":"pi.compaction","data":{"fromHook":false},"id":"e4/extra"}"#,
             "\n",
             r#"{"role":"branchSummary","summary":"Tried another greeting.","fromId":"e4","timestamp":1767323050000,"id":"e5","parentId":"e1"}"#,
             "\n",

@@ -840,6 +840,31 @@ mod tests {
     }
 
     #[test]
+    fn a_compaction_keeps_its_file_lists_unless_an_extension_made_it() {
+        let text = concat!(
+            r#"{"type":"session","version":3,"id":"s"}"#,
+            "\n",
+            r#"{"type":"compaction","id":"c1","parentId":null,"summary":"S","tokensBefore":7,"details":{"readFiles":["a.rs"],"modifiedFiles":["b.rs"]}}"#,
+            "\n",
+            r#"{"type":"compaction","id":"c2","parentId":"c1","summary":"T","tokensBefore":7,"details":{"mine":1},"fromHook":true}"#,
+            "\n",
+        );
+        let imported = import(text).unwrap();
+        let lines: Vec<&str> = std::str::from_utf8(&imported.text)
+            .unwrap()
+            .lines()
+            .collect();
+        assert_eq!(
+            lines[1..],
+            [
+                r#"{"role":"compactionSummary","summary":"S","tokensBefore":7,"details":{"modifiedFiles":["b.rs"],"readFiles":["a.rs"]},"id":"c1","parentId":null}"#,
+                r#"{"role":"compactionSummary","summary":"T","tokensBefore":7,"id":"c2","parentId":"c1"}"#,
+                r#"{"role":"extension","kind":"pi.compaction","data":{"details":{"mine":1},"fromHook":true},"id":"c2/extra"}"#,
+            ]
+        );
+    }
+
+    #[test]
     fn adds_the_id_last() {
         let id = MessageId::from("a");
         let mut out = Vec::new();
