@@ -405,7 +405,16 @@ pub use agentmsg_runtime::{
 };
 
 // The modules, one concept each.
-#[cfg(feature = "agent")]
+// The runtime builds its loop only with a provider to send to.
+#[cfg(all(
+    feature = "agent",
+    any(
+        feature = "openai-chat",
+        feature = "openai-responses",
+        feature = "anthropic",
+        feature = "gemini"
+    )
+))]
 pub use agentmsg_runtime::agent;
 #[cfg(feature = "html")]
 pub use agentmsg_runtime::export;
