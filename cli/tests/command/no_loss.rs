@@ -55,9 +55,23 @@ fn an_array_cut_mid_write_keeps_every_byte() {
     let input = format!("[\n{USER},\n{REPLY},\n{{\"role\":\"us");
     let (run, after, _dir) = repair_in_place(input.as_bytes());
     assert_eq!(run.code, 0, "{run:?}");
-    assert_eq!(after, format!("{input}\n").as_bytes(), "{run:?}");
+    // The bytes no line holds (the opening bracket, the cut object) are
+    // kept whole in `agentmsg.fragment` lines; the messages stay as they are.
+    assert_eq!(fragments(&after), ["[", "{\"role\":\"us"], "{run:?}");
+    let text = String::from_utf8(after.clone()).unwrap();
+    assert!(text.contains(USER) && text.contains(REPLY), "{text}");
     // Whatever the format, reading the repaired copy never fails.
     assert!(read_transcript(&after[..]).is_ok());
+}
+
+/// The text each `agentmsg.fragment` line of `bytes` keeps, in order.
+fn fragments(bytes: &[u8]) -> Vec<String> {
+    lines(bytes)
+        .iter()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|v| v["kind"] == "agentmsg.fragment")
+        .map(|v| v["data"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 #[test]
@@ -232,10 +246,16 @@ fn a_torn_tail_then_an_append_leaves_a_readable_transcript() {
         check.stdout.contains("t.jsonl:2: error[undecodable]"),
         "{check:?}"
     );
-    let (run, after, _dir2) = repair_in_place(&bytes);
+    // repair keeps the fragment whole in a line check accepts, and names it.
+    let (run, after, dir2) = repair_in_place(&bytes);
     assert_eq!(run.code, 0, "{run:?}");
-    assert_eq!(after, bytes);
+    assert!(run.stdout.contains("t.jsonl:2:"), "{run:?}");
+    assert_eq!(fragments(&after), [torn]);
+    let (was, now) = (lines(&bytes), lines(&after));
+    assert_eq!((&now[0], &now[2]), (&was[0], &was[2]));
     assert_eq!(read_transcript(&after[..]).unwrap().messages.len(), 3);
+    let check = agentmsg_in(dir2.path(), &["check", "t.jsonl"]);
+    assert_eq!(check.code, 0, "{check:?}");
 }
 
 #[test]
