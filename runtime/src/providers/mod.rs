@@ -276,8 +276,23 @@ impl<'a> Request<'a> {
         provider: &str,
         api: &str,
     ) -> Result<crate::project::Prepared, EncodeError> {
+        self.prepared_with(provider, api, |target| target)
+    }
+
+    /// [`prepared`](Self::prepared) for the target `adjust` makes of the
+    /// one [`Target::new`](crate::Target::new) derives from the API's name.
+    pub(crate) fn prepared_with(
+        &self,
+        provider: &str,
+        api: &str,
+        adjust: impl FnOnce(crate::Target) -> crate::Target,
+    ) -> Result<crate::project::Prepared, EncodeError> {
         options::check(self)?;
-        let mut target = crate::Target::new(self.provider_or(provider), api, &self.model);
+        let mut target = adjust(crate::Target::new(
+            self.provider_or(provider),
+            api,
+            &self.model,
+        ));
         target.context_window = Catalog::builtin()
             .model(&self.model)
             .map(|m| m.context_window)

@@ -3,12 +3,13 @@
 use super::options::write_options;
 use super::{API, DEFAULT_MAX_TOKENS, MAX_DOCUMENT_TITLE, PROVIDER};
 use crate::message::MediaSource;
-use crate::project::{ChangeKind, Report};
+use crate::project::ChangeKind;
 use crate::providers::body::calls_of;
 use crate::providers::options::OptionReport;
-use crate::providers::shared::turns::{Side, Turns, OPENING};
+use crate::providers::shared::tools::{check_name, encode_tools, object_schema};
+use crate::providers::shared::turns::{write_turns, BlockWriter, Conversation, Turns};
 use crate::providers::{Body, EncodeError, Encoded, Request};
-use crate::Message;
+use crate::ToolResultMessage;
 use crate::{AssistantContent, DocumentContent, ImageContent, ToolResultContent, UserContent};
 use serde_json::{json, Map, Value};
 
@@ -29,74 +30,16 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     }
     let prepared = request.prepared(PROVIDER, API)?;
     let origins: Vec<usize> = prepared.provenance.iter().map(|o| o.index()).collect();
-    let mut encoder = Encoder {
+    let mut encoder = Encoder(Conversation {
         report: prepared.report,
         turns: Turns::new("Anthropic", ["user", "assistant"]),
         system: Vec::new(),
-    };
+    });
     if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
-        encoder.system.push(text_block(system));
+        encoder.0.system.push(text_block(system));
     }
-    let mut seen_conversation = false;
-    for (message, &index) in prepared.messages.iter().zip(&origins) {
-        match message {
-            Message::System(system) => {
-                if seen_conversation {
-                    encoder.change(
-                        index,
-                        ChangeKind::UnsupportedContent,
-                        "a system message in the conversation was moved to the top-level `system`",
-                    );
-                }
-                for block in system.content.iter().filter(|t| !t.text.is_empty()) {
-                    encoder.system.push(text_block(&block.text));
-                }
-            }
-            Message::User(user) => {
-                seen_conversation = true;
-                let blocks = encoder.user_blocks(index, &user.content);
-                encoder
-                    .turns
-                    .push(&mut encoder.report, index, Side::User, blocks, false);
-            }
-            Message::Assistant(assistant) => {
-                seen_conversation = true;
-                let blocks = encoder.assistant_blocks(index, &assistant.content);
-                encoder
-                    .turns
-                    .push(&mut encoder.report, index, Side::Model, blocks, false);
-            }
-            Message::ToolResult(result) => {
-                seen_conversation = true;
-                let mut block = Map::new();
-                block.insert("type".into(), "tool_result".into());
-                block.insert("tool_use_id".into(), result.tool_call_id.as_str().into());
-                let content = encoder.tool_result_content(index, &result.content);
-                if !content.is_empty() {
-                    block.insert("content".into(), Value::Array(content));
-                } else if result.is_error {
-                    block.insert("content".into(), json!([text_block("error")]));
-                }
-                if result.is_error {
-                    block.insert("is_error".into(), true.into());
-                }
-                encoder.turns.push(
-                    &mut encoder.report,
-                    index,
-                    Side::User,
-                    vec![Value::Object(block)],
-                    true,
-                );
-            }
-        }
-    }
-    encoder
-        .turns
-        .open_with_user(&mut encoder.report, text_block(OPENING));
-    encoder.trim_final_assistant();
-    if encoder.turns.list.is_empty() {
-        return Err(EncodeError::invalid("messages", "no message left to send"));
-    }
+    let messages = write_turns(&mut encoder, &prepared.messages, &origins)?;
+    let Conversation { report, system, .. } = encoder.0;
 
     let mut body = Map::new();
     body.insert("model".into(), request.model.clone().into());
@@ -104,35 +47,13 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
         "max_tokens".into(),
         request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS).into(),
     );
-    if !encoder.system.is_empty() {
-        body.insert("system".into(), Value::Array(encoder.system));
+    if !system.is_empty() {
+        body.insert("system".into(), Value::Array(system));
     }
-    let messages: Vec<Value> = encoder
-        .turns
-        .into_named()
-        .map(|(role, turn)| {
-            let mut content = turn.content;
-            if turn.side == Side::User {
-                // tool_result blocks must open the user turn that answers the calls.
-                content
-                    .sort_by_key(|b| b.get("type").and_then(Value::as_str) != Some("tool_result"));
-            }
-            json!({"role": role, "content": content})
-        })
-        .collect();
     let open_loop = tool_loop_without_thinking(&messages);
     body.insert("messages".into(), Value::Array(messages));
     if !request.tools.is_empty() {
-        let mut tools = Vec::with_capacity(request.tools.len());
-        for (i, tool) in request.tools.iter().enumerate() {
-            if request.tools.iter().take(i).any(|t| t.name == tool.name) {
-                return Err(EncodeError::invalid(
-                    format!("tools[{i}].name"),
-                    format!("`{}` is declared twice", tool.name),
-                ));
-            }
-            tools.push(encode_tool(i, tool)?);
-        }
+        let tools = encode_tools(&request.tools, encode_tool)?;
         body.insert("tools".into(), Value::Array(tools));
     }
     let mut options = OptionReport::default();
@@ -151,7 +72,7 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     );
     Ok(Encoded {
         body,
-        report: encoder.report,
+        report,
         options: options.0,
     })
 }
@@ -177,49 +98,9 @@ fn tool_loop_without_thinking(messages: &[Value]) -> bool {
     answers_calls && assistant["role"] == "assistant" && !thinks_first
 }
 
-pub(super) fn encode_tool(
-    i: usize,
-    tool: &crate::providers::ToolSpec,
-) -> Result<Value, EncodeError> {
-    let valid_name = !tool.name.is_empty()
-        && tool.name.len() <= 128
-        && tool
-            .name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-    if !valid_name {
-        return Err(EncodeError::invalid(
-            format!("tools[{i}].name"),
-            format!(
-                "`{}` does not match ^[a-zA-Z0-9_-]{{1,128}}$, which Anthropic requires",
-                tool.name
-            ),
-        ));
-    }
-    let schema = match &tool.parameters {
-        Value::Null => json!({"type": "object", "properties": {}}),
-        Value::Object(map) if map.is_empty() => json!({"type": "object", "properties": {}}),
-        Value::Object(map) => match map.get("type") {
-            Some(Value::String(t)) if t == "object" => Value::Object(map.clone()),
-            None => {
-                let mut map = map.clone();
-                map.insert("type".into(), "object".into());
-                Value::Object(map)
-            }
-            Some(other) => {
-                return Err(EncodeError::invalid(
-                    format!("tools[{i}].parameters.type"),
-                    format!("Anthropic takes only object schemas, found {other}"),
-                ))
-            }
-        },
-        other => {
-            return Err(EncodeError::invalid(
-                format!("tools[{i}].parameters"),
-                format!("the schema must be a JSON object, found {other}"),
-            ))
-        }
-    };
+fn encode_tool(i: usize, tool: &crate::providers::ToolSpec) -> Result<Value, EncodeError> {
+    check_name(i, &tool.name, 128, "Anthropic")?;
+    let schema = object_schema(i, &tool.parameters, "Anthropic")?;
     let mut out = Map::new();
     out.insert("name".into(), tool.name.clone().into());
     if !tool.description.is_empty() {
@@ -229,46 +110,20 @@ pub(super) fn encode_tool(
     Ok(Value::Object(out))
 }
 
-pub(super) struct Encoder {
-    report: Report,
-    turns: Turns,
-    system: Vec<Value>,
-}
+/// The request being encoded.
+pub(super) struct Encoder(Conversation);
 
-impl Encoder {
-    fn change(&mut self, index: usize, kind: ChangeKind, detail: impl Into<String>) {
-        self.report.record(index, kind, detail);
+impl BlockWriter for Encoder {
+    fn conversation(&mut self) -> &mut Conversation {
+        &mut self.0
     }
 
-    /// A conversation that ends with an assistant turn asks the model to go on
-    /// from it, and Anthropic refuses such a turn when it ends in whitespace.
-    fn trim_final_assistant(&mut self) {
-        let Some(turn) = self.turns.list.last_mut().filter(|t| t.side == Side::Model) else {
-            return;
-        };
-        let index = turn.last_index;
-        let Some(Value::Object(block)) = turn.content.last_mut() else {
-            return;
-        };
-        let Some(Value::String(text)) = block.get_mut("text") else {
-            return;
-        };
-        let trimmed = text.trim_end().len();
-        if trimmed == text.len() {
-            return;
-        }
-        text.truncate(trimmed);
-        if trimmed == 0 {
-            turn.content.pop();
-            if turn.content.is_empty() {
-                self.turns.list.pop();
-            }
-        }
-        self.change(
-            index,
-            ChangeKind::UnsupportedContent,
-            "trailing whitespace removed from the final assistant turn, which Anthropic refuses",
-        );
+    fn text_block(text: &str) -> Value {
+        text_block(text)
+    }
+
+    fn is_result(block: &Value) -> bool {
+        block.get("type").and_then(Value::as_str) == Some("tool_result")
     }
 
     fn user_blocks(&mut self, index: usize, content: &[UserContent]) -> Vec<Value> {
@@ -299,6 +154,93 @@ impl Encoder {
             }
         }
         out
+    }
+
+    fn assistant_blocks(&mut self, index: usize, content: &[AssistantContent]) -> Vec<Value> {
+        let mut out = Vec::with_capacity(content.len());
+        for block in content {
+            match block {
+                AssistantContent::Text(t) => {
+                    if !t.text.is_empty() {
+                        let mut block = text_block(&t.text);
+                        // Citations come only from Anthropic here: prepare
+                        // dropped any other API's.
+                        if let Some(citations) = &t.citations {
+                            block["citations"] = citations.to_value();
+                        }
+                        out.push(block);
+                    }
+                }
+                // `prepare` made every assistant image text for this API (its
+                // `Target::assistant_images` is false): none reaches the encoder.
+                AssistantContent::Image(_) => {}
+                AssistantContent::ProviderBlock(provider) => {
+                    let kind = provider.type_name();
+                    if kind == "fallback" {
+                        self.change(
+                            index,
+                            ChangeKind::DroppedProviderData,
+                            "dropped a `fallback` block: it tells which model answered, and no request takes it",
+                        );
+                    } else if provider.api == API && provider.block.is_object() {
+                        out.push(provider.block.to_value());
+                    } else {
+                        self.change(
+                            index,
+                            ChangeKind::DroppedProviderData,
+                            format!(
+                                "dropped a `{kind}` block of `{}`: Anthropic takes back only its own",
+                                provider.api
+                            ),
+                        );
+                    }
+                }
+                AssistantContent::Thinking(thinking) => match thinking.signature() {
+                    Some(signature) => out.push(json!({
+                        "type": "thinking",
+                        "thinking": thinking.thinking,
+                        "signature": signature,
+                    })),
+                    None => self.change(
+                        index,
+                        ChangeKind::DroppedThinking,
+                        "thinking without a signature cannot be replayed to Anthropic: dropped",
+                    ),
+                },
+                AssistantContent::RedactedThinking(r) => {
+                    out.push(json!({"type": "redacted_thinking", "data": r.data}));
+                }
+                AssistantContent::ToolCall(call) => out.push(json!({
+                    "type": "tool_use",
+                    "id": call.id,
+                    "name": call.name,
+                    "input": call.arguments.to_value(),
+                })),
+            }
+        }
+        out
+    }
+
+    fn tool_result_block(&mut self, index: usize, result: &ToolResultMessage) -> Value {
+        let mut block = Map::new();
+        block.insert("type".into(), "tool_result".into());
+        block.insert("tool_use_id".into(), result.tool_call_id.as_str().into());
+        let content = self.tool_result_content(index, &result.content);
+        if !content.is_empty() {
+            block.insert("content".into(), Value::Array(content));
+        } else if result.is_error {
+            block.insert("content".into(), json!([text_block("error")]));
+        }
+        if result.is_error {
+            block.insert("is_error".into(), true.into());
+        }
+        Value::Object(block)
+    }
+}
+
+impl Encoder {
+    fn change(&mut self, index: usize, kind: ChangeKind, detail: impl Into<String>) {
+        self.0.report.record(index, kind, detail);
     }
 
     fn image_block(&mut self, index: usize, image: &ImageContent) -> Value {
@@ -388,71 +330,6 @@ impl Encoder {
             block.insert("title".into(), short.into());
         }
         Value::Object(block)
-    }
-
-    fn assistant_blocks(&mut self, index: usize, content: &[AssistantContent]) -> Vec<Value> {
-        let mut out = Vec::with_capacity(content.len());
-        for block in content {
-            match block {
-                AssistantContent::Text(t) => {
-                    if !t.text.is_empty() {
-                        let mut block = text_block(&t.text);
-                        // Citations come only from Anthropic here: prepare
-                        // dropped any other API's.
-                        if let Some(citations) = &t.citations {
-                            block["citations"] = citations.to_value();
-                        }
-                        out.push(block);
-                    }
-                }
-                // `prepare` made every assistant image text for this API (its
-                // `Target::assistant_images` is false): none reaches the encoder.
-                AssistantContent::Image(_) => {}
-                AssistantContent::ProviderBlock(provider) => {
-                    let kind = provider.type_name();
-                    if kind == "fallback" {
-                        self.change(
-                            index,
-                            ChangeKind::DroppedProviderData,
-                            "dropped a `fallback` block: it tells which model answered, and no request takes it",
-                        );
-                    } else if provider.api == API && provider.block.is_object() {
-                        out.push(provider.block.to_value());
-                    } else {
-                        self.change(
-                            index,
-                            ChangeKind::DroppedProviderData,
-                            format!(
-                                "dropped a `{kind}` block of `{}`: Anthropic takes back only its own",
-                                provider.api
-                            ),
-                        );
-                    }
-                }
-                AssistantContent::Thinking(thinking) => match thinking.signature() {
-                    Some(signature) => out.push(json!({
-                        "type": "thinking",
-                        "thinking": thinking.thinking,
-                        "signature": signature,
-                    })),
-                    None => self.change(
-                        index,
-                        ChangeKind::DroppedThinking,
-                        "thinking without a signature cannot be replayed to Anthropic: dropped",
-                    ),
-                },
-                AssistantContent::RedactedThinking(r) => {
-                    out.push(json!({"type": "redacted_thinking", "data": r.data}));
-                }
-                AssistantContent::ToolCall(call) => out.push(json!({
-                    "type": "tool_use",
-                    "id": call.id,
-                    "name": call.name,
-                    "input": call.arguments.to_value(),
-                })),
-            }
-        }
-        out
     }
 
     fn tool_result_content(&mut self, index: usize, content: &[ToolResultContent]) -> Vec<Value> {

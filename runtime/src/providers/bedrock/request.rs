@@ -5,13 +5,14 @@ use serde_json::{json, Map, Value};
 use super::options::write_options;
 use super::{is_claude, API, PROVIDER};
 use crate::message::MediaSource;
-use crate::project::{ChangeKind, IdRule, Report};
+use crate::project::{ChangeKind, IdRule};
 use crate::providers::body::calls_of;
 use crate::providers::options::OptionReport;
-use crate::providers::shared::turns::{Side, Turns, OPENING};
+use crate::providers::shared::tools::{check_name, encode_tools, object_schema};
+use crate::providers::shared::turns::{write_turns, BlockWriter, Conversation, Turns};
 use crate::providers::{Body, EncodeError, Encoded, Request, ToolSpec};
+use crate::ToolResultMessage;
 use crate::{AssistantContent, DocumentContent, ImageContent, ToolResultContent, UserContent};
-use crate::{Message, Target};
 
 /// The image formats Converse reads, by MIME type.
 const IMAGE_FORMATS: [(&str, &str); 4] = [
@@ -91,111 +92,37 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     if request.model.trim().is_empty() {
         return Err(EncodeError::invalid("model", "the model id is empty"));
     }
-    crate::providers::options::check(request)?;
     let claude = is_claude(&request.model);
-    let mut target = Target::new(request.provider_or(PROVIDER), API, &request.model)
-        .id_rule(IdRule::Anthropic)
-        .tool_result_images(true)
-        .unsigned_thinking(!claude);
-    target.context_window = crate::providers::Catalog::builtin()
-        .model(&request.model)
-        .map(|m| m.context_window)
-        .filter(|&window| window != 0);
-    let prepared = request.messages.prepare(&target);
+    let prepared = request.prepared_with(PROVIDER, API, |target| {
+        target
+            .id_rule(IdRule::Anthropic)
+            .tool_result_images(true)
+            .unsigned_thinking(!claude)
+    })?;
     let origins: Vec<usize> = prepared.provenance.iter().map(|o| o.index()).collect();
     let mut encoder = Encoder {
-        report: prepared.report,
-        turns: Turns::new("Bedrock", ["user", "assistant"]),
-        system: Vec::new(),
+        conversation: Conversation {
+            report: prepared.report,
+            turns: Turns::new("Bedrock", ["user", "assistant"]),
+            system: Vec::new(),
+        },
         claude,
     };
     if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
-        encoder.system.push(json!({ "text": system }));
+        encoder
+            .conversation
+            .system
+            .push(Encoder::text_block(system));
     }
-    let mut seen_conversation = false;
-    for (message, &index) in prepared.messages.iter().zip(&origins) {
-        match message {
-            Message::System(system) => {
-                if seen_conversation {
-                    encoder.report.record(
-                        index,
-                        ChangeKind::UnsupportedContent,
-                        "a system message in the conversation was moved to the top-level `system`",
-                    );
-                }
-                for block in system.content.iter().filter(|t| !t.text.is_empty()) {
-                    encoder.system.push(json!({ "text": block.text }));
-                }
-            }
-            Message::User(user) => {
-                seen_conversation = true;
-                let blocks = encoder.user_blocks(index, &user.content);
-                encoder
-                    .turns
-                    .push(&mut encoder.report, index, Side::User, blocks, false);
-            }
-            Message::Assistant(assistant) => {
-                seen_conversation = true;
-                let blocks = encoder.assistant_blocks(index, &assistant.content);
-                encoder
-                    .turns
-                    .push(&mut encoder.report, index, Side::Model, blocks, false);
-            }
-            Message::ToolResult(result) => {
-                seen_conversation = true;
-                let mut content = encoder.tool_result_content(index, &result.content);
-                if content.is_empty() {
-                    // `content` is required; an empty result says so.
-                    content.push(
-                        json!({"text": if result.is_error { "error" } else { "(no output)" }}),
-                    );
-                }
-                let block = json!({"toolResult": {
-                    "toolUseId": result.tool_call_id,
-                    "content": content,
-                    "status": if result.is_error { "error" } else { "success" },
-                }});
-                encoder
-                    .turns
-                    .push(&mut encoder.report, index, Side::User, vec![block], true);
-            }
-        }
-    }
-    encoder
-        .turns
-        .open_with_user(&mut encoder.report, json!({ "text": OPENING }));
-    encoder.trim_final_assistant();
-    if encoder.turns.list.is_empty() {
-        return Err(EncodeError::invalid("messages", "no message left to send"));
-    }
+    let messages = write_turns(&mut encoder, &prepared.messages, &origins)?;
+    let Conversation { report, system, .. } = encoder.conversation;
 
     let mut body = Map::new();
-    let messages: Vec<Value> = encoder
-        .turns
-        .into_named()
-        .map(|(role, turn)| {
-            let mut content = turn.content;
-            if turn.side == Side::User {
-                // The results must open the user turn that answers the calls.
-                content.sort_by_key(|b| b.get("toolResult").is_none());
-            }
-            json!({"role": role, "content": content})
-        })
-        .collect();
     body.insert("messages".into(), Value::Array(messages));
-    if !encoder.system.is_empty() {
-        body.insert("system".into(), Value::Array(encoder.system));
+    if !system.is_empty() {
+        body.insert("system".into(), Value::Array(system));
     }
-    let mut tools = Vec::with_capacity(request.tools.len());
-    for (i, tool) in request.tools.iter().enumerate() {
-        if request.tools.iter().take(i).any(|t| t.name == tool.name) {
-            return Err(EncodeError::invalid(
-                format!("tools[{i}].name"),
-                format!("`{}` is declared twice", tool.name),
-            ));
-        }
-        tools.push(encode_tool(i, tool)?);
-    }
+    let tools = encode_tools(&request.tools, encode_tool)?;
     let mut options = OptionReport::default();
     write_options(request, tools, &mut body, &mut options);
     let body = Body::with_arguments(
@@ -209,52 +136,15 @@ pub fn encode_request(request: &Request) -> Result<Encoded, EncodeError> {
     );
     Ok(Encoded {
         body,
-        report: encoder.report,
+        report,
         options: options.0,
     })
 }
 
 /// One tool as a `toolSpec`.
 fn encode_tool(i: usize, tool: &ToolSpec) -> Result<Value, EncodeError> {
-    let valid_name = !tool.name.is_empty()
-        && tool.name.len() <= 64
-        && tool
-            .name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-    if !valid_name {
-        return Err(EncodeError::invalid(
-            format!("tools[{i}].name"),
-            format!(
-                "`{}` does not match ^[a-zA-Z0-9_-]{{1,64}}$, which Bedrock requires",
-                tool.name
-            ),
-        ));
-    }
-    let schema = match &tool.parameters {
-        Value::Null => json!({"type": "object", "properties": {}}),
-        Value::Object(map) if map.is_empty() => json!({"type": "object", "properties": {}}),
-        Value::Object(map) => match map.get("type") {
-            Some(Value::String(t)) if t == "object" => Value::Object(map.clone()),
-            None => {
-                let mut map = map.clone();
-                map.insert("type".into(), "object".into());
-                Value::Object(map)
-            }
-            Some(other) => {
-                return Err(EncodeError::invalid(
-                    format!("tools[{i}].parameters.type"),
-                    format!("Bedrock takes only object schemas, found {other}"),
-                ))
-            }
-        },
-        other => {
-            return Err(EncodeError::invalid(
-                format!("tools[{i}].parameters"),
-                format!("the schema must be a JSON object, found {other}"),
-            ))
-        }
-    };
+    check_name(i, &tool.name, 64, "Bedrock")?;
+    let schema = object_schema(i, &tool.parameters, "Bedrock")?;
     let mut spec = Map::new();
     spec.insert("name".into(), tool.name.clone().into());
     if !tool.description.is_empty() {
@@ -264,47 +154,23 @@ fn encode_tool(i: usize, tool: &ToolSpec) -> Result<Value, EncodeError> {
     Ok(json!({ "toolSpec": spec }))
 }
 
+/// The request being encoded, for a Claude model or another.
 struct Encoder {
-    report: Report,
-    turns: Turns,
-    system: Vec<Value>,
+    conversation: Conversation,
     claude: bool,
 }
 
-impl Encoder {
-    fn change(&mut self, index: usize, kind: ChangeKind, detail: impl Into<String>) {
-        self.report.record(index, kind, detail);
+impl BlockWriter for Encoder {
+    fn conversation(&mut self) -> &mut Conversation {
+        &mut self.conversation
     }
 
-    /// A conversation that ends with an assistant turn asks the model to go on
-    /// from it; Claude on Bedrock refuses such a turn ending in whitespace.
-    fn trim_final_assistant(&mut self) {
-        let Some(turn) = self.turns.list.last_mut().filter(|t| t.side == Side::Model) else {
-            return;
-        };
-        let index = turn.last_index;
-        let Some(Value::Object(block)) = turn.content.last_mut() else {
-            return;
-        };
-        let Some(Value::String(text)) = block.get_mut("text") else {
-            return;
-        };
-        let trimmed = text.trim_end().len();
-        if trimmed == text.len() {
-            return;
-        }
-        text.truncate(trimmed);
-        if trimmed == 0 {
-            turn.content.pop();
-            if turn.content.is_empty() {
-                self.turns.list.pop();
-            }
-        }
-        self.change(
-            index,
-            ChangeKind::UnsupportedContent,
-            "trailing whitespace removed from the final assistant turn, which Bedrock refuses",
-        );
+    fn text_block(text: &str) -> Value {
+        json!({ "text": text })
+    }
+
+    fn is_result(block: &Value) -> bool {
+        block.get("toolResult").is_some()
     }
 
     fn user_blocks(&mut self, index: usize, content: &[UserContent]) -> Vec<Value> {
@@ -335,6 +201,82 @@ impl Encoder {
             }
         }
         out
+    }
+
+    fn assistant_blocks(&mut self, index: usize, content: &[AssistantContent]) -> Vec<Value> {
+        let mut out = Vec::with_capacity(content.len());
+        for block in content {
+            match block {
+                AssistantContent::Text(t) => {
+                    if !t.text.is_empty() {
+                        out.push(json!({ "text": t.text }));
+                    }
+                }
+                // `prepare` made every assistant image text for this API.
+                AssistantContent::Image(_) => {}
+                AssistantContent::ProviderBlock(provider) => {
+                    if provider.api == API && provider.block.is_object() {
+                        out.push(provider.block.to_value());
+                    } else {
+                        self.change(
+                            index,
+                            ChangeKind::DroppedProviderData,
+                            format!(
+                                "dropped a `{}` block of `{}`: Bedrock takes back only its own",
+                                provider.type_name(),
+                                provider.api
+                            ),
+                        );
+                    }
+                }
+                AssistantContent::Thinking(thinking) => {
+                    if thinking.thinking.is_empty() && thinking.signature().is_none() {
+                        continue;
+                    }
+                    match thinking.signature() {
+                        Some(signature) => out.push(json!({"reasoningContent": {"reasoningText": {
+                            "text": thinking.thinking, "signature": signature
+                        }}})),
+                        None if !self.claude => out.push(json!({"reasoningContent": {
+                            "reasoningText": {"text": thinking.thinking}
+                        }})),
+                        None => self.change(
+                            index,
+                            ChangeKind::DroppedThinking,
+                            "thinking without a signature cannot be replayed to Claude on Bedrock: dropped",
+                        ),
+                    }
+                }
+                AssistantContent::RedactedThinking(r) => {
+                    out.push(json!({"reasoningContent": {"redactedContent": r.data}}));
+                }
+                AssistantContent::ToolCall(call) => out.push(json!({"toolUse": {
+                    "toolUseId": call.id,
+                    "name": call.name,
+                    "input": call.arguments.to_value(),
+                }})),
+            }
+        }
+        out
+    }
+
+    fn tool_result_block(&mut self, index: usize, result: &ToolResultMessage) -> Value {
+        let mut content = self.tool_result_content(index, &result.content);
+        if content.is_empty() {
+            // `content` is required; an empty result says so.
+            content.push(json!({"text": if result.is_error { "error" } else { "(no output)" }}));
+        }
+        json!({"toolResult": {
+            "toolUseId": result.tool_call_id,
+            "content": content,
+            "status": if result.is_error { "error" } else { "success" },
+        }})
+    }
+}
+
+impl Encoder {
+    fn change(&mut self, index: usize, kind: ChangeKind, detail: impl Into<String>) {
+        self.conversation.report.record(index, kind, detail);
     }
 
     fn image_block(&mut self, index: usize, image: &ImageContent) -> Value {
@@ -453,63 +395,6 @@ impl Encoder {
             );
         }
         name
-    }
-
-    fn assistant_blocks(&mut self, index: usize, content: &[AssistantContent]) -> Vec<Value> {
-        let mut out = Vec::with_capacity(content.len());
-        for block in content {
-            match block {
-                AssistantContent::Text(t) => {
-                    if !t.text.is_empty() {
-                        out.push(json!({ "text": t.text }));
-                    }
-                }
-                // `prepare` made every assistant image text for this API.
-                AssistantContent::Image(_) => {}
-                AssistantContent::ProviderBlock(provider) => {
-                    if provider.api == API && provider.block.is_object() {
-                        out.push(provider.block.to_value());
-                    } else {
-                        self.change(
-                            index,
-                            ChangeKind::DroppedProviderData,
-                            format!(
-                                "dropped a `{}` block of `{}`: Bedrock takes back only its own",
-                                provider.type_name(),
-                                provider.api
-                            ),
-                        );
-                    }
-                }
-                AssistantContent::Thinking(thinking) => {
-                    if thinking.thinking.is_empty() && thinking.signature().is_none() {
-                        continue;
-                    }
-                    match thinking.signature() {
-                        Some(signature) => out.push(json!({"reasoningContent": {"reasoningText": {
-                            "text": thinking.thinking, "signature": signature
-                        }}})),
-                        None if !self.claude => out.push(json!({"reasoningContent": {
-                            "reasoningText": {"text": thinking.thinking}
-                        }})),
-                        None => self.change(
-                            index,
-                            ChangeKind::DroppedThinking,
-                            "thinking without a signature cannot be replayed to Claude on Bedrock: dropped",
-                        ),
-                    }
-                }
-                AssistantContent::RedactedThinking(r) => {
-                    out.push(json!({"reasoningContent": {"redactedContent": r.data}}));
-                }
-                AssistantContent::ToolCall(call) => out.push(json!({"toolUse": {
-                    "toolUseId": call.id,
-                    "name": call.name,
-                    "input": call.arguments.to_value(),
-                }})),
-            }
-        }
-        out
     }
 
     fn tool_result_content(&mut self, index: usize, content: &[ToolResultContent]) -> Vec<Value> {

@@ -12,7 +12,12 @@ pub(crate) mod openai_error;
 pub(crate) mod openai_options;
 #[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
 pub(crate) mod parts;
-#[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
+#[cfg(any(
+    feature = "openai-chat",
+    feature = "openai-responses",
+    feature = "anthropic",
+    feature = "bedrock"
+))]
 pub(crate) mod tools;
 #[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock"))]
 pub(crate) mod turns;

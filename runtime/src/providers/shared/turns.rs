@@ -1,11 +1,16 @@
 //! Turn building for the APIs that take a strict user/model alternation
-//! (Anthropic Messages, Gemini): consecutive messages of one side merge into
-//! one turn, and a conversation that opens with the model's turn gets a short
-//! user turn before it. Each change is reported.
+//! (Anthropic Messages, Gemini, Bedrock Converse): consecutive messages of one
+//! side merge into one turn, and a conversation that opens with the model's
+//! turn gets a short user turn before it. Each change is reported. The two
+//! APIs whose turns are `{role, content}` lists of blocks (Anthropic Messages,
+//! Bedrock Converse) also share the walk over the messages ([`BlockWriter`],
+//! [`write_turns`]); each writes the blocks in its own shape.
 
 use serde_json::Value;
 
 use crate::project::{ChangeKind, Report};
+#[cfg(any(feature = "anthropic", feature = "bedrock"))]
+use crate::{providers::EncodeError, AssistantContent, Message, ToolResultMessage, UserContent};
 
 /// The text of the user turn put before a conversation that opens with the
 /// model's turn (both APIs want a user turn first).
@@ -35,7 +40,7 @@ pub(crate) struct Turn {
 /// The turns of a request, as they are built.
 pub(crate) struct Turns {
     pub(crate) list: Vec<Turn>,
-    /// The API's name, for the report (`Anthropic`, `Gemini`).
+    /// The API's name, for the report (`Anthropic`, `Gemini`, `Bedrock`).
     api: &'static str,
     /// The API's role names: user, then model.
     roles: [&'static str; 2],
@@ -118,6 +123,43 @@ impl Turns {
         });
     }
 
+    /// A conversation that ends with the model's turn asks the model to go on
+    /// from it, and the APIs refuse such a turn ending in whitespace: its last
+    /// text block is trimmed (and dropped when nothing is left, the turn too
+    /// when it is empty then), reported.
+    #[cfg(any(feature = "anthropic", feature = "bedrock"))]
+    fn trim_final_text(&mut self, report: &mut Report) {
+        let Some(turn) = self.list.last_mut().filter(|t| t.side == Side::Model) else {
+            return;
+        };
+        let index = turn.last_index;
+        let Some(Value::Object(block)) = turn.content.last_mut() else {
+            return;
+        };
+        let Some(Value::String(text)) = block.get_mut("text") else {
+            return;
+        };
+        let trimmed = text.trim_end().len();
+        if trimmed == text.len() {
+            return;
+        }
+        text.truncate(trimmed);
+        if trimmed == 0 {
+            turn.content.pop();
+            if turn.content.is_empty() {
+                self.list.pop();
+            }
+        }
+        report.record(
+            index,
+            ChangeKind::UnsupportedContent,
+            format!(
+                "trailing whitespace removed from the final {} turn, which {} refuses",
+                self.roles[1], self.api
+            ),
+        );
+    }
+
     /// The conversation must open with a user turn; one that opens with the
     /// model's gets a user turn holding `opening` (the API's block for
     /// [`OPENING`]) before it.
@@ -142,4 +184,98 @@ impl Turns {
             format!("the conversation opened with the model's turn: a user turn `{OPENING}` was put before it"),
         );
     }
+}
+
+/// The state of a request being encoded by [`write_turns`]: the report, the
+/// turns and the top-level `system` blocks.
+#[cfg(any(feature = "anthropic", feature = "bedrock"))]
+pub(crate) struct Conversation {
+    pub(crate) report: Report,
+    pub(crate) turns: Turns,
+    pub(crate) system: Vec<Value>,
+}
+
+/// How one API whose turns are lists of blocks writes each message's blocks.
+#[cfg(any(feature = "anthropic", feature = "bedrock"))]
+pub(crate) trait BlockWriter {
+    /// The request being encoded.
+    fn conversation(&mut self) -> &mut Conversation;
+    /// A text block (of `system`, or the opening user turn).
+    fn text_block(text: &str) -> Value;
+    /// Whether `block` is a tool result (those open the user turn they are in).
+    fn is_result(block: &Value) -> bool;
+    /// The blocks of the user message of input `index`.
+    fn user_blocks(&mut self, index: usize, content: &[UserContent]) -> Vec<Value>;
+    /// The blocks of the assistant message of input `index`.
+    fn assistant_blocks(&mut self, index: usize, content: &[AssistantContent]) -> Vec<Value>;
+    /// The block of the tool result of input `index`.
+    fn tool_result_block(&mut self, index: usize, result: &ToolResultMessage) -> Value;
+}
+
+/// Walks the prepared `messages` (`origins`: the input index of each) into
+/// `writer`'s turns and `system`, and returns the turns as `{role, content}`
+/// objects, tool results first in each user turn. A system message after the
+/// conversation began moves to `system`; a conversation that opens with the
+/// model's turn gets a user turn before it; a final assistant turn loses its
+/// trailing whitespace. Each change is reported.
+///
+/// # Errors
+/// [`EncodeError::Invalid`] at `messages` when no message is left to send.
+#[cfg(any(feature = "anthropic", feature = "bedrock"))]
+pub(crate) fn write_turns<W: BlockWriter>(
+    writer: &mut W,
+    messages: &[Message],
+    origins: &[usize],
+) -> Result<Vec<Value>, EncodeError> {
+    let mut seen_conversation = false;
+    for (message, &index) in messages.iter().zip(origins) {
+        let (side, blocks, is_result) = match message {
+            Message::System(system) => {
+                let conversation = writer.conversation();
+                if seen_conversation {
+                    conversation.report.record(
+                        index,
+                        ChangeKind::UnsupportedContent,
+                        "a system message in the conversation was moved to the top-level `system`",
+                    );
+                }
+                for block in system.content.iter().filter(|t| !t.text.is_empty()) {
+                    conversation.system.push(W::text_block(&block.text));
+                }
+                continue;
+            }
+            Message::User(user) => (Side::User, writer.user_blocks(index, &user.content), false),
+            Message::Assistant(assistant) => (
+                Side::Model,
+                writer.assistant_blocks(index, &assistant.content),
+                false,
+            ),
+            Message::ToolResult(result) => (
+                Side::User,
+                vec![writer.tool_result_block(index, result)],
+                true,
+            ),
+        };
+        seen_conversation = true;
+        let Conversation { report, turns, .. } = writer.conversation();
+        turns.push(report, index, side, blocks, is_result);
+    }
+    let Conversation { report, turns, .. } = writer.conversation();
+    turns.open_with_user(report, W::text_block(OPENING));
+    turns.trim_final_text(report);
+    if turns.list.is_empty() {
+        return Err(EncodeError::invalid("messages", "no message left to send"));
+    }
+    Ok(std::mem::take(&mut turns.list)
+        .into_iter()
+        .map(|turn| {
+            let role = turns.role(turn.side);
+            let mut content = turn.content;
+            if turn.side == Side::User {
+                // The results must open the user turn that answers the calls.
+                content.sort_by_key(|b| !W::is_result(b));
+            }
+            serde_json::json!({"role": role, "content": content})
+        })
+        .collect())
 }
