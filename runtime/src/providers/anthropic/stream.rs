@@ -160,24 +160,16 @@ impl StreamDecoder {
         Self::default()
     }
 
-    fn fail(&mut self, event: usize, path: &str, message: impl Into<String>) -> ResponseError {
-        let message = message.into();
-        self.latch.fail(event, format!("{path}: {message}"));
-        ResponseError::Invalid {
-            event: Some(event),
-            path: path.to_owned(),
-            message,
-        }
-    }
-
     fn handle(&mut self, index: usize, event: WireEvent) -> Result<(), ResponseError> {
         if self.stopped && !matches!(event, WireEvent::Ping | WireEvent::Other) {
-            return Err(self.fail(index, "type", "event after message_stop"));
+            return Err(self
+                .latch
+                .invalid(index, "type", "event after message_stop"));
         }
         match event {
             WireEvent::MessageStart { message: wire } => {
                 if self.message.is_some() {
-                    return Err(self.fail(
+                    return Err(self.latch.invalid(
                         index,
                         "type",
                         "a second message_start: the stream holds more than one message",
@@ -220,7 +212,7 @@ impl StreamDecoder {
                 let content_block = raw.to_value();
                 self.require_started(index)?;
                 if self.slots.contains_key(&block) {
-                    return Err(self.fail(
+                    return Err(self.latch.invalid(
                         index,
                         "index",
                         format!("content block {block} started twice"),
@@ -260,7 +252,7 @@ impl StreamDecoder {
                         ));
                         let (id, name) = (field("id"), field("name"));
                         if id.is_empty() || name.is_empty() {
-                            return Err(self.fail(
+                            return Err(self.latch.invalid(
                                 index,
                                 "content_block",
                                 "tool_use block without id or name",
@@ -274,7 +266,7 @@ impl StreamDecoder {
                         }
                     }
                     _ if !content_block.is_object() => {
-                        return Err(self.fail(
+                        return Err(self.latch.invalid(
                             index,
                             "content_block",
                             "a content block must be a JSON object",
@@ -299,7 +291,7 @@ impl StreamDecoder {
             } => {
                 self.require_started(index)?;
                 let Some(Slot::Open(open)) = self.slots.get_mut(&block) else {
-                    return Err(self.fail(
+                    return Err(self.latch.invalid(
                         index,
                         "index",
                         format!("delta for content block {block}, which is not open"),
@@ -357,7 +349,7 @@ impl StreamDecoder {
                     _ => true,
                 };
                 if mismatch {
-                    return Err(self.fail(
+                    return Err(self.latch.invalid(
                         index,
                         "delta.type",
                         format!("delta does not fit content block {block}"),
@@ -376,7 +368,7 @@ impl StreamDecoder {
             WireEvent::ContentBlockStop { index: block } => {
                 self.require_started(index)?;
                 let Some(Slot::Open(open)) = self.slots.insert(block, Slot::Closed) else {
-                    return Err(self.fail(
+                    return Err(self.latch.invalid(
                         index,
                         "index",
                         format!("stop for content block {block}, which is not open"),
@@ -419,7 +411,9 @@ impl StreamDecoder {
 
     fn require_started(&mut self, index: usize) -> Result<(), ResponseError> {
         if self.message.is_none() {
-            return Err(self.fail(index, "type", "event before message_start"));
+            return Err(self
+                .latch
+                .invalid(index, "type", "event before message_start"));
         }
         Ok(())
     }
@@ -454,14 +448,14 @@ impl StreamDecoder {
                             ToolArguments::from_raw(value).unwrap_or_default()
                         }
                         Ok(other) => {
-                            return Err(self.fail(
+                            return Err(self.latch.invalid(
                                 index,
                                 "input_json_delta",
                                 format!("tool input of `{name}` is not a JSON object: {other}"),
                             ))
                         }
                         Err(e) => {
-                            return Err(self.fail(
+                            return Err(self.latch.invalid(
                                 index,
                                 "input_json_delta",
                                 format!("tool input of `{name}` is not valid JSON: {e}"),
@@ -484,7 +478,7 @@ impl StreamDecoder {
                         Ok(input) => updates.push(("input", input)),
                         Err(e) => {
                             let kind = start.get("type").and_then(Value::as_str).unwrap_or("");
-                            return Err(self.fail(
+                            return Err(self.latch.invalid(
                                 index,
                                 "input_json_delta",
                                 format!("input of the `{kind}` block is not valid JSON: {e}"),

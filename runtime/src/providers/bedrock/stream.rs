@@ -137,34 +137,26 @@ impl StreamDecoder {
         Self::default()
     }
 
-    fn fail(&mut self, event: usize, path: &str, message: impl Into<String>) -> ResponseError {
-        let message = message.into();
-        self.latch.fail(event, format!("{path}: {message}"));
-        ResponseError::Invalid {
-            event: Some(event),
-            path: path.to_owned(),
-            message,
-        }
-    }
-
     fn parse<T: serde::de::DeserializeOwned>(
         &mut self,
         index: usize,
         kind: &str,
         payload: Value,
     ) -> Result<T, ResponseError> {
-        serde_json::from_value(payload).map_err(|e| self.fail(index, kind, e.to_string()))
+        serde_json::from_value(payload).map_err(|e| self.latch.invalid(index, kind, e.to_string()))
     }
 
     fn handle(&mut self, index: usize, kind: &str, payload: Value) -> Result<(), ResponseError> {
         let exception = kind.ends_with("Exception");
         if self.stopped && kind != "metadata" && !exception {
-            return Err(self.fail(index, kind, "an event after messageStop"));
+            return Err(self
+                .latch
+                .invalid(index, kind, "an event after messageStop"));
         }
         match kind {
             "messageStart" => {
                 if self.message_start {
-                    return Err(self.fail(
+                    return Err(self.latch.invalid(
                         index,
                         kind,
                         "a second messageStart: the stream holds more than one message",
@@ -177,7 +169,7 @@ impl StreamDecoder {
                 let start: BlockStart = self.parse(index, kind, payload)?;
                 let block = start.content_block_index;
                 if self.slots.contains_key(&block) {
-                    return Err(self.fail(
+                    return Err(self.latch.invalid(
                         index,
                         "contentBlockStart.contentBlockIndex",
                         format!("content block {block} started twice"),
@@ -199,7 +191,7 @@ impl StreamDecoder {
                                 json: String::new(),
                             },
                             Some(Err(e)) => {
-                                return Err(self.fail(
+                                return Err(self.latch.invalid(
                                     index,
                                     "contentBlockStart.start.toolUse",
                                     e.to_string(),
@@ -227,7 +219,7 @@ impl StreamDecoder {
                     }
                     Some(closed @ Slot::Closed(_)) => {
                         self.slots.insert(block, closed);
-                        return Err(self.fail(
+                        return Err(self.latch.invalid(
                             index,
                             "contentBlockStop.contentBlockIndex",
                             format!("content block {block} stopped twice"),
@@ -267,7 +259,7 @@ impl StreamDecoder {
         let delta = delta.delta;
         self.started = true;
         if matches!(self.slots.get(&block), Some(Slot::Closed(_))) {
-            return Err(self.fail(
+            return Err(self.latch.invalid(
                 index,
                 "contentBlockDelta.contentBlockIndex",
                 format!("a delta for content block {block}, which was stopped"),
@@ -353,7 +345,7 @@ impl StreamDecoder {
             _ => false,
         };
         if !fits {
-            return Err(self.fail(
+            return Err(self.latch.invalid(
                 index,
                 "contentBlockDelta.delta",
                 format!("the delta does not fit content block {block}"),
@@ -381,14 +373,14 @@ impl StreamDecoder {
                             ToolArguments::from_raw(value).unwrap_or_default()
                         }
                         Ok(other) => {
-                            return Err(self.fail(
+                            return Err(self.latch.invalid(
                                 index,
                                 "contentBlockDelta.delta.toolUse.input",
                                 format!("tool input of `{name}` is not a JSON object: {other}"),
                             ))
                         }
                         Err(e) => {
-                            return Err(self.fail(
+                            return Err(self.latch.invalid(
                                 index,
                                 "contentBlockDelta.delta.toolUse.input",
                                 format!("tool input of `{name}` is not valid JSON: {e}"),
@@ -446,7 +438,7 @@ impl StreamDecode for StreamDecoder {
         let (index, parsed) = self.latch.next::<Map<String, Value>>(event)?;
         let mut entries = parsed.into_iter();
         let (Some((kind, payload)), None) = (entries.next(), entries.next()) else {
-            return Err(self.fail(
+            return Err(self.latch.invalid(
                 index,
                 "event",
                 "an event must be an object with one key, its type",

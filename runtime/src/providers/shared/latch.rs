@@ -57,6 +57,23 @@ impl Latch {
         self.failed = Some((index, why));
     }
 
+    /// Latches a failure at event `index`, at `path` for `message`, and
+    /// returns it as the error of that event.
+    pub(crate) fn invalid(
+        &mut self,
+        index: usize,
+        path: &str,
+        message: impl Into<String>,
+    ) -> ResponseError {
+        let message = message.into();
+        self.fail(index, format!("{path}: {message}"));
+        ResponseError::Invalid {
+            event: Some(index),
+            path: path.to_owned(),
+            message,
+        }
+    }
+
     /// The latched failure, for `finish`.
     pub(crate) fn check(&self) -> Result<(), ResponseError> {
         match &self.failed {
