@@ -276,6 +276,18 @@ mod token {
     }
 
     #[tokio::test]
+    async fn an_expiry_past_the_clock_is_kept_as_a_long_one() {
+        let (token_url, fetched, _) = token_server(u64::MAX).await;
+        let key = ServiceAccountKey::from_file(&key_file())
+            .unwrap()
+            .with_token_uri(&token_url);
+        let tokens = TokenSource::new(key);
+        let first = tokens.token().await.unwrap();
+        assert_eq!(tokens.token().await.unwrap(), first);
+        assert_eq!(fetched.load(Ordering::SeqCst), 1, "the token is cached");
+    }
+
+    #[tokio::test]
     async fn a_refused_exchange_and_a_bad_key_file_are_clear_errors_without_secrets() {
         let (token_url, _, failures) = token_server(3600).await;
         // Another service account's email: the server's claim check refuses it.

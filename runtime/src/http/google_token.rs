@@ -16,6 +16,10 @@ pub const CLOUD_PLATFORM_SCOPE: &str = "https://www.googleapis.com/auth/cloud-pl
 /// How long before its expiry a token is fetched again.
 const REFRESH_BEFORE: Duration = Duration::from_secs(300);
 
+/// The longest a token is kept, whatever `expires_in` says (Google's live an
+/// hour): a larger one would overflow the clock.
+const LONGEST_LIFETIME: Duration = Duration::from_secs(24 * 3600);
+
 /// A service account's key file (`GOOGLE_APPLICATION_CREDENTIALS`): its
 /// email, private key and token endpoint. The private key is never shown.
 #[derive(Clone, Deserialize)]
@@ -240,7 +244,7 @@ impl TokenSource {
                 self.key.token_uri
             ))
         })?;
-        let lifetime = Duration::from_secs(reply.expires_in.unwrap_or(3600));
+        let lifetime = Duration::from_secs(reply.expires_in.unwrap_or(3600)).min(LONGEST_LIFETIME);
         Ok((ApiKey::new(reply.access_token), lifetime))
     }
 }
