@@ -4,6 +4,8 @@
 #![allow(dead_code)]
 
 mod conformance;
+#[cfg(feature = "bedrock")]
+pub mod event_stream;
 mod fixtures;
 pub mod openai;
 

@@ -9,48 +9,15 @@ use agentmsg::http::{ApiKey, Client, ClientError, Endpoint, Retry};
 use agentmsg::providers::bedrock::{sign_request, AwsCredentials};
 use agentmsg::providers::{Request, StreamError};
 use agentmsg::{Message, StopReason};
-use aws_smithy_types::event_stream::{Header, HeaderValue, Message as Frame};
 use bytes::Bytes;
 
+use crate::common::event_stream::{event_frame as frame, exception_frame as exception};
 use crate::drain;
 use crate::server::{Canned, Server};
 
 const MODEL: &str = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
 const SECRET: &str = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
 const TOKEN: &str = "IQoJb3JpZ2luX2VjEXAMPLETOKEN";
-
-fn frame(kind: &str, payload: &str) -> Vec<u8> {
-    let message = Frame::new_from_parts(
-        vec![
-            Header::new(":message-type", HeaderValue::String("event".into())),
-            Header::new(":event-type", HeaderValue::String(kind.to_owned().into())),
-            Header::new(
-                ":content-type",
-                HeaderValue::String("application/json".into()),
-            ),
-        ],
-        payload.as_bytes().to_vec(),
-    );
-    let mut out = Vec::new();
-    aws_smithy_eventstream::frame::write_message_to(&message, &mut out).unwrap();
-    out
-}
-
-fn exception(kind: &str, payload: &str) -> Vec<u8> {
-    let message = Frame::new_from_parts(
-        vec![
-            Header::new(":message-type", HeaderValue::String("exception".into())),
-            Header::new(
-                ":exception-type",
-                HeaderValue::String(kind.to_owned().into()),
-            ),
-        ],
-        payload.as_bytes().to_vec(),
-    );
-    let mut out = Vec::new();
-    aws_smithy_eventstream::frame::write_message_to(&message, &mut out).unwrap();
-    out
-}
 
 fn start_and_text() -> Vec<u8> {
     let mut bytes = frame("messageStart", r#"{"role":"assistant"}"#);

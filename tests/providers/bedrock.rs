@@ -670,26 +670,9 @@ fn the_api_names_bedrock_and_dispatches_to_it() {
 
 mod event_stream {
     use super::*;
+    use crate::common::event_stream::event_frame as frame;
     use agentmsg::providers::bedrock::{EventStreamParser, Frame};
-    use aws_smithy_types::event_stream::{Header, HeaderValue, Message as Frame0};
     use base64::Engine as _;
-
-    fn frame(kind: &str, payload: &str) -> Vec<u8> {
-        let message = Frame0::new_from_parts(
-            vec![
-                Header::new(":message-type", HeaderValue::String("event".into())),
-                Header::new(":event-type", HeaderValue::String(kind.to_owned().into())),
-                Header::new(
-                    ":content-type",
-                    HeaderValue::String("application/json".into()),
-                ),
-            ],
-            payload.as_bytes().to_vec(),
-        );
-        let mut out = Vec::new();
-        aws_smithy_eventstream::frame::write_message_to(&message, &mut out).unwrap();
-        out
-    }
 
     fn recorded_exception() -> Option<Vec<u8>> {
         let dir = recordings()?;
