@@ -17,17 +17,17 @@ from __future__ import annotations
 
 import collections.abc
 import importlib
-import json
 import pkgutil
 import sys
 import types
 import typing
-from pathlib import Path
 
 import pydantic
 import typing_extensions
 
 import anthropic.types
+
+import check_runner
 
 
 def _is_response_model(tp) -> bool:
@@ -85,32 +85,15 @@ def _strict_sdk_types() -> None:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print(__doc__.strip().splitlines()[2], file=sys.stderr)
-        return 2
-    directory = Path(argv[1])
-    files = sorted(directory.glob("*.json")) if directory.is_dir() else []
-    if not files:
-        print(f"no request bodies in {directory}")
-        print("0 passed, 0 failed")
-        return 1
-
     _strict_sdk_types()
     from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 
     adapter = pydantic.TypeAdapter(MessageCreateParamsNonStreaming)
-    passed = failed = 0
-    for path in files:
-        try:
-            body = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            print(f"{path.name}: (file): {error}")
-            failed += 1
-            continue
+
+    def check(body, _text):
         try:
             adapter.validate_python(body, strict=True)
         except pydantic.ValidationError as error:
-            failed += 1
             # Each union branch reports its own errors: show the deepest one.
             errors = error.errors()
             best = max(errors, key=lambda e: len(e["loc"]))
@@ -118,11 +101,10 @@ def main(argv: list[str]) -> int:
                 str(p) for p in best["loc"] if not str(p).startswith(("list[", "union[", "function-"))
             )
             more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
-            print(f"{path.name}: {loc}: {best['msg']}{more}")
-            continue
-        passed += 1
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+            return [f"{loc}: {best['msg']}{more}"]
+        return []
+
+    return check_runner.main(argv, __doc__, "request bodies", check)
 
 
 if __name__ == "__main__":

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import re
 import sys
-from pathlib import Path
 
 import botocore.session
 from botocore.validate import ParamValidator
+
+import check_runner
 
 
 def _walk(value, shape, path, errors):
@@ -68,43 +68,20 @@ def _walk(value, shape, path, errors):
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print(__doc__.strip().splitlines()[2], file=sys.stderr)
-        return 2
-    directory = Path(argv[1])
-    files = sorted(directory.glob("*.json")) if directory.is_dir() else []
-    if not files:
-        print(f"no request bodies in {directory}")
-        print("0 passed, 0 failed")
-        return 1
-    model = botocore.session.get_session().get_service_model("bedrock-runtime")
-    shape = model.operation_model("Converse").input_shape
+    shape = botocore.session.get_session().get_service_model("bedrock-runtime").operation_model("Converse").input_shape
     validator = ParamValidator()
-    passed = failed = 0
-    for path in files:
-        try:
-            body = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            print(f"{path.name}: (file): {error}")
-            failed += 1
-            continue
+
+    def check(body, _text):
         if "modelId" in body:
-            print(f"{path.name}: modelId: the model id goes in the URL, not the body")
-            failed += 1
-            continue
+            return ["modelId: the model id goes in the URL, not the body"]
         errors: list[str] = []
         params = _walk(dict(body, modelId="us.anthropic.claude-sonnet-4-5-20250929-v1:0"), shape, "", errors)
         report = validator.validate(params, shape)
         if report.has_errors():
             errors.extend(report.generate_report().splitlines())
-        if errors:
-            failed += 1
-            for error in errors:
-                print(f"{path.name}: {error.strip()}")
-            continue
-        passed += 1
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+        return [error.strip() for error in errors]
+
+    return check_runner.main(argv, __doc__, "request bodies", check)
 
 
 if __name__ == "__main__":

@@ -19,15 +19,15 @@ Prints one line per failure (file, error path, message) and ends with
 
 from __future__ import annotations
 
-import json
 import sys
-from pathlib import Path
 from typing import Optional
 
 import pydantic
 from pydantic.alias_generators import to_camel
 
 from google.genai import types
+
+import check_runner
 
 
 class GenerateContentRequest(pydantic.BaseModel):
@@ -67,47 +67,21 @@ def key_mismatch(sent, read, path: str = "") -> Optional[str]:
     return None
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print("usage: sdk_check_gemini.py DIR", file=sys.stderr)
-        return 2
-    directory = Path(argv[1])
-    files = sorted(directory.glob("*.json")) if directory.is_dir() else []
-    if not files:
-        print(f"no request bodies in {directory}")
-        print("0 passed, 0 failed")
-        return 1
-
-    passed = failed = 0
-    for path in files:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as error:
-            print(f"{path.name}: (file): {error}")
-            failed += 1
-            continue
-        try:
-            request = GenerateContentRequest.model_validate_json(
-                text, strict=True, by_alias=True, by_name=False
-            )
-        except pydantic.ValidationError as error:
-            failed += 1
-            errors = error.errors()
-            best = max(errors, key=lambda e: len(e["loc"]))
-            loc = ".".join(str(p) for p in best["loc"])
-            more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
-            print(f"{path.name}: {loc}: {best['msg']}{more}")
-            continue
-        read = request.model_dump(mode="json", by_alias=True, exclude_unset=True)
-        mismatch = key_mismatch(json.loads(text), read)
-        if mismatch:
-            failed += 1
-            print(f"{path.name}: {mismatch}")
-            continue
-        passed += 1
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+def check(body, text):
+    try:
+        request = GenerateContentRequest.model_validate_json(
+            text, strict=True, by_alias=True, by_name=False
+        )
+    except pydantic.ValidationError as error:
+        errors = error.errors()
+        best = max(errors, key=lambda e: len(e["loc"]))
+        loc = ".".join(str(p) for p in best["loc"])
+        more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
+        return [f"{loc}: {best['msg']}{more}"]
+    read = request.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    mismatch = key_mismatch(body, read)
+    return [mismatch] if mismatch else []
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(check_runner.main(sys.argv, __doc__, "request bodies", check))

@@ -13,7 +13,6 @@ coerced. Prints one line per failure (file, error path, message) and ends with
 """
 
 import importlib
-import json
 import pkgutil
 import sys
 from pathlib import Path
@@ -22,6 +21,8 @@ import pydantic
 from typing_extensions import is_typeddict
 
 import openai.types
+
+import check_runner
 
 STRICT = pydantic.ConfigDict(extra="forbid", strict=True)
 
@@ -98,26 +99,23 @@ def closest_errors(errors):
     return min(named or list(groups.values()), key=rank)
 
 
-def error_lines(name: str, prefix, error: pydantic.ValidationError, limit: int = 6):
+def error_lines(prefix, error: pydantic.ValidationError, limit: int = 6):
     errors = closest_errors(error.errors())
     seen = set()
     for item in errors:
         loc = ".".join(str(part) for part in prefix + tuple(item["loc"]) if not is_tag(part))
-        line = f"{name}: {loc}: {item['msg']}"
+        line = f"{loc}: {item['msg']}"
         if line not in seen:
             seen.add(line)
             if len(seen) <= limit:
                 yield line
     if len(seen) > limit:
-        yield f"{name}: ... {len(seen) - limit} more errors"
+        yield f"... {len(seen) - limit} more errors"
 
 
 def main(argv) -> int:
     if len(argv) != 3 or argv[1] not in ("chat", "responses"):
-        print(__doc__.strip().splitlines()[2], file=sys.stderr)
-        return 2
-    directory = Path(argv[2])
-    files = sorted(directory.glob("*.json")) if directory.is_dir() else []
+        return check_runner.usage(__doc__)
     if close_every_typeddict() == 0:
         print("no TypedDict found in openai.types", file=sys.stderr)
         return 1
@@ -135,30 +133,18 @@ def main(argv) -> int:
             False: pydantic.TypeAdapter(params.ResponseCreateParamsNonStreaming),
             True: pydantic.TypeAdapter(params.ResponseCreateParamsStreaming),
         }
-    passed = failed = 0
-    for path in files:
-        try:
-            body = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            print(f"{path.name}: <file>: {e}")
-            failed += 1
-            continue
+
+    def check(body, _text):
         streaming = isinstance(body, dict) and body.get("stream") is True
         try:
             force(adapters[streaming].validate_python(body, strict=True))
-            passed += 1
         except pydantic.ValidationError as e:
-            for line in error_lines(path.name, (), e):
-                print(line)
-            failed += 1
+            return list(error_lines((), e))
         except LazyError as e:
-            for line in error_lines(path.name, e.loc, e.error):
-                print(line)
-            failed += 1
-    if not files:
-        print(f"{directory}: no request body (*.json) found")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed or not files else 0
+            return list(error_lines(e.loc, e.error))
+        return []
+
+    return check_runner.check_files(Path(argv[2]), "request bodies", check)
 
 
 if __name__ == "__main__":

@@ -15,58 +15,38 @@ with `N passed, M failed`. Exits 1 if anything failed or DIR holds no case.
 from __future__ import annotations
 
 import datetime
-import json
 import sys
-from pathlib import Path
 
 import botocore.auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
+import check_runner
 
-def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print(__doc__.strip().splitlines()[2], file=sys.stderr)
-        return 2
-    directory = Path(argv[1])
-    files = sorted(directory.glob("*.json")) if directory.is_dir() else []
-    if not files:
-        print(f"no signed requests in {directory}")
-        print("0 passed, 0 failed")
-        return 1
-    passed = failed = 0
-    for path in files:
-        case = json.loads(path.read_text(encoding="utf-8"))
-        when = datetime.datetime.fromtimestamp(case["time"], tz=datetime.timezone.utc)
-        botocore.auth.get_current_datetime = lambda when=when: when
-        request = AWSRequest(
-            method=case["method"],
-            url=case["url"],
-            data=case["body"].encode("utf-8"),
-            headers=dict(case["headers"]),
-        )
-        credentials = Credentials(case["access_key_id"], case["secret_access_key"], case.get("session_token"))
-        botocore.auth.SigV4Auth(credentials, case["service"], case["region"]).add_auth(request)
-        ours = {name.lower(): value for name, value in case["signed"]}
-        theirs = {
-            "authorization": request.headers.get("Authorization"),
-            "x-amz-date": request.headers.get("X-Amz-Date"),
-            "x-amz-security-token": request.headers.get("X-Amz-Security-Token"),
-        }
-        differences = [
-            f"{name}: agentmsg {ours.get(name)!r}, botocore {value!r}"
-            for name, value in theirs.items()
-            if ours.get(name) != value
-        ]
-        if differences:
-            failed += 1
-            for difference in differences:
-                print(f"{path.name}: {difference}")
-            continue
-        passed += 1
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+
+def check(case, _text):
+    when = datetime.datetime.fromtimestamp(case["time"], tz=datetime.timezone.utc)
+    botocore.auth.get_current_datetime = lambda when=when: when
+    request = AWSRequest(
+        method=case["method"],
+        url=case["url"],
+        data=case["body"].encode("utf-8"),
+        headers=dict(case["headers"]),
+    )
+    credentials = Credentials(case["access_key_id"], case["secret_access_key"], case.get("session_token"))
+    botocore.auth.SigV4Auth(credentials, case["service"], case["region"]).add_auth(request)
+    ours = {name.lower(): value for name, value in case["signed"]}
+    theirs = {
+        "authorization": request.headers.get("Authorization"),
+        "x-amz-date": request.headers.get("X-Amz-Date"),
+        "x-amz-security-token": request.headers.get("X-Amz-Security-Token"),
+    }
+    return [
+        f"{name}: agentmsg {ours.get(name)!r}, botocore {value!r}"
+        for name, value in theirs.items()
+        if ours.get(name) != value
+    ]
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(check_runner.main(sys.argv, __doc__, "signed requests", check))
