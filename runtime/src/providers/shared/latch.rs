@@ -59,6 +59,7 @@ impl Latch {
 
     /// Latches a failure at event `index`, at `path` for `message`, and
     /// returns it as the error of that event.
+    #[cfg(any(feature = "anthropic", feature = "bedrock"))]
     pub(crate) fn invalid(
         &mut self,
         index: usize,

@@ -65,6 +65,7 @@ impl Turns {
     }
 
     /// The turns, each with its API role name.
+    #[cfg(feature = "gemini")]
     pub(crate) fn into_named(self) -> impl Iterator<Item = (&'static str, Turn)> {
         let roles = self.roles;
         self.list.into_iter().map(move |turn| {
