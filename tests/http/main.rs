@@ -83,3 +83,37 @@ pub async fn drain(
     }
     panic!("the stream ended without a reply or an error")
 }
+
+/// A client of `endpoint` at `server` with `retry`, for tests under tokio's
+/// paused time: there tokio jumps to the next timer whenever it waits on I/O,
+/// so no timer but the retry's may run (no connect, idle or pool timeout).
+pub fn paused_time_client(endpoint: Endpoint, server: &server::Server, retry: Retry) -> Client {
+    Client::builder(
+        endpoint
+            .with_base_url(&server.url())
+            .with_key(ApiKey::new("k")),
+    )
+    .retry(retry)
+    .connect_timeout(None)
+    .idle_timeout(None)
+    .pool_idle_timeout(None)
+    .build()
+    .unwrap()
+}
+
+/// A short Anthropic stream: `text`, then the end.
+pub fn anthropic_sse(text: &str) -> Vec<u8> {
+    let events = [
+        r#"{"type":"message_start","message":{"id":"msg_1","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":5,"output_tokens":1}}}"#.to_owned(),
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#.to_owned(),
+        serde_json::json!({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":text}}).to_string(),
+        r#"{"type":"content_block_stop","index":0}"#.to_owned(),
+        r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":3}}"#.to_owned(),
+        r#"{"type":"message_stop"}"#.to_owned(),
+    ];
+    events
+        .iter()
+        .map(|e| format!("data: {e}\n\n"))
+        .collect::<String>()
+        .into_bytes()
+}

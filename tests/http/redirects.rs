@@ -7,8 +7,8 @@ use agentmsg::http::{ApiKey, Client, ClientError, Endpoint, Retry};
 use agentmsg::providers::Api;
 use bytes::Bytes;
 
-use crate::drain;
 use crate::server::{Canned, Server};
+use crate::{anthropic_sse, drain};
 
 const SECRET: &str = "sk-redirect-0f9e8d7c6b5a4938271605f4e3d2c1b0";
 const CALLER_SECRET: &str = "caller-header-secret-77aa";
@@ -207,18 +207,9 @@ async fn a_301_302_or_303_within_the_origin_is_refused_not_followed_as_a_get() {
 
 #[tokio::test]
 async fn a_stream_redirected_within_the_origin_streams() {
-    let events = [
-        r#"{"type":"message_start","message":{"id":"msg_1","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":5,"output_tokens":1}}}"#,
-        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
-        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"here"}}"#,
-        r#"{"type":"content_block_stop","index":0}"#,
-        r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":3}}"#,
-        r#"{"type":"message_stop"}"#,
-    ];
-    let body: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
     let server = Server::start(vec![
         Canned::body(308, "").header("location", "/v2/messages"),
-        Canned::sse(vec![Bytes::from(body)]),
+        Canned::sse(vec![Bytes::from(anthropic_sse("here"))]),
     ])
     .await;
     let client = Client::new(

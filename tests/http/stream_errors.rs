@@ -20,6 +20,14 @@ fn sse(events: &[&str]) -> Bytes {
     )
 }
 
+/// A Responses stream's first events, up to its text "Hello wor".
+const RESPONSES_HELLO: [&str; 4] = [
+    r#"{"type":"response.created","response":{"id":"resp_1","object":"response","created_at":1,"status":"in_progress","model":"gpt-4.1","output":[]}}"#,
+    r#"{"type":"response.output_item.added","output_index":0,"item":{"id":"msg_1","type":"message","status":"in_progress","role":"assistant","content":[]}}"#,
+    r#"{"type":"response.content_part.added","item_id":"msg_1","output_index":0,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}}"#,
+    r#"{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"Hello wor"}"#,
+];
+
 /// One API's stream that breaks off with the provider's error.
 struct Case {
     api: Api,
@@ -64,13 +72,9 @@ fn cases() -> Vec<Case> {
         case(
             Api::OpenaiResponses,
             "responses response.failed",
-            sse(&[
-                r#"{"type":"response.created","response":{"id":"resp_1","object":"response","created_at":1,"status":"in_progress","model":"gpt-4.1","output":[]}}"#,
-                r#"{"type":"response.output_item.added","output_index":0,"item":{"id":"msg_1","type":"message","status":"in_progress","role":"assistant","content":[]}}"#,
-                r#"{"type":"response.content_part.added","item_id":"msg_1","output_index":0,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}}"#,
-                r#"{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"Hello wor"}"#,
+            sse(&[&RESPONSES_HELLO[..], &[
                 r#"{"type":"response.failed","response":{"id":"resp_1","object":"response","created_at":1,"status":"failed","model":"gpt-4.1","error":{"code":"server_error","message":"The model failed to finish"},"output":[]}}"#,
-            ]),
+            ]].concat()),
             None,
             Some("server_error"),
             "The model failed to finish",
@@ -79,13 +83,9 @@ fn cases() -> Vec<Case> {
         case(
             Api::OpenaiResponses,
             "responses error",
-            sse(&[
-                r#"{"type":"response.created","response":{"id":"resp_1","object":"response","created_at":1,"status":"in_progress","model":"gpt-4.1","output":[]}}"#,
-                r#"{"type":"response.output_item.added","output_index":0,"item":{"id":"msg_1","type":"message","status":"in_progress","role":"assistant","content":[]}}"#,
-                r#"{"type":"response.content_part.added","item_id":"msg_1","output_index":0,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}}"#,
-                r#"{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"Hello wor"}"#,
+            sse(&[&RESPONSES_HELLO[..], &[
                 r#"{"type":"error","code":"invalid_prompt","message":"The prompt was flagged","param":null}"#,
-            ]),
+            ]].concat()),
             None,
             Some("invalid_prompt"),
             "The prompt was flagged",

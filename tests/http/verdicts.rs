@@ -7,23 +7,8 @@ use std::time::{Duration, SystemTime};
 use agentmsg::http::{ApiKey, Client, ClientError, Endpoint, Retry, USER_AGENT};
 use agentmsg::providers::Api;
 
-use crate::request;
 use crate::server::{Canned, Server};
-
-/// A client for tests under tokio's paused time (no timer but the retry's).
-fn paused_time_client(server: &Server, retry: Retry) -> Client {
-    Client::builder(
-        Endpoint::openai_chat()
-            .with_base_url(&server.url())
-            .with_key(ApiKey::new("k")),
-    )
-    .retry(retry)
-    .connect_timeout(None)
-    .idle_timeout(None)
-    .pool_idle_timeout(None)
-    .build()
-    .unwrap()
-}
+use crate::{paused_time_client, request};
 
 const CHAT_REPLY: &str = r#"{"id":"c1","object":"chat.completion","created":1,"model":"gpt-4.1","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}"#;
 
@@ -35,7 +20,7 @@ async fn x_should_retry_false_stops_a_retryable_status() {
     )
     .header("x-should-retry", "false")])
     .await;
-    let error = paused_time_client(&server, Retry::with_max_retries(2))
+    let error = paused_time_client(Endpoint::openai_chat(), &server, Retry::with_max_retries(2))
         .complete(&request(Api::OpenaiChat))
         .await
         .unwrap_err();
@@ -58,7 +43,7 @@ async fn x_should_retry_true_retries_a_client_error() {
         Canned::body(200, CHAT_REPLY),
     ])
     .await;
-    let reply = paused_time_client(&server, Retry::with_max_retries(2))
+    let reply = paused_time_client(Endpoint::openai_chat(), &server, Retry::with_max_retries(2))
         .complete(&request(Api::OpenaiChat))
         .await
         .expect("the third try succeeds");
@@ -77,7 +62,7 @@ async fn retry_after_as_an_http_date_is_waited_for() {
     ])
     .await;
     let start = tokio::time::Instant::now();
-    let reply = paused_time_client(&server, Retry::with_max_retries(2))
+    let reply = paused_time_client(Endpoint::openai_chat(), &server, Retry::with_max_retries(2))
         .complete(&request(Api::OpenaiChat))
         .await
         .unwrap();
@@ -98,7 +83,7 @@ async fn retry_after_as_a_past_date_is_no_wait() {
     ])
     .await;
     let start = tokio::time::Instant::now();
-    paused_time_client(&server, Retry::with_max_retries(1))
+    paused_time_client(Endpoint::openai_chat(), &server, Retry::with_max_retries(1))
         .complete(&request(Api::OpenaiChat))
         .await
         .unwrap();
