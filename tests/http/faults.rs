@@ -388,3 +388,38 @@ async fn a_refused_connection_is_retried_then_reported() {
         "{error:?}"
     );
 }
+
+#[tokio::test]
+async fn a_whole_reply_over_the_size_limit_is_refused() {
+    let text = "x".repeat(10_000);
+    let reply = serde_json::json!({"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":text}],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":1}});
+    let body = reply.to_string().into_bytes();
+    // In chunks of 1000 bytes: the limit falls inside the fifth.
+    let chunks = body.chunks(1000).map(Bytes::copy_from_slice).collect();
+    let mut canned = Canned::body(200, "");
+    canned.chunks = chunks;
+    let server = Server::start(vec![canned]).await;
+    let client = Client::builder(
+        Endpoint::anthropic()
+            .with_base_url(&server.url())
+            .with_key(ApiKey::new("k")),
+    )
+    .max_event(4096)
+    .build()
+    .unwrap();
+    let error = client.complete(&request(Api::Anthropic)).await.unwrap_err();
+    let ClientError::Decode {
+        source: agentmsg::providers::StreamError::Frame(frame),
+        ..
+    } = &error
+    else {
+        panic!("{error:?}");
+    };
+    // Named at the start of the chunk that went past the limit (the client
+    // may read the 1000-byte chunks joined).
+    assert!(frame.offset <= 4000 && frame.offset % 1000 == 0, "{error}");
+    assert!(
+        error.to_string().contains("longer than 4096 bytes"),
+        "{error}"
+    );
+}
