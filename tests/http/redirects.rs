@@ -142,6 +142,13 @@ async fn a_redirect_to_another_host_name_of_the_same_machine_is_refused() {
     assert!(server.received().is_empty());
 }
 
+/// Anthropic at `server`'s `/v1`, keyed.
+fn anthropic_at(server: &Server) -> Endpoint {
+    Endpoint::anthropic()
+        .with_base_url(&format!("{}/v1", server.url()))
+        .with_key(ApiKey::new(SECRET))
+}
+
 fn anthropic_reply() -> &'static str {
     r#"{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"moved"}],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":1}}"#
 }
@@ -154,13 +161,9 @@ async fn a_307_or_308_within_the_origin_keeps_the_post_its_headers_and_body() {
             Canned::body(200, anthropic_reply()),
         ])
         .await;
-        let client = Client::new(
-            Endpoint::anthropic()
-                .with_base_url(&format!("{}/v1", server.url()))
-                .with_key(ApiKey::new(SECRET))
-                .with_header("x-caller-token", CALLER_SECRET),
-        )
-        .unwrap();
+        let client =
+            Client::new(anthropic_at(&server).with_header("x-caller-token", CALLER_SECRET))
+                .unwrap();
         let reply = client.complete(&prompt(Api::Anthropic)).await.unwrap();
         assert_eq!(reply.message.text_content(), "moved");
         let received = server.received();
@@ -183,12 +186,7 @@ async fn a_301_302_or_303_within_the_origin_is_refused_not_followed_as_a_get() {
             Canned::body(200, anthropic_reply()),
         ])
         .await;
-        let client = Client::new(
-            Endpoint::anthropic()
-                .with_base_url(&format!("{}/v1", server.url()))
-                .with_key(ApiKey::new(SECRET)),
-        )
-        .unwrap();
+        let client = Client::new(anthropic_at(&server)).unwrap();
         let error = client.complete(&prompt(Api::Anthropic)).await.unwrap_err();
         let ClientError::Redirect {
             status: got,
@@ -212,12 +210,7 @@ async fn a_stream_redirected_within_the_origin_streams() {
         Canned::sse(vec![Bytes::from(anthropic_sse("here"))]),
     ])
     .await;
-    let client = Client::new(
-        Endpoint::anthropic()
-            .with_base_url(&format!("{}/v1", server.url()))
-            .with_key(ApiKey::new(SECRET)),
-    )
-    .unwrap();
+    let client = Client::new(anthropic_at(&server)).unwrap();
     let (_, reply) = drain(&client, &prompt(Api::Anthropic)).await;
     assert_eq!(reply.unwrap().message.text_content(), "here");
     assert_eq!(server.received()[1].body["stream"], true);
