@@ -41,12 +41,16 @@ impl ProviderError {
             ]
             .iter()
             .any(|word| label.contains(word))
-                || matches!(
-                    label.as_str(),
-                    "408" | "409" | "429" | "500" | "502" | "503" | "504" | "529"
-                )
+                || label.parse().is_ok_and(retryable_status)
         };
         self.error_type.as_deref().is_some_and(retryable)
             || self.code.as_deref().is_some_and(retryable)
     }
+}
+
+/// The statuses worth another try: a timeout, a conflict, too many requests,
+/// the server's errors, Anthropic's overloaded (the HTTP client's
+/// `Retry` policy, and a stream error's code).
+pub(crate) fn retryable_status(status: u16) -> bool {
+    matches!(status, 408 | 409 | 429 | 500..=504 | 529)
 }
