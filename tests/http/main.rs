@@ -117,3 +117,35 @@ pub fn anthropic_sse(text: &str) -> Vec<u8> {
         .collect::<String>()
         .into_bytes()
 }
+
+/// `api`'s whole (not streamed) reply with `text` as its text and a usage.
+pub fn whole_reply(api: Api, text: &str) -> String {
+    let reply = match api {
+        Api::Anthropic => serde_json::json!({
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+            "usage": {"input_tokens": 3, "output_tokens": 1}
+        }),
+        Api::OpenaiChat => serde_json::json!({
+            "id": "c1", "object": "chat.completion", "created": 1, "model": "gpt-4.1",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                         "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}
+        }),
+        Api::OpenaiResponses => serde_json::json!({
+            "id": "resp_1", "object": "response", "created_at": 1, "status": "completed",
+            "model": "gpt-4.1",
+            "output": [{"id": "msg_1", "type": "message", "status": "completed", "role": "assistant",
+                        "content": [{"type": "output_text", "text": text, "annotations": []}]}],
+            "usage": {"input_tokens": 3, "output_tokens": 1, "total_tokens": 4}
+        }),
+        Api::Gemini => serde_json::json!({
+            "candidates": [{"content": {"role": "model", "parts": [{"text": text}]},
+                            "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 1, "totalTokenCount": 4},
+            "modelVersion": "gemini-2.5-flash", "responseId": "r1"
+        }),
+        other => panic!("no whole reply written for {other}"),
+    };
+    reply.to_string()
+}

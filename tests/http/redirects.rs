@@ -8,7 +8,7 @@ use agentmsg::providers::Api;
 use bytes::Bytes;
 
 use crate::server::{Canned, Server};
-use crate::{anthropic_sse, drain};
+use crate::{anthropic_sse, drain, whole_reply};
 
 const SECRET: &str = "sk-redirect-0f9e8d7c6b5a4938271605f4e3d2c1b0";
 const CALLER_SECRET: &str = "caller-header-secret-77aa";
@@ -149,16 +149,12 @@ fn anthropic_at(server: &Server) -> Endpoint {
         .with_key(ApiKey::new(SECRET))
 }
 
-fn anthropic_reply() -> &'static str {
-    r#"{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"moved"}],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":1}}"#
-}
-
 #[tokio::test]
 async fn a_307_or_308_within_the_origin_keeps_the_post_its_headers_and_body() {
     for status in [307, 308] {
         let server = Server::start(vec![
             Canned::body(status, "").header("location", "/v2/messages"),
-            Canned::body(200, anthropic_reply()),
+            Canned::body(200, whole_reply(Api::Anthropic, "moved")),
         ])
         .await;
         let client =
@@ -183,7 +179,7 @@ async fn a_301_302_or_303_within_the_origin_is_refused_not_followed_as_a_get() {
         // Were the GET followed, its reply would be decoded as the answer.
         let server = Server::start(vec![
             Canned::body(status, "").header("location", "/v1/elsewhere"),
-            Canned::body(200, anthropic_reply()),
+            Canned::body(200, whole_reply(Api::Anthropic, "moved")),
         ])
         .await;
         let client = Client::new(anthropic_at(&server)).unwrap();

@@ -8,9 +8,7 @@ use agentmsg::http::{ApiKey, Client, ClientError, Endpoint, Retry, USER_AGENT};
 use agentmsg::providers::Api;
 
 use crate::server::{Canned, Server};
-use crate::{paused_time_client, request};
-
-const CHAT_REPLY: &str = r#"{"id":"c1","object":"chat.completion","created":1,"model":"gpt-4.1","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}"#;
+use crate::{paused_time_client, request, whole_reply};
 
 #[tokio::test(start_paused = true)]
 async fn x_should_retry_false_stops_a_retryable_status() {
@@ -40,7 +38,7 @@ async fn x_should_retry_true_retries_a_client_error() {
             .header("x-should-retry", "true"),
         Canned::body(400, r#"{"error":{"message":"try again","type":"x"}}"#)
             .header("x-should-retry", "true"),
-        Canned::body(200, CHAT_REPLY),
+        Canned::body(200, whole_reply(Api::OpenaiChat, "ok")),
     ])
     .await;
     let reply = paused_time_client(Endpoint::openai_chat(), &server, Retry::with_max_retries(2))
@@ -58,7 +56,7 @@ async fn retry_after_as_an_http_date_is_waited_for() {
     let server = Server::start(vec![
         Canned::body(429, r#"{"error":{"message":"slow","type":"rate_limit"}}"#)
             .header("retry-after", &date),
-        Canned::body(200, CHAT_REPLY),
+        Canned::body(200, whole_reply(Api::OpenaiChat, "ok")),
     ])
     .await;
     let start = tokio::time::Instant::now();
@@ -79,7 +77,7 @@ async fn retry_after_as_a_past_date_is_no_wait() {
     let date = httpdate::fmt_http_date(SystemTime::now() - Duration::from_secs(30));
     let server = Server::start(vec![
         Canned::body(503, "").header("retry-after", &date),
-        Canned::body(200, CHAT_REPLY),
+        Canned::body(200, whole_reply(Api::OpenaiChat, "ok")),
     ])
     .await;
     let start = tokio::time::Instant::now();
@@ -96,7 +94,7 @@ async fn retry_after_as_a_past_date_is_no_wait() {
 
 #[tokio::test]
 async fn requests_carry_the_user_agent_unless_the_caller_sets_one() {
-    let server = Server::start(vec![Canned::body(200, CHAT_REPLY)]).await;
+    let server = Server::start(vec![Canned::body(200, whole_reply(Api::OpenaiChat, "ok"))]).await;
     let endpoint = Endpoint::openai_compatible(&server.url());
     Client::new(endpoint.clone())
         .unwrap()
