@@ -755,15 +755,30 @@ pub(crate) fn describe(error: &reqwest::Error) -> String {
     text
 }
 
-/// Whether a content type is JSON (`application/json`, `…+json`).
-fn is_json(content_type: &str) -> bool {
-    let essence = content_type
+/// A content type without its parameters, in lower case (`text/event-stream`
+/// of `Text/Event-Stream; charset=utf-8`).
+fn essence(content_type: &str) -> String {
+    content_type
         .split(';')
         .next()
         .unwrap_or_default()
         .trim()
-        .to_ascii_lowercase();
+        .to_ascii_lowercase()
+}
+
+/// Whether a content type is JSON (`application/json`, `…+json`).
+fn is_json(content_type: &str) -> bool {
+    let essence = essence(content_type);
     essence == "application/json" || essence.ends_with("+json")
+}
+
+/// Whether a content type is a stream's: server-sent events, or AWS's
+/// event stream (Bedrock's ConverseStream).
+pub(crate) fn is_stream(content_type: &str) -> bool {
+    matches!(
+        essence(content_type).as_str(),
+        "text/event-stream" | "application/vnd.amazon.eventstream"
+    )
 }
 
 /// The first bytes of a body, as text, for an error that says what came.
