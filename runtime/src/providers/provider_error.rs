@@ -69,7 +69,9 @@ mod tests {
 
     #[test]
     fn a_code_that_is_a_status_is_retryable_as_the_client_retries_it() {
-        for status in ["408", "409", "429", "500", "501", "502", "503", "504", "529"] {
+        for status in [
+            "408", "409", "429", "500", "501", "502", "503", "504", "529",
+        ] {
             assert!(with(None, Some(status)).is_retryable(), "{status}");
         }
         for status in ["400", "401", "403", "404", "422"] {
