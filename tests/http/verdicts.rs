@@ -4,11 +4,11 @@
 
 use std::time::{Duration, SystemTime};
 
-use agentmsg::http::{ApiKey, Client, ClientError, Endpoint, Retry, USER_AGENT};
+use agentmsg::http::{Client, ClientError, Endpoint, Retry, USER_AGENT};
 use agentmsg::providers::Api;
 
 use crate::server::{Canned, Server};
-use crate::{paused_time_client, request, whole_reply};
+use crate::{client, paused_time_client, request, whole_reply};
 
 #[tokio::test(start_paused = true)]
 async fn x_should_retry_false_stops_a_retryable_status() {
@@ -125,12 +125,11 @@ async fn an_error_names_its_url_and_keeps_type_and_code() {
         r#"{"error":{"message":"The model `gpt-9` does not exist","type":"invalid_request_error","param":null,"code":"model_not_found"}}"#,
     )])
     .await;
-    let error = Client::new(
-        Endpoint::openai_chat()
-            .with_base_url(&format!("{}/v1", server.url()))
-            .with_key(ApiKey::new("k")),
+    let error = client(
+        Api::OpenaiChat,
+        &format!("{}/v1", server.url()),
+        Retry::default(),
     )
-    .unwrap()
     .complete(&request(Api::OpenaiChat))
     .await
     .unwrap_err();
@@ -148,15 +147,10 @@ async fn an_error_names_its_url_and_keeps_type_and_code() {
         r#"{"error":{"code":404,"message":"models/x is not found","status":"NOT_FOUND"}}"#,
     )])
     .await;
-    let error = Client::new(
-        Endpoint::gemini()
-            .with_base_url(&server.url())
-            .with_key(ApiKey::new("k")),
-    )
-    .unwrap()
-    .complete(&request(Api::Gemini))
-    .await
-    .unwrap_err();
+    let error = client(Api::Gemini, &server.url(), Retry::default())
+        .complete(&request(Api::Gemini))
+        .await
+        .unwrap_err();
     let api = error.api_error().unwrap();
     assert_eq!(api.error_type.as_deref(), Some("NOT_FOUND"));
     assert_eq!(api.code, None);
