@@ -34,8 +34,14 @@ fn start_and_text() -> Vec<u8> {
 
 /// The bytes in chunks of 7, as the server sends them.
 fn event_stream(bytes: &[u8]) -> Canned {
-    Canned::sse(bytes.chunks(7).map(Bytes::copy_from_slice).collect())
-        .header("content-type", "application/vnd.amazon.eventstream")
+    let mut canned = Canned::sse(bytes.chunks(7).map(Bytes::copy_from_slice).collect());
+    // Bedrock's content type alone (not after `Canned::sse`'s own, which a
+    // client reading the first would take).
+    canned.headers = vec![(
+        "content-type".into(),
+        "application/vnd.amazon.eventstream".into(),
+    )];
+    canned
 }
 
 fn signed_client(url: &str) -> Client {

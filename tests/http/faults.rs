@@ -10,41 +10,7 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 
 use crate::server::{Canned, End, Server};
-use crate::{client, drain, request};
-
-/// A short Anthropic stream: some text, then the end.
-/// A client of `endpoint` at `server` with `retry`, for tests under tokio's
-/// paused time: there tokio jumps to the next timer whenever it waits on I/O,
-/// so no timer but the retry's may run (no connect, idle or pool timeout).
-fn paused_time_client(endpoint: Endpoint, server: &Server, retry: Retry) -> Client {
-    Client::builder(
-        endpoint
-            .with_base_url(&server.url())
-            .with_key(ApiKey::new("k")),
-    )
-    .retry(retry)
-    .connect_timeout(None)
-    .idle_timeout(None)
-    .pool_idle_timeout(None)
-    .build()
-    .unwrap()
-}
-
-fn anthropic_sse(text: &str) -> Vec<u8> {
-    let events = [
-        r#"{"type":"message_start","message":{"id":"msg_1","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":5,"output_tokens":1}}}"#.to_owned(),
-        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#.to_owned(),
-        serde_json::json!({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":text}}).to_string(),
-        r#"{"type":"content_block_stop","index":0}"#.to_owned(),
-        r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":3}}"#.to_owned(),
-        r#"{"type":"message_stop"}"#.to_owned(),
-    ];
-    events
-        .iter()
-        .map(|e| format!("data: {e}\n\n"))
-        .collect::<String>()
-        .into_bytes()
-}
+use crate::{anthropic_sse, client, drain, paused_time_client, request};
 
 const OVERLOADED: &str =
     r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
@@ -420,5 +386,40 @@ async fn a_refused_connection_is_retried_then_reported() {
     assert!(
         matches!(error, ClientError::Connect { retries: 2, .. }),
         "{error:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_whole_reply_over_the_size_limit_is_refused() {
+    let text = "x".repeat(10_000);
+    let reply = serde_json::json!({"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":text}],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":1}});
+    let body = reply.to_string().into_bytes();
+    // In chunks of 1000 bytes: the limit falls inside the fifth.
+    let chunks = body.chunks(1000).map(Bytes::copy_from_slice).collect();
+    let mut canned = Canned::body(200, "");
+    canned.chunks = chunks;
+    let server = Server::start(vec![canned]).await;
+    let client = Client::builder(
+        Endpoint::anthropic()
+            .with_base_url(&server.url())
+            .with_key(ApiKey::new("k")),
+    )
+    .max_event(4096)
+    .build()
+    .unwrap();
+    let error = client.complete(&request(Api::Anthropic)).await.unwrap_err();
+    let ClientError::Decode {
+        source: agentmsg::providers::StreamError::Frame(frame),
+        ..
+    } = &error
+    else {
+        panic!("{error:?}");
+    };
+    // Named at the start of the chunk that went past the limit (the client
+    // may read the 1000-byte chunks joined).
+    assert!(frame.offset <= 4000 && frame.offset % 1000 == 0, "{error}");
+    assert!(
+        error.to_string().contains("longer than 4096 bytes"),
+        "{error}"
     );
 }

@@ -9,28 +9,12 @@ use agentmsg::Message;
 use serde_json::{json, Value};
 
 use crate::server::{Canned, Server};
-
-fn reply(api: Api) -> &'static str {
-    match api {
-        Api::Anthropic => {
-            r#"{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":1}}"#
-        }
-        Api::OpenaiChat => {
-            r#"{"id":"c1","object":"chat.completion","created":1,"model":"gpt-4.1","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}"#
-        }
-        Api::OpenaiResponses => {
-            r#"{"id":"resp_1","object":"response","created_at":1,"status":"completed","model":"gpt-4.1","output":[{"id":"m1","type":"message","status":"completed","role":"assistant","content":[{"type":"output_text","text":"ok","annotations":[]}]}]}"#
-        }
-        _ => {
-            r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"ok"}]},"finishReason":"STOP","index":0}],"modelVersion":"gemini-2.5-flash"}"#
-        }
-    }
-}
+use crate::whole_reply;
 
 /// The body `api` received for a request with every parameter set, and the
 /// options the client reported as not taken.
 async fn sent(api: Api) -> (Value, Vec<&'static str>) {
-    let server = Server::start(vec![Canned::body(200, reply(api))]).await;
+    let server = Server::start(vec![Canned::body(200, whole_reply(api, "ok"))]).await;
     let client = Client::builder(
         Endpoint::for_api(api)
             .with_base_url(&server.url())

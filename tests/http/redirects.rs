@@ -7,8 +7,8 @@ use agentmsg::http::{ApiKey, Client, ClientError, Endpoint, Retry};
 use agentmsg::providers::Api;
 use bytes::Bytes;
 
-use crate::drain;
 use crate::server::{Canned, Server};
+use crate::{anthropic_sse, drain, whole_reply};
 
 const SECRET: &str = "sk-redirect-0f9e8d7c6b5a4938271605f4e3d2c1b0";
 const CALLER_SECRET: &str = "caller-header-secret-77aa";
@@ -142,8 +142,11 @@ async fn a_redirect_to_another_host_name_of_the_same_machine_is_refused() {
     assert!(server.received().is_empty());
 }
 
-fn anthropic_reply() -> &'static str {
-    r#"{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"moved"}],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":1}}"#
+/// Anthropic at `server`'s `/v1`, keyed.
+fn anthropic_at(server: &Server) -> Endpoint {
+    Endpoint::anthropic()
+        .with_base_url(&format!("{}/v1", server.url()))
+        .with_key(ApiKey::new(SECRET))
 }
 
 #[tokio::test]
@@ -151,16 +154,12 @@ async fn a_307_or_308_within_the_origin_keeps_the_post_its_headers_and_body() {
     for status in [307, 308] {
         let server = Server::start(vec![
             Canned::body(status, "").header("location", "/v2/messages"),
-            Canned::body(200, anthropic_reply()),
+            Canned::body(200, whole_reply(Api::Anthropic, "moved")),
         ])
         .await;
-        let client = Client::new(
-            Endpoint::anthropic()
-                .with_base_url(&format!("{}/v1", server.url()))
-                .with_key(ApiKey::new(SECRET))
-                .with_header("x-caller-token", CALLER_SECRET),
-        )
-        .unwrap();
+        let client =
+            Client::new(anthropic_at(&server).with_header("x-caller-token", CALLER_SECRET))
+                .unwrap();
         let reply = client.complete(&prompt(Api::Anthropic)).await.unwrap();
         assert_eq!(reply.message.text_content(), "moved");
         let received = server.received();
@@ -180,15 +179,10 @@ async fn a_301_302_or_303_within_the_origin_is_refused_not_followed_as_a_get() {
         // Were the GET followed, its reply would be decoded as the answer.
         let server = Server::start(vec![
             Canned::body(status, "").header("location", "/v1/elsewhere"),
-            Canned::body(200, anthropic_reply()),
+            Canned::body(200, whole_reply(Api::Anthropic, "moved")),
         ])
         .await;
-        let client = Client::new(
-            Endpoint::anthropic()
-                .with_base_url(&format!("{}/v1", server.url()))
-                .with_key(ApiKey::new(SECRET)),
-        )
-        .unwrap();
+        let client = Client::new(anthropic_at(&server)).unwrap();
         let error = client.complete(&prompt(Api::Anthropic)).await.unwrap_err();
         let ClientError::Redirect {
             status: got,
@@ -207,26 +201,12 @@ async fn a_301_302_or_303_within_the_origin_is_refused_not_followed_as_a_get() {
 
 #[tokio::test]
 async fn a_stream_redirected_within_the_origin_streams() {
-    let events = [
-        r#"{"type":"message_start","message":{"id":"msg_1","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":5,"output_tokens":1}}}"#,
-        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
-        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"here"}}"#,
-        r#"{"type":"content_block_stop","index":0}"#,
-        r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":3}}"#,
-        r#"{"type":"message_stop"}"#,
-    ];
-    let body: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
     let server = Server::start(vec![
         Canned::body(308, "").header("location", "/v2/messages"),
-        Canned::sse(vec![Bytes::from(body)]),
+        Canned::sse(vec![Bytes::from(anthropic_sse("here"))]),
     ])
     .await;
-    let client = Client::new(
-        Endpoint::anthropic()
-            .with_base_url(&format!("{}/v1", server.url()))
-            .with_key(ApiKey::new(SECRET)),
-    )
-    .unwrap();
+    let client = Client::new(anthropic_at(&server)).unwrap();
     let (_, reply) = drain(&client, &prompt(Api::Anthropic)).await;
     assert_eq!(reply.unwrap().message.text_content(), "here");
     assert_eq!(server.received()[1].body["stream"], true);

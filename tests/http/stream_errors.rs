@@ -8,7 +8,7 @@ use agentmsg::StopReason;
 use bytes::Bytes;
 
 use crate::server::{Canned, Server};
-use crate::{client, drain, request};
+use crate::{client, drain, request, whole_reply};
 use agentmsg::http::Retry;
 
 fn sse(events: &[&str]) -> Bytes {
@@ -19,6 +19,14 @@ fn sse(events: &[&str]) -> Bytes {
             .collect::<String>(),
     )
 }
+
+/// A Responses stream's first events, up to its text "Hello wor".
+const RESPONSES_HELLO: [&str; 4] = [
+    r#"{"type":"response.created","response":{"id":"resp_1","object":"response","created_at":1,"status":"in_progress","model":"gpt-4.1","output":[]}}"#,
+    r#"{"type":"response.output_item.added","output_index":0,"item":{"id":"msg_1","type":"message","status":"in_progress","role":"assistant","content":[]}}"#,
+    r#"{"type":"response.content_part.added","item_id":"msg_1","output_index":0,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}}"#,
+    r#"{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"Hello wor"}"#,
+];
 
 /// One API's stream that breaks off with the provider's error.
 struct Case {
@@ -64,13 +72,9 @@ fn cases() -> Vec<Case> {
         case(
             Api::OpenaiResponses,
             "responses response.failed",
-            sse(&[
-                r#"{"type":"response.created","response":{"id":"resp_1","object":"response","created_at":1,"status":"in_progress","model":"gpt-4.1","output":[]}}"#,
-                r#"{"type":"response.output_item.added","output_index":0,"item":{"id":"msg_1","type":"message","status":"in_progress","role":"assistant","content":[]}}"#,
-                r#"{"type":"response.content_part.added","item_id":"msg_1","output_index":0,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}}"#,
-                r#"{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"Hello wor"}"#,
+            sse(&[&RESPONSES_HELLO[..], &[
                 r#"{"type":"response.failed","response":{"id":"resp_1","object":"response","created_at":1,"status":"failed","model":"gpt-4.1","error":{"code":"server_error","message":"The model failed to finish"},"output":[]}}"#,
-            ]),
+            ]].concat()),
             None,
             Some("server_error"),
             "The model failed to finish",
@@ -79,13 +83,9 @@ fn cases() -> Vec<Case> {
         case(
             Api::OpenaiResponses,
             "responses error",
-            sse(&[
-                r#"{"type":"response.created","response":{"id":"resp_1","object":"response","created_at":1,"status":"in_progress","model":"gpt-4.1","output":[]}}"#,
-                r#"{"type":"response.output_item.added","output_index":0,"item":{"id":"msg_1","type":"message","status":"in_progress","role":"assistant","content":[]}}"#,
-                r#"{"type":"response.content_part.added","item_id":"msg_1","output_index":0,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}}"#,
-                r#"{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"Hello wor"}"#,
+            sse(&[&RESPONSES_HELLO[..], &[
                 r#"{"type":"error","code":"invalid_prompt","message":"The prompt was flagged","param":null}"#,
-            ]),
+            ]].concat()),
             None,
             Some("invalid_prompt"),
             "The prompt was flagged",
@@ -204,31 +204,15 @@ fn the_anthropic_decoder_keeps_the_text_and_sends_no_done_after_an_error() {
     );
 }
 
-/// Each API's whole reply, with "whole" as its text.
-fn whole_replies() -> Vec<(Api, &'static str)> {
-    vec![
-        (
-            Api::Anthropic,
-            r#"{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"whole"}],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":1}}"#,
-        ),
-        (
-            Api::OpenaiChat,
-            r#"{"id":"c1","object":"chat.completion","created":1,"model":"gpt-4.1","choices":[{"index":0,"message":{"role":"assistant","content":"whole"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}"#,
-        ),
-        (
-            Api::OpenaiResponses,
-            r#"{"id":"resp_1","object":"response","created_at":1,"status":"completed","model":"gpt-4.1","output":[{"id":"msg_1","type":"message","status":"completed","role":"assistant","content":[{"type":"output_text","text":"whole","annotations":[]}]}],"usage":{"input_tokens":3,"output_tokens":1,"total_tokens":4}}"#,
-        ),
-        (
-            Api::Gemini,
-            r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"whole"}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":1,"totalTokenCount":4},"modelVersion":"gemini-2.5-flash","responseId":"r1"}"#,
-        ),
-    ]
-}
-
 #[tokio::test]
 async fn a_stream_request_answered_with_json_is_read_as_the_whole_reply() {
-    for (api, body) in whole_replies() {
+    for api in [
+        Api::Anthropic,
+        Api::OpenaiChat,
+        Api::OpenaiResponses,
+        Api::Gemini,
+    ] {
+        let body = whole_reply(api, "whole");
         let server = Server::start(vec![
             Canned::body(200, body).header("x-request-id", "req_json")
         ])

@@ -4,28 +4,11 @@
 
 use std::time::{Duration, SystemTime};
 
-use agentmsg::http::{ApiKey, Client, ClientError, Endpoint, Retry, USER_AGENT};
+use agentmsg::http::{Client, ClientError, Endpoint, Retry, USER_AGENT};
 use agentmsg::providers::Api;
 
-use crate::request;
 use crate::server::{Canned, Server};
-
-/// A client for tests under tokio's paused time (no timer but the retry's).
-fn paused_time_client(server: &Server, retry: Retry) -> Client {
-    Client::builder(
-        Endpoint::openai_chat()
-            .with_base_url(&server.url())
-            .with_key(ApiKey::new("k")),
-    )
-    .retry(retry)
-    .connect_timeout(None)
-    .idle_timeout(None)
-    .pool_idle_timeout(None)
-    .build()
-    .unwrap()
-}
-
-const CHAT_REPLY: &str = r#"{"id":"c1","object":"chat.completion","created":1,"model":"gpt-4.1","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}"#;
+use crate::{client, paused_time_client, request, whole_reply};
 
 #[tokio::test(start_paused = true)]
 async fn x_should_retry_false_stops_a_retryable_status() {
@@ -35,7 +18,7 @@ async fn x_should_retry_false_stops_a_retryable_status() {
     )
     .header("x-should-retry", "false")])
     .await;
-    let error = paused_time_client(&server, Retry::with_max_retries(2))
+    let error = paused_time_client(Endpoint::openai_chat(), &server, Retry::with_max_retries(2))
         .complete(&request(Api::OpenaiChat))
         .await
         .unwrap_err();
@@ -55,10 +38,10 @@ async fn x_should_retry_true_retries_a_client_error() {
             .header("x-should-retry", "true"),
         Canned::body(400, r#"{"error":{"message":"try again","type":"x"}}"#)
             .header("x-should-retry", "true"),
-        Canned::body(200, CHAT_REPLY),
+        Canned::body(200, whole_reply(Api::OpenaiChat, "ok")),
     ])
     .await;
-    let reply = paused_time_client(&server, Retry::with_max_retries(2))
+    let reply = paused_time_client(Endpoint::openai_chat(), &server, Retry::with_max_retries(2))
         .complete(&request(Api::OpenaiChat))
         .await
         .expect("the third try succeeds");
@@ -73,11 +56,11 @@ async fn retry_after_as_an_http_date_is_waited_for() {
     let server = Server::start(vec![
         Canned::body(429, r#"{"error":{"message":"slow","type":"rate_limit"}}"#)
             .header("retry-after", &date),
-        Canned::body(200, CHAT_REPLY),
+        Canned::body(200, whole_reply(Api::OpenaiChat, "ok")),
     ])
     .await;
     let start = tokio::time::Instant::now();
-    let reply = paused_time_client(&server, Retry::with_max_retries(2))
+    let reply = paused_time_client(Endpoint::openai_chat(), &server, Retry::with_max_retries(2))
         .complete(&request(Api::OpenaiChat))
         .await
         .unwrap();
@@ -94,11 +77,11 @@ async fn retry_after_as_a_past_date_is_no_wait() {
     let date = httpdate::fmt_http_date(SystemTime::now() - Duration::from_secs(30));
     let server = Server::start(vec![
         Canned::body(503, "").header("retry-after", &date),
-        Canned::body(200, CHAT_REPLY),
+        Canned::body(200, whole_reply(Api::OpenaiChat, "ok")),
     ])
     .await;
     let start = tokio::time::Instant::now();
-    paused_time_client(&server, Retry::with_max_retries(1))
+    paused_time_client(Endpoint::openai_chat(), &server, Retry::with_max_retries(1))
         .complete(&request(Api::OpenaiChat))
         .await
         .unwrap();
@@ -111,7 +94,7 @@ async fn retry_after_as_a_past_date_is_no_wait() {
 
 #[tokio::test]
 async fn requests_carry_the_user_agent_unless_the_caller_sets_one() {
-    let server = Server::start(vec![Canned::body(200, CHAT_REPLY)]).await;
+    let server = Server::start(vec![Canned::body(200, whole_reply(Api::OpenaiChat, "ok"))]).await;
     let endpoint = Endpoint::openai_compatible(&server.url());
     Client::new(endpoint.clone())
         .unwrap()
@@ -142,12 +125,11 @@ async fn an_error_names_its_url_and_keeps_type_and_code() {
         r#"{"error":{"message":"The model `gpt-9` does not exist","type":"invalid_request_error","param":null,"code":"model_not_found"}}"#,
     )])
     .await;
-    let error = Client::new(
-        Endpoint::openai_chat()
-            .with_base_url(&format!("{}/v1", server.url()))
-            .with_key(ApiKey::new("k")),
+    let error = client(
+        Api::OpenaiChat,
+        &format!("{}/v1", server.url()),
+        Retry::default(),
     )
-    .unwrap()
     .complete(&request(Api::OpenaiChat))
     .await
     .unwrap_err();
@@ -165,15 +147,10 @@ async fn an_error_names_its_url_and_keeps_type_and_code() {
         r#"{"error":{"code":404,"message":"models/x is not found","status":"NOT_FOUND"}}"#,
     )])
     .await;
-    let error = Client::new(
-        Endpoint::gemini()
-            .with_base_url(&server.url())
-            .with_key(ApiKey::new("k")),
-    )
-    .unwrap()
-    .complete(&request(Api::Gemini))
-    .await
-    .unwrap_err();
+    let error = client(Api::Gemini, &server.url(), Retry::default())
+        .complete(&request(Api::Gemini))
+        .await
+        .unwrap_err();
     let api = error.api_error().unwrap();
     assert_eq!(api.error_type.as_deref(), Some("NOT_FOUND"));
     assert_eq!(api.code, None);

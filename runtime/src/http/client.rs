@@ -421,27 +421,18 @@ impl Client {
             partial: Box::default(),
             request_id: request_id.clone(),
         };
-        let mut body = Vec::new();
-        let mut chunks = sent.response.bytes_stream();
-        loop {
-            let chunk = match idle(self.idle_timeout, chunks.next()).await {
-                None => {
-                    return Err(broke_off(
-                        0,
-                        "no bytes for the idle timeout".to_owned(),
-                        true,
-                    ))
-                }
-                Some(None) => break,
-                Some(Some(Err(e))) => return Err(broke_off(0, describe(&e), e.is_timeout())),
-                Some(Some(Ok(chunk))) => chunk,
-            };
+        let (body, end) = read_capped(sent.response, self.idle_timeout, self.max_event, || {
             trace.chunk();
-            if body.len() + chunk.len() > self.max_event {
+        })
+        .await;
+        match end {
+            BodyEnd::Whole => {}
+            BodyEnd::Broke { message, timeout } => return Err(broke_off(0, message, timeout)),
+            BodyEnd::Over { at } => {
                 return Err(ClientError::Decode {
                     source: StreamError::Frame(crate::providers::FrameError {
                         event: 0,
-                        offset: body.len() as u64,
+                        offset: at as u64,
                         kind: crate::providers::FrameErrorKind::TooLarge {
                             limit: self.max_event,
                         },
@@ -450,7 +441,6 @@ impl Client {
                     request_id,
                 });
             }
-            body.extend_from_slice(&chunk);
         }
         let text = String::from_utf8_lossy(&body);
         let (mut message, warnings) = match self.api().decode_response(&text) {
@@ -671,20 +661,60 @@ impl Client {
     /// and whether there was more (left unread: the connection is dropped).
     /// A body that breaks off or stalls gives what came.
     async fn error_body(&self, response: reqwest::Response) -> (String, bool) {
-        let mut body = Vec::new();
-        let mut chunks = response.bytes_stream();
-        let mut cut = false;
-        while let Some(Some(Ok(chunk))) = idle(self.idle_timeout, chunks.next()).await {
-            let room = MAX_ERROR_BODY - body.len();
-            if chunk.len() > room {
-                body.extend_from_slice(&chunk[..room]);
-                cut = true;
-                break;
-            }
-            body.extend_from_slice(&chunk);
-        }
+        let (body, end) = read_capped(response, self.idle_timeout, MAX_ERROR_BODY, || {}).await;
+        let cut = matches!(end, BodyEnd::Over { .. });
         (String::from_utf8_lossy(&body).into_owned(), cut)
     }
+}
+
+/// How a [`read_capped`] read of a body ended.
+enum BodyEnd {
+    /// The body came whole.
+    Whole,
+    /// A chunk took the body past the limit; `at`: the bytes before it.
+    Over { at: usize },
+    /// The body broke off, or no bytes came for the idle timeout.
+    Broke { message: String, timeout: bool },
+}
+
+/// A reply's body, at most `limit` bytes of it (a chunk that goes past the
+/// limit is kept up to it and the rest left unread), and how the read ended;
+/// `on_chunk` is called as each chunk comes.
+async fn read_capped(
+    response: reqwest::Response,
+    idle_timeout: Option<Duration>,
+    limit: usize,
+    mut on_chunk: impl FnMut(),
+) -> (Vec<u8>, BodyEnd) {
+    let mut body = Vec::new();
+    let mut chunks = response.bytes_stream();
+    let end = loop {
+        let chunk = match idle(idle_timeout, chunks.next()).await {
+            None => {
+                break BodyEnd::Broke {
+                    message: "no bytes for the idle timeout".to_owned(),
+                    timeout: true,
+                }
+            }
+            Some(None) => break BodyEnd::Whole,
+            Some(Some(Err(e))) => {
+                break BodyEnd::Broke {
+                    message: describe(&e),
+                    timeout: e.is_timeout(),
+                }
+            }
+            Some(Some(Ok(chunk))) => chunk,
+        };
+        on_chunk();
+        let room = limit - body.len();
+        if chunk.len() > room {
+            let at = body.len();
+            body.extend_from_slice(&chunk[..room]);
+            break BodyEnd::Over { at };
+        }
+        body.extend_from_slice(&chunk);
+    };
+    (body, end)
 }
 
 /// The most of an error reply's body that is read: a provider's error JSON is
@@ -725,15 +755,30 @@ pub(crate) fn describe(error: &reqwest::Error) -> String {
     text
 }
 
-/// Whether a content type is JSON (`application/json`, `…+json`).
-fn is_json(content_type: &str) -> bool {
-    let essence = content_type
+/// A content type without its parameters, in lower case (`text/event-stream`
+/// of `Text/Event-Stream; charset=utf-8`).
+fn essence(content_type: &str) -> String {
+    content_type
         .split(';')
         .next()
         .unwrap_or_default()
         .trim()
-        .to_ascii_lowercase();
+        .to_ascii_lowercase()
+}
+
+/// Whether a content type is JSON (`application/json`, `…+json`).
+fn is_json(content_type: &str) -> bool {
+    let essence = essence(content_type);
     essence == "application/json" || essence.ends_with("+json")
+}
+
+/// Whether a content type is a stream's: server-sent events, or AWS's
+/// event stream (Bedrock's ConverseStream).
+pub(crate) fn is_stream(content_type: &str) -> bool {
+    matches!(
+        essence(content_type).as_str(),
+        "text/event-stream" | "application/vnd.amazon.eventstream"
+    )
 }
 
 /// The first bytes of a body, as text, for an error that says what came.

@@ -242,18 +242,13 @@ impl ClientError {
     }
 }
 
-/// The statuses worth another try: a timeout, a conflict, too many requests,
-/// the server's errors, Anthropic's overloaded.
-pub(crate) fn retryable(status: u16) -> bool {
-    matches!(status, 408 | 409 | 429 | 500..=504 | 529)
-}
-
 impl ApiError {
     /// Whether this answer is worth another try: the provider's
     /// `x-should-retry` when it sent one (as the official SDKs obey it, both
     /// ways), else the status ([`Retry`](super::Retry)).
     pub fn is_retryable(&self) -> bool {
-        self.should_retry.unwrap_or_else(|| retryable(self.status))
+        self.should_retry
+            .unwrap_or_else(|| crate::providers::retryable_status(self.status))
     }
 }
 

@@ -14,7 +14,6 @@
 use std::fmt;
 
 use reqwest::redirect::{Attempt, Policy};
-use reqwest::Url;
 
 /// How many same-origin 307/308 redirects one request may follow.
 const MAX_REDIRECTS: usize = 5;
@@ -60,7 +59,8 @@ fn check(attempt: &Attempt<'_>) -> Result<(), RedirectRefused> {
     let Some(first) = attempt.previous().first() else {
         return Err(refuse("no request before it"));
     };
-    if !same_origin(first, attempt.url()) {
+    // Scheme, host and port (the port a scheme implies included).
+    if first.origin() != attempt.url().origin() {
         return Err(refuse(
             "another origin would receive the API key, the headers and the body",
         ));
@@ -74,13 +74,6 @@ fn check(attempt: &Attempt<'_>) -> Result<(), RedirectRefused> {
         return Err(refuse("too many redirects"));
     }
     Ok(())
-}
-
-/// Whether `a` and `b` have the same scheme, host and port.
-fn same_origin(a: &Url, b: &Url) -> bool {
-    a.scheme() == b.scheme()
-        && a.host_str() == b.host_str()
-        && a.port_or_known_default() == b.port_or_known_default()
 }
 
 /// The refused redirect behind a reqwest error, if that is what it is.

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use futures_core::Stream;
 
-use super::client::{describe, head, Body, Reply, Sent};
+use super::client::{describe, head, is_stream, Body, Reply, Sent};
 use super::error::{ApiError, ClientError};
 use super::trace::Trace;
 use crate::project::Report;
@@ -226,8 +226,8 @@ impl ReplyStream {
         self.fail(error);
     }
 
-    /// [`ClientError::NotAStream`] when what came was not server-sent events
-    /// (no event read, or another content type), else
+    /// [`ClientError::NotAStream`] when what came was not a stream (no event
+    /// read, or a content type of neither stream), else
     /// [`ClientError::Decode`] with the message so far.
     fn decode_error(
         &self,
@@ -235,12 +235,7 @@ impl ReplyStream {
         events: usize,
         partial: impl FnOnce() -> crate::AssistantMessage,
     ) -> ClientError {
-        let sse = self
-            .content_type
-            .trim_start()
-            .to_ascii_lowercase()
-            .starts_with("text/event-stream");
-        if events == 0 || !sse {
+        if events == 0 || !is_stream(&self.content_type) {
             ClientError::NotAStream {
                 content_type: self.content_type.clone(),
                 head: head(&self.head),

@@ -28,12 +28,12 @@ mod imp {
     use crate::providers::{Api, Request};
     use crate::AssistantMessage;
 
-    /// The span of one request, and when it began.
+    /// The span of one request, and when it began (until its first chunk
+    /// came).
     #[derive(Debug)]
     pub(crate) struct Trace {
         span: tracing::Span,
-        start: Instant,
-        first_chunk: bool,
+        start: Option<Instant>,
         content: bool,
     }
 
@@ -42,8 +42,7 @@ mod imp {
         fn default() -> Self {
             Self {
                 span: tracing::Span::none(),
-                start: Instant::now(),
-                first_chunk: true,
+                start: None,
                 content: false,
             }
         }
@@ -110,7 +109,9 @@ mod imp {
                 agentmsg.retries = 0u32,
                 agentmsg.time_to_first_chunk_ms = Empty,
             );
-            if !request.stop.is_empty() {
+            // Serialized only for a subscriber that wants the span.
+            let content = content && !span.is_disabled();
+            if !request.stop.is_empty() && !span.is_disabled() {
                 let stop = serde_json::to_string(&request.stop).unwrap_or_default();
                 span.record("gen_ai.request.stop_sequences", stop.as_str());
             }
@@ -125,8 +126,7 @@ mod imp {
             }
             Self {
                 span,
-                start: Instant::now(),
-                first_chunk: false,
+                start: Some(Instant::now()),
                 content,
             }
         }
@@ -138,9 +138,8 @@ mod imp {
 
         /// A chunk of the reply came (the first one is timed).
         pub(crate) fn chunk(&mut self) {
-            if !self.first_chunk {
-                self.first_chunk = true;
-                let ms = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
+            if let Some(start) = self.start.take() {
+                let ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
                 self.span.record("agentmsg.time_to_first_chunk_ms", ms);
             }
         }

@@ -295,10 +295,7 @@ impl StreamDecode for AnyStreamDecoder {
 
 /// Sets `extra` in `body`: an object merged into an object, `null` removing
 /// the field, any other value replacing it.
-pub(crate) fn merge(
-    body: &mut serde_json::Value,
-    extra: &serde_json::Map<String, serde_json::Value>,
-) {
+fn merge(body: &mut serde_json::Value, extra: &serde_json::Map<String, serde_json::Value>) {
     let serde_json::Value::Object(body) = body else {
         return;
     };

@@ -41,12 +41,44 @@ impl ProviderError {
             ]
             .iter()
             .any(|word| label.contains(word))
-                || matches!(
-                    label.as_str(),
-                    "408" | "409" | "429" | "500" | "502" | "503" | "504" | "529"
-                )
+                || label.parse().is_ok_and(retryable_status)
         };
         self.error_type.as_deref().is_some_and(retryable)
             || self.code.as_deref().is_some_and(retryable)
+    }
+}
+
+/// The statuses worth another try: a timeout, a conflict, too many requests,
+/// the server's errors, Anthropic's overloaded (the HTTP client's
+/// `Retry` policy, and a stream error's code).
+pub(crate) fn retryable_status(status: u16) -> bool {
+    matches!(status, 408 | 409 | 429 | 500..=504 | 529)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ProviderError;
+
+    fn with(error_type: Option<&str>, code: Option<&str>) -> ProviderError {
+        ProviderError {
+            error_type: error_type.map(str::to_owned),
+            code: code.map(str::to_owned),
+            ..ProviderError::default()
+        }
+    }
+
+    #[test]
+    fn a_code_that_is_a_status_is_retryable_as_the_client_retries_it() {
+        for status in [
+            "408", "409", "429", "500", "501", "502", "503", "504", "529",
+        ] {
+            assert!(with(None, Some(status)).is_retryable(), "{status}");
+        }
+        for status in ["400", "401", "403", "404", "422"] {
+            assert!(!with(None, Some(status)).is_retryable(), "{status}");
+        }
+        assert!(with(Some("overloaded_error"), None).is_retryable());
+        assert!(with(None, Some("rate_limit_exceeded")).is_retryable());
+        assert!(!with(Some("invalid_request_error"), Some("invalid_prompt")).is_retryable());
     }
 }

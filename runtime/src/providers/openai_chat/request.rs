@@ -261,7 +261,7 @@ pub(super) fn assistant_message(
             index,
             ChangeKind::DroppedThinking,
             format!(
-                "{dropped} thinking block(s) not sent: Chat Completions takes back only the reasoning a compatible server sent (`reasoning_content`, `reasoning`)"
+                "{dropped} thinking block(s) not sent: Chat Completions takes back only the reasoning a compatible server sent (in `reasoning_content`, `reasoning` or `reasoning_text`)"
             ),
         );
     }
