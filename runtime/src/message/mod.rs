@@ -378,13 +378,24 @@ impl AssistantMessage {
 
     /// The text of all text blocks, joined without a separator.
     pub fn text_content(&self) -> String {
-        self.content
-            .iter()
-            .filter_map(|c| match c {
-                AssistantContent::Text(t) => Some(t.text.as_str()),
-                _ => None,
-            })
-            .collect()
+        self.text_joined("")
+    }
+
+    /// The text of all text blocks, `separator` between each two (pi joins
+    /// a summariser's answer with a newline, Claude Code an error's text).
+    pub(crate) fn text_joined(&self, separator: &str) -> String {
+        let mut text = String::new();
+        let blocks = self.content.iter().filter_map(|c| match c {
+            AssistantContent::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        });
+        for (i, block) in blocks.enumerate() {
+            if i > 0 {
+                text.push_str(separator);
+            }
+            text.push_str(block);
+        }
+        text
     }
 
     /// The tool calls, in order.
