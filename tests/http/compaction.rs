@@ -183,3 +183,31 @@ async fn a_failed_call_leaves_the_session_unchanged() {
     assert_eq!(session.to_bytes(), before);
     assert_eq!(server.received().len(), 1);
 }
+
+/// A reply that is an error (a 200 whose body is an error object, as a
+/// proxy may answer) fails the compaction as pi's `Summarization failed`
+/// does: no summary of an error is recorded, and the session is unchanged.
+#[tokio::test]
+async fn an_error_reply_leaves_the_session_unchanged() {
+    let server = Server::start(vec![Canned::body(
+        200,
+        r#"{"error":{"message":"overloaded","type":"server_error"}}"#,
+    )])
+    .await;
+    let client = client(Api::OpenaiChat, &server.url(), Retry::none());
+    let mut session = session();
+    let before = session.to_bytes();
+    let error = session
+        .compact_with(&client, &CompactOptions::new("gpt-4.1").keeping(700))
+        .await
+        .unwrap_err();
+    match &error {
+        CompactError::Failed { part, message } => {
+            assert_eq!(*part, "history");
+            assert!(message.contains("overloaded"), "{error}");
+        }
+        other => panic!("not a failed reply: {other}"),
+    }
+    assert_eq!(session.to_bytes(), before);
+    assert_eq!(server.received().len(), 1);
+}
