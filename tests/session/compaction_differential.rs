@@ -4,7 +4,8 @@
 //! by [`CompactionPolicy::Pi`] and by pi 0.73.1 (`prepareCompaction`, then
 //! `compact` with pi-ai's scripted faux model, in `scripts/pi/compaction.mjs`).
 //! They must agree on whether there is a plan, the cut, the split turn, the
-//! tokens, the summariser's prompts and system prompt, the file lists, the
+//! tokens, the summariser's prompts (some with a focus, pi's custom
+//! instructions) and system prompt, the file lists, the
 //! summary pi records and its `details`.
 //!
 //! One difference is by design: where pi would summarise nothing the model
@@ -244,18 +245,20 @@ fn session(rng: &mut Rng, n: usize) -> Vec<String> {
     lines
 }
 
-/// A job: a file, a leaf (`None`: its last entry) and a budget.
+/// A job: a file, a leaf (`None`: its last entry), a budget, and the focus
+/// of the summary (pi's custom instructions).
 #[derive(Clone)]
 struct Job {
     file: PathBuf,
     leaf: Option<String>,
     keep: u64,
+    focus: Option<String>,
 }
 
 fn jobs_file(dir: &Path, name: &str, jobs: &[Job]) -> PathBuf {
     let list: Vec<Value> = jobs
         .iter()
-        .map(|j| json!({"file": j.file, "leaf": j.leaf, "keep": j.keep}))
+        .map(|j| json!({"file": j.file, "leaf": j.leaf, "keep": j.keep, "focus": j.focus}))
         .collect();
     let path = dir.join(name);
     std::fs::write(&path, serde_json::to_string(&list).unwrap()).unwrap();
@@ -271,6 +274,7 @@ struct Tally {
     turn_prefix: usize,
     pi_summarises_nothing_sent: usize,
     with_files: usize,
+    with_focus: usize,
 }
 
 /// agentmsg's plan for a job, and what pi answers for it, compared; the
@@ -310,7 +314,9 @@ fn compare(session: &Session, job: &Job, theirs: &Value, tally: &mut Tally) -> V
     tally.split += usize::from(ours.split_turn);
     tally.turn_prefix += usize::from(ours.turn_prefix_prompt().is_some());
     tally.with_files += usize::from(!ours.files.is_empty());
+    tally.with_focus += usize::from(job.focus.is_some() && ours.prompt().is_some());
     let mut mine = ours.to_json();
+    mine["prompt"] = json!(ours.prompt_with_focus(job.focus.as_deref()));
     let history = ours.prompt().map(|_| "HISTORY");
     mine["summary"] = json!(ours.summary_text(history, Some("PREFIX")));
     mine["details"] =
@@ -471,10 +477,12 @@ fn policy_pi_plans_and_records_what_pi_does() {
                 1 => rng.below(50) as u64,
                 _ => rng.below(total as usize / 3 + 1) as u64,
             };
+            let focus = rng.chance(25).then(|| rng.text(&WORDS, 4));
             jobs.push(Job {
                 file: file.clone(),
                 leaf,
                 keep,
+                focus,
             });
         }
     }
@@ -495,6 +503,7 @@ fn policy_pi_plans_and_records_what_pi_does() {
                         file: file.clone(),
                         leaf: None,
                         keep,
+                        focus: None,
                     });
                 }
             }
@@ -577,6 +586,10 @@ fn policy_pi_plans_and_records_what_pi_does() {
             .join("\n")
     );
     assert!(tally.plans > 0 && tally.split > 0 && tally.turn_prefix > 0 && tally.with_files > 0);
+    assert!(
+        tally.with_focus > 0,
+        "no plan asked with a focus: {tally:?}"
+    );
 
     // pi reads each compacted file and sends, at the compaction, what
     // agentmsg sends.
@@ -628,6 +641,7 @@ fn policy_pi_plans_and_records_what_pi_does() {
                 file: out,
                 leaf: None,
                 keep: 1_000,
+                focus: None,
             },
             plan.files.clone(),
         ));
