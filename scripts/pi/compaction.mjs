@@ -7,7 +7,8 @@
 //   PI_NODE=DIR node scripts/pi/compaction.mjs JOBS.json
 //
 // DIR is where `npm install @mariozechner/pi-coding-agent` was run. JOBS.json
-// is an array of {"file", "leaf", "keep"} (leaf null: the last entry). Prints
+// is an array of {"file", "leaf", "keep", "focus"} (leaf null: the last
+// entry; focus, pi's custom instructions, null for none). Prints
 // one JSON object per job: the job, and "plan": null or {"firstKeptEntryId",
 // "splitTurn", "tokensBefore", "summarise", "turnPrefix" (entry ids),
 // "at" (where those entries are in the file), "prompt", "turnPrefixPrompt", "systemPrompts", "readFiles",
@@ -85,7 +86,7 @@ for (const job of jobs) {
     return fauxAssistantMessage("HISTORY");
   };
   faux.setResponses([answer, answer]);
-  const result = await compact(preparation, model, "key");
+  const result = await compact(preparation, model, "key", undefined, job.focus ?? undefined);
   const summarised = [...preparation.messagesToSummarize, ...preparation.turnPrefixMessages];
   // Where each entry is in the file (the header first): a version 1 file's
   // ids are made up, at random, by pi's migration.

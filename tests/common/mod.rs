@@ -8,6 +8,7 @@ mod conformance;
 pub mod event_stream;
 mod fixtures;
 pub mod openai;
+mod pi_node;
 
 // Each test binary uses some of these.
 #[allow(unused_imports)]
@@ -18,7 +19,9 @@ pub use conformance::{
     schema_errors,
 };
 #[allow(unused_imports)]
-pub use fixtures::{write_lines, PNG_1X1};
+pub use fixtures::{pi_chain, write_lines, PNG_1X1};
+#[allow(unused_imports)]
+pub use pi_node::{pi_message_form, pi_node, pi_seed, run_pi_script, run_pi_script_json, Rng};
 
 use std::path::{Path, PathBuf};
 

@@ -10,6 +10,7 @@ use agentmsg::Session;
 use serde_json::{json, Value};
 
 use crate::client;
+use crate::common::pi_chain;
 use crate::server::{Canned, Server};
 
 /// A pi session whose budget of 700 tokens keeps only the end of its last
@@ -37,22 +38,7 @@ fn session() -> Session {
                "content": [{"type": "text", "text": "ok"}], "isError": false, "timestamp": 1}),
         assistant(json!([{"type": "text", "text": "w".repeat(3000)}])),
     ];
-    let mut lines = vec![json!({"type": "session", "version": 3, "id": "s",
-        "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"})
-    .to_string()];
-    for (i, message) in messages.into_iter().enumerate() {
-        let parent = if i == 0 {
-            Value::Null
-        } else {
-            json!(format!("e{i}"))
-        };
-        lines.push(
-            json!({"type": "message", "id": format!("e{}", i + 1), "parentId": parent,
-                   "timestamp": "2026-01-01T00:00:01.000Z", "message": message})
-            .to_string(),
-        );
-    }
-    Session::read((lines.join("\n") + "\n").as_bytes()).unwrap()
+    Session::read((pi_chain(messages).join("\n") + "\n").as_bytes()).unwrap()
 }
 
 fn completion(text: &str, prompt: u64, completion: u64) -> Canned {
@@ -194,6 +180,34 @@ async fn a_failed_call_leaves_the_session_unchanged() {
         "{error}"
     );
     assert!(error.to_string().contains("bad model"), "{error}");
+    assert_eq!(session.to_bytes(), before);
+    assert_eq!(server.received().len(), 1);
+}
+
+/// A reply that is an error (a 200 whose body is an error object, as a
+/// proxy may answer) fails the compaction as pi's `Summarization failed`
+/// does: no summary of an error is recorded, and the session is unchanged.
+#[tokio::test]
+async fn an_error_reply_leaves_the_session_unchanged() {
+    let server = Server::start(vec![Canned::body(
+        200,
+        r#"{"error":{"message":"overloaded","type":"server_error"}}"#,
+    )])
+    .await;
+    let client = client(Api::OpenaiChat, &server.url(), Retry::none());
+    let mut session = session();
+    let before = session.to_bytes();
+    let error = session
+        .compact_with(&client, &CompactOptions::new("gpt-4.1").keeping(700))
+        .await
+        .unwrap_err();
+    match &error {
+        CompactError::Failed { part, message } => {
+            assert_eq!(*part, "history");
+            assert!(message.contains("overloaded"), "{error}");
+        }
+        other => panic!("not a failed reply: {other}"),
+    }
     assert_eq!(session.to_bytes(), before);
     assert_eq!(server.received().len(), 1);
 }

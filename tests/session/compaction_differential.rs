@@ -4,7 +4,8 @@
 //! by [`CompactionPolicy::Pi`] and by pi 0.73.1 (`prepareCompaction`, then
 //! `compact` with pi-ai's scripted faux model, in `scripts/pi/compaction.mjs`).
 //! They must agree on whether there is a plan, the cut, the split turn, the
-//! tokens, the summariser's prompts and system prompt, the file lists, the
+//! tokens, the summariser's prompts (some with a focus, pi's custom
+//! instructions) and system prompt, the file lists, the
 //! summary pi records and its `details`.
 //!
 //! One difference is by design: where pi would summarise nothing the model
@@ -23,62 +24,28 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use crate::common;
+use crate::common::{self, Rng};
 use agentmsg::session::{CompactionPlan, CompactionPolicy};
 use agentmsg::{to_llm, AssistantMessage, LlmMessage, Message, Session, ToolCall};
 use serde_json::{json, Value};
 
-const REPO_ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-/// A small seeded generator (SplitMix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-
-    /// Text of some length, with characters past U+FFFF (two UTF-16 units,
-    /// four UTF-8 bytes) and others of two and three bytes.
-    fn text(&mut self, words: usize) -> String {
-        let pool = [
-            "fix",
-            "the",
-            "parser",
-            "émoji 🦀",
-            "line\nbreak",
-            "\"quoted\"",
-            "<b>",
-            "tab\t",
-            "ok",
-            "日本語",
-            "𝄞music",
-            "a.rs",
-        ];
-        (0..1 + self.below(words))
-            .map(|_| self.pick(&pool))
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-}
+/// The words of the generated texts: characters past U+FFFF (two UTF-16
+/// units, four UTF-8 bytes) and others of two and three bytes among them.
+const WORDS: [&str; 12] = [
+    "fix",
+    "the",
+    "parser",
+    "émoji 🦀",
+    "line\nbreak",
+    "\"quoted\"",
+    "<b>",
+    "tab\t",
+    "ok",
+    "日本語",
+    "𝄞music",
+    "a.rs",
+];
 
 const PATHS: [&str; 6] = [
     "src/a.rs",
@@ -92,11 +59,11 @@ const PATHS: [&str; 6] = [
 fn arguments(rng: &mut Rng, name: &str) -> Value {
     let path = rng.pick(&PATHS);
     match (name, rng.below(6)) {
-        ("bash", _) => json!({"command": rng.text(4), "timeout": 30}),
+        ("bash", _) => json!({"command": rng.text(&WORDS, 4), "timeout": 30}),
         (_, 0) => json!({"path": path, "offset": 1.5, "limit": 1e21}),
         (_, 1) => json!({"path": "", "x": null}),
         (_, 2) => json!({"file": path}),
-        _ => json!({"path": path, "oldText": rng.text(3), "newText": rng.text(3)}),
+        _ => json!({"path": path, "oldText": rng.text(&WORDS, 3), "newText": rng.text(&WORDS, 3)}),
     }
 }
 
@@ -117,9 +84,9 @@ fn message(rng: &mut Rng, ts: u64, calls: &mut Vec<(String, String)>) -> Value {
     if let Some((id, name)) = calls.pop() {
         if rng.chance(85) {
             let mut content = vec![json!({"type": "text", "text": if rng.chance(15) {
-                format!("{}🦀{}", "x".repeat(1999), rng.text(30))
+                format!("{}🦀{}", "x".repeat(1999), rng.text(&WORDS, 30))
             } else {
-                rng.text(40)
+                rng.text(&WORDS, 40)
             }})];
             if rng.chance(10) {
                 content.push(
@@ -133,7 +100,7 @@ fn message(rng: &mut Rng, ts: u64, calls: &mut Vec<(String, String)>) -> Value {
     }
     let roll = rng.below(100);
     if roll < 8 {
-        let mut bash = json!({"role": "bashExecution", "command": rng.text(3), "output": rng.text(30),
+        let mut bash = json!({"role": "bashExecution", "command": rng.text(&WORDS, 3), "output": rng.text(&WORDS, 30),
             "exitCode": rng.below(3), "cancelled": rng.chance(10), "truncated": false, "timestamp": ts});
         if rng.chance(40) {
             bash["excludeFromContext"] = json!(true);
@@ -142,9 +109,9 @@ fn message(rng: &mut Rng, ts: u64, calls: &mut Vec<(String, String)>) -> Value {
     }
     if roll < 12 {
         let content = if rng.chance(50) {
-            json!(rng.text(20))
+            json!(rng.text(&WORDS, 20))
         } else {
-            json!([{"type": "text", "text": rng.text(20)},
+            json!([{"type": "text", "text": rng.text(&WORDS, 20)},
                    {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}])
         };
         return json!({"role": "custom", "customType": "note", "content": content,
@@ -152,23 +119,23 @@ fn message(rng: &mut Rng, ts: u64, calls: &mut Vec<(String, String)>) -> Value {
     }
     if roll < 50 {
         let content = if rng.chance(40) {
-            json!(rng.text(60))
+            json!(rng.text(&WORDS, 60))
         } else if rng.chance(20) {
-            json!([{"type": "text", "text": rng.text(30)},
+            json!([{"type": "text", "text": rng.text(&WORDS, 30)},
                    {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}])
         } else {
-            json!([{"type": "text", "text": rng.text(60)}])
+            json!([{"type": "text", "text": rng.text(&WORDS, 60)}])
         };
         return json!({"role": "user", "content": content, "timestamp": ts});
     }
     let mut blocks = Vec::new();
     if rng.chance(40) {
         blocks.push(
-            json!({"type": "thinking", "thinking": rng.text(40), "thinkingSignature": "sig"}),
+            json!({"type": "thinking", "thinking": rng.text(&WORDS, 40), "thinkingSignature": "sig"}),
         );
     }
     if rng.chance(70) {
-        blocks.push(json!({"type": "text", "text": rng.text(60)}));
+        blocks.push(json!({"type": "text", "text": rng.text(&WORDS, 60)}));
     }
     let mut stop = match rng.below(20) {
         0 => "error",
@@ -225,14 +192,14 @@ fn session(rng: &mut Rng, n: usize) -> Vec<String> {
         if roll < 78 || ids.is_empty() {
             entry["type"] = json!("message");
             entry["message"] = if version == 2 && rng.chance(3) {
-                json!({"role": "hookMessage", "customType": "hook", "content": rng.text(5),
+                json!({"role": "hookMessage", "customType": "hook", "content": rng.text(&WORDS, 5),
                        "display": true, "timestamp": ts})
             } else {
                 message(rng, ts, &mut calls)
             };
         } else if roll < 82 && ids.len() > 2 {
             entry["type"] = json!("compaction");
-            entry["summary"] = json!(rng.text(30));
+            entry["summary"] = json!(rng.text(&WORDS, 30));
             entry["firstKeptEntryId"] = json!(ids[ids.len() - 1 - rng.below(ids.len().min(8))]);
             entry["tokensBefore"] = json!(rng.below(100_000));
             if rng.chance(80) {
@@ -247,14 +214,14 @@ fn session(rng: &mut Rng, n: usize) -> Vec<String> {
             entry["type"] = json!("branch_summary");
             entry["fromId"] = json!(ids[rng.below(ids.len())]);
             entry["summary"] = json!(if rng.chance(85) {
-                rng.text(20)
+                rng.text(&WORDS, 20)
             } else {
                 String::new()
             });
         } else if roll < 90 {
             entry["type"] = json!("custom_message");
             entry["customType"] = json!("note");
-            entry["content"] = json!(rng.text(20));
+            entry["content"] = json!(rng.text(&WORDS, 20));
             entry["display"] = json!(rng.chance(50));
         } else if roll < 93 {
             entry["type"] = json!("label");
@@ -278,67 +245,20 @@ fn session(rng: &mut Rng, n: usize) -> Vec<String> {
     lines
 }
 
-/// Where pi's package is installed, when it is (and `node` runs).
-fn pi_node() -> Option<PathBuf> {
-    let dir = std::env::var_os("AGENTMSG_PI_NODE")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(REPO_ROOT).join("target/pi-node"));
-    let installed = dir.join("node_modules/@mariozechner/pi-coding-agent/package.json");
-    let node = Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if installed.is_file() && node {
-        return Some(dir);
-    }
-    let why = format!(
-        "pi's package is not installed in {} (or node is missing): `.ci/run` installs it",
-        dir.display()
-    );
-    if ["CI", "AGENTMSG_REQUIRE_PI"]
-        .iter()
-        .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()))
-    {
-        panic!("{why}");
-    }
-    eprintln!("\n*** SKIPPED compaction_differential: {why} ***\n");
-    None
-}
-
-/// One object per line of `script` run by node on `args`.
-fn run_node(pi: &Path, script: &str, args: &[PathBuf]) -> Vec<Value> {
-    let output = Command::new("node")
-        .arg(Path::new(REPO_ROOT).join("scripts/pi").join(script))
-        .args(args)
-        .env("PI_NODE", pi)
-        .current_dir(pi)
-        .output()
-        .expect("node runs");
-    assert!(
-        output.status.success(),
-        "pi's {script} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout)
-        .expect("UTF-8")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("pi's line is JSON"))
-        .collect()
-}
-
-/// A job: a file, a leaf (`None`: its last entry) and a budget.
+/// A job: a file, a leaf (`None`: its last entry), a budget, and the focus
+/// of the summary (pi's custom instructions).
 #[derive(Clone)]
 struct Job {
     file: PathBuf,
     leaf: Option<String>,
     keep: u64,
+    focus: Option<String>,
 }
 
 fn jobs_file(dir: &Path, name: &str, jobs: &[Job]) -> PathBuf {
     let list: Vec<Value> = jobs
         .iter()
-        .map(|j| json!({"file": j.file, "leaf": j.leaf, "keep": j.keep}))
+        .map(|j| json!({"file": j.file, "leaf": j.leaf, "keep": j.keep, "focus": j.focus}))
         .collect();
     let path = dir.join(name);
     std::fs::write(&path, serde_json::to_string(&list).unwrap()).unwrap();
@@ -354,6 +274,7 @@ struct Tally {
     turn_prefix: usize,
     pi_summarises_nothing_sent: usize,
     with_files: usize,
+    with_focus: usize,
 }
 
 /// agentmsg's plan for a job, and what pi answers for it, compared; the
@@ -393,7 +314,9 @@ fn compare(session: &Session, job: &Job, theirs: &Value, tally: &mut Tally) -> V
     tally.split += usize::from(ours.split_turn);
     tally.turn_prefix += usize::from(ours.turn_prefix_prompt().is_some());
     tally.with_files += usize::from(!ours.files.is_empty());
+    tally.with_focus += usize::from(job.focus.is_some() && ours.prompt().is_some());
     let mut mine = ours.to_json();
+    mine["prompt"] = json!(ours.prompt_with_focus(job.focus.as_deref()));
     let history = ours.prompt().map(|_| "HISTORY");
     mine["summary"] = json!(ours.summary_text(history, Some("PREFIX")));
     mine["details"] =
@@ -457,20 +380,14 @@ fn our_context(session: &Session, leaf: &str) -> Vec<Value> {
         .collect()
 }
 
-/// A text given as a string is one text block; `thinkingSignature` is
-/// `signature`; a tool call's `partialJson` (what pi kept of an aborted
-/// stream, in a real session: no encoder of pi-ai sends it) is left out.
+/// [`common::pi_message_form`], and a tool call's `partialJson` (what pi
+/// kept of an aborted stream, in a real session: no encoder of pi-ai sends
+/// it) left out.
 fn normalize(message: &Value) -> Value {
-    let mut message = message.clone();
+    let mut message = common::pi_message_form(message);
     if let Some(content) = message.get_mut("content") {
-        if let Value::String(text) = content {
-            *content = json!([{"type": "text", "text": text}]);
-        }
         for block in content.as_array_mut().into_iter().flatten() {
             if let Some(block) = block.as_object_mut() {
-                if let Some(signature) = block.remove("thinkingSignature") {
-                    block.insert("signature".into(), signature);
-                }
                 block.remove("partialJson");
             }
         }
@@ -520,17 +437,10 @@ fn work_more(session: &mut Session, k: usize) {
 
 #[test]
 fn policy_pi_plans_and_records_what_pi_does() {
-    let Some(pi) = pi_node() else {
+    let Some(pi) = common::pi_node("compaction_differential") else {
         return;
     };
-    let seed = std::env::var("AGENTMSG_PI_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-        });
+    let seed = common::pi_seed();
     let trees: usize = std::env::var("AGENTMSG_PI_COMPACTION_TREES")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -567,10 +477,12 @@ fn policy_pi_plans_and_records_what_pi_does() {
                 1 => rng.below(50) as u64,
                 _ => rng.below(total as usize / 3 + 1) as u64,
             };
+            let focus = rng.chance(25).then(|| rng.text(&WORDS, 4));
             jobs.push(Job {
                 file: file.clone(),
                 leaf,
                 keep,
+                focus,
             });
         }
     }
@@ -591,12 +503,13 @@ fn policy_pi_plans_and_records_what_pi_does() {
                         file: file.clone(),
                         leaf: None,
                         keep,
+                        focus: None,
                     });
                 }
             }
         }
     }
-    let theirs = run_node(
+    let theirs = common::run_pi_script_json(
         &pi,
         "compaction.mjs",
         &[jobs_file(dir.path(), "jobs.json", &jobs)],
@@ -673,11 +586,15 @@ fn policy_pi_plans_and_records_what_pi_does() {
             .join("\n")
     );
     assert!(tally.plans > 0 && tally.split > 0 && tally.turn_prefix > 0 && tally.with_files > 0);
+    assert!(
+        tally.with_focus > 0,
+        "no plan asked with a focus: {tally:?}"
+    );
 
     // pi reads each compacted file and sends, at the compaction, what
     // agentmsg sends.
     let files: Vec<PathBuf> = applied.iter().map(|(f, _, _)| f.clone()).collect();
-    let contexts = run_node(&pi, "context.mjs", &files);
+    let contexts = common::run_pi_script_json(&pi, "context.mjs", &files);
     let mut compared = 0;
     for (file, id, _) in &applied {
         let session = Session::open(file).unwrap();
@@ -724,12 +641,13 @@ fn policy_pi_plans_and_records_what_pi_does() {
                 file: out,
                 leaf: None,
                 keep: 1_000,
+                focus: None,
             },
             plan.files.clone(),
         ));
     }
     let jobs: Vec<Job> = later.iter().map(|(j, _)| j.clone()).collect();
-    let theirs = run_node(
+    let theirs = common::run_pi_script_json(
         &pi,
         "compaction.mjs",
         &[jobs_file(dir.path(), "later.json", &jobs)],

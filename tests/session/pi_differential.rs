@@ -15,58 +15,25 @@
 //! can be replayed); `AGENTMSG_PI_TREES` how many trees (default 150).
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use crate::common::{self, Rng};
 use agentmsg::{to_llm, LlmMessage, Session};
 use serde_json::{json, Value};
 
-const REPO_ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-/// A small seeded generator (SplitMix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-
-    fn text(&mut self) -> String {
-        let words = [
-            "fix",
-            "the",
-            "parser",
-            "read",
-            "a.rs",
-            "émoji 🦀",
-            "line\nbreak",
-            "\"quoted\"",
-            "<b>",
-            "tab\t",
-            "ok",
-        ];
-        (0..1 + self.below(6))
-            .map(|_| self.pick(&words))
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-}
+/// The words of the generated texts.
+const WORDS: [&str; 11] = [
+    "fix",
+    "the",
+    "parser",
+    "read",
+    "a.rs",
+    "émoji 🦀",
+    "line\nbreak",
+    "\"quoted\"",
+    "<b>",
+    "tab\t",
+    "ok",
+];
 
 /// Tool-call arguments in an order of their own (never sorted).
 fn arguments(rng: &mut Rng) -> String {
@@ -97,13 +64,13 @@ fn message(rng: &mut Rng, ts: u64, calls: &mut Vec<(String, String)>) -> String 
                 r#"{{"role":"toolResult","toolCallId":{},"toolName":{},"content":[{{"type":"text","text":{}}}],"isError":{is_error},"timestamp":{ts}}}"#,
                 json!(id),
                 json!(name),
-                json!(rng.text())
+                json!(rng.text(&WORDS, 6))
             );
         }
         calls.clear();
     }
     if rng.chance(8) {
-        let mut bash = json!({"role": "bashExecution", "command": rng.text(), "output": rng.text(),
+        let mut bash = json!({"role": "bashExecution", "command": rng.text(&WORDS, 6), "output": rng.text(&WORDS, 6),
             "exitCode": rng.below(3), "cancelled": rng.chance(10), "truncated": rng.chance(10), "timestamp": ts});
         if rng.chance(30) {
             bash["excludeFromContext"] = json!(true);
@@ -115,12 +82,12 @@ fn message(rng: &mut Rng, ts: u64, calls: &mut Vec<(String, String)>) -> String 
     }
     if rng.chance(45) {
         let content = if rng.chance(40) {
-            json!(rng.text())
+            json!(rng.text(&WORDS, 6))
         } else if rng.chance(20) {
-            json!([{"type": "text", "text": rng.text()},
+            json!([{"type": "text", "text": rng.text(&WORDS, 6)},
                    {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}])
         } else {
-            json!([{"type": "text", "text": rng.text()}])
+            json!([{"type": "text", "text": rng.text(&WORDS, 6)}])
         };
         return json!({"role": "user", "content": content, "timestamp": ts}).to_string();
     }
@@ -133,12 +100,12 @@ fn message(rng: &mut Rng, ts: u64, calls: &mut Vec<(String, String)>) -> String 
     let mut blocks = Vec::new();
     if rng.chance(40) {
         blocks.push(
-            json!({"type": "thinking", "thinking": rng.text(), "thinkingSignature": "sig"})
+            json!({"type": "thinking", "thinking": rng.text(&WORDS, 6), "thinkingSignature": "sig"})
                 .to_string(),
         );
     }
     if rng.chance(70) {
-        blocks.push(json!({"type": "text", "text": rng.text()}).to_string());
+        blocks.push(json!({"type": "text", "text": rng.text(&WORDS, 6)}).to_string());
     }
     let mut stop = match rng.below(20) {
         0 | 1 => "error",
@@ -202,9 +169,9 @@ fn session(rng: &mut Rng, n: usize, version: u32) -> Vec<String> {
         let roll = rng.below(100);
         let line = if version >= 2 && roll < 4 {
             let content = if rng.chance(50) {
-                json!(rng.text())
+                json!(rng.text(&WORDS, 6))
             } else {
-                json!([{"type": "text", "text": rng.text()}])
+                json!([{"type": "text", "text": rng.text(&WORDS, 6)}])
             };
             format!(
                 r#"{{"type":"message",{head},"message":{{"role":"hookMessage","customType":"hook","content":{content},"display":true,"timestamp":{ts}}}}}"#
@@ -229,11 +196,11 @@ fn session(rng: &mut Rng, n: usize, version: u32) -> Vec<String> {
             };
             format!(
                 r#"{{"type":"compaction",{head},"summary":{},{kept},"tokensBefore":{tokens}}}"#,
-                json!(rng.text())
+                json!(rng.text(&WORDS, 6))
             )
         } else if roll < 81 {
             let summary = if rng.chance(80) {
-                rng.text()
+                rng.text(&WORDS, 6)
             } else {
                 String::new()
             };
@@ -244,9 +211,9 @@ fn session(rng: &mut Rng, n: usize, version: u32) -> Vec<String> {
             )
         } else if roll < 86 {
             let content = if rng.chance(50) {
-                json!(rng.text())
+                json!(rng.text(&WORDS, 6))
             } else {
-                json!([{"type": "text", "text": rng.text()}])
+                json!([{"type": "text", "text": rng.text(&WORDS, 6)}])
             };
             format!(
                 r#"{{"type":"custom_message",{head},"customType":"note","content":{content},"display":true}}"#
@@ -272,34 +239,6 @@ fn session(rng: &mut Rng, n: usize, version: u32) -> Vec<String> {
     lines
 }
 
-/// Where pi's package is installed, when it is (and `node` runs).
-fn pi_node() -> Option<PathBuf> {
-    let dir = std::env::var_os("AGENTMSG_PI_NODE")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(REPO_ROOT).join("target/pi-node"));
-    let installed = dir.join("node_modules/@mariozechner/pi-coding-agent/package.json");
-    let node = Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if installed.is_file() && node {
-        return Some(dir);
-    }
-    let why = format!(
-        "pi's package is not installed in {} (or node is missing): `.ci/run` installs it",
-        dir.display()
-    );
-    if ["CI", "AGENTMSG_REQUIRE_PI"]
-        .iter()
-        .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()))
-    {
-        panic!("{why}");
-    }
-    eprintln!("\n*** SKIPPED pi_differential: {why} ***\n");
-    None
-}
-
 /// The key order of each `"arguments":{…}` object in a JSON text, nested
 /// objects included, as written.
 fn written_orders(text: &str) -> Vec<String> {
@@ -317,17 +256,10 @@ fn written_orders(text: &str) -> Vec<String> {
 
 #[test]
 fn every_leaf_sends_what_pi_sends() {
-    let Some(pi) = pi_node() else {
+    let Some(pi) = common::pi_node("pi_differential") else {
         return;
     };
-    let seed = std::env::var("AGENTMSG_PI_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-        });
+    let seed = common::pi_seed();
     let trees: usize = std::env::var("AGENTMSG_PI_TREES")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -348,19 +280,7 @@ fn every_leaf_sends_what_pi_sends() {
         std::fs::write(&file, lines.join("\n") + "\n").unwrap();
         files.push(file);
     }
-    let output = Command::new("node")
-        .arg(Path::new(REPO_ROOT).join("scripts/pi/context.mjs"))
-        .args(&files)
-        .env("PI_NODE", &pi)
-        .current_dir(&pi)
-        .output()
-        .expect("node runs");
-    assert!(
-        output.status.success(),
-        "pi's script failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let stdout = String::from_utf8(output.stdout).expect("UTF-8");
+    let stdout = common::run_pi_script(&pi, "context.mjs", &files);
     let mut sessions: HashMap<String, Session> = HashMap::new();
     let (mut leaves, mut messages, mut failures) = (0, 0, Vec::new());
     for line in stdout.lines() {
@@ -393,9 +313,9 @@ fn every_leaf_sends_what_pi_sends() {
             .as_array()
             .unwrap()
             .iter()
-            .map(normalize)
+            .map(common::pi_message_form)
             .collect();
-        let ours_value: Vec<Value> = ours_value.iter().map(normalize).collect();
+        let ours_value: Vec<Value> = ours_value.iter().map(common::pi_message_form).collect();
         leaves += 1;
         messages += theirs_messages.len();
         let mut problem = Vec::new();
@@ -451,25 +371,4 @@ fn every_leaf_sends_what_pi_sends() {
             std::fs::read_to_string(failures[0].split(" at leaf").next().unwrap()).unwrap_or_default()
         );
     }
-}
-
-/// What the comparison ignores, each a documented difference of form, not
-/// of what the model gets: a message's text given as a string is the same as
-/// one text block, and a thinking block's `thinkingSignature` (pi's name) is
-/// its `signature`.
-fn normalize(message: &Value) -> Value {
-    let mut message = message.clone();
-    if let Some(content) = message.get_mut("content") {
-        if let Value::String(text) = content {
-            *content = json!([{"type": "text", "text": text}]);
-        }
-        for block in content.as_array_mut().into_iter().flatten() {
-            if let Some(block) = block.as_object_mut() {
-                if let Some(signature) = block.remove("thinkingSignature") {
-                    block.insert("signature".into(), signature);
-                }
-            }
-        }
-    }
-    message
 }

@@ -128,12 +128,15 @@ pub fn run(args: &CompactArgs) -> Result<Outcome, CliError> {
     // Without a model the given texts are the answers: the history's to the
     // history request; when only a split turn's start is summarised, the
     // summary is that start's unless --turn-prefix-summary gives it.
-    let (history, prefix) = match plan.prompt() {
-        Some(_) => (Some(summary.as_str()), args.turn_prefix_summary.as_deref()),
-        None => (
+    // `plan.prompt()` is `None` exactly when nothing is summarised before a
+    // split turn; asking it would write out the whole prompt to drop it.
+    let (history, prefix) = if plan.summarized > 0 {
+        (Some(summary.as_str()), args.turn_prefix_summary.as_deref())
+    } else {
+        (
             None,
             Some(args.turn_prefix_summary.as_deref().unwrap_or(summary)),
-        ),
+        )
     };
     let text = plan.summary_text(history, prefix);
     if let Some(leaf) = &args.leaf {

@@ -5,13 +5,12 @@
 //! does).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use agentmsg_runtime::session::CompactionPolicy;
 use agentmsg_runtime::Session;
 use serde_json::{json, Value};
 
-use crate::common::agentmsg_in;
+use crate::common::{agentmsg_in, pi_chain, pi_message_form, pi_node, run_pi_script_json};
 
 /// A pi session: a turn that reads and edits, then a long turn that writes,
 /// whose end alone fits a budget of 700 tokens.
@@ -44,22 +43,7 @@ fn session_lines() -> Vec<String> {
         result("c4", "write"),
         assistant(json!([{"type": "text", "text": "w".repeat(3000)}])),
     ];
-    let mut lines = vec![json!({"type": "session", "version": 3, "id": "s",
-        "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"})
-    .to_string()];
-    for (i, message) in messages.into_iter().enumerate() {
-        let parent = if i == 0 {
-            Value::Null
-        } else {
-            json!(format!("e{i}"))
-        };
-        lines.push(
-            json!({"type": "message", "id": format!("e{}", i + 1), "parentId": parent,
-                   "timestamp": "2026-01-01T00:00:01.000Z", "message": message})
-            .to_string(),
-        );
-    }
-    lines
+    pi_chain(messages)
 }
 
 fn write_session(dir: &Path) -> PathBuf {
@@ -255,7 +239,7 @@ fn the_written_session_carries_pis_details_and_pi_reads_it_back() {
     let ours: Vec<Value> = run
         .stdout
         .lines()
-        .map(|l| normalize(serde_json::from_str(l).unwrap()))
+        .map(|l| pi_message_form(&serde_json::from_str(l).unwrap()))
         .collect();
     assert_eq!(ours.len(), 2);
     assert!(ours[0]["content"][0]["text"]
@@ -263,85 +247,20 @@ fn the_written_session_carries_pis_details_and_pi_reads_it_back() {
         .unwrap()
         .contains("<read-files>\nb.rs"));
 
-    let Some(pi) = pi_node() else {
+    let Some(pi) = pi_node("pi's reading of the compacted file") else {
         return;
     };
     let out = dir.path().join("out.jsonl");
-    let output = Command::new("node")
-        .arg(Path::new(REPO_ROOT).join("scripts/pi/context.mjs"))
-        .arg(&out)
-        .env("PI_NODE", &pi)
-        .current_dir(&pi)
-        .output()
-        .expect("node runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
     let leaf = entry["id"].as_str().unwrap();
-    let theirs: Value = String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+    let theirs = run_pi_script_json(&pi, "context.mjs", &[out])
+        .into_iter()
         .find(|l| l["leaf"] == leaf)
         .expect("pi reads the compaction as the leaf");
     let theirs: Vec<Value> = theirs["messages"]
         .as_array()
         .unwrap()
         .iter()
-        .cloned()
-        .map(normalize)
+        .map(pi_message_form)
         .collect();
     assert_eq!(ours, theirs, "pi rebuilds another context");
-}
-
-/// The repository's directory.
-const REPO_ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-
-/// Where pi's package is installed (and `node` runs); `None` after a loud
-/// SKIPPED line, a failure under CI.
-fn pi_node() -> Option<PathBuf> {
-    let dir = std::env::var_os("AGENTMSG_PI_NODE")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(REPO_ROOT).join("target/pi-node"));
-    let installed = dir.join("node_modules/@mariozechner/pi-coding-agent/package.json");
-    let node = Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if installed.is_file() && node {
-        return Some(dir);
-    }
-    let why = format!(
-        "pi's package is not installed in {} (or node is missing): `.ci/run` installs it",
-        dir.display()
-    );
-    if ["CI", "AGENTMSG_REQUIRE_PI"]
-        .iter()
-        .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()))
-    {
-        panic!("{why}");
-    }
-    eprintln!("\n*** SKIPPED pi's reading of the compacted file: {why} ***\n");
-    None
-}
-
-/// A text given as a string is one text block; `thinkingSignature` is
-/// `signature` (differences of form, not of what the model gets).
-fn normalize(mut message: Value) -> Value {
-    if let Some(content) = message.get_mut("content") {
-        if let Value::String(text) = content {
-            *content = json!([{"type": "text", "text": text}]);
-        }
-        for block in content.as_array_mut().into_iter().flatten() {
-            if let Some(block) = block.as_object_mut() {
-                if let Some(signature) = block.remove("thinkingSignature") {
-                    block.insert("signature".into(), signature);
-                }
-            }
-        }
-    }
-    message
 }

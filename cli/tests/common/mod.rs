@@ -8,6 +8,8 @@ use std::process::Command;
 mod conformance;
 #[path = "../../../tests/common/fixtures.rs"]
 mod fixtures;
+#[path = "../../../tests/common/pi_node.rs"]
+mod pi_node;
 // Each test binary uses some of these.
 #[allow(unused_imports)]
 pub(crate) use conformance::require_conformance;
@@ -17,7 +19,9 @@ pub use conformance::{
     schema_errors,
 };
 #[allow(unused_imports)]
-pub use fixtures::{write_lines, PNG_1X1};
+pub use fixtures::{pi_chain, write_lines, PNG_1X1};
+#[allow(unused_imports)]
+pub use pi_node::{pi_message_form, pi_node, pi_seed, run_pi_script, run_pi_script_json, Rng};
 
 /// The repository's directory, beside which `shared/conformance` is looked for.
 const REPO_ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");

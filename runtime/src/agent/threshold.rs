@@ -9,7 +9,7 @@ use super::run::AgentError;
 use crate::http::{ClientError, StreamItem};
 use crate::providers::Request;
 use crate::session::{CompactionPolicy, SummaryPart};
-use crate::{AssistantContent, Session, Usage};
+use crate::{Session, Usage};
 
 /// A [`Compactor`] that compacts when the context's tokens pass the window
 /// less a reserve ([`CompactionPolicy::should_compact`]), summarising all
@@ -99,17 +99,7 @@ async fn summarise(
     let mut stream = model.stream(request).await?;
     while let Some(item) = stream.next().await {
         if let StreamItem::Reply(reply) = item? {
-            let text = reply
-                .message
-                .content
-                .iter()
-                .filter_map(|block| match block {
-                    AssistantContent::Text(t) => Some(t.text.as_str()),
-                    _ => None,
-                })
-                .collect::<Vec<_>>()
-                .join("\n");
-            return Ok((text, reply.message.usage));
+            return Ok((reply.message.text_joined("\n"), reply.message.usage));
         }
     }
     Err(AgentError::Model(ClientError::Endpoint(

@@ -1575,17 +1575,7 @@ impl Log {
 /// `isApiErrorMessage`, model `<synthetic>`): a failed turn, which is not
 /// sent back; its error is the entry's `error`, else its text.
 fn failed_turn(reply: &mut AssistantMessage, error: Option<String>) {
-    let text = error.unwrap_or_else(|| {
-        reply
-            .content
-            .iter()
-            .filter_map(|b| match b {
-                AssistantContent::Text(t) => Some(t.text.as_str()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
-    });
+    let text = error.unwrap_or_else(|| reply.text_joined("\n"));
     reply.stop_reason = StopReason::Error;
     reply.error_message = Some(text);
 }

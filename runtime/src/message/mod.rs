@@ -378,13 +378,24 @@ impl AssistantMessage {
 
     /// The text of all text blocks, joined without a separator.
     pub fn text_content(&self) -> String {
-        self.content
-            .iter()
-            .filter_map(|c| match c {
-                AssistantContent::Text(t) => Some(t.text.as_str()),
-                _ => None,
-            })
-            .collect()
+        self.text_joined("")
+    }
+
+    /// The text of all text blocks, `separator` between each two (pi joins
+    /// a summariser's answer with a newline, Claude Code an error's text).
+    pub(crate) fn text_joined(&self, separator: &str) -> String {
+        let mut text = String::new();
+        let blocks = self.content.iter().filter_map(|c| match c {
+            AssistantContent::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        });
+        for (i, block) in blocks.enumerate() {
+            if i > 0 {
+                text.push_str(separator);
+            }
+            text.push_str(block);
+        }
+        text
     }
 
     /// The tool calls, in order.
@@ -519,6 +530,12 @@ pub enum Message {
     ToolResult(ToolResultMessage),
 }
 
+/// The length of `text` as JavaScript counts it, in UTF-16 units: the unit
+/// of pi's token estimate and of its limits on text.
+pub(crate) fn utf16_len(text: &str) -> usize {
+    text.chars().map(char::len_utf16).sum()
+}
+
 impl Message {
     /// An estimate of the tokens the message costs a model: its characters
     /// over four (pi's heuristic), an image, audio clip or document counted as
@@ -534,16 +551,13 @@ impl Message {
     /// ```
     pub fn estimated_tokens(&self) -> u64 {
         const MEDIA: u64 = 1200;
-        fn utf16(text: &str) -> usize {
-            text.chars().map(char::len_utf16).sum()
-        }
         let mut chars = 0usize;
         let mut media = 0u64;
         match self {
             Self::User(u) => {
                 for block in &u.content {
                     match block {
-                        UserContent::Text(t) => chars += utf16(&t.text),
+                        UserContent::Text(t) => chars += utf16_len(&t.text),
                         _ => media += 1,
                     }
                 }
@@ -551,26 +565,26 @@ impl Message {
             Self::Assistant(a) => {
                 for block in &a.content {
                     match block {
-                        AssistantContent::Text(t) => chars += utf16(&t.text),
-                        AssistantContent::Thinking(t) => chars += utf16(&t.thinking),
-                        AssistantContent::RedactedThinking(r) => chars += utf16(&r.data) / 4,
+                        AssistantContent::Text(t) => chars += utf16_len(&t.text),
+                        AssistantContent::Thinking(t) => chars += utf16_len(&t.thinking),
+                        AssistantContent::RedactedThinking(r) => chars += utf16_len(&r.data) / 4,
                         AssistantContent::ToolCall(c) => {
-                            chars += utf16(&c.name) + utf16(c.arguments.as_str())
+                            chars += utf16_len(&c.name) + utf16_len(c.arguments.as_str())
                         }
                         AssistantContent::Image(_) => media += 1,
-                        AssistantContent::ProviderBlock(p) => chars += utf16(p.block.get()),
+                        AssistantContent::ProviderBlock(p) => chars += utf16_len(p.block.get()),
                     }
                 }
             }
             Self::ToolResult(r) => {
                 for block in &r.content {
                     match block {
-                        ToolResultContent::Text(t) => chars += utf16(&t.text),
+                        ToolResultContent::Text(t) => chars += utf16_len(&t.text),
                         ToolResultContent::Image(_) => media += 1,
                     }
                 }
             }
-            Self::System(s) => chars += s.content.iter().map(|t| utf16(&t.text)).sum::<usize>(),
+            Self::System(s) => chars += s.content.iter().map(|t| utf16_len(&t.text)).sum::<usize>(),
         }
         (chars as u64).div_ceil(4) + media * MEDIA
     }

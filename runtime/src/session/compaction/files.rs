@@ -96,8 +96,7 @@ impl FileOps {
     }
 
     pub(super) fn lists(self) -> FileLists {
-        let read = self.read.into_iter().filter(|p| !self.modified.contains(p));
-        FileLists::sorted(read.collect(), self.modified.into_iter().collect())
+        FileLists::new(self.read, self.modified)
     }
 }
 

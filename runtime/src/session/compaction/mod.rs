@@ -1,28 +1,15 @@
 //! Compacting a session: estimate its tokens, decide when, plan what to
 //! summarise, write the summariser's input, and apply the summary.
 //!
-//! A [`CompactionPolicy`] decides where to cut:
-//! - [`CompactionPolicy::Pi`] (the default) is pi 0.73.1's rule, to the
-//!   character: its budget walk, its cut moving forward to a turn boundary,
-//!   the start of a turn it cuts in two summarised by a second request, its
-//!   prompts and its token estimate. It is checked against pi's own code
-//!   (`tests/session/compaction_differential.rs`).
-//! - [`CompactionPolicy::Agentmsg`] cuts back instead, to a message that
-//!   does not part a tool call from its result, so it keeps more and never
-//!   needs the second request; its prompts name no kind of work.
-//!
-//! Both collect the files the summarised span read and changed, carry the
-//! previous compaction's lists, and write them as pi does (see
-//! [`FileLists`]); neither plans a summary of nothing the model sees.
+//! A [`CompactionPolicy`] decides where to cut: pi 0.73.1's rule
+//! ([`CompactionPolicy::Pi`], the default) or agentmsg's own
+//! ([`CompactionPolicy::Agentmsg`]); its docs say how the two differ and
+//! why `Pi` is the default.
 //!
 //! The application sends the plan's requests ([`CompactionPlan::prompt`],
 //! [`CompactionPlan::turn_prefix_prompt`], with
 //! [`CompactionPlan::system_prompt`]) to its own model and records the answer
 //! with [`Session::apply_compaction`].
-//!
-//! `Pi` is the default because the files this library reads and writes are
-//! pi's: a session compacted here and continued in pi (or the other way
-//! round) then holds what pi itself would have written, cut for cut.
 
 mod cut;
 mod files;

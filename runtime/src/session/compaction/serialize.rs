@@ -7,6 +7,7 @@ use std::borrow::Borrow;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
+use crate::message::utf16_len;
 use crate::{AssistantContent, Message, ToolArguments};
 
 /// How many characters (UTF-16 units, as pi's JavaScript counts them) of a
@@ -118,11 +119,6 @@ fn truncate(text: &str) -> std::borrow::Cow<'_, str> {
         &text[..end]
     )
     .into()
-}
-
-/// The length of `text` as JavaScript counts it: UTF-16 units.
-pub(crate) fn utf16_len(text: &str) -> usize {
-    text.chars().map(char::len_utf16).sum()
 }
 
 /// The text a summariser is asked, as pi builds it: the conversation in

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use super::{CompactionPlan, CompactionPolicy, SummaryPart};
 use crate::http::{Client, ClientError};
 use crate::session::{Session, SessionError};
-use crate::{AssistantContent, AssistantMessage, MessageId};
+use crate::{AssistantMessage, MessageId};
 
 /// What [`Session::compact_with`] is asked to do.
 #[derive(Debug, Clone)]
@@ -153,16 +153,10 @@ impl Session {
         }
         // pi joins a reply's text blocks with a newline.
         let text = |wanted: SummaryPart| {
-            replies.iter().find(|(p, _)| *p == wanted).map(|(_, m)| {
-                m.content
-                    .iter()
-                    .filter_map(|b| match b {
-                        AssistantContent::Text(t) => Some(t.text.as_str()),
-                        _ => None,
-                    })
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            })
+            replies
+                .iter()
+                .find(|(p, _)| *p == wanted)
+                .map(|(_, m)| m.text_joined("\n"))
         };
         let summary = plan.summary_text(
             text(SummaryPart::History).as_deref(),

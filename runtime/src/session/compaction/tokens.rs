@@ -18,9 +18,10 @@
 
 use std::borrow::Borrow;
 
-use super::serialize::{js_stringify, utf16_len};
+use super::serialize::js_stringify;
 use crate::custom::InjectedMessage;
 use crate::custom::{BashExecution, BranchSummary, CompactionSummary, InjectedContent};
+use crate::message::utf16_len;
 use crate::{AgentMessage, AssistantContent, Message, ToolResultContent, UserContent};
 
 /// How many tokens a context holds, as pi's `estimateContextTokens` counts
