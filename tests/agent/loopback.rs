@@ -9,7 +9,7 @@ use bytes::Bytes;
 use serde_json::json;
 
 use crate::server::{Canned, End, Server};
-use crate::{call, calls, outline, text, transcript, Act, Add, MODEL};
+use crate::{call, calls, outline, reply_at, text, transcript, Act, Add, MODEL};
 
 /// `reply` as an Anthropic stream, cut in 7-byte chunks.
 fn streamed(reply: &AssistantMessage) -> Canned {
@@ -136,10 +136,7 @@ async fn cancelling_a_stalled_stream_keeps_what_came() {
         .await
         .unwrap();
     assert_eq!(outcome.stop_reason, StopReason::Aborted);
-    let reply = session.entries()[1]
-        .message()
-        .and_then(|m| m.as_llm()?.as_assistant().cloned())
-        .unwrap();
+    let reply = reply_at(&session, 1);
     assert_eq!(reply.stop_reason, StopReason::Aborted);
     assert!(
         reply.text_content().starts_with("alpha beta"),
@@ -174,10 +171,7 @@ async fn an_error_status_ends_the_run_with_an_error() {
         .await
         .unwrap_err();
     assert!(error.to_string().contains("bad tool"), "{error}");
-    let reply = session.entries()[1]
-        .message()
-        .and_then(|m| m.as_llm()?.as_assistant().cloned())
-        .unwrap();
+    let reply = reply_at(&session, 1);
     assert_eq!(reply.stop_reason, StopReason::Error);
     assert_eq!(
         (reply.api.as_str(), reply.model.as_str()),
