@@ -759,11 +759,7 @@ impl<M: Model> Agent<M> {
                 }
                 Some(Err(error)) => {
                     start(emit, None);
-                    let mut partial = match &error {
-                        ClientError::Transport { partial, .. }
-                        | ClientError::Decode { partial, .. } => (**partial).clone(),
-                        _ => empty(),
-                    };
+                    let mut partial = error.partial().cloned().unwrap_or_else(empty);
                     partial.stop_reason = StopReason::Error;
                     partial.error_message = Some(error.to_string());
                     return Ok((partial, Some(error)));
