@@ -748,3 +748,36 @@ async fn the_threshold_compactor_summarises_near_the_window() {
     assert_eq!(details["summarizer"][0]["usage"]["input"], 900);
     assert_eq!(details["summarizer"][0]["usage"]["output"], 20);
 }
+
+#[tokio::test]
+async fn the_prompt_editor_knows_each_message_by_its_entry_id() {
+    let model = ScriptedModel::new([text("two")]);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let ids = seen.clone();
+    let agent = Agent::new(model, MODEL).edit_prompt(move |editor| {
+        *ids.lock().unwrap() = editor.ids().map(|id| id.cloned()).collect();
+    });
+    let mut session = Session::new();
+    session.append(Message::user("one").into()).unwrap();
+    // A UI-only message: an entry the model never sees, so no prompt id.
+    session
+        .append(
+            Notice {
+                text: "aside".into(),
+            }
+            .into(),
+        )
+        .unwrap();
+    session.append(Message::assistant("ok").into()).unwrap();
+    agent
+        .prompt(&mut session, Message::user("two?"), |_| {})
+        .await
+        .unwrap();
+    let entries = session.entries();
+    let expected: Vec<_> = [0, 2, 3]
+        .iter()
+        .map(|&i| entries[i].id().cloned())
+        .collect();
+    assert!(expected.iter().all(Option::is_some));
+    assert_eq!(*seen.lock().unwrap(), expected);
+}

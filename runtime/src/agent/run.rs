@@ -21,7 +21,7 @@ use super::tool::{CallFuture, Tool, ToolError, ToolOutput, Toolset};
 use crate::http::{ClientError, StreamItem};
 use crate::project::PromptEditor;
 use crate::providers::{Request, ResponseFormat};
-use crate::session::SessionError;
+use crate::session::{ContextMessage, SessionError};
 use crate::store::{SessionStore, StoredSession};
 use crate::{
     AgentMessage, AssistantMessage, Message, MessageId, Session, StopReason, ToolArguments,
@@ -620,46 +620,63 @@ impl<M: Model> Agent<M> {
         }
     }
 
-    /// The request for the context at the session's leaf.
+    /// The request for the context at the session's leaf. The session's own
+    /// messages are borrowed, not copied, unless the application transforms
+    /// or edits them.
     fn request<'s>(&self, session: &'s Session) -> Result<Request<'s>, AgentError> {
         let context = session.context(None)?;
-        let (messages, ids): (Vec<Cow<'s, AgentMessage>>, Vec<Option<MessageId>>) =
-            match &self.transform {
-                None => context
+        let messages: Vec<(Option<MessageId>, Cow<'s, AgentMessage>)> = match &self.transform {
+            None => context
+                .entry_ids
+                .into_iter()
+                .zip(context.messages.into_iter().map(|m| match m {
+                    ContextMessage::Entry(m) => Cow::Borrowed(m),
+                    ContextMessage::Made(m) => Cow::Owned(*m),
+                }))
+                .collect(),
+            Some(transform) => {
+                let mut messages: Vec<AgentMessage> = context
                     .messages
                     .into_iter()
-                    .map(|m| match m {
-                        crate::session::ContextMessage::Entry(m) => Cow::Borrowed(m),
-                        crate::session::ContextMessage::Made(m) => Cow::Owned(*m),
-                    })
-                    .zip(context.entry_ids)
-                    .unzip(),
-                Some(transform) => {
-                    let mut messages: Vec<AgentMessage> = context
-                        .messages
+                    .map(ContextMessage::into_owned)
+                    .collect();
+                transform(&mut messages);
+                messages
+                    .into_iter()
+                    .map(|m| (m.id().cloned(), Cow::Owned(m)))
+                    .collect()
+            }
+        };
+        // Each message projected on its own, so that what it becomes keeps
+        // the id of its line (for the prompt editor's anchors).
+        let mut projected: Vec<(Option<MessageId>, Cow<'s, Message>)> =
+            Vec::with_capacity(messages.len());
+        for (id, message) in messages {
+            match message {
+                Cow::Borrowed(m) => projected.extend(
+                    crate::to_llm(std::slice::from_ref(m))
                         .into_iter()
-                        .map(crate::session::ContextMessage::into_owned)
-                        .collect();
-                    transform(&mut messages);
-                    let ids = messages.iter().map(|m| m.id().cloned()).collect();
-                    (messages.into_iter().map(Cow::Owned).collect(), ids)
-                }
-            };
-        let mut projected: Vec<Message> = Vec::with_capacity(messages.len());
-        let mut projected_ids = Vec::with_capacity(messages.len());
-        for (message, id) in messages.iter().zip(ids) {
-            for m in crate::to_llm(std::slice::from_ref(message)) {
-                projected.push(m.into_owned());
-                projected_ids.push(id.clone());
+                        .map(|m| (id.clone(), m)),
+                ),
+                Cow::Owned(m) => projected.extend(
+                    crate::to_llm(std::slice::from_ref(&m))
+                        .into_iter()
+                        .map(|m| (id.clone(), Cow::Owned(m.into_owned()))),
+                ),
             }
         }
-        if let Some(edit) = &self.edit {
-            let mut editor = PromptEditor::with_ids(projected_ids.into_iter().zip(projected));
-            edit(&mut editor);
-            projected = editor.into_messages();
-        }
-        let mut request = self.request.reborrow().into_owned();
-        request.messages = projected.into();
+        let messages: Vec<Cow<'s, Message>> = match &self.edit {
+            None => projected.into_iter().map(|(_, m)| m).collect(),
+            Some(edit) => {
+                let mut editor = PromptEditor::with_ids(
+                    projected.into_iter().map(|(id, m)| (id, m.into_owned())),
+                );
+                edit(&mut editor);
+                editor.into_messages().into_iter().map(Cow::Owned).collect()
+            }
+        };
+        let mut request: Request<'s> = self.request.reborrow().into_owned();
+        request.messages = messages.into();
         request.tools = self.tools.specs().to_vec();
         Ok(request)
     }
