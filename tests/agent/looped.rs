@@ -781,3 +781,44 @@ async fn the_prompt_editor_knows_each_message_by_its_entry_id() {
     assert!(expected.iter().all(Option::is_some));
     assert_eq!(*seen.lock().unwrap(), expected);
 }
+
+#[tokio::test]
+async fn resume_runs_from_the_session_as_it_is() {
+    let model = ScriptedModel::new([text("picked up")]);
+    let agent = Agent::new(model.clone(), MODEL);
+    let mut session = Session::new();
+    // A prompt appended before a crash, never answered.
+    session
+        .append(Message::user("still there?").into())
+        .unwrap();
+    let mut events = Vec::new();
+    let outcome = agent
+        .resume(&mut session, |e| events.push(e))
+        .await
+        .unwrap();
+    assert_eq!(outcome.turns, 1);
+    assert_eq!(
+        transcript(&session),
+        [
+            ("user".to_owned(), "still there?".to_owned()),
+            ("assistant".to_owned(), "picked up".to_owned()),
+        ]
+    );
+    // Nothing is appended for the prompt again: only the reply's events.
+    assert_eq!(
+        outline(&events),
+        [
+            "agent_start",
+            "turn_start 1",
+            "message_start assistant",
+            "update",
+            "message_end assistant",
+            "turn_end 1",
+            "agent_end Stop",
+        ]
+    );
+    assert_eq!(
+        model.requests()[0]["messages"][0]["content"][0]["text"],
+        "still there?"
+    );
+}
