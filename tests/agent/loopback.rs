@@ -9,7 +9,7 @@ use bytes::Bytes;
 use serde_json::json;
 
 use crate::server::{Canned, End, Server};
-use crate::{call, calls, outline, text, transcript, Act, Add, MODEL};
+use crate::{call, calls, outline, reply_at, text, transcript, Act, Add, MODEL};
 
 /// `reply` as an Anthropic stream, cut in 7-byte chunks.
 fn streamed(reply: &AssistantMessage) -> Canned {
@@ -136,10 +136,7 @@ async fn cancelling_a_stalled_stream_keeps_what_came() {
         .await
         .unwrap();
     assert_eq!(outcome.stop_reason, StopReason::Aborted);
-    let reply = session.entries()[1]
-        .message()
-        .and_then(|m| m.as_llm()?.as_assistant().cloned())
-        .unwrap();
+    let reply = reply_at(&session, 1);
     assert_eq!(reply.stop_reason, StopReason::Aborted);
     assert!(
         reply.text_content().starts_with("alpha beta"),
@@ -160,6 +157,44 @@ async fn cancelling_a_stalled_stream_keeps_what_came() {
 }
 
 #[tokio::test]
+async fn an_error_event_mid_stream_keeps_what_came() {
+    // Half the reply, then the provider's own error event.
+    let sse = ScriptedModel::sse(
+        &text("alpha beta gamma delta epsilon zeta eta theta"),
+        MODEL,
+    )
+    .unwrap();
+    let first = sse.find("alpha").unwrap();
+    let half = first + sse[first..].find("\n\n").unwrap() + 2;
+    let body = format!(
+        "{}event: error\ndata: {}\n\n",
+        &sse[..half],
+        r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#
+    );
+    let server = Server::start(vec![Canned::sse(vec![Bytes::from(body)])]).await;
+    let agent = Agent::new(client(&server), MODEL);
+    let mut session = Session::new();
+    let error = agent
+        .prompt(&mut session, Message::user("letters"), |_| {})
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("Overloaded"), "{error}");
+    let reply = reply_at(&session, 1);
+    assert_eq!(reply.stop_reason, StopReason::Error);
+    assert!(reply
+        .error_message
+        .as_deref()
+        .unwrap()
+        .contains("Overloaded"));
+    // The text that came before the error is kept.
+    assert!(
+        reply.text_content().starts_with("alpha"),
+        "{:?}",
+        reply.text_content()
+    );
+}
+
+#[tokio::test]
 async fn an_error_status_ends_the_run_with_an_error() {
     let server = Server::start(vec![Canned::body(
         400,
@@ -174,10 +209,7 @@ async fn an_error_status_ends_the_run_with_an_error() {
         .await
         .unwrap_err();
     assert!(error.to_string().contains("bad tool"), "{error}");
-    let reply = session.entries()[1]
-        .message()
-        .and_then(|m| m.as_llm()?.as_assistant().cloned())
-        .unwrap();
+    let reply = reply_at(&session, 1);
     assert_eq!(reply.stop_reason, StopReason::Error);
     assert_eq!(
         (reply.api.as_str(), reply.model.as_str()),

@@ -9,7 +9,9 @@ use agentmsg::providers::StreamEvent;
 use agentmsg::{Message, Session, StopReason, ToolArguments, Usage};
 use serde_json::json;
 
-use crate::{call, calls, outline, text, transcript, Act, Add, Notice, MODEL};
+use crate::{
+    call, calls, outline, reply_at, text, tool_results, transcript, Act, Add, Notice, MODEL,
+};
 
 #[tokio::test]
 async fn events_come_in_order_and_usage_is_summed() {
@@ -133,11 +135,7 @@ async fn tools_run_in_parallel_up_to_the_limit() {
             .unwrap();
         assert_eq!(add.most.load(Ordering::SeqCst), expected, "limit {limit}");
         // Results are appended in call order whatever order they end in.
-        let results: Vec<String> = transcript(&session)
-            .into_iter()
-            .filter(|(kind, _)| kind == "toolResult")
-            .map(|(_, text)| text)
-            .collect();
+        let results = tool_results(&session);
         assert_eq!(results, ["2", "4", "6"]);
     }
 }
@@ -288,10 +286,7 @@ async fn cancelling_mid_stream_keeps_the_partial_reply() {
         .await
         .unwrap();
     assert_eq!(outcome.stop_reason, StopReason::Aborted);
-    let reply = session.entries()[1]
-        .message()
-        .and_then(|m| m.as_llm()?.as_assistant().cloned())
-        .unwrap();
+    let reply = reply_at(&session, 1);
     assert_eq!(reply.stop_reason, StopReason::Aborted);
     assert_eq!(reply.text_content(), seen);
     assert!(!seen.is_empty() && seen.len() < long.len(), "{seen:?}");
@@ -322,12 +317,9 @@ async fn cancelling_during_tools_gives_every_call_a_result() {
         .await
         .unwrap();
     assert_eq!(outcome.stop_reason, StopReason::Aborted);
-    let results: Vec<(String, String)> = transcript(&session)
-        .into_iter()
-        .filter(|(kind, _)| kind == "toolResult")
-        .collect();
+    let results = tool_results(&session);
     assert_eq!(results.len(), 2);
-    assert!(results.iter().all(|(_, t)| t == "the run was cancelled"));
+    assert!(results.iter().all(|t| t == "the run was cancelled"));
     assert_eq!(model.remaining(), Some(1));
 }
 
@@ -420,11 +412,7 @@ async fn approval_allows_denies_and_edits() {
         .await
         .unwrap();
     assert_eq!(*asked.lock().unwrap(), ["c1", "c2", "c3"]);
-    let results: Vec<String> = transcript(&session)
-        .into_iter()
-        .filter(|(kind, _)| kind == "toolResult")
-        .map(|(_, t)| t)
-        .collect();
+    let results = tool_results(&session);
     assert_eq!(results, ["2", "the call was denied: not on weekends", "33"]);
     assert_eq!(ran[2], r#"{"a":30,"b":3}"#);
 }
@@ -686,11 +674,7 @@ async fn cancelling_while_a_call_awaits_approval() {
     };
     let (outcome, ()) = tokio::join!(run, cancel);
     assert_eq!(outcome.unwrap().stop_reason, StopReason::Aborted);
-    let results: Vec<String> = transcript(&session)
-        .into_iter()
-        .filter(|(kind, _)| kind == "toolResult")
-        .map(|(_, t)| t)
-        .collect();
+    let results = tool_results(&session);
     assert_eq!(results, ["the run was cancelled", "the run was cancelled"]);
 }
 
@@ -763,4 +747,78 @@ async fn the_threshold_compactor_summarises_near_the_window() {
     // The summariser's call is recorded with its usage.
     assert_eq!(details["summarizer"][0]["usage"]["input"], 900);
     assert_eq!(details["summarizer"][0]["usage"]["output"], 20);
+}
+
+#[tokio::test]
+async fn the_prompt_editor_knows_each_message_by_its_entry_id() {
+    let model = ScriptedModel::new([text("two")]);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let ids = seen.clone();
+    let agent = Agent::new(model, MODEL).edit_prompt(move |editor| {
+        *ids.lock().unwrap() = editor.ids().map(|id| id.cloned()).collect();
+    });
+    let mut session = Session::new();
+    session.append(Message::user("one").into()).unwrap();
+    // A UI-only message: an entry the model never sees, so no prompt id.
+    session
+        .append(
+            Notice {
+                text: "aside".into(),
+            }
+            .into(),
+        )
+        .unwrap();
+    session.append(Message::assistant("ok").into()).unwrap();
+    agent
+        .prompt(&mut session, Message::user("two?"), |_| {})
+        .await
+        .unwrap();
+    let entries = session.entries();
+    let expected: Vec<_> = [0, 2, 3]
+        .iter()
+        .map(|&i| entries[i].id().cloned())
+        .collect();
+    assert!(expected.iter().all(Option::is_some));
+    assert_eq!(*seen.lock().unwrap(), expected);
+}
+
+#[tokio::test]
+async fn resume_runs_from_the_session_as_it_is() {
+    let model = ScriptedModel::new([text("picked up")]);
+    let agent = Agent::new(model.clone(), MODEL);
+    let mut session = Session::new();
+    // A prompt appended before a crash, never answered.
+    session
+        .append(Message::user("still there?").into())
+        .unwrap();
+    let mut events = Vec::new();
+    let outcome = agent
+        .resume(&mut session, |e| events.push(e))
+        .await
+        .unwrap();
+    assert_eq!(outcome.turns, 1);
+    assert_eq!(
+        transcript(&session),
+        [
+            ("user".to_owned(), "still there?".to_owned()),
+            ("assistant".to_owned(), "picked up".to_owned()),
+        ]
+    );
+    // Nothing is appended for the prompt again: only the reply's events.
+    assert_eq!(
+        outline(&events),
+        [
+            "agent_start",
+            "turn_start 1",
+            "message_start assistant",
+            "update",
+            "message_end assistant",
+            "turn_end 1",
+            "agent_end Stop",
+        ]
+    );
+    assert_eq!(
+        model.requests()[0]["messages"][0]["content"][0]["text"],
+        "still there?"
+    );
 }

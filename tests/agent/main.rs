@@ -154,3 +154,20 @@ pub fn transcript(session: &agentmsg::Session) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// The texts of the session's tool results, in order.
+pub fn tool_results(session: &agentmsg::Session) -> Vec<String> {
+    transcript(session)
+        .into_iter()
+        .filter(|(kind, _)| kind == "toolResult")
+        .map(|(_, text)| text)
+        .collect()
+}
+
+/// The assistant message of entry `index`.
+pub fn reply_at(session: &agentmsg::Session, index: usize) -> AssistantMessage {
+    session.entries()[index]
+        .message()
+        .and_then(|m| m.as_llm()?.as_assistant().cloned())
+        .unwrap()
+}

@@ -44,6 +44,39 @@ fn arguments_that_do_not_fit_name_the_field() {
     );
 }
 
+#[tokio::test]
+async fn a_function_tool_is_described_by_its_argument_type() {
+    use agentmsg::agent::{Agent, ScriptedModel};
+    use agentmsg::{Message, Session};
+    let model = ScriptedModel::new([
+        crate::calls(vec![crate::call("c1", "plus", json!({"a": 1, "b": 2}))]),
+        crate::text("3"),
+    ]);
+    let agent = Agent::new(model.clone(), crate::MODEL)
+        .tool_fn("plus", |args: AddArgs| async move { Ok(args.a + args.b) });
+    let mut session = Session::new();
+    agent
+        .prompt(&mut session, Message::user("1+2"), |_| {})
+        .await
+        .unwrap();
+    let requests = model.requests();
+    let tool = &requests[0]["tools"][0];
+    assert_eq!(tool["name"], "plus");
+    assert_eq!(tool["description"], "Adds two numbers.");
+    assert_eq!(
+        tool["input_schema"],
+        json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "number", "format": "double", "description": "The first number."},
+                "b": {"type": "number", "format": "double", "description": "The second number."},
+            },
+            "required": ["a", "b"],
+        })
+    );
+    assert_eq!(crate::tool_results(&session), ["3"]);
+}
+
 mod structured {
     use agentmsg::agent::output::{self, OutputError};
     use agentmsg::agent::{Agent, ScriptedModel};

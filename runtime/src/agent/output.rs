@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::tool::schema_for;
+use super::tool::{at, described, from_json_at};
 use crate::providers::ResponseFormat;
 use crate::{AssistantMessage, StopReason};
 
@@ -38,7 +38,7 @@ use crate::{AssistantMessage, StopReason};
 /// # Ok::<(), agentmsg::providers::EncodeError>(())
 /// ```
 pub fn response_format<T: JsonSchema + ?Sized>() -> ResponseFormat {
-    let mut schema = schema_for::<T>();
+    let (mut schema, description) = described::<T>();
     let name: String = T::schema_name()
         .chars()
         .map(|c| {
@@ -50,10 +50,6 @@ pub fn response_format<T: JsonSchema + ?Sized>() -> ResponseFormat {
         })
         .take(64)
         .collect();
-    let description = schema
-        .as_object_mut()
-        .and_then(|o| o.remove("description"))
-        .and_then(|d| d.as_str().map(str::to_owned));
     strict(&mut schema);
     let format = ResponseFormat::json_schema(
         if name.is_empty() {
@@ -128,14 +124,6 @@ pub enum OutputError {
     },
 }
 
-fn at(path: &str) -> String {
-    if path.is_empty() || path == "." {
-        String::new()
-    } else {
-        format!(" at `{path}`")
-    }
-}
-
 /// Decodes the text of `reply` as `T`. A text wrapped in a Markdown code
 /// fence (as models without a schema mode write it) is read inside the fence.
 ///
@@ -156,19 +144,11 @@ pub fn decode<T: DeserializeOwned>(reply: &AssistantMessage) -> Result<T, Output
             text: text.clone(),
         });
     }
-    let mut deserializer = serde_json::Deserializer::from_str(body);
-    serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
-        let path = e.path().to_string();
-        let mut message = e.into_inner().to_string();
-        if let Some(cut) = message.rfind(" at line ") {
-            message.truncate(cut);
-        }
-        OutputError::DoesNotFit {
-            type_name: std::any::type_name::<T>().to_owned(),
-            path,
-            message,
-            text: text.clone(),
-        }
+    from_json_at(body).map_err(|(path, message)| OutputError::DoesNotFit {
+        type_name: std::any::type_name::<T>().to_owned(),
+        path,
+        message,
+        text: text.clone(),
     })
 }
 

@@ -17,11 +17,11 @@ use tokio::sync::watch;
 use super::compact::{Compacted, Compactor};
 use super::event::AgentEvent;
 use super::model::Model;
-use super::tool::{Tool, ToolOutput, Toolset};
+use super::tool::{CallFuture, Tool, ToolError, ToolOutput, Toolset};
 use crate::http::{ClientError, StreamItem};
 use crate::project::PromptEditor;
 use crate::providers::{Request, ResponseFormat};
-use crate::session::SessionError;
+use crate::session::{ContextMessage, SessionError};
 use crate::store::{SessionStore, StoredSession};
 use crate::{
     AgentMessage, AssistantMessage, Message, MessageId, Session, StopReason, ToolArguments,
@@ -382,7 +382,7 @@ impl<M: Model> Agent<M> {
     where
         A: serde::de::DeserializeOwned + schemars::JsonSchema + Send + 'static,
         F: Fn(A) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<O, super::tool::ToolError>> + Send + 'static,
+        Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
         O: Into<ToolOutput> + 'static,
     {
         self.tools
@@ -540,14 +540,16 @@ impl<M: Model> Agent<M> {
         // `TurnStart`, as pi does): the prompts, then steering and follow-ups.
         let mut pending = prompts;
         loop {
-            if *cancel.borrow() {
+            let stop = if *cancel.borrow() {
+                Some(StopReason::Aborted)
+            } else if outcome.turns >= self.max_turns {
+                Some(StopReason::MaxTurns)
+            } else {
+                None
+            };
+            if let Some(stop) = stop {
                 append_all(session, pending, emit).await?;
-                outcome.stop_reason = StopReason::Aborted;
-                return Ok(());
-            }
-            if outcome.turns >= self.max_turns {
-                append_all(session, pending, emit).await?;
-                outcome.stop_reason = StopReason::MaxTurns;
+                outcome.stop_reason = stop;
                 return Ok(());
             }
             outcome.turns += 1;
@@ -556,34 +558,16 @@ impl<M: Model> Agent<M> {
             pending.extend(self.handle.take_steering());
             append_all(session, std::mem::take(&mut pending), emit).await?;
             if let Some(compactor) = &self.compactor {
-                let decided = compactor.compact(session.session(), &self.model).await?;
-                if let Some(compacted) = decided {
-                    let id = session.compact(&compacted).await?;
-                    if let Some(message) = session
-                        .session()
-                        .entry(id.as_str())
-                        .and_then(|e| e.message())
-                    {
-                        emit(AgentEvent::MessageStart {
-                            message: message.clone(),
-                        });
-                        emit(AgentEvent::MessageEnd {
-                            id: id.clone(),
-                            message: message.clone(),
-                        });
-                    }
+                if let Some(compacted) = compactor.compact(session.session(), &self.model).await? {
+                    record(session, &compacted, emit).await?;
                     outcome.usage += &compacted.usage;
-                    emit(AgentEvent::Compacted {
-                        id,
-                        tokens_before: compacted.tokens_before,
-                        usage: compacted.usage,
-                    });
                 }
             }
             let (reply, error) = self.reply(session.session(), cancel, emit).await?;
             let usage = reply.usage.clone();
             outcome.usage += &usage;
             let aborted = reply.stop_reason == StopReason::Aborted;
+            // A reply cut off (cancelled, or broken) runs none of its calls.
             let calls: Vec<ToolCall> = if aborted || error.is_some() {
                 Vec::new()
             } else {
@@ -592,16 +576,14 @@ impl<M: Model> Agent<M> {
             outcome.stop_reason = reply.stop_reason;
             outcome.reply = Some(reply.clone());
             append(session, Message::Assistant(reply).into(), emit).await?;
-            if let Some(error) = error {
-                emit(AgentEvent::TurnEnd { turn, usage });
-                return Err(error.into());
-            }
-            if aborted {
-                emit(AgentEvent::TurnEnd { turn, usage });
-                return Ok(());
-            }
             if calls.is_empty() {
                 emit(AgentEvent::TurnEnd { turn, usage });
+                if let Some(error) = error {
+                    return Err(error.into());
+                }
+                if aborted {
+                    return Ok(());
+                }
                 // Steering that came during the last reply goes first (it is
                 // appended at the top of the loop); follow-ups only when
                 // there is none.
@@ -638,46 +620,63 @@ impl<M: Model> Agent<M> {
         }
     }
 
-    /// The request for the context at the session's leaf.
+    /// The request for the context at the session's leaf. The session's own
+    /// messages are borrowed, not copied, unless the application transforms
+    /// or edits them.
     fn request<'s>(&self, session: &'s Session) -> Result<Request<'s>, AgentError> {
         let context = session.context(None)?;
-        let (messages, ids): (Vec<Cow<'s, AgentMessage>>, Vec<Option<MessageId>>) =
-            match &self.transform {
-                None => context
+        let messages: Vec<(Option<MessageId>, Cow<'s, AgentMessage>)> = match &self.transform {
+            None => context
+                .entry_ids
+                .into_iter()
+                .zip(context.messages.into_iter().map(|m| match m {
+                    ContextMessage::Entry(m) => Cow::Borrowed(m),
+                    ContextMessage::Made(m) => Cow::Owned(*m),
+                }))
+                .collect(),
+            Some(transform) => {
+                let mut messages: Vec<AgentMessage> = context
                     .messages
                     .into_iter()
-                    .map(|m| match m {
-                        crate::session::ContextMessage::Entry(m) => Cow::Borrowed(m),
-                        crate::session::ContextMessage::Made(m) => Cow::Owned(*m),
-                    })
-                    .zip(context.entry_ids)
-                    .unzip(),
-                Some(transform) => {
-                    let mut messages: Vec<AgentMessage> = context
-                        .messages
+                    .map(ContextMessage::into_owned)
+                    .collect();
+                transform(&mut messages);
+                messages
+                    .into_iter()
+                    .map(|m| (m.id().cloned(), Cow::Owned(m)))
+                    .collect()
+            }
+        };
+        // Each message projected on its own, so that what it becomes keeps
+        // the id of its line (for the prompt editor's anchors).
+        let mut projected: Vec<(Option<MessageId>, Cow<'s, Message>)> =
+            Vec::with_capacity(messages.len());
+        for (id, message) in messages {
+            match message {
+                Cow::Borrowed(m) => projected.extend(
+                    crate::to_llm(std::slice::from_ref(m))
                         .into_iter()
-                        .map(crate::session::ContextMessage::into_owned)
-                        .collect();
-                    transform(&mut messages);
-                    let ids = messages.iter().map(|m| m.id().cloned()).collect();
-                    (messages.into_iter().map(Cow::Owned).collect(), ids)
-                }
-            };
-        let mut projected: Vec<Message> = Vec::with_capacity(messages.len());
-        let mut projected_ids = Vec::with_capacity(messages.len());
-        for (message, id) in messages.iter().zip(ids) {
-            for m in crate::to_llm(std::slice::from_ref(message)) {
-                projected.push(m.into_owned());
-                projected_ids.push(id.clone());
+                        .map(|m| (id.clone(), m)),
+                ),
+                Cow::Owned(m) => projected.extend(
+                    crate::to_llm(std::slice::from_ref(&m))
+                        .into_iter()
+                        .map(|m| (id.clone(), Cow::Owned(m.into_owned()))),
+                ),
             }
         }
-        if let Some(edit) = &self.edit {
-            let mut editor = PromptEditor::with_ids(projected_ids.into_iter().zip(projected));
-            edit(&mut editor);
-            projected = editor.into_messages();
-        }
-        let mut request = self.request.reborrow().into_owned();
-        request.messages = projected.into();
+        let messages: Vec<Cow<'s, Message>> = match &self.edit {
+            None => projected.into_iter().map(|(_, m)| m).collect(),
+            Some(edit) => {
+                let mut editor = PromptEditor::with_ids(
+                    projected.into_iter().map(|(id, m)| (id, m.into_owned())),
+                );
+                edit(&mut editor);
+                editor.into_messages().into_iter().map(Cow::Owned).collect()
+            }
+        };
+        let mut request: Request<'s> = self.request.reborrow().into_owned();
+        request.messages = messages.into();
         request.tools = self.tools.specs().to_vec();
         Ok(request)
     }
@@ -708,68 +707,41 @@ impl<M: Model> Agent<M> {
             () = cancelled(cancel) => None,
             stream = self.model.stream(&request) => Some(stream),
         };
-        let mut stream = match started {
-            None => {
-                let reply = aborted(empty(), input_estimate);
+        // Cancelled or failed before a byte came: the empty reply, whole.
+        let early = match started {
+            Some(Ok(stream)) => Ok(stream),
+            Some(Err(error)) => Err(broke_off(empty(), error)),
+            None => Err((aborted(empty(), input_estimate), None)),
+        };
+        let mut stream = match early {
+            Ok(stream) => stream,
+            Err((reply, error)) => {
                 emit(AgentEvent::MessageStart {
                     message: Message::Assistant(reply.clone()).into(),
                 });
-                return Ok((reply, None));
-            }
-            Some(Err(error)) => {
-                let mut reply = empty().with_stop_reason(StopReason::Error);
-                reply.error_message = Some(error.to_string());
-                emit(AgentEvent::MessageStart {
-                    message: Message::Assistant(reply.clone()).into(),
-                });
-                return Ok((reply, Some(error)));
-            }
-            Some(Ok(stream)) => stream,
-        };
-        let mut started = false;
-        let mut start = |emit: &mut (dyn FnMut(AgentEvent) + Send),
-                         partial: Option<AssistantMessage>| {
-            if !started {
-                started = true;
-                let message =
-                    partial.unwrap_or_else(|| AssistantMessage::new(Vec::<String>::new()));
-                emit(AgentEvent::MessageStart {
-                    message: Message::Assistant(message).into(),
-                });
+                return Ok((reply, error));
             }
         };
+        emit(AgentEvent::MessageStart {
+            message: Message::Assistant(AssistantMessage::new(Vec::<String>::new())).into(),
+        });
         loop {
             let item = tokio::select! {
                 biased;
                 () = cancelled(cancel) => {
                     let partial = stream.partial().unwrap_or_else(empty);
-                    start(emit, None);
                     return Ok((aborted(partial, input_estimate), None));
                 }
                 item = stream.next() => item,
             };
             match item {
-                Some(Ok(StreamItem::Event(event))) => {
-                    start(emit, None);
-                    emit(AgentEvent::MessageUpdate { event });
-                }
-                Some(Ok(StreamItem::Reply(reply))) => {
-                    start(emit, None);
-                    return Ok((reply.message, None));
-                }
+                Some(Ok(StreamItem::Event(event))) => emit(AgentEvent::MessageUpdate { event }),
+                Some(Ok(StreamItem::Reply(reply))) => return Ok((reply.message, None)),
                 Some(Err(error)) => {
-                    start(emit, None);
-                    let mut partial = match &error {
-                        ClientError::Transport { partial, .. }
-                        | ClientError::Decode { partial, .. } => (**partial).clone(),
-                        _ => empty(),
-                    };
-                    partial.stop_reason = StopReason::Error;
-                    partial.error_message = Some(error.to_string());
-                    return Ok((partial, Some(error)));
+                    let partial = error.partial().cloned().unwrap_or_else(empty);
+                    return Ok(broke_off(partial, error));
                 }
                 None => {
-                    start(emit, None);
                     let mut partial = stream.partial().unwrap_or_else(empty);
                     partial.stop_reason = StopReason::Error;
                     let message = "the reply stream ended without its reply".to_owned();
@@ -813,19 +785,12 @@ impl<M: Model> Agent<M> {
                 Approval::Deny(reason) => {
                     emit(AgentEvent::ToolExecutionStart { call: call.clone() });
                     let text = format!("the call was denied: {reason}");
-                    let result = error_result(&call, text);
-                    emit(AgentEvent::ToolExecutionEnd {
-                        call,
-                        result: result.clone(),
-                        elapsed: Duration::ZERO,
-                    });
-                    results[index] = Some((result, ToolOutput::default()));
+                    results[index] = Some(not_run(call, text, emit));
                     continue;
                 }
             }
             queue.push_back((index, call));
         }
-        let timeout = self.tool_timeout;
         let mut running = FuturesUnordered::new();
         let mut calls_running = vec![None; results.len()];
         loop {
@@ -834,38 +799,12 @@ impl<M: Model> Agent<M> {
                     break;
                 };
                 emit(AgentEvent::ToolExecutionStart { call: call.clone() });
-                let tool = self.tools.get(&call.name);
-                let future = tool.map(|tool| tool.call(&call.arguments));
-                let name = call.name.clone();
+                let future = match self.tools.get(&call.name) {
+                    Some(tool) => Ok(tool.call(&call.arguments)),
+                    None => Err(format!("no tool named `{}`", call.name)),
+                };
+                running.push(run_tool(index, future, self.tool_timeout));
                 calls_running[index] = Some(call);
-                running.push(async move {
-                    let started = Instant::now();
-                    let Some(future) = future else {
-                        return (
-                            index,
-                            Err(format!("no tool named `{name}`")),
-                            started.elapsed(),
-                        );
-                    };
-                    let guarded = AssertUnwindSafe(future).catch_unwind();
-                    let outcome =
-                        match timeout {
-                            Some(limit) => tokio::time::timeout(limit, guarded)
-                                .await
-                                .unwrap_or_else(|_| {
-                                    Ok(Err(super::tool::ToolError::new(format!(
-                                        "the tool did not finish within {limit:?}"
-                                    ))))
-                                }),
-                            None => guarded.await,
-                        };
-                    let outcome = match outcome {
-                        Ok(Ok(output)) => Ok(output),
-                        Ok(Err(error)) => Err(error.to_string()),
-                        Err(panic) => Err(format!("the tool panicked: {}", panic_message(&*panic))),
-                    };
-                    (index, outcome, started.elapsed())
-                });
             }
             if running.is_empty() {
                 break;
@@ -880,15 +819,7 @@ impl<M: Model> Agent<M> {
                 running.clear();
                 for (index, call) in calls_running.iter_mut().enumerate() {
                     if let Some(call) = call.take() {
-                        if results[index].is_none() {
-                            let result = error_result(&call, "the run was cancelled".to_owned());
-                            emit(AgentEvent::ToolExecutionEnd {
-                                call,
-                                result: result.clone(),
-                                elapsed: Duration::ZERO,
-                            });
-                            results[index] = Some((result, ToolOutput::default()));
-                        }
+                        results[index] = Some(not_run(call, CANCELLED.to_owned(), emit));
                     }
                 }
                 continue;
@@ -897,11 +828,13 @@ impl<M: Model> Agent<M> {
                 continue;
             };
             let (result, output) = match outcome {
-                Ok(output) => {
+                Ok(mut output) => {
+                    // What the model reads moves to the result; the output
+                    // keeps what the loop still needs (terminate, messages).
                     let mut result =
                         ToolResultMessage::new(&call.id, &call.name, Vec::<String>::new());
-                    result.content = output.content.clone();
-                    result.details = output.details.clone().or_else(|| output.json.clone());
+                    result.content = std::mem::take(&mut output.content);
+                    result.details = output.details.take().or_else(|| output.json.take());
                     (result, output)
                 }
                 Err(text) => (error_result(&call, text), ToolOutput::default()),
@@ -915,28 +848,84 @@ impl<M: Model> Agent<M> {
         }
         for (index, call) in queue {
             emit(AgentEvent::ToolExecutionStart { call: call.clone() });
-            let result = error_result(&call, "the run was cancelled".to_owned());
-            emit(AgentEvent::ToolExecutionEnd {
-                call,
-                result: result.clone(),
-                elapsed: Duration::ZERO,
-            });
-            results[index] = Some((result, ToolOutput::default()));
+            results[index] = Some(not_run(call, CANCELLED.to_owned(), emit));
         }
         let results = results.into_iter().flatten().collect();
         (results, was_cancelled)
     }
 }
 
+/// What a tool the run cancelled reads.
+const CANCELLED: &str = "the run was cancelled";
+
+/// Runs call `index`'s `future` (an error for a tool that is not there)
+/// within `timeout`: its output, or the error text the model reads when it
+/// failed, panicked or ran out of time; and how long it ran.
+async fn run_tool(
+    index: usize,
+    future: Result<CallFuture, String>,
+    timeout: Option<Duration>,
+) -> (usize, Result<ToolOutput, String>, Duration) {
+    let started = Instant::now();
+    let future = match future {
+        Ok(future) => future,
+        Err(missing) => return (index, Err(missing), started.elapsed()),
+    };
+    let guarded = AssertUnwindSafe(future).catch_unwind();
+    let outcome = match timeout {
+        Some(limit) => tokio::time::timeout(limit, guarded)
+            .await
+            .unwrap_or_else(|_| {
+                Ok(Err(ToolError::new(format!(
+                    "the tool did not finish within {limit:?}"
+                ))))
+            }),
+        None => guarded.await,
+    };
+    let outcome = match outcome {
+        Ok(Ok(output)) => Ok(output),
+        Ok(Err(error)) => Err(error.to_string()),
+        Err(panic) => Err(format!("the tool panicked: {}", panic_message(&*panic))),
+    };
+    (index, outcome, started.elapsed())
+}
+
+/// `call` ends without running (denied, or cancelled): its error result
+/// saying `text`, told as its `ToolExecutionEnd`.
+fn not_run(
+    call: ToolCall,
+    text: String,
+    emit: &mut (dyn FnMut(AgentEvent) + Send),
+) -> (ToolResultMessage, ToolOutput) {
+    let result = error_result(&call, text);
+    emit(AgentEvent::ToolExecutionEnd {
+        call,
+        result: result.clone(),
+        elapsed: Duration::ZERO,
+    });
+    (result, ToolOutput::default())
+}
+
 fn error_result(call: &ToolCall, text: String) -> ToolResultMessage {
     ToolResultMessage::new(&call.id, &call.name, [text]).with_error(true)
+}
+
+/// `partial`, the reply as far as it came before `error`, marked as failed
+/// with it.
+fn broke_off(
+    mut partial: AssistantMessage,
+    error: ClientError,
+) -> (AssistantMessage, Option<ClientError>) {
+    partial.stop_reason = StopReason::Error;
+    partial.error_message = Some(error.to_string());
+    (partial, Some(error))
 }
 
 /// `partial` marked aborted, its usage estimated where the provider sent
 /// none (an output count only comes at a reply's end).
 fn aborted(mut partial: AssistantMessage, input_estimate: u64) -> AssistantMessage {
     partial.stop_reason = StopReason::Aborted;
-    partial.error_message = Some("the run was cancelled".to_owned());
+    partial.error_message = Some(CANCELLED.to_owned());
     if partial.usage.input == 0 && partial.usage.cache_read == 0 {
         partial.usage.input = input_estimate;
     }
@@ -973,6 +962,35 @@ async fn append<S: AgentSession>(
         message,
     });
     Ok(id)
+}
+
+/// Records `compacted` in `session`, telling the summary entry's start and
+/// end, then [`AgentEvent::Compacted`].
+async fn record<S: AgentSession>(
+    session: &mut S,
+    compacted: &Compacted,
+    emit: &mut (dyn FnMut(AgentEvent) + Send),
+) -> Result<(), AgentError> {
+    let id = session.compact(compacted).await?;
+    if let Some(message) = session
+        .session()
+        .entry(id.as_str())
+        .and_then(|e| e.message())
+    {
+        emit(AgentEvent::MessageStart {
+            message: message.clone(),
+        });
+        emit(AgentEvent::MessageEnd {
+            id: id.clone(),
+            message: message.clone(),
+        });
+    }
+    emit(AgentEvent::Compacted {
+        id,
+        tokens_before: compacted.tokens_before,
+        usage: compacted.usage.clone(),
+    });
+    Ok(())
 }
 
 async fn append_all<S: AgentSession>(

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use super::model::{BoxModelStream, Model, ModelStream, StreamFuture};
 use crate::http::{ClientError, Reply, StreamItem};
 use crate::project::Report;
-use crate::providers::{Api, OptionChange, Request, StreamReader};
+use crate::providers::{Api, OptionChange, Request, StreamError, StreamEvent, StreamReader};
 use crate::{AssistantContent, AssistantMessage, Message, StopReason};
 
 type ReplyFn = dyn FnMut(&Request<'_>) -> AssistantMessage + Send;
@@ -211,14 +211,7 @@ impl ScriptedModel {
                     Vec::new(),
                 ),
                 AssistantContent::ToolCall(call) => {
-                    let arguments = call.arguments.as_str();
-                    let cut = (0..=arguments.len() / 2)
-                        .rev()
-                        .find(|&i| arguments.is_char_boundary(i))
-                        .unwrap_or(0);
-                    let deltas = [&arguments[..cut], &arguments[cut..]]
-                        .into_iter()
-                        .filter(|p| !p.is_empty())
+                    let deltas = halves(call.arguments.as_str())
                         .map(|p| json!({"type": "input_json_delta", "partial_json": p}))
                         .collect();
                     (
@@ -333,16 +326,9 @@ fn openai_chat_sse(reply: &AssistantMessage, model: &str) -> Result<String, Clie
                 let start = json!({"tool_calls": [{"index": calls, "id": call.id, "type": "function",
                     "function": {"name": call.name, "arguments": ""}}]});
                 data(&chunk(start, Value::Null));
-                let arguments = call.arguments.as_str();
-                let cut = (0..=arguments.len() / 2)
-                    .rev()
-                    .find(|&i| arguments.is_char_boundary(i))
-                    .unwrap_or(0);
-                for piece in [&arguments[..cut], &arguments[cut..]] {
-                    if !piece.is_empty() {
-                        let delta = json!({"tool_calls": [{"index": calls, "function": {"arguments": piece}}]});
-                        data(&chunk(delta, Value::Null));
-                    }
+                for piece in halves(call.arguments.as_str()) {
+                    let delta = json!({"tool_calls": [{"index": calls, "function": {"arguments": piece}}]});
+                    data(&chunk(delta, Value::Null));
                 }
                 calls += 1;
             }
@@ -390,6 +376,17 @@ fn pieces(text: &str) -> impl Iterator<Item = &str> {
         rest = tail;
         Some(piece)
     })
+}
+
+/// `text` in two pieces, cut at a character boundary near its middle (the
+/// empty ones left out): how a tool call's arguments stream.
+fn halves(text: &str) -> impl Iterator<Item = &str> {
+    let cut = (0..=text.len() / 2)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    let (first, second) = text.split_at(cut);
+    [first, second].into_iter().filter(|p| !p.is_empty())
 }
 
 fn event(out: &mut String, name: &str, data: &Value) {
@@ -452,7 +449,7 @@ struct ScriptedStream {
 }
 
 impl ScriptedStream {
-    fn decode_error(&mut self, source: crate::providers::StreamError) {
+    fn decode_error(&mut self, source: StreamError) {
         let partial = self.reader.take().map(|r| r.partial()).unwrap_or_default();
         self.ready.push_back(Err(ClientError::Decode {
             source,
@@ -466,13 +463,7 @@ impl ScriptedStream {
             return;
         };
         let end = (self.at + self.chunk).min(self.bytes.len());
-        let mut failed = None;
-        for event in reader.feed(&self.bytes[self.at..end]) {
-            match event {
-                Ok(event) => self.ready.push_back(Ok(StreamItem::Event(event))),
-                Err(e) => failed = Some(e),
-            }
-        }
+        let failed = queue(&mut self.ready, reader.feed(&self.bytes[self.at..end]));
         self.at = end;
         if let Some(e) = failed {
             return self.decode_error(e);
@@ -483,13 +474,7 @@ impl ScriptedStream {
         let Some(mut reader) = self.reader.take() else {
             return;
         };
-        let mut failed = None;
-        for event in reader.end() {
-            match event {
-                Ok(event) => self.ready.push_back(Ok(StreamItem::Event(event))),
-                Err(e) => failed = Some(e),
-            }
-        }
+        let failed = queue(&mut self.ready, reader.end());
         let finished = match failed {
             Some(e) => Err(e),
             None => reader.finish(),
@@ -516,6 +501,21 @@ impl ScriptedStream {
             }
         }
     }
+}
+
+/// Queues the decoded `events` in `ready`; the last decode error, if any.
+fn queue(
+    ready: &mut VecDeque<Result<StreamItem, ClientError>>,
+    events: impl IntoIterator<Item = Result<StreamEvent, StreamError>>,
+) -> Option<StreamError> {
+    let mut failed = None;
+    for event in events {
+        match event {
+            Ok(event) => ready.push_back(Ok(StreamItem::Event(event))),
+            Err(e) => failed = Some(e),
+        }
+    }
+    failed
 }
 
 impl Stream for ScriptedStream {

@@ -65,14 +65,7 @@ pub trait Tool: Send + Sync + 'static {
     /// What the tool does, for the model (default: the doc comment of
     /// [`Args`](Self::Args)).
     fn description(&self) -> Cow<'static, str> {
-        let schema = schema_for::<Self::Args>();
-        Cow::Owned(
-            schema
-                .get("description")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned(),
-        )
+        Cow::Owned(described::<Self::Args>().1.unwrap_or_default())
     }
 
     /// Runs the tool.
@@ -100,11 +93,19 @@ pub fn schema_for<T: JsonSchema + ?Sized>() -> Value {
 /// The [`ToolSpec`] of `tool`: its name, description, and the schema of its
 /// arguments without their description (which is the tool's).
 pub fn tool_spec<T: Tool>(tool: &T) -> ToolSpec {
-    let mut parameters = schema_for::<T::Args>();
-    if let Some(object) = parameters.as_object_mut() {
-        object.remove("description");
-    }
-    ToolSpec::new(T::NAME, tool.description(), parameters)
+    ToolSpec::new(T::NAME, tool.description(), described::<T::Args>().0)
+}
+
+/// The schema of `T` ([`schema_for`]) without its top-level `description`,
+/// and that description (the type's doc comment): a tool's or a structured
+/// reply's description goes beside its schema.
+pub(super) fn described<T: JsonSchema + ?Sized>() -> (Value, Option<String>) {
+    let mut schema = schema_for::<T>();
+    let description = match schema.as_object_mut().and_then(|o| o.remove("description")) {
+        Some(Value::String(description)) => Some(description),
+        _ => None,
+    };
+    (schema, description)
 }
 
 /// What a tool returns: the content the model reads (text, images, JSON),
@@ -256,7 +257,8 @@ pub struct ArgumentsError {
     pub message: String,
 }
 
-fn at(path: &str) -> String {
+/// ` at `path`` for an error message, or nothing for the whole value.
+pub(super) fn at(path: &str) -> String {
     if path.is_empty() || path == "." {
         String::new()
     } else {
@@ -272,21 +274,26 @@ pub fn decode_arguments<T: DeserializeOwned>(
     tool: &str,
     arguments: &ToolArguments,
 ) -> Result<T, ArgumentsError> {
-    let mut deserializer = serde_json::Deserializer::from_str(arguments.as_str());
+    from_json_at(arguments.as_str()).map_err(|(path, message)| ArgumentsError {
+        tool: tool.to_owned(),
+        path,
+        message,
+    })
+}
+
+/// Decodes the JSON `text` as `T`, or says where (the field path) and why it
+/// does not fit: a tool's arguments, a structured reply.
+pub(super) fn from_json_at<T: DeserializeOwned>(text: &str) -> Result<T, (String, String)> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
     serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
         let path = e.path().to_string();
-        let inner = e.into_inner();
         // serde_json appends " at line L column C", meaningless to a model
         // that wrote one object.
-        let mut message = inner.to_string();
+        let mut message = e.into_inner().to_string();
         if let Some(cut) = message.rfind(" at line ") {
             message.truncate(cut);
         }
-        ArgumentsError {
-            tool: tool.to_owned(),
-            path,
-            message,
-        }
+        (path, message)
     })
 }
 
@@ -344,13 +351,12 @@ where
     O: Into<ToolOutput> + 'static,
 {
     fn spec(&self) -> ToolSpec {
-        let mut parameters = schema_for::<A>();
-        let description = parameters
-            .as_object_mut()
-            .and_then(|o| o.remove("description"))
-            .and_then(|d| d.as_str().map(str::to_owned))
-            .unwrap_or_default();
-        ToolSpec::new(self.name.clone(), description, parameters)
+        let (parameters, description) = described::<A>();
+        ToolSpec::new(
+            self.name.clone(),
+            description.unwrap_or_default(),
+            parameters,
+        )
     }
 
     fn call(self: Arc<Self>, arguments: &ToolArguments) -> CallFuture {
