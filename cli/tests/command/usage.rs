@@ -166,6 +166,59 @@ fn usage_agrees_with_ccusage_per_session_and_per_day_on_every_claude_code_log() 
     }
 }
 
+/// The report reads a Claude Code log with its own reader (each line's
+/// usage fields only, for speed) beside the importer every other command
+/// reads it with: both must count each response once, alike. On every
+/// Claude Code log of the conformance data, `usage` and `stats` give the
+/// same four token counts and the same tool errors.
+#[test]
+fn usage_and_stats_count_every_claude_code_log_alike() {
+    let Some(data) = common::conformance_or_skip(None) else {
+        return;
+    };
+    let mut logs = Vec::new();
+    let mut dirs = vec![data.join("transcripts/claude-code")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                logs.push(path);
+            }
+        }
+    }
+    assert!(logs.len() >= 7, "{logs:?}");
+    let mut counted = 0;
+    for log in &logs {
+        let file = log.to_str().unwrap();
+        let usage = common::agentmsg(&["usage", "--session", "--json", "--timezone", "UTC", file]);
+        assert_eq!(usage.code, 0, "{file}: {usage:?}");
+        let usage: Value = serde_json::from_str(&usage.stdout).unwrap();
+        let stats = common::agentmsg(&["stats", "--json", file]);
+        assert_eq!(stats.code, 0, "{file}: {stats:?}");
+        let stats: Value = serde_json::from_str(&stats.stdout).unwrap();
+        let tokens = &stats["tokens"];
+        let n = |v: &Value| v.as_u64().unwrap_or_else(|| panic!("{file}: {stats:#}"));
+        assert_eq!(
+            figures(&usage["totals"]).0,
+            [
+                n(&tokens["input"]),
+                n(&tokens["output"]),
+                n(&tokens["cacheWrite"]),
+                n(&tokens["cacheRead"]),
+            ],
+            "{file}"
+        );
+        assert_eq!(
+            usage["totals"]["toolErrors"], stats["toolResultErrors"],
+            "{file}"
+        );
+        counted += usize::from(figures(&usage["totals"]).0 != [0; 4]);
+    }
+    assert!(counted >= 7, "{counted} logs with usage");
+}
+
 /// `usage` reads a folder given to it, any agent's logs: a Codex rollout and
 /// a pi session beside Claude Code logs each count, `totalCost` is `null`
 /// (never 0) where a reply's model has no known price, and the text table
