@@ -94,7 +94,7 @@ mod response;
 mod stream;
 
 pub use request::encode_request;
-pub(crate) use response::decode_block;
+pub(crate) use response::{decode_block, usage_from, WireUsage};
 pub use response::{decode_response, decode_response_with_warnings, stop_reason};
 pub use stream::StreamDecoder;
 
