@@ -290,3 +290,58 @@ fn usage_reads_every_agents_logs_and_says_what_it_cannot_price() {
         text.stdout
     );
 }
+
+/// `--since` and `--until` keep the days between them (both included);
+/// a date that is none is a usage error naming it.
+#[test]
+fn since_and_until_keep_the_days_between_them() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("p")).unwrap();
+    let reply = |id: &str, day: &str| {
+        format!(
+            r#"{{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"assistant","message":{{"id":"msg_{id}","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{{"type":"text","text":"hi"}}],"stop_reason":"end_turn","usage":{{"input_tokens":1,"output_tokens":2}}}},"requestId":"req_{id}","uuid":"a{id}","timestamp":"{day}T10:00:00.000Z"}}"#
+        )
+    };
+    let lines = [
+        reply("1", "2026-01-01"),
+        reply("2", "2026-01-02"),
+        reply("3", "2026-01-03"),
+        reply("4", "2026-01-04"),
+    ];
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    common::write_lines(dir.path(), "p/s.jsonl", &lines);
+    let run = common::agentmsg_in(
+        dir.path(),
+        &[
+            "usage",
+            "--json",
+            "--timezone",
+            "UTC",
+            "--since",
+            "2026-01-02",
+            "--until",
+            "20260103",
+            "p",
+        ],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let days = rows(&report, "daily", "date");
+    assert_eq!(
+        days.keys().collect::<Vec<_>>(),
+        ["2026-01-02", "2026-01-03"],
+        "{report:#}"
+    );
+    assert_eq!(figures(&report["totals"]).0, [2, 4, 0, 0], "{report:#}");
+
+    for (flag, day) in [("--since", "yesterday"), ("--until", "2026-13-01")] {
+        let run = common::agentmsg_in(dir.path(), &["usage", flag, day, "p"]);
+        assert_eq!(run.code, 2, "{run:?}");
+        assert!(
+            run.stderr
+                .contains(&format!("not a date (YYYY-MM-DD): {day}")),
+            "{}",
+            run.stderr
+        );
+    }
+}
