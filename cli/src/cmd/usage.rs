@@ -57,19 +57,15 @@ pub fn run(args: &UsageArgs) -> Result<Outcome, CliError> {
         Grouping::Daily
     };
     let usage_error = |e: usage_report::ReportError| CliError::Usage(e.to_string());
+    let date = |day: &Option<String>| {
+        day.as_deref()
+            .map(usage_report::parse_date)
+            .transpose()
+            .map_err(usage_error)
+    };
     let mut options = Options::new(grouping);
-    options.since = args
-        .since
-        .as_deref()
-        .map(usage_report::parse_date)
-        .transpose()
-        .map_err(usage_error)?;
-    options.until = args
-        .until
-        .as_deref()
-        .map(usage_report::parse_date)
-        .transpose()
-        .map_err(usage_error)?;
+    options.since = date(&args.since)?;
+    options.until = date(&args.until)?;
     if let Some(name) = &args.timezone {
         options.timezone = usage_report::time_zone(name).map_err(usage_error)?;
     }

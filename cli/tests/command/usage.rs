@@ -166,6 +166,59 @@ fn usage_agrees_with_ccusage_per_session_and_per_day_on_every_claude_code_log() 
     }
 }
 
+/// The report reads a Claude Code log with its own reader (each line's
+/// usage fields only, for speed) beside the importer every other command
+/// reads it with: both must count each response once, alike. On every
+/// Claude Code log of the conformance data, `usage` and `stats` give the
+/// same four token counts and the same tool errors.
+#[test]
+fn usage_and_stats_count_every_claude_code_log_alike() {
+    let Some(data) = common::conformance_or_skip(None) else {
+        return;
+    };
+    let mut logs = Vec::new();
+    let mut dirs = vec![data.join("transcripts/claude-code")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                logs.push(path);
+            }
+        }
+    }
+    assert!(logs.len() >= 7, "{logs:?}");
+    let mut counted = 0;
+    for log in &logs {
+        let file = log.to_str().unwrap();
+        let usage = common::agentmsg(&["usage", "--session", "--json", "--timezone", "UTC", file]);
+        assert_eq!(usage.code, 0, "{file}: {usage:?}");
+        let usage: Value = serde_json::from_str(&usage.stdout).unwrap();
+        let stats = common::agentmsg(&["stats", "--json", file]);
+        assert_eq!(stats.code, 0, "{file}: {stats:?}");
+        let stats: Value = serde_json::from_str(&stats.stdout).unwrap();
+        let tokens = &stats["tokens"];
+        let n = |v: &Value| v.as_u64().unwrap_or_else(|| panic!("{file}: {stats:#}"));
+        assert_eq!(
+            figures(&usage["totals"]).0,
+            [
+                n(&tokens["input"]),
+                n(&tokens["output"]),
+                n(&tokens["cacheWrite"]),
+                n(&tokens["cacheRead"]),
+            ],
+            "{file}"
+        );
+        assert_eq!(
+            usage["totals"]["toolErrors"], stats["toolResultErrors"],
+            "{file}"
+        );
+        counted += usize::from(figures(&usage["totals"]).0 != [0; 4]);
+    }
+    assert!(counted >= 7, "{counted} logs with usage");
+}
+
 /// `usage` reads a folder given to it, any agent's logs: a Codex rollout and
 /// a pi session beside Claude Code logs each count, `totalCost` is `null`
 /// (never 0) where a reply's model has no known price, and the text table
@@ -236,4 +289,59 @@ fn usage_reads_every_agents_logs_and_says_what_it_cannot_price() {
         "{}",
         text.stdout
     );
+}
+
+/// `--since` and `--until` keep the days between them (both included);
+/// a date that is none is a usage error naming it.
+#[test]
+fn since_and_until_keep_the_days_between_them() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("p")).unwrap();
+    let reply = |id: &str, day: &str| {
+        format!(
+            r#"{{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"assistant","message":{{"id":"msg_{id}","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{{"type":"text","text":"hi"}}],"stop_reason":"end_turn","usage":{{"input_tokens":1,"output_tokens":2}}}},"requestId":"req_{id}","uuid":"a{id}","timestamp":"{day}T10:00:00.000Z"}}"#
+        )
+    };
+    let lines = [
+        reply("1", "2026-01-01"),
+        reply("2", "2026-01-02"),
+        reply("3", "2026-01-03"),
+        reply("4", "2026-01-04"),
+    ];
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    common::write_lines(dir.path(), "p/s.jsonl", &lines);
+    let run = common::agentmsg_in(
+        dir.path(),
+        &[
+            "usage",
+            "--json",
+            "--timezone",
+            "UTC",
+            "--since",
+            "2026-01-02",
+            "--until",
+            "20260103",
+            "p",
+        ],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let days = rows(&report, "daily", "date");
+    assert_eq!(
+        days.keys().collect::<Vec<_>>(),
+        ["2026-01-02", "2026-01-03"],
+        "{report:#}"
+    );
+    assert_eq!(figures(&report["totals"]).0, [2, 4, 0, 0], "{report:#}");
+
+    for (flag, day) in [("--since", "yesterday"), ("--until", "2026-13-01")] {
+        let run = common::agentmsg_in(dir.path(), &["usage", flag, day, "p"]);
+        assert_eq!(run.code, 2, "{run:?}");
+        assert!(
+            run.stderr
+                .contains(&format!("not a date (YYYY-MM-DD): {day}")),
+            "{}",
+            run.stderr
+        );
+    }
 }

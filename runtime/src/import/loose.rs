@@ -4,6 +4,7 @@
 //! the typed entries of [`claude`](super::claude) and [`codex`](super::codex)).
 
 use std::fmt;
+use std::fmt::Write as _;
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -168,63 +169,218 @@ pub(super) type Field = (&'static str, Kind);
 /// says (`null` reads as absent, so it is never wrong), each said with its
 /// path (`message.content[1].source.data`) and what was found: the typed
 /// reads of the importers take such a value as absent (or keep its JSON as
-/// text), which is then said, never done in silence.
+/// text), which is then said, never done in silence. The line is walked
+/// once, as it is read (no tree of it is built: the fields the table does
+/// not name, a tool's output say, are skipped over); each object's findings
+/// come in the order of the table.
 pub(super) fn wrong_types(text: &str, fields: &'static [Field]) -> Vec<String> {
-    let mut found = Vec::new();
-    if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
-        check(&value, &Kind::Obj(fields), &mut String::new(), &mut found);
+    use serde::de::DeserializeSeed;
+    let (mut path, mut found) = (String::new(), Vec::new());
+    let mut de = serde_json::Deserializer::from_str(text);
+    let object = Kind::Obj(fields);
+    let check = Check {
+        kind: &object,
+        path: &mut path,
+        found: &mut found,
+    };
+    // Not JSON (which the importers never pass): nothing said.
+    match check.deserialize(&mut de).and_then(|()| de.end()) {
+        Ok(()) => found,
+        Err(_) => Vec::new(),
     }
-    found
 }
 
-fn check(value: &serde_json::Value, kind: &Kind, path: &mut String, found: &mut Vec<String>) {
-    use serde_json::Value;
-    let name = |v: &Value| match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    };
-    let want = match (kind, value) {
-        (_, Value::Null) | (Kind::Any, _) => return,
-        (Kind::Str, Value::String(_))
-        | (Kind::Bool, Value::Bool(_))
-        | (Kind::Num, Value::Number(_))
-        | (Kind::StrOrArr(_), Value::String(_)) => return,
-        (Kind::Obj(fields), Value::Object(map)) => {
-            for (key, kind) in *fields {
-                if let Some(v) = map.get(*key) {
-                    let len = path.len();
-                    if !path.is_empty() {
-                        path.push('.');
-                    }
-                    path.push_str(key);
-                    check(v, kind, path, found);
-                    path.truncate(len);
-                }
-            }
+/// Checks one value against its kind, as it is read.
+struct Check<'p> {
+    kind: &'p Kind,
+    path: &'p mut String,
+    found: &'p mut Vec<String>,
+}
+
+impl Check<'_> {
+    /// The value is `found` (`a number`…): said unless it is of the kind.
+    fn is(self, found: &str, right: bool) {
+        if right {
             return;
         }
-        (Kind::Arr(of) | Kind::StrOrArr(of), Value::Array(items)) => {
-            for (i, v) in items.iter().enumerate() {
-                let len = path.len();
-                path.push_str(&format!("[{i}]"));
-                check(v, of, path, found);
-                path.truncate(len);
-            }
-            return;
+        let want = match self.kind {
+            Kind::Str => "a string",
+            Kind::Bool => "a boolean",
+            Kind::Num => "a number",
+            Kind::Obj(_) => "an object",
+            Kind::Arr(_) => "an array",
+            Kind::StrOrArr(_) => "a string or an array",
+            Kind::Any => return,
+        };
+        self.found.push(format!(
+            "`{}` is {found} where {want} belongs, so it is not read as one",
+            self.path
+        ));
+    }
+}
+
+impl<'de> de::DeserializeSeed<'de> for Check<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        if let Kind::Any = self.kind {
+            IgnoredAny::deserialize(d)?;
+            return Ok(());
         }
-        (Kind::Str, _) => "a string",
-        (Kind::Bool, _) => "a boolean",
-        (Kind::Num, _) => "a number",
-        (Kind::Obj(_), _) => "an object",
-        (Kind::Arr(_), _) => "an array",
-        (Kind::StrOrArr(_), _) => "a string or an array",
-    };
-    found.push(format!(
-        "`{path}` is {} where {want} belongs, so it is not read as one",
-        name(value)
-    ));
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Check<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        let right = matches!(self.kind, Kind::Bool);
+        self.is("a boolean", right);
+        Ok(())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        let right = matches!(self.kind, Kind::Num);
+        self.is("a number", right);
+        Ok(())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        self.visit_u64(0)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        self.visit_u64(0)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        let right = matches!(self.kind, Kind::Str | Kind::StrOrArr(_));
+        self.is("a string", right);
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let (Kind::Arr(of) | Kind::StrOrArr(of)) = *self.kind else {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            self.is("an array", false);
+            return Ok(());
+        };
+        for i in 0.. {
+            let len = self.path.len();
+            let _ = write!(self.path, "[{i}]");
+            let item = seq.next_element_seed(Check {
+                kind: of,
+                path: &mut *self.path,
+                found: &mut *self.found,
+            })?;
+            self.path.truncate(len);
+            if item.is_none() {
+                break;
+            }
+        }
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let Kind::Obj(fields) = *self.kind else {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            self.is("an object", false);
+            return Ok(());
+        };
+        // What each field of the table holds wrong, by its place in the
+        // table (a key written twice: its last value, as a map keeps it).
+        let mut said: Vec<(usize, Vec<String>)> = Vec::new();
+        while let Some(at) = map.next_key_seed(FieldOf(fields))? {
+            let Some(at) = at else {
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            };
+            let (key, kind) = &fields[at];
+            let len = self.path.len();
+            if !self.path.is_empty() {
+                self.path.push('.');
+            }
+            self.path.push_str(key);
+            let mut found = Vec::new();
+            map.next_value_seed(Check {
+                kind,
+                path: &mut *self.path,
+                found: &mut found,
+            })?;
+            self.path.truncate(len);
+            said.retain(|(field, _)| *field != at);
+            said.push((at, found));
+        }
+        said.sort_by_key(|(field, _)| *field);
+        self.found
+            .extend(said.into_iter().flat_map(|(_, found)| found));
+        Ok(())
+    }
+}
+
+/// A key of an object: its place among the table's fields, if it has one
+/// (read without keeping the key).
+struct FieldOf(&'static [Field]);
+
+impl<'de> de::DeserializeSeed<'de> for FieldOf {
+    type Value = Option<usize>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<usize>, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FieldOf {
+    type Value = Option<usize>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Option<usize>, E> {
+        Ok(self.0.iter().position(|(name, _)| *name == key))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Kind::{Any, Arr, Bool, Num, Obj, Str, StrOrArr};
+    use super::*;
+
+    const PART: &[Field] = &[("type", Str), ("n", Num)];
+    const TABLE: &[Field] = &[
+        ("a", Str),
+        ("b", Bool),
+        ("c", Obj(&[("d", Num), ("e", Arr(&Str))])),
+        ("f", StrOrArr(&Obj(PART))),
+        ("g", Any),
+        ("h", Num),
+    ];
+
+    /// Each field of the wrong type is said once, by its path, in the
+    /// order of the table (not of the line); `null`, a field the table
+    /// does not name and an `Any` are never wrong.
+    #[test]
+    fn wrong_types_are_said_by_path_in_table_order() {
+        let line = r#"{"h":"7","z":{"a":1},"g":[1,{"x":2}],"f":[{"type":"t","n":1},{"type":2,"n":"x"},"s"],"c":{"e":["ok",3,null],"d":true},"b":null,"a":5}"#;
+        assert_eq!(
+            wrong_types(line, TABLE),
+            [
+                "`a` is a number where a string belongs, so it is not read as one",
+                "`c.d` is a boolean where a number belongs, so it is not read as one",
+                "`c.e[1]` is a number where a string belongs, so it is not read as one",
+                "`f[1].type` is a number where a string belongs, so it is not read as one",
+                "`f[1].n` is a string where a number belongs, so it is not read as one",
+                "`f[2]` is a string where an object belongs, so it is not read as one",
+                "`h` is a string where a number belongs, so it is not read as one",
+            ]
+        );
+        assert!(wrong_types(r#"{"a":"s","f":"text","c":{"e":[]}}"#, TABLE).is_empty());
+        assert_eq!(
+            wrong_types(r#"{"c":[1],"f":{"type":"t"}}"#, TABLE),
+            [
+                "`c` is an array where an object belongs, so it is not read as one",
+                "`f` is an object where a string or an array belongs, so it is not read as one",
+            ]
+        );
+    }
 }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::de::{self, Deserializer, IgnoredAny, SeqAccess, Visitor};
 use serde::Deserialize;
 
+use crate::providers::anthropic;
 use crate::session::SessionFormat;
 use crate::{AgentMessage, AssistantMessage, Message, Session, Usage};
 
@@ -239,29 +240,14 @@ fn price(reply: &mut Reply) {
     if reply.usage.cost.is_some_and(|c| c.total != 0.0) || reply.usage.total() == 0 {
         return;
     }
-    #[cfg(any(
-        feature = "openai-chat",
-        feature = "openai-responses",
-        feature = "anthropic",
-        feature = "gemini"
-    ))]
-    {
-        let message = AssistantMessage {
-            model: reply.model.clone(),
-            provider: reply.provider.clone(),
-            usage: reply.usage.clone(),
-            timestamp: u64::try_from(reply.timestamp).unwrap_or(0),
-            ..AssistantMessage::default()
-        };
-        reply.usage.cost = crate::providers::Catalog::builtin().cost_of(&message);
-    }
-    #[cfg(not(any(
-        feature = "openai-chat",
-        feature = "openai-responses",
-        feature = "anthropic",
-        feature = "gemini"
-    )))]
-    let _ = AssistantMessage::default;
+    let message = AssistantMessage {
+        model: reply.model.clone(),
+        provider: reply.provider.clone(),
+        usage: reply.usage.clone(),
+        timestamp: u64::try_from(reply.timestamp).unwrap_or(0),
+        ..AssistantMessage::default()
+    };
+    reply.usage.cost = crate::providers::Catalog::builtin().cost_of(&message);
 }
 
 // ---------------------------------------------------------------------------
@@ -290,29 +276,9 @@ struct ClaudeMessage<'a> {
     #[serde(borrow, default)]
     model: Option<Cow<'a, str>>,
     #[serde(default)]
-    usage: Option<ClaudeUsage>,
+    usage: Option<anthropic::WireUsage>,
     #[serde(borrow, default)]
     content: Option<Blocks<'a>>,
-}
-
-#[derive(Deserialize)]
-struct ClaudeUsage {
-    #[serde(default)]
-    input_tokens: Option<u64>,
-    #[serde(default)]
-    output_tokens: Option<u64>,
-    #[serde(default)]
-    cache_creation_input_tokens: Option<u64>,
-    #[serde(default)]
-    cache_read_input_tokens: Option<u64>,
-    #[serde(default)]
-    cache_creation: Option<ClaudeCacheCreation>,
-}
-
-#[derive(Deserialize)]
-struct ClaudeCacheCreation {
-    #[serde(default)]
-    ephemeral_1h_input_tokens: Option<u64>,
 }
 
 /// A content block's type, and whether it is an error (a tool result's).
@@ -399,29 +365,11 @@ fn read_claude(path: &Path) -> std::io::Result<LogContents> {
                     .iter()
                     .filter(|b| b.kind.as_deref() == Some("tool_use"))
                     .count() as u64;
-                let (input, output) = (
-                    usage.input_tokens.unwrap_or(0),
-                    usage.output_tokens.unwrap_or(0),
-                );
-                let (cache_read, cache_write) = (
-                    usage.cache_read_input_tokens.unwrap_or(0),
-                    usage.cache_creation_input_tokens.unwrap_or(0),
-                );
                 let reply = Reply {
                     timestamp,
                     model: message.model.as_deref().unwrap_or("").to_owned(),
                     provider: "anthropic".to_owned(),
-                    usage: Usage {
-                        input,
-                        output,
-                        cache_read,
-                        cache_write,
-                        cache_write_1h: usage
-                            .cache_creation
-                            .and_then(|c| c.ephemeral_1h_input_tokens)
-                            .unwrap_or(0),
-                        ..Usage::default()
-                    },
+                    usage: anthropic::usage_from(&usage),
                     tool_calls,
                 };
                 let key = match (message.id, entry.request_id) {

@@ -96,6 +96,9 @@ mod stream;
 pub use request::encode_request;
 pub(crate) use response::decode_block;
 pub use response::{decode_response, decode_response_with_warnings, stop_reason};
+// The usage report reads Claude Code logs' usage as this decoder does.
+#[cfg(feature = "usage-report")]
+pub(crate) use response::{usage_from, WireUsage};
 pub use stream::StreamDecoder;
 
 /// The Anthropic Messages API as a [`Codec`](super::Codec): this module's functions, for code

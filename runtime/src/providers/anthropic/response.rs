@@ -42,7 +42,7 @@ pub(super) struct StopDetails {
 }
 
 #[derive(Deserialize, Default, Clone, Copy)]
-pub(super) struct WireUsage {
+pub(crate) struct WireUsage {
     #[serde(default)]
     pub(super) input_tokens: Option<u64>,
     #[serde(default)]
@@ -323,7 +323,7 @@ pub(super) fn block_content(
     })
 }
 
-pub(super) fn usage_from(usage: &WireUsage) -> Usage {
+pub(crate) fn usage_from(usage: &WireUsage) -> Usage {
     let mut out = Usage::default();
     apply_usage(&mut out, usage);
     out
