@@ -27,7 +27,7 @@ const BRANCHED: &[&str] = &[
 ];
 
 /// Exports `file` in `dir` to `page.html` with `extra` arguments; its URL.
-fn export(dir: &Path, file: &str, extra: &[&str]) -> String {
+pub(crate) fn export(dir: &Path, file: &str, extra: &[&str]) -> String {
     let mut args = vec!["export", file, "--html", "-o", "page.html"];
     args.extend_from_slice(extra);
     let run = agentmsg_in(dir, &args);
@@ -93,6 +93,16 @@ fn the_page_shows_what_the_model_saw_and_switches_branches() {
         "document.querySelector('.call[data-call=\"c1\"] .slot article.entry.error') !== null",
     );
     assert_eq!(beside, true);
+    // The shell call's result says how it ended and how long it took.
+    assert_eq!(
+        b.eval("document.querySelector('article.entry[data-entry-id=r1] .resulthead .outcome').textContent"),
+        "failed · 1.0 s"
+    );
+    // The fork at a2 names each branch by its first message.
+    assert_eq!(
+        b.eval("Array.from(document.querySelectorAll('.branches button.branch')).map(b => b.textContent)"),
+        serde_json::json!(["1. user: Try another way", "2. user: Give up instead"])
+    );
     // An unpriced reply's cost is unknown, never zero.
     let unknown = b.eval("document.body.textContent.includes('cost unknown')");
     assert_eq!(unknown, true);

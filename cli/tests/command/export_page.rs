@@ -69,7 +69,7 @@ fn export_copy(dir: &Path, file: &Path, name: &str) -> Option<String> {
 const PAGE_CHECKS: &str = r#"(() => {
   const main = document.getElementById('am-main');
   const r = { width: document.documentElement.scrollWidth, quietPairs: 0, escaped: [], diffs: 0, addBg: '', ctxBg: '',
-    highlighted: 0, readLangs: 0, noContract: 0, callsNoTool: 0, entries: 0 };
+    highlighted: 0, readLangs: 0, noContract: 0, callsNoTool: 0, entries: 0, runs: 0, folds: 0, badFolds: [] };
   const kids = Array.from(main.children);
   for (let k = 1; k < kids.length; k++)
     if (kids[k].classList.contains('quiet') && kids[k - 1].classList.contains('quiet')) r.quietPairs++;
@@ -91,6 +91,11 @@ const PAGE_CHECKS: &str = r#"(() => {
   r.noContract = main.querySelectorAll('article.entry:not([data-entry-id]), article.entry:not([data-kind])').length;
   r.callsNoTool = main.querySelectorAll('.call:not([data-tool])').length;
   r.entries = main.querySelectorAll('article.entry').length;
+  // Runs of app lines folded into one row, and long outputs folded under
+  // "N more lines".
+  r.runs = main.querySelectorAll('details.run').length;
+  for (const s of main.querySelectorAll('details.more > summary'))
+    if (/^[0-9]+ more lines?$/.test(s.textContent)) r.folds++; else r.badFolds.push(s.textContent);
   return r;
 })()"#;
 
@@ -174,6 +179,8 @@ struct Found {
     highlighted: u64,
     read_langs: u64,
     off_path_searches: usize,
+    runs: u64,
+    folds: u64,
 }
 
 /// Checks the page of `file` at 400 px in `b`, page by page along the path.
@@ -213,6 +220,9 @@ fn check_file(b: &mut Browser, dir: &Path, file: &Path, name: &str, found: &mut 
                 found.diffs += r["diffs"].as_u64().unwrap();
                 found.highlighted += r["highlighted"].as_u64().unwrap();
                 found.read_langs += r["readLangs"].as_u64().unwrap();
+                found.runs += r["runs"].as_u64().unwrap();
+                found.folds += r["folds"].as_u64().unwrap();
+                assert_eq!(r["badFolds"], serde_json::json!([]), "{what}");
                 if r["diffs"].as_u64().unwrap() > 0 {
                     assert_ne!(r["addBg"], r["ctxBg"], "{what}: an added line is marked");
                 }
@@ -274,9 +284,14 @@ fn every_agent_s_sessions_read_well_in_the_browser() {
             files.len()
         );
         assert!(found.diffs > 0, "{agent}: no edit drawn as a diff");
+        // Each agent's files have app lines side by side (so "no two in a
+        // row" checks something).
+        assert!(found.runs > 0, "{agent}: no run of app lines folded");
         if agent != "codex" {
             // Codex's reads are shell commands.
             assert!(found.read_langs > 0, "{agent}: no read with its language");
+            // Codex's outputs here are short.
+            assert!(found.folds > 0, "{agent}: no long output folded");
         }
         if agent == "pi" {
             assert!(found.highlighted > 0, "pi: no read highlighted");
@@ -335,12 +350,8 @@ fn a_pi_session_of_100k_entries_opens_and_its_search_reaches_every_branch() {
     let dir = tempfile::tempdir().unwrap();
     let text = generated(100_000, 999);
     std::fs::write(dir.path().join("big.jsonl"), &text).unwrap();
-    let run = agentmsg_in(
-        dir.path(),
-        &["export", "big.jsonl", "--html", "-o", "big.html"],
-    );
-    assert_eq!(run.code, 0, "{run:?}");
-    let page = std::fs::metadata(dir.path().join("big.html"))
+    let url = crate::export_html::export(dir.path(), "big.jsonl", &[]);
+    let page = std::fs::metadata(dir.path().join("page.html"))
         .unwrap()
         .len();
     assert!(
@@ -349,7 +360,7 @@ fn a_pi_session_of_100k_entries_opens_and_its_search_reaches_every_branch() {
         text.len()
     );
     let mut b = Browser::start(&chromium, 1000, 900);
-    b.open(&format!("file://{}", dir.path().join("big.html").display()));
+    b.open(&url);
     assert_eq!(
         b.eval("document.querySelectorAll('article.entry').length"),
         500

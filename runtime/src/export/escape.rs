@@ -1,16 +1,16 @@
 //! Escapes for HTML text and attributes, URLs and embedded JSON.
 
-/// Appends `text` to `out` with `& < > " '` escaped: safe in element text and
-/// in a quoted attribute value.
-pub(super) fn html(out: &mut String, text: &str) {
+/// Appends `text` to `out` with `& < >` escaped, and `" '` too when
+/// `QUOTES`.
+fn escape<const QUOTES: bool>(out: &mut String, text: &str) {
     let mut start = 0;
     for (i, b) in text.bytes().enumerate() {
         let escaped = match b {
             b'&' => "&amp;",
             b'<' => "&lt;",
             b'>' => "&gt;",
-            b'"' => "&quot;",
-            b'\'' => "&#39;",
+            b'"' if QUOTES => "&quot;",
+            b'\'' if QUOTES => "&#39;",
             _ => continue,
         };
         out.push_str(&text[start..i]);
@@ -20,22 +20,16 @@ pub(super) fn html(out: &mut String, text: &str) {
     out.push_str(&text[start..]);
 }
 
+/// Appends `text` to `out` with `& < > " '` escaped: safe in element text and
+/// in a quoted attribute value.
+pub(super) fn html(out: &mut String, text: &str) {
+    escape::<true>(out, text);
+}
+
 /// Appends `text` to `out` with `& < >` escaped: safe in element text (not
 /// in an attribute), and shorter than [`html`] for code and JSON.
 pub(super) fn text(out: &mut String, text: &str) {
-    let mut start = 0;
-    for (i, b) in text.bytes().enumerate() {
-        let escaped = match b {
-            b'&' => "&amp;",
-            b'<' => "&lt;",
-            b'>' => "&gt;",
-            _ => continue,
-        };
-        out.push_str(&text[start..i]);
-        out.push_str(escaped);
-        start = i + 1;
-    }
-    out.push_str(&text[start..]);
+    escape::<false>(out, text);
 }
 
 /// `text` escaped by [`html`].
@@ -95,6 +89,9 @@ mod tests {
             html_string(r#"<img src=x onerror="a('b')">&"#),
             "&lt;img src=x onerror=&quot;a(&#39;b&#39;)&quot;&gt;&amp;"
         );
+        let mut out = String::new();
+        text(&mut out, r#"<img src=x onerror="a('b')">&"#);
+        assert_eq!(out, r#"&lt;img src=x onerror="a('b')"&gt;&amp;"#);
     }
 
     #[test]

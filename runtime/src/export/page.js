@@ -245,8 +245,14 @@
     return t.length > 70 ? t.slice(0, 70) + "…" : t;
   }
   function quietKind(i) { return html(i).indexOf(" quiet\"") > 0; }
-  // A branch's name: the first message on it (past app lines).
+  // A branch's name: the first message on it (past app lines), found once
+  // (every page showing its fork names it).
+  var branchNames = new Map();
   function branchName(c) {
+    if (!branchNames.has(c)) branchNames.set(c, firstMessage(c));
+    return branchNames.get(c);
+  }
+  function firstMessage(c) {
     var at = c, steps = 0;
     while (at >= 0 && steps < 200) {
       if (!quietKind(at)) {
@@ -351,6 +357,11 @@
     });
   }
 
+  // Collapse all: every entry shown but the app lines down to its header.
+  function collapse(main) {
+    main.querySelectorAll("article.entry:not(.quiet)").forEach(function (a) { a.classList.add("collapsed"); });
+  }
+
   function render() {
     var main = el["am-main"];
     main.textContent = "";
@@ -374,7 +385,7 @@
     }
     foldRuns(main);
     main.querySelectorAll("pre code").forEach(highlight);
-    if (state.collapsed) main.querySelectorAll("article.entry:not(.quiet)").forEach(function (a) { a.classList.add("collapsed"); });
+    if (state.collapsed) collapse(main);
     el["am-pageno"].textContent = "page " + (state.page + 1) + " of " + pages();
     state.cursor = -1;
   }
@@ -531,9 +542,8 @@
   });
   el["am-collapse"].addEventListener("click", function () {
     state.collapsed = true;
-    var main = el["am-main"];
-    main.querySelectorAll("article.entry:not(.quiet)").forEach(function (a) { a.classList.add("collapsed"); });
-    main.querySelectorAll("details[open]").forEach(function (d) { d.open = false; });
+    collapse(el["am-main"]);
+    el["am-main"].querySelectorAll("details[open]").forEach(function (d) { d.open = false; });
   });
   el["am-expand"].addEventListener("click", function () {
     state.collapsed = false;

@@ -114,8 +114,6 @@ struct Facts {
     kinds: Vec<u32>,
     names: Vec<String>,
     named: HashMap<String, u32>,
-    /// A short text of each entry that has siblings, for the branch buttons.
-    heads: BTreeMap<usize, String>,
     /// Each reply's tokens and cost, by entry index, for the chart.
     u: BTreeMap<usize, (u64, u64, u64, u64, Option<f64>)>,
     /// Each labelled entry's label, by entry index, for the outline.
@@ -158,8 +156,6 @@ struct Tree<'a> {
     kn: &'a [String],
     /// A compaction's first kept id, by entry index.
     fk: BTreeMap<usize, &'a str>,
-    /// A short text of each entry that has siblings, for the branch buttons.
-    heads: &'a BTreeMap<usize, String>,
     /// Each reply's tokens and cost, by entry index, for the chart.
     u: &'a BTreeMap<usize, (u64, u64, u64, u64, Option<f64>)>,
     /// At most this many bars in the chart.
@@ -246,18 +242,11 @@ pub(super) fn write<N: Node, W: Write>(
         kinds: Vec::with_capacity(count),
         names: Vec::new(),
         named: HashMap::new(),
-        heads: BTreeMap::new(),
         u: BTreeMap::new(),
         lb: BTreeMap::new(),
         t: Vec::with_capacity(count),
         last_t: 0,
     };
-    let mut children = vec![0_u32; count];
-    for e in nodes {
-        if let Some(slot) = e.parent().and_then(|p| children.get_mut(p)) {
-            *slot = slot.saturating_add(1);
-        }
-    }
     let mut buf = Vec::new();
     let mut calls = render::Calls::new();
     let mut i = 0;
@@ -309,13 +298,6 @@ pub(super) fn write<N: Node, W: Write>(
         facts.f.push(flags);
         let kind = facts.kind(entry.kind().name());
         facts.kinds.push(kind);
-        let sibling = entry
-            .parent_index()
-            .and_then(|p| children.get(p))
-            .is_some_and(|&n| n > 1);
-        if sibling {
-            facts.heads.insert(i, short_text(entry));
-        }
         i += 1;
         Ok(())
     })?;
@@ -342,7 +324,6 @@ pub(super) fn write<N: Node, W: Write>(
         k: &facts.kinds,
         kn: &facts.names,
         fk,
-        heads: &facts.heads,
         u: &facts.u,
         mb: MAX_BARS,
         lb: &facts.lb,
@@ -394,36 +375,4 @@ fn inert_markup(markup: &str) -> std::borrow::Cow<'_, str> {
     }
     out.push_str(&markup[last..]);
     std::borrow::Cow::Owned(out)
-}
-
-/// The first words of an entry, for a branch button.
-fn short_text(entry: &Entry) -> String {
-    let text = match entry.kind() {
-        EntryKind::Message(m) => match m.as_llm() {
-            Some(crate::Message::User(u)) => u.text(),
-            Some(crate::Message::Assistant(a)) => {
-                let text = a.text_content();
-                if text.is_empty() {
-                    a.tool_calls()
-                        .map(|c| c.name.clone())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                } else {
-                    text
-                }
-            }
-            Some(crate::Message::ToolResult(r)) => format!("{}: {}", r.tool_name, r.text()),
-            Some(crate::Message::System(s)) => s.text(),
-            None => String::new(),
-        },
-        EntryKind::Compaction(c) => c.summary.clone(),
-        EntryKind::BranchSummary(b) => b.summary.clone(),
-        _ => String::new(),
-    };
-    let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut short: String = one_line.chars().take(60).collect();
-    if one_line.chars().count() > 60 {
-        short.push('…');
-    }
-    format!("{} {short}", entry.kind().name())
 }

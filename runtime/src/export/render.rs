@@ -513,16 +513,7 @@ fn tool_result(out: &mut String, r: &crate::ToolResultMessage, called: Option<&C
         head.push_str("<span class=\"errmark\">error</span>");
     }
     if let Some(c) = called.filter(|c| c.kind == ToolKind::Shell) {
-        let text: String = r
-            .content
-            .iter()
-            .filter_map(|b| match b {
-                ToolResultContent::Text(t) => Some(t.text.as_str()),
-                ToolResultContent::Image(_) => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n");
-        let outcome = tool::shell_outcome(c, &text, r.timestamp, r.is_error);
+        let outcome = tool::shell_outcome(c, &r.text(), r.timestamp, r.is_error);
         if !outcome.is_empty() {
             let _ = write!(
                 head,

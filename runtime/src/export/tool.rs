@@ -62,6 +62,19 @@ pub(super) struct Called {
     pub at: u64,
 }
 
+// The argument names each agent's tools give the same thing (pi's,
+// Claude Code's, Codex's): what a known tool draws, and so leaves out of
+// the keys and values shown after it.
+const PATH: &[&str] = &["path", "file_path", "filePath", "notebook_path"];
+const CONTENT: &[&str] = &["content", "file_text", "contents"];
+const OLD: &[&str] = &["oldText", "old_string", "old_str"];
+const NEW: &[&str] = &["newText", "new_string", "new_str"];
+const EDITS: &[&str] = &["edits"];
+const PATCH: &[&str] = &["input", "patch"];
+const COMMAND: &[&str] = &["command", "cmd", "script", "action"];
+const QUERY: &[&str] = &["pattern", "query", "glob", "q", "search_query"];
+const PLACE: &[&str] = &["path", "cwd", "dir", "directory", "url"];
+
 fn text<'v>(args: &'v Value, keys: &[&str]) -> Option<&'v str> {
     keys.iter()
         .find_map(|k| args.get(*k).and_then(Value::as_str))
@@ -120,93 +133,57 @@ fn command(args: &Value) -> Option<String> {
         .and_then(list)
 }
 
-/// The path a file tool names.
-fn path(args: &Value) -> Option<&str> {
-    text(args, &["path", "file_path", "filePath", "notebook_path"])
-}
-
 /// The call `name` with `args`, drawn; what its result will need.
 pub(super) fn call(out: &mut String, name: &str, args: &Value, at: u64) -> Called {
     let mut kind = ToolKind::of(name);
     // A tool named otherwise that carries a patch is drawn as one.
-    if kind == ToolKind::Other && text(args, &["input", "patch"]).is_some_and(is_patch) {
+    if kind == ToolKind::Other && text(args, PATCH).is_some_and(is_patch) {
         kind = ToolKind::Patch;
     }
-    let mut lang = path(args).and_then(lang_of);
-    let mut shown: &[&str] = &[];
-    match kind {
-        ToolKind::Shell => match command(args) {
-            Some(cmd) => {
-                out.push_str("<pre class=\"cmd\"><code data-lang=\"sh\">");
-                html(out, &cmd);
-                out.push_str("</code></pre>");
-                lang = None;
-                shown = &["command", "cmd", "script", "action"];
-            }
-            None => kind = ToolKind::Other,
-        },
-        ToolKind::Read => match path(args) {
-            Some(p) => {
-                file_head(out, p);
-                shown = &["path", "file_path", "filePath", "notebook_path"];
-            }
-            None => kind = ToolKind::Other,
-        },
-        ToolKind::Write => match (
-            path(args),
-            text(args, &["content", "file_text", "contents"]),
-        ) {
+    let mut lang = text(args, PATH).and_then(lang_of);
+    // The arguments drawn as what the tool does, or `None` when the call
+    // lacks what its kind needs (then drawn as another tool's).
+    let shown: Option<&[&[&str]]> = match kind {
+        ToolKind::Shell => command(args).map(|cmd| {
+            out.push_str("<pre class=\"cmd\"><code data-lang=\"sh\">");
+            html(out, &cmd);
+            out.push_str("</code></pre>");
+            lang = None;
+            &[COMMAND][..]
+        }),
+        ToolKind::Read => text(args, PATH).map(|p| {
+            file_head(out, p);
+            &[PATH][..]
+        }),
+        ToolKind::Write => match (text(args, PATH), text(args, CONTENT)) {
             (Some(p), Some(content)) => {
                 file_head(out, p);
                 block(out, content, "file", lang.as_deref());
-                shown = &[
-                    "path",
-                    "file_path",
-                    "filePath",
-                    "content",
-                    "file_text",
-                    "contents",
-                ];
+                Some(&[PATH, CONTENT][..])
             }
-            _ => kind = ToolKind::Other,
+            _ => None,
         },
         ToolKind::Edit => {
             let edits = edits(args);
-            match path(args) {
+            match text(args, PATH) {
                 Some(p) if !edits.is_empty() => {
                     file_head(out, p);
                     for (old, new) in &edits {
                         diff(out, old, new);
                     }
-                    shown = &[
-                        "path",
-                        "file_path",
-                        "filePath",
-                        "oldText",
-                        "newText",
-                        "old_string",
-                        "new_string",
-                        "old_str",
-                        "new_str",
-                        "edits",
-                    ];
+                    Some(&[PATH, OLD, NEW, EDITS][..])
                 }
-                _ => kind = ToolKind::Other,
+                _ => None,
             }
         }
-        ToolKind::Patch => match text(args, &["input", "patch"]) {
-            Some(patch) => {
-                patch_block(out, patch);
-                shown = &["input", "patch"];
-            }
-            None => kind = ToolKind::Other,
-        },
+        ToolKind::Patch => text(args, PATCH).map(|patch| {
+            patch_block(out, patch);
+            &[PATCH][..]
+        }),
         ToolKind::Search => {
-            let query = text(args, &["pattern", "query", "glob", "q", "search_query"]);
-            let place = text(args, &["path", "cwd", "dir", "directory", "url"]);
-            if query.is_none() && place.is_none() {
-                kind = ToolKind::Other;
-            } else {
+            let query = text(args, QUERY);
+            let place = text(args, PLACE);
+            (query.is_some() || place.is_some()).then(|| {
                 out.push_str("<p class=\"query\">");
                 if let Some(q) = query {
                     let _ = write!(out, "<code class=\"q\">{}</code>", html_string(q));
@@ -220,28 +197,21 @@ pub(super) fn call(out: &mut String, name: &str, args: &Value, at: u64) -> Calle
                     );
                 }
                 out.push_str("</p>");
-                shown = &[
-                    "pattern",
-                    "query",
-                    "glob",
-                    "q",
-                    "search_query",
-                    "path",
-                    "cwd",
-                    "dir",
-                    "directory",
-                    "url",
-                ];
                 lang = None;
-            }
+                &[QUERY, PLACE][..]
+            })
         }
-        ToolKind::Other => {}
-    }
+        ToolKind::Other => None,
+    };
+    let shown = shown.unwrap_or_else(|| {
+        kind = ToolKind::Other;
+        &[]
+    });
     // Whatever else the call holds (all of it for another tool).
     let rest: Vec<(&String, &Value)> = match args {
         Value::Object(map) => map
             .iter()
-            .filter(|(k, _)| !shown.contains(&k.as_str()))
+            .filter(|(k, _)| !shown.iter().any(|keys| keys.contains(&k.as_str())))
             .collect(),
         _ => Vec::new(),
     };
@@ -294,8 +264,9 @@ fn is_patch(text: &str) -> bool {
 /// The edits of an edit tool as (old, new) pairs.
 fn edits(args: &Value) -> Vec<(String, String)> {
     let pair = |v: &Value| -> Option<(String, String)> {
-        let old = text(v, &["oldText", "old_string", "old_str", "old"])?;
-        let new = text(v, &["newText", "new_string", "new_str", "new"]).unwrap_or("");
+        // An item of `edits` may name them `old` and `new`.
+        let old = text(v, OLD).or_else(|| text(v, &["old"]))?;
+        let new = text(v, NEW).or_else(|| text(v, &["new"])).unwrap_or("");
         Some((old.to_owned(), new.to_owned()))
     };
     if let Some(list) = args.get("edits").and_then(Value::as_array) {
@@ -382,11 +353,11 @@ pub(super) fn block(out: &mut String, text: &str, class: &str, lang: Option<&str
     }
 }
 
-/// One line of a diff: its mark (`-`, `+`, ` `, or `@` for a header, kept
-/// as written), then the line. The page marks each line by its first
+/// One line of a diff: its mark (`-`, `+`, ` `; none for a line written
+/// with its own), then the line. The page marks each line by its first
 /// character.
-fn diff_line(out: &mut String, mark: char, line: &str) {
-    if mark != '@' {
+fn diff_line(out: &mut String, mark: Option<char>, line: &str) {
+    if let Some(mark) = mark {
         out.push(mark);
     }
     html(out, line.trim_end_matches(['\n', '\r']));
@@ -405,37 +376,31 @@ pub(super) fn diff(out: &mut String, old: &str, new: &str) {
                 similar::ChangeTag::Insert => '+',
                 similar::ChangeTag::Equal => ' ',
             };
-            diff_line(out, mark, change.value());
+            diff_line(out, Some(mark), change.value());
         }
     } else {
-        old.lines().for_each(|l| diff_line(out, '-', l));
-        new.lines().for_each(|l| diff_line(out, '+', l));
+        old.lines().for_each(|l| diff_line(out, Some('-'), l));
+        new.lines().for_each(|l| diff_line(out, Some('+'), l));
+    }
+    out.push_str("</code></pre>");
+}
+
+/// A diff as it was written: its lines kept, each already marked by its
+/// first character (`+`, `-`, ` `) or, in a patch, a header (`***`, `@@`,
+/// `diff `); any other line is context.
+fn written_diff(out: &mut String, open: &str, text: &str, headers: &[&str]) {
+    out.push_str(open);
+    for line in text.lines() {
+        let marked =
+            line.starts_with(['+', '-', ' ']) || headers.iter().any(|h| line.starts_with(h));
+        diff_line(out, (!marked).then_some(' '), line);
     }
     out.push_str("</code></pre>");
 }
 
 /// A patch (Codex's `*** Begin Patch` or a unified diff), its lines marked.
 pub(super) fn patch_block(out: &mut String, patch: &str) {
-    out.push_str(PATCH_OPEN);
-    for line in patch.lines() {
-        let header = ["***", "@@", "+++", "---", "diff "]
-            .iter()
-            .any(|p| line.starts_with(p));
-        let mark = match line.as_bytes().first() {
-            _ if header => '@',
-            Some(b'+') => '+',
-            Some(b'-') => '-',
-            _ => ' ',
-        };
-        let body = if matches!(mark, '+' | '-') || (mark == ' ' && line.starts_with(' ')) {
-            &line[1..]
-        } else {
-            line
-        };
-        // A header keeps its own first character (`*`, `@`, `+++`, `---`).
-        diff_line(out, mark, body);
-    }
-    out.push_str("</code></pre>");
+    written_diff(out, PATCH_OPEN, patch, &["***", "@@", "diff "]);
 }
 
 /// The text of a tool's result, drawn for its call: a read's content
@@ -524,15 +489,7 @@ pub(super) fn details(out: &mut String, details: &Value) {
 /// pi's recorded diff (`+12 line`, `-12 line`, ` 12 line`), its lines
 /// marked.
 fn recorded_diff(out: &mut String, d: &str) {
-    out.push_str(DIFF_OPEN);
-    for line in d.lines() {
-        match line.chars().next() {
-            Some(c @ ('+' | '-')) => diff_line(out, c, &line[1..]),
-            Some(' ') => diff_line(out, ' ', &line[1..]),
-            _ => diff_line(out, ' ', line),
-        }
-    }
-    out.push_str("</code></pre>");
+    written_diff(out, DIFF_OPEN, d, &[]);
 }
 
 #[cfg(test)]
@@ -552,6 +509,8 @@ mod tests {
         assert!(out.contains("\n-b\n+B\n"), "{out}");
         assert!(out.contains(">&#32;a\n") || out.contains("> a\n"), "{out}");
         assert!(!out.contains("\\n"), "{out}");
+        // What the diff shows is not shown again as keys and values.
+        assert!(!out.contains("<dt>"), "{out}");
     }
 
     #[test]
@@ -565,6 +524,7 @@ mod tests {
         );
         assert!(out.contains(">ls -la</code>"), "{out}");
         assert!(out.contains("<dt>workdir</dt>"), "{out}");
+        assert!(!out.contains("<dt>command</dt>"), "{out}");
         assert_eq!(
             shell_outcome(&c, "Exit code: 2\nWall time: 1s", 3500, true),
             "exit 2 · 2.5 s"
@@ -597,5 +557,30 @@ mod tests {
         assert_eq!(lang_of("src/main.RS").as_deref(), Some("rs"));
         assert_eq!(lang_of("Makefile").as_deref(), Some("makefile"));
         assert_eq!(lang_of("a/b.tar.gz?x").as_deref(), None);
+    }
+
+    #[test]
+    fn written_diffs_keep_their_lines_marked() {
+        let mut out = String::new();
+        patch_block(
+            &mut out,
+            "*** Begin Patch\n*** Update File: a.rs\n@@ fn main\n fn a() {}\n-old <x>\n+new\n\n*** End Patch",
+        );
+        assert_eq!(
+            out,
+            "<pre class=\"diff\"><code data-lang=\"patch\">*** Begin Patch\n*** Update File: a.rs\n@@ fn main\n fn a() {}\n-old &lt;x&gt;\n+new\n \n*** End Patch\n</code></pre>"
+        );
+        let mut out = String::new();
+        patch_block(&mut out, "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n c\nplain");
+        assert_eq!(
+            out,
+            "<pre class=\"diff\"><code data-lang=\"patch\">--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n c\n plain\n</code></pre>"
+        );
+        let mut out = String::new();
+        recorded_diff(&mut out, "  1 a\n-2 b\n+2 B\n    ...\n*** x");
+        assert_eq!(
+            out,
+            "<pre class=\"diff\"><code data-lang=\"diff\">  1 a\n-2 b\n+2 B\n    ...\n *** x\n</code></pre>"
+        );
     }
 }
