@@ -239,12 +239,7 @@ fn price(reply: &mut Reply) {
     if reply.usage.cost.is_some_and(|c| c.total != 0.0) || reply.usage.total() == 0 {
         return;
     }
-    #[cfg(any(
-        feature = "openai-chat",
-        feature = "openai-responses",
-        feature = "anthropic",
-        feature = "gemini"
-    ))]
+    #[cfg(any_provider)]
     {
         let message = AssistantMessage {
             model: reply.model.clone(),
@@ -255,12 +250,7 @@ fn price(reply: &mut Reply) {
         };
         reply.usage.cost = crate::providers::Catalog::builtin().cost_of(&message);
     }
-    #[cfg(not(any(
-        feature = "openai-chat",
-        feature = "openai-responses",
-        feature = "anthropic",
-        feature = "gemini"
-    )))]
+    #[cfg(not(any_provider))]
     let _ = AssistantMessage::default;
 }
 
