@@ -406,35 +406,14 @@ pub use agentmsg_runtime::{
 
 // The modules, one concept each.
 // The runtime builds its loop only with a provider to send to.
-#[cfg(all(
-    feature = "agent",
-    any(
-        feature = "openai-chat",
-        feature = "openai-responses",
-        feature = "anthropic",
-        feature = "gemini"
-    )
-))]
+#[cfg(all(feature = "agent", any_provider))]
 pub use agentmsg_runtime::agent;
 #[cfg(feature = "html")]
 pub use agentmsg_runtime::export;
 // The runtime builds its client only with a provider to send to.
-#[cfg(all(
-    feature = "http",
-    any(
-        feature = "openai-chat",
-        feature = "openai-responses",
-        feature = "anthropic",
-        feature = "gemini"
-    )
-))]
+#[cfg(all(feature = "http", any_provider))]
 pub use agentmsg_runtime::http;
-#[cfg(any(
-    feature = "openai-chat",
-    feature = "openai-responses",
-    feature = "anthropic",
-    feature = "gemini"
-))]
+#[cfg(any_provider)]
 pub use agentmsg_runtime::providers;
 #[cfg(feature = "usage-report")]
 pub use agentmsg_runtime::usage_report;

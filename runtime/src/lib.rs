@@ -16,34 +16,13 @@ pub mod transcript;
 pub mod import;
 pub mod lines;
 
-#[cfg(any(
-    feature = "openai-chat",
-    feature = "openai-responses",
-    feature = "anthropic",
-    feature = "gemini"
-))]
+#[cfg(any_provider)]
 pub mod providers;
 
-#[cfg(all(
-    feature = "http",
-    any(
-        feature = "openai-chat",
-        feature = "openai-responses",
-        feature = "anthropic",
-        feature = "gemini"
-    )
-))]
+#[cfg(all(feature = "http", any_provider))]
 pub mod http;
 
-#[cfg(all(
-    feature = "agent",
-    any(
-        feature = "openai-chat",
-        feature = "openai-responses",
-        feature = "anthropic",
-        feature = "gemini"
-    )
-))]
+#[cfg(all(feature = "agent", any_provider))]
 pub mod agent;
 
 pub mod store;

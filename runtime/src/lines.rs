@@ -184,6 +184,18 @@ fn read_line_within<R: BufRead + ?Sized>(
     limit: usize,
 ) -> io::Result<Option<bool>> {
     buf.clear();
+    append_line(reader, buf, limit)
+}
+
+/// Appends the next line of `reader` to `out`, without its `\n`, stopping
+/// with [`LineTooLong`] before the line passes `limit` bytes: the one
+/// reading loop of [`read_line`] and [`read_to_end`].
+fn append_line<R: BufRead + ?Sized>(
+    reader: &mut R,
+    out: &mut Vec<u8>,
+    limit: usize,
+) -> io::Result<Option<bool>> {
+    let start = out.len();
     loop {
         let chunk = match reader.fill_buf() {
             Ok(chunk) => chunk,
@@ -192,16 +204,16 @@ fn read_line_within<R: BufRead + ?Sized>(
         };
         if chunk.is_empty() {
             // The end: a last line without `\n`, or none.
-            return Ok((!buf.is_empty()).then_some(false));
+            return Ok((out.len() > start).then_some(false));
         }
         let (line, used, ended) = match memchr::memchr(b'\n', chunk) {
             Some(end) => (&chunk[..end], end + 1, true),
             None => (chunk, chunk.len(), false),
         };
-        if buf.len() + line.len() > limit {
+        if out.len() - start + line.len() > limit {
             return Err(LineTooLong { line: None, limit }.into());
         }
-        buf.extend_from_slice(line);
+        out.extend_from_slice(line);
         reader.consume(used);
         if ended {
             return Ok(Some(true));
@@ -221,52 +233,31 @@ pub fn read_to_end<R: io::Read + ?Sized>(reader: &mut R, out: &mut Vec<u8>) -> i
     read_to_end_within(reader, out, MAX_LINE)
 }
 
-/// [`read_to_end`] with the limit `limit`.
+/// [`read_to_end`] with the limit `limit`: [`read_line`]'s loop, each line
+/// appended with its `\n`.
 fn read_to_end_within<R: io::Read + ?Sized>(
     reader: &mut R,
     out: &mut Vec<u8>,
     limit: usize,
 ) -> io::Result<usize> {
     let start = out.len();
-    // The line being read: its number and where it starts in `out`.
-    let (mut line, mut line_start) = (1, start);
-    let mut chunk = vec![0; 64 << 10];
-    loop {
-        let n = match reader.read(&mut chunk) {
-            Ok(0) => return Ok(out.len() - start),
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        let mut from = out.len();
-        out.extend_from_slice(&chunk[..n]);
-        // Each line this chunk ends, and the one it leaves open.
-        loop {
-            let newline = memchr::memchr(b'\n', &out[from..]).map(|at| from + at);
-            let end = newline.unwrap_or(out.len());
-            // A byte-order mark at the very start is no part of line 1.
-            let bom = if line_start == start && out[start..].starts_with(BOM) {
-                BOM.len()
-            } else {
-                0
-            };
-            if (end - line_start).saturating_sub(bom) > limit {
-                return Err(LineTooLong {
-                    line: Some(line),
-                    limit,
-                }
-                .into());
-            }
-            match newline {
-                Some(at) => {
-                    line += 1;
-                    line_start = at + 1;
-                    from = at + 1;
-                }
-                None => break,
+    let mut reader = io::BufReader::with_capacity(64 << 10, reader);
+    if skip_bom(&mut reader)? {
+        out.extend_from_slice(BOM);
+    }
+    for line in 1.. {
+        match append_line(&mut reader, out, limit) {
+            Ok(Some(true)) => out.push(b'\n'),
+            Ok(Some(false) | None) => break,
+            Err(e) => {
+                return Err(match LineTooLong::of(&e) {
+                    Some(long) => long.at(line),
+                    None => e,
+                })
             }
         }
     }
+    Ok(out.len() - start)
 }
 
 /// Skips a byte-order mark at the start of `reader`; whether there was one.
@@ -274,7 +265,13 @@ fn read_to_end_within<R: io::Read + ?Sized>(
 /// # Errors
 /// What `reader` fails with.
 pub fn skip_bom<R: BufRead + ?Sized>(reader: &mut R) -> io::Result<bool> {
-    let bom = reader.fill_buf()?.starts_with(BOM);
+    let bom = loop {
+        match reader.fill_buf() {
+            Ok(head) => break head.starts_with(BOM),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    };
     if bom {
         reader.consume(BOM.len());
     }

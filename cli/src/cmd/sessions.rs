@@ -131,7 +131,7 @@ pub fn run(args: &SessionsArgs) -> Result<Outcome, CliError> {
         crate::output::note!(
             "agentmsg: warning: skipped `{}`: {}",
             s.id,
-            escape_controls(&s.reason)
+            s.reason
         );
     }
     let mut out = crate::output::stdout();
@@ -222,7 +222,7 @@ fn copy(from: &str, to: &str) -> Result<Outcome, CliError> {
                         crate::output::note!(
                             "agentmsg: warning: skipped `{}`: {}",
                             s.id,
-                            escape_controls(&s.reason)
+                            s.reason
                         );
                     }
                     ids.extend(page.sessions.into_iter().map(|s| s.id));
@@ -271,8 +271,7 @@ fn copy(from: &str, to: &str) -> Result<Outcome, CliError> {
             Err(e) => {
                 problems += 1;
                 crate::output::note!(
-                    "agentmsg: error: session `{id}`: {}",
-                    escape_controls(&e.to_string())
+                    "agentmsg: error: session `{id}`: {e}"
                 );
             }
         }

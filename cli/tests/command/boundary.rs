@@ -215,14 +215,7 @@ fn transcript_strings_reach_the_terminal_escaped_in_every_command() {
 /// Runs `agentmsg ARGS` in `dir`, failing the test when it has not ended in
 /// two minutes (a reader that never stops would hang it).
 fn agentmsg_ends(dir: &std::path::Path, args: &[&str]) -> common::Run {
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agentmsg"))
-        .args(args)
-        .current_dir(dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = common::agentmsg_command(dir, args).spawn().unwrap();
     let start = std::time::Instant::now();
     while child.try_wait().unwrap().is_none() {
         if start.elapsed() > std::time::Duration::from_secs(120) {
@@ -231,12 +224,7 @@ fn agentmsg_ends(dir: &std::path::Path, args: &[&str]) -> common::Run {
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    let output = child.wait_with_output().unwrap();
-    common::Run {
-        code: output.status.code().expect("agentmsg exited, not killed"),
-        stdout: String::from_utf8(output.stdout).unwrap(),
-        stderr: String::from_utf8(output.stderr).unwrap(),
-    }
+    child.wait_with_output().unwrap().into()
 }
 
 /// The adversarial run's finding: `check /dev/zero` grew without limit. A

@@ -6,7 +6,6 @@ use crate::common;
 
 use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use agentmsg_runtime::transcript::read_transcript;
 use agentmsg_runtime::{AgentMessage, JsonlWriter, Message};
@@ -300,13 +299,7 @@ fn a_lone_surrogate_role_is_not_called_a_non_string() {
 /// Runs `agentmsg ARGS` in `dir`, reads `keep` bytes of its output, then closes
 /// the pipe; gives the exit code and standard error.
 fn run_into_closed_pipe(dir: &Path, args: &[&str], keep: usize) -> (i32, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agentmsg"))
-        .args(args)
-        .current_dir(dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = common::agentmsg_command(dir, args).spawn().unwrap();
     // Standard error is drained on its own, so a command that reports much
     // there first cannot block.
     let mut stderr = child.stderr.take().unwrap();

@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 #[path = "../../../tests/common/conformance.rs"]
 mod conformance;
@@ -42,43 +42,52 @@ pub fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
-/// Runs `agentmsg ARGS` in `dir`.
-pub fn agentmsg_in(dir: &Path, args: &[&str]) -> Run {
-    let output = Command::new(env!("CARGO_BIN_EXE_agentmsg"))
+impl From<std::process::Output> for Run {
+    fn from(output: std::process::Output) -> Run {
+        Run {
+            code: output.status.code().expect("agentmsg exited, not killed"),
+            stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
+            stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
+        }
+    }
+}
+
+/// The command `agentmsg ARGS` in `dir`, its standard output and error
+/// piped (for a test that spawns it and reads them as it goes).
+pub fn agentmsg_command(dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agentmsg"));
+    command
         .args(args)
         .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// Runs `agentmsg ARGS` in `dir`.
+pub fn agentmsg_in(dir: &Path, args: &[&str]) -> Run {
+    agentmsg_command(dir, args)
         .output()
-        .expect("the agentmsg binary runs");
-    Run {
-        code: output.status.code().expect("agentmsg exited, not killed"),
-        stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
-    }
+        .expect("the agentmsg binary runs")
+        .into()
 }
 
 /// Runs `agentmsg ARGS` in `dir` with `stdin` on its standard input.
 #[allow(dead_code)] // Not every test file feeds standard input.
 pub fn agentmsg_stdin(dir: &Path, args: &[&str], stdin: &[u8]) -> Run {
     use std::io::Write;
-    use std::process::Stdio;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agentmsg"))
-        .args(args)
-        .current_dir(dir)
+    let mut child = agentmsg_command(dir, args)
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .expect("the agentmsg binary runs");
     let mut input = child.stdin.take().expect("a piped standard input");
     // A command that reads a file never reads its standard input.
     let _ = input.write_all(stdin);
     drop(input);
-    let output = child.wait_with_output().expect("agentmsg runs to its end");
-    Run {
-        code: output.status.code().expect("agentmsg exited, not killed"),
-        stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
-    }
+    child
+        .wait_with_output()
+        .expect("agentmsg runs to its end")
+        .into()
 }
 
 /// Runs `agentmsg project --api API --model MODEL FILE` in `dir`, which must

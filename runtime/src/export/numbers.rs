@@ -31,12 +31,7 @@ pub(super) fn reply_cost(a: &AssistantMessage) -> ReplyCost {
     }
 }
 
-#[cfg(any(
-    feature = "openai-chat",
-    feature = "openai-responses",
-    feature = "anthropic",
-    feature = "gemini"
-))]
+#[cfg(any_provider)]
 fn estimate(a: &AssistantMessage) -> Option<Cost> {
     if a.usage.total() == 0 {
         return None;
@@ -44,12 +39,7 @@ fn estimate(a: &AssistantMessage) -> Option<Cost> {
     crate::providers::Catalog::builtin().cost_of(a)
 }
 
-#[cfg(not(any(
-    feature = "openai-chat",
-    feature = "openai-responses",
-    feature = "anthropic",
-    feature = "gemini"
-)))]
+#[cfg(not(any_provider))]
 fn estimate(_: &AssistantMessage) -> Option<Cost> {
     None
 }

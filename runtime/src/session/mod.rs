@@ -45,15 +45,7 @@ pub use compaction::{
     PI_SUMMARY_SYSTEM_PROMPT, PI_TURN_PREFIX_PROMPT, PI_UPDATE_SUMMARY_PROMPT,
     SUMMARY_SYSTEM_PROMPT, TOOL_RESULT_MAX_CHARS, UPDATE_SUMMARY_PROMPT,
 };
-#[cfg(all(
-    feature = "http",
-    any(
-        feature = "openai-chat",
-        feature = "openai-responses",
-        feature = "anthropic",
-        feature = "gemini"
-    )
-))]
+#[cfg(all(feature = "http", any_provider))]
 pub use compaction::{CompactError, CompactOptions, Compacted};
 #[cfg(feature = "html")]
 pub(crate) use context::{acts_as_compaction, entry_sends};

@@ -15,15 +15,7 @@ mod cut;
 mod files;
 mod prompts;
 mod serialize;
-#[cfg(all(
-    feature = "http",
-    any(
-        feature = "openai-chat",
-        feature = "openai-responses",
-        feature = "anthropic",
-        feature = "gemini"
-    )
-))]
+#[cfg(all(feature = "http", any_provider))]
 mod summarise;
 mod tokens;
 
@@ -33,15 +25,7 @@ pub use prompts::{
     PI_UPDATE_SUMMARY_PROMPT, SUMMARY_SYSTEM_PROMPT, UPDATE_SUMMARY_PROMPT,
 };
 pub use serialize::{serialize_conversation, summary_prompt, TOOL_RESULT_MAX_CHARS};
-#[cfg(all(
-    feature = "http",
-    any(
-        feature = "openai-chat",
-        feature = "openai-responses",
-        feature = "anthropic",
-        feature = "gemini"
-    )
-))]
+#[cfg(all(feature = "http", any_provider))]
 pub use summarise::{CompactError, CompactOptions, Compacted};
 pub use tokens::{estimate_context_tokens, estimate_tokens, ContextTokens};
 
@@ -397,12 +381,7 @@ impl CompactionPlan {
     /// [`turn_prefix_prompt`](Self::turn_prefix_prompt) asks one) with 50%;
     /// each the system prompt and one user message. (With a provider
     /// feature: the request type is the providers'.)
-    #[cfg(any(
-        feature = "openai-chat",
-        feature = "openai-responses",
-        feature = "anthropic",
-        feature = "gemini"
-    ))]
+    #[cfg(any_provider)]
     pub fn requests(
         &self,
         model: &str,

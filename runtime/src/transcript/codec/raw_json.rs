@@ -132,15 +132,7 @@ impl RawJson {
 
     /// Each element of an array as text, in order (empty for anything but
     /// an array).
-    #[cfg_attr(
-        not(any(
-            feature = "openai-chat",
-            feature = "openai-responses",
-            feature = "anthropic",
-            feature = "gemini"
-        )),
-        allow(dead_code)
-    )]
+    #[cfg_attr(not(any_provider), allow(dead_code))]
     pub(crate) fn elements(&self) -> Vec<RawJson> {
         if !self.get().starts_with('[') {
             return Vec::new();
