@@ -32,11 +32,15 @@ pub const USER_AGENT: &str = concat!("agentmsg/", env!("CARGO_PKG_VERSION"));
 /// A request is retried on a connection error or timeout, and on the
 /// statuses 408, 409, 429, 500 to 504 and 529, never on another (400, 401,
 /// 403, 404…), unless the provider says otherwise with `x-should-retry:
-/// true` or `false`, which is obeyed either way (as the official SDKs do). Retries happen before any byte of the reply reaches the
-/// caller, never after. The wait is what the provider asked for
-/// (`retry-after-ms`, `retry-after`, Gemini's `RetryInfo`) or else an
-/// exponential backoff with jitter: attempt `n` waits between half and all of
-/// `initial × 2ⁿ`, at most `max_delay`.
+/// true` or `false`, which is obeyed either way (as the official SDKs do).
+/// Retries happen before any byte of the reply reaches the caller, never
+/// after. The wait is what the provider asked for (`retry-after-ms`,
+/// `retry-after` in seconds or as an HTTP date, Gemini's `RetryInfo`) when
+/// it is more than zero, or else an exponential backoff with jitter: retry
+/// `n` (from 0) waits between ¾ and all of `initial × 2ⁿ`, at most
+/// `max_delay`. With the defaults that is the official Python SDKs' policy
+/// (`tests/http/sdk_faults.rs` measures both against one server); the
+/// differences are in the [module's fault table](super#faults).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Retry {
@@ -96,18 +100,21 @@ impl Retry {
     }
 
     /// The wait before retry `attempt` (0-based), or `None` when the
-    /// provider asked for more than [`max_wait`](Self::max_wait).
+    /// provider asked for more than [`max_wait`](Self::max_wait). An ask of
+    /// zero (a `retry-after` date already past, `retry-after: 0`) is no ask,
+    /// as for the SDKs: a clock ahead of the server's must not turn the
+    /// backoff off.
     fn delay(&self, attempt: u32, asked: Option<Duration>) -> Option<Duration> {
-        if let Some(asked) = asked {
+        if let Some(asked) = asked.filter(|asked| !asked.is_zero()) {
             return (asked <= self.max_wait).then_some(asked);
         }
         let full = self
             .initial
             .saturating_mul(1u32.checked_shl(attempt.min(30)).unwrap_or(u32::MAX))
             .min(self.max_delay);
-        let half = full / 2;
-        let nanos = u64::try_from(half.as_nanos()).unwrap_or(u64::MAX);
-        Some(half + Duration::from_nanos(fastrand::u64(0..=nanos)))
+        // Up to a quarter less, at random (the SDKs' jitter).
+        let quarter = u64::try_from((full / 4).as_nanos()).unwrap_or(u64::MAX);
+        Some(full - Duration::from_nanos(fastrand::u64(0..=quarter)))
     }
 }
 
