@@ -4,23 +4,18 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::pin::Pin;
 use std::time::Duration;
 
 use bytes::Bytes;
-use futures_core::Stream;
 use futures_util::StreamExt;
 use reqwest::header::HeaderMap;
 
 use super::endpoint::Endpoint;
-use super::error::{api_error, request_id, ApiError, ClientError};
+use super::error::{api_error, describe, request_id, ApiError, ClientError, MAX_ERROR_BODY};
+use super::reply::{head, is_json, Reply, Sent};
 use super::stream::ReplyStream;
 use super::trace::Trace;
-use crate::project::Report;
-use crate::providers::{
-    Api, Encoded, OptionChange, Request, ResponseError, StreamError, DEFAULT_MAX_EVENT,
-};
-use crate::AssistantMessage;
+use crate::providers::{Api, Encoded, Request, StreamError, DEFAULT_MAX_EVENT};
 
 /// The `User-Agent` of every request (some gateways refuse a request
 /// without one); a caller's own header given with
@@ -116,46 +111,6 @@ impl Retry {
         let quarter = u64::try_from((full / 4).as_nanos()).unwrap_or(u64::MAX);
         Some(full - Duration::from_nanos(fastrand::u64(0..=quarter)))
     }
-}
-
-/// A decoded reply, with what is known about the request that made it.
-#[derive(Debug)]
-#[non_exhaustive]
-pub struct Reply {
-    /// The message, with its usage and cost (when the model's price is
-    /// known).
-    pub message: AssistantMessage,
-    /// What the decoder skipped or kept in a changed form.
-    pub warnings: Vec<ResponseError>,
-    /// What `prepare` and the encoder changed in the request.
-    pub report: Report,
-    /// The request options the API or model could not take as given.
-    pub options: Vec<OptionChange>,
-    /// The provider's request id.
-    pub request_id: Option<String>,
-    /// The rate-limit headers of the reply (`x-ratelimit-*`,
-    /// `anthropic-ratelimit-*`, `retry-after`…), by lowercase name.
-    pub rate_limits: BTreeMap<String, String>,
-    /// How many times the request was retried.
-    pub retries: u32,
-}
-
-/// What the client knows of a request before its reply is read.
-pub(crate) struct Sent {
-    pub(crate) response: reqwest::Response,
-    /// The URL it went to (credentials redacted).
-    pub(crate) url: String,
-    /// The reply's `content-type`.
-    pub(crate) content_type: Option<String>,
-    /// Whether a stream was asked for (and a whole reply came).
-    pub(crate) streamed: bool,
-    pub(crate) report: Report,
-    pub(crate) options: Vec<OptionChange>,
-    pub(crate) request_id: Option<String>,
-    pub(crate) rate_limits: BTreeMap<String, String>,
-    pub(crate) retries: u32,
-    /// The request's span (feature `tracing`).
-    pub(crate) trace: Trace,
 }
 
 /// Sends requests for one [`Endpoint`]: [`complete`](Self::complete) for a
@@ -724,11 +679,6 @@ async fn read_capped(
     (body, end)
 }
 
-/// The most of an error reply's body that is read: a provider's error JSON is
-/// a few hundred bytes, and a hostile or broken server's gigabyte is not held
-/// (nor read again on each retry).
-pub const MAX_ERROR_BODY: usize = 64 * 1024;
-
 /// Why one try failed.
 enum Failure {
     Status(ApiError),
@@ -746,59 +696,6 @@ pub(crate) async fn idle<F: std::future::Future>(
     }
 }
 
-/// An HTTP error and its causes, without the URL.
-pub(crate) fn describe(error: &reqwest::Error) -> String {
-    let mut text = error.to_string();
-    // reqwest names the URL in its own message; the causes say what failed.
-    if let Some(url) = error.url() {
-        text = text.replace(&format!(" ({url})"), "");
-    }
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
-}
-
-/// A content type without its parameters, in lower case (`text/event-stream`
-/// of `Text/Event-Stream; charset=utf-8`).
-fn essence(content_type: &str) -> String {
-    content_type
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase()
-}
-
-/// Whether a content type is JSON (`application/json`, `…+json`).
-fn is_json(content_type: &str) -> bool {
-    let essence = essence(content_type);
-    essence == "application/json" || essence.ends_with("+json")
-}
-
-/// Whether a content type is a stream's: server-sent events, or AWS's
-/// event stream (Bedrock's ConverseStream).
-pub(crate) fn is_stream(content_type: &str) -> bool {
-    matches!(
-        essence(content_type).as_str(),
-        "text/event-stream" | "application/vnd.amazon.eventstream"
-    )
-}
-
-/// The first bytes of a body, as text, for an error that says what came.
-pub(crate) fn head(body: &[u8]) -> String {
-    const HEAD: usize = 200;
-    let text = String::from_utf8_lossy(&body[..body.len().min(HEAD)]);
-    let mut head = text.into_owned();
-    if body.len() > HEAD {
-        head.push('…');
-    }
-    head
-}
-
 /// The rate-limit headers among `headers`, by name.
 fn rate_limits(headers: &HeaderMap) -> BTreeMap<String, String> {
     headers
@@ -809,6 +706,3 @@ fn rate_limits(headers: &HeaderMap) -> BTreeMap<String, String> {
         })
         .collect()
 }
-
-/// The body of a reply as a boxed stream of chunks.
-pub(crate) type Body = Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>;

@@ -99,6 +99,7 @@ mod google_token;
 mod key;
 mod redact;
 mod redirect;
+mod reply;
 mod stream;
 mod trace;
 #[cfg(feature = "vertex")]
@@ -106,10 +107,11 @@ mod vertex;
 
 #[cfg(feature = "bedrock")]
 pub use bedrock::{region_from_env, DEFAULT_BEDROCK_REGION};
-pub use client::{Client, ClientBuilder, Reply, Retry, MAX_ERROR_BODY, USER_AGENT};
+pub use client::{Client, ClientBuilder, Retry, USER_AGENT};
 pub use endpoint::{Endpoint, ANTHROPIC_VERSION};
-pub use error::{ApiError, ClientError};
+pub use error::{ApiError, ClientError, MAX_ERROR_BODY};
 #[cfg(feature = "vertex")]
 pub use google_token::{ServiceAccountKey, TokenSource, CLOUD_PLATFORM_SCOPE};
 pub use key::ApiKey;
+pub use reply::Reply;
 pub use stream::{ReplyStream, StreamItem};
