@@ -34,7 +34,7 @@ use crate::{drain, request};
 
 /// How much longer than its bound a measured wait may be: the time to read a
 /// reply, raise or return its error and send the next request, on a machine
-/// that other builds and tests share (seen up to 0.6 s with a load of 15 on
+/// that other builds and tests share (seen up to 0.2 s with a load of 15 on
 /// two cores). A wait is never measured shorter than it was (see
 /// [`EARLY`]), so a client that waits too little always fails.
 const SLACK: f64 = 1.0;
