@@ -14,6 +14,12 @@ mod payload;
 mod props;
 mod redirects;
 mod replay;
+#[cfg(all(
+    feature = "anthropic",
+    feature = "openai-chat",
+    feature = "openai-responses"
+))]
+mod sdk_faults;
 mod secrets;
 mod server;
 #[cfg(feature = "tracing")]

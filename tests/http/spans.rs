@@ -79,6 +79,15 @@ async fn a_request_is_one_span_with_the_genai_attributes() {
         );
     }
     assert!(f.contains_key("agentmsg.time_to_first_chunk_ms"), "{f:?}");
+    // Counts of zero are left out, as the conventions recommend.
+    assert!(
+        !f.contains_key("gen_ai.usage.cache_creation.input_tokens"),
+        "{f:?}"
+    );
+    assert!(
+        !f.contains_key("gen_ai.usage.reasoning.output_tokens"),
+        "{f:?}"
+    );
     // Content only when asked for.
     assert!(!f.contains_key("gen_ai.input.messages"), "{f:?}");
     assert!(!f.contains_key("gen_ai.output.messages"), "{f:?}");
@@ -126,4 +135,45 @@ async fn a_stream_records_its_content_when_asked_and_its_error_type() {
     let failed = &spans[1].fields;
     assert_eq!(failed["error.type"], "invalid_request_error", "{failed:?}");
     assert!(!failed.contains_key("gen_ai.response.id"));
+}
+
+/// The cache-write and reasoning counts, by the conventions' names
+/// (`gen_ai.usage.cache_creation.input_tokens`,
+/// `gen_ai.usage.reasoning.output_tokens`): Anthropic reports cache writes,
+/// OpenAI reasoning tokens.
+#[tokio::test]
+async fn cache_writes_and_reasoning_tokens_have_the_conventions_names() {
+    let capture = Capture::default();
+    let _guard = tracing::subscriber::set_default(capture.clone());
+    let anthropic = r#"{"id":"msg_c","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","usage":{"input_tokens":3,"cache_creation_input_tokens":200,"cache_read_input_tokens":0,"output_tokens":2}}"#;
+    let server = Server::start(vec![Canned::body(200, anthropic)]).await;
+    client(&server, false).complete(&request()).await.unwrap();
+    let chat = r#"{"id":"c1","object":"chat.completion","created":1,"model":"o4-mini","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":50,"completion_tokens":40,"total_tokens":90,"prompt_tokens_details":{"cached_tokens":20},"completion_tokens_details":{"reasoning_tokens":32}}}"#;
+    let server = Server::start(vec![Canned::body(200, chat)]).await;
+    Client::builder(
+        Endpoint::openai_chat()
+            .with_base_url(&server.url())
+            .with_key(ApiKey::new("k")),
+    )
+    .build()
+    .unwrap()
+    .complete(&Request::new("o4-mini", vec![Message::user("Hi")]))
+    .await
+    .unwrap();
+    let spans = capture.spans("chat");
+    assert_eq!(spans.len(), 2, "{spans:?}");
+    let (anthropic, chat) = (&spans[0].fields, &spans[1].fields);
+    assert_eq!(
+        anthropic["gen_ai.usage.input_tokens"], "203",
+        "{anthropic:?}"
+    );
+    assert_eq!(anthropic["gen_ai.usage.cache_creation.input_tokens"], "200");
+    assert!(!anthropic.contains_key("gen_ai.usage.cache_read.input_tokens"));
+    assert!(!anthropic.contains_key("gen_ai.usage.reasoning.output_tokens"));
+    // OpenAI's counts include the cached and the reasoning tokens already.
+    assert_eq!(chat["gen_ai.usage.input_tokens"], "50", "{chat:?}");
+    assert_eq!(chat["gen_ai.usage.cache_read.input_tokens"], "20");
+    assert_eq!(chat["gen_ai.usage.output_tokens"], "40");
+    assert_eq!(chat["gen_ai.usage.reasoning.output_tokens"], "32");
+    assert!(!chat.contains_key("gen_ai.usage.cache_creation.input_tokens"));
 }

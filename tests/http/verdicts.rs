@@ -72,24 +72,29 @@ async fn retry_after_as_an_http_date_is_waited_for() {
     );
 }
 
+/// A date already past, or `retry-after: 0`, is no ask: the backoff holds
+/// (as for the SDKs, which wait only for an ask above zero).
 #[tokio::test(start_paused = true)]
-async fn retry_after_as_a_past_date_is_no_wait() {
-    let date = httpdate::fmt_http_date(SystemTime::now() - Duration::from_secs(30));
-    let server = Server::start(vec![
-        Canned::body(503, "").header("retry-after", &date),
-        Canned::body(200, whole_reply(Api::OpenaiChat, "ok")),
-    ])
-    .await;
-    let start = tokio::time::Instant::now();
-    paused_time_client(Endpoint::openai_chat(), &server, Retry::with_max_retries(1))
-        .complete(&request(Api::OpenaiChat))
-        .await
-        .unwrap();
-    assert!(
-        start.elapsed() < Duration::from_millis(50),
-        "{:?}",
-        start.elapsed()
-    );
+async fn retry_after_as_a_past_date_or_zero_falls_back_to_the_backoff() {
+    let past = httpdate::fmt_http_date(SystemTime::now() - Duration::from_secs(30));
+    for asked in [past.as_str(), "0"] {
+        let server = Server::start(vec![
+            Canned::body(503, "").header("retry-after", asked),
+            Canned::body(200, whole_reply(Api::OpenaiChat, "ok")),
+        ])
+        .await;
+        let start = tokio::time::Instant::now();
+        paused_time_client(Endpoint::openai_chat(), &server, Retry::with_max_retries(1))
+            .complete(&request(Api::OpenaiChat))
+            .await
+            .unwrap();
+        // The first backoff: ¾ to all of 0.5 s.
+        let waited = start.elapsed();
+        assert!(
+            waited >= Duration::from_millis(375) && waited <= Duration::from_millis(500),
+            "{asked}: waited {waited:?}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -4,23 +4,18 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::pin::Pin;
 use std::time::Duration;
 
 use bytes::Bytes;
-use futures_core::Stream;
 use futures_util::StreamExt;
 use reqwest::header::HeaderMap;
 
 use super::endpoint::Endpoint;
-use super::error::{api_error, request_id, ApiError, ClientError};
+use super::error::{api_error, describe, request_id, ApiError, ClientError, MAX_ERROR_BODY};
+use super::reply::{head, is_json, Reply, Sent};
 use super::stream::ReplyStream;
 use super::trace::Trace;
-use crate::project::Report;
-use crate::providers::{
-    Api, Encoded, OptionChange, Request, ResponseError, StreamError, DEFAULT_MAX_EVENT,
-};
-use crate::AssistantMessage;
+use crate::providers::{Api, Encoded, Request, StreamError, DEFAULT_MAX_EVENT};
 
 /// The `User-Agent` of every request (some gateways refuse a request
 /// without one); a caller's own header given with
@@ -32,11 +27,15 @@ pub const USER_AGENT: &str = concat!("agentmsg/", env!("CARGO_PKG_VERSION"));
 /// A request is retried on a connection error or timeout, and on the
 /// statuses 408, 409, 429, 500 to 504 and 529, never on another (400, 401,
 /// 403, 404…), unless the provider says otherwise with `x-should-retry:
-/// true` or `false`, which is obeyed either way (as the official SDKs do). Retries happen before any byte of the reply reaches the
-/// caller, never after. The wait is what the provider asked for
-/// (`retry-after-ms`, `retry-after`, Gemini's `RetryInfo`) or else an
-/// exponential backoff with jitter: attempt `n` waits between half and all of
-/// `initial × 2ⁿ`, at most `max_delay`.
+/// true` or `false`, which is obeyed either way (as the official SDKs do).
+/// Retries happen before any byte of the reply reaches the caller, never
+/// after. The wait is what the provider asked for (`retry-after-ms`,
+/// `retry-after` in seconds or as an HTTP date, Gemini's `RetryInfo`) when
+/// it is more than zero, or else an exponential backoff with jitter: retry
+/// `n` (from 0) waits between ¾ and all of `initial × 2ⁿ`, at most
+/// `max_delay`. With the defaults that is the official Python SDKs' policy
+/// (`tests/http/sdk_faults.rs` measures both against one server); the
+/// differences are in the [module's fault table](super#faults).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Retry {
@@ -96,59 +95,22 @@ impl Retry {
     }
 
     /// The wait before retry `attempt` (0-based), or `None` when the
-    /// provider asked for more than [`max_wait`](Self::max_wait).
+    /// provider asked for more than [`max_wait`](Self::max_wait). An ask of
+    /// zero (a `retry-after` date already past, `retry-after: 0`) is no ask,
+    /// as for the SDKs: a clock ahead of the server's must not turn the
+    /// backoff off.
     fn delay(&self, attempt: u32, asked: Option<Duration>) -> Option<Duration> {
-        if let Some(asked) = asked {
+        if let Some(asked) = asked.filter(|asked| !asked.is_zero()) {
             return (asked <= self.max_wait).then_some(asked);
         }
         let full = self
             .initial
             .saturating_mul(1u32.checked_shl(attempt.min(30)).unwrap_or(u32::MAX))
             .min(self.max_delay);
-        let half = full / 2;
-        let nanos = u64::try_from(half.as_nanos()).unwrap_or(u64::MAX);
-        Some(half + Duration::from_nanos(fastrand::u64(0..=nanos)))
+        // Up to a quarter less, at random (the SDKs' jitter).
+        let quarter = u64::try_from((full / 4).as_nanos()).unwrap_or(u64::MAX);
+        Some(full - Duration::from_nanos(fastrand::u64(0..=quarter)))
     }
-}
-
-/// A decoded reply, with what is known about the request that made it.
-#[derive(Debug)]
-#[non_exhaustive]
-pub struct Reply {
-    /// The message, with its usage and cost (when the model's price is
-    /// known).
-    pub message: AssistantMessage,
-    /// What the decoder skipped or kept in a changed form.
-    pub warnings: Vec<ResponseError>,
-    /// What `prepare` and the encoder changed in the request.
-    pub report: Report,
-    /// The request options the API or model could not take as given.
-    pub options: Vec<OptionChange>,
-    /// The provider's request id.
-    pub request_id: Option<String>,
-    /// The rate-limit headers of the reply (`x-ratelimit-*`,
-    /// `anthropic-ratelimit-*`, `retry-after`…), by lowercase name.
-    pub rate_limits: BTreeMap<String, String>,
-    /// How many times the request was retried.
-    pub retries: u32,
-}
-
-/// What the client knows of a request before its reply is read.
-pub(crate) struct Sent {
-    pub(crate) response: reqwest::Response,
-    /// The URL it went to (credentials redacted).
-    pub(crate) url: String,
-    /// The reply's `content-type`.
-    pub(crate) content_type: Option<String>,
-    /// Whether a stream was asked for (and a whole reply came).
-    pub(crate) streamed: bool,
-    pub(crate) report: Report,
-    pub(crate) options: Vec<OptionChange>,
-    pub(crate) request_id: Option<String>,
-    pub(crate) rate_limits: BTreeMap<String, String>,
-    pub(crate) retries: u32,
-    /// The request's span (feature `tracing`).
-    pub(crate) trace: Trace,
 }
 
 /// Sends requests for one [`Endpoint`]: [`complete`](Self::complete) for a
@@ -717,11 +679,6 @@ async fn read_capped(
     (body, end)
 }
 
-/// The most of an error reply's body that is read: a provider's error JSON is
-/// a few hundred bytes, and a hostile or broken server's gigabyte is not held
-/// (nor read again on each retry).
-pub const MAX_ERROR_BODY: usize = 64 * 1024;
-
 /// Why one try failed.
 enum Failure {
     Status(ApiError),
@@ -739,59 +696,6 @@ pub(crate) async fn idle<F: std::future::Future>(
     }
 }
 
-/// An HTTP error and its causes, without the URL.
-pub(crate) fn describe(error: &reqwest::Error) -> String {
-    let mut text = error.to_string();
-    // reqwest names the URL in its own message; the causes say what failed.
-    if let Some(url) = error.url() {
-        text = text.replace(&format!(" ({url})"), "");
-    }
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
-}
-
-/// A content type without its parameters, in lower case (`text/event-stream`
-/// of `Text/Event-Stream; charset=utf-8`).
-fn essence(content_type: &str) -> String {
-    content_type
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase()
-}
-
-/// Whether a content type is JSON (`application/json`, `…+json`).
-fn is_json(content_type: &str) -> bool {
-    let essence = essence(content_type);
-    essence == "application/json" || essence.ends_with("+json")
-}
-
-/// Whether a content type is a stream's: server-sent events, or AWS's
-/// event stream (Bedrock's ConverseStream).
-pub(crate) fn is_stream(content_type: &str) -> bool {
-    matches!(
-        essence(content_type).as_str(),
-        "text/event-stream" | "application/vnd.amazon.eventstream"
-    )
-}
-
-/// The first bytes of a body, as text, for an error that says what came.
-pub(crate) fn head(body: &[u8]) -> String {
-    const HEAD: usize = 200;
-    let text = String::from_utf8_lossy(&body[..body.len().min(HEAD)]);
-    let mut head = text.into_owned();
-    if body.len() > HEAD {
-        head.push('…');
-    }
-    head
-}
-
 /// The rate-limit headers among `headers`, by name.
 fn rate_limits(headers: &HeaderMap) -> BTreeMap<String, String> {
     headers
@@ -802,6 +706,3 @@ fn rate_limits(headers: &HeaderMap) -> BTreeMap<String, String> {
         })
         .collect()
 }
-
-/// The body of a reply as a boxed stream of chunks.
-pub(crate) type Body = Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>;

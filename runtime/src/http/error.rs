@@ -301,7 +301,7 @@ pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
 /// Anthropic: `{"type":"error","error":{"type","message"},"request_id"}`;
 /// Gemini: `{"error":{"code","message","status","details"}}`.
 ///
-/// `cut`: the body was longer than [`MAX_ERROR_BODY`](super::MAX_ERROR_BODY)
+/// `cut`: the body was longer than [`MAX_ERROR_BODY`]
 /// and only its start was read; the message says so.
 pub(crate) fn api_error(
     status: u16,
@@ -344,7 +344,7 @@ pub(crate) fn api_error(
     let message = if cut {
         format!(
             "{message} [the error body is over {} KiB; only its start was read]",
-            super::MAX_ERROR_BODY / 1024
+            MAX_ERROR_BODY / 1024
         )
     } else {
         message
@@ -370,4 +370,25 @@ pub(crate) fn api_error(
         retry_after: retry_after(headers).or(gemini_delay),
         retries,
     }
+}
+
+/// The most of an error reply's body that is read: a provider's error JSON is
+/// a few hundred bytes, and a hostile or broken server's gigabyte is not held
+/// (nor read again on each retry).
+pub const MAX_ERROR_BODY: usize = 64 * 1024;
+
+/// An HTTP error and its causes, without the URL.
+pub(crate) fn describe(error: &reqwest::Error) -> String {
+    let mut text = error.to_string();
+    // reqwest names the URL in its own message; the causes say what failed.
+    if let Some(url) = error.url() {
+        text = text.replace(&format!(" ({url})"), "");
+    }
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }

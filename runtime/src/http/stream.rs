@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use futures_core::Stream;
 
-use super::client::{describe, head, is_stream, Body, Reply, Sent};
-use super::error::{ApiError, ClientError};
+use super::error::{describe, ApiError, ClientError};
+use super::reply::{head, is_stream, Body, Reply, Sent};
 use super::trace::Trace;
 use crate::project::Report;
 use crate::providers::{Api, OptionChange, StreamEvent, StreamReader};

@@ -12,7 +12,10 @@
 //! `gen_ai.response.finish_reasons`, `gen_ai.usage.input_tokens`,
 //! `gen_ai.usage.output_tokens`, `gen_ai.usage.cache_read.input_tokens`,
 //! `gen_ai.usage.cache_creation.input_tokens`,
-//! `gen_ai.usage.reasoning.output_tokens`; on failure `error.type`; and
+//! `gen_ai.usage.reasoning.output_tokens` (these three only when not zero,
+//! as the conventions recommend; the input count includes the cache's, the
+//! output count the reasoning's, as they say it should); on failure
+//! `error.type`; and
 //! agentmsg's own `agentmsg.retries` and `agentmsg.time_to_first_chunk_ms`.
 //! Message content (`gen_ai.input.messages`, `gen_ai.output.messages`) is
 //! recorded only when the caller opts in
@@ -161,12 +164,20 @@ mod imp {
                 usage.input + usage.cache_read + usage.cache_write,
             );
             span.record("gen_ai.usage.output_tokens", usage.output);
-            span.record("gen_ai.usage.cache_read.input_tokens", usage.cache_read);
-            span.record(
-                "gen_ai.usage.cache_creation.input_tokens",
-                usage.cache_write,
-            );
-            span.record("gen_ai.usage.reasoning.output_tokens", usage.reasoning);
+            // The GenAI conventions (semantic-conventions-genai, spans.yaml)
+            // recommend these "when available and non-zero".
+            for (field, count) in [
+                ("gen_ai.usage.cache_read.input_tokens", usage.cache_read),
+                (
+                    "gen_ai.usage.cache_creation.input_tokens",
+                    usage.cache_write,
+                ),
+                ("gen_ai.usage.reasoning.output_tokens", usage.reasoning),
+            ] {
+                if count > 0 {
+                    span.record(field, count);
+                }
+            }
             if self.content {
                 let output = serde_json::to_string(&message.content).unwrap_or_default();
                 span.record("gen_ai.output.messages", output.as_str());
