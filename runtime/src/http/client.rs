@@ -149,6 +149,25 @@ pub(crate) struct Sent {
     pub(crate) retries: u32,
     /// The request's span (feature `tracing`).
     pub(crate) trace: Trace,
+    /// The model the request named, for a reply that names none.
+    pub(crate) model: String,
+}
+
+/// `message` as the client returns it: with the endpoint's provider when it
+/// names one, with the model the request named when the reply named none
+/// (Bedrock's Converse replies never do), and priced once its model is known.
+pub(crate) fn stamped(
+    message: &mut AssistantMessage,
+    provider: Option<&str>,
+    model: &str,
+) {
+    if let Some(provider) = provider {
+        provider.clone_into(&mut message.provider);
+    }
+    if message.model.is_empty() && !model.is_empty() {
+        model.clone_into(&mut message.model);
+        crate::providers::Catalog::builtin().fill_cost(message);
+    }
 }
 
 /// Sends requests for one [`Endpoint`]: [`complete`](Self::complete) for a
@@ -380,6 +399,18 @@ impl Client {
         Self::keyed(Endpoint::gemini())
     }
 
+    /// Amazon Bedrock Converse in the region of `AWS_REGION`, with the
+    /// Bedrock API key of `AWS_BEARER_TOKEN_BEDROCK` or SigV4-signed with the
+    /// credentials of `AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY`
+    /// ([`Endpoint::bedrock`]).
+    ///
+    /// # Errors
+    /// [`ClientError::MissingKey`] when neither is set.
+    #[cfg(feature = "bedrock")]
+    pub fn bedrock() -> Result<Self, ClientError> {
+        Self::keyed(Endpoint::bedrock())
+    }
+
     /// The endpoint.
     pub fn endpoint(&self) -> &Endpoint {
         &self.endpoint
@@ -463,9 +494,7 @@ impl Client {
                 });
             }
         };
-        if let Some(provider) = self.endpoint.provider() {
-            provider.clone_into(&mut message.provider);
-        }
+        stamped(&mut message, self.endpoint.provider(), &sent.model);
         Ok(Reply {
             message,
             warnings,
@@ -570,6 +599,7 @@ impl Client {
             options,
             retries,
             trace,
+            model: request.model.clone(),
         })
     }
 
