@@ -10,6 +10,8 @@ mod bedrock;
 mod compaction;
 mod compatible;
 mod faults;
+#[cfg(all(feature = "bedrock", feature = "vertex"))]
+mod moves;
 mod payload;
 mod props;
 mod redirects;
