@@ -175,8 +175,18 @@ fn strings(turns: &[&[&str]]) -> Vec<Vec<String>> {
 #[tokio::test]
 async fn a_session_moves_between_anthropic_bedrock_and_vertex_with_only_the_endpoint_changed() {
     let anthropic_server = Server::start(vec![
-        anthropic_reply("claude-sonnet-4-5-20250929", "A thinks.", "sig-anthropic", "A."),
-        anthropic_reply("claude-sonnet-4-5-20250929", "A2 thinks.", "sig-anthropic-2", "A2."),
+        anthropic_reply(
+            "claude-sonnet-4-5-20250929",
+            "A thinks.",
+            "sig-anthropic",
+            "A.",
+        ),
+        anthropic_reply(
+            "claude-sonnet-4-5-20250929",
+            "A2 thinks.",
+            "sig-anthropic-2",
+            "A2.",
+        ),
     ])
     .await;
     let bedrock_server = Server::start(vec![
@@ -242,7 +252,10 @@ async fn a_session_moves_between_anthropic_bedrock_and_vertex_with_only_the_endp
         sent.path,
         "/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse"
     );
-    assert!(sent.header("authorization").unwrap().starts_with("AWS4-HMAC-SHA256 "));
+    assert!(sent
+        .header("authorization")
+        .unwrap()
+        .starts_with("AWS4-HMAC-SHA256 "));
     assert_eq!(
         converse_turns(&sent.body),
         strings(&[&["thinking sig-anthropic", "text A."]])
@@ -250,7 +263,10 @@ async fn a_session_moves_between_anthropic_bedrock_and_vertex_with_only_the_endp
     assert_eq!(dropped(&reply), Vec::<usize>::new());
     // Converse names no model: the reply has the one asked for, and is priced.
     assert_eq!(
-        (reply.message.provider.as_str(), reply.message.model.as_str()),
+        (
+            reply.message.provider.as_str(),
+            reply.message.model.as_str()
+        ),
         ("amazon-bedrock", BEDROCK)
     );
     assert!(reply.message.usage.cost.is_some_and(|c| c.total > 0.0));

@@ -268,8 +268,14 @@ fn bedrock_and_vertex_model_ids_are_priced_by_the_database() {
     // A cross-region profile is Bedrock's price (10% over the global one for
     // Sonnet 4.5), not Anthropic's.
     assert_ne!(
-        cost("amazon-bedrock", "us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
-        cost("amazon-bedrock", "global.anthropic.claude-sonnet-4-5-20250929-v1:0")
+        cost(
+            "amazon-bedrock",
+            "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+        ),
+        cost(
+            "amazon-bedrock",
+            "global.anthropic.claude-sonnet-4-5-20250929-v1:0"
+        )
     );
     // An application inference profile names no model: unknown, not free.
     assert_eq!(
@@ -291,5 +297,8 @@ fn bedrock_and_vertex_model_ids_are_priced_by_the_database() {
         assert_eq!(ours, cost("anthropic", dated), "{vertex}");
     }
     // Gemini on Vertex: the same model ids as the Gemini API.
-    assert_eq!(cost("google", "gemini-2.5-pro"), database_total("google", "gemini-2.5-pro", 0, &usage));
+    assert_eq!(
+        cost("google", "gemini-2.5-pro"),
+        database_total("google", "gemini-2.5-pro", 0, &usage)
+    );
 }

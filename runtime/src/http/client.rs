@@ -156,11 +156,7 @@ pub(crate) struct Sent {
 /// `message` as the client returns it: with the endpoint's provider when it
 /// names one, with the model the request named when the reply named none
 /// (Bedrock's Converse replies never do), and priced once its model is known.
-pub(crate) fn stamped(
-    message: &mut AssistantMessage,
-    provider: Option<&str>,
-    model: &str,
-) {
+pub(crate) fn stamped(message: &mut AssistantMessage, provider: Option<&str>, model: &str) {
     if let Some(provider) = provider {
         provider.clone_into(&mut message.provider);
     }
