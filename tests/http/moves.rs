@@ -27,9 +27,11 @@ const GEMINI: &str = "gemini-2.5-pro";
 /// Another Claude on Bedrock: nothing signed by Sonnet goes to it.
 const BEDROCK_OPUS: &str = "us.anthropic.claude-opus-4-1-20250805-v1:0";
 
-/// The one code path of every turn: `question` appended to the session, the
+/// The one code path of every turn: the session read back from its bytes
+/// (as an application keeps it between turns), `question` appended, the
 /// session's context sent to `model` through `client`, the reply appended.
 async fn ask(session: &mut Session, client: &Client, model: &str, question: &str) -> Reply {
+    *session = Session::read(&session.to_bytes()).unwrap();
     session.append(Message::user(question).into()).unwrap();
     let context = session.context(None).unwrap();
     let request = Request::new(model, &context)

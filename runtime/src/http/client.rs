@@ -149,13 +149,26 @@ pub(crate) struct Sent {
     pub(crate) retries: u32,
     /// The request's span (feature `tracing`).
     pub(crate) trace: Trace,
-    /// The model the request named, for a reply that names none.
+    /// The model the request named, for an API whose replies name none
+    /// (else empty: a reply of the other APIs without a model is an error
+    /// body, kept as the decoder made it).
     pub(crate) model: String,
+}
+
+/// Whether `api`'s replies never name their model (Bedrock's Converse).
+fn replies_name_no_model(api: Api) -> bool {
+    #[cfg(feature = "bedrock")]
+    if api == Api::Bedrock {
+        return true;
+    }
+    let _ = api;
+    false
 }
 
 /// `message` as the client returns it: with the endpoint's provider when it
 /// names one, with the model the request named when the reply named none
-/// (Bedrock's Converse replies never do), and priced once its model is known.
+/// and `model` is given (Bedrock's Converse replies never name it), and
+/// priced once its model is known.
 pub(crate) fn stamped(message: &mut AssistantMessage, provider: Option<&str>, model: &str) {
     if let Some(provider) = provider {
         provider.clone_into(&mut message.provider);
@@ -595,7 +608,11 @@ impl Client {
             options,
             retries,
             trace,
-            model: request.model.clone(),
+            model: if replies_name_no_model(self.api()) {
+                request.model.clone()
+            } else {
+                String::new()
+            },
         })
     }
 
