@@ -31,13 +31,28 @@ const BEDROCK_OPUS: &str = "us.anthropic.claude-opus-4-1-20250805-v1:0";
 /// (as an application keeps it between turns), `question` appended, the
 /// session's context sent to `model` through `client`, the reply appended.
 async fn ask(session: &mut Session, client: &Client, model: &str, question: &str) -> Reply {
+    turn(session, client, model, question, false).await
+}
+
+/// [`ask`], the reply streamed or whole.
+async fn turn(
+    session: &mut Session,
+    client: &Client,
+    model: &str,
+    question: &str,
+    stream: bool,
+) -> Reply {
     *session = Session::read(&session.to_bytes()).unwrap();
     session.append(Message::user(question).into()).unwrap();
     let context = session.context(None).unwrap();
     let request = Request::new(model, &context)
         .with_reasoning(Reasoning::Budget(1024))
         .with_max_tokens(4096);
-    let reply = client.complete(&request).await.unwrap();
+    let reply = if stream {
+        crate::drain(client, &request).await.1.unwrap()
+    } else {
+        client.complete(&request).await.unwrap()
+    };
     session
         .append(Message::Assistant(reply.message.clone()).into())
         .unwrap();
@@ -377,5 +392,139 @@ async fn a_session_moves_between_anthropic_bedrock_and_vertex_with_only_the_endp
             ("amazon-bedrock", BEDROCK_OPUS),
         ]
         .map(|(p, m)| (p.to_owned(), m.to_owned()))
+    );
+}
+
+/// [`ask`] with the reply streamed: the same path for every API, whatever
+/// its framing (server-sent events, AWS's event stream).
+async fn ask_streamed(
+    session: &mut Session,
+    client: &Client,
+    model: &str,
+    question: &str,
+) -> Reply {
+    turn(session, client, model, question, true).await
+}
+
+/// An Anthropic stream: thinking with its signature, then `text`.
+fn anthropic_stream(thought: &str, signature: &str, text: &str) -> Canned {
+    let events = [
+        json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant",
+            "model": "claude-sonnet-4-5-20250929", "content": [], "usage": {"input_tokens": 20, "output_tokens": 1}}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": thought}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": signature}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}}),
+        json!({"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": text}}),
+        json!({"type": "content_block_stop", "index": 1}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 10}}),
+        json!({"type": "message_stop"}),
+    ];
+    let sse: String = events
+        .iter()
+        .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap()))
+        .collect();
+    Canned::sse(vec![sse.into()])
+}
+
+/// A ConverseStream reply as AWS event-stream frames, in 9-byte pieces:
+/// reasoning in two deltas and its signature, then `text`.
+fn converse_stream(thought: &str, signature: &str, text: &str) -> Canned {
+    use crate::common::event_stream::event_frame as frame;
+    let (first, rest) = thought.split_at(thought.len() / 2);
+    let delta = |delta: Value| {
+        frame(
+            "contentBlockDelta",
+            &json!({"contentBlockIndex": 0, "delta": delta}).to_string(),
+        )
+    };
+    let bytes = [
+        frame("messageStart", r#"{"role":"assistant"}"#),
+        delta(json!({"reasoningContent": {"text": first}})),
+        delta(json!({"reasoningContent": {"text": rest}})),
+        delta(json!({"reasoningContent": {"signature": signature}})),
+        frame("contentBlockStop", r#"{"contentBlockIndex":0}"#),
+        frame(
+            "contentBlockDelta",
+            &json!({"contentBlockIndex": 1, "delta": {"text": text}}).to_string(),
+        ),
+        frame("contentBlockStop", r#"{"contentBlockIndex":1}"#),
+        frame("messageStop", r#"{"stopReason":"end_turn"}"#),
+        frame(
+            "metadata",
+            r#"{"usage":{"inputTokens":30,"outputTokens":10,"totalTokens":40}}"#,
+        ),
+    ]
+    .concat();
+    let mut canned = Canned::sse(bytes.chunks(9).map(bytes::Bytes::copy_from_slice).collect());
+    canned.headers = vec![(
+        "content-type".into(),
+        "application/vnd.amazon.eventstream".into(),
+    )];
+    canned
+}
+
+#[tokio::test]
+async fn streamed_replies_move_the_same_way() {
+    let anthropic_server = Server::start(vec![
+        anthropic_stream("A thinks.", "sig-anthropic", "A."),
+        anthropic_stream("A2 thinks.", "sig-anthropic-2", "A2."),
+    ])
+    .await;
+    let bedrock_server = Server::start(vec![converse_stream(
+        "B thinks it over.",
+        "sig-bedrock",
+        "B.",
+    )])
+    .await;
+    let anthropic = Client::builder(
+        Endpoint::anthropic()
+            .with_base_url(&anthropic_server.url())
+            .with_key(ApiKey::new("sk-ant-test")),
+    )
+    .retry(Retry::none())
+    .build()
+    .unwrap();
+    let bedrock = Client::builder(
+        Endpoint::bedrock_in("eu-west-1")
+            .with_key(ApiKey::new("bedrock-api-key"))
+            .with_base_url(&bedrock_server.url()),
+    )
+    .retry(Retry::none())
+    .build()
+    .unwrap();
+    let bedrock_eu = "eu.anthropic.claude-sonnet-4-5-20250929-v1:0";
+
+    let mut session = Session::new();
+    ask_streamed(&mut session, &anthropic, ANTHROPIC, "one").await;
+    let reply = ask_streamed(&mut session, &bedrock, bedrock_eu, "two").await;
+    let sent = last(&bedrock_server);
+    assert_eq!(
+        sent.path,
+        "/model/eu.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream"
+    );
+    assert_eq!(
+        converse_turns(&sent.body),
+        strings(&[&["thinking sig-anthropic", "text A."]])
+    );
+    // The streamed reply, too, carries the model asked for, and its price.
+    assert_eq!(reply.message.model, bedrock_eu);
+    assert!(reply.message.usage.cost.is_some_and(|c| c.total > 0.0));
+    assert!(matches!(
+        &reply.message.content[0],
+        AssistantContent::Thinking(t)
+            if t.thinking == "B thinks it over." && t.signature.as_deref() == Some("sig-bedrock")
+    ));
+
+    ask_streamed(&mut session, &anthropic, ANTHROPIC, "three").await;
+    let sent = last(&anthropic_server);
+    assert_eq!(sent.body["stream"], true);
+    assert_eq!(
+        anthropic_turns(&sent.body),
+        strings(&[
+            &["thinking sig-anthropic", "text A."],
+            &["thinking sig-bedrock", "text B."],
+        ])
     );
 }
