@@ -10,7 +10,12 @@ mod bedrock;
 mod compaction;
 mod compatible;
 mod faults;
-#[cfg(all(feature = "bedrock", feature = "vertex"))]
+#[cfg(all(
+    feature = "bedrock",
+    feature = "vertex",
+    feature = "anthropic",
+    feature = "gemini"
+))]
 mod moves;
 mod payload;
 mod props;

@@ -259,7 +259,11 @@ async fn a_session_moves_between_anthropic_bedrock_and_vertex_with_only_the_endp
     // 1. Anthropic.
     let reply = ask(&mut session, &anthropic, ANTHROPIC, "one").await;
     assert_eq!(reply.message.text_content(), "A.");
-    assert!(reply.message.usage.cost.is_some(), "priced");
+    // Priced from the `genai-prices` database (feature `prices`).
+    let priced = |reply: &Reply| {
+        !cfg!(feature = "prices") || reply.message.usage.cost.is_some_and(|c| c.total > 0.0)
+    };
+    assert!(priced(&reply));
 
     // 2. Claude on Bedrock: Anthropic's signed thinking goes with it (the
     // same model, named Bedrock's way), nothing is reported.
@@ -286,7 +290,7 @@ async fn a_session_moves_between_anthropic_bedrock_and_vertex_with_only_the_endp
         ),
         ("amazon-bedrock", BEDROCK)
     );
-    assert!(reply.message.usage.cost.is_some_and(|c| c.total > 0.0));
+    assert!(priced(&reply));
     assert!(matches!(
         &reply.message.content[0],
         AssistantContent::Thinking(t) if t.signature.as_deref() == Some("sig-bedrock")
@@ -510,7 +514,7 @@ async fn streamed_replies_move_the_same_way() {
     );
     // The streamed reply, too, carries the model asked for, and its price.
     assert_eq!(reply.message.model, bedrock_eu);
-    assert!(reply.message.usage.cost.is_some_and(|c| c.total > 0.0));
+    assert!(!cfg!(feature = "prices") || reply.message.usage.cost.is_some_and(|c| c.total > 0.0));
     assert!(matches!(
         &reply.message.content[0],
         AssistantContent::Thinking(t)
