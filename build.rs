@@ -10,7 +10,8 @@ fn main() {
                 feature = "openai-chat",
                 feature = "openai-responses",
                 feature = "anthropic",
-                feature = "gemini"
+                feature = "gemini",
+                feature = "bedrock"
             )
         },
     }

@@ -10,6 +10,13 @@ mod bedrock;
 mod compaction;
 mod compatible;
 mod faults;
+#[cfg(all(
+    feature = "bedrock",
+    feature = "vertex",
+    feature = "anthropic",
+    feature = "gemini"
+))]
+mod moves;
 mod payload;
 mod props;
 mod redirects;

@@ -82,3 +82,56 @@ fn another_provider_of_the_api_gets_its_own_reasoning_back() {
         "thinking"
     );
 }
+
+#[test]
+fn claude_is_one_model_on_anthropic_bedrock_and_vertex() {
+    // Anthropic: a thinking signature made on the Claude API, Bedrock or
+    // Vertex AI verifies on the others; each spells the model its own way.
+    let anthropic = ("anthropic-messages", "anthropic");
+    let bedrock = ("bedrock-converse-stream", "amazon-bedrock");
+    let same = [
+        (anthropic, "claude-sonnet-4-5"),
+        (anthropic, "claude-sonnet-4-5-20250929"),
+        (anthropic, "claude-sonnet-4-5@20250929"),
+        (bedrock, "anthropic.claude-sonnet-4-5-20250929-v1:0"),
+        (bedrock, "us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
+        (bedrock, "global.anthropic.claude-sonnet-4-5-20250929-v1:0"),
+        (
+            bedrock,
+            "arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        ),
+    ];
+    for ((api, provider), model) in same {
+        let stored = reply(api, provider, model);
+        for ((target_api, target_provider), target_model) in same {
+            let target = Target::new(target_provider, target_api, target_model);
+            assert_eq!(
+                dropped(&stored, &target),
+                0,
+                "{provider}/{model} to {target_provider}/{target_model}"
+            );
+        }
+        // Not another Claude, on any platform, nor another provider's model.
+        for ((target_api, target_provider), target_model) in [
+            (anthropic, "claude-opus-4-1"),
+            (anthropic, "claude-sonnet-4@20250514"),
+            (bedrock, "us.anthropic.claude-opus-4-1-20250805-v1:0"),
+            (bedrock, "anthropic.claude-sonnet-4-20250514-v1:0"),
+            (bedrock, "meta.llama3-70b-instruct-v1:0"),
+            // An application inference profile names no model.
+            (
+                bedrock,
+                "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc123",
+            ),
+            (("google-generative-ai", "google"), "gemini-2.5-pro"),
+            (("anthropic-messages", "bedrock"), "claude-sonnet-4-5"),
+        ] {
+            let target = Target::new(target_provider, target_api, target_model);
+            assert_eq!(
+                dropped(&stored, &target),
+                1,
+                "{provider}/{model} to {target_provider}/{target_model}"
+            );
+        }
+    }
+}

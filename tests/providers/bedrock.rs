@@ -609,9 +609,20 @@ fn thinking_moves_between_anthropic_and_bedrock_by_the_signature_rules() {
         "bedrock-converse-stream",
         CLAUDE,
     );
-    // Anthropic's thinking is not replayed to Bedrock: dropped, and reported.
+    // Anthropic's signed thinking goes to the same Claude on Bedrock
+    // (Anthropic: a signature verifies on every platform serving the model).
     let messages = vec![Message::user("a"), direct, Message::user("b")];
-    let encoded = bedrock::encode_request(&Request::new(CLAUDE, messages)).unwrap();
+    let encoded = bedrock::encode_request(&Request::new(CLAUDE, &messages)).unwrap();
+    assert_eq!(
+        encoded.body["messages"][1]["content"][0]["reasoningContent"]["reasoningText"],
+        json!({"text": "Hmm.", "signature": SIG})
+    );
+    assert!(!common::change_kinds(&encoded.report)
+        .iter()
+        .any(|(_, k)| *k == ChangeKind::DroppedThinking));
+    // Not to another Claude on Bedrock: dropped, and reported.
+    let opus = "us.anthropic.claude-opus-4-1-20250805-v1:0";
+    let encoded = bedrock::encode_request(&Request::new(opus, &messages)).unwrap();
     assert_eq!(
         encoded.body["messages"][1]["content"],
         json!([{"text": "Hi."}])
@@ -626,24 +637,33 @@ fn thinking_moves_between_anthropic_and_bedrock_by_the_signature_rules() {
         encoded.body["messages"][1]["content"][0]["reasoningContent"]["reasoningText"]["signature"],
         SIG
     );
-    // ...and not to another model, nor to Anthropic.
-    let other = bedrock::encode_request(&Request::new(
-        "us.anthropic.claude-opus-4-1-20250805-v1:0",
-        &messages,
-    ))
-    .unwrap();
+    // ...and to Anthropic's (its alias), with its signature...
+    let back = anthropic::encode_request(&Request::new("claude-sonnet-4-5", &messages)).unwrap();
+    assert_eq!(
+        back.body["messages"][1]["content"][0],
+        json!({"type": "thinking", "thinking": "Hmm.", "signature": SIG})
+    );
+    // ...and not to another model, on Bedrock or Anthropic.
+    let other = bedrock::encode_request(&Request::new(opus, &messages)).unwrap();
     assert_eq!(
         other.body["messages"][1]["content"],
         json!([{"text": "Hi."}])
     );
-    let back = anthropic::encode_request(&Request::new("claude-sonnet-4-5", &messages)).unwrap();
+    let other = anthropic::encode_request(&Request::new("claude-opus-4-1", &messages)).unwrap();
     assert_eq!(
-        back.body["messages"][1]["content"],
+        other.body["messages"][1]["content"],
         json!([{"type": "text", "text": "Hi."}])
     );
-    assert!(common::change_kinds(&back.report)
+    assert!(common::change_kinds(&other.report)
         .iter()
         .any(|(_, k)| *k == ChangeKind::DroppedThinking));
+    // A Llama on Bedrock is no Claude: nothing signed goes to it.
+    let llama =
+        bedrock::encode_request(&Request::new("meta.llama3-70b-instruct-v1:0", &messages)).unwrap();
+    assert_eq!(
+        llama.body["messages"][1]["content"],
+        json!([{"text": "Hi."}])
+    );
 }
 
 #[test]

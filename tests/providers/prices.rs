@@ -226,3 +226,79 @@ fn recorded_bodies_decode_priced_exactly_when_their_model_is_known() {
     }
     assert!(priced > unknown, "priced {priced}, unknown {unknown}");
 }
+
+#[test]
+fn bedrock_and_vertex_model_ids_are_priced_by_the_database() {
+    let usage = Usage {
+        input: 10_000,
+        output: 2_000,
+        cache_read: 5_000,
+        cache_write: 1_000,
+        ..Usage::default()
+    };
+    let cost = |provider: &str, model: &str| {
+        let reply = AssistantMessage {
+            provider: provider.into(),
+            model: model.into(),
+            usage: usage.clone(),
+            ..AssistantMessage::default()
+        };
+        Catalog::builtin().cost_of(&reply).map(|c| c.total)
+    };
+    // Bedrock's ids as Converse is asked for them (a reply names none; the
+    // client stamps the request's): foundation models, cross-region
+    // inference profiles, ARNs of either; each at the database's own price
+    // of the id under its AWS provider.
+    for model in [
+        "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "eu.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "global.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "anthropic.claude-sonnet-4-20250514-v1:0",
+        "anthropic.claude-3-5-haiku-20241022-v1:0",
+        "arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-3-5-haiku-20241022-v1:0",
+        "amazon.nova-pro-v1:0",
+        "us.amazon.nova-pro-v1:0",
+        "meta.llama3-1-8b-instruct-v1:0",
+    ] {
+        let ours = cost("amazon-bedrock", model);
+        assert!(ours.is_some_and(|c| c > 0.0), "{model}: {ours:?}");
+        assert_eq!(ours, database_total("aws", model, 0, &usage), "{model}");
+    }
+    // A cross-region profile is Bedrock's price (10% over the global one for
+    // Sonnet 4.5), not Anthropic's.
+    assert_ne!(
+        cost(
+            "amazon-bedrock",
+            "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+        ),
+        cost(
+            "amazon-bedrock",
+            "global.anthropic.claude-sonnet-4-5-20250929-v1:0"
+        )
+    );
+    // An application inference profile names no model: unknown, not free.
+    assert_eq!(
+        cost(
+            "amazon-bedrock",
+            "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3d4e5f6"
+        ),
+        None
+    );
+    // Claude on Vertex AI (a reply says `anthropic`): `@date` ids are the
+    // dated model's price.
+    for (vertex, dated) in [
+        ("claude-sonnet-4-5@20250929", "claude-sonnet-4-5-20250929"),
+        ("claude-opus-4-1@20250805", "claude-opus-4-1-20250805"),
+        ("claude-3-5-haiku@20241022", "claude-3-5-haiku-20241022"),
+    ] {
+        let ours = cost("anthropic", vertex);
+        assert!(ours.is_some(), "{vertex}");
+        assert_eq!(ours, cost("anthropic", dated), "{vertex}");
+    }
+    // Gemini on Vertex: the same model ids as the Gemini API.
+    assert_eq!(
+        cost("google", "gemini-2.5-pro"),
+        database_total("google", "gemini-2.5-pro", 0, &usage)
+    );
+}

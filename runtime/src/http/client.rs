@@ -12,7 +12,7 @@ use reqwest::header::HeaderMap;
 
 use super::endpoint::Endpoint;
 use super::error::{api_error, describe, request_id, ApiError, ClientError, MAX_ERROR_BODY};
-use super::reply::{head, is_json, Reply, Sent};
+use super::reply::{head, is_json, replies_name_no_model, stamped, Reply, Sent};
 use super::stream::ReplyStream;
 use super::trace::Trace;
 use crate::providers::{Api, Encoded, Request, StreamError, DEFAULT_MAX_EVENT};
@@ -342,6 +342,18 @@ impl Client {
         Self::keyed(Endpoint::gemini())
     }
 
+    /// Amazon Bedrock Converse in the region of `AWS_REGION`, with the
+    /// Bedrock API key of `AWS_BEARER_TOKEN_BEDROCK` or SigV4-signed with the
+    /// credentials of `AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY`
+    /// ([`Endpoint::bedrock`]).
+    ///
+    /// # Errors
+    /// [`ClientError::MissingKey`] when neither is set.
+    #[cfg(feature = "bedrock")]
+    pub fn bedrock() -> Result<Self, ClientError> {
+        Self::keyed(Endpoint::bedrock())
+    }
+
     /// The endpoint.
     pub fn endpoint(&self) -> &Endpoint {
         &self.endpoint
@@ -425,9 +437,7 @@ impl Client {
                 });
             }
         };
-        if let Some(provider) = self.endpoint.provider() {
-            provider.clone_into(&mut message.provider);
-        }
+        stamped(&mut message, self.endpoint.provider(), &sent.model);
         Ok(Reply {
             message,
             warnings,
@@ -532,6 +542,11 @@ impl Client {
             options,
             retries,
             trace,
+            model: if replies_name_no_model(self.api()) {
+                request.model.clone()
+            } else {
+                String::new()
+            },
         })
     }
 

@@ -23,7 +23,13 @@
 //! ```
 //!
 //! - [`Endpoint`]: the four APIs' own URLs and headers, OpenAI-compatible
-//!   servers by base URL, Azure OpenAI; keys from the environment or given.
+//!   servers by base URL, Azure OpenAI, Amazon Bedrock (feature `bedrock`:
+//!   SigV4 or a Bedrock API key) and Gemini and Claude on Google Vertex AI
+//!   (feature `vertex`: an access token, or one a service-account key is
+//!   exchanged for); keys from the environment or given. One session moves
+//!   between them with only the endpoint changed: each reply names its
+//!   provider and model, and the next request replays its thinking only where
+//!   that provider accepts it (see `providers::bedrock`).
 //! - [`Client::complete`] gives a [`Reply`]: the decoded message with usage
 //!   and cost, the decoder's warnings, the encoder's report, the request id
 //!   and rate-limit headers. [`Client::stream`] gives a [`ReplyStream`].

@@ -11,7 +11,7 @@ use futures_core::Stream;
 
 use super::trace::Trace;
 use crate::project::Report;
-use crate::providers::{OptionChange, ResponseError};
+use crate::providers::{Api, OptionChange, ResponseError};
 use crate::AssistantMessage;
 
 /// A decoded reply, with what is known about the request that made it.
@@ -52,6 +52,34 @@ pub(crate) struct Sent {
     pub(crate) retries: u32,
     /// The request's span (feature `tracing`).
     pub(crate) trace: Trace,
+    /// The model the request named, for an API whose replies name none
+    /// (else empty: a reply of the other APIs without a model is an error
+    /// body, kept as the decoder made it).
+    pub(crate) model: String,
+}
+
+/// Whether `api`'s replies never name their model (Bedrock's Converse).
+pub(crate) fn replies_name_no_model(api: Api) -> bool {
+    #[cfg(feature = "bedrock")]
+    if api == Api::Bedrock {
+        return true;
+    }
+    let _ = api;
+    false
+}
+
+/// `message` as the client returns it: with the endpoint's provider when it
+/// names one, with the model the request named when the reply named none
+/// and `model` is given (Bedrock's Converse replies never name it), and
+/// priced once its model is known.
+pub(crate) fn stamped(message: &mut AssistantMessage, provider: Option<&str>, model: &str) {
+    if let Some(provider) = provider {
+        provider.clone_into(&mut message.provider);
+    }
+    if message.model.is_empty() && !model.is_empty() {
+        model.clone_into(&mut message.model);
+        crate::providers::Catalog::builtin().fill_cost(message);
+    }
 }
 
 /// The body of a reply as a boxed stream of chunks.

@@ -53,6 +53,8 @@ pub struct ReplyStream {
     /// The provider the reply is stamped with (an OpenAI-compatible
     /// endpoint's).
     provider: Option<String>,
+    /// The model the request named, for a reply that names none.
+    model: String,
     /// The request's span (feature `tracing`).
     trace: Trace,
 }
@@ -80,6 +82,7 @@ impl ReplyStream {
     ) -> Self {
         Self {
             provider,
+            model: sent.model,
             trace: sent.trace,
             url: sent.url,
             content_type: sent.content_type.unwrap_or_default(),
@@ -114,6 +117,7 @@ impl ReplyStream {
             content_type: String::new(),
             head: Vec::new(),
             provider: None,
+            model: String::new(),
             trace: Default::default(),
             ready: VecDeque::from([Ok(StreamItem::Reply(Box::new(reply)))]),
         }
@@ -276,9 +280,7 @@ impl ReplyStream {
         let partial = reader.partial();
         match reader.finish() {
             Ok((mut message, warnings)) => {
-                if let Some(provider) = &self.provider {
-                    provider.clone_into(&mut message.provider);
-                }
+                super::reply::stamped(&mut message, self.provider.as_deref(), &self.model);
                 self.trace.finish(&message);
                 let reply = Reply {
                     message,

@@ -168,7 +168,7 @@ impl<'a> BlockView<'a> {
     }
 
     /// The view of a block of content.
-    #[cfg(any(feature = "anthropic", feature = "gemini"))]
+    #[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock"))]
     pub(crate) fn of(block: &'a AssistantContent, closed: bool) -> Self {
         let view = match block {
             AssistantContent::Image(_) | AssistantContent::ProviderBlock(_) => {

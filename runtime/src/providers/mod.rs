@@ -273,6 +273,15 @@ impl<'a> Request<'a> {
     /// API checks its own way): checks that the options hold together, then
     /// prepares the messages for `api` as [`Request::provider`] (or
     /// `provider`) serves it.
+    #[cfg_attr(
+        not(any(
+            feature = "openai-chat",
+            feature = "openai-responses",
+            feature = "anthropic",
+            feature = "gemini"
+        )),
+        allow(dead_code)
+    )]
     pub(crate) fn prepared(
         &self,
         provider: &str,

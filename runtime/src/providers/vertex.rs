@@ -14,6 +14,14 @@
 //!   `…/publishers/anthropic/models/{model}:rawPredict` (`:streamRawPredict`
 //!   for a stream).
 //!
+//! Replies are the Gemini API's and Anthropic's: a Gemini reply names its
+//! provider `google`, a Claude reply `anthropic`, and their thinking moves
+//! by those providers' rules. Claude's thinking, signed by Anthropic, goes
+//! back to the same Claude model on Vertex, on Anthropic's API and on
+//! Bedrock (Anthropic documents its signatures as valid on all three; the
+//! table is in `providers::bedrock`'s docs, feature `bedrock`); any
+//! other model's, Gemini's included, is dropped and reported.
+//!
 //! ```
 //! # extern crate agentmsg_runtime as agentmsg;
 //! use agentmsg::providers::vertex::{model_url, Publisher};

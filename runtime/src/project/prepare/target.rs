@@ -278,12 +278,84 @@ impl Target {
     /// alias (`claude-sonnet-4-5`, `gpt-4o`, `gemini-2.5-pro`): the two are the
     /// same model here, so a decoded reply's reasoning goes back to the alias it
     /// was asked for.
+    ///
+    /// Claude is one model on the three platforms that serve it with
+    /// Anthropic's signatures: the Anthropic API (`anthropic` /
+    /// `anthropic-messages`, Claude on Vertex AI included, which speaks it),
+    /// and Amazon Bedrock (`amazon-bedrock` / `bedrock-converse-stream`).
+    /// Anthropic documents that a thinking signature made on one of them
+    /// verifies on the others, so thinking moves between them when the model
+    /// is the same, named each platform's way
+    /// (`claude-sonnet-4-5-20250929`, `us.anthropic.claude-sonnet-4-5-20250929-v1:0`,
+    /// an ARN ending in either, `claude-sonnet-4-5@20250929`).
+    ///
+    /// ```
+    /// # extern crate agentmsg_runtime as agentmsg;
+    /// use agentmsg::Target;
+    /// let bedrock = Target::new(
+    ///     "amazon-bedrock",
+    ///     "bedrock-converse-stream",
+    ///     "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+    /// );
+    /// assert!(bedrock.produced("anthropic", "anthropic-messages", "claude-sonnet-4-5-20250929"));
+    /// assert!(!bedrock.produced("anthropic", "anthropic-messages", "claude-opus-4-1-20250805"));
+    /// let vertex = Target::new("anthropic", "anthropic-messages", "claude-sonnet-4-5@20250929");
+    /// assert!(vertex.produced("anthropic", "anthropic-messages", "claude-sonnet-4-5-20250929"));
+    /// assert!(vertex.produced("amazon-bedrock", "bedrock-converse-stream", "anthropic.claude-sonnet-4-5-20250929-v1:0"));
+    /// ```
     pub fn produced(&self, provider: &str, api: &str, model: &str) -> bool {
-        !self.model.is_empty()
-            && self.provider == provider
+        if self.model.is_empty() {
+            return false;
+        }
+        if self.provider == provider
             && self.api == api
             && (self.model == model || model_base(&self.model) == model_base(model))
+        {
+            return true;
+        }
+        match (
+            claude_model(&self.provider, &self.api, &self.model),
+            claude_model(provider, api, model),
+        ) {
+            (Some(ours), Some(theirs)) => model_base(&ours) == model_base(&theirs),
+            _ => false,
+        }
     }
+}
+
+/// The Claude model an id names on a platform whose thinking signatures are
+/// Anthropic's, in Anthropic's spelling (`claude-sonnet-4-5-20250929`):
+/// without an ARN's path, a Bedrock region and `anthropic.` prefix, a
+/// Bedrock version suffix (`-v1:0`), with Vertex's `@date` as `-date`.
+/// `None` for another platform or a model that is not Claude.
+fn claude_model(provider: &str, api: &str, model: &str) -> Option<String> {
+    if !matches!(
+        (provider, api),
+        ("anthropic", "anthropic-messages") | ("amazon-bedrock", "bedrock-converse-stream")
+    ) {
+        return None;
+    }
+    let model = model.rsplit('/').next().unwrap_or(model);
+    let model = match model.find("anthropic.") {
+        Some(at) => &model[at + "anthropic.".len()..],
+        None => model,
+    };
+    if !model.starts_with("claude-") {
+        return None;
+    }
+    let model = match model.rsplit_once(':') {
+        Some((base, revision)) if revision.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => model,
+    };
+    let model = match model.rsplit_once("-v") {
+        Some((base, version))
+            if !version.is_empty() && version.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            base
+        }
+        _ => model,
+    };
+    Some(model.replacen('@', "-", 1))
 }
 
 /// A model id without a `models/` prefix and without a trailing snapshot date

@@ -24,7 +24,8 @@
 //!   digits, single spaces, hyphens, parentheses and brackets; at most 200
 //!   characters), made from the title;
 //! - thinking goes back as `reasoningContent` by the rules of Anthropic
-//!   thinking: only thinking this very model wrote (on Bedrock) is replayed,
+//!   thinking: only thinking this very model wrote (on Bedrock, or as the same Claude on
+//!   Anthropic or Vertex AI) is replayed,
 //!   with its signature; for a Claude model thinking without a signature is
 //!   dropped, and redacted thinking goes back as `redactedContent`;
 //! - prompt caching puts a `cachePoint` after the system prompt, the tools and
@@ -78,19 +79,30 @@
 //! of this API, sent back in place to Bedrock and dropped (reported) for any
 //! other.
 //!
-//! # Moving a transcript between Anthropic and Bedrock
+//! # Moving a transcript between Anthropic, Bedrock and Vertex AI
 //!
 //! Text, images, documents, tool calls and tool results move both ways
 //! (tool-call ids are mapped to what the target takes). Thinking goes back
-//! only to the provider, API and model that wrote it (a dated snapshot and its
-//! alias being one model, [`Target::produced`](crate::Target::produced)):
-//! Claude's thinking from `anthropic` is dropped on its way to Bedrock, and
-//! Bedrock's on its way to Anthropic or to another Bedrock model, each drop
-//! reported as [`DroppedThinking`](crate::project::ChangeKind::DroppedThinking).
-//! Anthropic says a signature verifies on every platform serving the same
-//! model, but a model id names it differently on each (`claude-sonnet-4-5`,
-//! `us.anthropic.claude-sonnet-4-5-20250929-v1:0`), and a signature sent where
-//! it is refused fails the whole request, so the move keeps none. Without
+//! only to the model that wrote it ([`Target::produced`](crate::Target::produced)),
+//! and Claude is one model on the three platforms that serve it with
+//! Anthropic's signatures: Anthropic's extended-thinking guide says signature
+//! values are compatible across the Claude API, Amazon Bedrock and Google
+//! Cloud's Vertex AI, a value made on one working on another. So:
+//!
+//! | from → to | thinking |
+//! |---|---|
+//! | Anthropic → Claude on Bedrock, the same model | replayed with its signature (as `reasoningContent`) |
+//! | Claude on Bedrock → Anthropic or Claude on Vertex, the same model | replayed with its signature |
+//! | Claude on Vertex (its replies say `anthropic`) → Bedrock, the same model | replayed with its signature |
+//! | a dated snapshot → its alias (`claude-sonnet-4-5-20250929` → `claude-sonnet-4-5`) on any of them | replayed |
+//! | any Claude → another Claude model, on any platform | dropped, reported |
+//! | Claude ↔ Llama, Mistral, Nova… on Bedrock, or Gemini | dropped, reported |
+//!
+//! The same model is recognised through each platform's spelling:
+//! `claude-sonnet-4-5-20250929`, `us.anthropic.claude-sonnet-4-5-20250929-v1:0`
+//! (any region prefix, or none), an ARN ending in one, `claude-sonnet-4-5@20250929`.
+//! Each drop is reported as
+//! [`DroppedThinking`](crate::project::ChangeKind::DroppedThinking). Without
 //! thinking in the last assistant turn of a tool loop, thinking must be off
 //! for that request (Anthropic's rule, which Claude on Bedrock keeps).
 //!
