@@ -78,7 +78,14 @@ pub fn run(args: &UsageArgs) -> Result<Outcome, CliError> {
     };
     let report_error = |e| match e {
         usage_report::ReportError::Read { path, source } => CliError::Read { path, source },
-        usage_report::ReportError::Store { source, .. } => crate::input::store_error(source),
+        // A store's error names the store (its password left out).
+        usage_report::ReportError::Store {
+            source: source @ agentmsg_runtime::store::StoreError::Io { .. },
+            ..
+        } => crate::input::store_error(source),
+        store @ usage_report::ReportError::Store { .. } => {
+            CliError::Usage(crate::output::escape_controls(&store.to_string()).into_owned())
+        }
         other => CliError::Usage(other.to_string()),
     };
     let mut files = Vec::new();

@@ -436,6 +436,13 @@ fn usage_reads_the_sessions_of_an_sqlite_store() {
     assert_ne!(run.code, 0, "{run:?}");
     assert!(run.stderr.contains("none.db"), "{run:?}");
     assert!(!dir.path().join("none.db").exists());
+    let run = common::agentmsg_in(dir.path(), &["usage", "--json", "sqlite:store.db#nope"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("sqlite:store.db: session `nope` not found"),
+        "{run:?}"
+    );
 }
 
 /// The same over a PostgreSQL store (the server `.ci/run` starts, at
