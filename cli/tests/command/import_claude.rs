@@ -946,3 +946,29 @@ fn the_compacted_claude_code_logs_of_the_conformance_data_are_read_as_one_tree()
         assert!(run.stderr.contains(said), "{said}\n{run:?}");
     }
 }
+
+/// A subagent's log (every entry a sidechain's) compacted alike: its lines
+/// are written in the first pass, which reads the log once more on meeting
+/// the boundary to know its summary.
+#[test]
+fn a_compacted_subagent_log_is_one_tree() {
+    let lines: Vec<String> = COMPACTED
+        .iter()
+        .map(|l| l.replace(r#""isSidechain":false"#, r#""isSidechain":true"#))
+        .collect();
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let out = import(&lines);
+    assert_eq!(out.lines().count(), COMPACTED.len(), "{out}");
+    assert_eq!(roots(&out), ["u1"], "{out}");
+    assert_eq!(
+        path_ids(&out),
+        ["u1", "a1", "r1", "a2", "cb", "cs", "u2", "a3"],
+        "{out}"
+    );
+    let texts = sent_texts(&out);
+    assert!(
+        texts[0].ends_with("the parser was fixed.\n</summary>"),
+        "{texts:?}"
+    );
+    assert_eq!(texts[1..], ["now the docs", "Docs done."], "{texts:?}");
+}

@@ -676,6 +676,8 @@ struct Boundary {
 struct BoundarySeen {
     line: usize,
     uuid: String,
+    /// Whether it is a sidechain's (a subagent's).
+    sidechain: bool,
     /// Its `logicalParentUuid`.
     logical: Option<String>,
     /// Whether an entry before it has the uuid `logical`.
@@ -701,9 +703,10 @@ struct BoundarySeen {
 /// boundary follows the entry the first kept one followed, as the kept ones
 /// follow the anchor. A boundary without a summary naming it, or whose
 /// logical parent is no entry before it, starts a new root as written, and
-/// is said. Only the main conversation's boundaries are read so (a
-/// sidechain's lines are written in the first pass, before these are
-/// known).
+/// is said. A sidechain's lines are written in the first pass: when it
+/// meets a sidechain's boundary the log is read once more (ids only) to
+/// know them then; a sidechain's compaction that keeps messages is left as
+/// written (that pass does not relink them).
 #[derive(Default)]
 struct Compactions {
     /// The compactions, by the boundary's line.
@@ -771,7 +774,7 @@ impl Preserved {
         let metadata = system
             .as_ref()
             .and_then(|e| Entry::object::<CompactMetadata<'_>>(e.compact_metadata));
-        if !entry.head.is_sidechain {
+        {
             let logical = system.as_ref().and_then(|e| e.logical_parent_uuid.clone());
             let logical_known = logical
                 .as_ref()
@@ -781,6 +784,7 @@ impl Preserved {
             self.compactions.push(BoundarySeen {
                 line: entry.line,
                 uuid: uuid.clone(),
+                sidechain: entry.head.is_sidechain,
                 logical,
                 logical_known,
                 reused,
@@ -831,7 +835,7 @@ impl Preserved {
     /// A main conversation's `user` entry with `isCompactSummary` naming a
     /// boundary as parent is that boundary's summary (the first one).
     fn see_summary(&mut self, entry: &Entry) {
-        if entry.kind() != "user" || entry.head.is_sidechain {
+        if entry.kind() != "user" {
             return;
         }
         let Some(&at) = entry
@@ -842,7 +846,8 @@ impl Preserved {
         else {
             return;
         };
-        if self.compactions[at].summary.is_some() {
+        let boundary = &self.compactions[at];
+        if boundary.summary.is_some() || boundary.sidechain != entry.head.is_sidechain {
             return;
         }
         let Some(fields) = loose::parse::<SummaryUserEntry<'_>>(&entry.text) else {
@@ -879,6 +884,7 @@ impl Preserved {
             let BoundarySeen {
                 line,
                 uuid,
+                sidechain,
                 logical,
                 logical_known,
                 reused,
@@ -895,6 +901,11 @@ impl Preserved {
                     "no summary follows it (no `isCompactSummary` user entry names it as parent)"
                         .to_owned(),
                 ),
+                // A sidechain's lines are written in the first pass, where
+                // kept messages are not relinked.
+                _ if sidechain && relinks.first_kept.contains_key(&line) => {
+                    Some("a sidechain's compaction that keeps messages".to_owned())
+                }
                 _ => None,
             };
             if let Some(why) = why {
@@ -1037,6 +1048,7 @@ pub(super) fn import<'s>(
     let mut written = 0;
     // The first pass also reads the preserved segments the second relinks.
     let mut preserved = Preserved::default();
+    let mut scanned = false;
     for sidechains in [true, false] {
         imported = Imported::default();
         let mut log = Log {
@@ -1069,6 +1081,20 @@ pub(super) fn import<'s>(
                 continue;
             };
             if sidechains {
+                if !scanned && entry.head.is_sidechain && is_boundary(&entry) {
+                    // A sidechain's compaction (a subagent's log) is
+                    // written in this pass: the log is read once more
+                    // (ids only) to know its summary.
+                    scanned = true;
+                    let mut scan = Preserved::default();
+                    for line in lines()? {
+                        if let Some(entry) = Entry::of(line?) {
+                            scan.see(&entry);
+                        }
+                    }
+                    let relinks = scan.relinks();
+                    log.compactions = scan.compactions(&relinks);
+                }
                 preserved.see(&entry);
             }
             log.line(entry, &mut imported)?;
@@ -1080,6 +1106,11 @@ pub(super) fn import<'s>(
     imported.lines = written;
     imported.said_if_empty("Claude Code");
     Ok(imported)
+}
+
+/// Whether `entry` is a compaction's `compact_boundary`.
+fn is_boundary(entry: &Entry) -> bool {
+    entry.kind() == "system" && entry.head.subtype.as_deref() == Some("compact_boundary")
 }
 
 /// The state of a log's conversion.
