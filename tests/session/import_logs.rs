@@ -21,6 +21,54 @@ pub(crate) const CLAUDE: &str = concat!(
     "\n",
 );
 
+/// A small compacted Claude Code log: a turn, the compaction's boundary
+/// (a root naming the turn as its logical parent, keeping the turn), its
+/// summary, a turn after the kept one.
+pub(crate) const CLAUDE_COMPACTED: &str = concat!(
+    r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"write a"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+    "\n",
+    r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"Wrote a."}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":9}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
+    "\n",
+    r#"{"parentUuid":null,"logicalParentUuid":"a1","isSidechain":false,"sessionId":"s","type":"system","subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{"trigger":"auto","preTokens":900,"preservedSegment":{"headUuid":"u1","anchorUuid":"cs","tailUuid":"a1"}},"uuid":"cb","timestamp":"2026-01-01T00:00:02.000Z"}"#,
+    "\n",
+    r#"{"parentUuid":"cb","isSidechain":false,"sessionId":"s","type":"user","isCompactSummary":true,"message":{"role":"user","content":[{"type":"text","text":"Summary: a was written."}]},"uuid":"cs","timestamp":"2026-01-01T00:00:03.000Z"}"#,
+    "\n",
+    r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"now b"},"uuid":"u2","timestamp":"2026-01-01T00:00:04.000Z"}"#,
+    "\n",
+    r#"{"parentUuid":"u2","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"Wrote b."}],"stop_reason":"end_turn","usage":{"input_tokens":9,"output_tokens":3}},"uuid":"a2","timestamp":"2026-01-01T00:00:05.000Z"}"#,
+    "\n",
+);
+
+/// A compacted Claude Code log opens as one tree: the compacted turn on the
+/// path to the leaf, the context starting at the summary. (The kept
+/// segment, `u1`…`a1`, is the whole history: it follows the summary, and
+/// the boundary is then a root, what the first kept message followed.)
+#[test]
+fn a_compacted_claude_code_log_opens_as_one_tree() {
+    let (_dir, path) = file(CLAUDE_COMPACTED);
+    let session = Session::open(&path).unwrap();
+    let ids: Vec<&str> = session
+        .path(None)
+        .unwrap()
+        .iter()
+        .filter_map(|e| e.id().map(|id| id.as_str()))
+        .collect();
+    assert_eq!(ids, ["cb", "cs", "u1", "a1", "u2", "a2"]);
+    assert_eq!(session.total_usage().output, 12);
+    let context = session.context(None).unwrap();
+    let sent = agentmsg::to_llm(&context.messages);
+    let texts: Vec<String> = sent
+        .iter()
+        .map(|m| match (m.as_user(), m.as_assistant()) {
+            (Some(u), _) => u.text(),
+            (_, Some(a)) => a.text_content(),
+            _ => String::new(),
+        })
+        .collect();
+    assert!(texts[0].contains("Summary: a was written."), "{texts:?}");
+    assert_eq!(texts[1..], ["write a", "Wrote a.", "now b", "Wrote b."]);
+}
+
 /// A small Codex rollout: a prompt, a call, its output, the answer.
 pub(crate) const CODEX: &str = concat!(
     r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w","model_provider":"openai"}}"#,
@@ -189,7 +237,7 @@ fn a_codex_call_keeps_the_order_of_its_arguments() {
 mod no_panic {
     use proptest::prelude::*;
 
-    use super::{CLAUDE, CODEX};
+    use super::{CLAUDE, CLAUDE_COMPACTED, CODEX};
     use agentmsg::import;
     use agentmsg::Session;
 
@@ -223,7 +271,7 @@ mod no_panic {
         #![proptest_config(ProptestConfig::with_cases(64))]
 
         #[test]
-        fn a_mutated_log_imports_and_opens_without_a_panic(log in prop_oneof![mutated(CLAUDE), mutated(CODEX)]) {
+        fn a_mutated_log_imports_and_opens_without_a_panic(log in prop_oneof![mutated(CLAUDE), mutated(CLAUDE_COMPACTED), mutated(CODEX)]) {
             let imported = import::import(log.as_bytes()).unwrap();
             let text = String::from_utf8(imported.text.clone()).unwrap();
             prop_assert_eq!(text.lines().count(), imported.lines);

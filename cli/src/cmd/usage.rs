@@ -5,7 +5,8 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use agentmsg_runtime::usage_report::{self, logs, Grouping, Options, Report};
+use agentmsg_runtime::store::StoreAddress;
+use agentmsg_runtime::usage_report::{self, logs, stores, Grouping, Options, Report};
 
 use crate::error::CliError;
 use crate::Outcome;
@@ -13,10 +14,11 @@ use crate::Outcome;
 /// The arguments of `agentmsg usage`.
 #[derive(Debug, clap::Args)]
 pub struct UsageArgs {
-    /// Logs, or folders searched for logs of any agent agentmsg reads; when
-    /// none, where the agents keep them (`CLAUDE_CONFIG_DIR` or
-    /// `~/.claude/projects`, `CODEX_HOME` or `~/.codex/sessions`,
-    /// `~/.pi/agent/sessions`).
+    /// Logs, folders searched for logs of any agent agentmsg reads, or
+    /// stores (`sqlite:PATH`, `postgres://USER@HOST/DB`, `dir:DIR`; every
+    /// session, or the one `#SESSION` names); when none, where the agents
+    /// keep them (`CLAUDE_CONFIG_DIR` or `~/.claude/projects`, `CODEX_HOME`
+    /// or `~/.codex/sessions`, `~/.pi/agent/sessions`).
     pub paths: Vec<PathBuf>,
     /// A row per day (the default).
     #[arg(long, group = "view")]
@@ -74,17 +76,35 @@ pub fn run(args: &UsageArgs) -> Result<Outcome, CliError> {
     } else {
         args.paths.clone()
     };
+    let report_error = |e| match e {
+        usage_report::ReportError::Read { path, source } => CliError::Read { path, source },
+        // A store's error names the store (its password left out).
+        usage_report::ReportError::Store {
+            source: source @ agentmsg_runtime::store::StoreError::Io { .. },
+            ..
+        } => crate::input::store_error(source),
+        store @ usage_report::ReportError::Store { .. } => {
+            CliError::Usage(crate::output::escape_controls(&store.to_string()).into_owned())
+        }
+        other => CliError::Usage(other.to_string()),
+    };
     let mut files = Vec::new();
+    let mut stored = Vec::new();
     for root in &roots {
+        if crate::input::is_store_address(root) {
+            let address = StoreAddress::resolve(&root.to_string_lossy())
+                .map_err(crate::input::store_error)?;
+            stored.extend(
+                crate::input::block_on(stores::read_store(&address))?.map_err(report_error)?,
+            );
+            continue;
+        }
         files.extend(logs::find_logs(root).map_err(|source| CliError::Read {
             path: root.clone(),
             source,
         })?);
     }
-    let report = Report::build(&files, &options).map_err(|e| match e {
-        usage_report::ReportError::Read { path, source } => CliError::Read { path, source },
-        other => CliError::Usage(other.to_string()),
-    })?;
+    let report = Report::build_with(&files, stored, &options).map_err(report_error)?;
     let mut out = crate::output::stdout();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &report.to_json())?;

@@ -25,6 +25,55 @@ fn sent(transcript: &str) -> Vec<String> {
         .collect()
 }
 
+/// The lines of a transcript, as JSON.
+fn lines_of(transcript: &str) -> Vec<serde_json::Value> {
+    transcript
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The ids of the transcript's roots (lines whose `parentId` is null).
+fn roots(transcript: &str) -> Vec<String> {
+    lines_of(transcript)
+        .iter()
+        .filter(|l| l["parentId"].is_null() && l.get("parentId").is_some())
+        .map(|l| l["id"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+/// The ids on the path from the root to the transcript's leaf.
+fn path_ids(transcript: &str) -> Vec<String> {
+    let session = Session::read(transcript.as_bytes()).unwrap();
+    let path = session.path(None).unwrap();
+    path.iter()
+        .filter_map(|e| e.id().map(|id| id.as_str().to_owned()))
+        .collect()
+}
+
+/// A compaction's summary as the model sees it (framed as pi frames it).
+fn framed(summary: &str) -> String {
+    format!(
+        "{}{summary}{}",
+        agentmsg_runtime::custom::COMPACTION_SUMMARY_PREFIX,
+        agentmsg_runtime::custom::COMPACTION_SUMMARY_SUFFIX
+    )
+}
+
+/// What the model sees at the transcript's leaf, as text a message.
+fn sent_texts(transcript: &str) -> Vec<String> {
+    let session = Session::read(transcript.as_bytes()).unwrap();
+    let context = session.context(None).unwrap();
+    to_llm(&context.messages)
+        .iter()
+        .map(|m| match (m.as_user(), m.as_assistant()) {
+            (Some(u), _) => u.text(),
+            (_, Some(a)) => a.text_content(),
+            _ => String::new(),
+        })
+        .collect()
+}
+
 /// Imports `lines` and checks the transcript, which must have no problem.
 fn import(lines: &[&str]) -> String {
     let dir = tempfile::tempdir().unwrap();
@@ -320,11 +369,14 @@ fn the_messages_a_compaction_keeps_follow_its_summary() {
         "the kept messages follow the summary\n{out}"
     );
     assert!(out.contains(r#""id":"u2","parentId":"cs""#), "{out}");
-    // The boundary (the summary's parent) is still written before it.
-    let boundary = out.find(r#""subtype":"compact_boundary""#).unwrap();
-    assert!(boundary < summary, "{out}");
-    // The compacted turn stays in the tree, a branch of its own.
-    assert!(out.contains("done one"), "{out}");
+    // The boundary, holding the summary, follows what the first kept
+    // message followed: the compacted turn stays on the path, one tree.
+    let lines = lines_of(&out);
+    let boundary = lines.iter().find(|l| l["id"] == "cb").unwrap();
+    assert_eq!(boundary["role"], "compactionSummary", "{out}");
+    assert_eq!(boundary["parentId"], "a1", "{out}");
+    assert_eq!(roots(&out), ["u1"], "{out}");
+    assert_eq!(path_ids(&out)[..3], ["u1", "a1", "cb"], "{out}");
 }
 
 /// A text citing what a web search found keeps its `citations`, as the
@@ -487,20 +539,11 @@ fn only_the_messages_a_compaction_keeps_follow_its_summary() {
         r#"{"parentUuid":"a3","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"four"},"uuid":"u4","timestamp":"2026-01-01T00:00:08.000Z"}"#,
         r#"{"parentUuid":"u4","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_4","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"done four"}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":1}},"uuid":"a4","timestamp":"2026-01-01T00:00:09.000Z"}"#,
     ]);
-    let session = Session::read(out.as_bytes()).unwrap();
-    let context = session.context(None).unwrap();
-    let texts: Vec<String> = to_llm(&context.messages)
-        .iter()
-        .map(|m| match (m.as_user(), m.as_assistant()) {
-            (Some(u), _) => u.text(),
-            (_, Some(a)) => a.text_content(),
-            _ => String::new(),
-        })
-        .collect();
+    assert_eq!(roots(&out), ["u1"], "{out}");
     assert_eq!(
-        texts,
+        sent_texts(&out),
         [
-            "Summary: one and two.",
+            &framed("Summary: one and two."),
             "three",
             "done three",
             "four",
@@ -704,4 +747,228 @@ fn one_hour_cache_writes_are_kept() {
         (300, 200),
         "{out}"
     );
+}
+
+/// A compacted session: the boundary (written as a root, its
+/// `logicalParentUuid` naming the reply before it) and the summary after it.
+const COMPACTED: &[&str] = &[
+    r#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"fix the parser"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+    r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","requestId":"req_1","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"p.rs"}}],"stop_reason":"tool_use","usage":{"input_tokens":100,"output_tokens":10,"cache_creation_input_tokens":40,"cache_read_input_tokens":7}},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}"#,
+    r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"fn parse() {}"}]},"uuid":"r1","timestamp":"2026-01-01T00:00:02.000Z"}"#,
+    r#"{"parentUuid":"r1","isSidechain":false,"sessionId":"s","type":"assistant","requestId":"req_2","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"Fixed."}],"stop_reason":"end_turn","usage":{"input_tokens":200,"output_tokens":20}},"uuid":"a2","timestamp":"2026-01-01T00:00:03.000Z"}"#,
+    r#"{"parentUuid":null,"logicalParentUuid":"a2","isSidechain":false,"sessionId":"s","type":"system","subtype":"compact_boundary","content":"Conversation compacted","level":"info","compactMetadata":{"trigger":"manual","preTokens":5000},"uuid":"cb","timestamp":"2026-01-01T00:00:04.000Z"}"#,
+    r#"{"parentUuid":"cb","isSidechain":false,"sessionId":"s","type":"user","isCompactSummary":true,"isVisibleInTranscriptOnly":true,"message":{"role":"user","content":"This session is being continued from a previous conversation. Summary: the parser was fixed."},"uuid":"cs","timestamp":"2026-01-01T00:00:05.000Z"}"#,
+    r#"{"parentUuid":"cs","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"now the docs"},"uuid":"u2","timestamp":"2026-01-01T00:00:06.000Z"}"#,
+    r#"{"parentUuid":"u2","isSidechain":false,"sessionId":"s","type":"assistant","requestId":"req_3","message":{"id":"msg_3","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"Docs done."}],"stop_reason":"end_turn","usage":{"input_tokens":300,"output_tokens":30}},"uuid":"a3","timestamp":"2026-01-01T00:00:07.000Z"}"#,
+];
+
+/// A compacted Claude Code session is one tree: the boundary is a
+/// `compactionSummary` of the summary after it, following the history it
+/// compacted, so that history is on the path to the leaf while the context
+/// there starts at the summary, then what follows. No line is lost: the
+/// boundary is in the summary's `details`, the summary's entry an
+/// `extension` line; the usage, the page and `check` are unchanged.
+#[test]
+fn a_compacted_session_is_one_tree() {
+    let out = import(COMPACTED);
+    assert_eq!(out.lines().count(), COMPACTED.len(), "{out}");
+    assert_eq!(roots(&out), ["u1"], "{out}");
+    assert_eq!(
+        path_ids(&out),
+        ["u1", "a1", "r1", "a2", "cb", "cs", "u2", "a3"],
+        "{out}"
+    );
+    let summary = "This session is being continued from a previous conversation. Summary: the parser was fixed.";
+    assert_eq!(
+        sent_texts(&out),
+        [
+            framed(summary),
+            "now the docs".to_owned(),
+            "Docs done.".to_owned()
+        ],
+        "{out}"
+    );
+    let lines = lines_of(&out);
+    let boundary = &lines[4];
+    assert_eq!(boundary["role"], "compactionSummary", "{out}");
+    assert_eq!(boundary["summary"], summary, "{out}");
+    assert_eq!(boundary["tokensBefore"], 5000, "{out}");
+    assert_eq!(boundary["parentId"], "a2", "{out}");
+    assert_eq!(
+        boundary["details"]["claudeCode"],
+        serde_json::from_str::<serde_json::Value>(COMPACTED[4]).unwrap(),
+        "{out}"
+    );
+    assert_eq!(lines[5]["role"], "extension", "{out}");
+    assert_eq!(lines[5]["kind"], "claude.user", "{out}");
+    assert_eq!(
+        lines[5]["data"],
+        serde_json::from_str::<serde_json::Value>(COMPACTED[5]).unwrap(),
+        "{out}"
+    );
+
+    // Every reply counted once, before and after the compaction, by the
+    // session and by `agentmsg usage` over the log alike.
+    let dir = tempfile::tempdir().unwrap();
+    common::write_lines(dir.path(), "session.jsonl", COMPACTED);
+    std::fs::write(dir.path().join("out.jsonl"), &out).unwrap();
+    let total = Session::read(out.as_bytes()).unwrap().total_usage();
+    assert_eq!(
+        (
+            total.input,
+            total.output,
+            total.cache_write,
+            total.cache_read
+        ),
+        (600, 60, 40, 7)
+    );
+    let usage = agentmsg_in(
+        dir.path(),
+        &["usage", "--session", "--json", "session.jsonl"],
+    );
+    assert_eq!(usage.code, 0, "{usage:?}");
+    let report: serde_json::Value = serde_json::from_str(&usage.stdout).unwrap();
+    assert_eq!(report["totals"]["inputTokens"], 600, "{report:#}");
+    assert_eq!(report["totals"]["outputTokens"], 60, "{report:#}");
+    assert_eq!(report["totals"]["cacheCreationTokens"], 40, "{report:#}");
+    assert_eq!(report["totals"]["cacheReadTokens"], 7, "{report:#}");
+
+    // The page shows the compacted history and the summary.
+    let run = agentmsg_in(
+        dir.path(),
+        &["export", "out.jsonl", "--html", "-o", "page.html"],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    let page = std::fs::read_to_string(dir.path().join("page.html")).unwrap();
+    assert!(page.contains("fix the parser"), "the compacted history");
+    assert!(page.contains("the parser was fixed"), "the summary");
+    // `context` over the log itself (imported as it is read) alike.
+    let context = agentmsg_in(dir.path(), &["context", "session.jsonl"]);
+    assert_eq!(context.code, 0, "{context:?}");
+    assert_eq!(context.stdout.lines().count(), 3, "{context:?}");
+}
+
+/// A boundary that cannot join the history it compacted starts a new root
+/// as written (today's reading), and is said with its line: one that no
+/// summary follows, and one whose `logicalParentUuid` names no entry.
+#[test]
+fn a_boundary_that_cannot_join_its_history_is_a_root_and_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut no_summary: Vec<String> = COMPACTED.iter().map(|l| (*l).to_owned()).collect();
+    no_summary[5] = no_summary[5].replace(r#""isCompactSummary":true,"#, "");
+    let mut no_parent: Vec<String> = COMPACTED.iter().map(|l| (*l).to_owned()).collect();
+    no_parent[4] = no_parent[4].replace(
+        r#""logicalParentUuid":"a2""#,
+        r#""logicalParentUuid":"nobody""#,
+    );
+    for (lines, why) in [
+        (no_summary, "no summary follows it"),
+        (
+            no_parent,
+            "`logicalParentUuid` `nobody` names no entry before it",
+        ),
+    ] {
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        common::write_lines(dir.path(), "session.jsonl", &lines);
+        let run = agentmsg_in(dir.path(), &["import", "session.jsonl", "-o", "out.jsonl"]);
+        assert_eq!(run.code, 0, "{run:?}");
+        assert!(
+            run.stderr
+                .contains("session.jsonl:5: warning[compact-boundary]"),
+            "{run:?}"
+        );
+        assert!(run.stderr.contains(why), "{run:?}");
+        let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+        assert_eq!(out.lines().count(), COMPACTED.len(), "{out}");
+        assert_eq!(roots(&out), ["u1", "cb"], "{out}");
+        assert!(out.contains(r#""kind":"claude.system""#), "{out}");
+        assert!(!out.contains("compactionSummary"), "{out}");
+        // The context starts at the boundary, Claude Code's summary sent as
+        // the user message it is.
+        let texts = sent_texts(&out);
+        assert!(
+            texts[0].starts_with("This session is being continued"),
+            "{texts:?}"
+        );
+        assert_eq!(texts.len(), 3, "{texts:?}");
+    }
+}
+
+/// The compacted Claude Code logs of the conformance data: the one whose
+/// boundary has its summary is one tree (the rewound branch it compacted on
+/// the path, the context starting at the summary); the other's boundaries
+/// (one no summary names, one reusing a uuid) are said at their lines.
+#[test]
+fn the_compacted_claude_code_logs_of_the_conformance_data_are_read_as_one_tree() {
+    let Some(data) = common::conformance_or_skip(None) else {
+        return;
+    };
+    let root = data.join("transcripts/claude-code");
+    let dir = tempfile::tempdir().unwrap();
+    let log = root.join("claude-code-log-fixtures/dag_compact_after_rewind.jsonl");
+    let text = std::fs::read_to_string(&log).unwrap();
+    std::fs::write(dir.path().join("dag.jsonl"), &text).unwrap();
+    let run = agentmsg_in(dir.path(), &["import", "dag.jsonl", "-o", "dag.out.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(!run.stderr.contains("compact-boundary"), "{run:?}");
+    let out = std::fs::read_to_string(dir.path().join("dag.out.jsonl")).unwrap();
+    assert_eq!(out.lines().count(), text.lines().count(), "{out}");
+    assert_eq!(roots(&out), ["u1"], "{out}");
+    assert_eq!(
+        path_ids(&out),
+        ["u1", "a1", "b2u", "b2a", "b2u2", "b2a2", "cb", "cs", "p1u", "p1a"],
+        "{out}"
+    );
+    assert_eq!(
+        sent_texts(&out),
+        [
+            framed("This session is being continued from a previous conversation that ran out of context. Summary: the user asked for a plan."),
+            "After compaction".to_owned(),
+            "Final answer".to_owned()
+        ],
+        "{out}"
+    );
+    let check = agentmsg_in(dir.path(), &["check", "dag.out.jsonl"]);
+    assert_eq!(check.code, 0, "{check:?}");
+
+    let log = root.join("agent-sessions-stage0/small.jsonl");
+    let text = std::fs::read_to_string(&log).unwrap();
+    std::fs::write(dir.path().join("small.jsonl"), &text).unwrap();
+    let run = agentmsg_in(
+        dir.path(),
+        &["import", "small.jsonl", "-o", "small.out.jsonl"],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    for said in [
+        "small.jsonl:21: warning[compact-boundary]: a compaction's boundary left as written, a root: no summary follows it",
+        "small.jsonl:51: warning[compact-boundary]: a compaction's boundary left as written, a root: its uuid",
+    ] {
+        assert!(run.stderr.contains(said), "{said}\n{run:?}");
+    }
+}
+
+/// A subagent's log (every entry a sidechain's) compacted alike: its lines
+/// are written in the first pass, which reads the log once more on meeting
+/// the boundary to know its summary.
+#[test]
+fn a_compacted_subagent_log_is_one_tree() {
+    let lines: Vec<String> = COMPACTED
+        .iter()
+        .map(|l| l.replace(r#""isSidechain":false"#, r#""isSidechain":true"#))
+        .collect();
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let out = import(&lines);
+    assert_eq!(out.lines().count(), COMPACTED.len(), "{out}");
+    assert_eq!(roots(&out), ["u1"], "{out}");
+    assert_eq!(
+        path_ids(&out),
+        ["u1", "a1", "r1", "a2", "cb", "cs", "u2", "a3"],
+        "{out}"
+    );
+    let texts = sent_texts(&out);
+    assert!(
+        texts[0].ends_with("the parser was fixed.\n</summary>"),
+        "{texts:?}"
+    );
+    assert_eq!(texts[1..], ["now the docs", "Docs done."], "{texts:?}");
 }

@@ -345,3 +345,168 @@ fn since_and_until_keep_the_days_between_them() {
         );
     }
 }
+
+/// A generated Claude Code log of one session: two responses (one split
+/// around its tool result), with 1-hour cache writes.
+fn claude_log(session: &str, scale: u64) -> Vec<String> {
+    let usage = |i: u64, o: u64| {
+        format!(
+            r#"{{"input_tokens":{},"output_tokens":{},"cache_creation_input_tokens":{},"cache_read_input_tokens":{},"cache_creation":{{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":{}}}}}"#,
+            i * scale,
+            o * scale,
+            40 * scale,
+            7 * scale,
+            40 * scale
+        )
+    };
+    vec![
+        format!(
+            r#"{{"parentUuid":null,"isSidechain":false,"sessionId":"{session}","type":"user","message":{{"role":"user","content":"fix it"}},"uuid":"{session}-u1","timestamp":"2026-01-01T10:00:00.000Z"}}"#
+        ),
+        format!(
+            r#"{{"parentUuid":"{session}-u1","isSidechain":false,"sessionId":"{session}","type":"assistant","requestId":"req_{session}_1","message":{{"id":"msg_{session}_1","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{{"type":"tool_use","id":"t1","name":"Read","input":{{"file_path":"a"}}}}],"stop_reason":"tool_use","usage":{}}},"uuid":"{session}-a1","timestamp":"2026-01-01T10:00:01.000Z"}}"#,
+            usage(100, 10)
+        ),
+        format!(
+            r#"{{"parentUuid":"{session}-a1","isSidechain":false,"sessionId":"{session}","type":"user","message":{{"role":"user","content":[{{"tool_use_id":"t1","type":"tool_result","content":"no such file","is_error":true}}]}},"uuid":"{session}-r1","timestamp":"2026-01-01T10:00:02.000Z"}}"#
+        ),
+        format!(
+            r#"{{"parentUuid":"{session}-r1","isSidechain":false,"sessionId":"{session}","type":"assistant","requestId":"req_{session}_2","message":{{"id":"msg_{session}_2","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{{"type":"text","text":"Done."}}],"stop_reason":"end_turn","usage":{}}},"uuid":"{session}-a2","timestamp":"2026-01-02T10:00:03.000Z"}}"#,
+            usage(200, 20)
+        ),
+    ]
+}
+
+/// Imports the logs `a` and `b` into the store at `address` (`#a`, `#b`
+/// after it) and checks `usage` over the store against `usage` over the
+/// logs: per session, the four token counts, the cost and the tool errors;
+/// and over `#a` alone, session `a` only.
+fn usage_over_store_agrees_with_the_logs(dir: &Path, address: &str, a: &str, b: &str) {
+    for (session, name) in [(a, "a"), (b, "b")] {
+        let lines = claude_log(session, if name == "a" { 1 } else { 3 });
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        common::write_lines(dir, &format!("{session}.jsonl"), &lines);
+        let run = common::agentmsg_in(
+            dir,
+            &[
+                "import",
+                &format!("{session}.jsonl"),
+                "-o",
+                &format!("{address}#{session}"),
+            ],
+        );
+        assert_eq!(run.code, 0, "{run:?}");
+    }
+    let report = |args: &[&str]| -> Value {
+        let mut all = vec!["usage", "--session", "--json", "--timezone", "UTC"];
+        all.extend_from_slice(args);
+        let run = common::agentmsg_in(dir, &all);
+        assert_eq!(run.code, 0, "{run:?}");
+        serde_json::from_str(&run.stdout).unwrap()
+    };
+    let (log_a, log_b) = (format!("{a}.jsonl"), format!("{b}.jsonl"));
+    let logs = report(&[&log_a, &log_b]);
+    let whole = report(&[address]);
+    let from_logs = rows(&logs, "sessions", "sessionId");
+    let from_store = rows(&whole, "sessions", "sessionId");
+    assert_eq!(from_store.keys().collect::<Vec<_>>(), [a, b], "{whole:#}");
+    for (session, row) in &from_logs {
+        let stored = from_store[session];
+        assert_eq!(figures(stored), figures(row), "{session}: {whole:#}");
+        assert!(figures(stored).1.is_some_and(|c| c > 0.0), "{whole:#}");
+        assert_eq!(stored["toolErrors"], row["toolErrors"], "{whole:#}");
+    }
+    assert_eq!(figures(&whole["totals"]), figures(&logs["totals"]));
+    assert_eq!(whole["totals"]["inputTokens"], 1200, "{whole:#}");
+    let one = report(&[&format!("{address}#{a}")]);
+    let one = rows(&one, "sessions", "sessionId");
+    assert_eq!(one.keys().collect::<Vec<_>>(), [a]);
+    assert_eq!(figures(one[a]), figures(from_logs[a]));
+}
+
+/// `usage` reads a store given by its address, as other commands do: every
+/// session of an SQLite store, or the one after `#`; its figures are those
+/// of the logs the sessions were imported from. A store that is not there
+/// is an error naming it, and nothing is created.
+#[test]
+fn usage_reads_the_sessions_of_an_sqlite_store() {
+    let dir = tempfile::tempdir().unwrap();
+    usage_over_store_agrees_with_the_logs(dir.path(), "sqlite:store.db", "a", "b");
+    let run = common::agentmsg_in(dir.path(), &["usage", "--json", "sqlite:none.db"]);
+    assert_ne!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains("none.db"), "{run:?}");
+    assert!(!dir.path().join("none.db").exists());
+    let run = common::agentmsg_in(dir.path(), &["usage", "--json", "sqlite:store.db#nope"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("sqlite:store.db: session `nope` not found"),
+        "{run:?}"
+    );
+}
+
+/// The same over a PostgreSQL store (the server `.ci/run` starts, at
+/// `AGENTMSG_PG_URL`), one session by its address; skipped loudly without
+/// it, a failure under CI.
+#[test]
+fn usage_reads_the_sessions_of_a_postgres_store() {
+    let Ok(url) = std::env::var("AGENTMSG_PG_URL") else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "AGENTMSG_PG_URL is not set but CI is: the PostgreSQL tests must run"
+        );
+        eprintln!("\n*** SKIPPED usage_reads_the_sessions_of_a_postgres_store: AGENTMSG_PG_URL is not set ***\n");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let (a, b) = (
+        format!("usage-a-{}-{stamp}", std::process::id()),
+        format!("usage-b-{}-{stamp}", std::process::id()),
+    );
+    for session in [&a, &b] {
+        let lines = claude_log(session, 2);
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        common::write_lines(dir.path(), &format!("{session}.jsonl"), &lines);
+        let run = common::agentmsg_in(
+            dir.path(),
+            &[
+                "import",
+                &format!("{session}.jsonl"),
+                "-o",
+                &format!("{url}#{session}"),
+            ],
+        );
+        assert_eq!(run.code, 0, "{run:?}");
+        let report = |path: &str| -> Value {
+            let run = common::agentmsg_in(
+                dir.path(),
+                &["usage", "--session", "--json", "--timezone", "UTC", path],
+            );
+            assert_eq!(run.code, 0, "{run:?}");
+            serde_json::from_str(&run.stdout).unwrap()
+        };
+        let stored = report(&format!("{url}#{session}"));
+        let logged = report(&format!("{session}.jsonl"));
+        let stored_rows = rows(&stored, "sessions", "sessionId");
+        assert_eq!(stored_rows.keys().collect::<Vec<_>>(), [session]);
+        assert_eq!(
+            figures(stored_rows[session.as_str()]),
+            figures(rows(&logged, "sessions", "sessionId")[session.as_str()]),
+            "{stored:#}"
+        );
+        // A password in the address is never shown.
+        let password = url
+            .split_once("://")
+            .and_then(|(_, rest)| rest.split_once('@'))
+            .and_then(|(user, _)| user.split_once(':'))
+            .map(|(_, password)| password)
+            .filter(|p| p.len() >= 4);
+        if let Some(password) = password {
+            assert!(!serde_json::to_string(&stored).unwrap().contains(password));
+        }
+    }
+}

@@ -45,9 +45,17 @@
 //!   agentmsg's `image` and `document` blocks.
 //! - `isMeta` user entries (Claude Code's caveats and command output) are sent
 //!   to the model as Claude Code sends them, so they are user messages too.
-//! - A compaction (`system` entry of subtype `compact_boundary`, a root) is kept
-//!   as an `extension` line, and the summary after it is the user message
-//!   Claude Code sends; the tree then starts over there, as it does for Claude.
+//! - A compaction (a `system` entry of subtype `compact_boundary`, written
+//!   as a root, its `logicalParentUuid` naming what it follows, then a user
+//!   entry with `isCompactSummary`, the summary Claude Code sends from then
+//!   on) is a `compactionSummary` line of that summary, the boundary entry
+//!   in its `details` (`claudeCode`), following the history it compacted:
+//!   the session is one tree, and the context at a leaf after it starts at
+//!   the summary (framed as agentmsg and pi frame a compaction's summary),
+//!   then what follows. The summary's entry is an `extension` line. A
+//!   boundary without a summary, or whose logical parent is no entry before
+//!   it, starts a new root as written, and is said (`compact-boundary`);
+//!   see `Compactions`.
 //! - A compaction that keeps the last messages (its `compactMetadata` has
 //!   `preservedMessages`, the kept entries, or a `preservedSegment`,
 //!   `headUuid`…`tailUuid`, all written before the boundary, and
@@ -93,6 +101,7 @@ use serde_json::Value;
 use super::detect::{LogLine, LogLines};
 use super::{extension_line, iso_millis, loose, message_line};
 use super::{ImportError, ImportWarning, Imported, WarningCode};
+use crate::custom::CompactionSummary;
 use crate::message::MediaSource;
 use crate::message::RawJson;
 use crate::providers::anthropic;
@@ -254,6 +263,8 @@ struct SummaryEntry<'a> {
 struct SystemEntry<'a> {
     #[serde(default, borrow)]
     compact_metadata: Option<&'a RawValue>,
+    #[serde(default, deserialize_with = "loose::string")]
+    logical_parent_uuid: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -263,6 +274,19 @@ struct CompactMetadata<'a> {
     preserved_segment: Option<&'a RawValue>,
     #[serde(default, borrow)]
     preserved_messages: Option<&'a RawValue>,
+    #[serde(default)]
+    pre_tokens: Option<Value>,
+}
+
+/// A `user` entry as far as telling a compaction's summary: its
+/// `isCompactSummary` and its message.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SummaryUserEntry<'a> {
+    #[serde(default, deserialize_with = "loose::flag")]
+    is_compact_summary: bool,
+    #[serde(default, borrow)]
+    message: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -439,6 +463,7 @@ const ENTRY: &[loose::Field] = &[
     ("subtype", Str),
     ("isMeta", Bool),
     ("isApiErrorMessage", Bool),
+    ("isCompactSummary", Bool),
     ("leafUuid", Str),
     ("summary", Str),
     (
@@ -459,6 +484,7 @@ const ENTRY: &[loose::Field] = &[
     (
         "compactMetadata",
         Obj(&[
+            ("preTokens", Num),
             (
                 "preservedSegment",
                 Obj(&[("headUuid", Str), ("anchorUuid", Str), ("tailUuid", Str)]),
@@ -628,14 +654,76 @@ struct Preserved {
     parent: HashMap<String, Option<String>>,
     /// Each boundary's segment and kept messages.
     boundaries: Vec<Boundary>,
+    /// Each `compact_boundary` of the main conversation, in order
+    /// ([`Compactions`]).
+    compactions: Vec<BoundarySeen>,
+    /// The index in `compactions` of the last boundary of each uuid, which
+    /// a summary names as parent.
+    boundary_at: HashMap<String, usize>,
 }
 
 /// What one `compact_boundary` preserved.
 struct Boundary {
+    /// Its line in the log.
+    line: usize,
     /// Its `preservedSegment`.
     segment: Option<Segment>,
     /// Its `preservedMessages`.
     kept: Option<Kept>,
+}
+
+/// A `compact_boundary` of the main conversation, as the first pass saw it.
+struct BoundarySeen {
+    line: usize,
+    uuid: String,
+    /// Whether it is a sidechain's (a subagent's).
+    sidechain: bool,
+    /// Its `logicalParentUuid`.
+    logical: Option<String>,
+    /// Whether an entry before it has the uuid `logical`.
+    logical_known: bool,
+    /// Whether an entry before it has its uuid.
+    reused: bool,
+    /// `compactMetadata.preTokens`.
+    tokens_before: u64,
+    /// The summary after it: its line and text.
+    summary: Option<(usize, String)>,
+}
+
+/// Claude Code's compactions, made one tree. Claude Code writes a
+/// compaction as a `compact_boundary` entry without a parent (its
+/// `logicalParentUuid` names the entry it follows) and a user entry with
+/// `isCompactSummary`, the summary it sends from then on, whose parent is
+/// the boundary. The boundary becomes a `compactionSummary` line holding
+/// that summary (and the entry itself in its `details`, `claudeCode`),
+/// whose parent is the logical parent, so the compacted history stays on
+/// the path while the context at a leaf after it starts at the summary; the
+/// summary's entry becomes an `extension` line (the model sees the summary
+/// once). When the compaction kept the last messages ([`Preserved`]) the
+/// boundary follows the entry the first kept one followed, as the kept ones
+/// follow the anchor. A boundary without a summary naming it, or whose
+/// logical parent is no entry before it, starts a new root as written, and
+/// is said. A sidechain's lines are written in the first pass: when it
+/// meets a sidechain's boundary the log is read once more (ids only) to
+/// know them then; a sidechain's compaction that keeps messages is left as
+/// written (that pass does not relink them).
+#[derive(Default)]
+struct Compactions {
+    /// The compactions, by the boundary's line.
+    made: HashMap<usize, Compaction>,
+    /// The lines of the summaries the compactions hold.
+    summaries: HashSet<usize>,
+    /// The boundaries left as written, by line, with why.
+    not_made: HashMap<usize, String>,
+}
+
+/// A boundary read as a compaction.
+struct Compaction {
+    /// The entry it follows (none: a root, where the first kept message was
+    /// one).
+    parent: Option<String>,
+    summary: String,
+    tokens_before: u64,
 }
 
 /// A `preservedSegment`: the kept entries from `head` to `tail`, which
@@ -659,6 +747,9 @@ struct Kept {
 struct Relinks {
     parent: HashMap<String, String>,
     anchors: HashSet<String>,
+    /// The first kept message of each boundary (by line) whose kept
+    /// messages are relinked.
+    first_kept: HashMap<usize, String>,
 }
 
 impl Preserved {
@@ -666,6 +757,8 @@ impl Preserved {
         let Some(uuid) = &entry.head.uuid else {
             return;
         };
+        let reused = self.parent.contains_key(uuid);
+        self.see_summary(entry);
         let parent = entry.head.parent_uuid.clone();
         match self.parent.get_mut(uuid) {
             Some(known @ None) => *known = parent,
@@ -674,12 +767,36 @@ impl Preserved {
                 self.parent.insert(uuid.clone(), parent);
             }
         }
-        if entry.head.subtype.as_deref() != Some("compact_boundary") {
+        if entry.head.subtype.as_deref() != Some("compact_boundary") || entry.kind() != "system" {
             return;
         }
-        let Some(metadata) = loose::parse::<SystemEntry<'_>>(&entry.text)
-            .and_then(|e| Entry::object::<CompactMetadata<'_>>(e.compact_metadata))
-        else {
+        let system = loose::parse::<SystemEntry<'_>>(&entry.text);
+        let metadata = system
+            .as_ref()
+            .and_then(|e| Entry::object::<CompactMetadata<'_>>(e.compact_metadata));
+        {
+            let logical = system.as_ref().and_then(|e| e.logical_parent_uuid.clone());
+            let logical_known = logical
+                .as_ref()
+                .is_some_and(|l| l != uuid && self.parent.contains_key(l));
+            self.boundary_at
+                .insert(uuid.clone(), self.compactions.len());
+            self.compactions.push(BoundarySeen {
+                line: entry.line,
+                uuid: uuid.clone(),
+                sidechain: entry.head.is_sidechain,
+                logical,
+                logical_known,
+                reused,
+                tokens_before: metadata
+                    .as_ref()
+                    .and_then(|m| m.pre_tokens.as_ref())
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0),
+                summary: None,
+            });
+        }
+        let Some(metadata) = metadata else {
             return;
         };
         let segment = Entry::object::<WireSegment>(metadata.preserved_segment).and_then(|s| {
@@ -707,13 +824,149 @@ impl Preserved {
             })
         });
         if segment.is_some() || kept.is_some() {
-            self.boundaries.push(Boundary { segment, kept });
+            self.boundaries.push(Boundary {
+                line: entry.line,
+                segment,
+                kept,
+            });
         }
+    }
+
+    /// A main conversation's `user` entry with `isCompactSummary` naming a
+    /// boundary as parent is that boundary's summary (the first one).
+    fn see_summary(&mut self, entry: &Entry) {
+        if entry.kind() != "user" {
+            return;
+        }
+        let Some(&at) = entry
+            .head
+            .parent_uuid
+            .as_ref()
+            .and_then(|p| self.boundary_at.get(p))
+        else {
+            return;
+        };
+        let boundary = &self.compactions[at];
+        if boundary.summary.is_some() || boundary.sidechain != entry.head.is_sidechain {
+            return;
+        }
+        let Some(fields) = loose::parse::<SummaryUserEntry<'_>>(&entry.text) else {
+            return;
+        };
+        if !fields.is_compact_summary {
+            return;
+        }
+        let Some(message) = Entry::object::<WireUser<'_>>(fields.message) else {
+            return;
+        };
+        let text = match WireContent::of(message.content) {
+            WireContent::Text(text) => text,
+            WireContent::Blocks(blocks) => blocks
+                .iter()
+                .filter(|b| BlockHead::of(b).as_deref() == Some("text"))
+                .filter_map(|b| loose::parse::<TextBlock>(b.get()).and_then(|t| t.text))
+                .collect::<Vec<_>>()
+                .join("\n\n"),
+            WireContent::None => String::new(),
+        };
+        if !text.is_empty() {
+            self.compactions[at].summary = Some((entry.line, text));
+        }
+    }
+
+    /// The compactions made one tree, and the boundaries left as written
+    /// ([`Compactions`]), once `relinks` are known.
+    fn compactions(&mut self, relinks: &Relinks) -> Compactions {
+        let mut out = Compactions::default();
+        // The parents the relinks and the compactions made so far give.
+        let mut moved: HashMap<String, Option<String>> = HashMap::new();
+        for seen in std::mem::take(&mut self.compactions) {
+            let BoundarySeen {
+                line,
+                uuid,
+                sidechain,
+                logical,
+                logical_known,
+                reused,
+                tokens_before,
+                summary,
+            } = seen;
+            let why = match (&logical, &summary) {
+                _ if reused => Some(format!("its uuid `{uuid}` is an earlier entry's")),
+                (None, _) => Some("it has no `logicalParentUuid`".to_owned()),
+                (Some(l), _) if !logical_known => Some(format!(
+                    "its `logicalParentUuid` `{l}` names no entry before it"
+                )),
+                (_, None) => Some(
+                    "no summary follows it (no `isCompactSummary` user entry names it as parent)"
+                        .to_owned(),
+                ),
+                // A sidechain's lines are written in the first pass, where
+                // kept messages are not relinked.
+                _ if sidechain && relinks.first_kept.contains_key(&line) => {
+                    Some("a sidechain's compaction that keeps messages".to_owned())
+                }
+                _ => None,
+            };
+            if let Some(why) = why {
+                out.not_made.insert(line, why);
+                continue;
+            }
+            let (Some(logical), Some((summary_line, summary))) = (logical, summary) else {
+                continue;
+            };
+            // When its kept messages follow the summary, the boundary
+            // follows what the first of them followed.
+            let parent = match relinks.first_kept.get(&line) {
+                Some(first) => self.parent.get(first).cloned().flatten(),
+                None => Some(logical),
+            };
+            let parent_of = |u: &str| -> Option<String> {
+                moved
+                    .get(u)
+                    .cloned()
+                    .or_else(|| relinks.parent.get(u).cloned().map(Some))
+                    .unwrap_or_else(|| self.parent.get(u).cloned().flatten())
+            };
+            let mut at = parent.clone();
+            let mut looped = false;
+            for _ in 0..=self.parent.len() {
+                match at {
+                    Some(u) if u == uuid => {
+                        looped = true;
+                        break;
+                    }
+                    Some(u) => at = parent_of(&u),
+                    None => break,
+                }
+            }
+            if looped {
+                out.not_made.insert(
+                    line,
+                    format!(
+                        "following `{}` would make the tree a loop",
+                        parent.as_deref().unwrap_or_default()
+                    ),
+                );
+                continue;
+            }
+            moved.insert(uuid, parent.clone());
+            out.summaries.insert(summary_line);
+            out.made.insert(
+                line,
+                Compaction {
+                    parent,
+                    summary,
+                    tokens_before,
+                },
+            );
+        }
+        out
     }
 
     /// What to relink: the kept messages when all are in the log, else the
     /// segment's head when its tail leads back to it.
-    fn relinks(self) -> Relinks {
+    fn relinks(&self) -> Relinks {
         let mut relinks = Relinks::default();
         // The anchor and its ancestors: a kept entry among them would make
         // the relinked tree a loop.
@@ -725,7 +978,12 @@ impl Preserved {
             }
             seen
         };
-        for Boundary { segment, kept } in &self.boundaries {
+        for Boundary {
+            line,
+            segment,
+            kept,
+        } in &self.boundaries
+        {
             if let Some(Kept { anchor, uuids }) = kept {
                 let above = ancestry(anchor);
                 let whole = !uuids.is_empty()
@@ -740,6 +998,7 @@ impl Preserved {
                         previous = uuid;
                     }
                     relinks.anchors.insert(anchor.clone());
+                    relinks.first_kept.insert(*line, uuids[0].clone());
                     continue;
                 }
             }
@@ -758,6 +1017,7 @@ impl Preserved {
                 if at == head {
                     relinks.parent.insert(head.clone(), anchor.clone());
                     relinks.anchors.insert(anchor.clone());
+                    relinks.first_kept.insert(*line, head.clone());
                     break;
                 }
                 match self.parent.get(at) {
@@ -788,6 +1048,7 @@ pub(super) fn import<'s>(
     let mut written = 0;
     // The first pass also reads the preserved segments the second relinks.
     let mut preserved = Preserved::default();
+    let mut scanned = false;
     for sidechains in [true, false] {
         imported = Imported::default();
         let mut log = Log {
@@ -795,7 +1056,10 @@ pub(super) fn import<'s>(
             ..Log::default()
         };
         if !sidechains {
-            log.relinked(std::mem::take(&mut preserved).relinks());
+            let relinks = preserved.relinks();
+            log.compactions = preserved.compactions(&relinks);
+            log.relinked(relinks);
+            preserved = Preserved::default();
         }
         let mut write = |log: &mut Log| -> Result<(), ImportError> {
             let lines = if sidechains {
@@ -817,6 +1081,20 @@ pub(super) fn import<'s>(
                 continue;
             };
             if sidechains {
+                if !scanned && entry.head.is_sidechain && is_boundary(&entry) {
+                    // A sidechain's compaction (a subagent's log) is
+                    // written in this pass: the log is read once more
+                    // (ids only) to know its summary.
+                    scanned = true;
+                    let mut scan = Preserved::default();
+                    for line in lines()? {
+                        if let Some(entry) = Entry::of(line?) {
+                            scan.see(&entry);
+                        }
+                    }
+                    let relinks = scan.relinks();
+                    log.compactions = scan.compactions(&relinks);
+                }
                 preserved.see(&entry);
             }
             log.line(entry, &mut imported)?;
@@ -828,6 +1106,11 @@ pub(super) fn import<'s>(
     imported.lines = written;
     imported.said_if_empty("Claude Code");
     Ok(imported)
+}
+
+/// Whether `entry` is a compaction's `compact_boundary`.
+fn is_boundary(entry: &Entry) -> bool {
+    entry.kind() == "system" && entry.head.subtype.as_deref() == Some("compact_boundary")
 }
 
 /// The state of a log's conversion.
@@ -862,6 +1145,9 @@ struct Log {
     /// The entries a compaction kept, with the parent each takes
     /// ([`Preserved`]).
     relink: HashMap<String, String>,
+    /// The compactions made one tree ([`Compactions`]; known in the
+    /// second pass).
+    compactions: Compactions,
     /// The line of the log being converted.
     at: usize,
     /// Whether fields of the wrong JSON type are said (in the pass whose
@@ -1085,6 +1371,13 @@ impl Log {
                     .push(ImportWarning::warning(line, WarningCode::BadValue, wrong));
             }
         }
+        if let Some(why) = self.compactions.not_made.remove(&line) {
+            imported.warnings.push(ImportWarning::warning(
+                line,
+                WarningCode::CompactBoundary,
+                format!("a compaction's boundary left as written, a root: {why}"),
+            ));
+        }
         let Some(uuid) = entry.head.uuid.clone() else {
             return self.entry(entry, imported);
         };
@@ -1106,6 +1399,10 @@ impl Log {
                 // message before it, as Claude Code relinks it.
                 if let Some(parent) = relinked_to {
                     entry.head.parent_uuid = Some(parent);
+                }
+                // A compaction's boundary follows the history it compacted.
+                if let Some(compaction) = self.compactions.made.get(&line) {
+                    entry.head.parent_uuid = compaction.parent.clone();
                 }
                 self.entry(entry, imported)
             }
@@ -1155,6 +1452,13 @@ impl Log {
 
     /// Converts an entry other than a piece of a response, by its type.
     fn convert(&mut self, entry: &Entry, imported: &mut Imported) -> Result<(), ImportError> {
+        if let Some(compaction) = self.compactions.made.remove(&entry.line) {
+            return self.compaction(entry, compaction, imported);
+        }
+        if self.compactions.summaries.remove(&entry.line) {
+            // The summary its compaction holds: sent there, kept here.
+            return self.other(entry, imported);
+        }
         match (entry.kind(), entry.head.uuid.is_some()) {
             ("user", true) => self.user(entry, imported),
             ("attachment", true) => self.attachment(entry, imported),
@@ -1457,6 +1761,37 @@ impl Log {
         let line = OutLine::message(message, &uuid, parent)?;
         self.out.push(entry.head.is_sidechain, line);
         self.alias.own(&uuid);
+        Ok(())
+    }
+
+    /// A compaction's `compact_boundary` entry ([`Compactions`]): a
+    /// `compactionSummary` line of its summary, the entry in its `details`
+    /// (`claudeCode`), following the history it compacted.
+    fn compaction(
+        &mut self,
+        entry: &Entry,
+        compaction: Compaction,
+        imported: &mut Imported,
+    ) -> Result<(), ImportError> {
+        let uuid = entry.head.uuid.clone().unwrap_or_default();
+        let parent = self.placed(entry, None, false).parent;
+        let boundary: Value = serde_json::from_str(&entry.text)?;
+        let mut summary = crate::custom::AppMessage::new(CompactionSummary {
+            summary: compaction.summary,
+            tokens_before: compaction.tokens_before,
+            first_kept_id: None,
+            timestamp: entry.millis(),
+            details: Some(serde_json::json!({ "claudeCode": boundary })),
+        });
+        summary.id = Some(MessageId::from(uuid.as_str()));
+        summary.parent_id = parent.clone();
+        let line = OutLine {
+            text: crate::AgentMessage::Custom(summary).to_line()?,
+            id: Some(uuid),
+            parent,
+        };
+        self.out.push(entry.head.is_sidechain, line);
+        imported.summaries += 1;
         Ok(())
     }
 

@@ -157,6 +157,10 @@ pub enum WarningCode {
     /// `split-response`: the pieces of one response that could not be made
     /// one message; its usage is counted on the first only.
     SplitResponse,
+    /// `compact-boundary`: a Claude Code compaction that cannot join the
+    /// history it compacted (no summary follows it, or what it names as
+    /// its logical parent is no entry before it): it starts a new root.
+    CompactBoundary,
 }
 
 impl WarningCode {
@@ -181,6 +185,7 @@ impl WarningCode {
             Self::LateOutput => "late-output",
             Self::BadValue => "bad-value",
             Self::SplitResponse => "split-response",
+            Self::CompactBoundary => "compact-boundary",
         }
     }
 }

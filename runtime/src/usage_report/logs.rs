@@ -193,22 +193,8 @@ pub fn read_log(file: &Path) -> std::io::Result<LogContents> {
                 SessionFormat::Pi { .. } => Agent::Pi,
                 _ => Agent::Agentmsg,
             };
-            let mut contents = LogContents {
-                agent: Some(agent),
-                ..LogContents::default()
-            };
-            match Session::read(&bytes) {
-                Ok(session) => {
-                    for entry in session.entries() {
-                        if let Some(message) = entry.message() {
-                            session_message(message, &mut contents);
-                        }
-                    }
-                }
-                // No session (a file of another kind): nothing to count,
-                // and said.
-                Err(_) => contents.unread_lines += 1,
-            }
+            let mut contents = session_contents(&bytes);
+            contents.agent = Some(agent);
             contents
         }
     };
@@ -216,6 +202,35 @@ pub fn read_log(file: &Path) -> std::io::Result<LogContents> {
         price(reply);
     }
     Ok(contents)
+}
+
+/// Reads an agentmsg transcript (a store's session, say) as a report
+/// counts it: every reply on every branch, priced from its own cost, else
+/// the price database.
+pub fn read_transcript(bytes: &[u8]) -> LogContents {
+    let mut contents = session_contents(bytes);
+    contents.agent = Some(Agent::Agentmsg);
+    for reply in &mut contents.replies {
+        price(reply);
+    }
+    contents
+}
+
+/// What a session's file holds, unpriced.
+fn session_contents(bytes: &[u8]) -> LogContents {
+    let mut contents = LogContents::default();
+    match Session::read(bytes) {
+        Ok(session) => {
+            for entry in session.entries() {
+                if let Some(message) = entry.message() {
+                    session_message(message, &mut contents);
+                }
+            }
+        }
+        // No session (a file of another kind): nothing to count, and said.
+        Err(_) => contents.unread_lines += 1,
+    }
+    contents
 }
 
 /// A message of a session as a report counts it.

@@ -22,6 +22,7 @@
 //! ```
 
 pub mod logs;
+pub mod stores;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -108,6 +109,15 @@ pub enum ReportError {
         /// Why.
         #[source]
         source: std::io::Error,
+    },
+    /// A store whose sessions could not be read.
+    #[error("{address}: {source}")]
+    Store {
+        /// The store's address (a PostgreSQL password left out).
+        address: String,
+        /// Why.
+        #[source]
+        source: crate::store::StoreError,
     },
 }
 
@@ -284,6 +294,17 @@ impl Report {
     /// Reads `files` (in parallel, each once) and sums their replies by
     /// `options`' grouping.
     pub fn build(files: &[LogFile], options: &Options) -> Result<Report, ReportError> {
+        Self::build_with(files, Vec::new(), options)
+    }
+
+    /// [`build`](Self::build) over `files` and logs already read (a
+    /// store's sessions, from [`stores::read_store`]), each counted as its
+    /// [`LogFile`] says.
+    pub fn build_with(
+        files: &[LogFile],
+        read: Vec<(LogFile, logs::LogContents)>,
+        options: &Options,
+    ) -> Result<Report, ReportError> {
         let next = AtomicUsize::new(0);
         let failed: Mutex<Option<ReportError>> = Mutex::new(None);
         let threads = options.threads.clamp(1, files.len().max(1));
@@ -321,6 +342,15 @@ impl Report {
         if let Some(e) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
             return Err(e);
         }
+        let logs_read = files.len() + read.len();
+        let mut partials = partials;
+        let mut stored = BTreeMap::new();
+        let (mut unread, mut no_time) = (0, 0);
+        for (file, contents) in read {
+            unread += contents.unread_lines;
+            no_time += add_log(&mut stored, &file, contents, options);
+        }
+        partials.push((stored, unread, no_time));
         let mut rows: BTreeMap<String, Row> = BTreeMap::new();
         let (mut unread_lines, mut undated) = (0, 0);
         for (partial, unread, no_time) in partials {
@@ -348,7 +378,7 @@ impl Report {
             grouping: options.grouping,
             rows,
             totals,
-            logs: files.len(),
+            logs: logs_read,
             unread_lines,
             undated,
         })
