@@ -14,6 +14,7 @@ pub mod session;
 pub mod transcript;
 
 pub mod import;
+pub(crate) mod json;
 pub mod lines;
 
 #[cfg(any_provider)]

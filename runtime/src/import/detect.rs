@@ -257,7 +257,7 @@ pub(super) enum LogSource<'a> {
 /// with U+FFFD in its place, as pi reads it: the `bool` says so.
 #[cfg(any(feature = "anthropic", feature = "openai-responses"))]
 fn object_line(raw: &str) -> Option<Result<(std::borrow::Cow<'_, str>, bool), ()>> {
-    use crate::transcript::codec::surrogates::{may_have_surrogates, replace_lone_surrogates};
+    use crate::json::surrogates::{may_have_surrogates, replace_lone_surrogates};
     use std::borrow::Cow;
     let raw = raw.trim();
     if raw.is_empty() {

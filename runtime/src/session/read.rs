@@ -584,7 +584,7 @@ fn surrogate_warning(format: SessionFormat, entry: &Entry, line: &str) -> Option
     let EntryKind::Message(message) = &entry.kind else {
         return None;
     };
-    if message.is_unknown() || !crate::transcript::codec::surrogates::may_have_surrogates(line) {
+    if message.is_unknown() || !crate::json::surrogates::may_have_surrogates(line) {
         return None;
     }
     crate::transcript::replace_lone_surrogates(line)?;

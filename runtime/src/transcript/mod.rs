@@ -21,10 +21,10 @@ pub(crate) mod repair;
 pub(crate) mod schema;
 pub(crate) mod unknown;
 
-pub use crate::session::lenient::{read_deep_json, MAX_DEPTH as MAX_JSON_DEPTH};
+pub use crate::json::deep::{read_deep_json, MAX_DEPTH as MAX_JSON_DEPTH};
+pub use crate::json::surrogates::replace_lone_surrogates;
 pub use agent_message::AgentMessage;
 pub use codec::decode::{decode_line, DecodeError, DecodeMode};
-pub use codec::surrogates::replace_lone_surrogates;
 pub use dropped_fields::dropped_fields;
 pub use glued::split_glued_line;
 pub use jsonl::{

@@ -75,8 +75,8 @@ pub fn decode_line(
         ),
         Ok(_) => false,
     };
-    if failed && super::surrogates::may_have_surrogates(line) {
-        if let Some(fixed) = super::surrogates::replace_lone_surrogates(line) {
+    if failed && crate::json::surrogates::may_have_surrogates(line) {
+        if let Some(fixed) = crate::json::surrogates::replace_lone_surrogates(line) {
             if let Ok(message) = decode_exact(&fixed, registry, mode) {
                 if !message.is_unknown() {
                     return Ok(message);
