@@ -7,16 +7,13 @@
 //! ([`MessageQuery`], [`MessageStats`]) answer questions about a slice of them.
 
 pub(crate) mod agent_message;
-pub(crate) mod builtin;
 pub(crate) mod codec;
 pub(crate) mod custom;
 pub(crate) mod dropped_fields;
 pub(crate) mod glued;
 pub(crate) mod jsonl;
 pub(crate) mod llm_message;
-pub(crate) mod pi_kinds;
 pub(crate) mod queries;
-pub(crate) mod registry;
 pub(crate) mod repair;
 pub(crate) mod schema;
 pub(crate) mod unknown;

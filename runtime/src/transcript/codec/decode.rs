@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use serde::de::IgnoredAny;
 
 use super::envelope::{self, llm_role_first, role_of, role_token, LineForm};
-use crate::custom::Registry;
+use crate::transcript::custom::Registry;
 use crate::transcript::{UnknownMessage, UnknownReason};
 use crate::{AgentMessage, Role};
 
