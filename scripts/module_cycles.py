@@ -2,6 +2,7 @@
 """Find module cycles in a Rust crate: two sibling modules that depend on each other.
 
     scripts/module_cycles.py [--all-levels] CRATE_SRC_ROOT...   (e.g. runtime/src/lib.rs)
+    scripts/module_cycles.py --self-test   (checks the checker on small crates it writes)
 
 Reads the module tree from the `mod` declarations (starting at the given lib.rs
 or main.rs), and in each module's code every path through `crate::`, `$crate::`,
@@ -91,9 +92,21 @@ class Crate:
         self.modules = {}  # tuple path -> file
         self.reexports = defaultdict(dict)  # module path -> name -> full path (tuple)
         self.refs = []  # (from module path, to path tuple, file, line)
+        self.uses = []  # (module, path as written, alias, is pub, file, line)
 
     def load(self):
         self._read_file(self.root_file, (), os.path.dirname(self.root_file), True)
+        # A use path resolves once every module is known: `use child::X` names
+        # a module declared anywhere in the file, before or after it.
+        for module, path, alias, is_pub, file, line in self.uses:
+            resolved = self._resolve_relative(module, path)
+            if resolved is None and path and module + (path[0],) in self.modules:
+                resolved = module + tuple(path)
+            if resolved is None:
+                continue  # another crate's
+            if is_pub and alias not in ("*", "self") and alias:
+                self.reexports[module][alias] = resolved
+            self.refs.append((module, resolved, file, line))
 
     def _read_file(self, path, module, child_dir, is_dir_owner):
         self.modules[module] = path
@@ -140,6 +153,7 @@ class Crate:
                     continue
                 if after == "{":
                     close = self._matching(toks, i + 2)
+                    self.modules[module + (name,)] = file
                     self._walk(toks, i + 3, close, module + (name,), os.path.join(child_dir, name), file)
                     i = close + 1
                     pending_attrs = []
@@ -152,12 +166,7 @@ class Crate:
                 while toks[stop][1] != ";":
                     stop += 1
                 for path, alias in self._use_tree(toks, j, stop, ()):
-                    resolved = self._resolve_relative(module, path)
-                    if resolved is None:
-                        continue
-                    if is_pub and alias not in ("*", "self") and alias:
-                        self.reexports[module][alias] = resolved
-                    self.refs.append((module, resolved, file, toks[i][2]))
+                    self.uses.append((module, path, alias, is_pub, file, toks[i][2]))
                 i = stop + 1
                 continue
             if kind == "ident" and value in ("crate", "$crate", "super", "self") and i + 1 < end and toks[i + 1][1] == "::":
@@ -364,7 +373,76 @@ def cycles(crate, all_levels):
     return found
 
 
+SELF_TEST_CRATE = {
+    "lib.rs": """
+        //! `crate::c::Z` in a comment is no reference.
+        mod a;
+        mod b;
+        mod c;
+        #[path = "elsewhere.rs"]
+        mod d;
+        pub use a::Alpha;
+        #[cfg(test)]
+        mod tests;
+    """,
+    "a/mod.rs": """
+        mod inner;
+        use crate::b::{self, Beta as B};
+        fn f() -> &'static str { "crate::c::Z" }
+        fn g() -> char { '"' }
+        pub struct Alpha;
+    """,
+    "a/inner.rs": "use super::super::d::Delta; use super::Alpha;",
+    "b.rs": """
+        /* crate::c::Z /* nested */ crate::c::Z */
+        pub struct Beta(crate::Alpha);
+        #[cfg(test)]
+        mod tests { use crate::c::Z; }
+        #[cfg(test)]
+        fn helper() -> crate::c::Z { todo!() }
+    """,
+    "c.rs": "pub struct Z; fn h() -> r#\"crate::a::Alpha\"# { }",
+    "elsewhere.rs": "pub struct Delta; macro_rules! m { () => { $crate::c::Z } }",
+    "tests.rs": "use crate::c::Z; use crate::d::Delta;",
+}
+
+
+def self_test():
+    """The checker on a crate with one cycle (a <-> b, through a re-export at
+    the root and a grandchild's super::super path) and references it must not
+    count (comments, strings, test code, a child's use of its parent)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as root:
+        for name, text in SELF_TEST_CRATE.items():
+            path = os.path.join(root, name)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        crate = Crate(os.path.join(root, "lib.rs"))
+        crate.load()
+        assert set(crate.modules) == {(), ("a",), ("a", "inner"), ("b",), ("c",), ("d",)}, crate.modules
+        found = cycles(crate, all_levels=False)
+        assert [(p, c) for p, c, _ in found] == [((), ["a", "b"])], found
+        edges = {
+            (s[0], crate.resolve(t)[0])
+            for s, t, _, _ in crate.refs
+            if s and crate.resolve(t) and s[0] != crate.resolve(t)[0]
+        }
+        assert edges == {("a", "b"), ("a", "d"), ("b", "a"), ("d", "c")}, edges
+        # Without the root's re-export b -> a is gone, and so is the cycle.
+        with open(os.path.join(root, "b.rs"), "w", encoding="utf-8") as f:
+            f.write("pub struct Beta;")
+        crate = Crate(os.path.join(root, "lib.rs"))
+        crate.load()
+        assert cycles(crate, all_levels=True) == [], cycles(crate, all_levels=True)
+    print("self-test passed")
+    return 0
+
+
 def main(argv):
+    if "--self-test" in argv:
+        return self_test()
     all_levels = "--all-levels" in argv
     roots = [a for a in argv if not a.startswith("--")]
     if not roots:

@@ -16,6 +16,7 @@ pub mod transcript;
 pub mod import;
 pub(crate) mod json;
 pub mod lines;
+pub(crate) mod preparation;
 pub(crate) mod redact;
 
 #[cfg(any_provider)]
