@@ -456,6 +456,9 @@ def main(argv):
             total += 1
             where = "::".join(("crate",) + parent)
             print(f"{root}: cycle in {where}: {' <-> '.join(component)}")
+            pairs = [f"{a} <-> {b}" for (a, b) in sorted(evidence) if a < b and (b, a) in evidence]
+            if pairs:
+                print(f"    pairs that depend on each other: {', '.join(pairs)}")
             for (a, b), places in sorted(evidence.items()):
                 shown = ", ".join(f"{os.path.relpath(f)}:{l}" for f, l in sorted(set(places))[:4])
                 more = f" (+{len(set(places)) - 4} more)" if len(set(places)) > 4 else ""
