@@ -31,6 +31,7 @@ mod index;
 pub(crate) mod lenient;
 mod memory;
 mod migrate;
+mod node;
 mod path_read;
 mod pi;
 mod read;
@@ -57,7 +58,9 @@ pub use pi::PI_SESSION_VERSION;
 // other than agentmsg's and pi's.
 pub use crate::import::SessionFormat;
 #[cfg(feature = "html")]
-pub(crate) use read::{EntryReader, Node};
+pub(crate) use node::Node;
+#[cfg(feature = "html")]
+pub(crate) use read::EntryReader;
 
 use std::borrow::Cow;
 
