@@ -18,8 +18,7 @@ use agentmsg_runtime::Session;
 
 use crate::diag::{unsent_diagnostic, warning_diagnostic, Diagnostic};
 use crate::error::CliError;
-use crate::lines::LineReader;
-use crate::load::{Body, Format, Line, Loaded};
+use crate::load::{Body, Format, Line, LineReader, Loaded};
 use crate::output::escape_controls;
 
 /// A session read from a file, with what was said while reading it.

@@ -26,7 +26,6 @@ mod cmd;
 mod diag;
 mod error;
 mod input;
-mod lines;
 mod load;
 mod output;
 

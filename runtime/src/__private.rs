@@ -19,9 +19,9 @@ pub use std::{format, option::Option, result::Result, vec, vec::Vec};
 /// Not public API. Used by generated code.
 pub use crate::message::Message;
 /// Not public API. Used by generated code.
-pub use crate::transcript::custom::{CustomMessage, MigrateError};
+pub use crate::transcript::custom::Registration;
 /// Not public API. Used by generated code.
-pub use crate::transcript::registry::Registration;
+pub use crate::transcript::custom::{CustomMessage, MigrateError};
 
 /// Not public API. Used by generated code: a template placeholder's field, which
 /// must be `Display` (the call is spanned at the field's type).

@@ -8,10 +8,9 @@
 //! UI-only [`ExtensionMessage`], and pi's kinds ([`BashExecution`], and
 //! [`InjectedMessage`], a message a pi extension injected).
 
-pub use crate::transcript::builtin::{
-    BranchSummary, CompactionSummary, ExtensionMessage, BRANCH_SUMMARY_PREFIX,
-    BRANCH_SUMMARY_SUFFIX, COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX,
+pub use crate::transcript::custom::{
+    AppMessage, BashExecution, BranchSummary, CompactionSummary, CustomMessage, DuplicateKind,
+    DynCustomMessage, ExtensionMessage, InjectedContent, InjectedMessage, MigrateError,
+    Registration, Registry, RegistryError, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX,
+    COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX,
 };
-pub use crate::transcript::custom::{AppMessage, CustomMessage, DynCustomMessage, MigrateError};
-pub use crate::transcript::pi_kinds::{BashExecution, InjectedContent, InjectedMessage};
-pub use crate::transcript::registry::{DuplicateKind, Registration, Registry, RegistryError};

@@ -14,7 +14,10 @@ pub mod session;
 pub mod transcript;
 
 pub mod import;
+pub(crate) mod json;
 pub mod lines;
+pub(crate) mod preparation;
+pub(crate) mod redact;
 
 #[cfg(any_provider)]
 pub mod providers;

@@ -4,8 +4,8 @@
 use std::future::Future;
 use std::pin::Pin;
 
+use super::error::AgentError;
 use super::model::Model;
-use super::run::AgentError;
 use crate::session::CompactionPlan;
 use crate::{MessageId, Session, Usage};
 

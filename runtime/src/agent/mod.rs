@@ -13,6 +13,7 @@
 //!   or a [`ScriptedModel`] for tests.
 
 mod compact;
+mod error;
 mod event;
 mod model;
 pub mod output;
@@ -23,9 +24,10 @@ mod threshold;
 mod tool;
 
 pub use compact::{CompactFuture, Compacted, Compactor};
+pub use error::AgentError;
 pub use event::AgentEvent;
 pub use model::{BoxModelStream, Model, ModelStream, StreamFuture};
-pub use run::{Agent, AgentError, AgentHandle, AgentSession, Approval, RunOutcome};
+pub use run::{Agent, AgentHandle, AgentSession, Approval, RunOutcome};
 #[cfg(feature = "anthropic")]
 pub use scripted::ScriptedModel;
 pub use threshold::ThresholdCompactor;

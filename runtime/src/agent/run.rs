@@ -15,13 +15,14 @@ use futures_util::{FutureExt, StreamExt};
 use tokio::sync::watch;
 
 use super::compact::{Compacted, Compactor};
+use super::error::AgentError;
 use super::event::AgentEvent;
 use super::model::Model;
 use super::tool::{CallFuture, Tool, ToolError, ToolOutput, Toolset};
 use crate::http::{ClientError, StreamItem};
 use crate::project::PromptEditor;
 use crate::providers::{Request, ResponseFormat};
-use crate::session::{ContextMessage, SessionError};
+use crate::session::ContextMessage;
 use crate::store::{SessionStore, StoredSession};
 use crate::{
     AgentMessage, AssistantMessage, Message, MessageId, Session, StopReason, ToolArguments,
@@ -94,25 +95,6 @@ fn record_compaction(
             session.apply_with_details(plan, c.summary.clone(), Some(calls))
         }
         None => session.compact(c.summary.clone(), c.first_kept.as_str(), c.tokens_before),
-    }
-}
-
-/// Why a run failed. What was appended before stays appended.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum AgentError {
-    /// The model's request failed, or its reply broke off (the part that
-    /// came is appended, with stop reason `error`).
-    #[error("the model failed: {0}")]
-    Model(#[from] ClientError),
-    /// The session could not be read or appended to.
-    #[error("the session failed: {0}")]
-    Session(Box<dyn std::error::Error + Send + Sync>),
-}
-
-impl From<SessionError> for AgentError {
-    fn from(error: SessionError) -> Self {
-        Self::Session(Box::new(error))
     }
 }
 

@@ -4,8 +4,8 @@
 use futures_util::StreamExt;
 
 use super::compact::{CompactFuture, Compacted, Compactor};
+use super::error::AgentError;
 use super::model::Model;
-use super::run::AgentError;
 use crate::http::{ClientError, StreamItem};
 use crate::providers::Request;
 use crate::session::{CompactionPolicy, SummaryPart};

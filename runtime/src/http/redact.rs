@@ -24,7 +24,7 @@ const SECRET_PARAMETERS: &[&str] = &[
 /// store does.
 pub(crate) fn url(text: &str) -> String {
     let Ok(mut url) = Url::parse(text) else {
-        return crate::store::redact_passwords(text);
+        return crate::redact::redact_passwords(text);
     };
     if !url.username().is_empty() || url.password().is_some() {
         let user = if url.password().is_some() {

@@ -9,7 +9,6 @@ use serde_json::{Map, Value};
 use super::ImportError;
 #[cfg(any(feature = "anthropic", feature = "openai-responses"))]
 use super::{ImportWarning, Imported, WarningCode};
-use crate::session::SessionFormat;
 
 /// How many of a log's first entries tell who wrote it.
 const PROBED: usize = 50;
@@ -31,6 +30,25 @@ const PI_TYPES: &[&str] = &[
     "model_change",
     "thinking_level_change",
 ];
+
+/// The format of a session's file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionFormat {
+    /// An agentmsg transcript (lines with `"role"`).
+    Agentmsg,
+    /// A pi coding-agent session file of this version (from its header; 1
+    /// when it has none).
+    Pi {
+        /// The version the file was written as (it is migrated in memory).
+        version: u32,
+    },
+    /// A Claude Code log, held (and saved) as the agentmsg transcript it
+    /// converts to ([`import`](super)).
+    ClaudeCode,
+    /// A Codex CLI rollout, held (and saved) as the agentmsg transcript it
+    /// converts to ([`import`](super)).
+    Codex,
+}
 
 impl SessionFormat {
     /// Which agent wrote the log whose first bytes are `head`, by one rule:
@@ -257,7 +275,7 @@ pub(super) enum LogSource<'a> {
 /// with U+FFFD in its place, as pi reads it: the `bool` says so.
 #[cfg(any(feature = "anthropic", feature = "openai-responses"))]
 fn object_line(raw: &str) -> Option<Result<(std::borrow::Cow<'_, str>, bool), ()>> {
-    use crate::transcript::codec::surrogates::{may_have_surrogates, replace_lone_surrogates};
+    use crate::json::surrogates::{may_have_surrogates, replace_lone_surrogates};
     use std::borrow::Cow;
     let raw = raw.trim();
     if raw.is_empty() {

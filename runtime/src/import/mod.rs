@@ -42,7 +42,7 @@ use std::fmt;
 use std::io::Write;
 use std::path::Path;
 
-pub use crate::session::SessionFormat;
+pub use detect::SessionFormat;
 
 /// What an import produced: the transcript (for [`import`]; [`import_path`]
 /// writes it instead) and what was counted and said on the way.

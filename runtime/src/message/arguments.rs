@@ -6,8 +6,8 @@ use serde::de::{self, DeserializeOwned};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use super::content::RawJson;
-use crate::session::lenient::from_deep_str;
+use crate::json::deep::from_deep_str;
+use crate::json::raw_json::RawJson;
 
 /// The arguments of a [`ToolCall`](crate::ToolCall): a JSON object kept as the
 /// text the model wrote, without the whitespace between tokens.

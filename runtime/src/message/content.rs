@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 pub use super::arguments::ToolArguments;
 use super::Role;
-pub use crate::transcript::codec::raw_json::RawJson;
+pub use crate::json::raw_json::RawJson;
 
 /// A block of plain text, with the provider's opaque signature when it gave
 /// one. `textSignature` (pi's name; OpenAI Responses' message id and phase) is

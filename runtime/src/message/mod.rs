@@ -9,7 +9,6 @@ use serde::{Deserialize, Serialize};
 mod arguments;
 pub(crate) mod content;
 mod id;
-pub(crate) mod key;
 pub(crate) mod media;
 pub(crate) mod overflow;
 mod role;

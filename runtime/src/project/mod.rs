@@ -3,11 +3,10 @@
 //! ([`prepare()`]).
 
 mod convert;
-mod prepare;
 
-pub use convert::{to_llm, to_llm_with_report, LlmProjection};
-pub use prepare::{
+pub use crate::preparation::{
     prepare, validate, AppendTarget, Change, ChangeKind, EditError, IdMap, IdRule, LastAssistant,
     LastUser, PartOf, Prepared, Problem, ProblemKind, PromptEditor, PromptMessage, Provenance,
     Report, Target, ThinkingPolicy, Validator, NO_RESULT_TEXT,
 };
+pub use convert::{to_llm, to_llm_with_report, LlmProjection};

@@ -294,8 +294,7 @@ struct Written<'a>(&'a RawJson);
 
 impl Serialize for Written<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if crate::session::lenient::max_depth(self.0.get().as_bytes())
-            > crate::transcript::MAX_JSON_DEPTH
+        if crate::json::deep::max_depth(self.0.get().as_bytes()) > crate::transcript::MAX_JSON_DEPTH
         {
             return self.0.serialize(serializer);
         }

@@ -4,7 +4,6 @@
 use std::borrow::{Borrow, Cow};
 
 use crate::project::Prepared;
-use crate::session::SessionContext;
 use crate::{AgentMessage, Message, Target};
 
 /// The messages of a [`Request`](super::Request): owned, or borrowed from
@@ -14,8 +13,9 @@ use crate::{AgentMessage, Message, Target};
 /// Everything that holds a conversation converts into one: a `Vec<Message>`
 /// (owned), a `&[Message]` or `&Vec<Message>`, a [`to_llm`](crate::to_llm)
 /// result (`Vec<Cow<Message>>`, or a slice of it), a
-/// [`SessionContext`] (projected with [`to_llm`](crate::to_llm), borrowing its
-/// entries) and a `&[AgentMessage]` (projected the same way).
+/// [`SessionContext`](crate::session::SessionContext) (projected with
+/// [`to_llm`](crate::to_llm), borrowing its entries) and a `&[AgentMessage]`
+/// (projected the same way).
 ///
 /// ```
 /// # extern crate agentmsg_runtime as agentmsg;
@@ -181,12 +181,6 @@ impl<'a> From<&'a [Cow<'a, Message>]> for Conversation<'a> {
 impl<'a> From<&'a Vec<Cow<'a, Message>>> for Conversation<'a> {
     fn from(messages: &'a Vec<Cow<'a, Message>>) -> Self {
         Self::BorrowedProjected(messages)
-    }
-}
-
-impl<'a> From<&'a SessionContext<'_>> for Conversation<'a> {
-    fn from(context: &'a SessionContext<'_>) -> Self {
-        Self::project(&context.messages)
     }
 }
 

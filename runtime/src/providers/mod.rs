@@ -65,6 +65,7 @@ pub use options::{
     Effort, OptionChange, OptionChangeKind, OptionParseError, PromptCache, Reasoning,
     ResponseFormat, ToolChoice,
 };
+// The HTTP client retries by the same statuses.
 #[cfg(feature = "http")]
 pub(crate) use provider_error::retryable_status;
 pub use provider_error::ProviderError;

@@ -359,6 +359,16 @@ fn imported_setting(ext: &crate::custom::ExtensionMessage, context: &mut Session
     }
 }
 
+// The providers' requests take a context as they take any messages; the
+// conversion lives here, with the context, so that the providers need no
+// session.
+#[cfg(any_provider)]
+impl<'a> From<&'a SessionContext<'_>> for crate::providers::Conversation<'a> {
+    fn from(context: &'a SessionContext<'_>) -> Self {
+        Self::project(&context.messages)
+    }
+}
+
 impl<'s> SessionContext<'s> {
     fn push(&mut self, message: ContextMessage<'s>, id: Option<MessageId>) {
         self.messages.push(message);

@@ -8,7 +8,7 @@ use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
 
-use super::read::Node;
+use super::node::Node;
 
 /// Entry indexes, found by the id of their entry.
 #[derive(Clone, Default)]

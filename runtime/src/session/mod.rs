@@ -31,6 +31,7 @@ mod index;
 pub(crate) mod lenient;
 mod memory;
 mod migrate;
+mod node;
 mod path_read;
 mod pi;
 mod read;
@@ -53,31 +54,17 @@ pub use context::{ContextMessage, ModelRef, SessionContext};
 pub use entry::{Entry, EntryKind};
 pub use error::{SessionError, SessionWarning, WarningKind};
 pub use pi::PI_SESSION_VERSION;
+// Told from a file's head by `import`, whose importers convert the formats
+// other than agentmsg's and pi's.
+pub use crate::import::SessionFormat;
 #[cfg(feature = "html")]
-pub(crate) use read::{EntryReader, Node};
+pub(crate) use node::Node;
+#[cfg(feature = "html")]
+pub(crate) use read::EntryReader;
 
 use std::borrow::Cow;
 
 pub(crate) use entry::LineText;
-
-/// The format of a session's file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SessionFormat {
-    /// An agentmsg transcript (lines with `"role"`).
-    Agentmsg,
-    /// A pi coding-agent session file of this version (from its header; 1
-    /// when it has none).
-    Pi {
-        /// The version the file was written as (it is migrated in memory).
-        version: u32,
-    },
-    /// A Claude Code log, held (and saved) as the agentmsg transcript it
-    /// converts to ([`import`](crate::import)).
-    ClaudeCode,
-    /// A Codex CLI rollout, held (and saved) as the agentmsg transcript it
-    /// converts to ([`import`](crate::import)).
-    Codex,
-}
 
 /// A session: entries in file order, their tree, and the current leaf.
 ///

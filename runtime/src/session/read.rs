@@ -6,6 +6,7 @@ use std::path::Path;
 use super::entry::{Entry, EntryKind, LineText};
 use super::error::{SessionError, SessionWarning, WarningKind};
 use super::index::IdIndex;
+use super::node::Node;
 use super::pi::{self, PiLine};
 use super::{Session, SessionFormat};
 use crate::custom::Registry;
@@ -180,30 +181,6 @@ fn estimate_lines(text: &[u8]) -> usize {
     let scaled = lines.saturating_mul(text.len().div_ceil(SAMPLE).max(1));
     // No more than a line of two bytes could give.
     scaled.min(text.len() / 2 + 1)
-}
-
-/// An entry's place in a session's tree, what reading links: a session's
-/// [`Entry`], or the skeleton of one ([`super::skeleton`]).
-pub(crate) trait Node {
-    /// Its id.
-    fn id(&self) -> Option<&MessageId>;
-    /// Its parent as its line declares it.
-    fn declared(&self) -> &ParentId;
-    /// Its line's number.
-    fn line_no(&self) -> usize;
-    /// Whether it is a node of the tree (not pi's header).
-    fn in_tree(&self) -> bool;
-    /// Its parent's index, once linked.
-    fn parent(&self) -> Option<usize>;
-    /// Links it to its parent.
-    fn set_parent(&mut self, parent: Option<usize>);
-    /// The first entry a compaction keeps.
-    fn first_kept(&self) -> Option<&MessageId>;
-    /// pi's version 1 migration: its id and parent.
-    fn migrate(&mut self, id: MessageId, declared: ParentId);
-    /// pi's version 1 migration: a pi `compaction`'s first kept entry, when
-    /// it names none.
-    fn keep_from(&mut self, first_kept: Option<MessageId>);
 }
 
 impl Node for Entry {
@@ -584,7 +561,7 @@ fn surrogate_warning(format: SessionFormat, entry: &Entry, line: &str) -> Option
     let EntryKind::Message(message) = &entry.kind else {
         return None;
     };
-    if message.is_unknown() || !crate::transcript::codec::surrogates::may_have_surrogates(line) {
+    if message.is_unknown() || !crate::json::surrogates::may_have_surrogates(line) {
         return None;
     }
     crate::transcript::replace_lone_surrogates(line)?;

@@ -8,7 +8,8 @@
 use super::entry::{Entry, EntryKind};
 use super::error::{SessionError, SessionWarning};
 use super::index::IdIndex;
-use super::read::{finish_reading, path_from, EntryReader, Node};
+use super::node::Node;
+use super::read::{finish_reading, path_from, EntryReader};
 use super::SessionFormat;
 use crate::{MessageId, ParentId};
 

@@ -67,7 +67,6 @@ mod jsonl_dir;
 mod lock_hold;
 #[cfg(feature = "postgres")]
 mod postgres;
-mod redact;
 mod regular_file;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod sql;
@@ -76,6 +75,7 @@ mod sqlite;
 mod stored_session;
 mod tree_index;
 
+pub use crate::redact::redact_passwords;
 pub use address::{AnyStore, Backend, StoreAddress};
 pub use copy::{copy_session, CopiedSession};
 pub use entry::{LineProblem, StoredEntry};
@@ -83,7 +83,6 @@ pub use error::StoreError;
 pub use jsonl_dir::{JsonlDir, DEFAULT_KEEP_LOCK, DEFAULT_LOCK_TIMEOUT};
 #[cfg(feature = "postgres")]
 pub use postgres::{PgOptions, PgStore};
-pub use redact::redact_passwords;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
 pub use stored_session::{StoredSession, StoredSessionError};
@@ -374,7 +373,7 @@ pub enum Durability {
 }
 
 /// The longest session id a store takes.
-pub const MAX_SESSION_ID_LEN: usize = 128;
+pub const MAX_SESSION_ID_LEN: usize = crate::redact::MAX_SESSION_ID_LEN;
 
 /// Checks a session id: 1 to 128 ASCII letters, digits, `-`, `_` and `.`, not
 /// starting with `.` or `-` (ids are file names in a [`JsonlDir`]; every store
@@ -386,22 +385,10 @@ pub fn validate_session_id(session: &str) -> Result<(), StoreError> {
             reason,
         })
     };
-    if session.is_empty() {
-        return invalid("empty");
+    match crate::redact::session_id_problem(session) {
+        Some(reason) => invalid(reason),
+        None => Ok(()),
     }
-    if session.len() > MAX_SESSION_ID_LEN {
-        return invalid("longer than 128 bytes");
-    }
-    if session.starts_with(['.', '-']) {
-        return invalid("starts with `.` or `-`");
-    }
-    if !session
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
-    {
-        return invalid("only ASCII letters, digits, `-`, `_` and `.` are allowed");
-    }
-    Ok(())
 }
 
 /// Checks that every entry can be stored as one line, by every backend (so a

@@ -1,9 +1,9 @@
 //! [`AgentMessage`]: one transcript line, whether it is an LLM message, an
 //! application's custom message or a line kept as it was (`Unknown`).
 
-use crate::custom::{AppMessage, DynCustomMessage, Registry};
+use super::custom::{AppMessage, CustomMessage, DynCustomMessage, Registry};
 use crate::transcript::{decode_line, DecodeError, DecodeMode, UnknownMessage};
-use crate::{CustomMessage, LlmMessage, Message, MessageId, ParentId, Role, TurnId};
+use crate::{LlmMessage, Message, MessageId, ParentId, Role, TurnId};
 
 /// One line of a transcript.
 ///

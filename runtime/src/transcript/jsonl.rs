@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use serde::de::IgnoredAny;
 
-use crate::custom::Registry;
+use super::custom::Registry;
 use crate::transcript::{decode_line, DecodeError, DecodeMode, UnknownMessage};
 use crate::AgentMessage;
 

@@ -7,24 +7,21 @@
 //! ([`MessageQuery`], [`MessageStats`]) answer questions about a slice of them.
 
 pub(crate) mod agent_message;
-pub(crate) mod builtin;
 pub(crate) mod codec;
 pub(crate) mod custom;
 pub(crate) mod dropped_fields;
 pub(crate) mod glued;
 pub(crate) mod jsonl;
 pub(crate) mod llm_message;
-pub(crate) mod pi_kinds;
 pub(crate) mod queries;
-pub(crate) mod registry;
 pub(crate) mod repair;
 pub(crate) mod schema;
 pub(crate) mod unknown;
 
-pub use crate::session::lenient::{read_deep_json, MAX_DEPTH as MAX_JSON_DEPTH};
+pub use crate::json::deep::{read_deep_json, MAX_DEPTH as MAX_JSON_DEPTH};
+pub use crate::json::surrogates::replace_lone_surrogates;
 pub use agent_message::AgentMessage;
 pub use codec::decode::{decode_line, DecodeError, DecodeMode};
-pub use codec::surrogates::replace_lone_surrogates;
 pub use dropped_fields::dropped_fields;
 pub use glued::split_glued_line;
 pub use jsonl::{

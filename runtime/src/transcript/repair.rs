@@ -48,7 +48,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde::Deserialize as _;
 use serde_json::Value;
 
-use crate::project::{Problem, ProblemKind, Validator, NO_RESULT_TEXT};
+use crate::preparation::{Problem, ProblemKind, Validator, NO_RESULT_TEXT};
 use crate::{
     AgentMessage, AssistantMessage, LlmMessage, Message, MessageId, StopReason, TextContent,
     ToolCall, ToolResultMessage, TurnId,

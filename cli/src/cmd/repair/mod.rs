@@ -43,8 +43,7 @@ use agentmsg_runtime::AgentMessage;
 
 use crate::error::CliError;
 use crate::input::read_input;
-use crate::lines::LineReader;
-use crate::load::{load_bytes, stream_reader, Body, Format, Line, Loaded, Sniff};
+use crate::load::{load_bytes, stream_reader, Body, Format, Line, LineReader, Loaded, Sniff};
 use crate::Outcome;
 
 use agentmsg_runtime::transcript::{RepairPlan as Plan, RepairPlanner, SyntheticResult};

@@ -246,7 +246,7 @@ impl Js {
     /// The value of a JSON text, or `None` when it is not one (or is nested
     /// past what the reader reads).
     pub(crate) fn parse(text: &str) -> Option<Js> {
-        crate::session::lenient::from_deep_str(text).ok()
+        crate::json::deep::from_deep_str(text).ok()
     }
 
     /// The value as `JSON.stringify` writes it.

@@ -7,12 +7,12 @@ use std::fmt;
 use serde::de::{self, Deserializer};
 use serde::Deserialize;
 
-use super::raw_json::RawJson;
+use crate::json::key::Key;
+use crate::json::raw_json::RawJson;
 use crate::message::content::{
     AudioContent, BlockKind, Content, DocumentContent, ImageContent, ProviderBlock,
     RedactedThinkingContent, TextContent, ThinkingContent, ThinkingWire, ToolCall,
 };
-use crate::message::key::Key;
 
 /// serde's reader of [`Content`] (an internally tagged enum), for a block whose
 /// `"type"` is not its first key: it buffers the block, then reads it.

@@ -24,7 +24,7 @@ use serde::de::{
 
 use super::held::Held;
 use super::value::{self, Give, Live, Read};
-use crate::message::key::Key;
+use crate::json::key::Key;
 
 /// Reads one value from a [`Source`](super::value::Source).
 pub(crate) type ReadValue<'r, 'de> = Read<'r, 'de>;

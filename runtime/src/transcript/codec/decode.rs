@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use serde::de::IgnoredAny;
 
 use super::envelope::{self, llm_role_first, role_of, role_token, LineForm};
-use crate::custom::Registry;
+use crate::transcript::custom::Registry;
 use crate::transcript::{UnknownMessage, UnknownReason};
 use crate::{AgentMessage, Role};
 
@@ -75,8 +75,8 @@ pub fn decode_line(
         ),
         Ok(_) => false,
     };
-    if failed && super::surrogates::may_have_surrogates(line) {
-        if let Some(fixed) = super::surrogates::replace_lone_surrogates(line) {
+    if failed && crate::json::surrogates::may_have_surrogates(line) {
+        if let Some(fixed) = crate::json::surrogates::replace_lone_surrogates(line) {
             if let Ok(message) = decode_exact(&fixed, registry, mode) {
                 if !message.is_unknown() {
                     return Ok(message);

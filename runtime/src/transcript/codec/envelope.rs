@@ -29,9 +29,9 @@ use serde::Serialize;
 use super::body::{Body, LineFields, ReadValue};
 use super::flat_serializer::FlatMapSerializer;
 use super::held::Held;
-use super::scan::{top_level_value, unquote};
 use super::value::Seed;
-use crate::message::key::Key;
+use crate::json::key::Key;
+use crate::json::scan::{top_level_value, unquote};
 use crate::message::{
     present_value, text_blocks, tool_result_blocks, user_blocks, AssistantMessage, Message,
     MessageId, ParentId, StopReason, SystemMessage, ToolResultMessage, TurnId, UserMessage,

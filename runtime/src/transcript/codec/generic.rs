@@ -12,8 +12,8 @@ use super::decode::unregistered_reason;
 use super::envelope::{deserialize_flat, write_line, Envelope, EnvelopeSlot, RoleDispatch};
 use super::flat_serializer::FlatMapSerializer;
 use super::held::Held;
-use crate::custom::Registry;
 use crate::message::unversioned;
+use crate::transcript::custom::Registry;
 use crate::transcript::{UnknownMessage, UnknownReason};
 use crate::{
     AgentMessage, AssistantMessage, LlmMessage, Message, Role, SystemMessage, ToolResultMessage,

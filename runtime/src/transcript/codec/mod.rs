@@ -5,7 +5,6 @@
 //!   `turnId`, `v`), the LLM roles' line forms among them;
 //! - `block`: a content block's reader, straight into its type when `"type"`
 //!   comes first;
-//! - `raw_json`: [`RawJson`](crate::message::RawJson), a value kept as its text;
 //! - `body`: a custom body as its type's `Deserialize` reads it, from a line
 //!   or from held data;
 //! - `decode`: [`decode_line`](crate::transcript::decode_line), straight into a line's type;
@@ -13,8 +12,10 @@
 //! - `flat_serializer`: writes a type's fields into a map the envelope opened;
 //! - `held`: a value held back until a late role is known;
 //! - `value`: one value of a custom body, handed to its type through
-//!   object-safe calls;
-//! - `scan`: finds a top-level key's value in a line's text without parsing it.
+//!   object-safe calls.
+//!
+//! The JSON they read with (keys, [`RawJson`](crate::message::RawJson), the
+//! scanner, lone surrogates) is the crate's `json` module's.
 
 mod block;
 pub(crate) mod body;
@@ -23,7 +24,4 @@ pub(crate) mod envelope;
 pub(crate) mod flat_serializer;
 mod generic;
 pub(crate) mod held;
-pub(crate) mod raw_json;
-mod scan;
-pub(crate) mod surrogates;
 pub(crate) mod value;

@@ -30,7 +30,7 @@ use serde::de::{
     VariantAccess, Visitor,
 };
 
-use crate::message::key::Key;
+use crate::json::key::Key;
 
 /// The error of both sides: the input's, carried as its text.
 type Error = serde_json::Error;

@@ -1,5 +1,8 @@
 //! Reading a transcript file so that every line keeps its number and its bytes,
-//! and every problem found while decoding is reported against its line.
+//! and every problem found while decoding is reported against its line: a
+//! whole file or array here, a stream one line at a time in `line_reader`.
+
+mod line_reader;
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -12,7 +15,8 @@ use serde_json::value::RawValue;
 
 use crate::diag::Diagnostic;
 use crate::error::CliError;
-use crate::lines::{decode, LineReader};
+use line_reader::decode;
+pub(crate) use line_reader::LineReader;
 
 /// The layout of the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

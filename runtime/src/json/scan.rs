@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 /// The text of a JSON string token, unescaped only when it has escapes.
-pub(super) fn unquote(token: &str) -> Option<Cow<'_, str>> {
+pub(crate) fn unquote(token: &str) -> Option<Cow<'_, str>> {
     let inner = token.strip_prefix('"')?.strip_suffix('"')?;
     if inner.contains('\\') {
         serde_json::from_str::<String>(token).ok().map(Cow::Owned)
@@ -16,7 +16,7 @@ pub(super) fn unquote(token: &str) -> Option<Cow<'_, str>> {
 /// The raw text of the value of the top-level `key` in a JSON object, found
 /// without allocating (unless a key has escapes). `None` when the key is absent or
 /// the text is not an object; the scan does not validate the JSON fully.
-pub(super) fn top_level_value<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+pub(crate) fn top_level_value<'a>(text: &'a str, key: &str) -> Option<&'a str> {
     let bytes = text.as_bytes();
     let mut i = skip_ws(bytes, 0);
     if bytes.get(i) != Some(&b'{') {

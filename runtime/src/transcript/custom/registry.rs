@@ -21,10 +21,10 @@ use serde::de::Unexpected;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::codec::body::Body;
-use super::codec::envelope::{decode_known, scan_version, DecodeBody, Envelope};
-use super::codec::held::Held;
-use super::custom::{AppMessage, CustomMessage, DynCustomMessage, MigrateError};
+use super::app_message::{AppMessage, CustomMessage, DynCustomMessage, MigrateError};
+use crate::transcript::codec::body::Body;
+use crate::transcript::codec::envelope::{decode_known, scan_version, DecodeBody, Envelope};
+use crate::transcript::codec::held::Held;
 use crate::transcript::UnknownReason;
 
 /// A type's one decoder: its `Deserialize` on a [`Body`], a line's or a held

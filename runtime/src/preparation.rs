@@ -1,6 +1,11 @@
 //! Preparing projected messages for one target model.
 //!
-//! See [`prepare`], [`validate`] and [`PromptEditor`].
+//! See [`prepare`], [`validate`] and [`PromptEditor`]. The public side is
+//! [`project`](crate::project)'s, which re-exports these. Preparation reads
+//! LLM messages only, so it sits below the transcript, whose repair
+//! ([`RepairPlanner`](crate::transcript::RepairPlanner)) finds unpaired tool
+//! calls with the [`Validator`]; the projection of a transcript
+//! ([`to_llm`](crate::to_llm)) sits above it.
 
 use std::borrow::Borrow;
 

@@ -10,8 +10,8 @@ use agentmsg_runtime::transcript::{decode_line, is_torn_line, DecodeMode, Unknow
 use agentmsg_runtime::{lines, AgentMessage};
 use serde::de::IgnoredAny;
 
+use super::{Body, Line};
 use crate::diag::Diagnostic;
-use crate::load::{Body, Line};
 
 /// Reads the lines of a JSON Lines transcript from `R`, one at a time.
 #[derive(Debug)]

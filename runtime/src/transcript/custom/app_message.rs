@@ -7,8 +7,8 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use super::codec::envelope::write_line;
 use crate::message::{Message, MessageId, ParentId, TurnId};
+use crate::transcript::codec::envelope::write_line;
 
 /// An application-defined message kind. Derive it with `#[derive(AgentMessage)]`
 /// rather than implementing it by hand: the derive also registers the kind, so
@@ -173,7 +173,7 @@ impl<T: CustomMessage> DynCustomMessage for T {
 /// global registry finds two types claiming the kind (a line is never written
 /// that its own program would keep as unknown).
 fn readable_back<E: serde::ser::Error>(kind: &str, type_name: &str) -> Result<(), E> {
-    match crate::custom::Registry::global().duplicate(kind) {
+    match super::registry::Registry::global().duplicate(kind) {
         None => Ok(()),
         Some(duplicate) => Err(E::custom(format_args!(
             "cannot write a `{kind}` line of `{type_name}`: {duplicate}, so it would read back as neither; give one of them another kind"

@@ -5,7 +5,7 @@ use std::fmt;
 use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize, Serializer};
 
-use crate::message::key::Key;
+use super::key::Key;
 
 /// A JSON value kept as the text it was read from, without the whitespace
 /// between tokens (so it always fits on one transcript line): keys in their
@@ -27,7 +27,7 @@ use crate::message::key::Key;
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Clone)]
-pub struct RawJson(pub(super) Box<serde_json::value::RawValue>);
+pub struct RawJson(pub(crate) Box<serde_json::value::RawValue>);
 
 impl RawJson {
     /// The value of this JSON text (leading and trailing whitespace trimmed).
@@ -84,7 +84,7 @@ impl RawJson {
     pub fn to_value(&self) -> serde_json::Value {
         // The text was parsed once already: it parses again (as deep as
         // `read_deep_json` reads; a deeper one is `null`).
-        crate::session::lenient::from_deep_str(self.get()).unwrap_or(serde_json::Value::Null)
+        super::deep::from_deep_str(self.get()).unwrap_or(serde_json::Value::Null)
     }
 
     /// The `"type"` of a JSON object, if it has a string one.
