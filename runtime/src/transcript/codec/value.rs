@@ -572,9 +572,11 @@ answers! {
     UnitEvent {
         Unit => visit_unit,
     }
-    /// `deserialize_newtype_struct`.
+    /// `deserialize_newtype_struct`; a map is what serde_json gives its
+    /// `RawValue` (and `RawJson`): the value's text under one key.
     NewtypeEvent {
         Newtype(v) => visit_newtype_struct(Live(v)),
+        Map(v) => visit_map(LiveItems(v)),
     }
     /// `deserialize_seq`, `deserialize_tuple`, `deserialize_tuple_struct`
     /// and a tuple variant.
@@ -1174,6 +1176,51 @@ pub(crate) mod props {
         Ok(())
     }
 
+    /// A value kept as its text ([`RawJson`](crate::message::RawJson), tool
+    /// arguments) reads through every path as the same JSON value as
+    /// serde_json's text: a held value is written again from its values, so
+    /// its numbers in serde_json's form (`1e2` as `100.0`), its keys in order.
+    fn raw_agrees(text: &str) -> Result<(), TestCaseError> {
+        use crate::message::RawJson;
+        let value = |raw: Result<RawJson, serde_json::Error>| {
+            raw.map(|raw| serde_json::from_str::<serde_json::Value>(raw.get()).ok())
+                .map_err(|e| kind(&e))
+        };
+        let direct = value(serde_json::from_str::<RawJson>(text));
+        let held: Held = serde_json::from_str(text)
+            .map_err(|e| TestCaseError::fail(format!("not held: {e}: {text}")))?;
+        prop_assert_eq!(
+            &value(RawJson::deserialize(
+                held.clone().replay::<serde_json::Error>()
+            )),
+            &direct,
+            "replayed {}",
+            text
+        );
+        prop_assert_eq!(
+            &value(RawJson::deserialize(held.lend::<serde_json::Error>())),
+            &direct,
+            "lent {}",
+            text
+        );
+        let mut line = serde_json::Deserializer::from_str(text);
+        prop_assert_eq!(
+            &value(RawJson::deserialize(Live(&mut Give(Some(&mut line))))),
+            &direct,
+            "a line's value through Live {}",
+            text
+        );
+        prop_assert_eq!(
+            &value(RawJson::deserialize(Live(&mut Give(Some(
+                held.lend::<serde_json::Error>()
+            ))))),
+            &direct,
+            "lent through Live {}",
+            text
+        );
+        Ok(())
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
 
@@ -1193,6 +1240,7 @@ pub(crate) mod props {
             agrees::<Option<Inner>>(&text, false)?;
             agrees::<BTreeMap<String, Option<u32>>>(&text, false)?;
             agrees::<(bool, String)>(&text, false)?;
+            raw_agrees(&text)?;
         }
     }
 }
