@@ -138,89 +138,16 @@ impl<'de, E: de::Error> IntoDeserializer<'de, E> for Held<'de> {
 
 /// `deserialize_newtype_struct` for a deserializer whose newtype is its
 /// value (the same in [`Replay`] and [`Lend`]).
-///
-/// serde_json's `RawValue` (and `RawJson`, which asks as it does) wants the
-/// value's JSON text: a held value of what JSON holds is written once, as
-/// serde_json hands out the text it read, rather than given as data for the
-/// reader to write again level by level.
 macro_rules! newtype_struct_is_its_value {
     () => {
         fn deserialize_newtype_struct<V: Visitor<'de>>(
             self,
-            name: &'static str,
+            _name: &'static str,
             visitor: V,
         ) -> Result<V::Value, E> {
-            if name == RAW_VALUE_TOKEN {
-                if let Some(text) = json_text(&self.held) {
-                    return visitor.visit_map(MapDeserializer::new(std::iter::once((
-                        RAW_VALUE_TOKEN,
-                        text,
-                    ))));
-                }
-            }
             visitor.visit_newtype_struct(self)
         }
     };
-}
-
-/// The name under which serde_json hands out a value's text (what its
-/// `RawValue` asks for).
-const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
-
-/// A held value's compact JSON text, when it holds only what JSON holds (no
-/// bytes, keys all text): what serde_json would have written of the value.
-fn json_text(held: &Held<'_>) -> Option<String> {
-    fn is_json(held: &Held<'_>) -> bool {
-        match held {
-            Held::Bytes(_) | Held::ByteBuf(_) => false,
-            Held::Some(v) => is_json(v),
-            Held::Seq(items) => items.iter().all(is_json),
-            Held::Map(entries) => entries
-                .iter()
-                .all(|(k, v)| matches!(k, Held::Str(_) | Held::String(_)) && is_json(v)),
-            _ => true,
-        }
-    }
-    if !is_json(held) {
-        return None;
-    }
-    serde_json::to_string(&AsJson(held)).ok()
-}
-
-/// A held value written as JSON (see [`json_text`]).
-struct AsJson<'a, 'de>(&'a Held<'de>);
-
-impl serde::Serialize for AsJson<'_, '_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeMap, SerializeSeq};
-        match self.0 {
-            Held::Bool(v) => serializer.serialize_bool(*v),
-            Held::U64(v) => serializer.serialize_u64(*v),
-            Held::I64(v) => serializer.serialize_i64(*v),
-            Held::F64(v) => serializer.serialize_f64(*v),
-            Held::Char(v) => serializer.serialize_char(*v),
-            Held::Str(v) => serializer.serialize_str(v),
-            Held::String(v) => serializer.serialize_str(v),
-            Held::Bytes(v) => serializer.serialize_bytes(v),
-            Held::ByteBuf(v) => serializer.serialize_bytes(v),
-            Held::Unit | Held::None => serializer.serialize_unit(),
-            Held::Some(v) => AsJson(v).serialize(serializer),
-            Held::Seq(items) => {
-                let mut seq = serializer.serialize_seq(Some(items.len()))?;
-                for item in items {
-                    seq.serialize_element(&AsJson(item))?;
-                }
-                seq.end()
-            }
-            Held::Map(entries) => {
-                let mut map = serializer.serialize_map(Some(entries.len()))?;
-                for (key, value) in entries {
-                    map.serialize_entry(&AsJson(key), &AsJson(value))?;
-                }
-                map.end()
-            }
-        }
-    }
 }
 
 /// `deserialize_f32`: a number too large for an `f32` is an error, as
