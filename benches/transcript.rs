@@ -119,6 +119,16 @@ impl Line for ModelChange {}
 #[typetag::serde(name = "compactionSummary")]
 impl Line for CompactionSummary {}
 
+/// An application's own record holding a message, as an app that keeps
+/// messages in its own data decodes it through serde: `AgentMessage` on the
+/// generic path, or the line's concrete type (the limit).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AppRecord<M> {
+    seq: u64,
+    message: M,
+}
+
 /// One line's value as its concrete type: what the limit decodes and encodes.
 #[derive(Debug, Clone, PartialEq)]
 enum Concrete {
@@ -721,6 +731,10 @@ struct Data {
     role_last: Vec<String>,
     /// `role_first` without `id` and `turnId`, to tell what keeping them costs.
     bare_first: Vec<String>,
+    /// Each line of `role_first` and `role_last` inside an app's record
+    /// (`{"seq":N,"message":LINE}`, [`AppRecord`]).
+    record_first: Vec<String>,
+    record_last: Vec<String>,
     unknown: Vec<String>,
     /// The same lines with a 2 kB text field: the size of an average line.
     unknown_long: Vec<String>,
@@ -781,7 +795,17 @@ impl Data {
             .map(|m| m.to_line().expect("every generated message encodes"))
             .collect();
         let unknown = unknown_lines(&mut rng, UNKNOWN_LINES);
+        let record = |lines: &[String]| -> Vec<String> {
+            lines
+                .iter()
+                .enumerate()
+                .map(|(i, line)| format!("{{\"seq\":{i},\"message\":{line}}}"))
+                .collect()
+        };
+        let (record_first, record_last) = (record(&role_first), record(&role_last));
         let data = Self {
+            record_first,
+            record_last,
             kinds: concrete.iter().map(Concrete::kind).collect(),
             tagged,
             typetag,
@@ -827,6 +851,12 @@ impl Data {
                 serde_json::from_str::<Box<dyn Line>>(line).expect("typetag decodes");
             }
             assert_eq!(self.agent[i].to_line().ok().as_ref(), Some(first));
+            for line in [&self.record_first[i], &self.record_last[i]] {
+                let record: AppRecord<AgentMessage> =
+                    serde_json::from_str(line).unwrap_or_else(|e| panic!("line {i}: {e}"));
+                assert_eq!((record.seq, &record.message), (i as u64, &self.agent[i]));
+                assert_eq!(decode_record_limit(line, self.kinds[i]), self.concrete[i]);
+            }
             let bare = decode_line(&self.bare_first[i], self.registry, DecodeMode::Strict);
             assert_eq!(bare.ok().as_ref(), Some(&self.agent_bare[i]), "line {i}");
         }
@@ -870,6 +900,42 @@ fn decode_limit(line: &str, kind: Kind) -> Concrete {
         Kind::Bash => Concrete::Bash(parse(line)),
         Kind::ModelChange => Concrete::ModelChange(parse(line)),
         Kind::Compaction => Concrete::Compaction(parse(line)),
+    }
+}
+
+fn parse_record<T: serde::de::DeserializeOwned>(line: &str) -> T {
+    serde_json::from_str::<AppRecord<T>>(line)
+        .unwrap_or_else(|e| panic!("limit: {e}"))
+        .message
+}
+
+fn decode_record_limit(line: &str, kind: Kind) -> Concrete {
+    match kind {
+        Kind::User => Concrete::User(parse_record(line)),
+        Kind::Assistant => Concrete::Assistant(parse_record(line)),
+        Kind::ToolResult => Concrete::ToolResult(parse_record(line)),
+        Kind::Notice => Concrete::Notice(parse_record(line)),
+        Kind::Bash => Concrete::Bash(parse_record(line)),
+        Kind::ModelChange => Concrete::ModelChange(parse_record(line)),
+        Kind::Compaction => Concrete::Compaction(parse_record(line)),
+    }
+}
+
+/// The limit of an app's record: the record with the line's concrete type.
+#[inline(never)]
+fn pass_record_limit(data: &Data, lines: &[String], r: Range<usize>) {
+    for (line, kind) in lines[r.clone()].iter().zip(&data.kinds[r]) {
+        black_box(decode_record_limit(black_box(line), *kind));
+    }
+}
+
+/// An app's record holding an `AgentMessage`, through serde.
+#[inline(never)]
+fn pass_record_generic(lines: &[String], r: Range<usize>) {
+    for line in &lines[r] {
+        let _ = black_box(serde_json::from_str::<AppRecord<AgentMessage>>(black_box(
+            line,
+        )));
     }
 }
 
@@ -1206,6 +1272,19 @@ fn print_ratios(data: &Data) {
             }
         }
     }
+    // The acceptance check's form: an app's own struct holding the message.
+    for (version, lines) in [
+        ("role-first", &data.record_first),
+        ("role-last", &data.record_last),
+    ] {
+        let name = format!("decode/{version} serde-generic in an app's struct");
+        if wanted(&name) {
+            let r = ratio(len, &mut |r| pass_record_generic(lines, r), &mut |r| {
+                pass_record_limit(data, lines, r)
+            });
+            rows.push((name, r, "<= 1.3x"));
+        }
+    }
     let bare = &data.bare_first;
     let name = "decode/role-first without id/turnId";
     if wanted(name) {
@@ -1287,6 +1366,10 @@ fn profile(data: &Data, variant: &str) {
         "decode-bare" => pass_decode_ours(data, &data.bare_first, all),
         "limit-bare" => pass_decode_limit(data, &data.bare_first, all),
         "decode-last" => pass_decode_ours(data, &data.role_last, all),
+        "generic-first" => pass_decode_generic(&data.role_first, all),
+        "generic-last" => pass_decode_generic(&data.role_last, all),
+        "record-last" => pass_record_generic(&data.record_last, all),
+        "record-limit-last" => pass_record_limit(data, &data.record_last, all),
         "limit-first" => pass_decode_limit(data, &data.role_first, all),
         "limit-last" => pass_decode_limit(data, &data.role_last, all),
         "encode" => {

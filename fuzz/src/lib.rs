@@ -1,9 +1,9 @@
 //! What the fuzz targets share: a registry with custom kinds, how a stream
 //! target cuts its input into events, and the checks every decoded reply gets.
 
+use agentmsg::custom::Registry;
 use agentmsg::providers::StreamDecode;
 use agentmsg::{AgentMessage, AssistantMessage, Message, TextContent};
-use agentmsg::custom::Registry;
 use libfuzzer_sys::arbitrary::Unstructured;
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
@@ -125,8 +125,12 @@ pub fn check_reply(reply: &AssistantMessage) {
     let back: Message = serde_json::from_str(&line)
         .unwrap_or_else(|e| panic!("a decoded reply does not read back: {e}\n{line}"));
     assert_eq!(back, message, "a decoded reply reads back changed\n{line}");
-    let decoded = agentmsg::transcript::decode_line(&line, registry(), agentmsg::transcript::DecodeMode::Strict)
-        .unwrap_or_else(|e| panic!("a decoded reply's line is rejected: {e}\n{line}"));
+    let decoded = agentmsg::transcript::decode_line(
+        &line,
+        registry(),
+        agentmsg::transcript::DecodeMode::Strict,
+    )
+    .unwrap_or_else(|e| panic!("a decoded reply's line is rejected: {e}\n{line}"));
     assert_eq!(decoded.as_llm(), Some(&message), "{line}");
 }
 
@@ -134,8 +138,13 @@ pub fn check_reply(reply: &AssistantMessage) {
 /// for any text.
 pub fn check_line(text: &str) {
     let registry = registry();
-    let lenient = agentmsg::transcript::decode_line(text, registry, agentmsg::transcript::DecodeMode::Lenient);
-    let strict = agentmsg::transcript::decode_line(text, registry, agentmsg::transcript::DecodeMode::Strict);
+    let lenient = agentmsg::transcript::decode_line(
+        text,
+        registry,
+        agentmsg::transcript::DecodeMode::Lenient,
+    );
+    let strict =
+        agentmsg::transcript::decode_line(text, registry, agentmsg::transcript::DecodeMode::Strict);
     match (&lenient, &strict) {
         // Strict decodes exactly what lenient decodes into a type.
         (Ok(AgentMessage::Unknown(_)), Err(_)) | (Err(_), Err(_)) => {}
@@ -155,10 +164,79 @@ pub fn check_line(text: &str) {
             let line = message
                 .to_line()
                 .unwrap_or_else(|e| panic!("{text:?} decoded but does not write: {e}"));
-            let back = agentmsg::transcript::decode_line(&line, registry, agentmsg::transcript::DecodeMode::Strict)
-                .unwrap_or_else(|e| panic!("{text:?} wrote {line:?}, which is rejected: {e}"));
+            let back = agentmsg::transcript::decode_line(
+                &line,
+                registry,
+                agentmsg::transcript::DecodeMode::Strict,
+            )
+            .unwrap_or_else(|e| panic!("{text:?} wrote {line:?}, which is rejected: {e}"));
             assert_eq!(back, message, "{text:?} wrote {line:?}");
         }
         Err(_) => {}
+    }
+}
+
+/// The generic serde path (`serde_json::from_str::<AgentMessage>`, whose
+/// `codec/held.rs` holds the keys met before the role and whose
+/// `codec/value.rs` hands a custom body's values to its type) on an object
+/// with its role first and with its role last: the two must agree, and agree
+/// with the line reader (`decode_line`), compared as JSON values (a tool
+/// call's arguments held before the role are written again from the values:
+/// `1e2` comes back as `100.0`).
+pub fn check_generic(text: &str) {
+    use serde_json::{Map, Value};
+    let generic = |text: &str| serde_json::from_str::<AgentMessage>(text);
+    let Ok(mut object) = serde_json::from_str::<Map<String, Value>>(text) else {
+        let _ = generic(text);
+        return;
+    };
+    let Some(role) = object.remove("role") else {
+        assert!(generic(text).is_err(), "no role, yet decoded: {text:?}");
+        return;
+    };
+    let entry = |key: &str, value: &Value| format!("{}:{value}", Value::from(key));
+    let rest: Vec<String> = object.iter().map(|(k, v)| entry(k, v)).collect();
+    let role = entry("role", &role);
+    let first = format!(
+        "{{{}}}",
+        [role.clone()]
+            .into_iter()
+            .chain(rest.clone())
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let last = format!(
+        "{{{}}}",
+        rest.into_iter().chain([role]).collect::<Vec<_>>().join(",")
+    );
+    let as_value = |m: &Result<AgentMessage, serde_json::Error>| match m {
+        Ok(m) => Ok((m.is_unknown(), serde_json::to_value(m).ok())),
+        Err(_) => Err(()),
+    };
+    let (a, b) = (generic(&first), generic(&last));
+    assert_eq!(
+        as_value(&a),
+        as_value(&b),
+        "role first {first:?} and last {last:?} disagree"
+    );
+    let line = agentmsg::transcript::decode_line(
+        &first,
+        Registry::global(),
+        agentmsg::transcript::DecodeMode::Lenient,
+    );
+    match (&line, &a) {
+        (Ok(m), _) if m.is_unknown() => {}
+        (Ok(m), Ok(g)) => assert_eq!(
+            serde_json::to_value(m).ok(),
+            serde_json::to_value(g).ok(),
+            "decode_line and the generic path disagree on {first:?}"
+        ),
+        (Ok(m), Err(e)) => {
+            panic!("decode_line read {m:?}, the generic path failed ({e}) on {first:?}")
+        }
+        (Err(_), Ok(g)) if !g.is_unknown() => {
+            panic!("the generic path read {g:?}, decode_line failed on {first:?}")
+        }
+        (Err(_), _) => {}
     }
 }

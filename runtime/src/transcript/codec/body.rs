@@ -83,20 +83,101 @@ impl<'de> Deserializer<'de> for Body<'_, 'de> {
     }
 
     /// A body of one entry is an externally tagged variant (a hand-written
-    /// `CustomMessage` may be an enum), as serde's map deserializers read it.
+    /// `CustomMessage` may be an enum), as serde_json reads one: the first
+    /// entry is the variant, and a body with another entry after it is
+    /// refused (a line's envelope keys after it are taken, as ever).
     fn deserialize_enum<V: Visitor<'de>>(
         self,
         _name: &'static str,
         _variants: &'static [&'static str],
         visitor: V,
     ) -> serde_json::Result<V::Value> {
-        visitor.visit_enum(de::value::MapAccessDeserializer::new(self.entries))
+        let mut entries = self.entries;
+        let value = visitor.visit_enum(BodyVariant(&mut entries))?;
+        match entries.next_key()? {
+            None => Ok(value),
+            Some(_) => Err(de::Error::invalid_type(
+                de::Unexpected::Map,
+                &"a map of one entry, the variant",
+            )),
+        }
     }
 
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf option unit unit_struct newtype_struct seq tuple
         tuple_struct map struct identifier ignored_any
+    }
+}
+
+/// A body's first entry as an enum's variant: its key names the variant,
+/// its value is the content, read as serde_json reads a variant's (a struct
+/// variant from an object or an array).
+struct BodyVariant<'e, 'a, 'de>(&'e mut Entries<'a, 'de>);
+
+impl<'de> de::EnumAccess<'de> for BodyVariant<'_, '_, 'de> {
+    type Error = serde_json::Error;
+    type Variant = Self;
+
+    fn variant_seed<S: DeserializeSeed<'de>>(
+        self,
+        seed: S,
+    ) -> serde_json::Result<(S::Value, Self)> {
+        let variant = match self.0.next_key()? {
+            Some(key) => seed.deserialize(StrDeserializer::new(key.as_str()))?,
+            None => return Err(de::Error::invalid_type(de::Unexpected::Map, &"enum")),
+        };
+        Ok((variant, self))
+    }
+}
+
+impl<'de> de::VariantAccess<'de> for BodyVariant<'_, '_, 'de> {
+    type Error = serde_json::Error;
+
+    fn unit_variant(self) -> serde_json::Result<()> {
+        self.0.next_value_seed(PhantomData::<()>)
+    }
+
+    fn newtype_variant_seed<S: DeserializeSeed<'de>>(
+        self,
+        seed: S,
+    ) -> serde_json::Result<S::Value> {
+        self.0.next_value_seed(seed)
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(
+        self,
+        len: usize,
+        visitor: V,
+    ) -> serde_json::Result<V::Value> {
+        self.0.next_value_seed(Content::Tuple(len, visitor))
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> serde_json::Result<V::Value> {
+        self.0.next_value_seed(Content::Struct(fields, visitor))
+    }
+}
+
+/// A tuple or struct variant's content, read with its visitor.
+enum Content<V> {
+    Tuple(usize, V),
+    Struct(&'static [&'static str], V),
+}
+
+impl<'de, V: Visitor<'de>> DeserializeSeed<'de> for Content<V> {
+    type Value = V::Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<V::Value, D::Error> {
+        match self {
+            Content::Tuple(len, visitor) => deserializer.deserialize_tuple(len, visitor),
+            Content::Struct(fields, visitor) => {
+                deserializer.deserialize_struct("", fields, visitor)
+            }
+        }
     }
 }
 
@@ -427,6 +508,19 @@ mod tests {
         assert_eq!(
             Body::held(&fields).decode::<Choice>().unwrap(),
             Choice::Right("r".to_owned())
+        );
+        // A second entry is refused, as serde_json refuses it, not dropped.
+        let text = r#"{"Right":"r","Left":{"n":2}}"#;
+        assert!(serde_json::from_str::<Choice>(text).is_err());
+        let Held::Map(fields) = serde_json::from_str::<Held>(text).unwrap() else {
+            panic!("an object")
+        };
+        assert_eq!(
+            Body::held(&fields)
+                .decode::<Choice>()
+                .unwrap_err()
+                .to_string(),
+            "invalid type: map, expected a map of one entry, the variant"
         );
     }
 }

@@ -150,6 +150,35 @@ macro_rules! newtype_struct_is_its_value {
     };
 }
 
+/// `deserialize_f32`: a number too large for an `f32` is an error, as
+/// serde_json gives reading the text ("number out of range"), rather than the
+/// infinity serde's own `f32` visitor makes of it.
+macro_rules! f32_in_range {
+    () => {
+        fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
+            if let Held::F64(v) = &self.held {
+                if v.is_finite() && (*v as f32).is_infinite() {
+                    return Err(de::Error::custom("number out of range"));
+                }
+            }
+            self.deserialize_any(visitor)
+        }
+    };
+}
+
+/// An enum read from a map: its variant, once the map's first entry was read
+/// as it; a map with more entries is refused there, as serde_json refuses it
+/// (it reads the variant's key and value, then wants the object's end).
+fn one_variant<T, E: de::Error>(end: Result<(), E>, value: T) -> Result<T, E> {
+    match end {
+        Ok(()) => Ok(value),
+        Err(_) => Err(de::Error::invalid_type(
+            de::Unexpected::Map,
+            &"a map of one entry, the variant",
+        )),
+    }
+}
+
 impl<'de, E: de::Error> Deserializer<'de> for Replay<'de, E> {
     type Error = E;
 
@@ -167,8 +196,18 @@ impl<'de, E: de::Error> Deserializer<'de> for Replay<'de, E> {
             Held::Unit => visitor.visit_unit(),
             Held::None => visitor.visit_none(),
             Held::Some(v) => visitor.visit_some(v.replay()),
-            Held::Seq(v) => visitor.visit_seq(SeqDeserializer::new(v.into_iter())),
-            Held::Map(v) => visitor.visit_map(MapDeserializer::new(v.into_iter())),
+            // Every element must be read, as serde_json requires of an array
+            // (a tuple of 2 is no array of 3): `end` says what is left over.
+            Held::Seq(v) => {
+                let mut seq = SeqDeserializer::new(v.into_iter());
+                let value = visitor.visit_seq(&mut seq)?;
+                seq.end().map(|()| value)
+            }
+            Held::Map(v) => {
+                let mut map = MapDeserializer::new(v.into_iter());
+                let value = visitor.visit_map(&mut map)?;
+                map.end().map(|()| value)
+            }
         }
     }
 
@@ -182,6 +221,7 @@ impl<'de, E: de::Error> Deserializer<'de> for Replay<'de, E> {
     }
 
     newtype_struct_is_its_value!();
+    f32_in_range!();
 
     /// A string is a unit variant; a one-entry map an externally tagged one.
     fn deserialize_enum<V: Visitor<'de>>(
@@ -193,15 +233,17 @@ impl<'de, E: de::Error> Deserializer<'de> for Replay<'de, E> {
         match self.held {
             Held::Str(v) => visitor.visit_enum(BorrowedStrDeserializer::new(v)),
             Held::String(v) => visitor.visit_enum(StringDeserializer::new(v)),
-            Held::Map(v) => visitor.visit_enum(MapAccessDeserializer::new(MapDeserializer::new(
-                v.into_iter(),
-            ))),
+            Held::Map(v) => {
+                let mut map = MapDeserializer::new(v.into_iter());
+                let value = visitor.visit_enum(MapAccessDeserializer::new(&mut map))?;
+                one_variant(map.end(), value)
+            }
             other => other.replay::<E>().deserialize_any(visitor),
         }
     }
 
     serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f64 char str string
         bytes byte_buf unit unit_struct seq tuple tuple_struct map struct
         identifier ignored_any
     }
@@ -250,8 +292,17 @@ impl<'de, E: de::Error> Deserializer<'de> for Lend<'_, 'de, E> {
             Held::Unit => visitor.visit_unit(),
             Held::None => visitor.visit_none(),
             Held::Some(v) => visitor.visit_some(v.lend()),
-            Held::Seq(v) => visitor.visit_seq(SeqDeserializer::new(v.iter())),
-            Held::Map(v) => visitor.visit_map(MapDeserializer::new(v.iter().map(|(k, v)| (k, v)))),
+            // Every element must be read, as in `Replay`.
+            Held::Seq(v) => {
+                let mut seq = SeqDeserializer::new(v.iter());
+                let value = visitor.visit_seq(&mut seq)?;
+                seq.end().map(|()| value)
+            }
+            Held::Map(v) => {
+                let mut map = MapDeserializer::new(v.iter().map(|(k, v)| (k, v)));
+                let value = visitor.visit_map(&mut map)?;
+                map.end().map(|()| value)
+            }
         }
     }
 
@@ -265,6 +316,7 @@ impl<'de, E: de::Error> Deserializer<'de> for Lend<'_, 'de, E> {
     }
 
     newtype_struct_is_its_value!();
+    f32_in_range!();
 
     /// A string is a unit variant; a one-entry map an externally tagged one.
     fn deserialize_enum<V: Visitor<'de>>(
@@ -276,15 +328,17 @@ impl<'de, E: de::Error> Deserializer<'de> for Lend<'_, 'de, E> {
         match self.held {
             Held::Str(v) => visitor.visit_enum(BorrowedStrDeserializer::new(v)),
             Held::String(v) => visitor.visit_enum(de::value::StrDeserializer::new(v)),
-            Held::Map(v) => visitor.visit_enum(MapAccessDeserializer::new(MapDeserializer::new(
-                v.iter().map(|(k, v)| (k, v)),
-            ))),
+            Held::Map(v) => {
+                let mut map = MapDeserializer::new(v.iter().map(|(k, v)| (k, v)));
+                let value = visitor.visit_enum(MapAccessDeserializer::new(&mut map))?;
+                one_variant(map.end(), value)
+            }
             _ => self.deserialize_any(visitor),
         }
     }
 
     serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f64 char str string
         bytes byte_buf unit unit_struct seq tuple tuple_struct map struct
         identifier ignored_any
     }

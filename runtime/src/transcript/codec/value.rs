@@ -572,9 +572,11 @@ answers! {
     UnitEvent {
         Unit => visit_unit,
     }
-    /// `deserialize_newtype_struct`.
+    /// `deserialize_newtype_struct`; a map is what serde_json gives its
+    /// `RawValue` (and `RawJson`): the value's text under one key.
     NewtypeEvent {
         Newtype(v) => visit_newtype_struct(Live(v)),
+        Map(v) => visit_map(LiveItems(v)),
     }
     /// `deserialize_seq`, `deserialize_tuple`, `deserialize_tuple_struct`
     /// and a tuple variant.
@@ -873,5 +875,372 @@ impl<'de> VariantAccess<'de> for LiveVariant<'_, 'de> {
         let mut slot = Waiting::<V, StructEvent>::new(visitor);
         self.0.structure(fields, &mut slot)?;
         slot.value()
+    }
+}
+
+/// `value.rs` and `held.rs` against plain serde: generated JSON texts, read
+/// through every path the codec reads a value by (the line's values through
+/// [`Live`] over serde_json's deserializer, a held value replayed or lent,
+/// directly or through [`Live`], and a held body through
+/// [`Body`](super::body::Body)), must decode to what `serde_json::from_str`
+/// decodes, and fail where it fails, with an error of the same kind.
+#[cfg(test)]
+pub(crate) mod props {
+    use std::collections::BTreeMap;
+
+    use proptest::prelude::*;
+    use serde::Deserialize;
+
+    use super::{Give, Live};
+    use crate::transcript::codec::body::Body;
+    use crate::transcript::codec::held::Held;
+
+    /// A struct with every shape a transcript type uses: options, a nested
+    /// struct (an object or an array), a tuple, every kind of enum variant, a
+    /// newtype, a unit, a char, a wide integer, a map and a bag of values.
+    #[derive(Debug, PartialEq, Deserialize)]
+    pub(crate) struct Outer {
+        inner: Inner,
+        #[serde(default)]
+        pair: Option<(u8, String)>,
+        #[serde(default)]
+        choice: Option<Choice>,
+        #[serde(default)]
+        choices: Vec<Choice>,
+        #[serde(default)]
+        unit: Option<()>,
+        #[serde(default)]
+        wrapped: Option<Wrapped>,
+        #[serde(default)]
+        letter: Option<char>,
+        #[serde(default)]
+        wide: Option<i128>,
+        #[serde(default)]
+        small: Option<i16>,
+        #[serde(default)]
+        ratio: Option<f32>,
+        #[serde(default)]
+        map: BTreeMap<String, bool>,
+        #[serde(default)]
+        any: Option<serde_json::Value>,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Inner {
+        id: String,
+        #[serde(default)]
+        size: u64,
+        #[serde(default)]
+        tags: Vec<String>,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    enum Choice {
+        Plain,
+        Tuple(u8, u8),
+        Named { x: i32 },
+        Boxed(String),
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Wrapped(f64);
+
+    /// The kind of a decoding error: its words up to the first detail, and
+    /// without serde_json's position. serde_json and serde's own value
+    /// deserializers word some errors differently, so these are one kind:
+    /// an array of the wrong length ("trailing characters" against "invalid
+    /// length"), and a token of the wrong type where serde_json's own reader
+    /// of the type refuses it as syntax (an enum given an array: "expected
+    /// value"; an `i128` given `1.5`, read as digits up to the dot: "expected
+    /// `,` or `}`", or given a string: "invalid number") against serde's
+    /// "invalid type".
+    pub(crate) fn kind(error: &serde_json::Error) -> String {
+        let text = error.to_string();
+        let text = text.split(" at line ").next().unwrap_or_default();
+        for (prefix, kind) in [
+            ("invalid type", "invalid type"),
+            ("invalid value", "invalid value"),
+            ("invalid length", "length"),
+            ("trailing characters", "length"),
+            ("trailing comma", "length"),
+            ("missing field", "missing field"),
+            ("duplicate field", "duplicate field"),
+            ("unknown variant", "unknown variant"),
+            ("unknown field", "unknown field"),
+            ("expected value", "invalid type"),
+            ("expected `,` or", "invalid type"),
+            ("invalid number", "invalid type"),
+        ] {
+            if text.starts_with(prefix) {
+                return kind.to_owned();
+            }
+        }
+        text.to_owned()
+    }
+
+    /// A JSON string: plain words, escapes, non-ASCII, a lone character.
+    fn string() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[a-z]{0,6}",
+            "[a-zA-Z \"\\\\\n\t/é€😀\u{1}]{0,8}",
+            Just("Plain".to_owned()),
+            Just("named".to_owned()),
+            Just("x".to_owned()),
+        ]
+    }
+
+    fn number() -> impl Strategy<Value = serde_json::Value> {
+        prop_oneof![
+            (0u64..300).prop_map(serde_json::Value::from),
+            (-70_000i64..70_000).prop_map(serde_json::Value::from),
+            any::<u64>().prop_map(serde_json::Value::from),
+            any::<i64>().prop_map(serde_json::Value::from),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(serde_json::Value::from),
+            Just(serde_json::Value::from(1.0)),
+        ]
+    }
+
+    /// Any JSON value, a few levels deep.
+    pub(crate) fn json() -> impl Strategy<Value = serde_json::Value> {
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<bool>().prop_map(serde_json::Value::from),
+            number(),
+            string().prop_map(serde_json::Value::from),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::from),
+                proptest::collection::vec((key(), inner), 0..4)
+                    .prop_map(|entries| serde_json::Value::Object(entries.into_iter().collect())),
+            ]
+        })
+    }
+
+    fn key() -> impl Strategy<Value = String> {
+        prop_oneof![
+            4 => proptest::sample::select(vec![
+                "inner", "id", "size", "tags", "pair", "choice", "choices", "unit", "wrapped",
+                "letter", "wide", "small", "ratio", "map", "any", "plain", "tuple", "named",
+                "boxed", "x",
+            ])
+            .prop_map(str::to_owned),
+            1 => string(),
+        ]
+    }
+
+    /// A value of the right shape for `key` most of the time, anything else
+    /// otherwise.
+    fn field(key: &'static str) -> BoxedStrategy<serde_json::Value> {
+        use serde_json::json;
+        let right: BoxedStrategy<serde_json::Value> = match key {
+            "inner" => prop_oneof![
+                (
+                    string(),
+                    any::<u64>(),
+                    proptest::collection::vec(string(), 0..3),
+                    json()
+                )
+                    .prop_map(|(id, size, tags, extra)| {
+                        json!({ "id": id, "size": size, "tags": tags, "extra": extra })
+                    }),
+                string().prop_map(|id| json!({ "id": id })),
+                (string(), 0u64..9, proptest::collection::vec(string(), 0..2))
+                    .prop_map(|(id, size, tags)| json!([id, size, tags])),
+            ]
+            .boxed(),
+            "pair" => (any::<u8>(), string())
+                .prop_map(|(n, s)| json!([n, s]))
+                .boxed(),
+            "choice" => choice().boxed(),
+            "choices" => proptest::collection::vec(choice(), 0..3)
+                .prop_map(serde_json::Value::from)
+                .boxed(),
+            "unit" => Just(serde_json::Value::Null).boxed(),
+            "wrapped" | "ratio" => number().boxed(),
+            "letter" => "[a-z€😀]".prop_map(serde_json::Value::from).boxed(),
+            "wide" | "small" => number().boxed(),
+            "map" => proptest::collection::btree_map(string(), any::<bool>(), 0..3)
+                .prop_map(|m| json!(m))
+                .boxed(),
+            _ => json().boxed(),
+        };
+        prop_oneof![4 => right, 1 => json()].boxed()
+    }
+
+    fn choice() -> impl Strategy<Value = serde_json::Value> {
+        use serde_json::json;
+        prop_oneof![
+            Just(json!("plain")),
+            (any::<u8>(), any::<u8>()).prop_map(|(a, b)| json!({ "tuple": [a, b] })),
+            any::<i32>().prop_map(|x| json!({ "named": { "x": x } })),
+            string().prop_map(|s| json!({ "boxed": s })),
+            string().prop_map(serde_json::Value::from),
+        ]
+    }
+
+    /// An object's text from its entries in order, duplicates kept.
+    fn object(entries: &[(String, serde_json::Value)]) -> String {
+        let mut text = String::from("{");
+        for (i, (key, value)) in entries.iter().enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            text.push_str(&serde_json::Value::from(key.as_str()).to_string());
+            text.push(':');
+            text.push_str(&value.to_string());
+        }
+        text.push('}');
+        text
+    }
+
+    /// The text of an object shaped like [`Outer`] (mostly), in any order,
+    /// with a field left out, given twice or of the wrong type now and then.
+    pub(crate) fn outer_text() -> impl Strategy<Value = String> {
+        const FIELDS: &[&str] = &[
+            "inner", "pair", "choice", "choices", "unit", "wrapped", "letter", "wide", "small",
+            "ratio", "map", "any",
+        ];
+        let entries: Vec<_> = FIELDS
+            .iter()
+            .map(|&name| {
+                proptest::option::weighted(if name == "inner" { 0.95 } else { 0.5 }, field(name))
+                    .prop_map(move |v| v.map(|v| (name.to_owned(), v)))
+            })
+            .collect();
+        (
+            entries,
+            proptest::collection::vec((key(), json()), 0..2),
+            any::<proptest::sample::Index>(),
+        )
+            .prop_map(|(entries, extra, at)| {
+                let mut entries: Vec<_> = entries.into_iter().flatten().collect();
+                // Unknown or repeated keys, somewhere among the others.
+                for (key, value) in extra {
+                    let at = at.index(entries.len() + 1);
+                    entries.insert(at, (key, value));
+                }
+                entries
+            })
+            .prop_shuffle()
+            .prop_map(|entries| object(&entries))
+    }
+
+    /// Every path of the codec must read `text` as `serde_json::from_str` does
+    /// (a held object as a custom body too, when `T` is a struct, as a body is).
+    fn agrees<T>(text: &str, body: bool) -> Result<(), TestCaseError>
+    where
+        T: serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+    {
+        let direct = serde_json::from_str::<T>(text).map_err(|e| kind(&e));
+        let held: Held = serde_json::from_str(text)
+            .map_err(|e| TestCaseError::fail(format!("not held: {e}: {text}")))?;
+        let mut line = serde_json::Deserializer::from_str(text);
+        let paths: [(&str, Result<T, String>); 5] = [
+            (
+                "a line's value through Live",
+                T::deserialize(Live(&mut Give(Some(&mut line)))).map_err(|e| kind(&e)),
+            ),
+            (
+                "replayed",
+                T::deserialize(held.clone().replay::<serde_json::Error>()).map_err(|e| kind(&e)),
+            ),
+            (
+                "lent",
+                T::deserialize(held.lend::<serde_json::Error>()).map_err(|e| kind(&e)),
+            ),
+            (
+                "lent through Live",
+                T::deserialize(Live(&mut Give(Some(held.lend::<serde_json::Error>()))))
+                    .map_err(|e| kind(&e)),
+            ),
+            (
+                "replayed through Live",
+                T::deserialize(Live(&mut Give(Some(
+                    held.clone().replay::<serde_json::Error>(),
+                ))))
+                .map_err(|e| kind(&e)),
+            ),
+        ];
+        for (path, read) in paths {
+            prop_assert_eq!(&read, &direct, "{} of {}", path, text);
+        }
+        if let (true, Held::Map(fields)) = (body, &held) {
+            let body = Body::held(fields).decode::<T>().map_err(|e| kind(&e));
+            prop_assert_eq!(&body, &direct, "a held body of {}", text);
+        }
+        Ok(())
+    }
+
+    /// A value kept as its text ([`RawJson`](crate::message::RawJson), tool
+    /// arguments) reads through every path as the same JSON value as
+    /// serde_json's text: a held value is written again from its values, so
+    /// its numbers in serde_json's form (`1e2` as `100.0`), its keys in order.
+    fn raw_agrees(text: &str) -> Result<(), TestCaseError> {
+        use crate::message::RawJson;
+        let value = |raw: Result<RawJson, serde_json::Error>| {
+            raw.map(|raw| serde_json::from_str::<serde_json::Value>(raw.get()).ok())
+                .map_err(|e| kind(&e))
+        };
+        let direct = value(serde_json::from_str::<RawJson>(text));
+        let held: Held = serde_json::from_str(text)
+            .map_err(|e| TestCaseError::fail(format!("not held: {e}: {text}")))?;
+        prop_assert_eq!(
+            &value(RawJson::deserialize(
+                held.clone().replay::<serde_json::Error>()
+            )),
+            &direct,
+            "replayed {}",
+            text
+        );
+        prop_assert_eq!(
+            &value(RawJson::deserialize(held.lend::<serde_json::Error>())),
+            &direct,
+            "lent {}",
+            text
+        );
+        let mut line = serde_json::Deserializer::from_str(text);
+        prop_assert_eq!(
+            &value(RawJson::deserialize(Live(&mut Give(Some(&mut line))))),
+            &direct,
+            "a line's value through Live {}",
+            text
+        );
+        prop_assert_eq!(
+            &value(RawJson::deserialize(Live(&mut Give(Some(
+                held.lend::<serde_json::Error>()
+            ))))),
+            &direct,
+            "lent through Live {}",
+            text
+        );
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn a_struct_reads_as_serde_json_reads_it(text in outer_text()) {
+            agrees::<Outer>(&text, true)?;
+        }
+
+        #[test]
+        fn any_value_reads_as_serde_json_reads_it(value in json()) {
+            let text = value.to_string();
+            agrees::<serde_json::Value>(&text, false)?;
+            agrees::<Inner>(&text, true)?;
+            agrees::<Vec<Choice>>(&text, false)?;
+            // A custom body may be an enum (a hand-written `CustomMessage`).
+            agrees::<Choice>(&text, true)?;
+            agrees::<Option<Inner>>(&text, false)?;
+            agrees::<BTreeMap<String, Option<u32>>>(&text, false)?;
+            agrees::<(bool, String)>(&text, false)?;
+            raw_agrees(&text)?;
+        }
     }
 }
