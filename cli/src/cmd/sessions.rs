@@ -128,11 +128,7 @@ pub fn run(args: &SessionsArgs) -> Result<Outcome, CliError> {
     })?
     .map_err(store_error)?;
     for s in &skipped {
-        crate::output::note!(
-            "agentmsg: warning: skipped `{}`: {}",
-            s.id,
-            s.reason
-        );
+        crate::output::note!("agentmsg: warning: skipped `{}`: {}", s.id, s.reason);
     }
     let mut out = crate::output::stdout();
     if args.json {
@@ -219,11 +215,7 @@ fn copy(from: &str, to: &str) -> Result<Outcome, CliError> {
                 loop {
                     let page = source.list(&request).await?;
                     for s in &page.skipped {
-                        crate::output::note!(
-                            "agentmsg: warning: skipped `{}`: {}",
-                            s.id,
-                            s.reason
-                        );
+                        crate::output::note!("agentmsg: warning: skipped `{}`: {}", s.id, s.reason);
                     }
                     ids.extend(page.sessions.into_iter().map(|s| s.id));
                     match page.next {
@@ -270,9 +262,7 @@ fn copy(from: &str, to: &str) -> Result<Outcome, CliError> {
             }
             Err(e) => {
                 problems += 1;
-                crate::output::note!(
-                    "agentmsg: error: session `{id}`: {e}"
-                );
+                crate::output::note!("agentmsg: error: session `{id}`: {e}");
             }
         }
     }
