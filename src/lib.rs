@@ -385,7 +385,7 @@
 //! |---|---|
 //! | [`Message`] | what a model sees: one of the four roles below, as every provider's wire format carries it |
 //! | [`SystemMessage`], [`UserMessage`], [`AssistantMessage`], [`ToolResultMessage`] | the four roles of a [`Message`], each with the content blocks it allows |
-//! | [`AgentMessage`] | one line of a transcript: an [`LlmMessage`], an application's own entry ([`AppMessage`](crate::custom::AppMessage)), or a line kept but not decoded ([`UnknownMessage`](crate::transcript::UnknownMessage)) |
+//! | [`AgentMessage`](enum@AgentMessage) | one line of a transcript: an [`LlmMessage`], an application's own entry ([`AppMessage`](crate::custom::AppMessage)), or a line kept but not decoded ([`UnknownMessage`](crate::transcript::UnknownMessage)) |
 //! | [`LlmMessage`] | a [`Message`] as a transcript line holds it, with its `id` and `turnId` |
 //! | [`AppMessage`](crate::custom::AppMessage) | an application's entry as a transcript line holds it: a boxed [`CustomMessage`] with its `id`, `turnId` and `timestamp` |
 //! | [`CustomMessage`] (trait) | what an application's own kind implements, by `#[derive(AgentMessage)]`: its kind (the line's `role`) and its projection to what a model sees, if any; [`DynCustomMessage`](crate::custom::DynCustomMessage) is its object-safe side |
