@@ -9,9 +9,7 @@
 //!   append that is on its way to the disk when it returns can cost), and
 //!   `file-open-each` (open the file for appending, write the line, close it:
 //!   what pi does for every entry with `appendFileSync`); 100 entries per
-//!   call (`-batch100`) too, against `file-buffered`; and, for the ratios,
-//!   the same `JsonlDir` appends by a store that keeps no lock between them
-//!   (`jsonl-dir-unkept`, `keep_lock(Duration::ZERO)`);
+//!   call (`-batch100`) too, against `file-buffered`;
 //! - `load`: a 10,000-entry session loaded whole, per backend, against
 //!   `JsonlReader` reading (and decoding) the same lines from a file;
 //! - `list`: a page of 500 sessions of a `JsonlDir` and an SQLite store
@@ -213,42 +211,23 @@ fn append_file(path: &Path, lines: &[StoredEntry], how: FileWrite) {
 }
 
 /// The system calls a one-entry `JsonlDir` append makes, for each line, on a
-/// file opened once: lock, look up the name in the directory (type, inode,
-/// size), write the line and its newline, unlock.
-#[cfg(target_os = "linux")]
+/// file opened once: lock, `lstat` of the path (inode, size), write the line
+/// and its newline, unlock.
 fn append_floor(path: &Path, lines: &[StoredEntry]) {
-    use std::os::fd::AsRawFd;
-    use std::os::unix::fs::OpenOptionsExt;
-    let dir = std::fs::File::open(path.parent().unwrap()).unwrap();
-    let file = OpenOptions::new()
+    let mut file = OpenOptions::new()
         .create(true)
         .append(true)
-        .mode(0o600)
         .open(path)
         .unwrap();
-    let name = std::ffi::CString::new(path.file_name().unwrap().as_encoded_bytes()).unwrap();
     let mut line = Vec::new();
     for entry in lines {
         line.clear();
         line.extend_from_slice(entry.line().as_bytes());
         line.push(b'\n');
-        // SAFETY: the descriptors are open for the calls, `name` is a C
-        // string, `stat` is a `statx` to fill, and `line` is valid for reads
-        // of its length.
-        unsafe {
-            assert_eq!(libc::flock(file.as_raw_fd(), libc::LOCK_EX), 0);
-            let mut stat: libc::statx = std::mem::zeroed();
-            let mask = libc::STATX_TYPE | libc::STATX_INO | libc::STATX_SIZE;
-            let flags = libc::AT_SYMLINK_NOFOLLOW;
-            assert_eq!(
-                libc::statx(dir.as_raw_fd(), name.as_ptr(), flags, mask, &mut stat),
-                0
-            );
-            let written =
-                libc::syscall(libc::SYS_write, file.as_raw_fd(), line.as_ptr(), line.len());
-            assert_eq!(written, line.len() as libc::c_long);
-            assert_eq!(libc::flock(file.as_raw_fd(), libc::LOCK_UN), 0);
-        }
+        file.lock().unwrap();
+        black_box(std::fs::symlink_metadata(path).unwrap().len());
+        file.write_all(&line).unwrap();
+        file.unlock().unwrap();
     }
 }
 
@@ -453,17 +432,8 @@ fn main() {
         ratios.sort_by(f64::total_cmp);
         println!("ratio {name}: {:.2}x", ratios[runs / 2]);
     };
-    // What keeping a session file's lock through a burst is worth: the same
-    // appends by a `JsonlDir` that unlocks at the end of each.
     let jsonl_appends = do_append && measured("jsonl-dir", BACKENDS);
-    let unkept = jsonl_appends.then(|| {
-        let store = JsonlDir::open(files.path().join("unkept")).unwrap();
-        (
-            "jsonl-dir-unkept",
-            AnyStore::JsonlDir(store.keep_lock(Duration::ZERO)),
-        )
-    });
-    let appended = b.stores.iter().chain(&unkept).filter(|_| do_append);
+    let appended = b.stores.iter().filter(|_| do_append);
     for (name, store) in appended {
         for (variant, per_call, baseline, how) in [
             ("", 1, "file-buffered", FileWrite::Buffered),
@@ -490,13 +460,12 @@ fn main() {
         }
     }
     // The floor of a one-entry `JsonlDir` append: its four system calls on a
-    // file kept open (`flock`, `statx` of the name in its directory, `write`,
-    // unlock), and none of the store's own work.
-    #[cfg(target_os = "linux")]
+    // file kept open (lock, `lstat` of the path, `write`, unlock), and none of
+    // the store's own work.
     if jsonl_appends {
         let scratch_files = std::cell::RefCell::new(Vec::new());
         ratio(
-            "append/floor (flock, statx, write, unlock: no store) vs file-open-each".to_owned(),
+            "append/floor (lock, lstat, write, unlock: no store) vs file-open-each".to_owned(),
             &mut || {
                 let file = Scratch(files.path().join(format!("{}.jsonl", next())));
                 append_floor(&file.0, &append_lines);

@@ -379,6 +379,21 @@
 //! # }).unwrap();
 //! ```
 //!
+//! # Which `*Message` is which
+//!
+//! | type | what it is |
+//! |---|---|
+//! | [`Message`] | what a model sees: one of the four roles below, as every provider's wire format carries it |
+//! | [`SystemMessage`], [`UserMessage`], [`AssistantMessage`], [`ToolResultMessage`] | the four roles of a [`Message`], each with the content blocks it allows |
+//! | [`AgentMessage`](enum@AgentMessage) | one line of a transcript: an [`LlmMessage`], an application's own entry ([`AppMessage`](crate::custom::AppMessage)), or a line kept but not decoded ([`UnknownMessage`](crate::transcript::UnknownMessage)) |
+//! | [`LlmMessage`] | a [`Message`] as a transcript line holds it, with its `id` and `turnId` |
+//! | [`AppMessage`](crate::custom::AppMessage) | an application's entry as a transcript line holds it: a boxed [`CustomMessage`] with its `id`, `turnId` and `timestamp` |
+//! | [`CustomMessage`] (trait) | what an application's own kind implements, by `#[derive(AgentMessage)]`: its kind (the line's `role`) and its projection to what a model sees, if any; [`DynCustomMessage`](crate::custom::DynCustomMessage) is its object-safe side |
+//! | [`UnknownMessage`](crate::transcript::UnknownMessage) | a line of a kind nobody registered (or that did not decode), kept byte for byte |
+//! | [`ExtensionMessage`](crate::custom::ExtensionMessage), [`InjectedMessage`](crate::custom::InjectedMessage) | built-in custom kinds: an untyped UI-only entry, and pi's `custom` entry that may reach the model |
+//! | [`ContextMessage`](crate::session::ContextMessage) | a message of a session's context at a leaf: an entry's, borrowed, or one the context made (a summary) |
+//! | [`PromptMessage`](crate::project::PromptMessage) | a bare user or assistant message for a [`PromptEditor`](crate::project::PromptEditor), content only |
+//!
 //! # The `agentmsg` command
 //!
 //! The `agentmsg-cli` crate installs `agentmsg`: `check` (every problem with its

@@ -107,7 +107,19 @@ pub fn is_blank(line: &[u8]) -> bool {
     line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
 }
 
-/// `line` without the `\r` of a CRLF ending.
+/// `line` without the `\r` of a CRLF ending: what a program that reads lines
+/// itself (by [`raw_lines`], or split at `\n`) compares or prints, so a file
+/// written on Windows reads as the same lines.
+///
+/// ```
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::lines::{is_blank, raw_lines, without_cr};
+///
+/// let text = b"{\"role\":\"user\",\"content\":\"hi\"}\r\n \t\r\n";
+/// let lines: Vec<_> = raw_lines(text).collect();
+/// assert_eq!(without_cr(lines[0].bytes), br#"{"role":"user","content":"hi"}"#);
+/// assert!(is_blank(lines[1].bytes) && !is_blank(lines[0].bytes));
+/// ```
 pub fn without_cr(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }

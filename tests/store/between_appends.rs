@@ -89,26 +89,29 @@ fn a_session_deleted_elsewhere_is_gone() {
     assert_eq!(loaded.entries.len(), 1);
 }
 
-/// The store's directory moved away, and another put in its place: a session
-/// kept open stays the file it was, in the directory it was opened in (the
-/// check is of the file's name in its directory, opened with it, not of every
-/// directory on the path: see `identity.rs`), until its name there changes.
-/// A store opened on the new directory has its own files.
+/// The store's directory moved away, and another put in its place: the
+/// store's path names the new directory's file, so an append goes there (the
+/// check is of the whole path: see `identity.rs`), and never to the file the
+/// moved directory holds.
 #[test]
-fn a_moved_store_directory_keeps_its_open_files() {
+fn a_moved_store_directory_is_seen() {
     let (root, dir, store) = one_entry();
     let moved = root.path().join("moved");
     std::fs::rename(&dir, &moved).unwrap();
     std::fs::create_dir(&dir).unwrap();
     std::fs::write(dir.join("s.jsonl"), "").unwrap();
-    now(store.append("s", &[message("b", Some("a"), "two")], Expect::Leaf("a"))).unwrap();
-    assert_eq!(lines(&moved.join("s.jsonl")), 2);
-    assert_eq!(lines(&dir.join("s.jsonl")), 0);
-    // Renamed in the moved directory: not written, and the path is read again.
-    std::fs::rename(moved.join("s.jsonl"), moved.join("gone.jsonl")).unwrap();
+    // The session's file is now the empty one: its leaf is not `a`.
+    let e =
+        now(store.append("s", &[message("b", Some("a"), "two")], Expect::Leaf("a"))).unwrap_err();
+    assert!(matches!(e, StoreError::Conflict { .. }), "{e}");
     now(store.append("s", &[message("a", None, "fresh")], Expect::Empty)).unwrap();
-    assert_eq!(lines(&moved.join("gone.jsonl")), 2);
+    assert_eq!(lines(&moved.join("s.jsonl")), 1);
     assert_eq!(lines(&dir.join("s.jsonl")), 1);
+    // Moved with no directory put in its place: the session is gone.
+    std::fs::remove_dir_all(&dir).unwrap();
+    let e = now(store.append("s", &[message("b", Some("a"), "two")], Expect::Any)).unwrap_err();
+    assert!(not_found(&e), "{e}");
+    assert_eq!(lines(&moved.join("s.jsonl")), 1);
 }
 
 /// Appends through another handle (another store: another open file, as in

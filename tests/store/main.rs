@@ -11,7 +11,7 @@ mod store_fixture;
 mod attacks;
 mod between_appends;
 mod concurrency;
-mod kept_lock;
+mod lock_per_append;
 mod session;
 mod suite;
 

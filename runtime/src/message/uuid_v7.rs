@@ -8,10 +8,8 @@
 //! a clock that went back) is the one before it plus one in its 74 counting
 //! bits, the "monotonic random" of RFC 9562 §6.2, method 2.
 //!
-//! This was `uuid::Uuid::now_v7`; the `uuid` crate brought five packages into
-//! every dependent's lock file (its `wasm-bindgen` family) for this one call,
-//! and cargo reads each one's index entry on every build of a crate that
-//! depends on agentmsg (about 3.5 ms of each no-op `cargo build`).
+//! Written here rather than taken from the `uuid` crate: see "Build cost of
+//! a dependency" in `benches/README.md`.
 //!
 //! [`MessageId::new`]: super::MessageId::new
 //! [`TurnId::new`]: super::TurnId::new

@@ -1,17 +1,14 @@
 //! The two big buffers of a session read from a file: its text and its
 //! entries. Each is allocated once, at its size, and on Linux the kernel is
-//! asked to back it with transparent huge pages.
-//!
-//! Reading a session of 100,000 entries fills about 55 MB of text and 60 MB
-//! of entries, fresh memory the kernel hands out one 4 KiB page at a time: some
-//! 28,000 page faults, each zeroing its page, a quarter of the time reading
-//! takes (`benches/session.rs`, profiled). Backed by 2 MiB pages, the same
-//! memory takes a few dozen faults. The advice changes how pages are backed,
-//! never what they hold; where huge pages are off (`never`) or unknown, it is
-//! refused and nothing changes. (Where the kernel's `defrag` setting is
-//! `madvise`, its default, a fault in advised memory may compact memory to
-//! find a huge page; when none is found it takes small pages, as without
-//! the advice.)
+//! asked to back it with transparent huge pages: a big session's buffers are
+//! fresh memory, which the kernel otherwise hands out (and zeroes) one 4 KiB
+//! page at a time, a page fault each, and those faults were a large part of
+//! the time an open took (measured in `benches/README.md`, "Opening a
+//! session"). The advice changes how pages are backed, never what they hold;
+//! where huge pages are off (`never`) or unknown, it is refused and nothing
+//! changes. (Where the kernel's `defrag` setting is `madvise`, its default, a
+//! fault in advised memory may compact memory to find a huge page; when none
+//! is found it takes small pages, as without the advice.)
 //!
 //! Mapping the file instead would spare the copy too, but a map reads
 //! whatever the file holds later: a file truncated by another process would

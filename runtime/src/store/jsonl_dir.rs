@@ -4,12 +4,11 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
 use super::file_lock::{self, Locked};
-use super::identity::{Identity, StatPath};
-use super::lock_hold::{self, Kept, KeptLock};
+use super::identity::Identity;
 use super::regular_file::{self, Access, OpenError};
 use super::tree_index::TreeIndex;
 use super::{
@@ -30,10 +29,6 @@ const LISTING_SETTLED: Duration = Duration::from_secs(2);
 /// The UTF-8 byte-order mark, which an editor may put before a file's first line.
 use crate::lines::BOM;
 
-/// How long a [`JsonlDir`] keeps a session file's lock after an append, by
-/// default, for the next append of a burst.
-pub const DEFAULT_KEEP_LOCK: Duration = Duration::from_micros(500);
-
 /// How many session files a [`JsonlDir`] keeps open between appends.
 const MAX_OPEN_FILES: usize = 64;
 
@@ -45,34 +40,24 @@ const MAX_OPEN_FILES: usize = 64;
 ///
 /// Each append takes the file's advisory lock ([`File::lock`]: `flock` on Unix,
 /// `LockFileEx` on Windows; std's, as [`AppendFile`](crate::transcript::AppendFile) uses, so
-/// no lock crate is needed), checks that the file's name still names the file
-/// it holds open (a deleted, replaced or renamed session is not written to),
-/// reads what other writers appended since its last look to know the leaf,
-/// checks the leaf the append expects, and writes all of the append's lines in
-/// one `write`. It then keeps the lock for the next append, which only checks
-/// the name and length and writes: two system calls while appends come in a
-/// burst. The lock is given back when no append came for about half a
-/// millisecond ([`keep_lock`](Self::keep_lock)), and in turns while appends
-/// go on (kept at most four times that in a row, then not kept for as long),
-/// by a thread the store starts with the first lock it keeps; this store's
-/// own loads, listings and deletes give it back first, so only other stores
-/// and processes wait for it. Loads take the lock shared. So writers in any
-/// number of processes never interleave or tear each other's lines, and a
-/// reader never sees half an
-/// append. Within one process, appends to one session through one `JsonlDir`
-/// are also serialized by a mutex; appends to different sessions do not wait
-/// for each other. A `JsonlDir` keeps the files of up to 64
-/// sessions open between appends (and what it read of them, so an append reads
-/// only what others appended since), each with its directory: the name is
-/// looked up there, so a store directory moved while a session is open keeps
-/// that session's appends until the session's name in it changes. The lock is
-/// advisory: a program that writes the file without taking it is not held
-/// back.
+/// no lock crate is needed), checks that the file's path still names the file
+/// it holds open (a deleted, replaced or renamed session is not written to,
+/// nor one whose store directory was moved), reads what other writers
+/// appended since its last look to know the leaf, checks the leaf the append
+/// expects, writes all of the append's lines in one `write`, and unlocks the
+/// file. Loads take the lock shared. So writers in any number of processes
+/// never interleave or tear each other's lines, and a reader never sees half
+/// an append. Within one process, appends to one session through one
+/// `JsonlDir` are also serialized by a mutex; appends to different sessions
+/// do not wait for each other. A `JsonlDir` keeps the files of up to 64
+/// sessions open between appends (and what it read of them, so an append
+/// reads only what others appended since). The lock is advisory: a program
+/// that writes the file without taking it is not held back.
 ///
-/// Each append costs its system calls and little else (no allocation per
-/// entry but the returned leaf's), so a batch of entries costs about what
-/// writing their lines to a file does: prefer one append of a turn's entries
-/// to one append each.
+/// Each append costs its system calls (lock, `lstat`, `write`, unlock), about
+/// what `open`, `write`, `close` of the line would, so a batch of entries
+/// costs much less per entry: prefer one append of a turn's entries to one
+/// append each.
 ///
 /// # Durability (fsync policy)
 ///
@@ -106,8 +91,7 @@ const MAX_OPEN_FILES: usize = 64;
 /// # Blocking
 ///
 /// The futures do their file I/O when polled, without yielding: local-file
-/// reads and writes of a few lines, under a lock held for one write or a
-/// burst of them (see above). A session's file is read whole by `load` and
+/// reads and writes of a few lines, under a lock held for one append. A session's file is read whole by `load` and
 /// `open`, and by `list` for the sessions of the page. A lock another process
 /// holds is waited for up to
 /// [`lock_timeout`](Self::lock_timeout) (10 s by default), then the call fails
@@ -123,7 +107,6 @@ pub struct JsonlDir {
     dir: PathBuf,
     durability: Durability,
     lock_timeout: Duration,
-    keep_lock: Duration,
     files: Mutex<HashMap<String, Arc<Mutex<SessionFile>>, foldhash::fast::RandomState>>,
     listing: Mutex<Option<Arc<Listing>>>,
 }
@@ -146,12 +129,10 @@ struct Listing {
 struct SessionFile {
     file: File,
     /// The open file's identity (device and inode), read once when it was
-    /// opened: an append compares the path's with it, one `statx` (see `identity`), and takes
-    /// the file's length from the same call.
+    /// opened: an append compares the path's with it (see `identity`), and
+    /// takes the file's length from the same call.
     identity: Identity,
     path: PathBuf,
-    /// `path`, ready for the check of each append.
-    stat_path: StatPath,
     /// How many bytes of the file were read into `entries` and `leaf`.
     scanned: u64,
     entries: u64,
@@ -163,18 +144,6 @@ struct SessionFile {
     /// append to the next up to [`KEPT_BUFFER`] bytes (a few entries), so the
     /// common append allocates nothing and a session's memory stays small.
     buf: Vec<u8>,
-    /// The lock kept from the last append, if it was (see `lock_hold`).
-    kept: Kept,
-}
-
-impl KeptLock for SessionFile {
-    fn kept(&mut self) -> &mut Kept {
-        &mut self.kept
-    }
-
-    fn unlock(&mut self) {
-        SessionFile::unlock(self);
-    }
 }
 
 /// The largest buffer a session file keeps from one append to the next.
@@ -217,7 +186,6 @@ impl JsonlDir {
             dir,
             durability: Durability::Os,
             lock_timeout: DEFAULT_LOCK_TIMEOUT,
-            keep_lock: DEFAULT_KEEP_LOCK,
             files: Mutex::default(),
             listing: Mutex::default(),
         }
@@ -228,17 +196,6 @@ impl JsonlDir {
     #[must_use]
     pub fn lock_timeout(mut self, timeout: Duration) -> JsonlDir {
         self.lock_timeout = timeout;
-        self
-    }
-
-    /// The same store, keeping a session file's lock after an append for the
-    /// next append of a burst until no append came for about `idle`
-    /// ([`DEFAULT_KEEP_LOCK`], 500 µs, by default; see "Concurrent writers" in
-    /// the type's docs). With [`Duration::ZERO`] every append unlocks the file
-    /// before it returns.
-    #[must_use]
-    pub fn keep_lock(mut self, idle: Duration) -> JsonlDir {
-        self.keep_lock = idle;
         self
     }
 
@@ -311,47 +268,20 @@ impl JsonlDir {
         let settings = Settings {
             durability: self.durability,
             lock_timeout: self.lock_timeout,
-            keep_lock: !self.keep_lock.is_zero(),
             dir: &self.dir,
         };
         let handle = self.handle(session)?;
         let mut file = handle.lock().unwrap_or_else(PoisonError::into_inner);
         let appended = file.append(session, entries, expected, settings);
         drop(file);
-        match appended {
-            Ok((appended, watch)) => {
-                if let Some(appends) = watch {
-                    let handle: Weak<Mutex<SessionFile>> = Arc::downgrade(&handle);
-                    lock_hold::watch(handle, appends, self.keep_lock);
-                }
-                Ok(appended)
-            }
-            Err(e) => {
-                if let StoreError::NotFound { .. } = e {
-                    self.forget(session);
-                }
-                Err(e)
-            }
+        if let Err(StoreError::NotFound { .. }) = appended {
+            self.forget(session);
         }
-    }
-
-    /// Unlocks the session's file if its last append kept the lock, so this
-    /// store's own reads and deletes of the session do not wait for it.
-    fn let_go(&self, session: &str) {
-        let handle = self
-            .files
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(session)
-            .cloned();
-        if let Some(handle) = handle {
-            lock_hold::let_go(&mut *handle.lock().unwrap_or_else(PoisonError::into_inner));
-        }
+        appended
     }
 
     fn info_now(&self, session: &str) -> Result<SessionInfo, StoreError> {
         validate_session_id(session)?;
-        self.let_go(session);
         let path = self.file_of(session);
         let (bytes, metadata) = read_shared(&path, session, self.lock_timeout)?;
         let mut info = SessionInfo {
@@ -380,7 +310,6 @@ impl JsonlDir {
 
     fn load_now(&self, session: &str, from: Cursor) -> Result<Loaded, StoreError> {
         validate_session_id(session)?;
-        self.let_go(session);
         let path = self.file_of(session);
         let (bytes, _) = read_shared(&path, session, self.lock_timeout)?;
         let bytes = bytes.strip_prefix(BOM).unwrap_or(&bytes);
@@ -620,12 +549,11 @@ impl JsonlDir {
 
     fn delete_now(&self, session: &str) -> Result<(), StoreError> {
         validate_session_id(session)?;
-        self.let_go(session);
         let path = self.file_of(session);
         loop {
             let (file, metadata) = open_existing(&path, session)?;
             let _locked = file_lock::lock(&file, &path, false, self.lock_timeout)?;
-            let named = Identity::of_metadata(&metadata).len_at(&path, &StatPath::whole(&path))?;
+            let named = Identity::of_metadata(&metadata).len_at(&path)?;
             if named.is_none() {
                 continue;
             }
@@ -661,8 +589,6 @@ impl JsonlDir {
 struct Settings<'a> {
     durability: Durability,
     lock_timeout: Duration,
-    /// Whether an append keeps the lock for the next one (see `lock_hold`).
-    keep_lock: bool,
     /// The store's directory (where a torn line would be put aside).
     dir: &'a Path,
 }
@@ -674,55 +600,37 @@ impl SessionFile {
         SessionFile {
             file,
             identity,
-            stat_path: StatPath::new(&path, identity),
             path,
             scanned: 0,
             entries: 0,
             leaf: None,
             tree: TreeIndex::default(),
             buf: Vec::new(),
-            kept: Kept::default(),
         }
     }
 
-    /// Unlocks the file (kept from an append, or taken by this one).
-    fn unlock(&mut self) {
-        let _ = self.file.unlock();
-        self.kept.released();
-    }
-
-    /// Appends under the lock; with the append count the lock-releasing
-    /// thread is to watch from when the lock was just kept (see `lock_hold`).
+    /// Appends under the lock.
     fn append(
         &mut self,
         session: &str,
         entries: &[StoredEntry],
         expected: Expect<'_>,
         settings: Settings<'_>,
-    ) -> Result<(Appended, Option<u64>), StoreError> {
+    ) -> Result<Appended, StoreError> {
         // Lock the file the path names now (reopening when the one held open
-        // was deleted or replaced). A lock kept from the last append is held:
-        // the name and length are checked all the same.
+        // was deleted or replaced).
         loop {
-            if !self.kept.held() {
-                file_lock::acquire(&self.file, &self.path, false, settings.lock_timeout)?;
-            }
-            let current = self.identity.len_at(&self.path, &self.stat_path);
+            file_lock::acquire(&self.file, &self.path, false, settings.lock_timeout)?;
+            let current = self.identity.len_at(&self.path);
             if let Ok(Some(len)) = current {
                 let appended = self.append_locked(len, session, entries, expected, &settings);
-                let watch = self
-                    .kept
-                    .after_append(settings.keep_lock && appended.is_ok());
-                if !self.kept.held() {
-                    self.unlock();
-                }
-                return appended.map(|appended| (appended, watch));
+                let _ = self.file.unlock();
+                return appended;
             }
-            self.unlock();
+            let _ = self.file.unlock();
             current?;
             let (file, metadata) = open_existing(&self.path, session)?;
             self.identity = Identity::of_metadata(&metadata);
-            self.stat_path = StatPath::new(&self.path, self.identity);
             self.file = file;
             self.forget_scan();
         }
@@ -746,21 +654,18 @@ impl SessionFile {
     ) -> Result<Appended, StoreError> {
         self.catch_up(len, (settings.dir, session), settings.durability)?;
         expected.check(session, self.leaf.as_deref())?;
-        // Checked and recorded in one pass; undone if the write fails.
-        self.tree.admit(session, entries)?;
-        let written = write_lines(&self.file, entries, &mut self.buf).and_then(|written| {
-            if settings.durability == Durability::Disk {
-                self.file.sync_data()?;
-            }
-            Ok(written)
-        });
-        let written = match written {
-            Ok(written) => written,
-            Err(e) => {
-                self.tree.undo(entries);
-                return Err(StoreError::io(&self.path)(e));
-            }
-        };
+        self.tree.check(session, entries)?;
+        let written = write_lines(&self.file, entries, &mut self.buf)
+            .and_then(|written| {
+                if settings.durability == Durability::Disk {
+                    self.file.sync_data()?;
+                }
+                Ok(written)
+            })
+            .map_err(StoreError::io(&self.path))?;
+        for entry in entries {
+            self.tree.note(entry);
+        }
         let first = self.entries;
         self.scanned += written;
         self.entries += entries.len() as u64;
@@ -908,63 +813,21 @@ fn times_ms(metadata: &std::fs::Metadata) -> (i64, i64) {
 
 /// Writes each entry's line and its newline at the end of `file`, in one
 /// `write` of `buf` (kept from one append to the next up to
-/// [`KEPT_BUFFER`]). The lines are copied there: `writev` of each line and
-/// its newline would spare the copy, but the kernel's copy of many small
-/// slices costs more than that (measured: 100 entries of 0.5 kB per append
-/// took 1.37x a buffered file with `writev`). The number of bytes written.
-fn write_lines(file: &File, entries: &[StoredEntry], buf: &mut Vec<u8>) -> io::Result<u64> {
+/// [`KEPT_BUFFER`]), so that a reader, which takes the lock too, and a
+/// crash see whole appends. The number of bytes written.
+fn write_lines(mut file: &File, entries: &[StoredEntry], buf: &mut Vec<u8>) -> io::Result<u64> {
     buf.clear();
     buf.reserve(entries.iter().map(|e| e.line().len() + 1).sum());
     for entry in entries {
         buf.extend_from_slice(entry.line().as_bytes());
         buf.push(b'\n');
     }
-    write_all(file, buf)?;
+    file.write_all(buf)?;
     let written = buf.len() as u64;
     if buf.capacity() > KEPT_BUFFER {
         *buf = Vec::new();
     }
     Ok(written)
-}
-
-/// Writes all of `bytes` at the end of `file` (opened to append), by the
-/// `write` system call itself: the C library's `write` is a thread
-/// cancellation point, which costs two atomic operations around each call
-/// (about 35 ns, an eighth of what an append spends outside the kernel),
-/// and Rust never cancels a thread.
-#[cfg(all(target_os = "linux", any(target_env = "gnu", target_env = "musl")))]
-fn write_all(file: &File, mut bytes: &[u8]) -> io::Result<()> {
-    use std::os::fd::AsRawFd;
-    while !bytes.is_empty() {
-        // SAFETY: `file` holds the descriptor open for the call, and `bytes`
-        // is valid for reads of `bytes.len()` bytes, all `write` reads.
-        let written = unsafe {
-            libc::syscall(
-                libc::SYS_write,
-                file.as_raw_fd(),
-                bytes.as_ptr(),
-                bytes.len(),
-            )
-        };
-        if written < 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(e);
-        }
-        match usize::try_from(written).ok().and_then(|n| bytes.get(n..)) {
-            Some(rest) if written > 0 => bytes = rest,
-            _ => return Err(io::ErrorKind::WriteZero.into()),
-        }
-    }
-    Ok(())
-}
-
-/// Writes all of `bytes` at the end of `file` (opened to append).
-#[cfg(not(all(target_os = "linux", any(target_env = "gnu", target_env = "musl"))))]
-fn write_all(mut file: &File, bytes: &[u8]) -> io::Result<()> {
-    file.write_all(bytes)
 }
 
 /// Keeps `file` open as `session`'s, in place of any kept before.

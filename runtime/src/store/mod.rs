@@ -64,7 +64,6 @@ mod error;
 mod file_lock;
 mod identity;
 mod jsonl_dir;
-mod lock_hold;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod regular_file;
@@ -80,7 +79,7 @@ pub use address::{AnyStore, Backend, StoreAddress};
 pub use copy::{copy_session, CopiedSession};
 pub use entry::{LineProblem, StoredEntry};
 pub use error::StoreError;
-pub use jsonl_dir::{JsonlDir, DEFAULT_KEEP_LOCK, DEFAULT_LOCK_TIMEOUT};
+pub use jsonl_dir::{JsonlDir, DEFAULT_LOCK_TIMEOUT};
 #[cfg(feature = "postgres")]
 pub use postgres::{PgOptions, PgStore};
 #[cfg(feature = "sqlite")]

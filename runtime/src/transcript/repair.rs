@@ -118,6 +118,26 @@ impl RepairPlan {
 /// What an entry kept but not decoded says of tool calls, read from its JSON
 /// as far as it goes: an assistant line's calls (ids and names), or the call a
 /// tool result answers. `None` when it says neither.
+///
+/// A program that pairs calls with their results over a transcript, as
+/// [`RepairPlanner`] does, gives it each line the reader kept but could not
+/// decode (an [`UnknownMessage`](crate::transcript::UnknownMessage)'s raw
+/// text), so that a call or a result on such a line still counts: a result
+/// that answers it is not an orphan, and its call not unanswered. The
+/// message it returns holds only what pairing needs (ids and names; no
+/// arguments, no output).
+///
+/// ```
+/// # extern crate agentmsg_runtime as agentmsg;
+/// use agentmsg::transcript::kept_line_pairing;
+///
+/// // Read only as far as pairing needs: `arguments` and `usage` are not looked at.
+/// let line = br#"{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"ls","arguments":7}],"usage":"?"}"#;
+/// let pairing = kept_line_pairing(line).unwrap();
+/// let call = pairing.as_assistant().unwrap().tool_calls().next().unwrap();
+/// assert_eq!((call.id.as_str(), call.name.as_str()), ("c1", "ls"));
+/// assert!(kept_line_pairing(br#"{"role":"user"}"#).is_none());
+/// ```
 pub fn kept_line_pairing(raw: &[u8]) -> Option<Message> {
     let Ok(Value::Object(object)) = serde_json::from_slice::<Value>(raw) else {
         return None;
