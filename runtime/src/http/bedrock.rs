@@ -6,7 +6,7 @@ use std::time::SystemTime;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT};
 
-use super::endpoint::{Auth, Endpoint};
+use super::endpoint::{Auth, AwsSigning, Endpoint};
 use super::ClientError;
 use crate::providers::bedrock::{sign_request, AwsCredentials, SIGNING_NAME};
 use crate::providers::Api;
@@ -27,14 +27,6 @@ pub fn region_from_env() -> String {
         .iter()
         .find_map(|var| std::env::var(var).ok().filter(|v| !v.trim().is_empty()))
         .unwrap_or_else(|| DEFAULT_BEDROCK_REGION.to_owned())
-}
-
-/// How an endpoint signs its requests with SigV4: the credentials (never
-/// shown) and the region.
-#[derive(Debug, Clone)]
-pub(super) struct AwsSigning {
-    credentials: AwsCredentials,
-    region: String,
 }
 
 impl Endpoint {

@@ -74,7 +74,7 @@ pub struct Endpoint {
     headers: Vec<(String, String)>,
     /// SigV4 signing (Bedrock with AWS credentials instead of a key).
     #[cfg(feature = "bedrock")]
-    pub(super) aws: Option<super::bedrock::AwsSigning>,
+    pub(super) aws: Option<AwsSigning>,
     /// Claude on Vertex AI: `rawPredict` URLs and a body without `model`.
     #[cfg(feature = "vertex")]
     #[cfg_attr(not(feature = "anthropic"), allow(dead_code))]
@@ -497,4 +497,14 @@ impl Endpoint {
         }
         Ok(headers)
     }
+}
+
+/// How an endpoint signs its requests with SigV4 (Bedrock with AWS
+/// credentials): the credentials (never shown) and the region. Set by
+/// `bedrock.rs`'s constructors, read when a request is signed.
+#[cfg(feature = "bedrock")]
+#[derive(Debug, Clone)]
+pub(super) struct AwsSigning {
+    pub(super) credentials: crate::providers::bedrock::AwsCredentials,
+    pub(super) region: String,
 }
