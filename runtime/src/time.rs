@@ -160,7 +160,8 @@ pub(crate) fn now_millis() -> u64 {
 
 /// `by` after `now`; for a `by` too long to add to the clock (a timeout of
 /// `Duration::MAX`), thirty years after it, as `tokio::time::sleep` takes
-/// it: never a panic.
+/// it: never a panic. (The HTTP stream's idle timeout is its one user.)
+#[cfg(all(feature = "http", any_provider))]
 pub(crate) fn deadline(now: std::time::Instant, by: std::time::Duration) -> std::time::Instant {
     const FAR: std::time::Duration = std::time::Duration::from_secs(30 * 365 * 24 * 3600);
     now.checked_add(by)
