@@ -5,24 +5,13 @@
 //! writes to a file its path no longer names.
 #![cfg(unix)]
 
-use crate::now;
 use crate::store_fixture;
+use crate::{now, one_entry};
 
 use std::path::Path;
 
 use agentmsg::store::{Cursor, Expect, JsonlDir, SessionStore, StoreError};
 use store_fixture::message;
-
-/// A store with session `s` holding one entry, `a`, appended through it (so
-/// it keeps the file open).
-fn one_entry() -> (tempfile::TempDir, std::path::PathBuf, JsonlDir) {
-    let root = tempfile::tempdir().unwrap();
-    let dir = root.path().join("store");
-    let store = JsonlDir::open(&dir).unwrap();
-    now(store.create("s")).unwrap();
-    now(store.append("s", &[message("a", None, "one")], Expect::Empty)).unwrap();
-    (root, dir, store)
-}
 
 fn lines(path: &Path) -> usize {
     std::fs::read_to_string(path).unwrap().lines().count()

@@ -5,8 +5,8 @@
 //! deletes never wait for it.
 #![cfg(unix)]
 
-use crate::now;
 use crate::store_fixture;
+use crate::{now, one_entry};
 
 use std::fs::File;
 use std::path::Path;
@@ -15,16 +15,6 @@ use std::time::{Duration, Instant};
 
 use agentmsg::store::{Cursor, Expect, JsonlDir, PageRequest, SessionStore, StoreError};
 use store_fixture::message;
-
-/// A store with session `s` holding entry `a`, appended through it.
-fn one_entry() -> (tempfile::TempDir, std::path::PathBuf, JsonlDir) {
-    let root = tempfile::tempdir().unwrap();
-    let dir = root.path().join("store");
-    let store = JsonlDir::open(&dir).unwrap();
-    now(store.create("s")).unwrap();
-    now(store.append("s", &[message("a", None, "one")], Expect::Empty)).unwrap();
-    (root, dir, store)
-}
 
 /// Whether another open file description gets the lock of `path` now.
 fn lock_is_free(path: &Path) -> bool {

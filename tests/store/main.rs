@@ -24,3 +24,25 @@ pub(crate) fn now<F: std::future::Future>(f: F) -> F::Output {
         std::task::Poll::Pending => panic!("a JsonlDir future waited"),
     }
 }
+
+/// A `JsonlDir` store in a temporary directory with session `s` holding one
+/// entry, `a`, appended through it (so it keeps the file open): the temporary
+/// root (kept alive by the caller), the store's directory and the store.
+pub(crate) fn one_entry() -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    agentmsg::store::JsonlDir,
+) {
+    use agentmsg::store::{Expect, JsonlDir, SessionStore};
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("store");
+    let store = JsonlDir::open(&dir).unwrap();
+    now(store.create("s")).unwrap();
+    now(store.append(
+        "s",
+        &[store_fixture::message("a", None, "one")],
+        Expect::Empty,
+    ))
+    .unwrap();
+    (root, dir, store)
+}
