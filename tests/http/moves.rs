@@ -100,76 +100,65 @@ fn last(server: &Server) -> Received {
     server.received().pop().expect("a request")
 }
 
-/// The Anthropic-body assistant turns' blocks, by type (thinking with its
-/// signature, text with its text).
-fn anthropic_turns(body: &Value) -> Vec<Vec<String>> {
-    body["messages"]
+/// The blocks of each model turn of `body` (`list`: the turns' key; `role`:
+/// the model's role name; `blocks`: a turn's key of its blocks), each as
+/// `describe` tells it.
+fn model_turns(
+    body: &Value,
+    [list, role, blocks]: [&str; 3],
+    describe: impl Fn(&Value) -> String,
+) -> Vec<Vec<String>> {
+    body[list]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|m| m["role"] == "assistant")
+        .filter(|m| m["role"] == role)
         .map(|m| {
-            m["content"]
+            m[blocks]
                 .as_array()
                 .unwrap()
                 .iter()
-                .map(|b| match b["type"].as_str().unwrap() {
-                    "thinking" => format!("thinking {}", b["signature"].as_str().unwrap()),
-                    "text" => format!("text {}", b["text"].as_str().unwrap()),
-                    other => other.to_owned(),
-                })
+                .map(&describe)
                 .collect()
         })
         .collect()
 }
 
+/// The Anthropic-body assistant turns' blocks, by type (thinking with its
+/// signature, text with its text).
+fn anthropic_turns(body: &Value) -> Vec<Vec<String>> {
+    model_turns(body, ["messages", "assistant", "content"], |b| {
+        match b["type"].as_str().unwrap() {
+            "thinking" => format!("thinking {}", b["signature"].as_str().unwrap()),
+            "text" => format!("text {}", b["text"].as_str().unwrap()),
+            other => other.to_owned(),
+        }
+    })
+}
+
 /// The same of a Converse body.
 fn converse_turns(body: &Value) -> Vec<Vec<String>> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "assistant")
-        .map(|m| {
-            m["content"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|b| match (&b["reasoningContent"], &b["text"]) {
-                    (Value::Object(r), _) => format!(
-                        "thinking {}",
-                        r["reasoningText"]["signature"].as_str().unwrap()
-                    ),
-                    (_, Value::String(text)) => format!("text {text}"),
-                    _ => b.to_string(),
-                })
-                .collect()
-        })
-        .collect()
+    model_turns(body, ["messages", "assistant", "content"], |b| {
+        match (&b["reasoningContent"], &b["text"]) {
+            (Value::Object(r), _) => format!(
+                "thinking {}",
+                r["reasoningText"]["signature"].as_str().unwrap()
+            ),
+            (_, Value::String(text)) => format!("text {text}"),
+            _ => b.to_string(),
+        }
+    })
 }
 
 /// The same of a Gemini body (`model` turns; a thought part with its
 /// signature).
 fn gemini_turns(body: &Value) -> Vec<Vec<String>> {
-    body["contents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "model")
-        .map(|m| {
-            m["parts"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|p| match p["thought"] {
-                    Value::Bool(true) => {
-                        format!("thinking {}", p["thoughtSignature"].as_str().unwrap())
-                    }
-                    _ => format!("text {}", p["text"].as_str().unwrap()),
-                })
-                .collect()
-        })
-        .collect()
+    model_turns(body, ["contents", "model", "parts"], |p| {
+        match p["thought"] {
+            Value::Bool(true) => format!("thinking {}", p["thoughtSignature"].as_str().unwrap()),
+            _ => format!("text {}", p["text"].as_str().unwrap()),
+        }
+    })
 }
 
 /// The turns (0-based, of the context sent) whose thinking was dropped.
