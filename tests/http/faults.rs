@@ -292,6 +292,28 @@ async fn timeouts_as_long_as_can_be_said_are_waited_for_without_a_panic() {
     assert_eq!(result.unwrap().message.text_content(), "Hi");
 }
 
+/// A stream whose connection closes cleanly before its end event: the
+/// error says what was missing, and the message so far comes with it (the
+/// reader is asked before it is consumed, so the copy is made only then).
+#[tokio::test]
+async fn a_stream_closed_before_its_end_keeps_the_partial_message() {
+    let sse = String::from_utf8(anthropic_sse("Hello there")).unwrap();
+    let cut = sse
+        .find(r#"data: {"type":"content_block_stop""#)
+        .expect("a block stop");
+    let server = Server::start(vec![Canned::sse(vec![Bytes::from(sse[..cut].to_owned())])]).await;
+    let (events, result) = drain(
+        &client(Api::Anthropic, &server.url(), Retry::none()),
+        &request(Api::Anthropic),
+    )
+    .await;
+    assert!(!events.is_empty());
+    let error = result.unwrap_err();
+    assert!(matches!(error, ClientError::Decode { .. }), "{error:?}");
+    assert!(error.to_string().contains("no message_stop"), "{error}");
+    assert_eq!(error.partial().unwrap().text_content(), "Hello there");
+}
+
 #[tokio::test]
 async fn malformed_sse_is_a_decode_error_naming_the_event() {
     let mut bytes = anthropic_sse("Hi");

@@ -139,7 +139,8 @@ pub enum ClientError {
     Decode {
         /// What is wrong, with the event index.
         source: StreamError,
-        /// The message as far as it was read (empty for a body).
+        /// The message as far as it was read (empty for a body, and for a
+        /// stream whose last event could not be read).
         partial: Box<AssistantMessage>,
         /// The provider's request id.
         request_id: Option<String>,

@@ -38,7 +38,13 @@ pub struct ReplyStream {
     reader: Option<StreamReader>,
     ready: VecDeque<Result<StreamItem, ClientError>>,
     idle_timeout: Option<Duration>,
+    /// Fires at the idle deadline as it was when last armed; bytes that came
+    /// since only move `last_bytes`, and the timer is armed again from there
+    /// when it fires (resetting a timer takes the timer wheel's lock, once
+    /// per chunk otherwise).
     idle: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// When bytes last came.
+    last_bytes: tokio::time::Instant,
     report: Report,
     options: Vec<OptionChange>,
     request_id: Option<String>,
@@ -92,6 +98,7 @@ impl ReplyStream {
             ready: VecDeque::new(),
             idle_timeout,
             idle: idle_timeout.map(|t| Box::pin(tokio::time::sleep(t))),
+            last_bytes: tokio::time::Instant::now(),
             report: sent.report,
             options: sent.options,
             request_id: sent.request_id,
@@ -108,6 +115,7 @@ impl ReplyStream {
             reader: None,
             idle_timeout: None,
             idle: None,
+            last_bytes: tokio::time::Instant::now(),
             report: Report::default(),
             options: Vec::new(),
             request_id: reply.request_id.clone(),
@@ -277,7 +285,10 @@ impl ReplyStream {
             return;
         };
         let events = reader.events();
-        let partial = reader.partial();
+        if let Some(source) = reader.unfinished() {
+            let error = self.decode_error(source, events, || reader.partial());
+            return self.fail(error);
+        }
         match reader.finish() {
             Ok((mut message, warnings)) => {
                 super::reply::stamped(&mut message, self.provider.as_deref(), &self.model);
@@ -293,8 +304,10 @@ impl ReplyStream {
                 };
                 self.ready.push_back(Ok(StreamItem::Reply(Box::new(reply))));
             }
+            // A last event that could not be read: what came before it went
+            // with the decoder.
             Err(source) => {
-                let error = self.decode_error(source, events, || partial);
+                let error = self.decode_error(source, events, crate::AssistantMessage::default);
                 self.fail(error);
             }
         }
@@ -315,10 +328,8 @@ impl Stream for ReplyStream {
             };
             match body.as_mut().poll_next(cx) {
                 Poll::Ready(Some(Ok(bytes))) => {
-                    if let (Some(idle), Some(timeout)) = (this.idle.as_mut(), this.idle_timeout) {
-                        let now = tokio::time::Instant::now().into_std();
-                        let at = crate::time::deadline(now, timeout);
-                        idle.as_mut().reset(tokio::time::Instant::from_std(at));
+                    if this.idle.is_some() {
+                        this.last_bytes = tokio::time::Instant::now();
                     }
                     this.trace.chunk();
                     this.read(&bytes);
@@ -326,16 +337,24 @@ impl Stream for ReplyStream {
                 Poll::Ready(Some(Err(e))) => this.broke_off(describe(&e), e.is_timeout()),
                 Poll::Ready(None) => this.end(),
                 Poll::Pending => {
-                    let Some(idle) = this.idle.as_mut() else {
+                    let (Some(idle), Some(timeout)) = (this.idle.as_mut(), this.idle_timeout)
+                    else {
                         return Poll::Pending;
                     };
                     if idle.as_mut().poll(cx).is_pending() {
                         return Poll::Pending;
                     }
-                    let message = format!(
-                        "no bytes for {:?} (the idle timeout)",
-                        this.idle_timeout.unwrap_or_default()
-                    );
+                    let at = tokio::time::Instant::from_std(crate::time::deadline(
+                        this.last_bytes.into_std(),
+                        timeout,
+                    ));
+                    if at > idle.deadline() {
+                        // Bytes came since the timer was armed: armed again
+                        // from the last of them, and polled to be woken then.
+                        idle.as_mut().reset(at);
+                        continue;
+                    }
+                    let message = format!("no bytes for {timeout:?} (the idle timeout)");
                     this.broke_off(message, true);
                 }
             }

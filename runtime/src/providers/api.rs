@@ -291,6 +291,10 @@ impl StreamDecode for AnyStreamDecoder {
     fn provider_error(&self) -> Option<&super::ProviderError> {
         each_decoder!(self, d => d.provider_error())
     }
+
+    fn unfinished(&self) -> Option<ResponseError> {
+        each_decoder!(self, d => d.unfinished())
+    }
 }
 
 /// Sets `extra` in `body`: an object merged into an object, `null` removing

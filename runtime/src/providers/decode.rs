@@ -198,6 +198,15 @@ impl StreamReader {
         self.decoder.provider_error()
     }
 
+    /// Why [`finish`](Self::finish) would fail now, once [`end`](Self::end)
+    /// has been read (an event could not be read, or the stream stopped
+    /// before its end), told without consuming the reader: take the
+    /// [`partial`](Self::partial) message then, and only then, since it
+    /// copies every text so far.
+    pub fn unfinished(&self) -> Option<StreamError> {
+        self.decoder.unfinished().map(StreamError::from)
+    }
+
     /// The message, with what the decoder skipped or kept in a changed form.
     ///
     /// # Errors

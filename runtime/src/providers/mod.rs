@@ -566,6 +566,18 @@ pub trait StreamDecode {
         None
     }
 
+    /// Why [`finish_with_warnings`](Self::finish_with_warnings) would fail
+    /// now (an event could not be read, or the stream stopped before its
+    /// end), told without consuming the decoder, so that a caller can take
+    /// the [`partial`](Self::partial) message only when it is needed.
+    /// `None` when the stream can finish.
+    ///
+    /// The built-in decoders check here everything `finish_with_warnings`
+    /// checks before it builds the message; the default says `None`.
+    fn unfinished(&self) -> Option<ResponseError> {
+        None
+    }
+
     /// [`finish_with_warnings`](Self::finish_with_warnings) without the
     /// warnings.
     ///

@@ -593,6 +593,50 @@ impl StreamDecode for StreamDecoder {
         self.failure.as_ref()
     }
 
+    fn unfinished(&self) -> Option<ResponseError> {
+        if let Err(bad) = self.latch.check() {
+            return Some(bad);
+        }
+        // What streamed before an error is a message (stopReason `error`).
+        if self.error.is_some() {
+            return None;
+        }
+        let events = self.latch.events();
+        if self.message.is_none() {
+            return Some(ResponseError::Truncated {
+                events,
+                message: "no message_start".to_owned(),
+            });
+        }
+        let mut open = self
+            .slots
+            .iter()
+            .filter(|(_, s)| matches!(s, Slot::Open(_)))
+            .map(|(i, _)| i.to_string());
+        if !self.stopped {
+            let open = open.collect::<Vec<_>>();
+            return Some(ResponseError::Truncated {
+                events,
+                message: if open.is_empty() {
+                    "no message_stop".to_owned()
+                } else {
+                    format!(
+                        "no message_stop; content blocks {} still open",
+                        open.join(", ")
+                    )
+                },
+            });
+        }
+        // A block the output limit cut is kept as far as it went.
+        if self.cut_by_limit() {
+            return None;
+        }
+        open.next().map(|block| ResponseError::Truncated {
+            events,
+            message: format!("content block {block} was never stopped"),
+        })
+    }
+
     /// [`finish`](StreamDecode::finish), also returning what was skipped (a
     /// tool call cut by the output limit, a call's `caller` other than
     /// `direct`) as [`ResponseError::Invalid`] values naming their event.
@@ -607,7 +651,9 @@ impl StreamDecode for StreamDecoder {
     fn finish_with_warnings(
         mut self,
     ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
-        self.latch.check()?;
+        if let Some(unfinished) = self.unfinished() {
+            return Err(unfinished);
+        }
         if let Some(error) = self.error {
             // What streamed before the error is kept: text and thinking as
             // far as they went; an unfinished tool call cannot be parsed.
@@ -634,44 +680,12 @@ impl StreamDecode for StreamDecoder {
             message.error_message = Some(error);
             return Ok((priced(message), self.skipped));
         }
-        let Some(mut message) = self.message else {
-            return Err(ResponseError::Truncated {
-                events: self.latch.events(),
-                message: "no message_start".to_owned(),
-            });
-        };
-        if !self.stopped {
-            let open = self
-                .slots
-                .iter()
-                .filter(|(_, s)| matches!(s, Slot::Open(_)))
-                .map(|(i, _)| i.to_string())
-                .collect::<Vec<_>>();
-            return Err(ResponseError::Truncated {
-                events: self.latch.events(),
-                message: if open.is_empty() {
-                    "no message_stop".to_owned()
-                } else {
-                    format!(
-                        "no message_stop; content blocks {} still open",
-                        open.join(", ")
-                    )
-                },
-            });
-        }
-        let cut = matches!(
-            self.stop_reason.as_deref(),
-            Some("max_tokens" | "model_context_window_exceeded")
-        );
+        // `unfinished` said it started and stopped, with no block left open
+        // but by the output limit.
+        let mut message = self.message.unwrap_or_else(base_message);
         let mut skipped = std::mem::take(&mut self.skipped);
         for (block, slot) in std::mem::take(&mut self.slots) {
             let Slot::Open(open) = slot else { continue };
-            if !cut {
-                return Err(ResponseError::Truncated {
-                    events: self.latch.events(),
-                    message: format!("content block {block} was never stopped"),
-                });
-            }
             // The output limit cut the block: text and thinking are kept as far
             // as they went; a tool call is dropped, never half-parsed.
             match open {

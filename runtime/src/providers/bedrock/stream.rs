@@ -464,10 +464,22 @@ impl StreamDecode for StreamDecoder {
     ///
     /// # Errors
     /// As [`finish`](StreamDecode::finish).
+    fn unfinished(&self) -> Option<ResponseError> {
+        if let Err(bad) = self.latch.check() {
+            return Some(bad);
+        }
+        (self.error.is_none() && !self.stopped).then(|| ResponseError::Truncated {
+            events: self.latch.events(),
+            message: "no messageStop".to_owned(),
+        })
+    }
+
     fn finish_with_warnings(
         mut self,
     ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
-        self.latch.check()?;
+        if let Some(unfinished) = self.unfinished() {
+            return Err(unfinished);
+        }
         let mut message = base_message();
         if let Some(usage) = self.usage.take() {
             message.usage = usage;
@@ -476,12 +488,6 @@ impl StreamDecode for StreamDecoder {
             self.stop_reason.as_deref(),
             Some("max_tokens" | "model_context_window_exceeded")
         );
-        if self.error.is_none() && !self.stopped {
-            return Err(ResponseError::Truncated {
-                events: self.latch.events(),
-                message: "no messageStop".to_owned(),
-            });
-        }
         let mut skipped = std::mem::take(&mut self.skipped);
         for (block, slot) in std::mem::take(&mut self.slots) {
             match slot {

@@ -108,6 +108,31 @@ impl StreamDecode for StreamDecoder {
         self.folder.failure.as_ref()
     }
 
+    fn unfinished(&self) -> Option<ResponseError> {
+        if let Err(bad) = self.latch.check() {
+            return Some(bad);
+        }
+        let folder = &self.folder;
+        if folder.error.is_some() || folder.finish_reason.is_some() || folder.block_reason.is_some()
+        {
+            return None;
+        }
+        let arguments_open = folder
+            .builder
+            .as_ref()
+            .is_some_and(|b| b.streaming.is_some());
+        // Without a finishReason, a stream that ended after a whole chunk is
+        // taken as a clean stop (said as a warning by `finish`).
+        (!folder.saw_candidate || arguments_open).then(|| ResponseError::Truncated {
+            events: self.latch.events(),
+            message: if arguments_open {
+                "no chunk carried a finishReason, and a function call's arguments were still streaming".to_owned()
+            } else {
+                "no chunk carried a candidate".to_owned()
+            },
+        })
+    }
+
     fn partial(&self) -> AssistantMessage {
         let base = AssistantMessage {
             api: API.to_owned(),
@@ -126,25 +151,13 @@ impl StreamDecode for StreamDecoder {
     /// # Errors
     /// As [`finish`](StreamDecode::finish).
     fn finish_with_warnings(self) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
-        self.latch.check()?;
+        if let Some(unfinished) = self.unfinished() {
+            return Err(unfinished);
+        }
         let mut folder = self.folder;
         let mut clean_end = None;
         if folder.error.is_none() && folder.finish_reason.is_none() && folder.block_reason.is_none()
         {
-            let arguments_open = folder
-                .builder
-                .as_ref()
-                .is_some_and(|b| b.streaming.is_some());
-            if !folder.saw_candidate || arguments_open {
-                return Err(ResponseError::Truncated {
-                    events: self.latch.events(),
-                    message: if arguments_open {
-                        "no chunk carried a finishReason, and a function call's arguments were still streaming".to_owned()
-                    } else {
-                        "no chunk carried a candidate".to_owned()
-                    },
-                });
-            }
             // The stream ended cleanly after its last chunk, as the Firebase
             // SDK takes it: a stop (toolUse with calls), said as a warning.
             folder.finish_reason = Some("STOP".to_owned());

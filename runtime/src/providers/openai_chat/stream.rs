@@ -391,6 +391,20 @@ impl StreamDecode for StreamDecoder {
         self.failure.as_ref()
     }
 
+    fn unfinished(&self) -> Option<ResponseError> {
+        if let Err(bad) = self.bad_event.check("chunk") {
+            return Some(bad);
+        }
+        // An error chunk ends the message (stopReason `error`); `[DONE]`
+        // alone ends it on some compatible servers.
+        (self.error.is_none() && self.finish_reason.is_none() && !self.done).then(|| {
+            ResponseError::Truncated {
+                events: self.events,
+                message: "no chunk carried a finish_reason and no [DONE] came".into(),
+            }
+        })
+    }
+
     fn push(&mut self, event: &str) -> Result<Vec<StreamEvent>, ResponseError> {
         let index = self.events;
         self.events += 1;
@@ -409,7 +423,9 @@ impl StreamDecode for StreamDecoder {
     fn finish_with_warnings(
         mut self,
     ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
-        self.bad_event.check("chunk")?;
+        if let Some(unfinished) = self.unfinished() {
+            return Err(unfinished);
+        }
         let mut message = base_message(self.id.take(), self.model.take(), self.created);
         if let Some(usage) = self.usage.take() {
             message.usage = usage;
@@ -454,17 +470,12 @@ impl StreamDecode for StreamDecoder {
             message.error_message = Some(error);
             return Ok((priced(message), warnings));
         }
-        message.stop_reason = match (self.finish_reason, self.done) {
-            (Some(reason), _) => stop_reason(&reason),
-            // Some compatible servers end with `[DONE]` and no finish_reason.
-            (None, true) if message.tool_calls().next().is_some() => StopReason::ToolUse,
-            (None, true) => StopReason::Stop,
-            (None, false) => {
-                return Err(ResponseError::Truncated {
-                    events: self.events,
-                    message: "no chunk carried a finish_reason and no [DONE] came".into(),
-                })
-            }
+        message.stop_reason = match self.finish_reason {
+            Some(reason) => stop_reason(&reason),
+            // Some compatible servers end with `[DONE]` and no finish_reason
+            // (`unfinished` said one of the two came).
+            None if message.tool_calls().next().is_some() => StopReason::ToolUse,
+            None => StopReason::Stop,
         };
         if self.refused && message.stop_reason == StopReason::Stop {
             message.stop_reason = StopReason::GuardRail;

@@ -402,6 +402,17 @@ impl StreamDecode for StreamDecoder {
         self.failure.as_ref()
     }
 
+    fn unfinished(&self) -> Option<ResponseError> {
+        if let Err(bad) = self.bad_event.check("event") {
+            return Some(bad);
+        }
+        (self.terminal.is_none() && self.error.is_none()).then(|| ResponseError::Truncated {
+            events: self.events,
+            message: "no response.completed, response.incomplete, response.failed or error event"
+                .into(),
+        })
+    }
+
     fn partial(&self) -> AssistantMessage {
         let base = AssistantMessage {
             api: API.to_owned(),
@@ -444,18 +455,14 @@ impl StreamDecode for StreamDecoder {
     fn finish_with_warnings(
         mut self,
     ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
-        self.bad_event.check("event")?;
-        let (terminal_event, response_value) =
-            match self.terminal.take() {
-                Some((event, value)) => (Some(event), value),
-                None if self.error.is_some() => (None, self.started.take().unwrap_or(Value::Null)),
-                None => return Err(ResponseError::Truncated {
-                    events: self.events,
-                    message:
-                        "no response.completed, response.incomplete, response.failed or error event"
-                            .into(),
-                }),
-            };
+        if let Some(unfinished) = self.unfinished() {
+            return Err(unfinished);
+        }
+        // `unfinished` said a terminal event or an error came.
+        let (terminal_event, response_value) = match self.terminal.take() {
+            Some((event, value)) => (Some(event), value),
+            None => (None, self.started.take().unwrap_or(Value::Null)),
+        };
         let response: WireResponse = if response_value.is_null() {
             WireResponse::default()
         } else {

@@ -122,10 +122,10 @@ impl FirstBad {
     /// For `finish`: the first bad event as an error at `what` (the API's
     /// name for an event: "the stream had a malformed `what`: …"), if there
     /// was one.
-    pub(crate) fn check(&mut self, what: &str) -> Result<(), ResponseError> {
-        match self.0.take() {
+    pub(crate) fn check(&self, what: &str) -> Result<(), ResponseError> {
+        match &self.0 {
             Some((event, why)) => Err(ResponseError::Invalid {
-                event: Some(event),
+                event: Some(*event),
                 path: what.to_owned(),
                 message: format!("the stream had a malformed {what}: {why}"),
             }),
