@@ -35,7 +35,8 @@ fn sent_texts(transcript: &str) -> Vec<String> {
 
 /// A remote compaction (Codex 0.4x and later) writes an empty `message` and
 /// the history that replaces the old one in `replacement_history`: the model
-/// sees that history and what follows, and the line is kept whole.
+/// sees that history and what follows, and the line is kept with the number
+/// of those items in their place (each text is written once).
 #[test]
 fn a_compaction_with_a_replacement_history_is_the_history_the_model_sees() {
     let dir = rollout(&[
@@ -47,8 +48,15 @@ fn a_compaction_with_a_replacement_history_is_the_history_the_model_sees() {
     ]);
     let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl"]);
     assert_eq!(run.code, 0, "{run:?}");
-    // Nothing of the compacted line is lost: the encrypted item is there.
-    assert!(run.stdout.contains("OPAQUE"), "{}", run.stdout);
+    // Nothing of the compacted line is lost, and nothing written twice: the
+    // encrypted item is there once, the kept line counts the items that
+    // follow it in their place.
+    assert_eq!(run.stdout.matches("OPAQUE").count(), 1, "{}", run.stdout);
+    assert!(
+        run.stdout.contains(r#""payload":{"message":"","replacement_history":2}"#),
+        "{}",
+        run.stdout
+    );
     // The encrypted history is a reply holding it as a provider block.
     assert_eq!(
         sent_texts(&run.stdout),

@@ -27,9 +27,10 @@
 //! - a `compacted` item becomes a `compactionSummary` line that keeps nothing
 //!   before it (Codex replaces the history with the summary); one with a
 //!   `replacement_history` (Codex's remote compaction, whose `message` is
-//!   empty) is the history Codex goes on from, so the line, kept whole as an
-//!   `extension` line of kind `codex.compacted`, starts a new root and those
-//!   items follow it as the messages they are (a `compaction` item, the
+//!   empty) is the history Codex goes on from, so the line, kept as an
+//!   `extension` line of kind `codex.compacted` with the number of those
+//!   items in the place of `replacement_history`, starts a new root and the
+//!   items follow it as the messages they are, each written once (a `compaction` item, the
 //!   encrypted history only the Responses API reads, as a provider block of
 //!   an assistant message, replayed there in place);
 //! - a `thread_rolled_back` event (Codex's backtrack, which drops the last
@@ -184,6 +185,18 @@ struct Compacted<'a> {
     message: Option<String>,
     #[serde(default, borrow)]
     replacement_history: Option<&'a RawValue>,
+}
+
+/// `text` with `part` (a slice of it, such as a value read from it) replaced
+/// by `with`; `None` when `part` is not a slice of `text`.
+fn replaced(text: &str, part: &str, with: &str) -> Option<String> {
+    let start = (part.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+    let end = start.checked_add(part.len())?;
+    let slice = text.get(start..end)?;
+    if !std::ptr::eq(slice.as_ptr(), part.as_ptr()) {
+        return None;
+    }
+    Some([&text[..start], with, &text[end..]].concat())
 }
 
 /// A response item (a `response_item` line's payload): the fields its type
@@ -609,9 +622,23 @@ impl Rollout {
             self.last_id = Some(id);
             return Ok(());
         };
+        // The items follow the line as the messages they are: the line keeps
+        // their number in their place, so each text is written once.
+        let kept = compacted
+            .as_ref()
+            .and_then(|c| c.replacement_history)
+            .zip(line.payload)
+            .and_then(|(items, payload)| {
+                let kept = replaced(payload.get(), items.get(), &history.len().to_string())?;
+                // The payload was read into a text of its own: where it is in
+                // the line, when that is plain (it is there once).
+                let mut at = line.text.match_indices(payload.get());
+                let (start, found) = at.next().filter(|_| at.next().is_none())?;
+                Some([&line.text[..start], &kept, &line.text[start + found.len()..]].concat())
+            });
         let root = extension_line(
             "codex.compacted",
-            line.text,
+            kept.as_deref().unwrap_or(line.text),
             Some(&MessageId::from(id.as_str())),
             &ParentId::Root,
         )?;
