@@ -64,6 +64,8 @@
 
 mod escape;
 mod file;
+#[cfg(test)]
+mod minify;
 mod numbers;
 mod page;
 mod render;
