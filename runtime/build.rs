@@ -15,7 +15,11 @@ mod minify;
 fn main() {
     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     for (source, minified, minify) in [
-        ("src/export/page.js", "page.min.js", minify::script as fn(&str) -> String),
+        (
+            "src/export/page.js",
+            "page.min.js",
+            minify::script as fn(&str) -> String,
+        ),
         ("src/export/page.css", "page.min.css", minify::style),
     ] {
         println!("cargo:rerun-if-changed={source}");

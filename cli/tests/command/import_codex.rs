@@ -53,7 +53,8 @@ fn a_compaction_with_a_replacement_history_is_the_history_the_model_sees() {
     // follow it in their place.
     assert_eq!(run.stdout.matches("OPAQUE").count(), 1, "{}", run.stdout);
     assert!(
-        run.stdout.contains(r#""payload":{"message":"","replacement_history":2}"#),
+        run.stdout
+            .contains(r#""payload":{"message":"","replacement_history":2}"#),
         "{}",
         run.stdout
     );

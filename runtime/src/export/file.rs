@@ -6,8 +6,8 @@
 use std::fmt;
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, Write};
-use std::sync::Mutex;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use super::page::{self, EachEntry, Entries, Gathered, Outline};
 use super::{ExportError, HtmlOptions};
@@ -111,8 +111,9 @@ impl FileExport {
         let (source, format) = match detected {
             SessionFormat::ClaudeCode | SessionFormat::Codex => {
                 let mut spool = BufWriter::with_capacity(1 << 16, tempfile::tempfile()?);
-                let imported = import_lines(path, &mut reader, &mut warnings, &mut each, &mut spool)
-                    .map_err(first)?;
+                let imported =
+                    import_lines(path, &mut reader, &mut warnings, &mut each, &mut spool)
+                        .map_err(first)?;
                 let mut spool = spool
                     .into_inner()
                     .map_err(|e| SessionError::from(e.into_error()))?;
@@ -225,7 +226,9 @@ impl Entries for Reread<'_> {
             Source::Imported { spool, len } => {
                 // A pass that panicked left nothing a pass from the start
                 // cannot read.
-                let mut spool = spool.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                let mut spool = spool
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
                 let read_error = |e: io::Error| ExportError::Session(SessionError::from(e));
                 spool.rewind().map_err(read_error)?;
                 let mut lines = LineWriter {
@@ -234,7 +237,14 @@ impl Entries for Reread<'_> {
                     at: 0,
                     failed: None,
                     line: &mut |number, start, bytes| {
-                        read_line(&mut reader, number, start, bytes, &mut warnings, &mut resolved)
+                        read_line(
+                            &mut reader,
+                            number,
+                            start,
+                            bytes,
+                            &mut warnings,
+                            &mut resolved,
+                        )
                     },
                 };
                 // Split as the first pass split what the importer wrote.

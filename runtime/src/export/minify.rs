@@ -104,8 +104,10 @@ pub(crate) fn script(source: &str) -> String {
             // except after an opening bracket, a separator or an operator
             // that cannot end an expression, and before a closing bracket
             // or a separator.
-            let break_matters = !matches!(before, '{' | '(' | '[' | ';' | ',' | '=' | ':' | '?' | '&' | '|' | '!')
-                && !matches!(c, '}' | ')' | ']' | ';' | ',');
+            let break_matters = !matches!(
+                before,
+                '{' | '(' | '[' | ';' | ',' | '=' | ':' | '?' | '&' | '|' | '!'
+            ) && !matches!(c, '}' | ')' | ']' | ';' | ',');
             if gap_newline && break_matters {
                 out.push('\n');
             } else if needs_space(before, c) {
@@ -252,13 +254,19 @@ mod tests {
 
     #[test]
     fn a_line_break_stays_where_it_ends_a_statement() {
-        assert_eq!(script("a = b\n(c)\nx++\n-y\n{\n  z\n}"), "a=b\n(c)\nx++\n-y\n{z}");
+        assert_eq!(
+            script("a = b\n(c)\nx++\n-y\n{\n  z\n}"),
+            "a=b\n(c)\nx++\n-y\n{z}"
+        );
     }
 
     #[test]
     fn strings_and_templates_are_copied_as_they_are() {
         let js = "f(\"a  // b\", 'c /* d */', `e ${ g(\"}\") }  f`)  ;";
-        assert_eq!(script(js), "f(\"a  // b\",'c /* d */',`e ${ g(\"}\") }  f`);");
+        assert_eq!(
+            script(js),
+            "f(\"a  // b\",'c /* d */',`e ${ g(\"}\") }  f`);"
+        );
     }
 
     #[test]

@@ -634,7 +634,14 @@ impl Rollout {
                 // the line, when that is plain (it is there once).
                 let mut at = line.text.match_indices(payload.get());
                 let (start, found) = at.next().filter(|_| at.next().is_none())?;
-                Some([&line.text[..start], &kept, &line.text[start + found.len()..]].concat())
+                Some(
+                    [
+                        &line.text[..start],
+                        &kept,
+                        &line.text[start + found.len()..],
+                    ]
+                    .concat(),
+                )
             });
         let root = extension_line(
             "codex.compacted",
