@@ -1092,21 +1092,19 @@ pub(super) fn import<'s>(
             let Some(entry) = Entry::of(line?) else {
                 continue;
             };
-            if sidechains {
-                if !scanned && entry.head.is_sidechain && is_boundary(&entry) {
-                    // A sidechain's compaction (a subagent's log) is
-                    // written in this pass: the log is read once more
-                    // (ids only) to know its summary.
-                    scanned = true;
-                    let mut scan = Preserved::default();
-                    for line in lines()? {
-                        if let Some(entry) = Entry::of(line?) {
-                            scan.see(&entry);
-                        }
+            if sidechains && !scanned && entry.head.is_sidechain && is_boundary(&entry) {
+                // A sidechain's compaction (a subagent's log) is written in
+                // this pass: the log is read once more (ids only) to know
+                // its summary.
+                scanned = true;
+                let mut scan = Preserved::default();
+                for line in lines()? {
+                    if let Some(entry) = Entry::of(line?) {
+                        scan.see(&entry);
                     }
-                    let relinks = scan.relinks();
-                    log.compactions = scan.compactions(&relinks);
                 }
+                let relinks = scan.relinks();
+                log.compactions = scan.compactions(&relinks);
             }
             log.line(entry, &mut imported)?;
             write(&mut log)?;
