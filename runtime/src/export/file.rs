@@ -110,14 +110,13 @@ impl FileExport {
         let detected = SessionFormat::detect(&crate::import::file_head(path)?);
         let (source, format) = match detected {
             SessionFormat::ClaudeCode | SessionFormat::Codex => {
-                let mut spool = BufWriter::with_capacity(1 << 16, tempfile::tempfile()?);
+                let mut spool =
+                    BufWriter::with_capacity(1 << 16, tempfile::tempfile().map_err(spooled)?);
                 let imported =
                     import_lines(path, &mut reader, &mut warnings, &mut each, &mut spool)
                         .map_err(first)?;
-                let mut spool = spool
-                    .into_inner()
-                    .map_err(|e| SessionError::from(e.into_error()))?;
-                let len = spool.stream_position()?;
+                let mut spool = spool.into_inner().map_err(|e| spooled(e.into_error()))?;
+                let len = spool.stream_position().map_err(spooled)?;
                 let said = imported.warnings.into_iter().map(|w| SessionWarning {
                     line: w.line,
                     kind: WarningKind::Imported(w),
@@ -229,7 +228,7 @@ impl Entries for Reread<'_> {
                 let mut spool = spool
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
-                let read_error = |e: io::Error| ExportError::Session(SessionError::from(e));
+                let read_error = |e: io::Error| ExportError::Session(spooled(e));
                 spool.rewind().map_err(read_error)?;
                 let mut lines = LineWriter {
                     pending: Vec::new(),
@@ -350,7 +349,7 @@ fn import_lines(
     };
     let imported = crate::import::import_path(path, &mut both);
     if let Some(e) = both.failed.take() {
-        return Err(ExportError::Session(SessionError::from(e)));
+        return Err(ExportError::Session(spooled(e)));
     }
     let imported = match (imported, lines.failed.take()) {
         (_, Some(e)) => return Err(e),
@@ -359,6 +358,14 @@ fn import_lines(
     };
     lines.finish()?;
     Ok(imported)
+}
+
+/// A failure to keep the converted transcript in its temporary file or to
+/// read it back, said as that (not as a failure to read the log).
+fn spooled(e: io::Error) -> SessionError {
+    SessionError::Io(format!(
+        "the converted transcript could not be kept in a temporary file: {e}"
+    ))
 }
 
 /// A writer giving what is written to `lines`, and to `copy` (whose error
