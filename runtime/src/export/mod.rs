@@ -64,8 +64,6 @@
 
 mod escape;
 mod file;
-#[cfg(test)]
-mod minify;
 mod numbers;
 mod page;
 mod render;

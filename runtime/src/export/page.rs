@@ -16,7 +16,7 @@ use crate::session::{acts_as_compaction, entry_sends, Entry, EntryKind, Node, Se
 use crate::Session;
 
 // `page.css` and `page.js` without comments and needless whitespace
-// (`build.rs`, by `minify.rs`).
+// (`build.rs`, by the `minifier` crate).
 const STYLE: &str = include_str!(concat!(env!("OUT_DIR"), "/page.min.css"));
 const SCRIPT: &str = include_str!(concat!(env!("OUT_DIR"), "/page.min.js"));
 
