@@ -35,7 +35,8 @@ fn sent_texts(transcript: &str) -> Vec<String> {
 
 /// A remote compaction (Codex 0.4x and later) writes an empty `message` and
 /// the history that replaces the old one in `replacement_history`: the model
-/// sees that history and what follows, and the line is kept whole.
+/// sees that history and what follows, and the line is kept with the number
+/// of each item in its place (each text is written once).
 #[test]
 fn a_compaction_with_a_replacement_history_is_the_history_the_model_sees() {
     let dir = rollout(&[
@@ -47,8 +48,16 @@ fn a_compaction_with_a_replacement_history_is_the_history_the_model_sees() {
     ]);
     let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl"]);
     assert_eq!(run.code, 0, "{run:?}");
-    // Nothing of the compacted line is lost: the encrypted item is there.
-    assert!(run.stdout.contains("OPAQUE"), "{}", run.stdout);
+    // Nothing of the compacted line is lost, and nothing written twice: the
+    // encrypted item is there once, the kept line numbers the items that
+    // follow it (entries `codex:LINE/N`) in their place.
+    assert_eq!(run.stdout.matches("OPAQUE").count(), 1, "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains(r#""payload":{"message":"","replacement_history":[0,1]}"#),
+        "{}",
+        run.stdout
+    );
     // The encrypted history is a reply holding it as a provider block.
     assert_eq!(
         sent_texts(&run.stdout),
@@ -84,6 +93,42 @@ fn a_compaction_with_a_replacement_history_is_the_history_the_model_sees() {
     );
     assert!(!other.stdout.contains("OPAQUE"), "{other:?}");
     assert!(other.stderr.contains("compaction"), "{other:?}");
+}
+
+/// An item of a replacement history with fields its message has no place
+/// for (Codex writes a user message's `id` and `encrypted_content`) stays in
+/// the kept line as written: nothing of it is lost.
+#[test]
+fn a_replacement_history_item_the_messages_do_not_hold_whole_is_kept_as_written() {
+    let item = r#"{"type":"message","role":"user","id":"msg-0","content":[{"type":"input_text","text":"kept question"}],"encrypted_content":"SEALED"}"#;
+    let plain = r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"plain question"}]}"#;
+    let line = format!(
+        r#"{{"timestamp":"2026-01-01T00:00:03.000Z","type":"compacted","payload":{{"message":"","replacement_history":[{plain},{item}]}}}}"#
+    );
+    let dir = rollout(&[&line]);
+    let run = agentmsg_in(dir.path(), &["import", "rollout.jsonl"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let kept = run
+        .stdout
+        .lines()
+        .find(|l| l.contains("codex.compacted"))
+        .unwrap();
+    assert!(
+        kept.contains(&format!(r#""replacement_history":[0,{item}]"#)),
+        "{kept}"
+    );
+    assert_eq!(
+        run.stdout.matches("plain question").count(),
+        1,
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        sent_texts(&run.stdout),
+        ["plain question", "kept question"],
+        "{}",
+        run.stdout
+    );
 }
 
 /// A rollout holding no message (Codex stopped before the first turn) is

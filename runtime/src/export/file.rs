@@ -5,8 +5,9 @@
 
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufReader, Read, Write};
+use std::io::{self, BufReader, BufWriter, Read, Seek, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use super::page::{self, EachEntry, Entries, Gathered, Outline};
 use super::{ExportError, HtmlOptions};
@@ -30,8 +31,9 @@ use crate::session::{SessionError, SessionFormat, SessionWarning, WarningKind};
 ///
 /// An agentmsg transcript or a pi session file is read as it is. A Claude
 /// Code log or a Codex rollout is converted one line at a time
-/// ([`import_path`](crate::import::import_path)), once for each pass, and
-/// the transcript it converts to is read as it is written, never held.
+/// ([`import_path`](crate::import::import_path)) in the first pass, the
+/// transcript it converts to read as it is written and kept in an anonymous
+/// temporary file (never in memory), which the second pass reads.
 ///
 /// ```
 /// # extern crate agentmsg_runtime as agentmsg;
@@ -69,13 +71,15 @@ impl fmt::Debug for FileExport {
 }
 
 /// How the file's entries are read.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 enum Source {
     /// Its lines, the first `len` bytes (what the first pass read: a line
     /// appended since is left out).
     Lines { len: u64 },
-    /// The transcript its importer writes.
-    Imported,
+    /// The transcript its importer wrote in the first pass, `len` bytes of
+    /// an anonymous temporary file (converting the log again would double
+    /// the time; a pass holds the lock).
+    Imported { spool: Mutex<File>, len: u64 },
 }
 
 impl FileExport {
@@ -106,14 +110,20 @@ impl FileExport {
         let detected = SessionFormat::detect(&crate::import::file_head(path)?);
         let (source, format) = match detected {
             SessionFormat::ClaudeCode | SessionFormat::Codex => {
+                let mut spool =
+                    BufWriter::with_capacity(1 << 16, tempfile::tempfile().map_err(spooled)?);
                 let imported =
-                    import_lines(path, &mut reader, &mut warnings, &mut each).map_err(first)?;
+                    import_lines(path, &mut reader, &mut warnings, &mut each, &mut spool)
+                        .map_err(first)?;
+                let mut spool = spool.into_inner().map_err(|e| spooled(e.into_error()))?;
+                let len = spool.stream_position().map_err(spooled)?;
                 let said = imported.warnings.into_iter().map(|w| SessionWarning {
                     line: w.line,
                     kind: WarningKind::Imported(w),
                 });
                 warnings.splice(0..0, said);
-                (Source::Imported, Some(detected))
+                let spool = Mutex::new(spool);
+                (Source::Imported { spool, len }, Some(detected))
             }
             _ => {
                 let len = read_lines(File::open(path)?, &mut reader, &mut warnings, &mut each)
@@ -207,13 +217,42 @@ impl Entries for Reread<'_> {
         let mut reader = EntryReader::new(Registry::global());
         // Said by the first reading.
         let mut warnings = Vec::new();
-        match file.source {
+        match &file.source {
             Source::Lines { len } => {
                 let read = File::open(&file.path).map_err(SessionError::from)?;
-                read_lines(read.take(len), &mut reader, &mut warnings, &mut resolved)?;
+                read_lines(read.take(*len), &mut reader, &mut warnings, &mut resolved)?;
             }
-            Source::Imported => {
-                import_lines(&file.path, &mut reader, &mut warnings, &mut resolved)?;
+            Source::Imported { spool, len } => {
+                // A pass that panicked left nothing a pass from the start
+                // cannot read.
+                let mut spool = spool
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                let read_error = |e: io::Error| ExportError::Session(spooled(e));
+                spool.rewind().map_err(read_error)?;
+                let mut lines = LineWriter {
+                    pending: Vec::new(),
+                    number: 0,
+                    at: 0,
+                    failed: None,
+                    line: &mut |number, start, bytes| {
+                        read_line(
+                            &mut reader,
+                            number,
+                            start,
+                            bytes,
+                            &mut warnings,
+                            &mut resolved,
+                        )
+                    },
+                };
+                // Split as the first pass split what the importer wrote.
+                let copied = io::copy(&mut (&mut *spool).take(*len), &mut lines);
+                if let Some(e) = lines.failed.take() {
+                    return Err(e);
+                }
+                copied.map_err(read_error)?;
+                lines.finish()?;
             }
         }
         if k != known.len() {
@@ -287,12 +326,14 @@ fn read_lines(
 }
 
 /// Converts the log at `path` ([`import_path`](crate::import::import_path))
-/// and reads the transcript it writes, a line at a time, into entries.
+/// and reads the transcript it writes, a line at a time, into entries,
+/// writing it to `copy` as well.
 fn import_lines(
     path: &Path,
     reader: &mut EntryReader<'_>,
     warnings: &mut Vec<SessionWarning>,
     each: &mut Each<'_>,
+    copy: &mut dyn Write,
 ) -> Result<crate::import::Imported, ExportError> {
     let mut lines = LineWriter {
         pending: Vec::new(),
@@ -301,7 +342,15 @@ fn import_lines(
         failed: None,
         line: &mut |number, start, bytes| read_line(reader, number, start, bytes, warnings, each),
     };
-    let imported = crate::import::import_path(path, &mut lines);
+    let mut both = Tee {
+        lines: &mut lines,
+        copy,
+        failed: None,
+    };
+    let imported = crate::import::import_path(path, &mut both);
+    if let Some(e) = both.failed.take() {
+        return Err(ExportError::Session(spooled(e)));
+    }
     let imported = match (imported, lines.failed.take()) {
         (_, Some(e)) => return Err(e),
         (Ok(imported), None) => imported,
@@ -309,6 +358,38 @@ fn import_lines(
     };
     lines.finish()?;
     Ok(imported)
+}
+
+/// A failure to keep the converted transcript in its temporary file or to
+/// read it back, said as that (not as a failure to read the log).
+fn spooled(e: io::Error) -> SessionError {
+    SessionError::Io(format!(
+        "the converted transcript could not be kept in a temporary file: {e}"
+    ))
+}
+
+/// A writer giving what is written to `lines`, and to `copy` (whose error
+/// it keeps: the importer's own error would name the log).
+struct Tee<'t, 'l> {
+    lines: &'t mut LineWriter<'l>,
+    copy: &'t mut dyn Write,
+    failed: Option<io::Error>,
+}
+
+impl Write for Tee<'_, '_> {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        if let Err(e) = self.copy.write_all(data) {
+            let said = io::Error::new(e.kind(), e.to_string());
+            self.failed = Some(e);
+            return Err(said);
+        }
+        self.lines.write_all(data)?;
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.copy.flush()
+    }
 }
 
 /// A writer that splits what is written into lines as [`crate::lines`]

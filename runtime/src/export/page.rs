@@ -15,8 +15,10 @@ use super::{render, ExportError, HtmlOptions};
 use crate::session::{acts_as_compaction, entry_sends, Entry, EntryKind, Node, SessionFormat};
 use crate::Session;
 
-const STYLE: &str = include_str!("page.css");
-const SCRIPT: &str = include_str!("page.js");
+// `page.css` and `page.js` without comments and needless whitespace
+// (`build.rs`, by the `minifier` crate).
+const STYLE: &str = include_str!(concat!(env!("OUT_DIR"), "/page.min.css"));
+const SCRIPT: &str = include_str!(concat!(env!("OUT_DIR"), "/page.min.js"));
 
 /// Bits of an entry's flags in the tree the script reads.
 const COMPACTION: u8 = 1;

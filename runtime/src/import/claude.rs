@@ -1044,12 +1044,24 @@ pub(super) fn import<'s>(
 ) -> Result<Imported, ImportError> {
     // Both passes convert everything (so each line is what the whole read
     // makes of it); each writes its own lines, the second counts the rest.
+    // The first is left out when no entry is a sidechain's (it would write
+    // nothing): a reading of the entries' heads tells, and reads the
+    // preserved segments the second pass relinks.
     let mut imported = Imported::default();
     let mut written = 0;
-    // The first pass also reads the preserved segments the second relinks.
     let mut preserved = Preserved::default();
+    let mut has_sidechains = false;
+    for line in lines()? {
+        if let Some(entry) = Entry::of(line?) {
+            has_sidechains |= entry.head.is_sidechain;
+            preserved.see(&entry);
+        }
+    }
     let mut scanned = false;
     for sidechains in [true, false] {
+        if sidechains && !has_sidechains {
+            continue;
+        }
         imported = Imported::default();
         let mut log = Log {
             check_types: !sidechains,
@@ -1080,22 +1092,19 @@ pub(super) fn import<'s>(
             let Some(entry) = Entry::of(line?) else {
                 continue;
             };
-            if sidechains {
-                if !scanned && entry.head.is_sidechain && is_boundary(&entry) {
-                    // A sidechain's compaction (a subagent's log) is
-                    // written in this pass: the log is read once more
-                    // (ids only) to know its summary.
-                    scanned = true;
-                    let mut scan = Preserved::default();
-                    for line in lines()? {
-                        if let Some(entry) = Entry::of(line?) {
-                            scan.see(&entry);
-                        }
+            if sidechains && !scanned && entry.head.is_sidechain && is_boundary(&entry) {
+                // A sidechain's compaction (a subagent's log) is written in
+                // this pass: the log is read once more (ids only) to know
+                // its summary.
+                scanned = true;
+                let mut scan = Preserved::default();
+                for line in lines()? {
+                    if let Some(entry) = Entry::of(line?) {
+                        scan.see(&entry);
                     }
-                    let relinks = scan.relinks();
-                    log.compactions = scan.compactions(&relinks);
                 }
-                preserved.see(&entry);
+                let relinks = scan.relinks();
+                log.compactions = scan.compactions(&relinks);
             }
             log.line(entry, &mut imported)?;
             write(&mut log)?;

@@ -27,9 +27,12 @@
 //! - a `compacted` item becomes a `compactionSummary` line that keeps nothing
 //!   before it (Codex replaces the history with the summary); one with a
 //!   `replacement_history` (Codex's remote compaction, whose `message` is
-//!   empty) is the history Codex goes on from, so the line, kept whole as an
-//!   `extension` line of kind `codex.compacted`, starts a new root and those
-//!   items follow it as the messages they are (a `compaction` item, the
+//!   empty) is the history Codex goes on from, so the line, kept as an
+//!   `extension` line of kind `codex.compacted`, starts a new root and the
+//!   items follow it as the messages they are (entries `codex:LINE/N`); in
+//!   the kept line each item those messages hold whole (a provider block, a
+//!   message of text only) is its number `N`, so its text is written once,
+//!   and any other is kept as written (a `compaction` item, the
 //!   encrypted history only the Responses API reads, as a provider block of
 //!   an assistant message, replayed there in place);
 //! - a `thread_rolled_back` event (Codex's backtrack, which drops the last
@@ -184,6 +187,59 @@ struct Compacted<'a> {
     message: Option<String>,
     #[serde(default, borrow)]
     replacement_history: Option<&'a RawValue>,
+}
+
+/// Whether the line a replacement history's `item` converts to holds it
+/// whole: a provider block (kept as written), or a message of text parts
+/// only (`input_text`, an assistant's `output_text`) with no field the
+/// message has no place for. Anything else (an item's `id`, its
+/// `encrypted_content`, a reasoning item, a call) is not.
+fn written_whole(item: &str) -> bool {
+    // An item of the wrong shape (a key written twice) is converted as a map
+    // reads it: not as written.
+    if serde_json::from_str::<Item<'_>>(item).is_err() {
+        return false;
+    }
+    let Ok(Value::Object(map)) = serde_json::from_str::<Value>(item) else {
+        return false;
+    };
+    let text_only = |part: &str| {
+        map.get("content")
+            .and_then(Value::as_array)
+            .is_some_and(|parts| {
+                parts.iter().all(|p| {
+                    p.as_object().is_some_and(|p| {
+                        p.len() == 2
+                            && p.get("type").and_then(Value::as_str) == Some(part)
+                            && p.get("text").is_some_and(Value::is_string)
+                    })
+                })
+            })
+    };
+    match map.get("type").and_then(Value::as_str) {
+        Some("web_search_call" | "tool_search_call" | "compaction" | "compaction_summary") => true,
+        Some("message") => {
+            let part = match map.get("role").and_then(Value::as_str) {
+                Some("user" | "developer" | "system") => "input_text",
+                Some("assistant") => "output_text",
+                _ => return false,
+            };
+            map.len() == 3 && text_only(part)
+        }
+        _ => false,
+    }
+}
+
+/// `text` with `part` (a slice of it, such as a value read from it) replaced
+/// by `with`; `None` when `part` is not a slice of `text`.
+fn replaced(text: &str, part: &str, with: &str) -> Option<String> {
+    let start = (part.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+    let end = start.checked_add(part.len())?;
+    let slice = text.get(start..end)?;
+    if !std::ptr::eq(slice.as_ptr(), part.as_ptr()) {
+        return None;
+    }
+    Some([&text[..start], with, &text[end..]].concat())
 }
 
 /// A response item (a `response_item` line's payload): the fields its type
@@ -609,9 +665,47 @@ impl Rollout {
             self.last_id = Some(id);
             return Ok(());
         };
+        // The items follow the line as the messages they are. Each one
+        // those lines hold whole is a number in the line (its entry is
+        // `codex:LINE/N`), so its text is written once; any other stays in
+        // the line as written, so nothing of it is lost.
+        let numbered: Vec<String> = history
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                if written_whole(item.get()) {
+                    i.to_string()
+                } else {
+                    item.get().to_owned()
+                }
+            })
+            .collect();
+        let kept = compacted
+            .as_ref()
+            .and_then(|c| c.replacement_history)
+            .zip(line.payload)
+            .and_then(|(items, payload)| {
+                let kept = replaced(
+                    payload.get(),
+                    items.get(),
+                    &format!("[{}]", numbered.join(",")),
+                )?;
+                // The payload was read into a text of its own: where it is in
+                // the line, when that is plain (it is there once).
+                let mut at = line.text.match_indices(payload.get());
+                let (start, found) = at.next().filter(|_| at.next().is_none())?;
+                Some(
+                    [
+                        &line.text[..start],
+                        &kept,
+                        &line.text[start + found.len()..],
+                    ]
+                    .concat(),
+                )
+            });
         let root = extension_line(
             "codex.compacted",
-            line.text,
+            kept.as_deref().unwrap_or(line.text),
             Some(&MessageId::from(id.as_str())),
             &ParentId::Root,
         )?;

@@ -43,13 +43,10 @@ impl RawJson {
 
     /// A checked JSON text, without the whitespace between its tokens.
     fn compacted(raw: Box<serde_json::value::RawValue>) -> Self {
-        let text = raw.get();
-        if !text
-            .bytes()
-            .any(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-        {
+        if !spaced(raw.get()) {
             return Self(raw);
         }
+        let text = raw.get();
         // Whitespace out of a valid value leaves a valid value.
         match serde_json::value::RawValue::from_string(compact(text)) {
             Ok(compacted) => Self(compacted),
@@ -207,6 +204,36 @@ impl Serialize for RawJson {
     }
 }
 
+/// Whether the JSON text `json` has whitespace between its tokens (not
+/// only inside its strings, as a text of prose has: such a value is kept as
+/// it is, without being written and checked again).
+fn spaced(json: &str) -> bool {
+    let bytes = json.as_bytes();
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'"' => {
+                // Past the string: its closing quote, skipping escapes.
+                i += 1;
+                loop {
+                    let rest = bytes.get(i..).unwrap_or_default();
+                    match memchr::memchr2(b'"', b'\\', rest) {
+                        Some(at) if rest[at] == b'\\' => i += at + 2,
+                        Some(at) => {
+                            i += at + 1;
+                            break;
+                        }
+                        None => return false,
+                    }
+                }
+            }
+            b' ' | b'\t' | b'\n' | b'\r' => return true,
+            _ => i += 1,
+        }
+    }
+    false
+}
+
 /// `json` without the whitespace between its tokens (the text of its strings
 /// untouched).
 fn compact(json: &str) -> String {
@@ -337,4 +364,25 @@ fn raw_text<E: de::Error>(text: String) -> Result<RawJson, E> {
     serde_json::value::RawValue::from_string(text)
         .map(RawJson)
         .map_err(de::Error::custom)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{compact, spaced};
+
+    #[test]
+    fn whitespace_counts_only_between_tokens() {
+        for (json, between) in [
+            (r#"{"a":"b c","d":[1,2]}"#, false),
+            (r#"{"a":"b \" c"}"#, false),
+            (r#"{"a":"b \\", "c":1}"#, true),
+            (r#"{"a": 1}"#, true),
+            ("[1,\n2]", true),
+            (r#""é ü""#, false),
+            (r#""unterminated \"#, false),
+        ] {
+            assert_eq!(spaced(json), between, "{json}");
+            assert_eq!(compact(json) != json, between, "{json}");
+        }
+    }
 }
