@@ -9,8 +9,8 @@ use crate::{LlmMessage, Message, MessageId, ParentId, Role, TurnId};
 ///
 /// An LLM message (`"role"` is `system`, `user`, `assistant` or `toolResult`), a
 /// custom message (any other `"role"`, decoded through the
-/// [`Registry`](crate::custom::Registry)), or a
-/// line that was kept but not decoded:
+/// [`Registry`](crate::custom::Registry)), or a line that was kept but not
+/// decoded:
 ///
 /// ```json
 /// {"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1765233665292}

@@ -69,8 +69,10 @@ pub enum UnknownReason {
     /// `"role"`, a `"role"` that is not a string, a fragment cut off by a crash.
     /// The transcript reader keeps it (lenient) so that nothing is lost.
     Malformed(Box<DecodeError>),
-    /// The line is not UTF-8. [`UnknownMessage::raw_bytes`] holds its exact
-    /// bytes; [`UnknownMessage::raw`] a lossy text of them.
+    /// The line is not UTF-8.
+    /// [`UnknownMessage::raw_bytes`](super::UnknownMessage::raw_bytes) holds
+    /// its exact bytes; [`UnknownMessage::raw`](super::UnknownMessage::raw) a
+    /// lossy text of them.
     NotUtf8 {
         /// How many bytes from the start of the line are valid UTF-8.
         valid_up_to: usize,
