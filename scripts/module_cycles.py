@@ -9,9 +9,10 @@ or main.rs), and in each module's code every path through `crate::`, `$crate::`,
 `super::` or `self::` (in `use` trees and in expressions). A reference from
 module a::x::… to b::y::… is an edge a -> b between the crate root's children;
 with --all-levels also x -> y between the children of any module (a parent and
-its own children are not siblings, so `use super::…` is never an edge). Names the
-crate root re-exports (`pub use`) are followed to where they are defined; a
-name another module re-exports depends on that module, as its path names it.
+its own children are not siblings, so `use super::…` is never an edge). Names a
+module re-exports (`pub use`, at the root or in any module) are followed to
+where they are defined: `use super::Api` in a child of `providers` depends on
+the sibling that defines `Api`, not on `providers`.
 Test code (`#[cfg(test)]` items and modules) and comments are not read: a test
 may build fixtures with a module its subject must not depend on.
 
@@ -302,7 +303,7 @@ class Crate:
         while k < len(path) and path[: k + 1] in self.modules:
             k += 1
         module = path[:k]
-        if k < len(path) and not module:
+        if k < len(path):
             target = self.reexports.get(module, {}).get(path[k])
             if target is not None and (module, path[k]) not in seen:
                 seen.add((module, path[k]))
@@ -379,6 +380,7 @@ SELF_TEST_CRATE = {
         mod a;
         mod b;
         mod c;
+        mod e;
         #[path = "elsewhere.rs"]
         mod d;
         pub use a::Alpha;
@@ -404,6 +406,10 @@ SELF_TEST_CRATE = {
     "c.rs": "pub struct Z; fn h() -> r#\"crate::a::Alpha\"# { }",
     "elsewhere.rs": "pub struct Delta; macro_rules! m { () => { $crate::c::Z } }",
     "tests.rs": "use crate::c::Z; use crate::d::Delta;",
+    # x <-> y, seen only through e's own re-export of X.
+    "e/mod.rs": "mod x; mod y; pub use x::X;",
+    "e/x.rs": "pub struct X; fn f() -> super::y::Y { todo!() }",
+    "e/y.rs": "pub struct Y(super::X);",
 }
 
 
@@ -421,18 +427,25 @@ def self_test():
                 f.write(text)
         crate = Crate(os.path.join(root, "lib.rs"))
         crate.load()
-        assert set(crate.modules) == {(), ("a",), ("a", "inner"), ("b",), ("c",), ("d",)}, crate.modules
+        assert set(crate.modules) == {
+            (), ("a",), ("a", "inner"), ("b",), ("c",), ("d",), ("e",), ("e", "x"), ("e", "y")
+        }, crate.modules
         found = cycles(crate, all_levels=False)
         assert [(p, c) for p, c, _ in found] == [((), ["a", "b"])], found
+        found = cycles(crate, all_levels=True)
+        assert [(p, c) for p, c, _ in found] == [((), ["a", "b"]), (("e",), ["x", "y"])], found
         edges = {
             (s[0], crate.resolve(t)[0])
             for s, t, _, _ in crate.refs
             if s and crate.resolve(t) and s[0] != crate.resolve(t)[0]
         }
         assert edges == {("a", "b"), ("a", "d"), ("b", "a"), ("d", "c")}, edges
-        # Without the root's re-export b -> a is gone, and so is the cycle.
+        # Without the root's re-export b -> a is gone, and so is the cycle;
+        # y naming only a type of its own ends the other.
         with open(os.path.join(root, "b.rs"), "w", encoding="utf-8") as f:
             f.write("pub struct Beta;")
+        with open(os.path.join(root, "e", "y.rs"), "w", encoding="utf-8") as f:
+            f.write("pub struct Y(u8);")
         crate = Crate(os.path.join(root, "lib.rs"))
         crate.load()
         assert cycles(crate, all_levels=True) == [], cycles(crate, all_levels=True)

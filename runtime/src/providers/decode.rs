@@ -3,7 +3,8 @@
 
 use std::collections::VecDeque;
 
-use super::api::{AnyStreamDecoder, Api};
+use super::api::Api;
+use super::dispatch::AnyStreamDecoder;
 use super::framing::{FrameError, SseParser, DEFAULT_MAX_EVENT};
 use super::{ResponseError, StreamDecode, StreamEvent};
 use crate::AssistantMessage;

@@ -37,6 +37,7 @@ mod catalog;
 mod codec;
 mod conversation;
 mod decode;
+mod dispatch;
 mod events;
 mod framing;
 #[cfg(feature = "gemini")]
@@ -51,12 +52,13 @@ mod shared;
 #[cfg(feature = "vertex")]
 pub mod vertex;
 
-pub use api::{AnyStreamDecoder, Api, UnknownApi};
+pub use api::{Api, UnknownApi};
 pub use body::Body;
 pub use catalog::{Catalog, ModelInfo};
 pub use codec::Codec;
 pub use conversation::Conversation;
 pub use decode::{Events, StreamError, StreamReader};
+pub use dispatch::AnyStreamDecoder;
 pub use events::{PartialJson, StreamEvent};
 pub use framing::{
     FrameError, FrameErrorKind, JsonArrayParser, SseEvent, SseParser, DEFAULT_MAX_EVENT,

@@ -42,10 +42,15 @@ pub(crate) fn advise_huge<T>(buf: &mut Vec<T>) {
         if to > from {
             // SAFETY: `from..to` lies inside `buf`'s allocation, which `buf`
             // owns. `MADV_HUGEPAGE` only sets how the kernel backs those pages
-            // (it reads and writes no memory); a refusal is harmless.
-            unsafe {
-                libc::madvise(from as *mut libc::c_void, to - from, libc::MADV_HUGEPAGE);
-            }
+            // (it reads and writes no memory); a refusal is harmless, so its
+            // error is dropped.
+            let _ = unsafe {
+                rustix::mm::madvise(
+                    from as *mut std::ffi::c_void,
+                    to - from,
+                    rustix::mm::Advice::LinuxHugepage,
+                )
+            };
         }
     }
 }

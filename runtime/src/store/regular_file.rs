@@ -68,8 +68,10 @@ pub(crate) fn open_with_metadata(
     {
         use std::os::unix::fs::OpenOptionsExt;
         options.mode(0o600);
-        let nonblock = if nonblocking { libc::O_NONBLOCK } else { 0 };
-        options.custom_flags(libc::O_NOFOLLOW | nonblock | libc::O_CLOEXEC);
+        use rustix::fs::OFlags;
+        let mut flags = OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        flags.set(OFlags::NONBLOCK, nonblocking);
+        options.custom_flags(flags.bits().cast_signed());
     }
     #[cfg(not(unix))]
     if let Ok(metadata) = std::fs::symlink_metadata(path) {
@@ -155,7 +157,10 @@ fn classify(path: &Path, e: io::Error) -> OpenError {
         _ => {}
     }
     #[cfg(unix)]
-    if matches!(e.raw_os_error(), Some(libc::ELOOP) | Some(libc::EISDIR)) {
+    if matches!(
+        rustix::io::Errno::from_io_error(&e),
+        Some(rustix::io::Errno::LOOP | rustix::io::Errno::ISDIR)
+    ) {
         // ELOOP: the last component is a link (O_NOFOLLOW). EISDIR: a
         // directory opened for writing.
         if let Ok(metadata) = std::fs::symlink_metadata(path) {
@@ -203,18 +208,9 @@ pub(crate) fn describe(file_type: std::fs::FileType) -> &'static str {
 /// only for the open).
 #[cfg(unix)]
 fn clear_nonblocking(file: &File) -> io::Result<()> {
-    use std::os::fd::AsRawFd;
-    let fd = file.as_raw_fd();
-    // SAFETY: `fd` is a descriptor `file` owns for the duration of the calls;
-    // F_GETFL and F_SETFL read and set its status flags and touch no memory.
-    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    if flags < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: as above.
-    if unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
-        return Err(io::Error::last_os_error());
-    }
+    use rustix::fs::{fcntl_getfl, fcntl_setfl, OFlags};
+    let flags = fcntl_getfl(file)?;
+    fcntl_setfl(file, flags - OFlags::NONBLOCK)?;
     Ok(())
 }
 
@@ -227,4 +223,25 @@ pub(crate) fn create_dir_all(dir: &Path) -> io::Result<()> {
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
     builder.create(dir)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use rustix::fs::{fcntl_getfl, OFlags};
+
+    /// A file opened by any access blocks on reads and writes again: the
+    /// `O_NONBLOCK` that kept the open from waiting on a FIFO is cleared.
+    #[test]
+    fn an_opened_file_blocks_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let created = open(&path, Access::CreateNew).unwrap();
+        assert!(!fcntl_getfl(&created).unwrap().contains(OFlags::NONBLOCK));
+        for access in [Access::Read, Access::Append, Access::AppendOrCreate] {
+            let file = open(&path, access).unwrap();
+            let flags = fcntl_getfl(&file).unwrap();
+            assert!(!flags.contains(OFlags::NONBLOCK), "{access:?}: {flags:?}");
+        }
+    }
 }

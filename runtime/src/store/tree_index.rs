@@ -6,17 +6,17 @@
 
 use std::collections::HashSet;
 
-use super::{check_tree, StoreError, StoredEntry};
+use super::{check_tree, IdHasher, StoreError, StoredEntry};
 
 /// The ids of a session's entries and the ids they name as parents.
 #[derive(Default)]
 pub(super) struct TreeIndex {
-    ids: HashSet<String>,
+    ids: HashSet<String, IdHasher>,
     /// Parents that are no id of the session. `check_tree` asks whether an id
     /// is named as a parent only of an id the session does not have, so a
     /// parent that is an id already (a chain's: the common case) is not kept
     /// twice.
-    parents: HashSet<String>,
+    parents: HashSet<String, IdHasher>,
 }
 
 impl std::fmt::Debug for TreeIndex {

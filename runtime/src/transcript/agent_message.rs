@@ -1,15 +1,16 @@
 //! [`AgentMessage`]: one transcript line, whether it is an LLM message, an
 //! application's custom message or a line kept as it was (`Unknown`).
 
-use super::custom::{AppMessage, CustomMessage, DynCustomMessage, Registry};
-use crate::transcript::{decode_line, DecodeError, DecodeMode, UnknownMessage};
+use super::custom::{AppMessage, CustomMessage, DynCustomMessage};
+use super::unknown::UnknownMessage;
 use crate::{LlmMessage, Message, MessageId, ParentId, Role, TurnId};
 
 /// One line of a transcript.
 ///
 /// An LLM message (`"role"` is `system`, `user`, `assistant` or `toolResult`), a
-/// custom message (any other `"role"`, decoded through the [`Registry`]), or a
-/// line that was kept but not decoded:
+/// custom message (any other `"role"`, decoded through the
+/// [`Registry`](crate::custom::Registry)), or a line that was kept but not
+/// decoded:
 ///
 /// ```json
 /// {"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1765233665292}
@@ -213,11 +214,6 @@ impl AgentMessage {
     /// Whether this is a kept, undecoded line.
     pub fn is_unknown(&self) -> bool {
         matches!(self, Self::Unknown(_))
-    }
-
-    /// Decodes one line with the global registry, leniently (see [`decode_line`]).
-    pub fn from_line(line: &str) -> Result<Self, DecodeError> {
-        decode_line(line, Registry::global(), DecodeMode::Lenient)
     }
 
     /// Appends the line as compact JSON, without a newline. A kept line is

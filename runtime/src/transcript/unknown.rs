@@ -8,75 +8,8 @@ use serde::de::IgnoredAny;
 use serde::Serialize;
 
 use super::codec::envelope::{role_of, Envelope, KeptHead};
-use crate::transcript::DecodeError;
+use super::failure::{DecodeError, UnknownReason};
 use crate::{MessageId, ParentId, TurnId};
-
-/// Why a line was kept as [`AgentMessage::Unknown`](crate::AgentMessage::Unknown) (or, in strict mode, rejected).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum UnknownReason {
-    /// No registered type claims the kind.
-    UnknownKind,
-    /// Two registered types claim the kind.
-    AmbiguousKind {
-        /// The type registered first.
-        first: &'static str,
-        /// The type registered second.
-        second: &'static str,
-    },
-    /// The line was written by a newer version of the kind.
-    NewerVersion {
-        /// The `"v"` of the line.
-        found: u32,
-        /// The version compiled in.
-        supported: u32,
-    },
-    /// The body does not decode as the kind's type.
-    Invalid {
-        /// The decoder's error, with the line's column.
-        error: String,
-    },
-    /// Migrating an older version failed.
-    Migration {
-        /// The stored version.
-        from: u32,
-        /// The migration's error.
-        error: String,
-    },
-    /// The line is not a transcript line at all: not one JSON object, no
-    /// `"role"`, a `"role"` that is not a string, a fragment cut off by a crash.
-    /// The transcript reader keeps it (lenient) so that nothing is lost.
-    Malformed(Box<DecodeError>),
-    /// The line is not UTF-8. [`UnknownMessage::raw_bytes`] holds its exact
-    /// bytes; [`UnknownMessage::raw`] a lossy text of them.
-    NotUtf8 {
-        /// How many bytes from the start of the line are valid UTF-8.
-        valid_up_to: usize,
-    },
-}
-
-impl fmt::Display for UnknownReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::UnknownKind => f.write_str("no registered type claims this kind"),
-            Self::AmbiguousKind { first, second } => {
-                write!(f, "the kind is claimed by both `{first}` and `{second}`")
-            }
-            Self::NewerVersion { found, supported } => write!(
-                f,
-                "written by version {found} of the kind; this build reads up to version {supported}"
-            ),
-            Self::Invalid { error } => write!(f, "the body does not decode: {error}"),
-            Self::Migration { from, error } => {
-                write!(f, "migration from version {from} failed: {error}")
-            }
-            Self::Malformed(error) => write!(f, "not a transcript line: {error}"),
-            Self::NotUtf8 { valid_up_to } => {
-                write!(f, "not UTF-8 (invalid byte at column {})", valid_up_to + 1)
-            }
-        }
-    }
-}
 
 /// A line kept as it was, with its kind and why it was not decoded. Writing the
 /// transcript back emits [`raw`](Self::raw) unchanged.

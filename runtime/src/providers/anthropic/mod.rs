@@ -114,7 +114,7 @@ pub const MAX_DOCUMENT_TITLE: usize = 500;
 /// The provider name written into decoded messages and used for the target.
 pub const PROVIDER: &str = "anthropic";
 /// The API identifier.
-pub const API: &str = "anthropic-messages";
+pub const API: &str = super::Api::Anthropic.id();
 /// `max_tokens` when the request sets none (Anthropic requires the field; this is
 /// the default the Vercel AI SDK uses too).
 pub const DEFAULT_MAX_TOKENS: u32 = 4096;

@@ -131,7 +131,7 @@ super::codec::impl_codec!(Bedrock);
 /// (pi-ai's name for Bedrock).
 pub const PROVIDER: &str = "amazon-bedrock";
 /// The API identifier (pi-ai's).
-pub const API: &str = "bedrock-converse-stream";
+pub const API: &str = super::Api::Bedrock.id();
 /// `maxTokens` when the request sets none.
 pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 

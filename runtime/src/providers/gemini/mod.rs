@@ -94,7 +94,7 @@ super::codec::impl_codec!(Gemini);
 /// The provider name written into decoded messages and used for the target.
 pub const PROVIDER: &str = "google";
 /// The API identifier.
-pub const API: &str = "google-generative-ai";
+pub const API: &str = super::Api::Gemini.id();
 /// The signature Google documents for function calls that a Gemini 3 model did
 /// not make itself (a transcript from another model), so that its signature
 /// validation lets them through.

@@ -43,6 +43,6 @@ pub struct OpenaiChat;
 super::codec::impl_codec!(OpenaiChat);
 
 /// The api id of Chat Completions.
-pub const API: &str = "openai-completions";
+pub const API: &str = super::Api::OpenaiChat.id();
 /// The provider id written into decoded messages.
 pub const PROVIDER: &str = "openai";

@@ -103,7 +103,7 @@ pub struct OpenaiResponses;
 super::codec::impl_codec!(OpenaiResponses);
 
 /// The api id of the Responses API.
-pub const API: &str = "openai-responses";
+pub const API: &str = super::Api::OpenaiResponses.id();
 /// The provider id written into decoded messages.
 pub const PROVIDER: &str = "openai";
 /// The smallest `max_output_tokens` the API takes.

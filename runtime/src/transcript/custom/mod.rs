@@ -1,16 +1,18 @@
 //! Custom message kinds, where the transcript reads them: the
 //! [`CustomMessage`] trait and [`AppMessage`] (`app_message`), the
-//! [`Registry`] of kinds (`registry`), and the kinds agentmsg defines itself
-//! (`builtin`) and reads from pi's files (`pi_kinds`). They are the
-//! transcript's because decoding a line and decoding a custom kind call each
-//! other: the codec hands a custom line to the registry, and the registry
-//! reads the line's envelope and body through the codec. Applications name
+//! [`Registry`] of kinds (`registry`), a custom message written as a line
+//! (`write`, which refuses a kind the registry could not read back), and the
+//! kinds agentmsg defines itself (`builtin`) and reads from pi's files
+//! (`pi_kinds`). They are the transcript's because its codec reads and writes
+//! their lines (the envelope, the body) and its lines hold them; the line
+//! decoder above both hands a custom line to the registry. Applications name
 //! them through [`crate::custom`], which re-exports them.
 
 pub(crate) mod app_message;
 pub(crate) mod builtin;
 pub(crate) mod pi_kinds;
 pub(crate) mod registry;
+mod write;
 
 pub use app_message::{AppMessage, CustomMessage, DynCustomMessage, MigrateError};
 pub use builtin::{

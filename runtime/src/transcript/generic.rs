@@ -8,17 +8,17 @@ use serde::de::{self, Deserializer, MapAccess};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize};
 
+use super::agent_message::AgentMessage;
+use super::codec::envelope::{deserialize_flat, write_line, Envelope, EnvelopeSlot, RoleDispatch};
+use super::codec::flat_serializer::FlatMapSerializer;
+use super::codec::held::Held;
+use super::custom::Registry;
 use super::decode::unregistered_reason;
-use super::envelope::{deserialize_flat, write_line, Envelope, EnvelopeSlot, RoleDispatch};
-use super::flat_serializer::FlatMapSerializer;
-use super::held::Held;
+use super::failure::UnknownReason;
+use super::llm_message::LlmMessage;
+use super::unknown::UnknownMessage;
 use crate::message::unversioned;
-use crate::transcript::custom::Registry;
-use crate::transcript::{UnknownMessage, UnknownReason};
-use crate::{
-    AgentMessage, AssistantMessage, LlmMessage, Message, Role, SystemMessage, ToolResultMessage,
-    UserMessage,
-};
+use crate::{AssistantMessage, Message, Role, SystemMessage, ToolResultMessage, UserMessage};
 
 impl Serialize for AgentMessage {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

@@ -4,10 +4,12 @@ use std::borrow::Cow;
 
 use serde::de::IgnoredAny;
 
-use super::envelope::{self, llm_role_first, role_of, role_token, LineForm};
-use crate::transcript::custom::Registry;
-use crate::transcript::{UnknownMessage, UnknownReason};
-use crate::{AgentMessage, Role};
+use super::agent_message::AgentMessage;
+use super::codec::envelope::{self, llm_role_first, role_of, role_token, LineForm};
+use super::custom::Registry;
+use super::failure::{DecodeError, UnknownReason};
+use super::unknown::UnknownMessage;
+use crate::Role;
 
 /// How a reader treats a line it cannot decode into its type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -17,33 +19,6 @@ pub enum DecodeMode {
     Lenient,
     /// Report it as an error.
     Strict,
-}
-
-/// A line could not be decoded (and, in lenient mode, could not be kept either).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum DecodeError {
-    /// The line is not one JSON object.
-    #[error("not a JSON object: {0}")]
-    NotJson(String),
-    /// The object has no `"role"`.
-    #[error("the object has no \"role\"")]
-    MissingRole,
-    /// The `"role"` is not a string.
-    #[error("\"role\" is not a string")]
-    RoleNotString,
-    /// The `"role"` is a string whose escapes are not Unicode text (a lone
-    /// surrogate).
-    #[error("\"role\" is not valid text: {0}")]
-    RoleNotText(String),
-    /// Strict mode: the line would have been kept as `Unknown`.
-    #[error("kind `{kind}`: {reason}")]
-    Rejected {
-        /// The `"role"` of the line.
-        kind: String,
-        /// Why it was not decoded.
-        reason: UnknownReason,
-    },
 }
 
 /// Decodes one transcript line (a flat JSON object, without its newline).
@@ -85,6 +60,13 @@ pub fn decode_line(
         }
     }
     decoded
+}
+
+impl AgentMessage {
+    /// Decodes one line with the global registry, leniently (see [`decode_line`]).
+    pub fn from_line(line: &str) -> Result<Self, DecodeError> {
+        decode_line(line, Registry::global(), DecodeMode::Lenient)
+    }
 }
 
 fn decode_exact(
