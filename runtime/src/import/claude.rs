@@ -92,7 +92,10 @@
 //! (at every depth); the lines are written by the runtime's writer, their
 //! `id` and `parentId` by the envelope codec.
 
-use std::collections::{HashMap, HashSet};
+// The maps hold uuids and ids read from the log, looked up for every line:
+// foldhash (seeded per process, as std's) costs less than SipHash here.
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+type HashSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -572,7 +575,7 @@ impl Out {
                 // What was written meanwhile and does not descend from the
                 // head (the boundary, a rewound branch) goes before the
                 // anchor; the head and what descends from it after.
-                let mut moved = HashSet::from([anchor.clone()]);
+                let mut moved = HashSet::from_iter([anchor.clone()]);
                 let (mut before, mut after) = (Vec::new(), Vec::new());
                 let mut last_moved = false;
                 for held_line in held.drain(..) {
@@ -879,7 +882,7 @@ impl Preserved {
     fn compactions(&mut self, relinks: &Relinks) -> Compactions {
         let mut out = Compactions::default();
         // The parents the relinks and the compactions made so far give.
-        let mut moved: HashMap<String, Option<String>> = HashMap::new();
+        let mut moved: HashMap<String, Option<String>> = HashMap::default();
         for seen in std::mem::take(&mut self.compactions) {
             let BoundarySeen {
                 line,
@@ -971,7 +974,7 @@ impl Preserved {
         // The anchor and its ancestors: a kept entry among them would make
         // the relinked tree a loop.
         let ancestry = |anchor: &str| -> HashSet<String> {
-            let mut seen = HashSet::new();
+            let mut seen = HashSet::default();
             let mut at = Some(anchor.to_owned());
             while let Some(uuid) = at.filter(|u| seen.insert(u.clone())) {
                 at = self.parent.get(&uuid).cloned().flatten();
@@ -1240,12 +1243,12 @@ struct Results {
     with_calls: HashSet<usize>,
 }
 
-/// A hash of an entry's text.
+/// A hash of an entry's text (foldhash's quality hash: a repeated line is
+/// told from a reused uuid by it, and SipHash over every whole line cost
+/// more than reading the line's fields).
 fn entry_hash(text: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    text.hash(&mut hasher);
-    hasher.finish()
+    use std::hash::BuildHasher;
+    foldhash::quality::FixedState::default().hash_one(text)
 }
 
 /// Which line each `uuid` stands for: the uuids of one merged response share
