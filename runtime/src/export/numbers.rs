@@ -9,6 +9,7 @@ use crate::session::Entry;
 use crate::{AssistantMessage, Cost, Message, Usage};
 
 /// What a reply cost.
+#[derive(Clone, Copy)]
 pub(super) enum ReplyCost {
     /// As the transcript says.
     Known(f64),
@@ -174,9 +175,13 @@ fn duration(ms: u64) -> String {
 pub(super) const MAX_BARS: usize = 300;
 
 /// The numbers of one reply that the chart shows: input, output, cache read
-/// and cache write tokens, and its cost (`None`: unknown, never zero).
-pub(super) fn reply_numbers(a: &AssistantMessage) -> (u64, u64, u64, u64, Option<f64>) {
-    let cost = match reply_cost(a) {
+/// and cache write tokens, and its cost (`None`: unknown, never zero), given
+/// as [`reply_cost`] says it.
+pub(super) fn reply_numbers(
+    a: &AssistantMessage,
+    cost: ReplyCost,
+) -> (u64, u64, u64, u64, Option<f64>) {
+    let cost = match cost {
         ReplyCost::Known(c) | ReplyCost::Estimated(c) => Some(c),
         ReplyCost::Unknown => None,
     };

@@ -10,7 +10,7 @@ use hmac_sha256::Hash as Sha256;
 use std::collections::{BTreeMap, HashMap};
 
 use super::escape::{html, inert_json};
-use super::numbers::{reply_numbers, Totals, CHART, MAX_BARS};
+use super::numbers::{reply_cost, reply_numbers, Totals, CHART, MAX_BARS};
 use super::{render, ExportError, HtmlOptions};
 use crate::session::{acts_as_compaction, entry_sends, Entry, EntryKind, Node, SessionFormat};
 use crate::Session;
@@ -286,7 +286,8 @@ pub(super) fn write<N: Node, W: Write>(
             flags |= IN_TREE;
         }
         if let Some(crate::Message::Assistant(a)) = entry.message().and_then(|m| m.as_llm()) {
-            facts.u.insert(i, reply_numbers(a));
+            let cost = rendered.cost.unwrap_or_else(|| reply_cost(a));
+            facts.u.insert(i, reply_numbers(a, cost));
         }
         let ts = entry.timestamp();
         if ts > 0 {
