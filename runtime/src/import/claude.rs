@@ -133,6 +133,18 @@ struct Head {
     timestamp: Option<String>,
     #[serde(default, deserialize_with = "loose::string")]
     subtype: Option<String>,
+    /// Its `message` as written: an `assistant` entry's is read from here,
+    /// so its line is read once for its head and its fields (a copy of the
+    /// text costs less than a second reading of the line).
+    #[serde(default)]
+    message: Option<Box<RawValue>>,
+    /// An `assistant` entry's own fields.
+    #[serde(default, deserialize_with = "loose::flag")]
+    is_api_error_message: bool,
+    #[serde(default, deserialize_with = "loose::string")]
+    error: Option<String>,
+    #[serde(default, deserialize_with = "loose::string")]
+    request_id: Option<String>,
 }
 
 /// One entry of the log.
@@ -185,20 +197,6 @@ impl Entry {
             .filter(|m| m.get().starts_with('{'))
             .and_then(|m| loose::parse(m.get()))
     }
-}
-
-/// An `assistant` entry's own fields.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct AssistantEntry<'a> {
-    #[serde(default, borrow)]
-    message: Option<&'a RawValue>,
-    #[serde(default, deserialize_with = "loose::flag")]
-    is_api_error_message: bool,
-    #[serde(default, deserialize_with = "loose::string")]
-    error: Option<String>,
-    #[serde(default, deserialize_with = "loose::string")]
-    request_id: Option<String>,
 }
 
 /// The Messages API response (or the part of it) an `assistant` entry holds.
@@ -1445,10 +1443,10 @@ impl Log {
     /// Converts one entry, by its type.
     fn entry(&mut self, entry: Entry, imported: &mut Imported) -> Result<(), ImportError> {
         if entry.kind() == "assistant" && entry.head.uuid.is_some() {
-            if let Some(assistant) = loose::parse::<AssistantEntry<'_>>(&entry.text) {
-                if let Some(message) = Entry::object::<WireResponse<'_>>(assistant.message) {
-                    return self.assistant(&entry, &assistant, message, imported);
-                }
+            if let Some(message) =
+                Entry::object::<WireResponse<'_>>(entry.head.message.as_deref())
+            {
+                return self.assistant(&entry, message, imported);
             }
         }
         if self.waits_for_open(&entry) {
@@ -1485,7 +1483,6 @@ impl Log {
     fn assistant(
         &mut self,
         entry: &Entry,
-        fields: &AssistantEntry<'_>,
         message: WireResponse<'_>,
         imported: &mut Imported,
     ) -> Result<(), ImportError> {
@@ -1503,7 +1500,7 @@ impl Log {
             blocks,
             usage: message.usage.as_ref().map(usage_of),
             stop: message.stop_reason.as_deref().map(anthropic::stop_reason),
-            request_id: fields.request_id.clone().unwrap_or_default(),
+            request_id: entry.head.request_id.clone().unwrap_or_default(),
         };
         let Some(part) = self.continued(entry, part) else {
             return Ok(());
@@ -1537,8 +1534,8 @@ impl Log {
             timestamp: entry.millis(),
         };
         let mut stop_said = part.stop.is_some();
-        if fields.is_api_error_message {
-            failed_turn(&mut reply, fields.error.clone());
+        if entry.head.is_api_error_message {
+            failed_turn(&mut reply, entry.head.error.clone());
             stop_said = true;
         }
         let parent = self.placed(entry, None, false).parent;
