@@ -63,11 +63,11 @@ pub(super) struct Totals {
 }
 
 impl Totals {
-    /// Counts `entry` in.
-    pub fn add(&mut self, entry: &Entry) {
+    /// Counts `entry` in; a reply's cost, as [`reply_cost`] says it.
+    pub fn add(&mut self, entry: &Entry) -> Option<ReplyCost> {
         let t = self;
         if !entry.in_tree() {
-            return;
+            return None;
         }
         match t.messages.get_mut(entry.kind().name()) {
             Some(n) => *n += 1,
@@ -85,7 +85,8 @@ impl Totals {
                 t.replies += 1;
                 t.usage = t.usage.combine(&a.usage);
                 t.tool_calls += a.tool_calls().count();
-                match reply_cost(a) {
+                let cost = reply_cost(a);
+                match cost {
                     ReplyCost::Known(c) => t.cost += c,
                     ReplyCost::Estimated(c) => {
                         t.cost += c;
@@ -101,10 +102,12 @@ impl Totals {
                     format!("{}/{}", a.provider, a.model)
                 };
                 *t.models.entry(name).or_default() += 1;
+                return Some(cost);
             }
             Some(Message::ToolResult(r)) if r.is_error => t.tool_errors += 1,
             _ => {}
         }
+        None
     }
 
     /// The totals as HTML (a definition list).

@@ -58,11 +58,13 @@ pub(super) type Calls = HashMap<String, Called>;
 /// results are drawn as plain text).
 const MAX_OPEN_CALLS: usize = 10_000;
 
-/// Renders `entry`, whose line is `line`.
+/// Renders `entry`, whose line is `line`; `cost` is a reply's cost when it
+/// is known already (the page's first pass priced it).
 pub(super) fn entry(
     entry: &Entry,
     line: &[u8],
     label: Option<&str>,
+    cost: Option<ReplyCost>,
     calls: &mut Calls,
 ) -> Rendered {
     let mut body = String::new();
@@ -73,6 +75,7 @@ pub(super) fn entry(
     let mut kind = entry.kind().name();
     let mut quiet = false;
     let mut gist = String::new();
+    let known = cost;
     let mut cost = None;
     match entry.kind() {
         EntryKind::Message(message) => match message {
@@ -98,7 +101,7 @@ pub(super) fn entry(
                     if calls.len() > MAX_OPEN_CALLS {
                         calls.clear();
                     }
-                    let priced = reply_cost(a);
+                    let priced = known.unwrap_or_else(|| reply_cost(a));
                     assistant(&mut body, a, calls, true, priced);
                     cost = Some(priced);
                 }
