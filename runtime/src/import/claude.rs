@@ -1443,8 +1443,7 @@ impl Log {
     /// Converts one entry, by its type.
     fn entry(&mut self, entry: Entry, imported: &mut Imported) -> Result<(), ImportError> {
         if entry.kind() == "assistant" && entry.head.uuid.is_some() {
-            if let Some(message) =
-                Entry::object::<WireResponse<'_>>(entry.head.message.as_deref())
+            if let Some(message) = Entry::object::<WireResponse<'_>>(entry.head.message.as_deref())
             {
                 return self.assistant(&entry, message, imported);
             }
