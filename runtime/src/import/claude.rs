@@ -156,6 +156,10 @@ struct Entry {
     /// Its common fields (`uuid` and `parentUuid` as the conversion reads
     /// them: renamed when reused, relinked when a compaction kept it).
     head: Head,
+    /// A `user` entry's `toolUseResult` once read (`Some(None)`: its fields
+    /// could not be read), kept from telling whether it answers the open
+    /// response until it is converted: its line is read once for both.
+    tool_use_result: std::cell::Cell<Option<Option<Option<Value>>>>,
 }
 
 impl Entry {
@@ -166,7 +170,26 @@ impl Entry {
             line: line.number,
             text: line.text,
             head,
+            tool_use_result: std::cell::Cell::new(None),
         })
+    }
+
+    /// A `user` entry's `toolUseResult` (`None`: its fields cannot be read),
+    /// from the reading kept, else read now; taken, so called once to
+    /// convert the entry. Its message is the head's.
+    fn take_tool_use_result(&self) -> Option<Option<Value>> {
+        self.tool_use_result.take().unwrap_or_else(|| {
+            loose::parse::<UserEntry>(&self.text).map(|fields| fields.tool_use_result)
+        })
+    }
+
+    /// Whether a `user` entry's fields can be read: they are then kept for
+    /// [`Entry::take_tool_use_result`].
+    fn user_fields_read(&self) -> bool {
+        let read = self.take_tool_use_result();
+        let ok = read.is_some();
+        self.tool_use_result.set(Some(read));
+        ok
     }
 
     fn kind(&self) -> &str {
@@ -214,12 +237,10 @@ struct WireResponse<'a> {
     stop_reason: Option<String>,
 }
 
-/// A `user` entry's own fields.
+/// A `user` entry's own fields besides its message (the head's).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct UserEntry<'a> {
-    #[serde(default, borrow)]
-    message: Option<&'a RawValue>,
+struct UserEntry {
     #[serde(default, deserialize_with = "loose::present")]
     tool_use_result: Option<Value>,
 }
@@ -1627,9 +1648,10 @@ impl Log {
         let Some(&group) = self.alias.group.get(&open.id) else {
             return false;
         };
-        let Some(message) = loose::parse::<UserEntry<'_>>(&entry.text)
-            .and_then(|fields| Entry::object::<WireUser<'_>>(fields.message))
-        else {
+        if !entry.user_fields_read() {
+            return false;
+        }
+        let Some(message) = Entry::object::<WireUser<'_>>(entry.head.message.as_deref()) else {
             return false;
         };
         let WireContent::Blocks(blocks) = WireContent::of(message.content) else {
@@ -1648,16 +1670,16 @@ impl Log {
     /// then a user message of its other blocks; an `extension` line when it
     /// has neither.
     fn user(&mut self, entry: &Entry, imported: &mut Imported) -> Result<(), ImportError> {
-        let Some(fields) = loose::parse::<UserEntry<'_>>(&entry.text) else {
+        let Some(tool_use_result) = entry.take_tool_use_result() else {
             return self.other(entry, imported);
         };
-        let Some(message) = Entry::object::<WireUser<'_>>(fields.message) else {
+        let Some(message) = Entry::object::<WireUser<'_>>(entry.head.message.as_deref()) else {
             return self.other(entry, imported);
         };
         let content = WireContent::of(message.content);
         let said = UserSaid {
             timestamp: entry.millis(),
-            details: fields.tool_use_result,
+            details: tool_use_result,
         };
         let UserLines {
             messages,
