@@ -9,6 +9,7 @@ use crate::session::Entry;
 use crate::{AssistantMessage, Cost, Message, Usage};
 
 /// What a reply cost.
+#[derive(Clone, Copy)]
 pub(super) enum ReplyCost {
     /// As the transcript says.
     Known(f64),
@@ -62,11 +63,11 @@ pub(super) struct Totals {
 }
 
 impl Totals {
-    /// Counts `entry` in.
-    pub fn add(&mut self, entry: &Entry) {
+    /// Counts `entry` in; a reply's cost, as [`reply_cost`] says it.
+    pub fn add(&mut self, entry: &Entry) -> Option<ReplyCost> {
         let t = self;
         if !entry.in_tree() {
-            return;
+            return None;
         }
         match t.messages.get_mut(entry.kind().name()) {
             Some(n) => *n += 1,
@@ -84,7 +85,8 @@ impl Totals {
                 t.replies += 1;
                 t.usage = t.usage.combine(&a.usage);
                 t.tool_calls += a.tool_calls().count();
-                match reply_cost(a) {
+                let cost = reply_cost(a);
+                match cost {
                     ReplyCost::Known(c) => t.cost += c,
                     ReplyCost::Estimated(c) => {
                         t.cost += c;
@@ -100,10 +102,12 @@ impl Totals {
                     format!("{}/{}", a.provider, a.model)
                 };
                 *t.models.entry(name).or_default() += 1;
+                return Some(cost);
             }
             Some(Message::ToolResult(r)) if r.is_error => t.tool_errors += 1,
             _ => {}
         }
+        None
     }
 
     /// The totals as HTML (a definition list).
@@ -174,9 +178,13 @@ fn duration(ms: u64) -> String {
 pub(super) const MAX_BARS: usize = 300;
 
 /// The numbers of one reply that the chart shows: input, output, cache read
-/// and cache write tokens, and its cost (`None`: unknown, never zero).
-pub(super) fn reply_numbers(a: &AssistantMessage) -> (u64, u64, u64, u64, Option<f64>) {
-    let cost = match reply_cost(a) {
+/// and cache write tokens, and its cost (`None`: unknown, never zero), given
+/// as [`reply_cost`] says it.
+pub(super) fn reply_numbers(
+    a: &AssistantMessage,
+    cost: ReplyCost,
+) -> (u64, u64, u64, u64, Option<f64>) {
+    let cost = match cost {
         ReplyCost::Known(c) | ReplyCost::Estimated(c) => Some(c),
         ReplyCost::Unknown => None,
     };

@@ -10,7 +10,7 @@ use hmac_sha256::Hash as Sha256;
 use std::collections::{BTreeMap, HashMap};
 
 use super::escape::{html, inert_json};
-use super::numbers::{reply_numbers, Totals, CHART, MAX_BARS};
+use super::numbers::{reply_cost, reply_numbers, ReplyCost, Totals, CHART, MAX_BARS};
 use super::{render, ExportError, HtmlOptions};
 use crate::session::{acts_as_compaction, entry_sends, Entry, EntryKind, Node, SessionFormat};
 use crate::Session;
@@ -56,12 +56,17 @@ pub(super) struct Gathered {
     totals: Totals,
     /// Every entry's label (the last one set for it), by the entry's id.
     labels: HashMap<String, String>,
+    /// Each reply's cost, by the entry's place in file order: a reply
+    /// without one is priced from the catalog once, here, not again when
+    /// the page is written.
+    costs: Vec<Option<ReplyCost>>,
 }
 
 impl Gathered {
     /// Gathers `entry`, the next in file order.
     pub fn add(&mut self, entry: &Entry) {
-        self.totals.add(entry);
+        let cost = self.totals.add(entry);
+        self.costs.push(cost);
         if let EntryKind::SessionInfo { name: Some(name) } = entry.kind() {
             self.title = Some(name.clone());
         }
@@ -270,7 +275,8 @@ pub(super) fn write<N: Node, W: Write>(
         if let Some(label) = label {
             facts.lb.insert(i, label.to_owned());
         }
-        let rendered = render::entry(entry, line, label, &mut calls);
+        let cost = outline.gathered.costs.get(i).copied().flatten();
+        let rendered = render::entry(entry, line, label, cost, &mut calls);
         out.write_all(inert_markup(&rendered.html).as_bytes())?;
 
         let sent =
@@ -286,7 +292,8 @@ pub(super) fn write<N: Node, W: Write>(
             flags |= IN_TREE;
         }
         if let Some(crate::Message::Assistant(a)) = entry.message().and_then(|m| m.as_llm()) {
-            facts.u.insert(i, reply_numbers(a));
+            let cost = rendered.cost.unwrap_or_else(|| reply_cost(a));
+            facts.u.insert(i, reply_numbers(a, cost));
         }
         let ts = entry.timestamp();
         if ts > 0 {

@@ -25,6 +25,9 @@ pub(super) struct Rendered {
     pub html: String,
     /// A failed tool result or a failed reply.
     pub error: bool,
+    /// A reply's cost, as its usage line says it (the chart's numbers use
+    /// it: pricing a reply from the catalog once, not twice).
+    pub cost: Option<ReplyCost>,
 }
 
 /// The id an entry is linked by: its own (`id`), or `line-N` (its
@@ -55,11 +58,13 @@ pub(super) type Calls = HashMap<String, Called>;
 /// results are drawn as plain text).
 const MAX_OPEN_CALLS: usize = 10_000;
 
-/// Renders `entry`, whose line is `line`.
+/// Renders `entry`, whose line is `line`; `cost` is a reply's cost when it
+/// is known already (the page's first pass priced it).
 pub(super) fn entry(
     entry: &Entry,
     line: &[u8],
     label: Option<&str>,
+    cost: Option<ReplyCost>,
     calls: &mut Calls,
 ) -> Rendered {
     let mut body = String::new();
@@ -70,6 +75,8 @@ pub(super) fn entry(
     let mut kind = entry.kind().name();
     let mut quiet = false;
     let mut gist = String::new();
+    let known = cost;
+    let mut cost = None;
     match entry.kind() {
         EntryKind::Message(message) => match message {
             AgentMessage::Llm(m) => match &m.message {
@@ -94,7 +101,9 @@ pub(super) fn entry(
                     if calls.len() > MAX_OPEN_CALLS {
                         calls.clear();
                     }
-                    assistant(&mut body, a, calls, true);
+                    let priced = known.unwrap_or_else(|| reply_cost(a));
+                    assistant(&mut body, a, calls, true, priced);
+                    cost = Some(priced);
                 }
                 Message::ToolResult(r) => {
                     role = "tool";
@@ -233,7 +242,11 @@ pub(super) fn entry(
     }
     out.push_str(&body);
     out.push_str("</article>");
-    Rendered { html: out, error }
+    Rendered {
+        html: out,
+        error,
+        cost,
+    }
 }
 
 fn model_name(a: &AssistantMessage) -> String {
@@ -278,7 +291,13 @@ fn user_blocks(out: &mut String, blocks: &[UserContent]) {
 /// A reply: its blocks, then its tokens, cost and stop reason; those
 /// numbers are written by the page from the tree when `numbers_in_tree`
 /// (the reply is an entry's message), here otherwise.
-fn assistant(out: &mut String, a: &AssistantMessage, calls: &mut Calls, numbers_in_tree: bool) {
+fn assistant(
+    out: &mut String,
+    a: &AssistantMessage,
+    calls: &mut Calls,
+    numbers_in_tree: bool,
+    cost: ReplyCost,
+) {
     for block in &a.content {
         match block {
             AssistantContent::Text(t) => text_block(out, t),
@@ -326,7 +345,7 @@ fn assistant(out: &mut String, a: &AssistantMessage, calls: &mut Calls, numbers_
     let u = &a.usage;
     let stop = html_string(&format!("{:?}", a.stop_reason));
     if numbers_in_tree {
-        let priced = matches!(reply_cost(a), ReplyCost::Estimated(_));
+        let priced = matches!(cost, ReplyCost::Estimated(_));
         let _ = write!(
             out,
             "<p class=\"usage\" data-stop=\"{stop}\"{}></p>",
@@ -334,7 +353,7 @@ fn assistant(out: &mut String, a: &AssistantMessage, calls: &mut Calls, numbers_
         );
         return;
     }
-    let cost = match reply_cost(a) {
+    let cost = match cost {
         ReplyCost::Known(c) => format!("${c:.4}"),
         ReplyCost::Estimated(c) => format!("${c:.4} (priced from the price database)"),
         ReplyCost::Unknown => "<span class=\"unknown\">cost unknown</span>".to_owned(),
@@ -485,7 +504,7 @@ fn custom(out: &mut String, line: &[u8], entry: &Entry, message: &AgentMessage) 
             match m.as_ref() {
                 Message::User(u) => user_blocks(out, &u.content),
                 Message::System(s) => s.content.iter().for_each(|t| text_block(out, t)),
-                Message::Assistant(a) => assistant(out, a, &mut Calls::new(), false),
+                Message::Assistant(a) => assistant(out, a, &mut Calls::new(), false, reply_cost(a)),
                 Message::ToolResult(r) => {
                     for block in &r.content {
                         if let ToolResultContent::Text(t) = block {

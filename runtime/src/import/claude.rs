@@ -92,7 +92,10 @@
 //! (at every depth); the lines are written by the runtime's writer, their
 //! `id` and `parentId` by the envelope codec.
 
-use std::collections::{HashMap, HashSet};
+// The maps hold uuids and ids read from the log, looked up for every line:
+// foldhash (seeded per process, as std's) costs less than SipHash here.
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+type HashSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -130,6 +133,18 @@ struct Head {
     timestamp: Option<String>,
     #[serde(default, deserialize_with = "loose::string")]
     subtype: Option<String>,
+    /// Its `message` as written: an `assistant` entry's is read from here,
+    /// so its line is read once for its head and its fields (a copy of the
+    /// text costs less than a second reading of the line).
+    #[serde(default)]
+    message: Option<Box<RawValue>>,
+    /// An `assistant` entry's own fields.
+    #[serde(default, deserialize_with = "loose::flag")]
+    is_api_error_message: bool,
+    #[serde(default, deserialize_with = "loose::string")]
+    error: Option<String>,
+    #[serde(default, deserialize_with = "loose::string")]
+    request_id: Option<String>,
 }
 
 /// One entry of the log.
@@ -141,6 +156,10 @@ struct Entry {
     /// Its common fields (`uuid` and `parentUuid` as the conversion reads
     /// them: renamed when reused, relinked when a compaction kept it).
     head: Head,
+    /// A `user` entry's `toolUseResult` once read (`Some(None)`: its fields
+    /// could not be read), kept from telling whether it answers the open
+    /// response until it is converted: its line is read once for both.
+    tool_use_result: std::cell::Cell<Option<Option<Option<Value>>>>,
 }
 
 impl Entry {
@@ -151,7 +170,26 @@ impl Entry {
             line: line.number,
             text: line.text,
             head,
+            tool_use_result: std::cell::Cell::new(None),
         })
+    }
+
+    /// A `user` entry's `toolUseResult` (`None`: its fields cannot be read),
+    /// from the reading kept, else read now; taken, so called once to
+    /// convert the entry. Its message is the head's.
+    fn take_tool_use_result(&self) -> Option<Option<Value>> {
+        self.tool_use_result.take().unwrap_or_else(|| {
+            loose::parse::<UserEntry>(&self.text).map(|fields| fields.tool_use_result)
+        })
+    }
+
+    /// Whether a `user` entry's fields can be read: they are then kept for
+    /// [`Entry::take_tool_use_result`].
+    fn user_fields_read(&self) -> bool {
+        let read = self.take_tool_use_result();
+        let ok = read.is_some();
+        self.tool_use_result.set(Some(read));
+        ok
     }
 
     fn kind(&self) -> &str {
@@ -184,20 +222,6 @@ impl Entry {
     }
 }
 
-/// An `assistant` entry's own fields.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct AssistantEntry<'a> {
-    #[serde(default, borrow)]
-    message: Option<&'a RawValue>,
-    #[serde(default, deserialize_with = "loose::flag")]
-    is_api_error_message: bool,
-    #[serde(default, deserialize_with = "loose::string")]
-    error: Option<String>,
-    #[serde(default, deserialize_with = "loose::string")]
-    request_id: Option<String>,
-}
-
 /// The Messages API response (or the part of it) an `assistant` entry holds.
 #[derive(Deserialize)]
 struct WireResponse<'a> {
@@ -213,12 +237,10 @@ struct WireResponse<'a> {
     stop_reason: Option<String>,
 }
 
-/// A `user` entry's own fields.
+/// A `user` entry's own fields besides its message (the head's).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct UserEntry<'a> {
-    #[serde(default, borrow)]
-    message: Option<&'a RawValue>,
+struct UserEntry {
     #[serde(default, deserialize_with = "loose::present")]
     tool_use_result: Option<Value>,
 }
@@ -572,7 +594,7 @@ impl Out {
                 // What was written meanwhile and does not descend from the
                 // head (the boundary, a rewound branch) goes before the
                 // anchor; the head and what descends from it after.
-                let mut moved = HashSet::from([anchor.clone()]);
+                let mut moved = HashSet::from_iter([anchor.clone()]);
                 let (mut before, mut after) = (Vec::new(), Vec::new());
                 let mut last_moved = false;
                 for held_line in held.drain(..) {
@@ -879,7 +901,7 @@ impl Preserved {
     fn compactions(&mut self, relinks: &Relinks) -> Compactions {
         let mut out = Compactions::default();
         // The parents the relinks and the compactions made so far give.
-        let mut moved: HashMap<String, Option<String>> = HashMap::new();
+        let mut moved: HashMap<String, Option<String>> = HashMap::default();
         for seen in std::mem::take(&mut self.compactions) {
             let BoundarySeen {
                 line,
@@ -971,7 +993,7 @@ impl Preserved {
         // The anchor and its ancestors: a kept entry among them would make
         // the relinked tree a loop.
         let ancestry = |anchor: &str| -> HashSet<String> {
-            let mut seen = HashSet::new();
+            let mut seen = HashSet::default();
             let mut at = Some(anchor.to_owned());
             while let Some(uuid) = at.filter(|u| seen.insert(u.clone())) {
                 at = self.parent.get(&uuid).cloned().flatten();
@@ -1240,12 +1262,12 @@ struct Results {
     with_calls: HashSet<usize>,
 }
 
-/// A hash of an entry's text.
+/// A hash of an entry's text (foldhash's quality hash: a repeated line is
+/// told from a reused uuid by it, and SipHash over every whole line cost
+/// more than reading the line's fields).
 fn entry_hash(text: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    text.hash(&mut hasher);
-    hasher.finish()
+    use std::hash::BuildHasher;
+    foldhash::quality::FixedState::default().hash_one(text)
 }
 
 /// Which line each `uuid` stands for: the uuids of one merged response share
@@ -1442,10 +1464,9 @@ impl Log {
     /// Converts one entry, by its type.
     fn entry(&mut self, entry: Entry, imported: &mut Imported) -> Result<(), ImportError> {
         if entry.kind() == "assistant" && entry.head.uuid.is_some() {
-            if let Some(assistant) = loose::parse::<AssistantEntry<'_>>(&entry.text) {
-                if let Some(message) = Entry::object::<WireResponse<'_>>(assistant.message) {
-                    return self.assistant(&entry, &assistant, message, imported);
-                }
+            if let Some(message) = Entry::object::<WireResponse<'_>>(entry.head.message.as_deref())
+            {
+                return self.assistant(&entry, message, imported);
             }
         }
         if self.waits_for_open(&entry) {
@@ -1482,7 +1503,6 @@ impl Log {
     fn assistant(
         &mut self,
         entry: &Entry,
-        fields: &AssistantEntry<'_>,
         message: WireResponse<'_>,
         imported: &mut Imported,
     ) -> Result<(), ImportError> {
@@ -1500,7 +1520,7 @@ impl Log {
             blocks,
             usage: message.usage.as_ref().map(usage_of),
             stop: message.stop_reason.as_deref().map(anthropic::stop_reason),
-            request_id: fields.request_id.clone().unwrap_or_default(),
+            request_id: entry.head.request_id.clone().unwrap_or_default(),
         };
         let Some(part) = self.continued(entry, part) else {
             return Ok(());
@@ -1534,8 +1554,8 @@ impl Log {
             timestamp: entry.millis(),
         };
         let mut stop_said = part.stop.is_some();
-        if fields.is_api_error_message {
-            failed_turn(&mut reply, fields.error.clone());
+        if entry.head.is_api_error_message {
+            failed_turn(&mut reply, entry.head.error.clone());
             stop_said = true;
         }
         let parent = self.placed(entry, None, false).parent;
@@ -1628,9 +1648,10 @@ impl Log {
         let Some(&group) = self.alias.group.get(&open.id) else {
             return false;
         };
-        let Some(message) = loose::parse::<UserEntry<'_>>(&entry.text)
-            .and_then(|fields| Entry::object::<WireUser<'_>>(fields.message))
-        else {
+        if !entry.user_fields_read() {
+            return false;
+        }
+        let Some(message) = Entry::object::<WireUser<'_>>(entry.head.message.as_deref()) else {
             return false;
         };
         let WireContent::Blocks(blocks) = WireContent::of(message.content) else {
@@ -1649,16 +1670,16 @@ impl Log {
     /// then a user message of its other blocks; an `extension` line when it
     /// has neither.
     fn user(&mut self, entry: &Entry, imported: &mut Imported) -> Result<(), ImportError> {
-        let Some(fields) = loose::parse::<UserEntry<'_>>(&entry.text) else {
+        let Some(tool_use_result) = entry.take_tool_use_result() else {
             return self.other(entry, imported);
         };
-        let Some(message) = Entry::object::<WireUser<'_>>(fields.message) else {
+        let Some(message) = Entry::object::<WireUser<'_>>(entry.head.message.as_deref()) else {
             return self.other(entry, imported);
         };
         let content = WireContent::of(message.content);
         let said = UserSaid {
             timestamp: entry.millis(),
-            details: fields.tool_use_result,
+            details: tool_use_result,
         };
         let UserLines {
             messages,
