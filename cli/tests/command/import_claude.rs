@@ -948,8 +948,8 @@ fn the_compacted_claude_code_logs_of_the_conformance_data_are_read_as_one_tree()
 }
 
 /// A subagent's log (every entry a sidechain's) compacted alike: its lines
-/// are written in the first pass, which reads the log once more on meeting
-/// the boundary to know its summary.
+/// are written in the first pass, which knows its summary on meeting the
+/// boundary.
 #[test]
 fn a_compacted_subagent_log_is_one_tree() {
     let lines: Vec<String> = COMPACTED

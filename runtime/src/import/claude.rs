@@ -726,10 +726,10 @@ struct BoundarySeen {
 /// follow the anchor. A boundary without a summary naming it, or whose
 /// logical parent is no entry before it, starts a new root as written, and
 /// is said. A sidechain's lines are written in the first pass: when it
-/// meets a sidechain's boundary the log is read once more (ids only) to
-/// know them then; a sidechain's compaction that keeps messages is left as
+/// meets a sidechain's boundary it takes them from the reading of the
+/// entries' heads before it; a sidechain's compaction that keeps messages is left as
 /// written (that pass does not relink them).
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Compactions {
     /// The compactions, by the boundary's line.
     made: HashMap<usize, Compaction>,
@@ -740,6 +740,7 @@ struct Compactions {
 }
 
 /// A boundary read as a compaction.
+#[derive(Clone)]
 struct Compaction {
     /// The entry it follows (none: a root, where the first kept message was
     /// one).
@@ -1079,6 +1080,9 @@ pub(super) fn import<'s>(
             preserved.see(&entry);
         }
     }
+    let mut relinks = preserved.relinks();
+    let mut compactions = preserved.compactions(&relinks);
+    drop(preserved);
     let mut scanned = false;
     for sidechains in [true, false] {
         if sidechains && !has_sidechains {
@@ -1090,10 +1094,8 @@ pub(super) fn import<'s>(
             ..Log::default()
         };
         if !sidechains {
-            let relinks = preserved.relinks();
-            log.compactions = preserved.compactions(&relinks);
-            log.relinked(relinks);
-            preserved = Preserved::default();
+            log.compactions = std::mem::take(&mut compactions);
+            log.relinked(std::mem::take(&mut relinks));
         }
         let mut write = |log: &mut Log| -> Result<(), ImportError> {
             let lines = if sidechains {
@@ -1116,17 +1118,10 @@ pub(super) fn import<'s>(
             };
             if sidechains && !scanned && entry.head.is_sidechain && is_boundary(&entry) {
                 // A sidechain's compaction (a subagent's log) is written in
-                // this pass: the log is read once more (ids only) to know
-                // its summary.
+                // this pass: what the reading of the heads made of the
+                // compactions tells its summary.
                 scanned = true;
-                let mut scan = Preserved::default();
-                for line in lines()? {
-                    if let Some(entry) = Entry::of(line?) {
-                        scan.see(&entry);
-                    }
-                }
-                let relinks = scan.relinks();
-                log.compactions = scan.compactions(&relinks);
+                log.compactions = compactions.clone();
             }
             log.line(entry, &mut imported)?;
             write(&mut log)?;
