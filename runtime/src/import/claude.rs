@@ -790,7 +790,7 @@ impl Preserved {
                 self.parent.insert(uuid.clone(), parent);
             }
         }
-        if entry.head.subtype.as_deref() != Some("compact_boundary") || entry.kind() != "system" {
+        if !is_boundary(entry) {
             return;
         }
         let system = loose::parse::<SystemEntry<'_>>(&entry.text);
