@@ -762,6 +762,18 @@ const COMPACTED: &[&str] = &[
     r#"{"parentUuid":"u2","isSidechain":false,"sessionId":"s","type":"assistant","requestId":"req_3","message":{"id":"msg_3","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"Docs done."}],"stop_reason":"end_turn","usage":{"input_tokens":300,"output_tokens":30}},"uuid":"a3","timestamp":"2026-01-01T00:00:07.000Z"}"#,
 ];
 
+/// `out`, [`COMPACTED`] imported, is one tree: every line kept, one root,
+/// the compacted history on the path to the leaf.
+fn assert_compacted_is_one_tree(out: &str) {
+    assert_eq!(out.lines().count(), COMPACTED.len(), "{out}");
+    assert_eq!(roots(out), ["u1"], "{out}");
+    assert_eq!(
+        path_ids(out),
+        ["u1", "a1", "r1", "a2", "cb", "cs", "u2", "a3"],
+        "{out}"
+    );
+}
+
 /// A compacted Claude Code session is one tree: the boundary is a
 /// `compactionSummary` of the summary after it, following the history it
 /// compacted, so that history is on the path to the leaf while the context
@@ -771,13 +783,7 @@ const COMPACTED: &[&str] = &[
 #[test]
 fn a_compacted_session_is_one_tree() {
     let out = import(COMPACTED);
-    assert_eq!(out.lines().count(), COMPACTED.len(), "{out}");
-    assert_eq!(roots(&out), ["u1"], "{out}");
-    assert_eq!(
-        path_ids(&out),
-        ["u1", "a1", "r1", "a2", "cb", "cs", "u2", "a3"],
-        "{out}"
-    );
+    assert_compacted_is_one_tree(&out);
     let summary = "This session is being continued from a previous conversation. Summary: the parser was fixed.";
     assert_eq!(
         sent_texts(&out),
@@ -958,13 +964,7 @@ fn a_compacted_subagent_log_is_one_tree() {
         .collect();
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
     let out = import(&lines);
-    assert_eq!(out.lines().count(), COMPACTED.len(), "{out}");
-    assert_eq!(roots(&out), ["u1"], "{out}");
-    assert_eq!(
-        path_ids(&out),
-        ["u1", "a1", "r1", "a2", "cb", "cs", "u2", "a3"],
-        "{out}"
-    );
+    assert_compacted_is_one_tree(&out);
     let texts = sent_texts(&out);
     assert!(
         texts[0].ends_with("the parser was fixed.\n</summary>"),
