@@ -445,6 +445,14 @@ fn usage_reads_the_sessions_of_an_sqlite_store() {
     );
 }
 
+/// The same over a directory store (`dir:DIR`), which the command's help
+/// names beside SQLite and PostgreSQL.
+#[test]
+fn usage_reads_the_sessions_of_a_directory_store() {
+    let dir = tempfile::tempdir().unwrap();
+    usage_over_store_agrees_with_the_logs(dir.path(), "dir:store", "a", "b");
+}
+
 /// The same over a PostgreSQL store (the server `.ci/run` starts, at
 /// `AGENTMSG_PG_URL`), one session by its address; skipped loudly without
 /// it, a failure under CI.
