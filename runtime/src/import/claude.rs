@@ -93,9 +93,8 @@
 //! `id` and `parentId` by the envelope codec.
 
 // The maps hold uuids and ids read from the log, looked up for every line:
-// foldhash (seeded per process, as std's) costs less than SipHash here.
-type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
-type HashSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
+// foldhash (seeded at random, as std's) costs less than SipHash here.
+use foldhash::{HashMap, HashSet};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;

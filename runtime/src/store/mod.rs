@@ -411,13 +411,6 @@ pub(crate) fn validate_entries(entries: &[StoredEntry]) -> Result<(), StoreError
     Ok(())
 }
 
-/// The hasher of the sets and maps of entry ids: foldhash, several times
-/// cheaper than std's SipHash on ids of a few dozen bytes
-/// (`benches/README.md`, the batch of 100). Seeded at random for each set,
-/// as std's is: the ids come from files anyone may have written, and a fixed
-/// seed would let such a file choose ids that collide.
-pub(crate) type IdHasher = foldhash::fast::RandomState;
-
 /// Checks that `entries`, appended to a session whose ids `taken` says and
 /// whose entries name as parents what `named_parent` says, keep the session a
 /// tree: no id twice (stored, or twice in the append), and no parent that
@@ -440,7 +433,12 @@ pub(crate) fn check_tree(
     // Where each id of the append is (the first place), and the parents its
     // entries named so far. One entry, the common append, has nothing of the
     // append to look up: neither map is filled, so neither allocates.
-    let mut at: HashMap<&str, usize, IdHasher> = HashMap::default();
+    // The sets and maps of entry ids hash with foldhash, several times
+    // cheaper than std's SipHash on ids of a few dozen bytes
+    // (`benches/README.md`, the batch of 100), and seeded at random for each
+    // as std's are: the ids come from files anyone may have written, and a
+    // fixed seed would let such a file choose ids that collide.
+    let mut at: foldhash::HashMap<&str, usize> = HashMap::default();
     if entries.len() > 1 {
         for (index, entry) in entries.iter().enumerate() {
             if let Some(id) = entry.id() {
@@ -450,7 +448,7 @@ pub(crate) fn check_tree(
             }
         }
     }
-    let mut parents_so_far: HashSet<&str, IdHasher> = HashSet::default();
+    let mut parents_so_far: foldhash::HashSet<&str> = HashSet::default();
     for (index, entry) in entries.iter().enumerate() {
         let parent = entry.parent().id().map(crate::MessageId::as_str);
         if let Some(id) = entry.id() {

@@ -4,19 +4,19 @@
 //! stores use too, so every backend refuses the same appends with the same
 //! error.
 
-use std::collections::HashSet;
+use foldhash::HashSet;
 
-use super::{check_tree, IdHasher, StoreError, StoredEntry};
+use super::{check_tree, StoreError, StoredEntry};
 
 /// The ids of a session's entries and the ids they name as parents.
 #[derive(Default)]
 pub(super) struct TreeIndex {
-    ids: HashSet<String, IdHasher>,
+    ids: HashSet<String>,
     /// Parents that are no id of the session. `check_tree` asks whether an id
     /// is named as a parent only of an id the session does not have, so a
     /// parent that is an id already (a chain's: the common case) is not kept
     /// twice.
-    parents: HashSet<String, IdHasher>,
+    parents: HashSet<String>,
 }
 
 impl std::fmt::Debug for TreeIndex {
