@@ -94,23 +94,6 @@ def sse(events: list[tuple[str | None, dict]]) -> bytes:
     return out
 
 
-def stream_error_events(api: str) -> bytes:
-    """A reply that begins, then carries the provider's error event."""
-    if api == "anthropic":
-        events = [(e["type"], e) for e in ANTHROPIC_TEXT]
-        events.append(("error", {"type": "error",
-                                 "error": {"type": "overloaded_error", "message": "Overloaded"}}))
-    elif api == "responses":
-        events = [(e["type"], e) for e in RESPONSES_TEXT]
-        events.append(("error", {"type": "error", "sequence_number": 2, "code": "server_error",
-                                 "message": "The server had an error", "param": None}))
-    else:
-        events = [(None, e) for e in CHAT_TEXT]
-        events.append((None, {"error": {"message": "The server had an error", "type": "server_error",
-                                        "param": None, "code": None}}))
-    return sse(events)
-
-
 def stream_head(api: str) -> bytes:
     """A reply's first events (it breaks off after them)."""
     if api == "anthropic":
@@ -118,6 +101,20 @@ def stream_head(api: str) -> bytes:
     if api == "responses":
         return sse([(e["type"], e) for e in RESPONSES_TEXT])
     return sse([(None, e) for e in CHAT_TEXT])
+
+
+def stream_error_events(api: str) -> bytes:
+    """A reply that begins, then carries the provider's error event."""
+    if api == "anthropic":
+        error = ("error", {"type": "error",
+                           "error": {"type": "overloaded_error", "message": "Overloaded"}})
+    elif api == "responses":
+        error = ("error", {"type": "error", "sequence_number": 2, "code": "server_error",
+                           "message": "The server had an error", "param": None})
+    else:
+        error = (None, {"error": {"message": "The server had an error", "type": "server_error",
+                                  "param": None, "code": None}})
+    return stream_head(api) + sse([error])
 
 
 class Handler(BaseHTTPRequestHandler):
