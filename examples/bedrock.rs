@@ -66,16 +66,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         // A loopback server answering with [`recorded`] in 11-byte pieces;
         // it keeps each request.
-        let mut canned = server::Canned::sse(
+        let canned = server::Canned::event_stream(
             recorded()
                 .chunks(11)
                 .map(bytes::Bytes::copy_from_slice)
                 .collect(),
         );
-        canned.headers = vec![(
-            "content-type".into(),
-            "application/vnd.amazon.eventstream".into(),
-        )];
         let server = server::Server::start(vec![canned]).await;
         let url = server.url();
         // Example credentials (AWS's documentation's): the server on
