@@ -4,7 +4,7 @@
 Usage: sdk_faults.py [SCENARIO...]
 
 The other side of tests/http/sdk_faults.rs, which runs agentmsg's client
-against the same server at the same time and compares the two (issue 37:
+against the same server once the SDKs' runs are done and compares the two (issue 37:
 "on every fault, agentmsg makes the same number of attempts and waits as long
 as the official SDKs"). It:
 
@@ -16,9 +16,10 @@ as the official SDKs"). It:
      scenario at once, one thread each, and prints one line per run:
      {"run": ..., "seen": what the caller got};
   3. when its standard input ends (the Rust side is done too), prints
-     {"log": {run: [{"t": seconds, "other": bool, "key": bool}, ...]}}: every
-     request each run made, when it arrived, whether it reached the other
-     origin and whether it carried the API key there.
+     {"log": {run: [{"t": seconds, "sent": seconds, "other": bool, "key": bool,
+     "body": bytes}, ...]}}: every request each run made, when it arrived,
+     when its reply had been sent, whether it reached the other origin,
+     whether it carried the API key there, and its body's size.
 
 A run is the first two path segments of a request, `/SCENARIO/CLIENT/...`;
 the rest is the API's own path (`/v1/messages`, `/chat/completions`,
