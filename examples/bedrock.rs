@@ -12,44 +12,28 @@
 //!
 //! Run with `cargo run --features http,bedrock --example bedrock`.
 
+#[path = "../tests/common/event_stream.rs"]
+#[allow(dead_code)]
+mod event_stream;
+#[path = "../tests/http/server.rs"]
+#[allow(dead_code)]
+mod server;
+
 use std::io::Write as _;
-use std::sync::{Arc, Mutex};
 
 use agentmsg::http::{Client, Endpoint, StreamItem};
 use agentmsg::providers::bedrock::AwsCredentials;
 use agentmsg::providers::{Request, StreamEvent};
 use agentmsg::{Message, StopReason};
-use aws_smithy_types::event_stream::{Header, HeaderValue, Message as Frame};
-use bytes::Bytes;
 use futures_util::StreamExt;
-use http_body_util::{BodyExt, StreamBody};
-use hyper::body::{Frame as BodyFrame, Incoming};
-use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
-use tokio::net::TcpListener;
 
 const MODEL: &str = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
 
-/// One ConverseStream event as an event-stream frame.
-fn frame(kind: &str, payload: serde_json::Value) -> Vec<u8> {
-    let headers = vec![
-        Header::new(":message-type", HeaderValue::String("event".into())),
-        Header::new(":event-type", HeaderValue::String(kind.to_owned().into())),
-        Header::new(
-            ":content-type",
-            HeaderValue::String("application/json".into()),
-        ),
-    ];
-    let message = Frame::new_from_parts(headers, payload.to_string().into_bytes());
-    let mut out = Vec::new();
-    aws_smithy_eventstream::frame::write_message_to(&message, &mut out)
-        .expect("AWS's encoder writes a frame");
-    out
-}
-
-/// What Bedrock streams for a short answer.
+/// What Bedrock streams for a short answer, as event-stream frames.
 fn recorded() -> Vec<u8> {
     use serde_json::json;
+    let frame =
+        |kind, payload: serde_json::Value| event_stream::event_frame(kind, &payload.to_string());
     [
         frame("messageStart", json!({"role": "assistant"})),
         frame(
@@ -71,58 +55,25 @@ fn recorded() -> Vec<u8> {
     .concat()
 }
 
-/// A loopback server answering every request with [`recorded`]; it keeps
-/// each request's path and `Authorization` header.
-async fn serve() -> std::io::Result<(String, Arc<Mutex<Vec<(String, String)>>>)> {
-    let listener = TcpListener::bind("127.0.0.1:0").await?;
-    let url = format!("http://{}", listener.local_addr()?);
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let kept = seen.clone();
-    tokio::spawn(async move {
-        while let Ok((socket, _)) = listener.accept().await {
-            let kept = kept.clone();
-            let service = service_fn(move |request: hyper::Request<Incoming>| {
-                let kept = kept.clone();
-                async move {
-                    let path = request.uri().path().to_owned();
-                    let authorization = request
-                        .headers()
-                        .get("authorization")
-                        .and_then(|v| v.to_str().ok())
-                        .unwrap_or_default()
-                        .to_owned();
-                    let _ = request.into_body().collect().await;
-                    kept.lock().map(|mut k| k.push((path, authorization))).ok();
-                    let pieces: Vec<Result<BodyFrame<Bytes>, std::io::Error>> = recorded()
-                        .chunks(11)
-                        .map(|piece| Ok(BodyFrame::data(Bytes::copy_from_slice(piece))))
-                        .collect();
-                    hyper::Response::builder()
-                        .header("content-type", "application/vnd.amazon.eventstream")
-                        .body(StreamBody::new(futures_util::stream::iter(pieces)))
-                        .map_err(std::io::Error::other)
-                }
-            });
-            tokio::spawn(async move {
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(socket), service)
-                    .await;
-            });
-        }
-    });
-    Ok((url, seen))
-}
-
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let live = ["AWS_BEARER_TOKEN_BEDROCK", "AWS_ACCESS_KEY_ID"]
         .iter()
         .any(|var| std::env::var_os(var).is_some());
-    let (endpoint, model, seen) = if live {
+    let (endpoint, model, server) = if live {
         let model = std::env::var("AGENTMSG_BEDROCK_MODEL").unwrap_or_else(|_| MODEL.to_owned());
         (Endpoint::bedrock(), model, None)
     } else {
-        let (url, seen) = serve().await?;
+        // A loopback server answering with [`recorded`] in 11-byte pieces;
+        // it keeps each request.
+        let canned = server::Canned::event_stream(
+            recorded()
+                .chunks(11)
+                .map(bytes::Bytes::copy_from_slice)
+                .collect(),
+        );
+        let server = server::Server::start(vec![canned]).await;
+        let url = server.url();
         // Example credentials (AWS's documentation's): the server on
         // loopback only reads the signature's scope.
         let credentials = AwsCredentials::new(
@@ -133,7 +84,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let endpoint = Endpoint::bedrock_in("us-east-1")
             .with_aws_credentials("us-east-1", credentials)
             .with_base_url(&url);
-        (endpoint, MODEL.to_owned(), Some(seen))
+        (endpoint, MODEL.to_owned(), Some(server))
     };
     let client = Client::new(endpoint)?;
     let request = Request::new(
@@ -169,11 +120,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     // Self-checks, against the loopback server only.
-    let Some(seen) = seen else { return Ok(()) };
-    let seen = seen.lock().map_err(|_| "poisoned")?.clone();
-    let (path, authorization) = &seen[0];
+    let Some(server) = server else { return Ok(()) };
+    let received = server.received().remove(0);
+    let authorization = received.header("authorization").unwrap_or_default();
     assert_eq!(
-        path,
+        received.path,
         "/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream"
     );
     assert!(

@@ -15,18 +15,16 @@
 //!
 //! Run with `cargo run --features http,vertex --example vertex`.
 
-use std::sync::{Arc, Mutex};
+#[path = "../tests/http/server.rs"]
+#[allow(dead_code)]
+mod server;
+
+use std::sync::Arc;
 
 use agentmsg::http::{ApiKey, Client, Endpoint, ServiceAccountKey, StreamItem, TokenSource};
 use agentmsg::providers::{Request, StreamEvent};
 use agentmsg::{Message, StopReason};
-use bytes::Bytes;
 use futures_util::StreamExt;
-use http_body_util::{BodyExt, StreamBody};
-use hyper::body::{Frame, Incoming};
-use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
-use tokio::net::TcpListener;
 
 const MODEL: &str = "claude-sonnet-4-5@20250929";
 
@@ -48,61 +46,9 @@ const RECORDED: &str = concat!(
     "data: {\"type\":\"message_stop\"}\n\n",
 );
 
-type Seen = Arc<Mutex<Vec<(String, Option<String>, serde_json::Value)>>>;
-
-/// A loopback server answering every request with [`RECORDED`]; it keeps
-/// each request's path, `Authorization` header and body.
-async fn serve() -> std::io::Result<(String, Seen)> {
-    let listener = TcpListener::bind("127.0.0.1:0").await?;
-    let url = format!("http://{}", listener.local_addr()?);
-    let seen: Seen = Arc::new(Mutex::new(Vec::new()));
-    let kept = seen.clone();
-    tokio::spawn(async move {
-        while let Ok((socket, _)) = listener.accept().await {
-            let kept = kept.clone();
-            let service = service_fn(move |request: hyper::Request<Incoming>| {
-                let kept = kept.clone();
-                async move {
-                    let path = request.uri().path().to_owned();
-                    let authorization = request
-                        .headers()
-                        .get("authorization")
-                        .and_then(|v| v.to_str().ok())
-                        .map(str::to_owned);
-                    let body = request
-                        .into_body()
-                        .collect()
-                        .await
-                        .map_err(std::io::Error::other)?
-                        .to_bytes();
-                    let body = serde_json::from_slice(&body).unwrap_or_default();
-                    kept.lock()
-                        .map(|mut k| k.push((path, authorization, body)))
-                        .ok();
-                    let pieces: Vec<Result<Frame<Bytes>, std::io::Error>> = RECORDED
-                        .as_bytes()
-                        .chunks(17)
-                        .map(|piece| Ok(Frame::data(Bytes::copy_from_slice(piece))))
-                        .collect();
-                    hyper::Response::builder()
-                        .header("content-type", "text/event-stream")
-                        .body(StreamBody::new(futures_util::stream::iter(pieces)))
-                        .map_err(std::io::Error::other)
-                }
-            });
-            tokio::spawn(async move {
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(socket), service)
-                    .await;
-            });
-        }
-    });
-    Ok((url, seen))
-}
-
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let (endpoint, model, seen) = match ServiceAccountKey::from_env()? {
+    let (endpoint, model, server) = match ServiceAccountKey::from_env()? {
         Some(key) => {
             let project = std::env::var("GOOGLE_CLOUD_PROJECT")
                 .ok()
@@ -116,11 +62,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             (endpoint, model, None)
         }
         None => {
-            let (url, seen) = serve().await?;
+            // A loopback server answering with [`RECORDED`] in 17-byte
+            // pieces; it keeps each request.
+            let server = server::Server::start(vec![server::Canned::sse(
+                RECORDED
+                    .as_bytes()
+                    .chunks(17)
+                    .map(bytes::Bytes::copy_from_slice)
+                    .collect(),
+            )])
+            .await;
             let endpoint = Endpoint::vertex_anthropic("my-project", "us-east5")
-                .with_base_url(&url)
+                .with_base_url(&server.url())
                 .with_key(ApiKey::new("ya29.offline-token"));
-            (endpoint, MODEL.to_owned(), Some(seen))
+            (endpoint, MODEL.to_owned(), Some(server))
         }
     };
     let client = Client::new(endpoint)?;
@@ -153,10 +108,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     // Self-checks, against the loopback server only.
-    let Some(seen) = seen else { return Ok(()) };
-    let (path, authorization, body) = seen.lock().map_err(|_| "poisoned")?[0].clone();
-    assert_eq!(path, "/models/claude-sonnet-4-5@20250929:streamRawPredict");
-    assert_eq!(authorization.as_deref(), Some("Bearer ya29.offline-token"));
+    let Some(server) = server else { return Ok(()) };
+    let received = server.received().remove(0);
+    let body = &received.body;
+    assert_eq!(
+        received.path,
+        "/models/claude-sonnet-4-5@20250929:streamRawPredict"
+    );
+    assert_eq!(
+        received.header("authorization"),
+        Some("Bearer ya29.offline-token")
+    );
     assert!(body.get("model").is_none(), "the model is in the URL");
     assert_eq!(body["anthropic_version"], "vertex-2023-10-16");
     assert_eq!(body["stream"], true);

@@ -4,7 +4,7 @@
 Usage: sdk_faults.py [SCENARIO...]
 
 The other side of tests/http/sdk_faults.rs, which runs agentmsg's client
-against the same server at the same time and compares the two (issue 37:
+against the same server once the SDKs' runs are done and compares the two (issue 37:
 "on every fault, agentmsg makes the same number of attempts and waits as long
 as the official SDKs"). It:
 
@@ -16,9 +16,10 @@ as the official SDKs"). It:
      scenario at once, one thread each, and prints one line per run:
      {"run": ..., "seen": what the caller got};
   3. when its standard input ends (the Rust side is done too), prints
-     {"log": {run: [{"t": seconds, "other": bool, "key": bool}, ...]}}: every
-     request each run made, when it arrived, whether it reached the other
-     origin and whether it carried the API key there.
+     {"log": {run: [{"t": seconds, "sent": seconds, "other": bool, "key": bool,
+     "body": bytes}, ...]}}: every request each run made, when it arrived,
+     when its reply had been sent, whether it reached the other origin,
+     whether it carried the API key there, and its body's size.
 
 A run is the first two path segments of a request, `/SCENARIO/CLIENT/...`;
 the rest is the API's own path (`/v1/messages`, `/chat/completions`,
@@ -94,23 +95,6 @@ def sse(events: list[tuple[str | None, dict]]) -> bytes:
     return out
 
 
-def stream_error_events(api: str) -> bytes:
-    """A reply that begins, then carries the provider's error event."""
-    if api == "anthropic":
-        events = [(e["type"], e) for e in ANTHROPIC_TEXT]
-        events.append(("error", {"type": "error",
-                                 "error": {"type": "overloaded_error", "message": "Overloaded"}}))
-    elif api == "responses":
-        events = [(e["type"], e) for e in RESPONSES_TEXT]
-        events.append(("error", {"type": "error", "sequence_number": 2, "code": "server_error",
-                                 "message": "The server had an error", "param": None}))
-    else:
-        events = [(None, e) for e in CHAT_TEXT]
-        events.append((None, {"error": {"message": "The server had an error", "type": "server_error",
-                                        "param": None, "code": None}}))
-    return sse(events)
-
-
 def stream_head(api: str) -> bytes:
     """A reply's first events (it breaks off after them)."""
     if api == "anthropic":
@@ -118,6 +102,20 @@ def stream_head(api: str) -> bytes:
     if api == "responses":
         return sse([(e["type"], e) for e in RESPONSES_TEXT])
     return sse([(None, e) for e in CHAT_TEXT])
+
+
+def stream_error_events(api: str) -> bytes:
+    """A reply that begins, then carries the provider's error event."""
+    if api == "anthropic":
+        error = ("error", {"type": "error",
+                           "error": {"type": "overloaded_error", "message": "Overloaded"}})
+    elif api == "responses":
+        error = ("error", {"type": "error", "sequence_number": 2, "code": "server_error",
+                           "message": "The server had an error", "param": None})
+    else:
+        error = (None, {"error": {"message": "The server had an error", "type": "server_error",
+                                  "param": None, "code": None}})
+    return stream_head(api) + sse([error])
 
 
 class Handler(BaseHTTPRequestHandler):

@@ -34,14 +34,7 @@ fn start_and_text() -> Vec<u8> {
 
 /// The bytes in chunks of 7, as the server sends them.
 fn event_stream(bytes: &[u8]) -> Canned {
-    let mut canned = Canned::sse(bytes.chunks(7).map(Bytes::copy_from_slice).collect());
-    // Bedrock's content type alone (not after `Canned::sse`'s own, which a
-    // client reading the first would take).
-    canned.headers = vec![(
-        "content-type".into(),
-        "application/vnd.amazon.eventstream".into(),
-    )];
-    canned
+    Canned::event_stream(bytes.chunks(7).map(Bytes::copy_from_slice).collect())
 }
 
 fn signed_client(url: &str) -> Client {

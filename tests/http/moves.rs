@@ -450,12 +450,7 @@ fn converse_stream(thought: &str, signature: &str, text: &str) -> Canned {
         ),
     ]
     .concat();
-    let mut canned = Canned::sse(bytes.chunks(9).map(bytes::Bytes::copy_from_slice).collect());
-    canned.headers = vec![(
-        "content-type".into(),
-        "application/vnd.amazon.eventstream".into(),
-    )];
-    canned
+    Canned::event_stream(bytes.chunks(9).map(bytes::Bytes::copy_from_slice).collect())
 }
 
 #[tokio::test]

@@ -56,6 +56,19 @@ impl Canned {
         }
     }
 
+    /// A 200 AWS event stream (Bedrock's ConverseStream) of these chunks:
+    /// Bedrock's content type alone (not after [`sse`](Self::sse)'s own,
+    /// which a client reading the first would take).
+    pub fn event_stream(chunks: Vec<Bytes>) -> Self {
+        Self {
+            headers: vec![(
+                "content-type".into(),
+                "application/vnd.amazon.eventstream".into(),
+            )],
+            ..Self::sse(chunks)
+        }
+    }
+
     /// The same reply with one more header.
     pub fn header(mut self, name: &str, value: &str) -> Self {
         self.headers.push((name.into(), value.into()));

@@ -455,15 +455,6 @@ impl StreamDecode for StreamDecoder {
         self.snapshot().partial(base_message())
     }
 
-    /// [`finish`](StreamDecode::finish), also returning what was skipped
-    /// (deltas and events of kinds agentmsg does not read).
-    ///
-    /// A stream that stopped at the output limit (`max_tokens`) inside a
-    /// block keeps its text and thinking as far as they went; an unfinished
-    /// tool call is dropped (reported), never half-parsed.
-    ///
-    /// # Errors
-    /// As [`finish`](StreamDecode::finish).
     fn unfinished(&self) -> Option<ResponseError> {
         if let Err(bad) = self.latch.check() {
             return Some(bad);
@@ -474,6 +465,15 @@ impl StreamDecode for StreamDecoder {
         })
     }
 
+    /// [`finish`](StreamDecode::finish), also returning what was skipped
+    /// (deltas and events of kinds agentmsg does not read).
+    ///
+    /// A stream that stopped at the output limit (`max_tokens`) inside a
+    /// block keeps its text and thinking as far as they went; an unfinished
+    /// tool call is dropped (reported), never half-parsed.
+    ///
+    /// # Errors
+    /// As [`finish`](StreamDecode::finish).
     fn finish_with_warnings(
         mut self,
     ) -> Result<(AssistantMessage, Vec<ResponseError>), ResponseError> {
