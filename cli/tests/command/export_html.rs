@@ -232,7 +232,7 @@ fn the_page_shows_what_the_model_saw_and_switches_branches() {
 }
 
 #[test]
-fn a_long_session_is_shown_a_page_at_a_time() {
+fn a_long_session_is_one_scroll_that_search_moves_through() {
     let Some(chromium) = chromium_or_skip("export --html in a browser") else {
         return;
     };
@@ -248,20 +248,45 @@ fn a_long_session_is_shown_a_page_at_a_time() {
     let url = export(dir.path(), "long.jsonl", &[]);
     let mut b = Browser::start(&chromium, 1000, 900);
     b.open(&url);
+    // The first step of the window.
     assert_eq!(
         b.eval("document.querySelectorAll('article.entry').length"),
         500
     );
     let (_, counted, leaf) = rendered_context(&mut b);
     assert_eq!((counted, leaf.as_str()), (2500, "e2499"));
+    let at = "document.getElementById('am-where').textContent";
+    let first = b.eval(at);
+    assert!(
+        first.as_str().unwrap().starts_with("entries 1–")
+            && first.as_str().unwrap().ends_with(" of 2500"),
+        "{first}"
+    );
     b.eval("document.getElementById('am-q').value = 'message number 2222'; document.getElementById('am-find').click()");
     assert_eq!(
         b.eval("document.querySelector('article.hit').getAttribute('data-entry-id')"),
         "e2222"
     );
+    // The window is centred on the hit, which is in view.
     assert_eq!(
-        b.eval("document.getElementById('am-pageno').textContent"),
-        "page 5 of 5"
+        b.eval("document.querySelectorAll('article.entry').length"),
+        500
+    );
+    let shown = b.eval(at);
+    let shown = shown.as_str().unwrap();
+    let (from, to) = shown["entries ".len()..shown.len() - " of 2500".len()]
+        .split_once('–')
+        .unwrap();
+    let (from, to): (u64, u64) = (from.parse().unwrap(), to.parse().unwrap());
+    assert!(from <= 2223 && 2223 <= to, "{shown}");
+    // The button moves a hundred entries on.
+    b.eval("document.getElementById('am-next').click()");
+    let on = b.eval(at);
+    assert!(
+        on.as_str()
+            .unwrap()
+            .starts_with(&format!("entries {} –", from + 100).replace(" –", "–")),
+        "{on} after {shown}"
     );
 }
 

@@ -61,7 +61,7 @@ fn export_copy(dir: &Path, file: &Path, name: &str) -> Option<String> {
     Some(format!("file://{}", page.display()))
 }
 
-/// What one page of the path shows, checked in the page: its width, app
+/// What the window of the path shows, checked in the page: its width, app
 /// lines side by side, escaped newlines in a tool's text (JSON written as
 /// one line per key, a string's lines escaped: what the page showed
 /// before), diffs, highlighted reads, and entries without their DOM
@@ -70,9 +70,11 @@ const PAGE_CHECKS: &str = r#"(() => {
   const main = document.getElementById('am-main');
   const r = { width: document.documentElement.scrollWidth, quietPairs: 0, escaped: [], diffs: 0, addBg: '', ctxBg: '',
     highlighted: 0, readLangs: 0, noContract: 0, callsNoTool: 0, entries: 0, runs: 0, folds: 0, badFolds: [] };
+  // App lines side by side: two quiet lines, a line and a run, two runs.
   const kids = Array.from(main.children);
+  const app = e => e.classList.contains('quiet') || e.classList.contains('run');
   for (let k = 1; k < kids.length; k++)
-    if (kids[k].classList.contains('quiet') && kids[k - 1].classList.contains('quiet')) r.quietPairs++;
+    if (app(kids[k]) && app(kids[k - 1])) r.quietPairs++;
   const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
   for (let t; (t = walker.nextNode());) {
     const v = t.nodeValue, p = t.parentElement;
@@ -183,7 +185,58 @@ struct Found {
     folds: u64,
 }
 
-/// Checks the page of `file` at 400 px in `b`, page by page along the path.
+/// The window of the path the page holds: its first and last path
+/// positions (`lo..hi`), the path's length, and how many entries are in
+/// the page.
+fn window(b: &mut Browser) -> (u64, u64, u64, u64) {
+    let w = b.eval(
+        "(() => { const w = document.getElementById('am-where'); \
+         return [+w.getAttribute('data-lo'), +w.getAttribute('data-hi'), +w.getAttribute('data-n'), \
+         document.querySelectorAll('#am-main article.entry').length]; })()",
+    );
+    let n = |k: usize| w[k].as_u64().unwrap();
+    (n(0), n(1), n(2), n(3))
+}
+
+/// Waits (10 s at most) until `expression` is true in the page.
+fn wait_for(b: &mut Browser, expression: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while b.eval(expression) != Value::Bool(true) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "not so after 10 s: {expression}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Scrolls the page to the end of the path (`down`) or to its start as a
+/// reader does, calling `each` with the window (`lo..hi`) before the first
+/// scroll and after each step the window grows; panics when it stops
+/// growing before the end.
+fn scroll_through(b: &mut Browser, down: bool, mut each: impl FnMut(&mut Browser, String)) {
+    for _ in 0..10_000 {
+        let (lo, hi, n, _) = window(b);
+        each(b, format!("{lo}..{hi} of {n}"));
+        if (down && hi >= n) || (!down && lo == 0) {
+            return;
+        }
+        let (to, moved) = if down {
+            ("document.documentElement.scrollHeight", "data-hi")
+        } else {
+            ("0", "data-lo")
+        };
+        let was = if down { hi } else { lo };
+        b.eval(&format!("window.scrollTo(0, {to})"));
+        wait_for(
+            b,
+            &format!("document.getElementById('am-where').getAttribute('{moved}') !== '{was}'"),
+        );
+    }
+    panic!("the window never reached the end of the path");
+}
+
+/// Checks the page of `file` at 400 px in `b`, along the path.
 fn check_file(b: &mut Browser, dir: &Path, file: &Path, name: &str, found: &mut Found) {
     let Some(url) = export_copy(dir, file, name) else {
         return;
@@ -196,19 +249,23 @@ fn check_file(b: &mut Browser, dir: &Path, file: &Path, name: &str, found: &mut 
     b.color_scheme("dark");
     let dark = b.eval("getComputedStyle(document.body).backgroundColor");
     assert!(luminance(dark.as_str().unwrap()) < 0.2, "{what}: {dark}");
-    // Every page of the chosen path, then with every fold opened.
-    for turn in 0..200 {
-        for opened in [false, true] {
-            if opened {
-                b.eval("document.getElementById('am-expand').click()");
-            }
+    // The chosen path scrolled through, then again with every fold opened.
+    for opened in [false, true] {
+        if opened {
+            b.open(&url);
+            b.eval("document.getElementById('am-expand').click()");
+        }
+        scroll_through(b, true, |b, at| {
             let r = b.eval(PAGE_CHECKS);
             assert!(
                 r["width"].as_u64().unwrap() <= 400,
-                "{what} page {turn} (folds opened: {opened}): laid out {} px wide at 400 px",
+                "{what} at {at} (folds opened: {opened}): laid out {} px wide at 400 px",
                 r["width"]
             );
-            assert_eq!(r["quietPairs"], 0, "{what}: two app lines side by side");
+            assert_eq!(
+                r["quietPairs"], 0,
+                "{what} at {at}: two app lines side by side"
+            );
             assert_eq!(
                 r["escaped"],
                 serde_json::json!([]),
@@ -227,14 +284,7 @@ fn check_file(b: &mut Browser, dir: &Path, file: &Path, name: &str, found: &mut 
                     assert_ne!(r["addBg"], r["ctxBg"], "{what}: an added line is marked");
                 }
             }
-        }
-        let more = b.eval(
-            "(() => { const t = document.getElementById('am-pageno').textContent.match(/page (\\d+) of (\\d+)/); \
-             if (+t[1] >= +t[2]) return false; document.getElementById('am-next').click(); return true; })()",
-        );
-        if more != Value::Bool(true) {
-            break;
-        }
+        });
     }
     // Every entry, whatever branch or compaction it sits behind.
     let reach = b.eval(REACH_ALL);
@@ -361,6 +411,7 @@ fn a_pi_session_of_100k_entries_opens_and_its_search_reaches_every_branch() {
     );
     let mut b = Browser::start(&chromium, 1000, 900);
     b.open(&url);
+    // The first step of the window, no more.
     assert_eq!(
         b.eval("document.querySelectorAll('article.entry').length"),
         500
@@ -390,4 +441,211 @@ fn a_pi_session_of_100k_entries_opens_and_its_search_reaches_every_branch() {
         "{hits}"
     );
     assert!(b.requests_beyond_the_file().is_empty());
+}
+
+/// The entry at the top of the view: its id and where its top is.
+const AT_TOP: &str = r#"(() => {
+  for (const a of document.querySelectorAll('#am-main > article.entry')) {
+    const r = a.getBoundingClientRect();
+    if (r.bottom > 0) return [a.getAttribute('data-entry-id'), Math.round(r.top)];
+  }
+  return null;
+})()"#;
+
+#[test]
+fn a_long_path_scrolls_as_one_page_holding_a_bounded_window() {
+    let Some(chromium) = chromium_or_skip("export --html of 10,000 entries") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let text = generated(10_000, 999);
+    std::fs::write(dir.path().join("long.jsonl"), &text).unwrap();
+    let url = crate::export_html::export(dir.path(), "long.jsonl", &[]);
+    let mut b = Browser::start(&chromium, 1000, 900);
+    b.open(&url);
+    let (lo, hi, n, shown) = window(&mut b);
+    assert_eq!((lo, hi, n, shown), (0, 500, 10_000, 500));
+    assert!(b
+        .eval("document.getElementById('am-where').textContent")
+        .as_str()
+        .unwrap()
+        .ends_with(" of 10000"));
+    // Down to the end of the path: the entries past the first window are
+    // shown, the page never holds more than 1,500 (three steps), and the
+    // entry at the top of the view stays where it is as the window is cut
+    // above it.
+    let mut most = 0;
+    let mut cuts = 0;
+    scroll_through(&mut b, true, |b, at| {
+        let (lo, _, _, shown) = window(b);
+        most = most.max(shown);
+        assert!(shown <= 1500, "{shown} entries in the page at {at}");
+        if lo > 0 {
+            cuts += 1;
+        }
+    });
+    assert!(most >= 1000, "{most}");
+    assert!(cuts > 5, "the window was cut {cuts} times");
+    assert_eq!(
+        b.eval("document.querySelector('#am-main > article.entry:last-of-type').getAttribute('data-entry-id')"),
+        "e9999"
+    );
+    b.eval("window.scrollTo(0, document.documentElement.scrollHeight)");
+    wait_for(
+        &mut b,
+        "document.getElementById('am-where').textContent.endsWith('–10000 of 10000')",
+    );
+    // Up again, to the first entry.
+    scroll_through(&mut b, false, |b, at| {
+        let (_, _, _, shown) = window(b);
+        assert!(shown <= 1500, "{shown} entries in the page at {at}");
+    });
+    assert_eq!(
+        b.eval("document.querySelector('#am-main > article.entry').getAttribute('data-entry-id')"),
+        "e0"
+    );
+    // The view does not jump when the window grows below it and is cut
+    // above it, nor when it grows above it and is cut below it.
+    b.open(&format!("{url}#e5000"));
+    for (to, moved) in [
+        (
+            "document.documentElement.scrollHeight - 2.5 * innerHeight",
+            "data-hi",
+        ),
+        (
+            "document.getElementById('am-main').offsetTop + 1.5 * innerHeight",
+            "data-lo",
+        ),
+    ] {
+        for _ in 0..3 {
+            let before = window(&mut b);
+            let top = b.eval(&format!("window.scrollTo(0, {to}); {AT_TOP}"));
+            let was = if moved == "data-lo" {
+                before.0
+            } else {
+                before.1
+            };
+            wait_for(
+                &mut b,
+                &format!("document.getElementById('am-where').getAttribute('{moved}') !== '{was}'"),
+            );
+            let after = b.eval(AT_TOP);
+            let grown = window(&mut b);
+            assert_eq!(
+                b.eval(&format!(
+                    "Math.round(document.querySelector('article.entry[data-entry-id={}]').getBoundingClientRect().top)",
+                    top[0].as_str().unwrap()
+                )),
+                top[1],
+                "the entry at the top moved: {top} then {after}; window {before:?} then {grown:?}"
+            );
+        }
+    }
+    // A permalink deep in the path, and one to an abandoned try far down.
+    for id in ["e9000", "x8990", "e4"] {
+        b.open(&format!("{url}#{id}"));
+        assert_eq!(
+            b.eval("(() => { const a = document.querySelector('article.hit'); return a && a.getClientRects().length ? a.getAttribute('data-entry-id') : null; })()"),
+            id
+        );
+        let (_, _, _, shown) = window(&mut b);
+        assert!(shown <= 1500, "{shown}");
+    }
+    // ] and [ move a hundred entries on and back.
+    b.open(&format!("{url}#e3000"));
+    let at = |b: &mut Browser| {
+        let t = b.eval("document.getElementById('am-where').textContent");
+        t.as_str().unwrap().to_owned()
+    };
+    b.eval("document.body.dispatchEvent(new KeyboardEvent('keydown', {key: ']', bubbles: true}))");
+    let on = at(&mut b);
+    b.eval("document.body.dispatchEvent(new KeyboardEvent('keydown', {key: '[', bubbles: true}))");
+    let back = at(&mut b);
+    let first = |t: &str| -> u64 {
+        t["entries ".len()..]
+            .split('–')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(first(&on) - first(&back), 100, "{on} then {back}");
+    assert!(b.requests_beyond_the_file().is_empty());
+}
+
+/// A session with runs of app-only lines of every length from 1 to 11
+/// between user messages.
+fn with_runs() -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut parent = "null".to_owned();
+    let mut n = 0;
+    for run in 0..60 {
+        let id = format!("u{run}");
+        lines.push(format!(
+            r#"{{"role":"user","content":"message {run}","timestamp":1765233665000,"id":"{id}","parentId":{parent}}}"#
+        ));
+        parent = format!("\"{id}\"");
+        for k in 0..(run % 11 + 1) {
+            let id = format!("p{n}");
+            n += 1;
+            lines.push(format!(
+                r#"{{"role":"extension","kind":"progress","data":{{"step":{k}}},"id":"{id}","parentId":{parent}}}"#
+            ));
+            parent = format!("\"{id}\"");
+        }
+    }
+    lines
+}
+
+/// Every run of app lines the window holds is one row (never two rows, or
+/// a line beside a row), holding the lines it says.
+const RUNS_WHOLE: &str = r#"(() => {
+  const kids = Array.from(document.getElementById('am-main').children);
+  const app = e => e.classList.contains('quiet') || e.classList.contains('run');
+  const bad = [];
+  for (let k = 1; k < kids.length; k++)
+    if (app(kids[k]) && app(kids[k - 1])) bad.push('side by side at ' + k);
+  for (const r of document.querySelectorAll('#am-main details.run')) {
+    const lines = r.querySelectorAll(':scope > article').length;
+    if (!r.querySelector('summary').textContent.startsWith(lines + ' app lines')) bad.push(r.querySelector('summary').textContent + ' holds ' + lines);
+  }
+  return bad;
+})()"#;
+
+#[test]
+fn a_run_of_app_lines_cut_by_the_window_stays_one_row() {
+    let Some(chromium) = chromium_or_skip("export --html in a browser") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let lines = with_runs();
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    common::write_lines(dir.path(), "runs.jsonl", &lines);
+    // Steps of 7 entries, so the window's edges fall inside runs.
+    let url = crate::export_html::export(dir.path(), "runs.jsonl", &["--page-size", "7"]);
+    let mut b = Browser::start(&chromium, 1000, 300);
+    b.open(&url);
+    let mut steps = 0;
+    for down in [true, false, true] {
+        scroll_through(&mut b, down, |b, at| {
+            assert_eq!(b.eval(RUNS_WHOLE), serde_json::json!([]), "at {at}");
+            steps += 1;
+        });
+    }
+    assert!(steps > 20, "{steps}");
+    // The window was cut: it does not hold the whole path.
+    let (_, _, n, shown) = window(&mut b);
+    assert!(shown < n, "{shown} of {n}");
+    // Centred on a line inside a run, then grown both ways.
+    b.open(&format!("{url}#p200"));
+    assert_eq!(b.eval(RUNS_WHOLE), serde_json::json!([]));
+    assert_eq!(
+        b.eval("document.querySelector('article.hit').closest('details.run').open"),
+        true
+    );
+    for down in [true, false] {
+        scroll_through(&mut b, down, |b, at| {
+            assert_eq!(b.eval(RUNS_WHOLE), serde_json::json!([]), "at {at}");
+        });
+    }
 }

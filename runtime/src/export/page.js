@@ -3,7 +3,7 @@
   var tree = JSON.parse(document.getElementById("am-tree").textContent);
   var chunks = Array.prototype.slice.call(document.querySelectorAll("script.am-chunk"));
   var el = {};
-  ["am-main", "am-ctx", "am-ctxcount", "am-q", "am-find", "am-err", "am-prev", "am-next", "am-pageno", "am-status", "am-leafinfo", "am-hits", "am-outline", "am-filter", "am-collapse", "am-expand"].forEach(function (id) {
+  ["am-main", "am-ctx", "am-ctxcount", "am-q", "am-find", "am-err", "am-prev", "am-next", "am-where", "am-status", "am-leafinfo", "am-hits", "am-outline", "am-filter", "am-collapse", "am-expand"].forEach(function (id) {
     el[id] = document.getElementById(id);
   });
   // The tree as written is short: parents as distances back, kinds as
@@ -53,7 +53,9 @@
   }
   function html(i) { return chunk(Math.floor(i / tree.chunk))[i % tree.chunk]; }
 
-  var state = { leaf: tree.leaf, page: 0, path: [], onPath: null, ctx: null, hit: -1 };
+  // Flags of an entry in the tree (with 1, a compaction, and 2, an error).
+  var QUIET = 8, CALLS = 16, CALL_FAILED = 32;
+  var state = { leaf: tree.leaf, path: [], onPath: null, ctx: null, hit: -1, cursor: -1, at: -1, lo: 0, hi: 0, count: 0, calls: new Map(), filter: "", folds: "" };
 
   function pathTo(leaf) {
     var path = [];
@@ -164,9 +166,10 @@
     el["am-leafinfo"].setAttribute("data-leaf", leafId);
     el["am-leafinfo"].textContent = "leaf: " + leafId + " (" + state.path.length + " entries on its path, " + n + " in the session)";
     drawChart(state.path);
+    // The window is shown afresh, on this path.
+    el["am-main"].textContent = "";
+    state.lo = state.hi = state.count = 0;
   }
-
-  function pages() { return Math.max(1, Math.ceil(state.path.length / tree.page)); }
 
   // Syntax highlighting: a small tokenizer per family of languages (comments,
   // strings, numbers, keywords), building text nodes and spans, never markup.
@@ -244,7 +247,7 @@
     var t = plain(markup).replace(/\s+/g, " ").trim();
     return t.length > 70 ? t.slice(0, 70) + "…" : t;
   }
-  function quietKind(i) { return html(i).indexOf(" quiet\"") > 0; }
+  function quietKind(i) { return (tree.f[i] & QUIET) !== 0; }
   // A branch's name: the first message on it (past app lines), found once
   // (every page showing its fork names it).
   var branchNames = new Map();
@@ -268,32 +271,6 @@
     var m = /data-kind="([^"]*)"/.exec(html(c));
     var g = /<span class="gist">([\s\S]*?)<\/span>/.exec(html(c));
     return (m ? plain(m[1]) : tree.kinds[c]) + (g ? ": " + plain(g[1]).slice(0, 60) : "");
-  }
-
-  // A run of app-only lines (two or more in a row) folds into one row.
-  function foldRuns(main) {
-    var kids = Array.prototype.slice.call(main.children);
-    var run = [];
-    function close() {
-      if (run.length >= 2) {
-        var d = document.createElement("details");
-        d.className = "run";
-        var s = document.createElement("summary");
-        var kinds = new Map();
-        run.forEach(function (a) { var k = a.getAttribute("data-kind"); kinds.set(k, (kinds.get(k) || 0) + 1); });
-        var names = [];
-        kinds.forEach(function (count, k) { names.push(count + " " + k); });
-        s.textContent = run.length + " app lines: " + names.join(", ");
-        d.appendChild(s);
-        run[0].parentNode.insertBefore(d, run[0]);
-        run.forEach(function (a) { d.appendChild(a); });
-      }
-      run = [];
-    }
-    kids.forEach(function (k) {
-      if (k.classList && k.classList.contains("quiet")) run.push(k); else close();
-    });
-    close();
   }
 
   // What the markup leaves to the page, written once in the tree: the
@@ -357,37 +334,255 @@
     });
   }
 
-  // Collapse all: every entry shown but the app lines down to its header.
-  function collapse(main) {
-    main.querySelectorAll("article.entry:not(.quiet)").forEach(function (a) { a.classList.add("collapsed"); });
+  // The path is one scroll, shown as a window of it: the path's entries
+  // from state.lo to state.hi (those the filter shows), grown by STEP
+  // entries as the reader nears either end and cut at the far end past
+  // BOUND, so the page holds a bounded number of entries whatever the
+  // path's length. The view stays put: whatever is added or taken away
+  // above it is made up by scrolling (the browser's own scroll anchoring is
+  // off, in the style).
+  var STEP = tree.step, BOUND = 3 * STEP, JUMP = 100;
+  var main = el["am-main"];
+
+  function matches(i) {
+    var f = state.filter;
+    if (!f) return true;
+    if (f === "user") return tree.kinds[i] === "user";
+    if (f === "tools") return (tree.f[i] & CALLS) !== 0 || tree.kinds[i] === "toolResult";
+    return (tree.f[i] & (2 | CALL_FAILED)) !== 0;
   }
 
-  function render() {
-    var main = el["am-main"];
-    main.textContent = "";
-    var start = state.page * tree.page;
-    var end = Math.min(state.path.length, start + tree.page);
-    var calls = new Map();
-    for (var k = start; k < end; k++) {
-      var i = state.path[k];
-      main.insertAdjacentHTML("beforeend", html(i));
-      var art = main.lastElementChild;
-      dress(art, i);
-      art.classList.add(state.ctx.has(i) ? "ctx" : "out");
-      art.setAttribute("data-s", String(state.ctx.has(i) ? tree.s[i] : 0));
-      if (i === state.leaf) art.classList.add("leaf");
-      art.querySelectorAll(".call[data-call]").forEach(function (call) {
-        calls.set(call.getAttribute("data-call"), call);
-      });
-      var of = art.getAttribute("data-result-of");
-      if (of !== null && calls.has(of)) calls.get(of).querySelector(".slot").appendChild(art);
-      if (i >= 0 && children[i].length > 1) main.appendChild(branchNav(i, k + 1 < state.path.length ? state.path[k + 1] : -1));
+  // Entry k of the path as an article at the end of box (a tool's result
+  // inside its call when the call is shown), then its branches when it
+  // forks.
+  function entryAt(k, box) {
+    var i = state.path[k];
+    box.insertAdjacentHTML("beforeend", html(i));
+    var art = box.lastElementChild;
+    dress(art, i);
+    art.setAttribute("data-k", String(k));
+    art.classList.add(state.ctx.has(i) ? "ctx" : "out");
+    art.setAttribute("data-s", String(state.ctx.has(i) ? tree.s[i] : 0));
+    if (i === state.leaf) art.classList.add("leaf");
+    if (i === state.hit) art.classList.add("hit");
+    if (i === state.cursor) art.classList.add("cursor");
+    art.querySelectorAll(".call[data-call]").forEach(function (call) {
+      state.calls.set(call.getAttribute("data-call"), { el: call, k: k });
+    });
+    var of = art.getAttribute("data-result-of");
+    var call = of === null ? null : state.calls.get(of);
+    if (call && call.k < k && (call.el.isConnected || box.contains(call.el))) call.el.querySelector(".slot").appendChild(art);
+    art.querySelectorAll("pre code").forEach(highlight);
+    if (state.folds === "collapsed") {
+      if (!art.classList.contains("quiet")) art.classList.add("collapsed");
+      art.querySelectorAll("details[open]").forEach(function (d) { d.open = false; });
+    } else if (state.folds === "expanded") {
+      art.querySelectorAll("details:not(.line)").forEach(function (d) { d.open = true; });
     }
-    foldRuns(main);
-    main.querySelectorAll("pre code").forEach(highlight);
-    if (state.collapsed) collapse(main);
-    el["am-pageno"].textContent = "page " + (state.page + 1) + " of " + pages();
-    state.cursor = -1;
+    if (children[i].length > 1 && !state.filter) {
+      var nav = branchNav(i, k + 1 < state.path.length ? state.path[k + 1] : -1);
+      nav.setAttribute("data-k", String(k));
+      box.appendChild(nav);
+    }
+  }
+
+  // The first entry from `from` on the reader sees or has below (not a
+  // run of app lines, which the change may regroup), and where it is;
+  // keep() scrolls it back there after a change above it.
+  function anchorAt(from) {
+    var kids = main.children, a = from, b = kids.length, mid, c;
+    while (a < b) { mid = (a + b) >> 1; if (kids[mid].getBoundingClientRect().bottom > 0) b = mid; else a = mid + 1; }
+    for (c = a; c < kids.length; c++) if (!isRun(kids[c])) return { el: kids[c], top: kids[c].getBoundingClientRect().top };
+    for (c = a - 1; c >= from; c--) if (!isRun(kids[c])) return { el: kids[c], top: kids[c].getBoundingClientRect().top };
+    return null;
+  }
+  function keep(anchor) {
+    if (!anchor || !anchor.el.isConnected) return;
+    var d = anchor.el.getBoundingClientRect().top - anchor.top;
+    if (d) window.scrollBy(0, d);
+  }
+  function isRun(node) { return node.classList.contains("quiet") || node.classList.contains("run"); }
+  function entriesIn(node) { return (node.matches("article.entry") ? 1 : 0) + node.querySelectorAll("article.entry").length; }
+
+  // Adds up to `want` entries (those the filter shows) past the window's
+  // end (dir 1) or before its start (dir -1), then cuts the other end.
+  function grow(dir, want) {
+    if (state.calls.size > 4 * BOUND) state.calls.forEach(function (c, id) { if (!c.el.isConnected) state.calls.delete(id); });
+    var box = document.createElement("div");
+    var len = state.path.length, added = 0, k;
+    if (dir > 0) {
+      for (k = state.hi; k < len && added < want; k++) if (matches(state.path[k])) { entryAt(k, box); added++; }
+      state.hi = k;
+    } else {
+      var from = state.lo;
+      while (from > 0 && added < want) { from--; if (matches(state.path[from])) added++; }
+      for (k = from; k < state.lo; k++) if (matches(state.path[k])) entryAt(k, box);
+      state.lo = from;
+    }
+    state.count += added;
+    var frag = document.createDocumentFragment();
+    while (box.firstChild) frag.appendChild(box.firstChild);
+    var old = Array.prototype.slice.call(main.children);
+    if (dir > 0) {
+      // A result may go inside its call above: the view is kept.
+      var at = anchorAt(0);
+      main.appendChild(frag);
+      fold();
+      keep(at);
+      trim(-1);
+      return;
+    }
+    // Above the reader: kept in view by an entry past the run (if any) the
+    // new entries may join.
+    var lead = 0;
+    while (lead < old.length && isRun(old[lead])) lead++;
+    var anchor = anchorAt(lead);
+    main.insertBefore(frag, main.firstChild);
+    // A result shown alone at the old start goes inside its call, now shown.
+    old.forEach(function (node) {
+      var of = node.getAttribute("data-result-of");
+      var call = of === null ? null : state.calls.get(of);
+      if (call && call.el.isConnected && call.k < +node.getAttribute("data-k")) call.el.querySelector(".slot").appendChild(node);
+    });
+    fold();
+    keep(anchor);
+    trim(1);
+  }
+
+  // Cuts entries off the end away from the reader (dir -1: the start, 1:
+  // the end) down to BOUND, never one within four screens of the viewport
+  // (twice the distance at which the window grows, so that it does not
+  // grow again where it was cut); a long run of app lines loses its far
+  // lines and keeps its row.
+  function trim(dir) {
+    var over = state.count - BOUND;
+    if (over <= 0) return;
+    var margin = 4 * innerHeight;
+    var kids = Array.prototype.slice.call(main.children);
+    if (dir > 0) kids.reverse();
+    var cut = [], c = 0;
+    for (; c < kids.length && over > 0; c++) {
+      var node = kids[c], r = node.getBoundingClientRect();
+      if (dir < 0 ? r.bottom < -margin : r.top > innerHeight + margin) {
+        cut.push(node);
+        over -= entriesIn(node);
+        continue;
+      }
+      if (node.classList.contains("run") && !node.open) {
+        var lines = Array.prototype.slice.call(node.querySelectorAll(":scope > article"));
+        if (dir > 0) lines.reverse();
+        for (var j = 0; j + 1 < lines.length && over > 0; j++) { cut.push(lines[j]); over--; }
+      }
+      break;
+    }
+    if (!cut.length) return;
+    var anchor = dir < 0 ? anchorAt(c) : null;
+    cut.forEach(function (node) { state.count -= entriesIn(node); node.remove(); });
+    // The window's ends: its first and last entries shown.
+    var lo = Infinity, hi = -1;
+    main.querySelectorAll("article.entry[data-k]").forEach(function (a) {
+      var k = +a.getAttribute("data-k");
+      if (k < lo) lo = k;
+      if (k > hi) hi = k;
+    });
+    if (dir < 0 && hi >= 0) state.lo = lo;
+    if (dir > 0 && hi >= 0) state.hi = hi + 1;
+    fold();
+    keep(anchor);
+  }
+
+  // App lines side by side, two or more, as one row that opens on demand:
+  // redone after every change, so that a run cut by the window's edge and
+  // grown again stays one row.
+  function fold() {
+    var group = [];
+    Array.prototype.slice.call(main.children).forEach(function (node) {
+      if (isRun(node)) group.push(node);
+      else { foldRun(group); group = []; }
+    });
+    foldRun(group);
+  }
+  function foldRun(group) {
+    var lines = [], run = null;
+    group.forEach(function (g) {
+      if (g.tagName === "DETAILS") {
+        if (!run) run = g;
+        lines.push.apply(lines, g.querySelectorAll(":scope > article"));
+      } else lines.push(g);
+    });
+    if (!run && lines.length < 2) return;
+    if (!run) {
+      run = document.createElement("details");
+      run.className = "run";
+      run.appendChild(document.createElement("summary"));
+      run.open = state.folds === "expanded";
+    }
+    if (group.length > 1) {
+      main.insertBefore(run, group[0]);
+      lines.forEach(function (a) { run.appendChild(a); });
+      group.forEach(function (g) { if (g !== run && g.tagName === "DETAILS") g.remove(); });
+    }
+    if (run.getAttribute("data-n") !== String(lines.length)) {
+      var kinds = new Map(), names = [];
+      lines.forEach(function (a) { var k = a.getAttribute("data-kind"); kinds.set(k, (kinds.get(k) || 0) + 1); });
+      kinds.forEach(function (count, k) { names.push(count + " " + k); });
+      run.firstElementChild.textContent = lines.length + " app lines: " + names.join(", ");
+      run.setAttribute("data-n", String(lines.length));
+    }
+  }
+
+  // Shows the window around path position k afresh.
+  function reset(k) {
+    main.textContent = "";
+    state.count = 0;
+    state.calls = new Map();
+    state.lo = state.hi = Math.max(0, Math.min(k, state.path.length));
+    grow(1, k > 0 ? Math.ceil(STEP / 2) : STEP);
+    if (state.lo > 0) grow(-1, Math.floor(STEP / 2));
+  }
+
+  var pending = false;
+  function later() {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(function () { pending = false; check(); });
+  }
+  // Near an end of the window (within two screens), it grows there, a step
+  // a frame, until the reader has room. The window holds more than BOUND
+  // only when more entries than that are within reach of the view (never
+  // more than ten times BOUND, whatever the entries' height).
+  function check() {
+    var first = main.firstElementChild, last = main.lastElementChild, margin = 2 * innerHeight;
+    if (state.count < 10 * BOUND) {
+      if (state.hi < state.path.length && (!last || last.getBoundingClientRect().bottom < innerHeight + margin)) { grow(1, STEP); later(); }
+      else if (state.lo > 0 && (!first || first.getBoundingClientRect().top > -margin)) { grow(-1, STEP); later(); }
+    }
+    where();
+  }
+  window.addEventListener("scroll", later, { passive: true });
+  window.addEventListener("resize", later);
+
+  // The path position of node's first (or last) entry.
+  function kOf(node, end) {
+    if (node.hasAttribute("data-k")) return +node.getAttribute("data-k");
+    var all = node.querySelectorAll("[data-k]");
+    return all.length ? +all[end ? all.length - 1 : 0].getAttribute("data-k") : -1;
+  }
+  // Where the reader is: the entries from the first to the last in view.
+  function where() {
+    var kids = main.children, len = kids.length, a = 0, b = len, mid;
+    while (a < b) { mid = (a + b) >> 1; if (kids[mid].getBoundingClientRect().bottom > 0) b = mid; else a = mid + 1; }
+    var first = a;
+    b = len;
+    while (a < b) { mid = (a + b) >> 1; if (kids[mid].getBoundingClientRect().top < innerHeight) a = mid + 1; else b = mid; }
+    var from = first < len ? kOf(kids[first], false) : -1;
+    var to = a - 1 >= first ? kOf(kids[a - 1], true) : from;
+    state.at = from;
+    var w = el["am-where"];
+    w.textContent = from < 0 ? "no entries shown" : "entries " + (from + 1) + "–" + (to + 1) + " of " + state.path.length;
+    w.setAttribute("data-lo", String(state.lo));
+    w.setAttribute("data-hi", String(state.hi));
+    w.setAttribute("data-n", String(state.path.length));
   }
 
   function branchNav(at, taken) {
@@ -404,9 +599,6 @@
       b.textContent = (k + 1) + ". " + branchName(c);
       b.addEventListener("click", function () {
         setLeaf(last[c]);
-        var k2 = state.onPath.get(c);
-        state.page = Math.floor(k2 / tree.page);
-        render();
         show(c);
       });
       nav.appendChild(b);
@@ -415,30 +607,62 @@
   }
 
   function article(i) {
-    return el["am-main"].querySelector("article.entry[data-i=\"" + i + "\"]");
+    return main.querySelector("article.entry[data-i=\"" + i + "\"]");
   }
 
+  // Shows entry i of the path, marked, the window centred on it when it
+  // was not in it (the filter let go when it hides the entry).
   function show(i) {
     var k = state.onPath.get(i);
     if (k === undefined) return false;
-    var page = Math.floor(k / tree.page);
-    if (page !== state.page) { state.page = page; render(); }
+    if (!matches(i)) setFilter("", -1);
     var a = article(i);
+    if (!a) { reset(k); a = article(i); }
     if (!a) return false;
-    if (state.hit >= 0) { var old = article(state.hit); if (old) old.classList.remove("hit"); }
+    main.querySelectorAll("article.hit").forEach(function (h) { h.classList.remove("hit"); });
     for (var up = a.parentElement; up; up = up.parentElement) if (up.tagName === "DETAILS") up.open = true;
     a.classList.remove("collapsed");
     a.classList.add("hit");
     state.hit = i;
     a.scrollIntoView({ block: "center" });
+    later();
     return true;
   }
 
   // Opens entry i: on its branch (the path to the last entry under it),
   // whatever branch or compaction it sits behind.
   function open(i) {
-    if (!state.onPath.has(i)) { setLeaf(last[i]); state.page = 0; render(); }
+    if (!state.onPath.has(i)) setLeaf(last[i]);
     return show(i);
+  }
+
+  // Moves the view by `by` entries of the path from the first in view.
+  function jump(by) {
+    var len = state.path.length;
+    if (!len) return;
+    var k = Math.max(0, Math.min(len - 1, Math.max(state.at, 0) + by));
+    while (k + 1 < len && !matches(state.path[k])) k++;
+    var a = article(state.path[k]);
+    if (!a) { reset(k); a = article(state.path[k]); }
+    if (!a) return;
+    if (!a.getClientRects().length && a.closest("details")) a = a.closest("details");
+    a.scrollIntoView({ block: "start" });
+    where();
+    later();
+  }
+
+  // Shows only what `value` lets through, from where the reader is (or
+  // from path position k).
+  function setFilter(value, k) {
+    state.filter = value;
+    el["am-filter"].value = value;
+    document.body.setAttribute("data-filter", value);
+    var at = k >= 0 ? k : Math.max(state.at, 0);
+    reset(at);
+    var a = Array.prototype.find.call(main.querySelectorAll("article.entry[data-k]"), function (x) { return +x.getAttribute("data-k") >= at; });
+    if (a && a.getClientRects().length) a.scrollIntoView({ block: "start" });
+    where();
+    later();
   }
 
   function plain(markup) {
@@ -447,7 +671,7 @@
   function textOf(markup) { return plain(markup).toLowerCase(); }
 
   function findFrom(test, what) {
-    var from = state.hit >= 0 && state.onPath.has(state.hit) ? state.onPath.get(state.hit) + 1 : state.page * tree.page;
+    var from = state.hit >= 0 && state.onPath.has(state.hit) ? state.onPath.get(state.hit) + 1 : Math.max(state.at, 0);
     for (var step = 0; step < state.path.length; step++) {
       var k = (from + step) % state.path.length;
       if (test(state.path[k])) {
@@ -519,8 +743,8 @@
     var next = found.hits[0];
     for (var h = 0; h < found.hits.length; h++) if (found.hits[h] > state.hit) { next = found.hits[h]; break; }
     if (state.hit < 0 || !state.onPath.has(state.hit)) {
-      // From the page shown: the first hit on the path at or after it, else the first.
-      var first = state.page * tree.page;
+      // From where the reader is: the first hit on the path at or after it, else the first.
+      var first = Math.max(state.at, 0);
       var best = -1;
       found.hits.forEach(function (i) { var k = state.onPath.get(i); if (k !== undefined && k >= first && (best < 0 || k < state.onPath.get(best))) best = i; });
       if (best >= 0) next = best;
@@ -532,32 +756,31 @@
   el["am-err"].addEventListener("click", function () {
     findFrom(function (i) { return (tree.f[i] & 2) !== 0; }, "error");
   });
-  el["am-prev"].addEventListener("click", function () { if (state.page > 0) { state.page--; render(); } });
-  el["am-next"].addEventListener("click", function () { if (state.page + 1 < pages()) { state.page++; render(); } });
+  el["am-prev"].addEventListener("click", function () { jump(-JUMP); });
+  el["am-next"].addEventListener("click", function () { jump(JUMP); });
   el["am-ctx"].addEventListener("change", function () {
     document.body.classList.toggle("ctxmode", el["am-ctx"].checked);
   });
-  el["am-filter"].addEventListener("change", function () {
-    document.body.setAttribute("data-filter", el["am-filter"].value);
-  });
+  el["am-filter"].addEventListener("change", function () { setFilter(el["am-filter"].value, -1); });
   el["am-collapse"].addEventListener("click", function () {
-    state.collapsed = true;
-    collapse(el["am-main"]);
-    el["am-main"].querySelectorAll("details[open]").forEach(function (d) { d.open = false; });
+    state.folds = "collapsed";
+    main.querySelectorAll("article.entry:not(.quiet)").forEach(function (a) { a.classList.add("collapsed"); });
+    main.querySelectorAll("details[open]").forEach(function (d) { d.open = false; });
+    later();
   });
   el["am-expand"].addEventListener("click", function () {
-    state.collapsed = false;
-    var main = el["am-main"];
+    state.folds = "expanded";
     main.querySelectorAll("article.entry.collapsed").forEach(function (a) { a.classList.remove("collapsed"); });
     main.querySelectorAll("details:not(.line)").forEach(function (d) { d.open = true; });
+    later();
   });
   // A collapsed entry opens (and closes again) by its header.
-  el["am-main"].addEventListener("click", function (e) {
+  main.addEventListener("click", function (e) {
     var h = e.target.closest ? e.target.closest("article.entry > header") : null;
     if (!h || e.target.closest("a")) return;
     var a = h.parentElement;
     if (a.classList.contains("collapsed")) a.classList.remove("collapsed");
-    else if (state.collapsed) a.classList.add("collapsed");
+    else if (state.folds === "collapsed") a.classList.add("collapsed");
   });
 
   // The outline: where the session starts (each root), where it branches
@@ -600,42 +823,64 @@
     if (el["am-outline"].open && !el["am-outline"].querySelector("li")) outline();
   });
 
-  // Keys: j/k the next and previous entry, [ ] the page, / search, e the
-  // next error, o the outline.
-  state.cursor = -1;
+  // Keys: j/k the next and previous entry, [ ] a hundred entries back and
+  // on, / search, e the next error, o the outline.
   function entriesShown() {
-    return Array.prototype.filter.call(el["am-main"].querySelectorAll("article.entry"), function (a) { return a.offsetParent !== null; });
+    return Array.prototype.filter.call(main.querySelectorAll("article.entry"), function (a) { return a.offsetParent !== null; });
+  }
+  // The entry after (dir 1) or before (dir -1) the one marked, else the
+  // first in view; the window grows when it is past its end.
+  function step(dir) {
+    for (var tries = 0; tries < 3; tries++) {
+      var list = entriesShown();
+      var at = -1, c;
+      for (c = 0; c < list.length; c++) if (+list[c].getAttribute("data-i") === state.cursor) { at = c; break; }
+      var next = at;
+      if (at < 0) {
+        for (c = 0; c < list.length && list[c].getBoundingClientRect().bottom <= 0; c++);
+        next = c;
+      } else next = at + dir;
+      if (next >= list.length && state.hi < state.path.length) { grow(1, STEP); continue; }
+      if (next < 0 && state.lo > 0) { grow(-1, STEP); continue; }
+      if (!list.length) return;
+      var a = list[Math.max(0, Math.min(list.length - 1, next))];
+      main.querySelectorAll("article.cursor").forEach(function (x) { x.classList.remove("cursor"); });
+      a.classList.add("cursor");
+      state.cursor = +a.getAttribute("data-i");
+      a.scrollIntoView({ block: "nearest" });
+      later();
+      return;
+    }
   }
   document.addEventListener("keydown", function (e) {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     var t = e.target;
     if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
-    if (e.key === "j" || e.key === "k") {
-      var list = entriesShown();
-      if (!list.length) return;
-      state.cursor = Math.max(0, Math.min(list.length - 1, state.cursor + (e.key === "j" ? 1 : -1)));
-      var a = list[state.cursor];
-      el["am-main"].querySelectorAll("article.cursor").forEach(function (c) { c.classList.remove("cursor"); });
-      a.classList.add("cursor");
-      a.scrollIntoView({ block: "nearest" });
-    } else if (e.key === "]") el["am-next"].click();
-    else if (e.key === "[") el["am-prev"].click();
+    if (e.key === "j" || e.key === "k") step(e.key === "j" ? 1 : -1);
+    else if (e.key === "]") jump(JUMP);
+    else if (e.key === "[") jump(-JUMP);
     else if (e.key === "e") el["am-err"].click();
     else if (e.key === "/") { e.preventDefault(); el["am-q"].focus(); }
     else if (e.key === "o") { el["am-outline"].open = !el["am-outline"].open; }
-    else return;
   });
 
   function follow() {
     var id;
     try { id = decodeURIComponent(location.hash.slice(1)); } catch (e) { id = location.hash.slice(1); }
-    if (!id || !byId.has(id)) return;
-    open(byId.get(id));
+    if (!id || !byId.has(id)) return false;
+    return open(byId.get(id));
   }
   window.addEventListener("hashchange", follow);
+  // A link to the entry the address names already (a hit, an outline
+  // item, a permalink followed before) shows it again.
+  document.addEventListener("click", function (e) {
+    var a = e.target.closest ? e.target.closest("a[href^=\"#\"]") : null;
+    if (a && a.getAttribute("href") === location.hash) { e.preventDefault(); follow(); }
+  });
 
   setLeaf(state.leaf);
-  render();
-  follow();
+  if (!follow()) reset(0);
+  where();
+  later();
   document.body.setAttribute("data-ready", "1");
 })();

@@ -24,6 +24,15 @@ const SCRIPT: &str = include_str!(concat!(env!("OUT_DIR"), "/page.min.js"));
 const COMPACTION: u8 = 1;
 const ERROR: u8 = 2;
 const IN_TREE: u8 = 4;
+/// An app-only line (drawn quiet, folded in runs).
+const QUIET: u8 = 8;
+/// A reply that calls a tool (what the "tools" filter shows).
+const CALLS: u8 = 16;
+/// A reply one of whose calls failed (what the "errors" filter shows, with
+/// the failed result inside it).
+const CALL_FAILED: u8 = 32;
+/// Past this many calls without a result, the oldest are forgotten.
+const MAX_OPEN_CALLS: usize = 10_000;
 
 fn csp_hash(text: &str) -> String {
     format!(
@@ -115,8 +124,12 @@ impl Entries for &Session {
 struct Facts {
     /// How many messages each entry gives a context it lies in.
     s: Vec<u32>,
-    /// Flags ([`COMPACTION`], [`ERROR`], [`IN_TREE`]).
+    /// Flags ([`COMPACTION`], [`ERROR`], [`IN_TREE`], [`QUIET`],
+    /// [`CALLS`], [`CALL_FAILED`]).
     f: Vec<u8>,
+    /// The entry making each call whose result has not come yet, by call
+    /// id (for [`CALL_FAILED`]).
+    callers: HashMap<String, usize>,
     /// Each entry's kind, as an index into `names`.
     kinds: Vec<u32>,
     names: Vec<String>,
@@ -149,11 +162,14 @@ impl Facts {
 struct Tree<'a> {
     /// The chosen leaf's index (-1 when the session is empty).
     leaf: i64,
-    page: usize,
+    /// How many entries the page renders at a time as the reader scrolls
+    /// (it holds at most three times as many).
+    step: usize,
     chunk: usize,
     /// How many messages each entry gives a context it lies in.
     s: &'a [u32],
-    /// Flags ([`COMPACTION`], [`ERROR`], [`IN_TREE`]).
+    /// Flags ([`COMPACTION`], [`ERROR`], [`IN_TREE`], [`QUIET`],
+    /// [`CALLS`], [`CALL_FAILED`]).
     f: &'a [u8],
     /// Ids (what a permalink names).
     ids: Seq<'a, String>,
@@ -231,12 +247,12 @@ pub(super) fn write<N: Node, W: Write>(
 <button id=\"am-err\" title=\"e\">next tool error</button> \
 <select id=\"am-filter\" aria-label=\"show\"><option value=\"\">all entries</option><option value=\"user\">user messages</option><option value=\"tools\">tools</option><option value=\"errors\">errors</option></select> \
 <button id=\"am-collapse\">collapse all</button> <button id=\"am-expand\">expand all</button> \
-<button id=\"am-prev\" title=\"[\">◀</button> <span id=\"am-pageno\"></span> <button id=\"am-next\" title=\"]\">▶</button> \
+<button id=\"am-prev\" title=\"100 entries back ([)\">◀</button> <span id=\"am-where\"></span> <button id=\"am-next\" title=\"100 entries on (])\">▶</button> \
 <span id=\"am-status\" role=\"status\"></span></nav>\
 <div id=\"am-hits\" hidden></div>\
 <details id=\"am-outline\"><summary>outline: starts, branches, compactions, labels</summary><ol></ol></details>\
 <p id=\"am-leafinfo\" class=\"note\"></p>\
-<p class=\"note keys\">keys: j/k next/previous entry, [ ] page, / search, e next error, o outline</p></div>\
+<p class=\"note keys\">keys: j/k next/previous entry, [ ] 100 entries back/on, / search, e next error, o outline</p></div>\
 <main id=\"am-main\"><noscript>This page shows the session with its script, which your browser does not run.</noscript></main>\n",
     );
     out.write_all(head.as_bytes())?;
@@ -246,6 +262,7 @@ pub(super) fn write<N: Node, W: Write>(
     let mut facts = Facts {
         s: Vec::with_capacity(count),
         f: Vec::with_capacity(count),
+        callers: HashMap::new(),
         kinds: Vec::with_capacity(count),
         names: Vec::new(),
         named: HashMap::new(),
@@ -291,9 +308,33 @@ pub(super) fn write<N: Node, W: Write>(
         if entry.in_tree() {
             flags |= IN_TREE;
         }
-        if let Some(crate::Message::Assistant(a)) = entry.message().and_then(|m| m.as_llm()) {
-            let cost = rendered.cost.unwrap_or_else(|| reply_cost(a));
-            facts.u.insert(i, reply_numbers(a, cost));
+        if rendered.quiet {
+            flags |= QUIET;
+        }
+        match entry.message().and_then(|m| m.as_llm()) {
+            Some(crate::Message::Assistant(a)) => {
+                let cost = rendered.cost.unwrap_or_else(|| reply_cost(a));
+                facts.u.insert(i, reply_numbers(a, cost));
+                if facts.callers.len() > MAX_OPEN_CALLS {
+                    facts.callers.clear();
+                }
+                for block in &a.content {
+                    if let crate::AssistantContent::ToolCall(call) = block {
+                        flags |= CALLS;
+                        facts.callers.insert(call.id.clone(), i);
+                    }
+                }
+            }
+            Some(crate::Message::ToolResult(r)) => {
+                if let Some(caller) = facts.callers.remove(&r.tool_call_id) {
+                    if r.is_error {
+                        if let Some(f) = facts.f.get_mut(caller) {
+                            *f |= CALL_FAILED;
+                        }
+                    }
+                }
+            }
+            _ => {}
         }
         let ts = entry.timestamp();
         if ts > 0 {
@@ -322,7 +363,7 @@ pub(super) fn write<N: Node, W: Write>(
         .collect();
     let tree = Tree {
         leaf: path.last().map_or(-1, |&l| l as i64),
-        page: options.page_size.max(1),
+        step: options.page_size.max(1),
         chunk,
         s: &facts.s,
         f: &facts.f,

@@ -25,6 +25,9 @@ pub(super) struct Rendered {
     pub html: String,
     /// A failed tool result or a failed reply.
     pub error: bool,
+    /// An app-only line, drawn as one quiet line (the page folds a run of
+    /// them into one row).
+    pub quiet: bool,
     /// A reply's cost, as its usage line says it (the chart's numbers use
     /// it: pricing a reply from the catalog once, not twice).
     pub cost: Option<ReplyCost>,
@@ -245,6 +248,7 @@ pub(super) fn entry(
     Rendered {
         html: out,
         error,
+        quiet,
         cost,
     }
 }
