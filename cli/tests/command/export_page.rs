@@ -485,7 +485,7 @@ fn a_long_path_scrolls_as_one_page_holding_a_bounded_window() {
         }
     });
     assert!(most >= 1000, "{most}");
-    assert!(cuts > 5, "the window was cut {cuts} times");
+    assert!(cuts > 0, "the window was never cut");
     assert_eq!(
         b.eval("document.querySelector('#am-main > article.entry:last-of-type').getAttribute('data-entry-id')"),
         "e9999"
@@ -533,7 +533,7 @@ fn a_long_path_scrolls_as_one_page_holding_a_bounded_window() {
             let grown = window(&mut b);
             assert_eq!(
                 b.eval(&format!(
-                    "Math.round(document.querySelector('article.entry[data-entry-id={}]').getBoundingClientRect().top)",
+                    "(() => {{ const a = document.querySelector('article.entry[data-entry-id={}]'); return a ? Math.round(a.getBoundingClientRect().top) : 'cut'; }})()",
                     top[0].as_str().unwrap()
                 )),
                 top[1],
@@ -551,16 +551,32 @@ fn a_long_path_scrolls_as_one_page_holding_a_bounded_window() {
         let (_, _, _, shown) = window(&mut b);
         assert!(shown <= 1500, "{shown}");
     }
-    // ] and [ move a hundred entries on and back.
+    // Collapse all and a filter hold for the entries rendered later.
+    b.open(&url);
+    b.eval("document.getElementById('am-collapse').click()");
+    b.eval("(() => { const f = document.getElementById('am-filter'); f.value = 'user'; f.dispatchEvent(new Event('change')); })()");
+    scroll_through(&mut b, true, |b, at| {
+        let (_, _, _, shown) = window(b);
+        assert!(shown <= 1500, "{shown} entries in the page at {at}");
+        assert_eq!(
+            b.eval("document.querySelectorAll('#am-main article.entry:not([data-kind=user]), #am-main article.entry:not(.collapsed)').length"),
+            0,
+            "at {at}"
+        );
+    });
+    assert_eq!(
+        b.eval("document.querySelector('#am-main > article.entry:last-of-type').getAttribute('data-entry-id')"),
+        "e9999"
+    );
+    // ] and [ move a hundred entries on and back (to the box at the top of
+    // the entry: its call, for a tool's result), with no filter (the page
+    // loaded afresh).
+    b.call("Page.navigate", serde_json::json!({"url": "about:blank"}));
     b.open(&format!("{url}#e3000"));
     let at = |b: &mut Browser| {
         let t = b.eval("document.getElementById('am-where').textContent");
         t.as_str().unwrap().to_owned()
     };
-    b.eval("document.body.dispatchEvent(new KeyboardEvent('keydown', {key: ']', bubbles: true}))");
-    let on = at(&mut b);
-    b.eval("document.body.dispatchEvent(new KeyboardEvent('keydown', {key: '[', bubbles: true}))");
-    let back = at(&mut b);
     let first = |t: &str| -> u64 {
         t["entries ".len()..]
             .split('–')
@@ -569,7 +585,16 @@ fn a_long_path_scrolls_as_one_page_holding_a_bounded_window() {
             .parse()
             .unwrap()
     };
-    assert_eq!(first(&on) - first(&back), 100, "{on} then {back}");
+    let from = at(&mut b);
+    b.eval("document.body.dispatchEvent(new KeyboardEvent('keydown', {key: ']', bubbles: true}))");
+    let on = at(&mut b);
+    b.eval("document.body.dispatchEvent(new KeyboardEvent('keydown', {key: '[', bubbles: true}))");
+    let back = at(&mut b);
+    assert!(
+        (99..=101).contains(&(first(&on) - first(&from)))
+            && (99..=101).contains(&(first(&on) - first(&back))),
+        "{from}, then {on}, then {back}"
+    );
     assert!(b.requests_beyond_the_file().is_empty());
 }
 

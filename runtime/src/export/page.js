@@ -1,7 +1,7 @@
 "use strict";
 (function () {
   var tree = JSON.parse(document.getElementById("am-tree").textContent);
-  var chunks = Array.prototype.slice.call(document.querySelectorAll("script.am-chunk"));
+  var chunks = Array.from(document.querySelectorAll("script.am-chunk"));
   var el = {};
   ["am-main", "am-ctx", "am-ctxcount", "am-q", "am-find", "am-err", "am-prev", "am-next", "am-where", "am-status", "am-leafinfo", "am-hits", "am-outline", "am-filter", "am-collapse", "am-expand"].forEach(function (id) {
     el[id] = document.getElementById(id);
@@ -55,7 +55,14 @@
 
   // Flags of an entry in the tree (with 1, a compaction, and 2, an error).
   var QUIET = 8, CALLS = 16, CALL_FAILED = 32;
-  var state = { leaf: tree.leaf, path: [], onPath: null, ctx: null, hit: -1, cursor: -1, at: -1, lo: 0, hi: 0, count: 0, calls: new Map(), filter: "", folds: "" };
+  var state = { leaf: tree.leaf, path: [], onPath: null, ctx: null, hit: -1 };
+  // The window (see below): its first and last path positions, how many
+  // entries it holds, the calls in it by id; the filter, collapse or expand
+  // all, where the reader is (the first path position in view), the entry
+  // j and k marked.
+  var lo = 0, hi = 0, count = 0, calls = new Map(), filter = "", folds = "", seen = -1, cursor = -1;
+  var main = el["am-main"];
+  function rect(node) { return node.getBoundingClientRect(); }
 
   function pathTo(leaf) {
     var path = [];
@@ -167,8 +174,8 @@
     el["am-leafinfo"].textContent = "leaf: " + leafId + " (" + state.path.length + " entries on its path, " + n + " in the session)";
     drawChart(state.path);
     // The window is shown afresh, on this path.
-    el["am-main"].textContent = "";
-    state.lo = state.hi = state.count = 0;
+    main.textContent = "";
+    lo = hi = count = 0;
   }
 
   // Syntax highlighting: a small tokenizer per family of languages (comments,
@@ -335,17 +342,16 @@
   }
 
   // The path is one scroll, shown as a window of it: the path's entries
-  // from state.lo to state.hi (those the filter shows), grown by STEP
+  // from lo to hi (those the filter shows), grown by STEP
   // entries as the reader nears either end and cut at the far end past
   // BOUND, so the page holds a bounded number of entries whatever the
   // path's length. The view stays put: whatever is added or taken away
   // above it is made up by scrolling (the browser's own scroll anchoring is
   // off, in the style).
   var STEP = tree.step, BOUND = 3 * STEP, JUMP = 100;
-  var main = el["am-main"];
 
   function matches(i) {
-    var f = state.filter;
+    var f = filter;
     if (!f) return true;
     if (f === "user") return tree.kinds[i] === "user";
     if (f === "tools") return (tree.f[i] & CALLS) !== 0 || tree.kinds[i] === "toolResult";
@@ -360,28 +366,28 @@
     box.insertAdjacentHTML("beforeend", html(i));
     var art = box.lastElementChild;
     dress(art, i);
-    art.setAttribute("data-k", String(k));
+    art.setAttribute("data-k", k);
     art.classList.add(state.ctx.has(i) ? "ctx" : "out");
     art.setAttribute("data-s", String(state.ctx.has(i) ? tree.s[i] : 0));
     if (i === state.leaf) art.classList.add("leaf");
     if (i === state.hit) art.classList.add("hit");
-    if (i === state.cursor) art.classList.add("cursor");
+    if (i === cursor) art.classList.add("cursor");
     art.querySelectorAll(".call[data-call]").forEach(function (call) {
-      state.calls.set(call.getAttribute("data-call"), { el: call, k: k });
+      calls.set(call.getAttribute("data-call"), { el: call, k: k });
     });
     var of = art.getAttribute("data-result-of");
-    var call = of === null ? null : state.calls.get(of);
+    var call = of === null ? null : calls.get(of);
     if (call && call.k < k && (call.el.isConnected || box.contains(call.el))) call.el.querySelector(".slot").appendChild(art);
     art.querySelectorAll("pre code").forEach(highlight);
-    if (state.folds === "collapsed") {
+    if (folds === "collapsed") {
       if (!art.classList.contains("quiet")) art.classList.add("collapsed");
       art.querySelectorAll("details[open]").forEach(function (d) { d.open = false; });
-    } else if (state.folds === "expanded") {
+    } else if (folds === "expanded") {
       art.querySelectorAll("details:not(.line)").forEach(function (d) { d.open = true; });
     }
-    if (children[i].length > 1 && !state.filter) {
+    if (children[i].length > 1 && !filter) {
       var nav = branchNav(i, k + 1 < state.path.length ? state.path[k + 1] : -1);
-      nav.setAttribute("data-k", String(k));
+      nav.setAttribute("data-k", k);
       box.appendChild(nav);
     }
   }
@@ -390,15 +396,21 @@
   // run of app lines, which the change may regroup), and where it is;
   // keep() scrolls it back there after a change above it.
   function anchorAt(from) {
-    var kids = main.children, a = from, b = kids.length, mid, c;
-    while (a < b) { mid = (a + b) >> 1; if (kids[mid].getBoundingClientRect().bottom > 0) b = mid; else a = mid + 1; }
-    for (c = a; c < kids.length; c++) if (!isRun(kids[c])) return { el: kids[c], top: kids[c].getBoundingClientRect().top };
-    for (c = a - 1; c >= from; c--) if (!isRun(kids[c])) return { el: kids[c], top: kids[c].getBoundingClientRect().top };
+    var kids = main.children, a = seenFrom(from), c;
+    for (c = a; c < kids.length; c++) if (!isRun(kids[c])) return { el: kids[c], top: rect(kids[c]).top };
+    for (c = a - 1; c >= from; c--) if (!isRun(kids[c])) return { el: kids[c], top: rect(kids[c]).top };
     return null;
+  }
+  // The first child of main from `a` on whose bottom is below the
+  // viewport's top.
+  function seenFrom(a) {
+    var kids = main.children, b = kids.length, mid;
+    while (a < b) { mid = (a + b) >> 1; if (rect(kids[mid]).bottom > 0) b = mid; else a = mid + 1; }
+    return a;
   }
   function keep(anchor) {
     if (!anchor || !anchor.el.isConnected) return;
-    var d = anchor.el.getBoundingClientRect().top - anchor.top;
+    var d = rect(anchor.el).top - anchor.top;
     if (d) window.scrollBy(0, d);
   }
   function isRun(node) { return node.classList.contains("quiet") || node.classList.contains("run"); }
@@ -407,22 +419,22 @@
   // Adds up to `want` entries (those the filter shows) past the window's
   // end (dir 1) or before its start (dir -1), then cuts the other end.
   function grow(dir, want) {
-    if (state.calls.size > 4 * BOUND) state.calls.forEach(function (c, id) { if (!c.el.isConnected) state.calls.delete(id); });
+    if (calls.size > 4 * BOUND) calls.forEach(function (c, id) { if (!c.el.isConnected) calls.delete(id); });
     var box = document.createElement("div");
     var len = state.path.length, added = 0, k;
     if (dir > 0) {
-      for (k = state.hi; k < len && added < want; k++) if (matches(state.path[k])) { entryAt(k, box); added++; }
-      state.hi = k;
+      for (k = hi; k < len && added < want; k++) if (matches(state.path[k])) { entryAt(k, box); added++; }
+      hi = k;
     } else {
-      var from = state.lo;
+      var from = lo;
       while (from > 0 && added < want) { from--; if (matches(state.path[from])) added++; }
-      for (k = from; k < state.lo; k++) if (matches(state.path[k])) entryAt(k, box);
-      state.lo = from;
+      for (k = from; k < lo; k++) if (matches(state.path[k])) entryAt(k, box);
+      lo = from;
     }
-    state.count += added;
+    count += added;
     var frag = document.createDocumentFragment();
     while (box.firstChild) frag.appendChild(box.firstChild);
-    var old = Array.prototype.slice.call(main.children);
+    var old = Array.from(main.children);
     if (dir > 0) {
       // A result may go inside its call above: the view is kept.
       var at = anchorAt(0);
@@ -441,7 +453,7 @@
     // A result shown alone at the old start goes inside its call, now shown.
     old.forEach(function (node) {
       var of = node.getAttribute("data-result-of");
-      var call = of === null ? null : state.calls.get(of);
+      var call = of === null ? null : calls.get(of);
       if (call && call.el.isConnected && call.k < +node.getAttribute("data-k")) call.el.querySelector(".slot").appendChild(node);
     });
     fold();
@@ -455,21 +467,21 @@
   // grow again where it was cut); a long run of app lines loses its far
   // lines and keeps its row.
   function trim(dir) {
-    var over = state.count - BOUND;
+    var over = count - BOUND;
     if (over <= 0) return;
     var margin = 4 * innerHeight;
-    var kids = Array.prototype.slice.call(main.children);
+    var kids = Array.from(main.children);
     if (dir > 0) kids.reverse();
     var cut = [], c = 0;
     for (; c < kids.length && over > 0; c++) {
-      var node = kids[c], r = node.getBoundingClientRect();
+      var node = kids[c], r = rect(node);
       if (dir < 0 ? r.bottom < -margin : r.top > innerHeight + margin) {
         cut.push(node);
         over -= entriesIn(node);
         continue;
       }
       if (node.classList.contains("run") && !node.open) {
-        var lines = Array.prototype.slice.call(node.querySelectorAll(":scope > article"));
+        var lines = Array.from(node.querySelectorAll(":scope > article"));
         if (dir > 0) lines.reverse();
         for (var j = 0; j + 1 < lines.length && over > 0; j++) { cut.push(lines[j]); over--; }
       }
@@ -477,16 +489,16 @@
     }
     if (!cut.length) return;
     var anchor = dir < 0 ? anchorAt(c) : null;
-    cut.forEach(function (node) { state.count -= entriesIn(node); node.remove(); });
+    cut.forEach(function (node) { count -= entriesIn(node); node.remove(); });
     // The window's ends: its first and last entries shown.
-    var lo = Infinity, hi = -1;
+    var min = Infinity, max = -1;
     main.querySelectorAll("article.entry[data-k]").forEach(function (a) {
       var k = +a.getAttribute("data-k");
-      if (k < lo) lo = k;
-      if (k > hi) hi = k;
+      if (k < min) min = k;
+      if (k > max) max = k;
     });
-    if (dir < 0 && hi >= 0) state.lo = lo;
-    if (dir > 0 && hi >= 0) state.hi = hi + 1;
+    if (dir < 0 && max >= 0) lo = min;
+    if (dir > 0 && max >= 0) hi = max + 1;
     fold();
     keep(anchor);
   }
@@ -496,7 +508,7 @@
   // grown again stays one row.
   function fold() {
     var group = [];
-    Array.prototype.slice.call(main.children).forEach(function (node) {
+    Array.from(main.children).forEach(function (node) {
       if (isRun(node)) group.push(node);
       else { foldRun(group); group = []; }
     });
@@ -515,7 +527,7 @@
       run = document.createElement("details");
       run.className = "run";
       run.appendChild(document.createElement("summary"));
-      run.open = state.folds === "expanded";
+      run.open = folds === "expanded";
     }
     if (group.length > 1) {
       main.insertBefore(run, group[0]);
@@ -527,18 +539,18 @@
       lines.forEach(function (a) { var k = a.getAttribute("data-kind"); kinds.set(k, (kinds.get(k) || 0) + 1); });
       kinds.forEach(function (count, k) { names.push(count + " " + k); });
       run.firstElementChild.textContent = lines.length + " app lines: " + names.join(", ");
-      run.setAttribute("data-n", String(lines.length));
+      run.setAttribute("data-n", lines.length);
     }
   }
 
   // Shows the window around path position k afresh.
   function reset(k) {
     main.textContent = "";
-    state.count = 0;
-    state.calls = new Map();
-    state.lo = state.hi = Math.max(0, Math.min(k, state.path.length));
+    count = 0;
+    calls = new Map();
+    lo = hi = Math.max(0, Math.min(k, state.path.length));
     grow(1, k > 0 ? Math.ceil(STEP / 2) : STEP);
-    if (state.lo > 0) grow(-1, Math.floor(STEP / 2));
+    if (lo > 0) grow(-1, Math.floor(STEP / 2));
   }
 
   var pending = false;
@@ -553,9 +565,9 @@
   // more than ten times BOUND, whatever the entries' height).
   function check() {
     var first = main.firstElementChild, last = main.lastElementChild, margin = 2 * innerHeight;
-    if (state.count < 10 * BOUND) {
-      if (state.hi < state.path.length && (!last || last.getBoundingClientRect().bottom < innerHeight + margin)) { grow(1, STEP); later(); }
-      else if (state.lo > 0 && (!first || first.getBoundingClientRect().top > -margin)) { grow(-1, STEP); later(); }
+    if (count < 10 * BOUND) {
+      if (hi < state.path.length && (!last || rect(last).bottom < innerHeight + margin)) { grow(1, STEP); later(); }
+      else if (lo > 0 && (!first || rect(first).top > -margin)) { grow(-1, STEP); later(); }
     }
     where();
   }
@@ -570,19 +582,16 @@
   }
   // Where the reader is: the entries from the first to the last in view.
   function where() {
-    var kids = main.children, len = kids.length, a = 0, b = len, mid;
-    while (a < b) { mid = (a + b) >> 1; if (kids[mid].getBoundingClientRect().bottom > 0) b = mid; else a = mid + 1; }
-    var first = a;
-    b = len;
-    while (a < b) { mid = (a + b) >> 1; if (kids[mid].getBoundingClientRect().top < innerHeight) a = mid + 1; else b = mid; }
+    var kids = main.children, len = kids.length, first = seenFrom(0), a = first, b = len, mid;
+    while (a < b) { mid = (a + b) >> 1; if (rect(kids[mid]).top < innerHeight) a = mid + 1; else b = mid; }
     var from = first < len ? kOf(kids[first], false) : -1;
     var to = a - 1 >= first ? kOf(kids[a - 1], true) : from;
-    state.at = from;
+    seen = from;
     var w = el["am-where"];
     w.textContent = from < 0 ? "no entries shown" : "entries " + (from + 1) + "–" + (to + 1) + " of " + state.path.length;
-    w.setAttribute("data-lo", String(state.lo));
-    w.setAttribute("data-hi", String(state.hi));
-    w.setAttribute("data-n", String(state.path.length));
+    w.setAttribute("data-lo", lo);
+    w.setAttribute("data-hi", hi);
+    w.setAttribute("data-n", state.path.length);
   }
 
   function branchNav(at, taken) {
@@ -625,6 +634,7 @@
     a.classList.add("hit");
     state.hit = i;
     a.scrollIntoView({ block: "center" });
+    where();
     later();
     return true;
   }
@@ -640,12 +650,13 @@
   function jump(by) {
     var len = state.path.length;
     if (!len) return;
-    var k = Math.max(0, Math.min(len - 1, Math.max(state.at, 0) + by));
+    var k = Math.max(0, Math.min(len - 1, Math.max(seen, 0) + by));
     while (k + 1 < len && !matches(state.path[k])) k++;
     var a = article(state.path[k]);
     if (!a) { reset(k); a = article(state.path[k]); }
     if (!a) return;
-    if (!a.getClientRects().length && a.closest("details")) a = a.closest("details");
+    // Its box at the top: a result's call, a line's run.
+    while (a.parentElement !== main) a = a.parentElement;
     a.scrollIntoView({ block: "start" });
     where();
     later();
@@ -654,12 +665,12 @@
   // Shows only what `value` lets through, from where the reader is (or
   // from path position k).
   function setFilter(value, k) {
-    state.filter = value;
+    filter = value;
     el["am-filter"].value = value;
     document.body.setAttribute("data-filter", value);
-    var at = k >= 0 ? k : Math.max(state.at, 0);
-    reset(at);
-    var a = Array.prototype.find.call(main.querySelectorAll("article.entry[data-k]"), function (x) { return +x.getAttribute("data-k") >= at; });
+    var from = k >= 0 ? k : Math.max(seen, 0);
+    reset(from);
+    var a = Array.from(main.querySelectorAll("article.entry[data-k]")).find(function (x) { return +x.getAttribute("data-k") >= from; });
     if (a && a.getClientRects().length) a.scrollIntoView({ block: "start" });
     where();
     later();
@@ -671,7 +682,7 @@
   function textOf(markup) { return plain(markup).toLowerCase(); }
 
   function findFrom(test, what) {
-    var from = state.hit >= 0 && state.onPath.has(state.hit) ? state.onPath.get(state.hit) + 1 : Math.max(state.at, 0);
+    var from = state.hit >= 0 && state.onPath.has(state.hit) ? state.onPath.get(state.hit) + 1 : Math.max(seen, 0);
     for (var step = 0; step < state.path.length; step++) {
       var k = (from + step) % state.path.length;
       if (test(state.path[k])) {
@@ -744,7 +755,7 @@
     for (var h = 0; h < found.hits.length; h++) if (found.hits[h] > state.hit) { next = found.hits[h]; break; }
     if (state.hit < 0 || !state.onPath.has(state.hit)) {
       // From where the reader is: the first hit on the path at or after it, else the first.
-      var first = Math.max(state.at, 0);
+      var first = Math.max(seen, 0);
       var best = -1;
       found.hits.forEach(function (i) { var k = state.onPath.get(i); if (k !== undefined && k >= first && (best < 0 || k < state.onPath.get(best))) best = i; });
       if (best >= 0) next = best;
@@ -763,13 +774,13 @@
   });
   el["am-filter"].addEventListener("change", function () { setFilter(el["am-filter"].value, -1); });
   el["am-collapse"].addEventListener("click", function () {
-    state.folds = "collapsed";
+    folds = "collapsed";
     main.querySelectorAll("article.entry:not(.quiet)").forEach(function (a) { a.classList.add("collapsed"); });
     main.querySelectorAll("details[open]").forEach(function (d) { d.open = false; });
     later();
   });
   el["am-expand"].addEventListener("click", function () {
-    state.folds = "expanded";
+    folds = "expanded";
     main.querySelectorAll("article.entry.collapsed").forEach(function (a) { a.classList.remove("collapsed"); });
     main.querySelectorAll("details:not(.line)").forEach(function (d) { d.open = true; });
     later();
@@ -780,7 +791,7 @@
     if (!h || e.target.closest("a")) return;
     var a = h.parentElement;
     if (a.classList.contains("collapsed")) a.classList.remove("collapsed");
-    else if (state.folds === "collapsed") a.classList.add("collapsed");
+    else if (folds === "collapsed") a.classList.add("collapsed");
   });
 
   // The outline: where the session starts (each root), where it branches
@@ -825,32 +836,20 @@
 
   // Keys: j/k the next and previous entry, [ ] a hundred entries back and
   // on, / search, e the next error, o the outline.
-  function entriesShown() {
-    return Array.prototype.filter.call(main.querySelectorAll("article.entry"), function (a) { return a.offsetParent !== null; });
-  }
   // The entry after (dir 1) or before (dir -1) the one marked, else the
   // first in view; the window grows when it is past its end.
-  function step(dir) {
-    for (var tries = 0; tries < 3; tries++) {
-      var list = entriesShown();
-      var at = -1, c;
-      for (c = 0; c < list.length; c++) if (+list[c].getAttribute("data-i") === state.cursor) { at = c; break; }
-      var next = at;
-      if (at < 0) {
-        for (c = 0; c < list.length && list[c].getBoundingClientRect().bottom <= 0; c++);
-        next = c;
-      } else next = at + dir;
-      if (next >= list.length && state.hi < state.path.length) { grow(1, STEP); continue; }
-      if (next < 0 && state.lo > 0) { grow(-1, STEP); continue; }
-      if (!list.length) return;
-      var a = list[Math.max(0, Math.min(list.length - 1, next))];
-      main.querySelectorAll("article.cursor").forEach(function (x) { x.classList.remove("cursor"); });
-      a.classList.add("cursor");
-      state.cursor = +a.getAttribute("data-i");
-      a.scrollIntoView({ block: "nearest" });
-      later();
-      return;
-    }
+  function step(dir, again) {
+    var list = Array.from(main.querySelectorAll("article.entry")).filter(function (a) { return a.offsetParent !== null; });
+    var c = list.findIndex(function (a) { return a.classList.contains("cursor"); }), next = c + dir;
+    if (c < 0) for (next = 0; next + 1 < list.length && rect(list[next]).bottom <= 0; next++);
+    if (!again && (next >= list.length ? hi < state.path.length : next < 0 && lo > 0)) { grow(dir, STEP); return step(dir, 1); }
+    var a = list[Math.max(0, Math.min(list.length - 1, next))];
+    if (!a) return;
+    main.querySelectorAll("article.cursor").forEach(function (x) { x.classList.remove("cursor"); });
+    a.classList.add("cursor");
+    cursor = +a.getAttribute("data-i");
+    a.scrollIntoView({ block: "nearest" });
+    later();
   }
   document.addEventListener("keydown", function (e) {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
