@@ -521,7 +521,7 @@ fn screenshots_of_each_format() {
 /// How usable the page of a big session is: run by
 /// `benches/export_memory.sh --browser` on the page it exported
 /// (`AGENTMSG_BIG_PAGE`). Prints the time the page takes to load and run its
-/// script, the time of a page turn, of a search that reads every entry of
+/// script, the time of a jump of 100 entries (`]`), of a search that reads every entry of
 /// the branch, of opening another branch by permalink, and the script's heap.
 #[test]
 #[ignore = "a measurement: benches/export_memory.sh --browser runs it on a big page"]
@@ -562,7 +562,7 @@ fn a_big_page_stays_usable() {
         .eval("Math.round((performance.memory ? performance.memory.usedJSHeapSize : 0) / 1048576)");
     let size = std::fs::metadata(page).map_or(0, |m| m.len()) / 1_048_576;
     println!(
-        "page {size} MB: usable in {:.1} s (load event at {loaded} ms); page turn {turn:.0} ms, \
+        "page {size} MB: usable in {:.1} s (load event at {loaded} ms); 100 entries on {turn:.0} ms, \
          search of the whole branch {search:.0} ms, another branch by permalink {branch:.0} ms; \
          {shown} entries shown; script heap {heap} MB",
         ready.as_secs_f64()

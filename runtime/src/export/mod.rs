@@ -20,8 +20,14 @@
 //! transcript is escaped), in chunks; what is the same for every entry (its
 //! id, kind name, time, permalink, a reply's numbers) is written once, in
 //! the tree the script reads, so the page is smaller than the session it
-//! shows. The script shows one page of the chosen branch at a time, so a
-//! session of 100,000 entries stays usable.
+//! shows. The script shows the chosen branch as one scroll, rendering a
+//! window of it that grows as the reader nears either end
+//! ([`HtmlOptions::page_size`] entries at a time) and is cut at the far end
+//! past three times that, the view kept in place, so the page holds a
+//! bounded number of entries and a session of 100,000 entries stays usable;
+//! a permalink, a search hit, the outline, the keys and the next-error
+//! button centre the window on their entry, and the status says which
+//! entries are in view.
 //!
 //! What the page shows: the messages of the path to a leaf (thinking folded,
 //! each tool call with its result beside it, errors marked, custom messages
@@ -32,7 +38,10 @@
 //! cost of each reply as a chart, totals, models and time spent, search over
 //! every branch with a list of hits, an outline (starts, branches,
 //! compactions, labels), filters (user messages, tools, errors), collapse
-//! and expand all, keys (j/k, [ ], /, e, o), a jump to the next tool error,
+//! and expand all (both holding for entries rendered later, as the filters
+//! do), keys (j/k the next and previous entry, [ ] a hundred entries back
+//! and on, / search, e the next error, o the outline), a jump to the next
+//! tool error,
 //! and a permalink (`#ID`) for every entry, whatever branch it is on. Tools
 //! are drawn as what they are: a shell command with its output, exit code
 //! and time; a read as its path and content highlighted by the file's
@@ -48,7 +57,10 @@
 //! `article.entry` with `data-entry-id` and `data-kind` (`user`,
 //! `assistant`, `toolResult`, `system`, `compaction`, `branchSummary`, or
 //! the app's kind), each tool call a `.call` with `data-tool` and
-//! `data-call`. `docs/export.md` sets the page beside pi's export,
+//! `data-call`; app-only lines carry the class `quiet`, a run of them sits in
+//! one `details.run` (one row, whatever the window's edges); `#am-where`
+//! carries the window (`data-lo` to `data-hi`, the path positions it
+//! holds, the second excluded) and the path's length (`data-n`). `docs/export.md` sets the page beside pi's export,
 //! claude-code-transcripts and claude-code-log.
 //!
 //! ```
@@ -82,8 +94,9 @@ use crate::Session;
 pub struct HtmlOptions {
     /// The page's title (the session's name, else "agentmsg session").
     pub title: Option<String>,
-    /// How many entries the page shows at a time (at least 1; 500 by
-    /// default).
+    /// How many entries the page renders at a time as the reader scrolls
+    /// (at least 1; 500 by default): its window of the path grows by this
+    /// many near either end and is cut past three times this many.
     pub page_size: usize,
     /// How many entries each embedded JSON chunk holds (at least 1; 1000 by
     /// default). The page parses a chunk when it shows or searches it.
@@ -108,7 +121,8 @@ impl HtmlOptions {
         self
     }
 
-    /// The same options showing `entries` entries at a time.
+    /// The same options rendering `entries` entries at a time (see
+    /// [`page_size`](Self::page_size)).
     #[must_use]
     pub fn with_page_size(mut self, entries: usize) -> Self {
         self.page_size = entries.max(1);
