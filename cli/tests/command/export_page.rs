@@ -452,6 +452,29 @@ const AT_TOP: &str = r#"(() => {
   return null;
 })()"#;
 
+/// Each fork shown has its branch buttons once, right after it, and no
+/// buttons are shown without their fork.
+const FORKS_WHOLE: &str = r#"(() => {
+  if (!window.__forks) {
+    const t = JSON.parse(document.getElementById('am-tree').textContent);
+    const n = new Map();
+    t.pd.forEach((d, i) => { if (d) n.set(i - d, (n.get(i - d) || 0) + 1); });
+    window.__forks = new Set(Array.from(n).filter(([, c]) => c > 1).map(([p]) => p));
+  }
+  const bad = [];
+  const navs = Array.from(document.querySelectorAll('#am-main > .branches'));
+  const at = new Map(navs.map(b => [b.getAttribute('data-k'), b]));
+  if (at.size !== navs.length) bad.push('two buttons rows for one fork');
+  for (const a of document.querySelectorAll('#am-main article.entry')) {
+    const fork = window.__forks.has(+a.getAttribute('data-i')), nav = at.get(a.getAttribute('data-k'));
+    if (fork !== !!nav) bad.push(a.getAttribute('data-entry-id') + (fork ? ' without its buttons' : ' with buttons'));
+    if (nav && nav.previousElementSibling !== a.closest('#am-main > *')) bad.push(a.getAttribute('data-entry-id') + ': buttons elsewhere');
+    at.delete(a.getAttribute('data-k'));
+  }
+  at.forEach((b, k) => bad.push('buttons without their fork at ' + k));
+  return bad;
+})()"#;
+
 #[test]
 fn a_long_path_scrolls_as_one_page_holding_a_bounded_window() {
     let Some(chromium) = chromium_or_skip("export --html of 10,000 entries") else {
@@ -480,6 +503,7 @@ fn a_long_path_scrolls_as_one_page_holding_a_bounded_window() {
         let (lo, _, _, shown) = window(b);
         most = most.max(shown);
         assert!(shown <= 1500, "{shown} entries in the page at {at}");
+        assert_eq!(b.eval(FORKS_WHOLE), serde_json::json!([]), "at {at}");
         if lo > 0 {
             cuts += 1;
         }
@@ -499,6 +523,7 @@ fn a_long_path_scrolls_as_one_page_holding_a_bounded_window() {
     scroll_through(&mut b, false, |b, at| {
         let (_, _, _, shown) = window(b);
         assert!(shown <= 1500, "{shown} entries in the page at {at}");
+        assert_eq!(b.eval(FORKS_WHOLE), serde_json::json!([]), "at {at}");
     });
     assert_eq!(
         b.eval("document.querySelector('#am-main > article.entry').getAttribute('data-entry-id')"),
@@ -599,7 +624,7 @@ fn a_long_path_scrolls_as_one_page_holding_a_bounded_window() {
 }
 
 /// A session with runs of app-only lines of every length from 1 to 11
-/// between user messages.
+/// between user messages, and a fork at every fourth message.
 fn with_runs() -> Vec<String> {
     let mut lines = Vec::new();
     let mut parent = "null".to_owned();
@@ -609,6 +634,12 @@ fn with_runs() -> Vec<String> {
         lines.push(format!(
             r#"{{"role":"user","content":"message {run}","timestamp":1765233665000,"id":"{id}","parentId":{parent}}}"#
         ));
+        if run % 4 == 0 {
+            // A try left for the line that follows: a fork at the message.
+            lines.push(format!(
+                r#"{{"role":"extension","kind":"progress","data":{{"left":{run}}},"id":"left{run}","parentId":"{id}"}}"#
+            ));
+        }
         parent = format!("\"{id}\"");
         for k in 0..(run % 11 + 1) {
             let id = format!("p{n}");
@@ -654,6 +685,7 @@ fn a_run_of_app_lines_cut_by_the_window_stays_one_row() {
     for down in [true, false, true] {
         scroll_through(&mut b, down, |b, at| {
             assert_eq!(b.eval(RUNS_WHOLE), serde_json::json!([]), "at {at}");
+            assert_eq!(b.eval(FORKS_WHOLE), serde_json::json!([]), "at {at}");
             steps += 1;
         });
     }

@@ -473,9 +473,20 @@
     var kids = Array.from(main.children);
     if (dir > 0) kids.reverse();
     var cut = [], c = 0;
+    function away(node) {
+      var r = rect(node);
+      return dir < 0 ? r.bottom < -margin : r.top > innerHeight + margin;
+    }
     for (; c < kids.length && over > 0; c++) {
-      var node = kids[c], r = rect(node);
-      if (dir < 0 ? r.bottom < -margin : r.top > innerHeight + margin) {
+      var node = kids[c], next = kids[c + 1];
+      if (away(node)) {
+        // A fork's buttons go with the entry before them.
+        if (next && (dir < 0 ? next : node).classList.contains("branches")) {
+          if (dir > 0 && !away(next)) break;
+          cut.push(next);
+          over -= entriesIn(next);
+          c++;
+        }
         cut.push(node);
         over -= entriesIn(node);
         continue;
