@@ -27,8 +27,9 @@ pub struct ExportArgs {
     /// The leaf the page opens at (the session's leaf when absent).
     #[arg(long, value_name = "ID")]
     pub leaf: Option<String>,
-    /// How many entries the page renders at a time as the reader scrolls
-    /// (it holds at most three times as many).
+    /// How many entries the page renders around the entry it opens (it
+    /// grows by a fifth of that as the reader scrolls, and holds at most
+    /// three times as many).
     #[arg(long, value_name = "N", default_value_t = 500)]
     pub page_size: usize,
 }

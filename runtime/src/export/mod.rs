@@ -21,9 +21,9 @@
 //! id, kind name, time, permalink, a reply's numbers) is written once, in
 //! the tree the script reads, so the page is smaller than the session it
 //! shows. The script shows the chosen branch as one scroll, rendering a
-//! window of it that grows as the reader nears either end
-//! ([`HtmlOptions::page_size`] entries at a time) and is cut at the far end
-//! past three times that, the view kept in place, so the page holds a
+//! window of it ([`HtmlOptions::page_size`] entries around the entry
+//! opened) that grows by a fifth of that as the reader nears either end and
+//! is cut at the far end past three times that, the view kept in place, so the page holds a
 //! bounded number of entries and a session of 100,000 entries stays usable;
 //! a permalink, a search hit, the outline, the keys and the next-error
 //! button centre the window on their entry, and the status says which
@@ -94,9 +94,10 @@ use crate::Session;
 pub struct HtmlOptions {
     /// The page's title (the session's name, else "agentmsg session").
     pub title: Option<String>,
-    /// How many entries the page renders at a time as the reader scrolls
-    /// (at least 1; 500 by default): its window of the path grows by this
-    /// many near either end and is cut past three times this many.
+    /// How many entries the page renders around the entry it opens (at
+    /// least 1; 500 by default): its window of the path grows by a fifth of
+    /// this many as the reader nears either end and is cut past three times
+    /// this many.
     pub page_size: usize,
     /// How many entries each embedded JSON chunk holds (at least 1; 1000 by
     /// default). The page parses a chunk when it shows or searches it.

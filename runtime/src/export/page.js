@@ -342,13 +342,14 @@
   }
 
   // The path is one scroll, shown as a window of it: the path's entries
-  // from lo to hi (those the filter shows), grown by STEP
-  // entries as the reader nears either end and cut at the far end past
-  // BOUND, so the page holds a bounded number of entries whatever the
+  // from lo to hi (those the filter shows), grown by GROW entries as the
+  // reader nears either end and cut at the far end past BOUND, so the page holds a bounded number of entries whatever the
   // path's length. The view stays put: whatever is added or taken away
   // above it is made up by scrolling (the browser's own scroll anchoring is
   // off, in the style).
-  var STEP = tree.step, BOUND = 3 * STEP, JUMP = 100;
+  // STEP entries are rendered around an entry opened, a fifth of that at a
+  // time as the reader scrolls (a short frame), BOUND at most kept.
+  var STEP = tree.step, GROW = Math.ceil(STEP / 5), BOUND = 3 * STEP, JUMP = 100;
 
   function matches(i) {
     var f = filter;
@@ -577,8 +578,8 @@
   function check() {
     var first = main.firstElementChild, last = main.lastElementChild, margin = 2 * innerHeight;
     if (count < 10 * BOUND) {
-      if (hi < state.path.length && (!last || rect(last).bottom < innerHeight + margin)) { grow(1, STEP); later(); }
-      else if (lo > 0 && (!first || rect(first).top > -margin)) { grow(-1, STEP); later(); }
+      if (hi < state.path.length && (!last || rect(last).bottom < innerHeight + margin)) { grow(1, GROW); later(); }
+      else if (lo > 0 && (!first || rect(first).top > -margin)) { grow(-1, GROW); later(); }
     }
     where();
   }
@@ -853,7 +854,7 @@
     var list = Array.from(main.querySelectorAll("article.entry")).filter(function (a) { return a.offsetParent !== null; });
     var c = list.findIndex(function (a) { return a.classList.contains("cursor"); }), next = c + dir;
     if (c < 0) for (next = 0; next + 1 < list.length && rect(list[next]).bottom <= 0; next++);
-    if (!again && (next >= list.length ? hi < state.path.length : next < 0 && lo > 0)) { grow(dir, STEP); return step(dir, 1); }
+    if (!again && (next >= list.length ? hi < state.path.length : next < 0 && lo > 0)) { grow(dir, GROW); return step(dir, 1); }
     var a = list[Math.max(0, Math.min(list.length - 1, next))];
     if (!a) return;
     main.querySelectorAll("article.cursor").forEach(function (x) { x.classList.remove("cursor"); });

@@ -162,8 +162,9 @@ impl Facts {
 struct Tree<'a> {
     /// The chosen leaf's index (-1 when the session is empty).
     leaf: i64,
-    /// How many entries the page renders at a time as the reader scrolls
-    /// (it holds at most three times as many).
+    /// How many entries the page renders around the entry it opens (a
+    /// fifth of that at a time as the reader scrolls; it holds at most three
+    /// times as many).
     step: usize,
     chunk: usize,
     /// How many messages each entry gives a context it lies in.
