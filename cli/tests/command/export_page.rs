@@ -198,6 +198,16 @@ fn window(b: &mut Browser) -> (u64, u64, u64, u64) {
     (n(0), n(1), n(2), n(3))
 }
 
+/// The exceptions the page's script threw so far.
+fn script_errors(b: &mut Browser) -> Vec<String> {
+    b.eval("1");
+    b.events
+        .iter()
+        .filter(|e| e["method"] == "Runtime.exceptionThrown")
+        .map(|e| e["params"]["exceptionDetails"]["exception"]["description"].to_string())
+        .collect()
+}
+
 /// Waits (10 s at most) until `expression` is true in the page.
 fn wait_for(b: &mut Browser, expression: &str) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
@@ -227,6 +237,7 @@ fn scroll_through(b: &mut Browser, down: bool, mut each: impl FnMut(&mut Browser
             ("0", "data-lo")
         };
         let was = if down { hi } else { lo };
+        assert_eq!(script_errors(b), Vec::<String>::new());
         b.eval(&format!("window.scrollTo(0, {to})"));
         wait_for(
             b,

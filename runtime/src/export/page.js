@@ -63,6 +63,7 @@
   var lo = 0, hi = 0, count = 0, calls = new Map(), filter = "", folds = "", seen = -1, cursor = -1;
   var main = el["am-main"];
   function rect(node) { return node.getBoundingClientRect(); }
+  function mk(tag) { return document.createElement(tag); }
 
   function pathTo(leaf) {
     var path = [];
@@ -213,7 +214,7 @@
       if (patch && /^(\*\*\*|@@|\+\+\+ |--- |diff )/.test(line)) cls = "hunk";
       else if (c === "+") cls = "add";
       else if (c === "-") cls = "del";
-      var span = document.createElement("span");
+      var span = mk("span");
       span.className = cls;
       span.textContent = line;
       frag.appendChild(span);
@@ -235,7 +236,7 @@
       cls = m[1] ? "cm" : m[2] ? "st" : m[3] ? "nu" : f.words.has(m[4]) ? "kw" : null;
       if (!cls) continue;
       if (m.index > last) frag.appendChild(document.createTextNode(text.slice(last, m.index)));
-      var span = document.createElement("span");
+      var span = mk("span");
       span.className = "hl-" + cls;
       span.textContent = m[0];
       frag.appendChild(span);
@@ -288,18 +289,18 @@
     art.setAttribute("data-entry-id", tree.ids[i]);
     var head = art.querySelector("header, summary");
     if (head) {
-      var kind = document.createElement("span");
+      var kind = mk("span");
       kind.className = "kind";
       kind.textContent = art.getAttribute("data-kind");
       head.insertBefore(kind, head.firstChild);
       if (times[i] !== null) {
-        var time = document.createElement("time");
+        var time = mk("time");
         var iso = new Date(times[i] * 1000);
         time.textContent = isNaN(iso.getTime()) ? String(times[i]) : iso.toISOString().slice(0, 19) + "Z";
         var before = head.querySelector(".label");
         head.insertBefore(time, before);
       }
-      var perma = document.createElement("a");
+      var perma = mk("a");
       perma.className = "perma";
       perma.href = "#" + encodeURIComponent(tree.ids[i]);
       perma.textContent = "#" + tree.ids[i];
@@ -310,7 +311,7 @@
     if (usage && u) {
       usage.textContent = u[0] + " in, " + u[1] + " out, " + u[2] + " cache read, " + u[3] + " cache write; ";
       if (u[4] === null) {
-        var unknown = document.createElement("span");
+        var unknown = mk("span");
         unknown.className = "unknown";
         unknown.textContent = "cost unknown";
         usage.appendChild(unknown);
@@ -321,18 +322,18 @@
     }
     var rh = art.querySelector(".resulthead");
     if (rh && art.hasAttribute("data-tool")) {
-      var of = document.createElement("b");
+      var of = mk("b");
       of.textContent = art.getAttribute("data-tool");
       rh.insertBefore(of, rh.firstChild);
       rh.insertBefore(document.createTextNode("result of "), of);
       rh.insertBefore(document.createTextNode(" "), of.nextSibling);
     }
     art.querySelectorAll(".call[data-tool]").forEach(function (call) {
-      var h = document.createElement("div");
+      var h = mk("div");
       h.className = "callhead";
-      var b = document.createElement("b");
+      var b = mk("b");
       b.textContent = call.getAttribute("data-tool");
-      var c = document.createElement("code");
+      var c = mk("code");
       c.textContent = call.getAttribute("data-call");
       h.appendChild(b);
       h.appendChild(document.createTextNode(" "));
@@ -351,7 +352,7 @@
   // time as the reader scrolls (a short frame), BOUND at most kept.
   var STEP = tree.step, GROW = Math.ceil(STEP / 5), BOUND = 3 * STEP, JUMP = 100;
 
-  function matches(i) {
+  function shows(i) {
     var f = filter;
     if (!f) return true;
     if (f === "user") return tree.kinds[i] === "user";
@@ -367,7 +368,7 @@
     box.insertAdjacentHTML("beforeend", html(i));
     var art = box.lastElementChild;
     dress(art, i);
-    art.setAttribute("data-k", k);
+    art.dataset.k = k;
     art.classList.add(state.ctx.has(i) ? "ctx" : "out");
     art.setAttribute("data-s", String(state.ctx.has(i) ? tree.s[i] : 0));
     if (i === state.leaf) art.classList.add("leaf");
@@ -388,7 +389,7 @@
     }
     if (children[i].length > 1 && !filter) {
       var nav = branchNav(i, k + 1 < state.path.length ? state.path[k + 1] : -1);
-      nav.setAttribute("data-k", k);
+      nav.dataset.k = k;
       box.appendChild(nav);
     }
   }
@@ -414,22 +415,22 @@
     var d = rect(anchor.el).top - anchor.top;
     if (d) window.scrollBy(0, d);
   }
-  function isRun(node) { return node.classList.contains("quiet") || node.classList.contains("run"); }
+  function isRun(node) { return node.matches(".quiet,.run"); }
   function entriesIn(node) { return (node.matches("article.entry") ? 1 : 0) + node.querySelectorAll("article.entry").length; }
 
   // Adds up to `want` entries (those the filter shows) past the window's
   // end (dir 1) or before its start (dir -1), then cuts the other end.
   function grow(dir, want) {
     if (calls.size > 4 * BOUND) calls.forEach(function (c, id) { if (!c.el.isConnected) calls.delete(id); });
-    var box = document.createElement("div");
+    var box = mk("div");
     var len = state.path.length, added = 0, k;
     if (dir > 0) {
-      for (k = hi; k < len && added < want; k++) if (matches(state.path[k])) { entryAt(k, box); added++; }
+      for (k = hi; k < len && added < want; k++) if (shows(state.path[k])) { entryAt(k, box); added++; }
       hi = k;
     } else {
       var from = lo;
-      while (from > 0 && added < want) { from--; if (matches(state.path[from])) added++; }
-      for (k = from; k < lo; k++) if (matches(state.path[k])) entryAt(k, box);
+      while (from > 0 && added < want) { from--; if (shows(state.path[from])) added++; }
+      for (k = from; k < lo; k++) if (shows(state.path[k])) entryAt(k, box);
       lo = from;
     }
     count += added;
@@ -455,7 +456,7 @@
     old.forEach(function (node) {
       var of = node.getAttribute("data-result-of");
       var call = of === null ? null : calls.get(of);
-      if (call && call.el.isConnected && call.k < +node.getAttribute("data-k")) call.el.querySelector(".slot").appendChild(node);
+      if (call && call.el.isConnected && call.k < +node.dataset.k) call.el.querySelector(".slot").appendChild(node);
     });
     fold();
     keep(anchor);
@@ -505,7 +506,7 @@
     // The window's ends: its first and last entries shown.
     var min = Infinity, max = -1;
     main.querySelectorAll("article.entry[data-k]").forEach(function (a) {
-      var k = +a.getAttribute("data-k");
+      var k = +a.dataset.k;
       if (k < min) min = k;
       if (k > max) max = k;
     });
@@ -536,9 +537,9 @@
     });
     if (!run && lines.length < 2) return;
     if (!run) {
-      run = document.createElement("details");
+      run = mk("details");
       run.className = "run";
-      run.appendChild(document.createElement("summary"));
+      run.appendChild(mk("summary"));
       run.open = folds === "expanded";
     }
     if (group.length > 1) {
@@ -546,12 +547,12 @@
       lines.forEach(function (a) { run.appendChild(a); });
       group.forEach(function (g) { if (g !== run && g.tagName === "DETAILS") g.remove(); });
     }
-    if (run.getAttribute("data-n") !== String(lines.length)) {
+    if (run.dataset.n != lines.length) {
       var kinds = new Map(), names = [];
       lines.forEach(function (a) { var k = a.getAttribute("data-kind"); kinds.set(k, (kinds.get(k) || 0) + 1); });
       kinds.forEach(function (count, k) { names.push(count + " " + k); });
       run.firstElementChild.textContent = lines.length + " app lines: " + names.join(", ");
-      run.setAttribute("data-n", lines.length);
+      run.dataset.n = lines.length;
     }
   }
 
@@ -588,9 +589,9 @@
 
   // The path position of node's first (or last) entry.
   function kOf(node, end) {
-    if (node.hasAttribute("data-k")) return +node.getAttribute("data-k");
+    if (node.dataset.k) return +node.dataset.k;
     var all = node.querySelectorAll("[data-k]");
-    return all.length ? +all[end ? all.length - 1 : 0].getAttribute("data-k") : -1;
+    return all.length ? +all[end ? all.length - 1 : 0].dataset.k : -1;
   }
   // Where the reader is: the entries from the first to the last in view.
   function where() {
@@ -601,19 +602,19 @@
     seen = from;
     var w = el["am-where"];
     w.textContent = from < 0 ? "no entries shown" : "entries " + (from + 1) + "–" + (to + 1) + " of " + state.path.length;
-    w.setAttribute("data-lo", lo);
-    w.setAttribute("data-hi", hi);
-    w.setAttribute("data-n", state.path.length);
+    w.dataset.lo = lo;
+    w.dataset.hi = hi;
+    w.dataset.n = state.path.length;
   }
 
   function branchNav(at, taken) {
-    var nav = document.createElement("div");
+    var nav = mk("div");
     nav.className = "branches";
-    var head = document.createElement("span");
+    var head = mk("span");
     head.textContent = children[at].length + " branches: ";
     nav.appendChild(head);
     children[at].forEach(function (c, k) {
-      var b = document.createElement("button");
+      var b = mk("button");
       b.type = "button";
       b.className = "branch" + (c === taken ? " on" : "");
       b.setAttribute("data-to", tree.ids[c]);
@@ -636,7 +637,7 @@
   function show(i) {
     var k = state.onPath.get(i);
     if (k === undefined) return false;
-    if (!matches(i)) setFilter("", -1);
+    if (!shows(i)) setFilter("", -1);
     var a = article(i);
     if (!a) { reset(k); a = article(i); }
     if (!a) return false;
@@ -663,7 +664,7 @@
     var len = state.path.length;
     if (!len) return;
     var k = Math.max(0, Math.min(len - 1, Math.max(seen, 0) + by));
-    while (k + 1 < len && !matches(state.path[k])) k++;
+    while (k + 1 < len && !shows(state.path[k])) k++;
     var a = article(state.path[k]);
     if (!a) { reset(k); a = article(state.path[k]); }
     if (!a) return;
@@ -682,7 +683,7 @@
     document.body.setAttribute("data-filter", value);
     var from = k >= 0 ? k : Math.max(seen, 0);
     reset(from);
-    var a = Array.from(main.querySelectorAll("article.entry[data-k]")).find(function (x) { return +x.getAttribute("data-k") >= from; });
+    var a = Array.from(main.querySelectorAll("article.entry[data-k]")).find(function (x) { return +x.dataset.k >= from; });
     if (a && a.getClientRects().length) a.scrollIntoView({ block: "start" });
     where();
     later();
@@ -731,14 +732,14 @@
     var box = el["am-hits"];
     box.textContent = "";
     box.hidden = false;
-    var head = document.createElement("p");
+    var head = mk("p");
     head.className = "note";
     head.textContent = found.total + (found.total === 1 ? " entry holds \u201c" : " entries hold \u201c") + found.q + "\u201d" + (found.total > found.hits.length ? " (the first " + found.hits.length + " listed)" : "") + ", on every branch";
     box.appendChild(head);
-    var ol = document.createElement("ol");
+    var ol = mk("ol");
     found.hits.forEach(function (i) {
-      var li = document.createElement("li");
-      var a = document.createElement("a");
+      var li = mk("li");
+      var a = mk("a");
       a.href = "#" + encodeURIComponent(tree.ids[i]);
       a.setAttribute("data-i", String(i));
       a.textContent = tree.kinds[i] + " #" + tree.ids[i];
@@ -747,7 +748,7 @@
       var t = raw.toLowerCase();
       if (t.length !== raw.length) raw = t;
       var at = t.indexOf(found.q);
-      var snip = document.createElement("span");
+      var snip = mk("span");
       snip.className = "snip";
       snip.textContent = " " + (at > 30 ? "…" : "") + raw.slice(Math.max(0, at - 30), at + found.q.length + 50).replace(/\s+/g, " ");
       li.appendChild(snip);
@@ -815,10 +816,10 @@
     var items = 0;
     function item(i, what, depth) {
       if (items++ >= MAX_OUTLINE) return;
-      var li = document.createElement("li");
+      var li = mk("li");
       li.className = "o-" + what.split(" ")[0];
       li.style.marginLeft = Math.min(depth, 12) + "em";
-      var a = document.createElement("a");
+      var a = mk("a");
       a.href = "#" + encodeURIComponent(tree.ids[i]);
       a.textContent = what + ": " + (tree.lb[i] && what === "label" ? tree.lb[i] : (gist(i) || tree.kinds[i]));
       li.appendChild(a);
@@ -836,7 +837,7 @@
       if (tree.lb[i] !== undefined) item(i, "label", depth[i]);
     }
     if (items > MAX_OUTLINE) {
-      var more = document.createElement("li");
+      var more = mk("li");
       more.textContent = "… " + (items - MAX_OUTLINE) + " more";
       ol.appendChild(more);
     }
