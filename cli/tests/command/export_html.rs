@@ -203,6 +203,12 @@ fn the_page_shows_what_the_model_saw_and_switches_branches() {
         b.eval("getComputedStyle(document.querySelector('article.entry[data-entry-id=u1] .md')).display"),
         "none"
     );
+    // A permalink opens its entry out of a collapsed call.
+    b.eval("history.replaceState(null, '', '#r1'); window.dispatchEvent(new HashChangeEvent('hashchange'))");
+    assert_eq!(
+        b.eval("(() => { const a = document.querySelector('article.hit'); return a.getClientRects().length ? a.getAttribute('data-entry-id') : null; })()"),
+        "r1"
+    );
     b.eval("document.getElementById('am-expand').click()");
     assert_eq!(
         b.eval("document.querySelector('details.thinking').open"),

@@ -642,8 +642,11 @@
     if (!a) { reset(k); a = article(i); }
     if (!a) return false;
     main.querySelectorAll("article.hit").forEach(function (h) { h.classList.remove("hit"); });
-    for (var up = a.parentElement; up; up = up.parentElement) if (up.tagName === "DETAILS") up.open = true;
-    a.classList.remove("collapsed");
+    // Out of any fold: a run, a call's entry collapsed.
+    for (var up = a; up; up = up.parentElement) {
+      if (up.tagName === "DETAILS") up.open = true;
+      up.classList.remove("collapsed");
+    }
     a.classList.add("hit");
     state.hit = i;
     a.scrollIntoView({ block: "center" });
