@@ -21,6 +21,7 @@ mod import_claude;
 mod import_codex;
 mod import_logs;
 mod no_loss;
+mod page_entries;
 mod pi_sessions;
 mod sessions;
 mod streaming;

@@ -37,13 +37,29 @@
   var byId = new Map();
   for (i = 0; i < n; i++) if (!byId.has(tree.ids[i])) byId.set(tree.ids[i], i);
 
+  // A chunk's text: its markup deflated and in base64 (`data-deflate`),
+  // inflated by the browser, or the markup as it is.
+  function inflate(script) {
+    var text = script.textContent;
+    if (!script.hasAttribute("data-deflate")) return Promise.resolve(text);
+    var bytes;
+    if (Uint8Array.fromBase64) bytes = Uint8Array.fromBase64(text);
+    else {
+      var bin = atob(text);
+      bytes = new Uint8Array(bin.length);
+      for (var b = 0; b < bin.length; b++) bytes[b] = bin.charCodeAt(b);
+    }
+    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"))).text();
+  }
+  var texts = [];
+
   // A chunk is the markup of its entries one after the other, each an
   // <article> (nothing else in an entry's markup opens one).
   var cache = new Map();
   function chunk(k) {
     var got = cache.get(k);
     if (!got) {
-      got = chunks[k].textContent.split("<article ");
+      got = (texts[k] || "").split("<article ");
       got.shift();
       for (var a = 0; a < got.length; a++) got[a] = "<article " + got[a];
       if (cache.size > 8) cache.delete(cache.keys().next().value);
@@ -467,8 +483,8 @@
     var hits = [];
     var variants = [escapeText(q), escapeText(q).replace(/"/g, "&quot;").replace(/'/g, "&#39;")];
     var total = 0;
-    for (var k = 0; k < chunks.length; k++) {
-      var raw = chunks[k].textContent.toLowerCase();
+    for (var k = 0; k < texts.length; k++) {
+      var raw = texts[k].toLowerCase();
       if (raw.indexOf(variants[0]) < 0 && raw.indexOf(variants[1]) < 0 && !/[&<>"']/.test(q)) continue;
       var entries = chunk(k);
       for (var e = 0; e < entries.length; e++) {
@@ -634,8 +650,16 @@
   }
   window.addEventListener("hashchange", follow);
 
-  setLeaf(state.leaf);
-  render();
-  follow();
-  document.body.setAttribute("data-ready", "1");
+  // The chunks are inflated once, when the page opens; their elements are
+  // then let go, so the page holds each entry's markup once.
+  Promise.all(chunks.map(inflate)).then(function (got) {
+    texts = got;
+    chunks.forEach(function (script) { script.remove(); });
+    setLeaf(state.leaf);
+    render();
+    follow();
+    document.body.setAttribute("data-ready", "1");
+  }, function (e) {
+    el["am-main"].textContent = "The page's entries could not be read (" + e + "): this browser may lack DecompressionStream.";
+  });
 })();
