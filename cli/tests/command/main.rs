@@ -15,6 +15,7 @@ mod boundary;
 mod commands;
 mod compact;
 mod decode;
+mod export_highlight;
 mod export_html;
 mod export_page;
 mod import_claude;

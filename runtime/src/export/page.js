@@ -187,10 +187,11 @@
   // Syntax highlighting: a small tokenizer per family of languages (comments,
   // strings, numbers, keywords), building text nodes and spans, never markup.
   var FAMILY = {};
-  function family(exts, kw, comment) {
+  // `tag`, when given, is what else counts as a keyword (a markup tag's name).
+  function family(exts, kw, comment, tag) {
     var words = new Set(kw.split(" "));
-    var re = new RegExp("(" + comment + ")|(\"(?:[^\"\\\\\\n]|\\\\.)*\"|'(?:[^'\\\\\\n]|\\\\.)*'|`(?:[^`\\\\]|\\\\.)*`)|(\\b\\d[\\d_.xXa-fA-F]*\\b)|([A-Za-z_$][\\w$]*)", "g");
-    exts.split(" ").forEach(function (e) { FAMILY[e] = { words: words, re: re }; });
+    var re = new RegExp("(" + comment + ")|(\"(?:[^\"\\\\\\n]|\\\\.)*\"|'(?:[^'\\\\\\n]|\\\\.)*'|`(?:[^`\\\\]|\\\\.)*`)|(\\b\\d[\\d_.xXa-fA-F]*\\b)|(" + (tag ? tag + "|" : "") + "[A-Za-z_$][\\w$]*)", "g");
+    exts.split(" ").forEach(function (e) { FAMILY[e] = { words: words, re: re, tag: !!tag }; });
   }
   family("rs", "as async await break const continue crate dyn else enum extern false fn for if impl in let loop match mod move mut pub ref return self Self static struct super trait true type unsafe use where while Some None Ok Err", "//[^\\n]*|/\\*[\\s\\S]*?\\*/");
   family("js mjs cjs jsx ts tsx mts cts json jsonl", "async await break case catch class const continue default delete do else export extends false finally for from function if import in instanceof interface let new null of return static super switch this throw true try type typeof undefined var void while yield", "//[^\\n]*|/\\*[\\s\\S]*?\\*/");
@@ -198,7 +199,12 @@
   family("py pyi rb sh bash zsh fish yaml yml toml ini cfg conf makefile dockerfile pl r nix tf", "and as assert async await break case class continue def del do done elif else end esac except export false fi finally for from function if import in is lambda local nil none None not or pass raise return self then true True False try until while with yield", "#[^\\n]*");
   family("sql lua hs", "and as by create delete desc do else end false for from function group having if in insert into is join left limit local nil not null on or order return select set table then true update values where", "--[^\\n]*");
   family("css scss less", "important", "/\\*[\\s\\S]*?\\*/");
-  var ALIAS = { rust: "rs", javascript: "js", typescript: "ts", python: "py", shell: "sh", console: "sh", golang: "go", "c++": "cpp", ruby: "rb", yml: "yaml", kotlin: "kt", csharp: "cs" };
+  family("html htm xhtml xml svg vue svelte plist xsd xsl csproj", "DOCTYPE", "<!--[\\s\\S]*?-->", "</?[A-Za-z][\\w:.-]*|/?>");
+  family("clj cljs cljc edn el lisp scm ss rkt fnl", "def defn defmacro defun define do fn if let lambda loop nil ns quote recur require setq t true false when", ";[^\\n]*");
+  family("ex exs erl hrl", "after alias case catch cond def defmodule defp do else end false fn if import nil receive true try when with", "#[^\\n]*|%[^\\n]*");
+  family("ml mli fs fsi fsx", "and begin do done else end false fun function if in let match module mutable of open rec then true try type val when with", "\\(\\*[\\s\\S]*?\\*\\)|//[^\\n]*");
+  family("ps1 psm1 jl cmake proto graphql gql gradle groovy sol v sv tex bat cmd", "begin break catch class continue do else elseif end enum false for foreach function if import in message module mutable param query return service struct switch then throw true try type using var while", "#[^\\n]*|//[^\\n]*|%[^\\n]*|\\bREM\\b[^\\n]*|::[^\\n]*");
+  var ALIAS = { rust: "rs", javascript: "js", typescript: "ts", python: "py", shell: "sh", console: "sh", golang: "go", "c++": "cpp", ruby: "rb", yml: "yaml", kotlin: "kt", csharp: "cs", elixir: "ex", erlang: "erl", clojure: "clj", ocaml: "ml", fsharp: "fs", powershell: "ps1", julia: "jl", markup: "html", svelte: "svelte", scheme: "scm", racket: "rkt" };
   function langOf(code) {
     var lang = code.getAttribute("data-lang");
     if (!lang) {
@@ -238,7 +244,7 @@
     var last = 0, m, cls;
     f.re.lastIndex = 0;
     while ((m = f.re.exec(text)) !== null) {
-      cls = m[1] ? "cm" : m[2] ? "st" : m[3] ? "nu" : f.words.has(m[4]) ? "kw" : null;
+      cls = m[1] ? "cm" : m[2] ? "st" : m[3] ? "nu" : f.words.has(m[4]) || (f.tag && /^<|>$/.test(m[4])) ? "kw" : null;
       if (!cls) continue;
       if (m.index > last) frag.appendChild(document.createTextNode(text.slice(last, m.index)));
       var span = document.createElement("span");
