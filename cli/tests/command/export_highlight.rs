@@ -38,13 +38,16 @@ fn session(files: &[(&str, &str)]) -> String {
     out
 }
 
+/// What a read's code must hold: (token class, token text).
+type Marks = &'static [(&'static str, &'static str)];
+
 #[test]
 fn reads_in_markup_lisp_elixir_ocaml_and_powershell_are_highlighted() {
     let Some(chromium) = chromium_or_skip("export --html highlighting") else {
         return;
     };
     // Each file, and what the page must mark in it: (class, text).
-    let cases: &[(&str, &str, &[(&str, &str)])] = &[
+    let cases: &[(&str, &str, Marks)] = &[
         (
             "index.html",
             "<!-- top -->\n<div class=\"a\">text</div>\n",
