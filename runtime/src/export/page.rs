@@ -255,11 +255,10 @@ pub(super) fn write<N: Node, W: Write>(
         last_t: 0,
     };
     let mut buf = Vec::new();
-    let mut pending = Chunk {
-        markup: String::new(),
+    let mut chunks = Chunks {
+        out: Some(&mut out),
+        deflating: None,
         compress: options.compress,
-        deflated: Vec::new(),
-        encoded: String::new(),
     };
     let mut calls = render::Calls::new();
     let mut i = 0;
@@ -268,8 +267,11 @@ pub(super) fn write<N: Node, W: Write>(
         if i >= count {
             return Err(ExportError::Changed);
         }
-        if i % chunk == 0 && i > 0 {
-            pending.flush(&mut out)?;
+        if i % chunk == 0 {
+            if i > 0 {
+                chunks.end()?;
+            }
+            chunks.start()?;
         }
         let label = entry
             .id()
@@ -280,7 +282,7 @@ pub(super) fn write<N: Node, W: Write>(
         }
         let cost = outline.gathered.costs.get(i).copied().flatten();
         let rendered = render::entry(entry, line, label, cost, &mut calls);
-        pending.markup.push_str(&inert_markup(&rendered.html));
+        chunks.write(inert_markup(&rendered.html).as_bytes())?;
 
         let sent =
             entry_sends(format, entry).map_or(0, |m| crate::to_llm(std::slice::from_ref(&m)).len());
@@ -317,8 +319,9 @@ pub(super) fn write<N: Node, W: Write>(
         return Err(ExportError::Changed);
     }
     if count > 0 {
-        pending.flush(&mut out)?;
+        chunks.end()?;
     }
+    drop(chunks);
     let fk = (0..count)
         .filter(|&i| facts.f[i] & COMPACTION != 0)
         .filter_map(|i| Some((i, nodes[i].first_kept()?.as_str())))
@@ -357,43 +360,64 @@ pub(super) fn write<N: Node, W: Write>(
     Ok(())
 }
 
-/// The markup of one chunk of entries, written as one `<script>` element
-/// when the chunk is full: deflated (zlib) and in base64 when `compress`,
-/// which the page's script inflates with the browser's
-/// `DecompressionStream`, else as it is. Markup compresses to a fifth or
-/// less, so the page is a fraction of the session it shows, and base64 has
-/// no `<`, so nothing in it can end the element.
-struct Chunk {
-    markup: String,
+/// The entries' markup, written as `<script>` elements of one chunk each:
+/// deflated (zlib) and in base64 as it is written when `compress`, which
+/// the page's script inflates with the browser's `DecompressionStream`,
+/// else as it is. Markup deflates to a fifth or less, so the page is a
+/// fraction of the session it shows; base64 has no `<`, so nothing in it
+/// can end the element; and the page is still written one entry at a time.
+struct Chunks<'w, W: Write> {
+    /// The page, when no chunk is being deflated into it.
+    out: Option<&'w mut W>,
+    deflating: Option<Deflating<'w, W>>,
     compress: bool,
-    /// Buffers kept from one chunk to the next.
-    deflated: Vec<u8>,
-    encoded: String,
 }
 
-impl Chunk {
-    fn flush<W: Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+type Deflating<'w, W> = flate2::write::ZlibEncoder<
+    base64::write::EncoderWriter<'static, base64::engine::GeneralPurpose, &'w mut W>,
+>;
+
+impl<W: Write> Chunks<'_, W> {
+    /// Opens a chunk's element.
+    fn start(&mut self) -> std::io::Result<()> {
+        let Some(out) = self.out.take() else {
+            return Ok(());
+        };
         if self.compress {
-            self.deflated.clear();
-            let mut z = flate2::write::ZlibEncoder::new(
-                std::mem::take(&mut self.deflated),
-                flate2::Compression::new(DEFLATE_LEVEL),
-            );
-            z.write_all(self.markup.as_bytes())?;
-            self.deflated = z.finish()?;
-            self.encoded.clear();
-            base64::engine::general_purpose::STANDARD
-                .encode_string(&self.deflated, &mut self.encoded);
             out.write_all(
                 b"<script type=\"text/x-agentmsg-entries\" class=\"am-chunk\" data-deflate>",
             )?;
-            out.write_all(self.encoded.as_bytes())?;
+            self.deflating = Some(flate2::write::ZlibEncoder::new(
+                base64::write::EncoderWriter::new(out, &base64::engine::general_purpose::STANDARD),
+                flate2::Compression::new(DEFLATE_LEVEL),
+            ));
         } else {
             out.write_all(b"<script type=\"text/x-agentmsg-entries\" class=\"am-chunk\">")?;
-            out.write_all(self.markup.as_bytes())?;
+            self.out = Some(out);
         }
+        Ok(())
+    }
+
+    /// Writes entries' markup into the open chunk.
+    fn write(&mut self, markup: &[u8]) -> std::io::Result<()> {
+        match (&mut self.deflating, &mut self.out) {
+            (Some(z), _) => z.write_all(markup),
+            (None, Some(out)) => out.write_all(markup),
+            (None, None) => Ok(()),
+        }
+    }
+
+    /// Closes the open chunk's element.
+    fn end(&mut self) -> std::io::Result<()> {
+        let out = match self.deflating.take() {
+            Some(z) => z.finish()?.finish()?,
+            None => match self.out.take() {
+                Some(out) => out,
+                None => return Ok(()),
+            },
+        };
         out.write_all(b"</script>\n")?;
-        self.markup.clear();
+        self.out = Some(out);
         Ok(())
     }
 }
