@@ -123,16 +123,17 @@ const REACH_ALL: &str = r#"(() => {
 })()"#;
 
 /// A message off the chosen leaf's path with text, and a piece of its text
-/// to search for (null when every message is on the path).
+/// to search for (null when every message is on the path), in the page
+/// whose chunks' texts (`page_entries::chunk_texts`) are `TEXTS`.
 const OFF_PATH_TEXT: &str = r#"(() => {
   const t = JSON.parse(document.getElementById('am-tree').textContent);
   const on = new Set();
   for (let at = t.leaf; at >= 0; at = t.pd[at] === 0 ? -1 : at - t.pd[at]) on.add(at);
-  const chunks = document.querySelectorAll('script.am-chunk');
+  const chunks = TEXTS;
   for (let i = 0; i < t.ids.length; i++) {
     const kind = t.kn[t.k[i]];
     if (on.has(i) || (kind !== 'user' && kind !== 'assistant')) continue;
-    const part = chunks[Math.floor(i / t.chunk)].textContent.split('<article ')[i % t.chunk + 1];
+    const part = chunks[Math.floor(i / t.chunk)].split('<article ')[i % t.chunk + 1];
     const tpl = document.createElement('template');
     tpl.innerHTML = '<article ' + part;
     const md = tpl.content.querySelector('.md');
@@ -302,7 +303,13 @@ fn check_file(b: &mut Browser, dir: &Path, file: &Path, name: &str, found: &mut 
     assert_eq!(reach["unreached"], 0, "{what}: {reach}");
     // Text on an abandoned branch is found and opened.
     b.open(&url);
-    if let Some(off) = b.eval(OFF_PATH_TEXT).as_object().cloned() {
+    let page = std::fs::read_to_string(url.trim_start_matches("file://")).unwrap();
+    let texts = serde_json::to_string(&crate::page_entries::chunk_texts(&page)).unwrap();
+    if let Some(off) = b
+        .eval(&OFF_PATH_TEXT.replace("TEXTS", &texts))
+        .as_object()
+        .cloned()
+    {
         let i = off["i"].as_u64().unwrap();
         let (listed, opened) = search_finds(b, off["q"].as_str().unwrap(), i);
         assert!(listed, "{what}: {off:?} not among the hits");

@@ -845,7 +845,9 @@ fn a_compacted_session_is_one_tree() {
         &["export", "out.jsonl", "--html", "-o", "page.html"],
     );
     assert_eq!(run.code, 0, "{run:?}");
-    let page = std::fs::read_to_string(dir.path().join("page.html")).unwrap();
+    let page = crate::page_entries::markup(
+        &std::fs::read_to_string(dir.path().join("page.html")).unwrap(),
+    );
     assert!(page.contains("fix the parser"), "the compacted history");
     assert!(page.contains("the parser was fixed"), "the summary");
     // `context` over the log itself (imported as it is read) alike.

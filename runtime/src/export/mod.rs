@@ -16,14 +16,17 @@
 //! when their bytes are an image format (the `mimeType` a transcript
 //! declares is never written into the page). The rendered entries travel as
 //! the text of `<script type="text/x-agentmsg-entries">` elements, which a
-//! browser never runs and nothing in them can close (every `<` of the
-//! transcript is escaped), in chunks; what is the same for every entry (its
-//! id, kind name, time, permalink, a reply's numbers) is written once, in
-//! the tree the script reads, so the page is smaller than the session it
-//! shows. The script shows the chosen branch as one scroll, rendering a
-//! window of it ([`HtmlOptions::page_size`] entries around the entry
-//! opened) that grows by a fifth of that as the reader nears either end and
-//! is cut at the far end past three times that, the view kept in place, so the page holds a
+//! browser never runs, in chunks, deflated and in base64 (which has no `<`,
+//! so nothing in it can close the element) unless
+//! [`HtmlOptions::compress`] is off (then every `<` of the transcript is
+//! escaped); what is the same for every entry (its id, kind name, time,
+//! permalink, a reply's numbers) is written once, in the tree the script
+//! reads, so the page is a fraction of the session it shows (a third of a
+//! pi session, a fifth of a Codex rollout). The script shows the chosen
+//! branch as one scroll, rendering a window of it
+//! ([`HtmlOptions::page_size`] entries around the entry opened) that grows
+//! by a fifth of that as the reader nears either end and is cut at the far
+//! end past three times that, the view kept in place, so the page holds a
 //! bounded number of entries and a session of 100,000 entries stays usable;
 //! a permalink, a search hit, the outline, the keys and the next-error
 //! button centre the window on their entry, and the status says which
@@ -99,9 +102,15 @@ pub struct HtmlOptions {
     /// this many as the reader nears either end and is cut past three times
     /// this many.
     pub page_size: usize,
-    /// How many entries each embedded JSON chunk holds (at least 1; 1000 by
+    /// How many entries each embedded chunk holds (at least 1; 1000 by
     /// default). The page parses a chunk when it shows or searches it.
     pub chunk_size: usize,
+    /// Whether the entries' markup is deflated (true by default): the page
+    /// is then a fraction of the session's size, and opens in any browser
+    /// with `DecompressionStream` (Chromium 80, Firefox 113, Safari 16.4).
+    /// Without it the markup is plain text in the page, for a reader that
+    /// greps the file, at about three to five times the size.
+    pub compress: bool,
 }
 
 impl Default for HtmlOptions {
@@ -110,6 +119,7 @@ impl Default for HtmlOptions {
             title: None,
             page_size: 500,
             chunk_size: 1000,
+            compress: true,
         }
     }
 }
@@ -119,6 +129,14 @@ impl HtmlOptions {
     #[must_use]
     pub fn with_title(mut self, title: impl Into<String>) -> Self {
         self.title = Some(title.into());
+        self
+    }
+
+    /// The same options with the entries' markup deflated or not (see
+    /// [`HtmlOptions::compress`]).
+    #[must_use]
+    pub fn with_compression(mut self, compress: bool) -> Self {
+        self.compress = compress;
         self
     }
 

@@ -37,13 +37,29 @@
   var byId = new Map();
   for (i = 0; i < n; i++) if (!byId.has(tree.ids[i])) byId.set(tree.ids[i], i);
 
+  // A chunk's text: its markup deflated and in base64 (`data-deflate`),
+  // inflated by the browser, or the markup as it is.
+  function inflate(script) {
+    var text = script.textContent;
+    if (!script.hasAttribute("data-deflate")) return Promise.resolve(text);
+    var bytes;
+    if (Uint8Array.fromBase64) bytes = Uint8Array.fromBase64(text);
+    else {
+      var bin = atob(text);
+      bytes = new Uint8Array(bin.length);
+      for (var b = 0; b < bin.length; b++) bytes[b] = bin.charCodeAt(b);
+    }
+    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"))).text();
+  }
+  var texts = [];
+
   // A chunk is the markup of its entries one after the other, each an
   // <article> (nothing else in an entry's markup opens one).
   var cache = new Map();
   function chunk(k) {
     var got = cache.get(k);
     if (!got) {
-      got = chunks[k].textContent.split("<article ");
+      got = (texts[k] || "").split("<article ");
       got.shift();
       for (var a = 0; a < got.length; a++) got[a] = "<article " + got[a];
       if (cache.size > 8) cache.delete(cache.keys().next().value);
@@ -182,10 +198,11 @@
   // Syntax highlighting: a small tokenizer per family of languages (comments,
   // strings, numbers, keywords), building text nodes and spans, never markup.
   var FAMILY = {};
-  function family(exts, kw, comment) {
+  // `tag`, when given, is what else counts as a keyword (a markup tag's name).
+  function family(exts, kw, comment, tag) {
     var words = new Set(kw.split(" "));
-    var re = new RegExp("(" + comment + ")|(\"(?:[^\"\\\\\\n]|\\\\.)*\"|'(?:[^'\\\\\\n]|\\\\.)*'|`(?:[^`\\\\]|\\\\.)*`)|(\\b\\d[\\d_.xXa-fA-F]*\\b)|([A-Za-z_$][\\w$]*)", "g");
-    exts.split(" ").forEach(function (e) { FAMILY[e] = { words: words, re: re }; });
+    var re = new RegExp("(" + comment + ")|(\"(?:[^\"\\\\\\n]|\\\\.)*\"|'(?:[^'\\\\\\n]|\\\\.)*'|`(?:[^`\\\\]|\\\\.)*`)|(\\b\\d[\\d_.xXa-fA-F]*\\b)|(" + (tag ? tag + "|" : "") + "[A-Za-z_$][\\w$]*)", "g");
+    exts.split(" ").forEach(function (e) { FAMILY[e] = { words: words, re: re, tag: !!tag }; });
   }
   family("rs", "as async await break const continue crate dyn else enum extern false fn for if impl in let loop match mod move mut pub ref return self Self static struct super trait true type unsafe use where while Some None Ok Err", "//[^\\n]*|/\\*[\\s\\S]*?\\*/");
   family("js mjs cjs jsx ts tsx mts cts json jsonl", "async await break case catch class const continue default delete do else export extends false finally for from function if import in instanceof interface let new null of return static super switch this throw true try type typeof undefined var void while yield", "//[^\\n]*|/\\*[\\s\\S]*?\\*/");
@@ -193,7 +210,12 @@
   family("py pyi rb sh bash zsh fish yaml yml toml ini cfg conf makefile dockerfile pl r nix tf", "and as assert async await break case class continue def del do done elif else end esac except export false fi finally for from function if import in is lambda local nil none None not or pass raise return self then true True False try until while with yield", "#[^\\n]*");
   family("sql lua hs", "and as by create delete desc do else end false for from function group having if in insert into is join left limit local nil not null on or order return select set table then true update values where", "--[^\\n]*");
   family("css scss less", "important", "/\\*[\\s\\S]*?\\*/");
-  var ALIAS = { rust: "rs", javascript: "js", typescript: "ts", python: "py", shell: "sh", console: "sh", golang: "go", "c++": "cpp", ruby: "rb", yml: "yaml", kotlin: "kt", csharp: "cs" };
+  family("html htm xhtml xml svg vue svelte plist xsd xsl csproj", "DOCTYPE", "<!--[\\s\\S]*?-->", "</?[A-Za-z][\\w:.-]*|/?>");
+  family("clj cljs cljc edn el lisp scm ss rkt fnl", "def defn defmacro defun define do fn if let lambda loop nil ns quote recur require setq t true false when", ";[^\\n]*");
+  family("ex exs erl hrl", "after alias case catch cond def defmodule defp do else end false fn if import nil receive true try when with", "#[^\\n]*|%[^\\n]*");
+  family("ml mli fs fsi fsx", "and begin do done else end false fun function if in let match module mutable of open rec then true try type val when with", "\\(\\*[\\s\\S]*?\\*\\)|//[^\\n]*");
+  family("ps1 psm1 jl cmake proto graphql gql gradle groovy sol v sv tex bat cmd", "begin break catch class continue do else elseif end enum false for foreach function if import in message module mutable param query return service struct switch then throw true try type using var while", "#[^\\n]*|//[^\\n]*|%[^\\n]*|\\bREM\\b[^\\n]*|::[^\\n]*");
+  var ALIAS = { rust: "rs", javascript: "js", typescript: "ts", python: "py", shell: "sh", console: "sh", golang: "go", "c++": "cpp", ruby: "rb", yml: "yaml", kotlin: "kt", csharp: "cs", elixir: "ex", erlang: "erl", clojure: "clj", ocaml: "ml", fsharp: "fs", powershell: "ps1", julia: "jl", markup: "html", svelte: "svelte", scheme: "scm", racket: "rkt" };
   function langOf(code) {
     var lang = code.getAttribute("data-lang");
     if (!lang) {
@@ -233,7 +255,7 @@
     var last = 0, m, cls;
     f.re.lastIndex = 0;
     while ((m = f.re.exec(text)) !== null) {
-      cls = m[1] ? "cm" : m[2] ? "st" : m[3] ? "nu" : f.words.has(m[4]) ? "kw" : null;
+      cls = m[1] ? "cm" : m[2] ? "st" : m[3] ? "nu" : f.words.has(m[4]) || (f.tag && /^<|>$/.test(m[4])) ? "kw" : null;
       if (!cls) continue;
       if (m.index > last) frag.appendChild(document.createTextNode(text.slice(last, m.index)));
       var span = mk("span");
@@ -718,8 +740,8 @@
     var hits = [];
     var variants = [escapeText(q), escapeText(q).replace(/"/g, "&quot;").replace(/'/g, "&#39;")];
     var total = 0;
-    for (var k = 0; k < chunks.length; k++) {
-      var raw = chunks[k].textContent.toLowerCase();
+    for (var k = 0; k < texts.length; k++) {
+      var raw = texts[k].toLowerCase();
       if (raw.indexOf(variants[0]) < 0 && raw.indexOf(variants[1]) < 0 && !/[&<>"']/.test(q)) continue;
       var entries = chunk(k);
       for (var e = 0; e < entries.length; e++) {
@@ -893,9 +915,17 @@
     if (a && a.getAttribute("href") === location.hash) { e.preventDefault(); follow(); }
   });
 
-  setLeaf(state.leaf);
-  if (!follow()) reset(0);
-  where();
-  later();
-  document.body.setAttribute("data-ready", "1");
+  // The chunks are inflated once, when the page opens; their elements are
+  // then let go, so the page holds each entry's markup once.
+  Promise.all(chunks.map(inflate)).then(function (got) {
+    texts = got;
+    chunks.forEach(function (script) { script.remove(); });
+    setLeaf(state.leaf);
+    if (!follow()) reset(0);
+    where();
+    later();
+    document.body.setAttribute("data-ready", "1");
+  }, function (e) {
+    el["am-main"].textContent = "The page's entries could not be read (" + e + "): this browser may lack DecompressionStream.";
+  });
 })();
