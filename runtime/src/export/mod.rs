@@ -21,8 +21,8 @@
 //! [`HtmlOptions::compress`] is off (then every `<` of the transcript is
 //! escaped); what is the same for every entry (its id, kind name, time,
 //! permalink, a reply's numbers) is written once, in the tree the script
-//! reads, so the page is a fraction of the session it shows (a third of a
-//! pi session, a fifth of a Codex rollout). The script shows the chosen
+//! reads, so the page is a fraction of the session it shows (about a third
+//! of a pi session or a Claude Code log of a few hundred kB). The script shows the chosen
 //! branch as one scroll, rendering a window of it
 //! ([`HtmlOptions::page_size`] entries around the entry opened) that grows
 //! by a fifth of that as the reader nears either end and is cut at the far
