@@ -190,6 +190,24 @@ pub(super) fn wrong_types(text: &str, fields: &'static [Field]) -> Vec<String> {
     }
 }
 
+/// What [`wrong_types`] says of one value, the JSON `text` of the field at
+/// `path` (a field of a line read on its own: the line's other fields are
+/// not walked again), of `kind`; `None` when it cannot be read (a number
+/// out of range), for which [`wrong_types`] says nothing of the whole line.
+#[cfg(feature = "anthropic")]
+pub(super) fn wrong_type(text: &str, path: &str, kind: &'static Kind) -> Option<Vec<String>> {
+    use serde::de::DeserializeSeed;
+    let (mut path, mut found) = (path.to_owned(), Vec::new());
+    let mut de = serde_json::Deserializer::from_str(text);
+    let check = Check {
+        kind,
+        path: &mut path,
+        found: &mut found,
+    };
+    check.deserialize(&mut de).and_then(|()| de.end()).ok()?;
+    Some(found)
+}
+
 /// Checks one value against its kind, as it is read.
 struct Check<'p> {
     kind: &'p Kind,
