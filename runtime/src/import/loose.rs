@@ -240,11 +240,50 @@ impl Check<'_> {
 impl<'de> de::DeserializeSeed<'de> for Check<'_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        if let Kind::Any = self.kind {
-            IgnoredAny::deserialize(d)?;
-            return Ok(());
+        match self.kind {
+            Kind::Any => {
+                IgnoredAny::deserialize(d)?;
+                Ok(())
+            }
+            // Told by the value's first character, as its text is skipped
+            // over: a string is not unescaped (which a reading of its type
+            // would do, and which costs more than the rest of the check).
+            Kind::Str | Kind::Bool | Kind::Num | Kind::StrOrArr(_) => {
+                let raw = <&serde_json::value::RawValue>::deserialize(d)?;
+                self.raw(raw.get()).map_err(de::Error::custom)
+            }
+            Kind::Obj(_) | Kind::Arr(_) => d.deserialize_any(self),
         }
-        d.deserialize_any(self)
+    }
+}
+
+impl Check<'_> {
+    /// Checks the value whose JSON text is `text`, as [`Visitor`] does.
+    fn raw(self, text: &str) -> Result<(), serde_json::Error> {
+        match text.as_bytes().first() {
+            Some(b'"') => self.visit_str(""),
+            Some(b't' | b'f') => self.visit_bool(true),
+            Some(b'n') => Ok(()),
+            Some(b'{') => {
+                self.is("an object", false);
+                Ok(())
+            }
+            Some(b'[') => match self.kind {
+                Kind::StrOrArr(_) => {
+                    (&mut serde_json::Deserializer::from_str(text)).deserialize_any(self)
+                }
+                _ => {
+                    self.is("an array", false);
+                    Ok(())
+                }
+            },
+            // A number, which fails to read as its type is read when out
+            // of range.
+            _ => {
+                serde_json::from_str::<serde_json::Number>(text)?;
+                self.visit_u64(0)
+            }
+        }
     }
 }
 
