@@ -364,6 +364,8 @@ impl<'de> serde::de::Visitor<'de> for KeySeed {
 /// once, when it is converted, whether it answers the open response or not.
 struct UserFields {
     tool_use_result: Option<Value>,
+    /// Its message's content, when its message is an object.
+    content: Option<WireContent>,
 }
 
 /// One entry of the log.
@@ -427,19 +429,19 @@ impl Entry {
         if self.head.tool_use_result_twice {
             return None;
         }
-        let Some(span) = self.head.tool_use_result else {
-            return Some(UserFields {
-                tool_use_result: None,
-            });
+        let tool_use_result = match self.head.tool_use_result {
+            None => None,
+            Some(span) => match serde_json::from_str::<Value>(span.text(&self.text)) {
+                Ok(value) if depth(&value) <= SHALLOW => Some(value),
+                _ => loose::parse::<UserEntry>(&self.text)?.tool_use_result,
+            },
         };
-        match serde_json::from_str::<Value>(span.text(&self.text)) {
-            Ok(value) if depth(&value) <= SHALLOW => Some(UserFields {
-                tool_use_result: Some(value),
-            }),
-            _ => loose::parse::<UserEntry>(&self.text).map(|fields| UserFields {
-                tool_use_result: fields.tool_use_result,
-            }),
-        }
+        let content = Entry::object::<WireUser<'_>>(self.message())
+            .map(|message| WireContent::of(message.content));
+        Some(UserFields {
+            tool_use_result,
+            content,
+        })
     }
 
     /// Its `message` as written (absent when `null`).
@@ -1374,7 +1376,7 @@ pub(super) fn import<'s>(
             log.out.main.clear();
             Ok(())
         };
-        for line in lines(Reading::Entries)? {
+        for line in lines(Reading::Lazily)? {
             let Some(entry) = Entry::of(line?, log.check_types) else {
                 continue;
             };
@@ -1426,6 +1428,7 @@ fn plain_log<'s>(
         let line = LogLine {
             number: line.number,
             text: text.into_owned(),
+            unchecked: None,
         };
         if Entry::head_of(line).is_some_and(|e| e.head.is_sidechain || is_boundary(&e)) {
             return Ok(false);
@@ -1942,13 +1945,11 @@ impl Log {
         let Some(&group) = self.alias.group.get(&open.id) else {
             return false;
         };
-        if entry.user.is_none() {
-            return false;
-        }
-        let Some(message) = Entry::object::<WireUser<'_>>(entry.message()) else {
-            return false;
-        };
-        let WireContent::Blocks(blocks) = WireContent::of(message.content) else {
+        let Some(UserFields {
+            content: Some(WireContent::Blocks(blocks)),
+            ..
+        }) = &entry.user
+        else {
             return false;
         };
         !blocks.is_empty()
@@ -1964,13 +1965,13 @@ impl Log {
     /// then a user message of its other blocks; an `extension` line when it
     /// has neither.
     fn user(&mut self, entry: &mut Entry, imported: &mut Imported) -> Result<(), ImportError> {
-        let Some(UserFields { tool_use_result }) = entry.user.take() else {
+        let Some(UserFields {
+            tool_use_result,
+            content: Some(content),
+        }) = entry.user.take()
+        else {
             return self.other(entry, imported);
         };
-        let Some(message) = Entry::object::<WireUser<'_>>(entry.message()) else {
-            return self.other(entry, imported);
-        };
-        let content = WireContent::of(message.content);
         let said = UserSaid {
             timestamp: entry.millis(),
             details: tool_use_result,

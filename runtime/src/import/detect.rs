@@ -236,7 +236,16 @@ pub(super) struct LogLine {
     pub number: usize,
     /// Its text, without the whitespace around it.
     pub text: String,
+    /// Where it is said to be no JSON object, when it was not checked to be
+    /// one ([`Reading::Lazily`]).
+    pub unchecked: Option<SaidLines>,
 }
+
+/// The lines said (each once, whatever the passes): its number, and
+/// whether it is left out (else it held a lone surrogate).
+#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
+pub(super) type SaidLines =
+    std::rc::Rc<std::cell::RefCell<std::collections::BTreeSet<(usize, bool)>>>;
 
 #[cfg(any(feature = "anthropic", feature = "openai-responses"))]
 impl LogLine {
@@ -244,9 +253,18 @@ impl LogLine {
     /// from the line as it is, else (a key written twice, which a typed read
     /// refuses) from the object as a map reads it (the last of a repeated
     /// key wins), which then stands for the line.
+    /// A line not checked yet is checked when `read` fails (a reading that
+    /// succeeds has read all of it, as a check would): one that is no JSON
+    /// object is then said, and none.
     pub(super) fn head<H>(&mut self, read: impl Fn(&str) -> Option<H>) -> Option<H> {
         if let Some(head) = read(&self.text) {
             return Some(head);
+        }
+        if let Some(said) = self.unchecked.take() {
+            if !matches!(object_line(&self.text), Some(Ok(_))) {
+                said.borrow_mut().insert((self.number, true));
+                return None;
+            }
         }
         let map: Map<String, Value> = serde_json::from_str(&self.text).ok()?;
         self.text = serde_json::to_string(&map).ok()?;
@@ -271,6 +289,11 @@ pub(super) enum Reading {
     /// text in it, and reads as [`object_line`] the lines that hold it).
     #[cfg_attr(not(feature = "anthropic"), allow(dead_code))]
     Raw,
+    /// The lines of [`Reading::Entries`], a line that starts as an object
+    /// and holds no lone surrogate checked only when the importer's reading
+    /// of it fails ([`LogLine::head`]).
+    #[cfg_attr(not(feature = "anthropic"), allow(dead_code))]
+    Lazily,
 }
 
 /// Where a Claude Code log or Codex rollout is read from.
@@ -349,32 +372,43 @@ pub(super) fn convert_log<'s>(
     // Each line said once, whatever the passes: (line, left out?).
     let said_lines = Rc::new(RefCell::new(BTreeSet::new()));
     let lossy = Rc::new(Cell::new(false));
-    let keep =
-        |said: &RefCell<BTreeSet<(usize, bool)>>, reading: Reading, number: usize, raw: &str| {
-            if reading == Reading::Raw {
-                let raw = raw.trim();
-                return (!raw.is_empty()).then(|| LogLine {
+    let keep = |said: &SaidLines, reading: Reading, number: usize, raw: &str| {
+        if reading == Reading::Raw {
+            let raw = raw.trim();
+            return (!raw.is_empty()).then(|| LogLine {
+                number,
+                text: raw.to_owned(),
+                unchecked: None,
+            });
+        }
+        if reading == Reading::Lazily {
+            let raw = raw.trim();
+            if raw.starts_with('{') && !crate::json::surrogates::may_have_surrogates(raw) {
+                return Some(LogLine {
                     number,
                     text: raw.to_owned(),
+                    unchecked: Some(Rc::clone(said)),
                 });
             }
-            match object_line(raw) {
-                Some(Ok((text, replaced))) => {
-                    if replaced {
-                        said.borrow_mut().insert((number, false));
-                    }
-                    Some(LogLine {
-                        number,
-                        text: text.into_owned(),
-                    })
+        }
+        match object_line(raw) {
+            Some(Ok((text, replaced))) => {
+                if replaced {
+                    said.borrow_mut().insert((number, false));
                 }
-                Some(Err(())) => {
-                    said.borrow_mut().insert((number, true));
-                    None
-                }
-                None => None,
+                Some(LogLine {
+                    number,
+                    text: text.into_owned(),
+                    unchecked: None,
+                })
             }
-        };
+            Some(Err(())) => {
+                said.borrow_mut().insert((number, true));
+                None
+            }
+            None => None,
+        }
+    };
     let lines = |reading: Reading| -> Result<LogLines<'s>, ImportError> {
         let (left, lossy) = (Rc::clone(&said_lines), Rc::clone(&lossy));
         match source {
