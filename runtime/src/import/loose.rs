@@ -247,12 +247,13 @@ impl<'de> de::DeserializeSeed<'de> for Check<'_> {
             }
             // Told by the value's first character, as its text is skipped
             // over: a string is not unescaped (which a reading of its type
-            // would do, and which costs more than the rest of the check).
-            Kind::Str | Kind::Bool | Kind::Num | Kind::StrOrArr(_) => {
+            // would do). A string-or-array is read by its type: telling it
+            // first would walk an array twice.
+            Kind::Str | Kind::Bool | Kind::Num => {
                 let raw = <&serde_json::value::RawValue>::deserialize(d)?;
                 self.raw(raw.get()).map_err(de::Error::custom)
             }
-            Kind::Obj(_) | Kind::Arr(_) => d.deserialize_any(self),
+            Kind::Obj(_) | Kind::Arr(_) | Kind::StrOrArr(_) => d.deserialize_any(self),
         }
     }
 }
@@ -268,15 +269,10 @@ impl Check<'_> {
                 self.is("an object", false);
                 Ok(())
             }
-            Some(b'[') => match self.kind {
-                Kind::StrOrArr(_) => {
-                    (&mut serde_json::Deserializer::from_str(text)).deserialize_any(self)
-                }
-                _ => {
-                    self.is("an array", false);
-                    Ok(())
-                }
-            },
+            Some(b'[') => {
+                self.is("an array", false);
+                Ok(())
+            }
             // A number, which fails to read as its type is read when out
             // of range.
             _ => {
