@@ -81,9 +81,10 @@
 //!   is lost.
 //!
 //! Each entry is read as typed fields: those every entry has (`type`,
-//! `uuid`, `parentUuid`, `isSidechain`, `timestamp`), then its type's own
-//! (one `#[derive(Deserialize)]` struct per entry type), each converted by
-//! the function of its type. A field of another JSON type than the one
+//! `uuid`, `parentUuid`, `isSidechain`, `timestamp`), read in one walk of
+//! the line with the fields most entries need and the check of the fields'
+//! types (`Head`), then its type's own (one `#[derive(Deserialize)]` struct
+//! per entry type), each converted by the function of its type. A field of another JSON type than the one
 //! Claude Code writes is read as absent, never a reason to refuse the
 //! entry, and said (`bad-value`, with the field's path). A line holding half
 //! of a UTF-16 character is read with U+FFFD in its place, and said
