@@ -2473,3 +2473,166 @@ fn result_blocks(content: Option<&RawValue>) -> Vec<ToolResultContent> {
         WireContent::None => vec![ToolResultContent::Text(TextContent::new(raw.get()))],
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::import::{import, import_path, Imported, WarningCode};
+
+    /// A Claude Code entry of `kind` on one line, `extra` written before
+    /// its closing brace.
+    fn entry(kind: &str, uuid: &str, parent: Option<&str>, message: &str, extra: &str) -> String {
+        let parent = parent.map_or("null".to_owned(), |p| format!("\"{p}\""));
+        format!(
+            r#"{{"parentUuid":{parent},"isSidechain":false,"sessionId":"s","type":"{kind}","message":{message},"uuid":"{uuid}","timestamp":"2025-01-01T00:00:00.000Z"{extra}}}"#
+        )
+    }
+
+    /// A prompt, a reply calling `Read` (`c1`), its result (`extra` on its
+    /// line) and a next prompt.
+    fn log(result_extra: &str) -> String {
+        [
+            entry("user", "u0", None, r#"{"role":"user","content":"hi"}"#, ""),
+            entry(
+                "assistant",
+                "a1",
+                Some("u0"),
+                r#"{"id":"m1","model":"claude-sonnet-4-5","role":"assistant","content":[{"type":"tool_use","id":"c1","name":"Read","input":{"file_path":"a"}}],"usage":{"input_tokens":10,"output_tokens":5},"stop_reason":"tool_use"}"#,
+                r#","requestId":"r1""#,
+            ),
+            entry(
+                "user",
+                "u2",
+                Some("a1"),
+                r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"ok"}]}"#,
+                result_extra,
+            ),
+            entry("user", "u3", Some("u2"), r#"{"role":"user","content":"next"}"#, ""),
+        ]
+        .join("\n")
+    }
+
+    /// What the tests look at in a line of the transcript (read without a
+    /// limit of depth).
+    #[derive(serde::Deserialize)]
+    struct Line {
+        role: Option<String>,
+        kind: Option<String>,
+        id: Option<String>,
+        details: Option<Box<serde_json::value::RawValue>>,
+    }
+
+    fn lines(imported: &Imported) -> Vec<Line> {
+        std::str::from_utf8(&imported.text)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    /// The line of the transcript with `id`.
+    fn line<'a>(lines: &'a [Line], id: &str) -> &'a Line {
+        lines.iter().find(|l| l.id.as_deref() == Some(id)).unwrap()
+    }
+
+    fn has(lines: &[Line], id: &str) -> bool {
+        lines.iter().any(|l| l.id.as_deref() == Some(id))
+    }
+
+    /// A `toolUseResult` is read from its place in the line as the whole
+    /// line's reading reads it: nested as deep as the line allows it is the
+    /// result's details, one level deeper (which no reading of the line
+    /// takes) or written twice keeps the entry verbatim.
+    #[test]
+    fn a_tool_use_result_reads_as_the_whole_line_reads_it() {
+        let nested = |depth: usize| {
+            format!(
+                r#","toolUseResult":{}{}"#,
+                "[".repeat(depth),
+                "]".repeat(depth)
+            )
+        };
+        for (extra, result) in [
+            (r#","toolUseResult":{"a":1}"#.to_owned(), true),
+            (r#","toolUseResult":null"#.to_owned(), true),
+            (nested(99), true),
+            (nested(126), true),
+            (nested(127), false),
+            (
+                r#","toolUseResult":{"a":1},"toolUseResult":{"b":2}"#.to_owned(),
+                false,
+            ),
+        ] {
+            let imported = import(log(&extra).as_bytes()).unwrap();
+            let lines = lines(&imported);
+            let u2 = line(&lines, "u2");
+            if result {
+                assert_eq!(u2.role.as_deref(), Some("toolResult"), "{extra:.60}");
+                let details: serde_json::Value = match &u2.details {
+                    Some(d) => serde_json::from_str(d.get()).unwrap(),
+                    None => serde_json::Value::Null,
+                };
+                let written = extra.split_once(':').unwrap().1;
+                let expected: serde_json::Value = serde_json::from_str(written).unwrap();
+                assert_eq!(details, expected, "{extra:.60}");
+            } else {
+                assert_eq!(u2.role.as_deref(), Some("extension"), "{extra:.60}");
+                assert_eq!(u2.kind.as_deref(), Some("claude.user"), "{extra:.60}");
+            }
+        }
+    }
+
+    /// A sidechain entry whose flag is spelled with an escape is still
+    /// one: its line is written before the main conversation's (the look at
+    /// the text that leaves the reading of the heads out reads such a line).
+    #[test]
+    fn a_sidechain_spelled_with_an_escape_is_one() {
+        let side = entry("user", "s0", None, r#"{"role":"user","content":"sub"}"#, "")
+            .replace(r#""isSidechain":false"#, r#""is\u0053idechain":true"#);
+        let text = format!("{}\n{side}\n", log(""));
+        let imported = import(text.as_bytes()).unwrap();
+        let lines = lines(&imported);
+        assert_eq!(lines[0].id.as_deref(), Some("s0"));
+        assert_eq!(lines.len(), 5);
+        // Without it, no reading of the heads: the order written.
+        let plain = text.replace(r#""is\u0053idechain":true"#, r#""isSidechain":false"#);
+        let imported = import(plain.as_bytes()).unwrap();
+        assert_eq!(self::lines(&imported)[0].id.as_deref(), Some("u0"));
+    }
+
+    /// A line that is no JSON object among the converted ones is said once
+    /// and left out, from a file as from memory, though the conversion
+    /// does not check a line before reading it; a key of the head written
+    /// twice is read as a map reads it (the last one).
+    #[test]
+    fn a_broken_line_is_said_once_and_a_repeated_key_read_last() {
+        let mut text = log("");
+        text.push_str("\n{\"parentUuid\":\"u3\",\"type\":\"user\",\"uuid\":\"u4\"");
+        text.push('\n');
+        text.push_str(&entry(
+            "user",
+            "u5",
+            Some("u3"),
+            r#"{"role":"user","content":"again"}"#,
+            r#","uuid":"u6""#,
+        ));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.jsonl");
+        std::fs::write(&path, &text).unwrap();
+        let mut from_file = Vec::new();
+        let filed = import_path(&path, &mut from_file).unwrap();
+        let imported = import(text.as_bytes()).unwrap();
+        assert_eq!(from_file, imported.text);
+        for imported in [&filed, &imported] {
+            let said: Vec<_> = imported
+                .warnings
+                .iter()
+                .filter(|w| w.code == WarningCode::NotAnEntry)
+                .map(|w| w.line)
+                .collect();
+            assert_eq!(said, [5]);
+        }
+        let lines = lines(&imported);
+        assert!(has(&lines, "u6"));
+        assert!(!has(&lines, "u4") && !has(&lines, "u5"));
+    }
+}
