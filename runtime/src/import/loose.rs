@@ -173,6 +173,9 @@ pub(super) type Field = (&'static str, Kind);
 /// once, as it is read (no tree of it is built: the fields the table does
 /// not name, a tool's output say, are skipped over); each object's findings
 /// come in the order of the table.
+// Codex's importer reads its lines so; Claude Code's checks field by field
+// (`wrong_type`) as it reads the line.
+#[cfg_attr(not(feature = "openai-responses"), allow(dead_code))]
 pub(super) fn wrong_types(text: &str, fields: &'static [Field]) -> Vec<String> {
     use serde::de::DeserializeSeed;
     let (mut path, mut found) = (String::new(), Vec::new());
