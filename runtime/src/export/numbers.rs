@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use super::escape::html_string;
 use crate::session::Entry;
-use crate::{AssistantMessage, Cost, Message, Usage};
+use crate::{AssistantMessage, Message, Usage};
 
 /// What a reply cost.
 #[derive(Clone, Copy)]
@@ -27,21 +27,23 @@ pub(super) fn reply_cost(a: &AssistantMessage) -> ReplyCost {
         return ReplyCost::Known(c.total);
     }
     match estimate(a) {
-        Some(c) => ReplyCost::Estimated(c.total),
+        Some(total) => ReplyCost::Estimated(total),
         None => ReplyCost::Unknown,
     }
 }
 
+/// The total the catalog prices `a` at (the page shows no other part of
+/// it, so the price database is asked once).
 #[cfg(any_provider)]
-fn estimate(a: &AssistantMessage) -> Option<Cost> {
+fn estimate(a: &AssistantMessage) -> Option<f64> {
     if a.usage.total() == 0 {
         return None;
     }
-    crate::providers::Catalog::builtin().cost_of(a)
+    crate::providers::Catalog::builtin().total_cost_of(a)
 }
 
 #[cfg(not(any_provider))]
-fn estimate(_: &AssistantMessage) -> Option<Cost> {
+fn estimate(_: &AssistantMessage) -> Option<f64> {
     None
 }
 

@@ -81,9 +81,10 @@
 //!   is lost.
 //!
 //! Each entry is read as typed fields: those every entry has (`type`,
-//! `uuid`, `parentUuid`, `isSidechain`, `timestamp`), then its type's own
-//! (one `#[derive(Deserialize)]` struct per entry type), each converted by
-//! the function of its type. A field of another JSON type than the one
+//! `uuid`, `parentUuid`, `isSidechain`, `timestamp`), read in one walk of
+//! the line with the fields most entries need and the check of the fields'
+//! types (`Head`), then its type's own (one `#[derive(Deserialize)]` struct
+//! per entry type), each converted by the function of its type. A field of another JSON type than the one
 //! Claude Code writes is read as absent, never a reason to refuse the
 //! entry, and said (`bad-value`, with the field's path). A line holding half
 //! of a UTF-16 character is read with U+FFFD in its place, and said
@@ -100,7 +101,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::detect::{LogLine, LogLines};
+use super::detect::{self, LogLine, LogLines, Reading};
 use super::{extension_line, iso_millis, loose, message_line};
 use super::{ImportError, ImportWarning, Imported, WarningCode};
 use crate::custom::CompactionSummary;
@@ -115,35 +116,257 @@ use crate::{ToolResultContent, ToolResultMessage, Usage, UserContent, UserMessag
 // The entries, typed: the fields every entry is read by, then each type's own.
 // ---------------------------------------------------------------------------
 
-/// The fields every Claude Code entry is read by; the fields of its type are
-/// read from the same line by the function of that type.
-#[derive(Deserialize, Clone, Default)]
-#[serde(rename_all = "camelCase")]
+/// The fields every Claude Code entry is read by, read with those of its
+/// type that most entries need (an `assistant` entry's, a `user` entry's
+/// `toolUseResult`): the line is read once for all of them. The fields of
+/// other types are read from the same line by the function of that type.
+#[derive(Default)]
 struct Head {
-    #[serde(rename = "type", default, deserialize_with = "loose::string")]
     kind: Option<String>,
-    #[serde(default, deserialize_with = "loose::string")]
     uuid: Option<String>,
-    #[serde(default, deserialize_with = "loose::string")]
     parent_uuid: Option<String>,
-    #[serde(default, deserialize_with = "loose::flag")]
     is_sidechain: bool,
-    #[serde(default, deserialize_with = "loose::string")]
     timestamp: Option<String>,
-    #[serde(default, deserialize_with = "loose::string")]
     subtype: Option<String>,
-    /// Its `message` as written: an `assistant` entry's is read from here,
-    /// so its line is read once for its head and its fields (a copy of the
-    /// text costs less than a second reading of the line).
-    #[serde(default)]
-    message: Option<Box<RawValue>>,
+    /// Where its `message` is in the line (absent when `null`).
+    message: Option<Span>,
     /// An `assistant` entry's own fields.
-    #[serde(default, deserialize_with = "loose::flag")]
     is_api_error_message: bool,
-    #[serde(default, deserialize_with = "loose::string")]
     error: Option<String>,
-    #[serde(default, deserialize_with = "loose::string")]
     request_id: Option<String>,
+    /// Where its `toolUseResult` is in the line (`null` too), unless that
+    /// key is written twice (a `user` entry's fields then cannot be read).
+    tool_use_result: Option<Span>,
+    /// Whether `toolUseResult` is written twice.
+    tool_use_result_twice: bool,
+    /// The fields of another JSON type than Claude Code writes, each said
+    /// (`loose::wrong_types`), when the head was read to check them.
+    wrong: Vec<String>,
+}
+
+/// Where a value is in its line: `line[start..end]`.
+#[derive(Clone, Copy)]
+struct Span {
+    start: usize,
+    end: usize,
+}
+
+impl Span {
+    /// Where `value`, read from `line`, is in it.
+    fn of(line: &str, value: &RawValue) -> Self {
+        let start = value.get().as_ptr() as usize - line.as_ptr() as usize;
+        Self {
+            start,
+            end: start + value.get().len(),
+        }
+    }
+
+    fn text(self, line: &str) -> &str {
+        line.get(self.start..self.end).unwrap_or_default()
+    }
+}
+
+impl Head {
+    /// The head of the entry `line`, when the line can be read as one (a
+    /// key of the head written twice cannot: [`LogLine::head`](super::detect::LogLine::head)
+    /// then reads the object as a map reads it). With `check`, the fields
+    /// of another JSON type than Claude Code writes are found as it is read
+    /// ([`Head::wrong`]).
+    fn read(line: &str, check: bool) -> Option<Self> {
+        use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+        struct HeadVisitor<'l> {
+            line: &'l str,
+            check: bool,
+        }
+        /// A loose string field (`loose::string`).
+        #[derive(Deserialize)]
+        struct Str(#[serde(deserialize_with = "loose::string")] Option<String>);
+        /// A loose flag (`loose::flag`).
+        #[derive(Deserialize)]
+        struct Flag(#[serde(deserialize_with = "loose::flag")] bool);
+        impl<'de> Visitor<'de> for HeadVisitor<'_> {
+            type Value = Head;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a Claude Code entry")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Head, A::Error> {
+                let mut head = Head::default();
+                // The head's keys each read once, as a derived reading
+                // refuses a key written twice.
+                let mut seen = [false; HeadKey::COUNT];
+                // What each field of the table holds wrong, by its place in
+                // the table (a key written twice: its last value, as
+                // `loose::wrong_types` says it).
+                let mut said: Vec<(usize, Vec<String>)> = Vec::new();
+                // A field the check cannot read (a number out of range): as
+                // `loose::wrong_types`, nothing is said of the line.
+                let mut unreadable = false;
+                while let Some(key) = map.next_key_seed(KeySeed)? {
+                    let Key {
+                        head: of_head,
+                        table,
+                    } = key;
+                    let table = table.filter(|_| self.check);
+                    let Some(key) = of_head else {
+                        match table {
+                            Some(at) => {
+                                let value: &RawValue = map.next_value()?;
+                                let (name, kind) = &ENTRY[at];
+                                said.retain(|(field, _)| *field != at);
+                                match loose::wrong_type(value.get(), name, kind) {
+                                    Some(found) => said.push((at, found)),
+                                    None => unreadable = true,
+                                }
+                            }
+                            None => {
+                                map.next_value::<IgnoredAny>()?;
+                            }
+                        }
+                        continue;
+                    };
+                    if key == HeadKey::ToolUseResult {
+                        if head.tool_use_result.is_some() || head.tool_use_result_twice {
+                            head.tool_use_result = None;
+                            head.tool_use_result_twice = true;
+                            map.next_value::<IgnoredAny>()?;
+                        } else {
+                            let value: &RawValue = map.next_value()?;
+                            head.tool_use_result = Some(Span::of(self.line, value));
+                        }
+                        continue;
+                    }
+                    if std::mem::replace(&mut seen[key as usize], true) {
+                        return Err(de::Error::duplicate_field(key.name()));
+                    }
+                    let value: &RawValue = map.next_value()?;
+                    let text = value.get();
+                    if let Some(at) = table {
+                        let (name, kind) = &ENTRY[at];
+                        said.retain(|(field, _)| *field != at);
+                        match loose::wrong_type(text, name, kind) {
+                            Some(found) => said.push((at, found)),
+                            None => unreadable = true,
+                        }
+                    }
+                    // Read from the value's text as the line's reading would
+                    // read it (which fails where this fails).
+                    let string = || {
+                        serde_json::from_str::<Str>(text)
+                            .map(|s| s.0)
+                            .map_err(de::Error::custom)
+                    };
+                    let flag = || {
+                        serde_json::from_str::<Flag>(text)
+                            .map(|f| f.0)
+                            .map_err(de::Error::custom)
+                    };
+                    match key {
+                        HeadKey::Kind => head.kind = string()?,
+                        HeadKey::Uuid => head.uuid = string()?,
+                        HeadKey::ParentUuid => head.parent_uuid = string()?,
+                        HeadKey::IsSidechain => head.is_sidechain = flag()?,
+                        HeadKey::Timestamp => head.timestamp = string()?,
+                        HeadKey::Subtype => head.subtype = string()?,
+                        HeadKey::Message => {
+                            head.message = (text != "null").then(|| Span::of(self.line, value));
+                        }
+                        HeadKey::IsApiErrorMessage => head.is_api_error_message = flag()?,
+                        HeadKey::Error => head.error = string()?,
+                        HeadKey::RequestId => head.request_id = string()?,
+                        HeadKey::ToolUseResult => {}
+                    }
+                }
+                if !unreadable {
+                    said.sort_by_key(|(field, _)| *field);
+                    head.wrong = said.into_iter().flat_map(|(_, found)| found).collect();
+                }
+                Ok(head)
+            }
+        }
+        let mut de = serde_json::Deserializer::from_str(line);
+        let head = (&mut de)
+            .deserialize_map(HeadVisitor { line, check })
+            .ok()?;
+        de.end().ok()?;
+        Some(head)
+    }
+}
+
+/// A key of [`Head`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum HeadKey {
+    Kind,
+    Uuid,
+    ParentUuid,
+    IsSidechain,
+    Timestamp,
+    Subtype,
+    Message,
+    IsApiErrorMessage,
+    Error,
+    RequestId,
+    ToolUseResult,
+}
+
+impl HeadKey {
+    const COUNT: usize = 11;
+    const ALL: [(Self, &'static str); Self::COUNT] = [
+        (Self::Kind, "type"),
+        (Self::Uuid, "uuid"),
+        (Self::ParentUuid, "parentUuid"),
+        (Self::IsSidechain, "isSidechain"),
+        (Self::Timestamp, "timestamp"),
+        (Self::Subtype, "subtype"),
+        (Self::Message, "message"),
+        (Self::IsApiErrorMessage, "isApiErrorMessage"),
+        (Self::Error, "error"),
+        (Self::RequestId, "requestId"),
+        (Self::ToolUseResult, "toolUseResult"),
+    ];
+
+    fn name(self) -> &'static str {
+        Self::ALL[self as usize].1
+    }
+}
+
+/// A key of an entry: the head's it is, and its place in [`ENTRY`], if any.
+struct Key {
+    head: Option<HeadKey>,
+    table: Option<usize>,
+}
+
+/// Reads a key (without keeping it).
+struct KeySeed;
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeySeed {
+    type Value = Key;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for KeySeed {
+    type Value = Key;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<Self::Value, E> {
+        Ok(Key {
+            head: HeadKey::ALL
+                .iter()
+                .find(|(_, name)| *name == key)
+                .map(|(k, _)| *k),
+            table: ENTRY.iter().position(|(name, _)| *name == key),
+        })
+    }
+}
+
+/// A `user` entry's own fields besides its message (the head's): read
+/// once, when it is converted, whether it answers the open response or not.
+struct UserFields {
+    tool_use_result: Option<Value>,
+    /// Its message's content, when its message is an object.
+    content: Option<WireContent>,
 }
 
 /// One entry of the log.
@@ -155,40 +378,76 @@ struct Entry {
     /// Its common fields (`uuid` and `parentUuid` as the conversion reads
     /// them: renamed when reused, relinked when a compaction kept it).
     head: Head,
-    /// A `user` entry's `toolUseResult` once read (`Some(None)`: its fields
-    /// could not be read), kept from telling whether it answers the open
-    /// response until it is converted: its line is read once for both.
-    tool_use_result: std::cell::Cell<Option<Option<Option<Value>>>>,
+    /// A `user` entry's own fields, when they can be read (read for the
+    /// conversion, not by the reading of the heads).
+    user: Option<UserFields>,
 }
 
 impl Entry {
-    /// The entry on `line`, unless it is none (its fields cannot be read).
-    fn of(mut line: LogLine) -> Option<Self> {
-        let head = line.head()?;
+    /// The entry on `line`, unless it is none (its fields cannot be read);
+    /// its head alone.
+    fn head_of(mut line: LogLine) -> Option<Self> {
+        let head = line.head(|text| Head::read(text, false))?;
         Some(Self {
             line: line.number,
             text: line.text,
             head,
-            tool_use_result: std::cell::Cell::new(None),
+            user: None,
         })
     }
 
-    /// A `user` entry's `toolUseResult` (`None`: its fields cannot be read),
-    /// from the reading kept, else read now; taken, so called once to
-    /// convert the entry. Its message is the head's.
-    fn take_tool_use_result(&self) -> Option<Option<Value>> {
-        self.tool_use_result.take().unwrap_or_else(|| {
-            loose::parse::<UserEntry>(&self.text).map(|fields| fields.tool_use_result)
+    /// The entry on `line` as it is converted: a `user` entry's own fields
+    /// read too.
+    fn of(mut line: LogLine, check: bool) -> Option<Self> {
+        let head = line.head(|text| Head::read(text, check))?;
+        let mut entry = Self {
+            line: line.number,
+            text: line.text,
+            head,
+            user: None,
+        };
+        if entry.kind() == "user" && entry.head.uuid.is_some() {
+            entry.user = entry.read_user_fields();
+        }
+        Some(entry)
+    }
+
+    /// A `user` entry's fields besides its message, `None` when they cannot
+    /// be read: its `toolUseResult` (any value, `null` too) read from where
+    /// the head found it, as a reading of the whole line would read it.
+    fn read_user_fields(&self) -> Option<UserFields> {
+        /// A value nested at most this deep reads alone as it reads inside
+        /// the line (whose object is one level more, of the 128 serde_json
+        /// allows); a deeper one is read within the line.
+        const SHALLOW: usize = 100;
+        /// The whole line read for `toolUseResult` alone.
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct UserEntry {
+            #[serde(default, deserialize_with = "loose::present")]
+            tool_use_result: Option<Value>,
+        }
+        if self.head.tool_use_result_twice {
+            return None;
+        }
+        let tool_use_result = match self.head.tool_use_result {
+            None => None,
+            Some(span) => match serde_json::from_str::<Value>(span.text(&self.text)) {
+                Ok(value) if depth(&value) <= SHALLOW => Some(value),
+                _ => loose::parse::<UserEntry>(&self.text)?.tool_use_result,
+            },
+        };
+        let content = Entry::object::<WireUser<'_>>(self.message())
+            .map(|message| WireContent::of(message.content));
+        Some(UserFields {
+            tool_use_result,
+            content,
         })
     }
 
-    /// Whether a `user` entry's fields can be read: they are then kept for
-    /// [`Entry::take_tool_use_result`].
-    fn user_fields_read(&self) -> bool {
-        let read = self.take_tool_use_result();
-        let ok = read.is_some();
-        self.tool_use_result.set(Some(read));
-        ok
+    /// Its `message` as written (absent when `null`).
+    fn message(&self) -> Option<&str> {
+        self.head.message.map(|span| span.text(&self.text))
     }
 
     fn kind(&self) -> &str {
@@ -214,10 +473,19 @@ impl Entry {
 
     /// A field of the entry (its `message`, say) read as a `T`, when it is
     /// an object of that shape.
-    fn object<'a, T: Deserialize<'a>>(message: Option<&'a RawValue>) -> Option<T> {
-        message
-            .filter(|m| m.get().starts_with('{'))
-            .and_then(|m| loose::parse(m.get()))
+    fn object<'a, T: Deserialize<'a>>(field: Option<&'a str>) -> Option<T> {
+        field
+            .filter(|m| m.starts_with('{'))
+            .and_then(|m| loose::parse(m))
+    }
+}
+
+/// How deep arrays and objects nest in `value` (a scalar: 0).
+fn depth(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
+        Value::Object(fields) => 1 + fields.values().map(depth).max().unwrap_or(0),
+        _ => 0,
     }
 }
 
@@ -234,14 +502,6 @@ struct WireResponse<'a> {
     usage: Option<Value>,
     #[serde(default, deserialize_with = "loose::string")]
     stop_reason: Option<String>,
-}
-
-/// A `user` entry's own fields besides its message (the head's).
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct UserEntry {
-    #[serde(default, deserialize_with = "loose::present")]
-    tool_use_result: Option<Value>,
 }
 
 /// The message a `user` entry holds.
@@ -793,9 +1053,9 @@ impl Preserved {
             return;
         }
         let system = loose::parse::<SystemEntry<'_>>(&entry.text);
-        let metadata = system
-            .as_ref()
-            .and_then(|e| Entry::object::<CompactMetadata<'_>>(e.compact_metadata));
+        let metadata = system.as_ref().and_then(|e| {
+            Entry::object::<CompactMetadata<'_>>(e.compact_metadata.map(RawValue::get))
+        });
         {
             let logical = system.as_ref().and_then(|e| e.logical_parent_uuid.clone());
             let logical_known = logical
@@ -821,30 +1081,32 @@ impl Preserved {
         let Some(metadata) = metadata else {
             return;
         };
-        let segment = Entry::object::<WireSegment>(metadata.preserved_segment).and_then(|s| {
-            Some(Segment {
-                head: s.head_uuid?,
-                anchor: s.anchor_uuid?,
-                tail: s.tail_uuid?,
-            })
-        });
-        let kept = Entry::object::<WireKept>(metadata.preserved_messages).and_then(|m| {
-            let anchor = m.anchor_uuid?;
-            let uuids: Option<Vec<String>> = match m.uuids? {
-                Value::Array(uuids) => uuids
-                    .into_iter()
-                    .map(|u| match u {
-                        Value::String(u) => Some(u),
-                        _ => None,
-                    })
-                    .collect(),
-                _ => None,
-            };
-            Some(Kept {
-                anchor,
-                uuids: uuids?,
-            })
-        });
+        let segment = Entry::object::<WireSegment>(metadata.preserved_segment.map(RawValue::get))
+            .and_then(|s| {
+                Some(Segment {
+                    head: s.head_uuid?,
+                    anchor: s.anchor_uuid?,
+                    tail: s.tail_uuid?,
+                })
+            });
+        let kept = Entry::object::<WireKept>(metadata.preserved_messages.map(RawValue::get))
+            .and_then(|m| {
+                let anchor = m.anchor_uuid?;
+                let uuids: Option<Vec<String>> = match m.uuids? {
+                    Value::Array(uuids) => uuids
+                        .into_iter()
+                        .map(|u| match u {
+                            Value::String(u) => Some(u),
+                            _ => None,
+                        })
+                        .collect(),
+                    _ => None,
+                };
+                Some(Kept {
+                    anchor,
+                    uuids: uuids?,
+                })
+            });
         if segment.is_some() || kept.is_some() {
             self.boundaries.push(Boundary {
                 line: entry.line,
@@ -878,7 +1140,7 @@ impl Preserved {
         if !fields.is_compact_summary {
             return;
         }
-        let Some(message) = Entry::object::<WireUser<'_>>(fields.message) else {
+        let Some(message) = Entry::object::<WireUser<'_>>(fields.message.map(RawValue::get)) else {
             return;
         };
         let text = match WireContent::of(message.content) {
@@ -1061,27 +1323,31 @@ impl Preserved {
 /// two passes: the sidechains' lines first, then the main conversation's.
 /// The counts and diagnostics are returned.
 pub(super) fn import<'s>(
-    lines: &dyn Fn() -> Result<LogLines<'s>, ImportError>,
+    lines: &dyn Fn(Reading) -> Result<LogLines<'s>, ImportError>,
     out: &mut dyn std::io::Write,
 ) -> Result<Imported, ImportError> {
     // Both passes convert everything (so each line is what the whole read
     // makes of it); each writes its own lines, the second counts the rest.
     // The first is left out when no entry is a sidechain's (it would write
     // nothing): a reading of the entries' heads tells, and reads the
-    // preserved segments the second pass relinks.
+    // preserved segments the second pass relinks. That reading is left out
+    // too when a look at the text of the lines finds no sidechain entry and
+    // no compaction (it would find nothing).
     let mut imported = Imported::default();
     let mut written = 0;
-    let mut preserved = Preserved::default();
     let mut has_sidechains = false;
-    for line in lines()? {
-        if let Some(entry) = Entry::of(line?) {
-            has_sidechains |= entry.head.is_sidechain;
-            preserved.see(&entry);
+    let (mut relinks, mut compactions) = (Relinks::default(), Compactions::default());
+    if !plain_log(lines)? {
+        let mut preserved = Preserved::default();
+        for line in lines(Reading::Entries)? {
+            if let Some(entry) = Entry::head_of(line?) {
+                has_sidechains |= entry.head.is_sidechain;
+                preserved.see(&entry);
+            }
         }
+        relinks = preserved.relinks();
+        compactions = preserved.compactions(&relinks);
     }
-    let mut relinks = preserved.relinks();
-    let mut compactions = preserved.compactions(&relinks);
-    drop(preserved);
     let mut scanned = false;
     for sidechains in [true, false] {
         if sidechains && !has_sidechains {
@@ -1111,8 +1377,8 @@ pub(super) fn import<'s>(
             log.out.main.clear();
             Ok(())
         };
-        for line in lines()? {
-            let Some(entry) = Entry::of(line?) else {
+        for line in lines(Reading::Lazily)? {
+            let Some(entry) = Entry::of(line?, log.check_types) else {
                 continue;
             };
             if sidechains && !scanned && entry.head.is_sidechain && is_boundary(&entry) {
@@ -1131,6 +1397,45 @@ pub(super) fn import<'s>(
     imported.lines = written;
     imported.said_if_empty("Claude Code");
     Ok(imported)
+}
+
+/// Whether no entry of the log is a sidechain's or a compaction's boundary
+/// (whose reading then finds nothing), told from the text of its lines: an
+/// entry is one only when its line holds `"isSidechain"` followed by
+/// another value than `false`, or `compact_boundary`, or a `\u` escape
+/// (which could write any of these). Only such lines are read as entries
+/// (as [`Reading::Entries`] reads them).
+fn plain_log<'s>(
+    lines: &dyn Fn(Reading) -> Result<LogLines<'s>, ImportError>,
+) -> Result<bool, ImportError> {
+    const SIDECHAIN: &[u8] = b"\"isSidechain";
+    let boundary = memchr::memmem::Finder::new(b"compact_boundary");
+    let escape = memchr::memmem::Finder::new(b"\\u");
+    let sidechain = memchr::memmem::Finder::new(SIDECHAIN);
+    for line in lines(Reading::Raw)? {
+        let line = line?;
+        let text = line.text.as_bytes();
+        let may_be = boundary.find(text).is_some()
+            || escape.find(text).is_some()
+            || sidechain
+                .find_iter(text)
+                .any(|at| !text[at + SIDECHAIN.len()..].starts_with(b"\":false"));
+        if !may_be {
+            continue;
+        }
+        let Some(Ok((text, _))) = detect::object_line(&line.text) else {
+            continue;
+        };
+        let line = LogLine {
+            number: line.number,
+            text: text.into_owned(),
+            unchecked: None,
+        };
+        if Entry::head_of(line).is_some_and(|e| e.head.is_sidechain || is_boundary(&e)) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// Whether `entry` is a compaction's `compact_boundary`.
@@ -1390,7 +1695,7 @@ impl Log {
         self.at = entry.line;
         let line = entry.line;
         if self.check_types {
-            for wrong in loose::wrong_types(&entry.text, ENTRY) {
+            for wrong in std::mem::take(&mut entry.head.wrong) {
                 imported
                     .warnings
                     .push(ImportWarning::warning(line, WarningCode::BadValue, wrong));
@@ -1456,10 +1761,9 @@ impl Log {
     }
 
     /// Converts one entry, by its type.
-    fn entry(&mut self, entry: Entry, imported: &mut Imported) -> Result<(), ImportError> {
+    fn entry(&mut self, mut entry: Entry, imported: &mut Imported) -> Result<(), ImportError> {
         if entry.kind() == "assistant" && entry.head.uuid.is_some() {
-            if let Some(message) = Entry::object::<WireResponse<'_>>(entry.head.message.as_deref())
-            {
+            if let Some(message) = Entry::object::<WireResponse<'_>>(entry.message()) {
                 return self.assistant(&entry, message, imported);
             }
         }
@@ -1471,11 +1775,11 @@ impl Log {
             return Ok(());
         }
         self.flush_open(imported)?;
-        self.convert(&entry, imported)
+        self.convert(&mut entry, imported)
     }
 
     /// Converts an entry other than a piece of a response, by its type.
-    fn convert(&mut self, entry: &Entry, imported: &mut Imported) -> Result<(), ImportError> {
+    fn convert(&mut self, entry: &mut Entry, imported: &mut Imported) -> Result<(), ImportError> {
         if let Some(compaction) = self.compactions.made.remove(&entry.line) {
             return self.compaction(entry, compaction, imported);
         }
@@ -1642,13 +1946,11 @@ impl Log {
         let Some(&group) = self.alias.group.get(&open.id) else {
             return false;
         };
-        if !entry.user_fields_read() {
-            return false;
-        }
-        let Some(message) = Entry::object::<WireUser<'_>>(entry.head.message.as_deref()) else {
-            return false;
-        };
-        let WireContent::Blocks(blocks) = WireContent::of(message.content) else {
+        let Some(UserFields {
+            content: Some(WireContent::Blocks(blocks)),
+            ..
+        }) = &entry.user
+        else {
             return false;
         };
         !blocks.is_empty()
@@ -1663,14 +1965,14 @@ impl Log {
     /// A `user` entry: a `toolResult` message for each `tool_result` block,
     /// then a user message of its other blocks; an `extension` line when it
     /// has neither.
-    fn user(&mut self, entry: &Entry, imported: &mut Imported) -> Result<(), ImportError> {
-        let Some(tool_use_result) = entry.take_tool_use_result() else {
+    fn user(&mut self, entry: &mut Entry, imported: &mut Imported) -> Result<(), ImportError> {
+        let Some(UserFields {
+            tool_use_result,
+            content: Some(content),
+        }) = entry.user.take()
+        else {
             return self.other(entry, imported);
         };
-        let Some(message) = Entry::object::<WireUser<'_>>(entry.head.message.as_deref()) else {
-            return self.other(entry, imported);
-        };
-        let content = WireContent::of(message.content);
         let said = UserSaid {
             timestamp: entry.millis(),
             details: tool_use_result,
@@ -1887,9 +2189,9 @@ impl Log {
         let (placed, unplaced): (Vec<Entry>, Vec<Entry>) = std::mem::take(&mut self.pending)
             .into_iter()
             .partition(|e| e.head.uuid.is_some());
-        for entry in placed.iter().chain(&unplaced) {
+        for mut entry in placed.into_iter().chain(unplaced) {
             self.at = entry.line;
-            self.convert(entry, imported)?;
+            self.convert(&mut entry, imported)?;
         }
         self.at = at;
         Ok(())
@@ -1972,7 +2274,7 @@ fn usage_of(usage: &Value) -> Usage {
 /// and image blocks), when the entry is one.
 fn queued_prompt(entry: &Entry) -> Option<Vec<UserContent>> {
     let fields = loose::parse::<AttachmentEntry<'_>>(&entry.text)?;
-    let attachment = Entry::object::<Attachment<'_>>(fields.attachment)?;
+    let attachment = Entry::object::<Attachment<'_>>(fields.attachment.map(RawValue::get))?;
     if attachment.kind.as_deref() != Some("queued_command") {
         return None;
     }
@@ -1999,7 +2301,7 @@ fn media_block(block: &RawJson, kind: Media) -> UserContent {
     let Some(media) = loose::parse::<MediaBlock<'_>>(block.get()) else {
         return as_text();
     };
-    let Some(source) = Entry::object::<WireSource>(media.source) else {
+    let Some(source) = Entry::object::<WireSource>(media.source.map(RawValue::get)) else {
         return as_text();
     };
     let source = match source.kind.as_deref() {
@@ -2169,5 +2471,168 @@ fn result_blocks(content: Option<&RawValue>) -> Vec<ToolResultContent> {
             })
             .collect(),
         WireContent::None => vec![ToolResultContent::Text(TextContent::new(raw.get()))],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::import::{import, import_path, Imported, WarningCode};
+
+    /// A Claude Code entry of `kind` on one line, `extra` written before
+    /// its closing brace.
+    fn entry(kind: &str, uuid: &str, parent: Option<&str>, message: &str, extra: &str) -> String {
+        let parent = parent.map_or("null".to_owned(), |p| format!("\"{p}\""));
+        format!(
+            r#"{{"parentUuid":{parent},"isSidechain":false,"sessionId":"s","type":"{kind}","message":{message},"uuid":"{uuid}","timestamp":"2025-01-01T00:00:00.000Z"{extra}}}"#
+        )
+    }
+
+    /// A prompt, a reply calling `Read` (`c1`), its result (`extra` on its
+    /// line) and a next prompt.
+    fn log(result_extra: &str) -> String {
+        [
+            entry("user", "u0", None, r#"{"role":"user","content":"hi"}"#, ""),
+            entry(
+                "assistant",
+                "a1",
+                Some("u0"),
+                r#"{"id":"m1","model":"claude-sonnet-4-5","role":"assistant","content":[{"type":"tool_use","id":"c1","name":"Read","input":{"file_path":"a"}}],"usage":{"input_tokens":10,"output_tokens":5},"stop_reason":"tool_use"}"#,
+                r#","requestId":"r1""#,
+            ),
+            entry(
+                "user",
+                "u2",
+                Some("a1"),
+                r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"ok"}]}"#,
+                result_extra,
+            ),
+            entry("user", "u3", Some("u2"), r#"{"role":"user","content":"next"}"#, ""),
+        ]
+        .join("\n")
+    }
+
+    /// What the tests look at in a line of the transcript (read without a
+    /// limit of depth).
+    #[derive(serde::Deserialize)]
+    struct Line {
+        role: Option<String>,
+        kind: Option<String>,
+        id: Option<String>,
+        details: Option<Box<serde_json::value::RawValue>>,
+    }
+
+    fn lines(imported: &Imported) -> Vec<Line> {
+        std::str::from_utf8(&imported.text)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    /// The line of the transcript with `id`.
+    fn line<'a>(lines: &'a [Line], id: &str) -> &'a Line {
+        lines.iter().find(|l| l.id.as_deref() == Some(id)).unwrap()
+    }
+
+    fn has(lines: &[Line], id: &str) -> bool {
+        lines.iter().any(|l| l.id.as_deref() == Some(id))
+    }
+
+    /// A `toolUseResult` is read from its place in the line as the whole
+    /// line's reading reads it: nested as deep as the line allows it is the
+    /// result's details, one level deeper (which no reading of the line
+    /// takes) or written twice keeps the entry verbatim.
+    #[test]
+    fn a_tool_use_result_reads_as_the_whole_line_reads_it() {
+        let nested = |depth: usize| {
+            format!(
+                r#","toolUseResult":{}{}"#,
+                "[".repeat(depth),
+                "]".repeat(depth)
+            )
+        };
+        for (extra, result) in [
+            (r#","toolUseResult":{"a":1}"#.to_owned(), true),
+            (r#","toolUseResult":null"#.to_owned(), true),
+            (nested(99), true),
+            (nested(126), true),
+            (nested(127), false),
+            (
+                r#","toolUseResult":{"a":1},"toolUseResult":{"b":2}"#.to_owned(),
+                false,
+            ),
+        ] {
+            let imported = import(log(&extra).as_bytes()).unwrap();
+            let lines = lines(&imported);
+            let u2 = line(&lines, "u2");
+            if result {
+                assert_eq!(u2.role.as_deref(), Some("toolResult"), "{extra:.60}");
+                let details: serde_json::Value = match &u2.details {
+                    Some(d) => serde_json::from_str(d.get()).unwrap(),
+                    None => serde_json::Value::Null,
+                };
+                let written = extra.split_once(':').unwrap().1;
+                let expected: serde_json::Value = serde_json::from_str(written).unwrap();
+                assert_eq!(details, expected, "{extra:.60}");
+            } else {
+                assert_eq!(u2.role.as_deref(), Some("extension"), "{extra:.60}");
+                assert_eq!(u2.kind.as_deref(), Some("claude.user"), "{extra:.60}");
+            }
+        }
+    }
+
+    /// A sidechain entry whose flag is spelled with an escape is still
+    /// one: its line is written before the main conversation's (the look at
+    /// the text that leaves the reading of the heads out reads such a line).
+    #[test]
+    fn a_sidechain_spelled_with_an_escape_is_one() {
+        let side = entry("user", "s0", None, r#"{"role":"user","content":"sub"}"#, "")
+            .replace(r#""isSidechain":false"#, r#""is\u0053idechain":true"#);
+        let text = format!("{}\n{side}\n", log(""));
+        let imported = import(text.as_bytes()).unwrap();
+        let lines = lines(&imported);
+        assert_eq!(lines[0].id.as_deref(), Some("s0"));
+        assert_eq!(lines.len(), 5);
+        // Without it, no reading of the heads: the order written.
+        let plain = text.replace(r#""is\u0053idechain":true"#, r#""isSidechain":false"#);
+        let imported = import(plain.as_bytes()).unwrap();
+        assert_eq!(self::lines(&imported)[0].id.as_deref(), Some("u0"));
+    }
+
+    /// A line that is no JSON object among the converted ones is said once
+    /// and left out, from a file as from memory, though the conversion
+    /// does not check a line before reading it; a key of the head written
+    /// twice is read as a map reads it (the last one).
+    #[test]
+    fn a_broken_line_is_said_once_and_a_repeated_key_read_last() {
+        let mut text = log("");
+        text.push_str("\n{\"parentUuid\":\"u3\",\"type\":\"user\",\"uuid\":\"u4\"");
+        text.push('\n');
+        text.push_str(&entry(
+            "user",
+            "u5",
+            Some("u3"),
+            r#"{"role":"user","content":"again"}"#,
+            r#","uuid":"u6""#,
+        ));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.jsonl");
+        std::fs::write(&path, &text).unwrap();
+        let mut from_file = Vec::new();
+        let filed = import_path(&path, &mut from_file).unwrap();
+        let imported = import(text.as_bytes()).unwrap();
+        assert_eq!(from_file, imported.text);
+        for imported in [&filed, &imported] {
+            let said: Vec<_> = imported
+                .warnings
+                .iter()
+                .filter(|w| w.code == WarningCode::NotAnEntry)
+                .map(|w| w.line)
+                .collect();
+            assert_eq!(said, [5]);
+        }
+        let lines = lines(&imported);
+        assert!(has(&lines, "u6"));
+        assert!(!has(&lines, "u4") && !has(&lines, "u5"));
     }
 }

@@ -75,7 +75,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::detect::LogLines;
+use super::detect::{LogLines, Reading};
 use super::{extension_line, iso_millis, loose, message_line};
 use super::{ImportError, ImportWarning, Imported, WarningCode};
 use crate::custom::CompactionSummary;
@@ -344,14 +344,14 @@ fn elements(raw: Option<&RawValue>) -> Option<Vec<RawJson>> {
 /// message still waiting for its usage are held back. The counts and
 /// diagnostics are returned.
 pub(super) fn import<'s>(
-    lines: &dyn Fn() -> Result<LogLines<'s>, ImportError>,
+    lines: &dyn Fn(Reading) -> Result<LogLines<'s>, ImportError>,
     out: &mut dyn std::io::Write,
 ) -> Result<Imported, ImportError> {
     let mut imported = Imported::default();
     let mut rollout = Rollout::default();
-    for line in lines()? {
+    for line in lines(Reading::Entries)? {
         let mut line = line?;
-        let Some(head) = line.head::<Head>() else {
+        let Some(head) = line.head(|text| serde_json::from_str::<Head>(text).ok()) else {
             continue;
         };
         let wrong_types = if head.kind.as_deref() == Some("response_item") {

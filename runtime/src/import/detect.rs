@@ -236,21 +236,39 @@ pub(super) struct LogLine {
     pub number: usize,
     /// Its text, without the whitespace around it.
     pub text: String,
+    /// Where it is said to be no JSON object, when it was not checked to be
+    /// one ([`Reading::Lazily`]).
+    pub unchecked: Option<SaidLines>,
 }
+
+/// The lines said (each once, whatever the passes): its number, and
+/// whether it is left out (else it held a lone surrogate).
+#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
+pub(super) type SaidLines =
+    std::rc::Rc<std::cell::RefCell<std::collections::BTreeSet<(usize, bool)>>>;
 
 #[cfg(any(feature = "anthropic", feature = "openai-responses"))]
 impl LogLine {
-    /// The fields of type `H` every entry is read by: from the line as it
-    /// is, else (a key written twice, which a typed read refuses) from the
-    /// object as a map reads it (the last of a repeated key wins), which
-    /// then stands for the line.
-    pub(super) fn head<H: serde::de::DeserializeOwned>(&mut self) -> Option<H> {
-        if let Ok(head) = serde_json::from_str(&self.text) {
+    /// What `read` reads of the line (the fields every entry is read by):
+    /// from the line as it is, else (a key written twice, which a typed read
+    /// refuses) from the object as a map reads it (the last of a repeated
+    /// key wins), which then stands for the line.
+    /// A line not checked yet is checked when `read` fails (a reading that
+    /// succeeds has read all of it, as a check would): one that is no JSON
+    /// object is then said, and none.
+    pub(super) fn head<H>(&mut self, read: impl Fn(&str) -> Option<H>) -> Option<H> {
+        if let Some(head) = read(&self.text) {
             return Some(head);
+        }
+        if let Some(said) = self.unchecked.take() {
+            if !matches!(object_line(&self.text), Some(Ok(_))) {
+                said.borrow_mut().insert((self.number, true));
+                return None;
+            }
         }
         let map: Map<String, Value> = serde_json::from_str(&self.text).ok()?;
         self.text = serde_json::to_string(&map).ok()?;
-        serde_json::from_str(&self.text).ok()
+        read(&self.text)
     }
 }
 
@@ -258,6 +276,25 @@ impl LogLine {
 /// function an importer is given.
 #[cfg(any(feature = "anthropic", feature = "openai-responses"))]
 pub(super) type LogLines<'a> = Box<dyn Iterator<Item = Result<LogLine, ImportError>> + 'a>;
+
+/// Which lines of a log the function an importer is given reads.
+#[cfg(any(feature = "anthropic", feature = "openai-responses"))]
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reading {
+    /// The lines that are JSON objects (a string's lone surrogate replaced);
+    /// the others are said.
+    Entries,
+    /// Every non-blank line as written, without the whitespace around it,
+    /// not checked and not said (what the line is read for looks for
+    /// text in it, and reads as [`object_line`] the lines that hold it).
+    #[cfg_attr(not(feature = "anthropic"), allow(dead_code))]
+    Raw,
+    /// The lines of [`Reading::Entries`], a line that starts as an object
+    /// and holds no lone surrogate checked only when the importer's reading
+    /// of it fails ([`LogLine::head`]).
+    #[cfg_attr(not(feature = "anthropic"), allow(dead_code))]
+    Lazily,
+}
 
 /// Where a Claude Code log or Codex rollout is read from.
 #[cfg(any(feature = "anthropic", feature = "openai-responses"))]
@@ -274,7 +311,7 @@ pub(super) enum LogSource<'a> {
 /// UTF-16 character (an emoji cut in two, which no typed read takes) is read
 /// with U+FFFD in its place, as pi reads it: the `bool` says so.
 #[cfg(any(feature = "anthropic", feature = "openai-responses"))]
-fn object_line(raw: &str) -> Option<Result<(std::borrow::Cow<'_, str>, bool), ()>> {
+pub(super) fn object_line(raw: &str) -> Option<Result<(std::borrow::Cow<'_, str>, bool), ()>> {
     use crate::json::surrogates::{may_have_surrogates, replace_lone_surrogates};
     use std::borrow::Cow;
     let raw = raw.trim();
@@ -325,7 +362,7 @@ pub(super) fn convert_log<'s>(
     source: LogSource<'s>,
     out: &mut dyn std::io::Write,
     convert: impl FnOnce(
-        &dyn Fn() -> Result<LogLines<'s>, ImportError>,
+        &dyn Fn(Reading) -> Result<LogLines<'s>, ImportError>,
         &mut dyn std::io::Write,
     ) -> Result<Imported, ImportError>,
 ) -> Result<Imported, ImportError> {
@@ -335,30 +372,49 @@ pub(super) fn convert_log<'s>(
     // Each line said once, whatever the passes: (line, left out?).
     let said_lines = Rc::new(RefCell::new(BTreeSet::new()));
     let lossy = Rc::new(Cell::new(false));
-    let keep = |said: &RefCell<BTreeSet<(usize, bool)>>, number: usize, raw: &str| match object_line(
-        raw,
-    ) {
-        Some(Ok((text, replaced))) => {
-            if replaced {
-                said.borrow_mut().insert((number, false));
-            }
-            Some(LogLine {
+    let keep = |said: &SaidLines, reading: Reading, number: usize, raw: &str| {
+        if reading == Reading::Raw {
+            let raw = raw.trim();
+            return (!raw.is_empty()).then(|| LogLine {
                 number,
-                text: text.into_owned(),
-            })
+                text: raw.to_owned(),
+                unchecked: None,
+            });
         }
-        Some(Err(())) => {
-            said.borrow_mut().insert((number, true));
-            None
+        if reading == Reading::Lazily {
+            let raw = raw.trim();
+            if raw.starts_with('{') && !crate::json::surrogates::may_have_surrogates(raw) {
+                return Some(LogLine {
+                    number,
+                    text: raw.to_owned(),
+                    unchecked: Some(Rc::clone(said)),
+                });
+            }
         }
-        None => None,
+        match object_line(raw) {
+            Some(Ok((text, replaced))) => {
+                if replaced {
+                    said.borrow_mut().insert((number, false));
+                }
+                Some(LogLine {
+                    number,
+                    text: text.into_owned(),
+                    unchecked: None,
+                })
+            }
+            Some(Err(())) => {
+                said.borrow_mut().insert((number, true));
+                None
+            }
+            None => None,
+        }
     };
-    let lines = || -> Result<LogLines<'s>, ImportError> {
+    let lines = |reading: Reading| -> Result<LogLines<'s>, ImportError> {
         let (left, lossy) = (Rc::clone(&said_lines), Rc::clone(&lossy));
         match source {
             LogSource::Text(text) => Ok(Box::new(
                 text_of_lines(text)
-                    .filter_map(move |(number, raw)| keep(&left, number, raw).map(Ok)),
+                    .filter_map(move |(number, raw)| keep(&left, reading, number, raw).map(Ok)),
             )),
             LogSource::File(path) => {
                 let file = std::fs::File::open(path).map_err(ImportError::Read)?;
@@ -367,7 +423,7 @@ pub(super) fn convert_log<'s>(
                     Err(e) => Some(Err(ImportError::Read(e))),
                     Ok((number, raw, replaced)) => {
                         lossy.set(lossy.get() | replaced);
-                        keep(&left, number, &raw).map(Ok)
+                        keep(&left, reading, number, &raw).map(Ok)
                     }
                 })))
             }

@@ -173,6 +173,9 @@ pub(super) type Field = (&'static str, Kind);
 /// once, as it is read (no tree of it is built: the fields the table does
 /// not name, a tool's output say, are skipped over); each object's findings
 /// come in the order of the table.
+// Codex's importer reads its lines so; Claude Code's checks field by field
+// (`wrong_type`) as it reads the line.
+#[cfg_attr(not(feature = "openai-responses"), allow(dead_code))]
 pub(super) fn wrong_types(text: &str, fields: &'static [Field]) -> Vec<String> {
     use serde::de::DeserializeSeed;
     let (mut path, mut found) = (String::new(), Vec::new());
@@ -188,6 +191,24 @@ pub(super) fn wrong_types(text: &str, fields: &'static [Field]) -> Vec<String> {
         Ok(()) => found,
         Err(_) => Vec::new(),
     }
+}
+
+/// What [`wrong_types`] says of one value, the JSON `text` of the field at
+/// `path` (a field of a line read on its own: the line's other fields are
+/// not walked again), of `kind`; `None` when it cannot be read (a number
+/// out of range), for which [`wrong_types`] says nothing of the whole line.
+#[cfg(feature = "anthropic")]
+pub(super) fn wrong_type(text: &str, path: &str, kind: &'static Kind) -> Option<Vec<String>> {
+    use serde::de::DeserializeSeed;
+    let (mut path, mut found) = (path.to_owned(), Vec::new());
+    let mut de = serde_json::Deserializer::from_str(text);
+    let check = Check {
+        kind,
+        path: &mut path,
+        found: &mut found,
+    };
+    check.deserialize(&mut de).and_then(|()| de.end()).ok()?;
+    Some(found)
 }
 
 /// Checks one value against its kind, as it is read.
@@ -222,11 +243,46 @@ impl Check<'_> {
 impl<'de> de::DeserializeSeed<'de> for Check<'_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        if let Kind::Any = self.kind {
-            IgnoredAny::deserialize(d)?;
-            return Ok(());
+        match self.kind {
+            Kind::Any => {
+                IgnoredAny::deserialize(d)?;
+                Ok(())
+            }
+            // Told by the value's first character, as its text is skipped
+            // over: a string is not unescaped (which a reading of its type
+            // would do). A string-or-array is read by its type: telling it
+            // first would walk an array twice.
+            Kind::Str | Kind::Bool | Kind::Num => {
+                let raw = <&serde_json::value::RawValue>::deserialize(d)?;
+                self.raw(raw.get()).map_err(de::Error::custom)
+            }
+            Kind::Obj(_) | Kind::Arr(_) | Kind::StrOrArr(_) => d.deserialize_any(self),
         }
-        d.deserialize_any(self)
+    }
+}
+
+impl Check<'_> {
+    /// Checks the value whose JSON text is `text`, as [`Visitor`] does.
+    fn raw(self, text: &str) -> Result<(), serde_json::Error> {
+        match text.as_bytes().first() {
+            Some(b'"') => self.visit_str(""),
+            Some(b't' | b'f') => self.visit_bool(true),
+            Some(b'n') => Ok(()),
+            Some(b'{') => {
+                self.is("an object", false);
+                Ok(())
+            }
+            Some(b'[') => {
+                self.is("an array", false);
+                Ok(())
+            }
+            // A number, which fails to read as its type is read when out
+            // of range.
+            _ => {
+                serde_json::from_str::<serde_json::Number>(text)?;
+                self.visit_u64(0)
+            }
+        }
     }
 }
 

@@ -316,7 +316,7 @@ fn import_codex(text: &str) -> Result<Imported, ImportError> {
 fn in_memory<'s>(
     source: detect::LogSource<'s>,
     convert: impl FnOnce(
-        &dyn Fn() -> Result<detect::LogLines<'s>, ImportError>,
+        &dyn Fn(detect::Reading) -> Result<detect::LogLines<'s>, ImportError>,
         &mut dyn Write,
     ) -> Result<Imported, ImportError>,
 ) -> Result<Imported, ImportError> {

@@ -253,6 +253,17 @@ impl Catalog {
         database_cost(message)
     }
 
+    /// The total of [`Catalog::cost_of`], asking the price database once
+    /// (its split between input and cache tokens asks it once more for each
+    /// cache kind): what a page that shows only totals needs.
+    #[cfg_attr(not(feature = "html"), allow(dead_code))]
+    pub(crate) fn total_cost_of(&self, message: &AssistantMessage) -> Option<f64> {
+        if let Some(prices) = self.model(&message.model).and_then(|m| m.prices.as_ref()) {
+            return Some(message.usage.estimated_cost(prices).total);
+        }
+        database_total(message)
+    }
+
     /// Sets the cost of a message from its usage when it has none yet
     /// ([`Catalog::cost_of`]). Whether it did.
     pub fn fill_cost(&self, message: &mut AssistantMessage) -> bool {
@@ -276,6 +287,18 @@ fn database_cost(message: &AssistantMessage) -> Option<Cost> {
 
 #[cfg(not(feature = "prices"))]
 fn database_cost(_: &AssistantMessage) -> Option<Cost> {
+    None
+}
+
+#[cfg(feature = "prices")]
+#[cfg_attr(not(feature = "html"), allow(dead_code))]
+fn database_total(message: &AssistantMessage) -> Option<f64> {
+    prices::total(message)
+}
+
+#[cfg(not(feature = "prices"))]
+#[cfg_attr(not(feature = "html"), allow(dead_code))]
+fn database_total(_: &AssistantMessage) -> Option<f64> {
     None
 }
 

@@ -18,37 +18,12 @@ fn provider_id(provider: &str) -> &str {
 /// What `message` cost at the database's rates on its date; `None` when the
 /// database does not know its model.
 pub(super) fn cost(message: &AssistantMessage) -> Option<Cost> {
-    if message.model.is_empty() {
-        return None;
-    }
-    let usage = &message.usage;
-    // A time past what the system's clock type holds (a bad timestamp, on a
-    // system whose `SystemTime` is narrower than Linux's) prices as of now.
-    let when = (message.timestamp != 0)
-        .then(|| UNIX_EPOCH.checked_add(Duration::from_millis(message.timestamp)))
-        .flatten();
-    let provider = provider_id(&message.provider);
-    // Input tokens as the database counts them: every token read, cached or not.
-    let input = usage
-        .input
-        .saturating_add(usage.cache_read)
-        .saturating_add(usage.cache_write);
-    let total = price(
-        &message.model,
+    let Asked {
         provider,
         when,
-        &[
-            (UsageKey::INPUT_TOKENS, input),
-            (UsageKey::CACHE_READ_TOKENS, usage.cache_read),
-            (UsageKey::CACHE_WRITE_TOKENS, usage.cache_write),
-            // The one-hour share of the writes, at its own rate.
-            (
-                UsageKey::CACHE_WRITE_1H_TOKENS,
-                usage.cache_write_1h.min(usage.cache_write),
-            ),
-            (UsageKey::OUTPUT_TOKENS, usage.output),
-        ],
-    )?;
+        total,
+    } = asked_total(message)?;
+    let usage = &message.usage;
     // The cache's share, each kind alone at its own rate.
     let cache_share = |n: u64, key| match n {
         0 => 0.0,
@@ -83,6 +58,62 @@ pub(super) fn cost(message: &AssistantMessage) -> Option<Cost> {
         cache_read,
         cache_write,
         total: total.total_price,
+    })
+}
+
+/// The total of what `message` cost at the database's rates on its date (as
+/// [`cost`] says it), asking the database once: what a page that shows only
+/// the total needs (the split between input and cache tokens asks it once for
+/// each cache kind more).
+#[cfg_attr(not(feature = "html"), allow(dead_code))]
+pub(super) fn total(message: &AssistantMessage) -> Option<f64> {
+    asked_total(message).map(|asked| asked.total.total_price)
+}
+
+/// The database's price of a message's whole usage, and what it was asked
+/// with.
+struct Asked<'m> {
+    provider: &'m str,
+    when: Option<SystemTime>,
+    total: genai_prices::PriceCalculation,
+}
+
+fn asked_total(message: &AssistantMessage) -> Option<Asked<'_>> {
+    if message.model.is_empty() {
+        return None;
+    }
+    let usage = &message.usage;
+    // A time past what the system's clock type holds (a bad timestamp, on a
+    // system whose `SystemTime` is narrower than Linux's) prices as of now.
+    let when = (message.timestamp != 0)
+        .then(|| UNIX_EPOCH.checked_add(Duration::from_millis(message.timestamp)))
+        .flatten();
+    let provider = provider_id(&message.provider);
+    // Input tokens as the database counts them: every token read, cached or not.
+    let input = usage
+        .input
+        .saturating_add(usage.cache_read)
+        .saturating_add(usage.cache_write);
+    let total = price(
+        &message.model,
+        provider,
+        when,
+        &[
+            (UsageKey::INPUT_TOKENS, input),
+            (UsageKey::CACHE_READ_TOKENS, usage.cache_read),
+            (UsageKey::CACHE_WRITE_TOKENS, usage.cache_write),
+            // The one-hour share of the writes, at its own rate.
+            (
+                UsageKey::CACHE_WRITE_1H_TOKENS,
+                usage.cache_write_1h.min(usage.cache_write),
+            ),
+            (UsageKey::OUTPUT_TOKENS, usage.output),
+        ],
+    )?;
+    Some(Asked {
+        provider,
+        when,
+        total,
     })
 }
 
