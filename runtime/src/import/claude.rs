@@ -194,13 +194,7 @@ impl Head {
                 // The head's keys each read once, as a derived reading
                 // refuses a key written twice.
                 let mut seen = [false; HeadKey::COUNT];
-                // What each field of the table holds wrong, by its place in
-                // the table (a key written twice: its last value, as
-                // `loose::wrong_types` says it).
-                let mut said: Vec<(usize, Vec<String>)> = Vec::new();
-                // A field the check cannot read (a number out of range): as
-                // `loose::wrong_types`, nothing is said of the line.
-                let mut unreadable = false;
+                let mut found = Findings::default();
                 while let Some(key) = map.next_key_seed(KeySeed)? {
                     let Key {
                         head: of_head,
@@ -211,12 +205,7 @@ impl Head {
                         match table {
                             Some(at) => {
                                 let value: &RawValue = map.next_value()?;
-                                let (name, kind) = &ENTRY[at];
-                                said.retain(|(field, _)| *field != at);
-                                match loose::wrong_type(value.get(), name, kind) {
-                                    Some(found) => said.push((at, found)),
-                                    None => unreadable = true,
-                                }
+                                found.check(at, value.get());
                             }
                             None => {
                                 map.next_value::<IgnoredAny>()?;
@@ -241,12 +230,7 @@ impl Head {
                     let value: &RawValue = map.next_value()?;
                     let text = value.get();
                     if let Some(at) = table {
-                        let (name, kind) = &ENTRY[at];
-                        said.retain(|(field, _)| *field != at);
-                        match loose::wrong_type(text, name, kind) {
-                            Some(found) => said.push((at, found)),
-                            None => unreadable = true,
-                        }
+                        found.check(at, text);
                     }
                     // Read from the value's text as the line's reading would
                     // read it (which fails where this fails).
@@ -276,10 +260,7 @@ impl Head {
                         HeadKey::ToolUseResult => {}
                     }
                 }
-                if !unreadable {
-                    said.sort_by_key(|(field, _)| *field);
-                    head.wrong = said.into_iter().flat_map(|(_, found)| found).collect();
-                }
+                head.wrong = found.said();
                 Ok(head)
             }
         }
@@ -289,6 +270,39 @@ impl Head {
             .ok()?;
         de.end().ok()?;
         Some(head)
+    }
+}
+
+/// What the fields of [`ENTRY`] hold of another JSON type than Claude Code
+/// writes, found as a line is read.
+#[derive(Default)]
+struct Findings {
+    /// By the field's place in the table (a key written twice: its last
+    /// value, as `loose::wrong_types` says it).
+    said: Vec<(usize, Vec<String>)>,
+    /// Whether a field could not be read (a number out of range): as
+    /// `loose::wrong_types`, nothing is then said of the line.
+    unreadable: bool,
+}
+
+impl Findings {
+    /// Checks field `at` of the table, whose JSON text is `text`.
+    fn check(&mut self, at: usize, text: &str) {
+        let (name, kind) = &ENTRY[at];
+        self.said.retain(|(field, _)| *field != at);
+        match loose::wrong_type(text, name, kind) {
+            Some(found) => self.said.push((at, found)),
+            None => self.unreadable = true,
+        }
+    }
+
+    /// What is said of the line, in the order of the table.
+    fn said(mut self) -> Vec<String> {
+        if self.unreadable {
+            return Vec::new();
+        }
+        self.said.sort_by_key(|(field, _)| *field);
+        self.said.into_iter().flat_map(|(_, found)| found).collect()
     }
 }
 
