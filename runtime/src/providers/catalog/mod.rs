@@ -323,4 +323,63 @@ mod tests {
         let date = catalog.date.as_deref().unwrap_or_default().as_bytes();
         assert!(date.len() == 10 && date[4] == b'-' && date[7] == b'-');
     }
+
+    /// `total_cost_of` asks the price database once where `cost_of` asks it
+    /// for each cache kind too: the totals are the same, from the catalog's
+    /// own prices and (an empty catalog) from the database, at two dates.
+    #[test]
+    fn the_total_alone_is_the_whole_cost_s_total() {
+        let usage = crate::Usage {
+            input: 1_000,
+            output: 500,
+            cache_read: 2_000,
+            cache_write: 100,
+            cache_write_1h: 40,
+            ..crate::Usage::default()
+        };
+        let builtin = Catalog::builtin();
+        // Each model with a price of its own, and none (the database's).
+        let own = Catalog {
+            source: None,
+            date: None,
+            models: (builtin.models.iter().cloned())
+                .map(|m| {
+                    let prices = ModelPricing::new(3.0, 15.0, 0.3, 3.75).with_cache_write_1h(6.0);
+                    m.with_prices(prices, "2026-01-01", "a test")
+                })
+                .collect(),
+        };
+        let empty = Catalog {
+            source: None,
+            date: None,
+            models: Vec::new(),
+        };
+        let mut models: Vec<(&str, &str)> = builtin
+            .models
+            .iter()
+            .map(|m| (m.provider.as_str(), m.id.as_str()))
+            .collect();
+        models.push(("nobody", "no-such-model"));
+        let (mut from_catalog, mut from_database) = (0, 0);
+        for (provider, model) in models {
+            for timestamp in [0, 1_769_904_000_000] {
+                let reply = AssistantMessage {
+                    provider: provider.to_owned(),
+                    model: model.to_owned(),
+                    timestamp,
+                    usage: usage.clone(),
+                    ..AssistantMessage::default()
+                };
+                for (catalog, count) in [(&own, &mut from_catalog), (&empty, &mut from_database)] {
+                    let whole = catalog.cost_of(&reply).map(|c| c.total);
+                    assert_eq!(catalog.total_cost_of(&reply), whole, "{provider}/{model}");
+                    *count += usize::from(whole.is_some());
+                }
+            }
+        }
+        assert!(from_catalog > 100, "{from_catalog}");
+        if cfg!(feature = "prices") {
+            assert!(from_database > 100, "{from_database}");
+        }
+    }
 }
